@@ -1,0 +1,3 @@
+"""podlife: the Kubernetes pod lifecycle, simulated."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,504 @@
+"""API-server defaulting, QoS class and effective pod requests.
+
+Defaulting follows pkg/apis/core/v1/defaults.go (SetDefaults_Pod,
+SetDefaults_PodSpec, SetDefaults_Container, SetDefaults_Probe,
+SetDefaults_HTTPGetAction, SetDefaults_Service, SetDefaults_Volume, ...),
+the +default markers of k8s.io/api/core/v1/types.go (ports' protocol TCP),
+pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go and
+pkg/apis/scheduling/v1/defaults.go.  Everything mutates the dict in place.
+
+Quantity strings are left as written: canonical re-serialization (and the
+milli round-up of SetDefaults_ResourceList) is available as
+``podlife.api.quantity.canonical(v, milli=True)`` for whoever serializes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from fractions import Fraction
+
+from podlife.api import quantity
+
+NAMESPACED_KINDS = frozenset({
+    "Pod", "Event", "Lease", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
+    "Service", "Endpoints", "ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim",
+    "PodTemplate", "ReplicationController", "ControllerRevision", "EndpointSlice", "PodDisruptionBudget",
+    "ResourceQuota", "LimitRange",
+})
+CLUSTER_SCOPED_KINDS = frozenset({"Namespace", "Node", "PriorityClass", "PersistentVolume", "StorageClass", "RuntimeClass"})
+TEMPLATED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController", "PodTemplate"})
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
+TERMINATION_MESSAGE_PATH_DEFAULT = "/dev/termination-log"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+_MAX_INT32 = 2**31 - 1
+
+
+def _setdefault(d: dict, key: str, value: object) -> None:
+    """Set ``d[key]`` when absent or empty, like Go's zero-value checks."""
+    if d.get(key) in (None, ""):
+        d[key] = value
+
+
+def _child(d: dict, key: str) -> dict:
+    v = d.get(key)
+    if not isinstance(v, dict):
+        v = d[key] = {}
+    return v
+
+
+# --- images (pkg/util/parsers.ParseImageName + distribution reference grammar) ------
+
+_ALNUM = r"[a-z0-9]+"
+_SEP = r"(?:[._]|__|[-]+)"
+_PATH_COMPONENT = _ALNUM + r"(?:" + _SEP + _ALNUM + r")*"
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = _DOMAIN_COMPONENT + r"(?:\." + _DOMAIN_COMPONENT + r")*(?::[0-9]+)?"
+_IMAGE_RE = re.compile(
+    r"(?:" + _DOMAIN + r"/)?" + _PATH_COMPONENT + r"(?:/" + _PATH_COMPONENT + r")*"
+    r"(?::(?P<tag>[\w][\w.-]{0,127}))?"
+    r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?"
+)
+
+
+def image_tag(image: str) -> str:
+    """The tag ParseImageName reports: "latest" when neither tag nor digest; "" if unparsable or digest-only."""
+    m = _IMAGE_RE.fullmatch(image or "")
+    if m is None or len(image) > 255 + 128 + 80:
+        return ""
+    tag, digest = m.group("tag"), m.group("digest")
+    if not tag and not digest:
+        return "latest"
+    return tag or ""
+
+
+def default_image_pull_policy(image: str) -> str:
+    """SetDefaults_Container: Always for the :latest (or implicit latest) tag, else IfNotPresent."""
+    return "Always" if image_tag(image) == "latest" else "IfNotPresent"
+
+
+# --- pod spec pieces -----------------------------------------------------------------
+
+
+def _default_http_get(action: dict | None) -> None:
+    """SetDefaults_HTTPGetAction: path "/" and scheme HTTP."""
+    if isinstance(action, dict):
+        _setdefault(action, "path", "/")
+        _setdefault(action, "scheme", "HTTP")
+
+
+def _default_probe(probe: dict | None) -> None:
+    """SetDefaults_Probe; initialDelaySeconds has no default."""
+    if not isinstance(probe, dict):
+        return
+    for key, value in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)):
+        if not probe.get(key):
+            probe[key] = value
+    _default_http_get(probe.get("httpGet"))
+
+
+def _default_container(c: dict) -> None:
+    """SetDefaults_Container plus the nested defaults reached from a Container."""
+    if not c.get("imagePullPolicy"):
+        c["imagePullPolicy"] = default_image_pull_policy(c.get("image") or "")
+    _setdefault(c, "terminationMessagePath", TERMINATION_MESSAGE_PATH_DEFAULT)
+    _setdefault(c, "terminationMessagePolicy", "File")
+    for port in c.get("ports") or []:
+        _setdefault(port, "protocol", "TCP")
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _default_probe(c.get(probe))
+    lifecycle = c.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for hook in ("postStart", "preStop"):
+            if isinstance(lifecycle.get(hook), dict):
+                _default_http_get(lifecycle[hook].get("httpGet"))
+    for env in c.get("env") or []:
+        field_ref = (env.get("valueFrom") or {}).get("fieldRef")
+        if isinstance(field_ref, dict):
+            _setdefault(field_ref, "apiVersion", "v1")  # SetDefaults_ObjectFieldSelector
+
+
+_VOLUME_SOURCES = (
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI",
+    "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk",
+    "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+)
+
+
+def _default_volume(vol: dict) -> None:
+    """SetDefaults_Volume and the per-source defaults (file modes 0644 = 420)."""
+    if not any(vol.get(k) is not None for k in _VOLUME_SOURCES):
+        vol["emptyDir"] = {}
+    for source in ("secret", "configMap", "downwardAPI", "projected"):
+        if isinstance(vol.get(source), dict):
+            _setdefault(vol[source], "defaultMode", 420)
+    if isinstance(vol.get("hostPath"), dict):
+        vol["hostPath"].setdefault("type", "")
+    for src in (vol.get("projected") or {}).get("sources") or []:
+        token = src.get("serviceAccountToken")
+        if isinstance(token, dict):
+            _setdefault(token, "expirationSeconds", 3600)
+    for item in (vol.get("downwardAPI") or {}).get("items") or []:
+        if isinstance(item.get("fieldRef"), dict):
+            _setdefault(item["fieldRef"], "apiVersion", "v1")
+
+
+def default_pod_spec(spec: dict) -> None:
+    """SetDefaults_PodSpec and everything nested in a PodSpec; shared by Pods and pod templates."""
+    _setdefault(spec, "dnsPolicy", "ClusterFirst")
+    _setdefault(spec, "restartPolicy", "Always")
+    if spec.get("securityContext") is None:
+        spec["securityContext"] = {}
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+    _setdefault(spec, "schedulerName", DEFAULT_SCHEDULER_NAME)
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for c in spec.get(key) or []:
+            if isinstance(c, dict):
+                _default_container(c)
+    for vol in spec.get("volumes") or []:
+        if isinstance(vol, dict):
+            _default_volume(vol)
+
+
+def _default_requests_from_limits(c: dict) -> None:
+    """SetDefaults_Pod: per resource, a missing request takes the limit's value."""
+    resources = c.get("resources")
+    if not isinstance(resources, dict) or resources.get("limits") is None:
+        return
+    requests = resources.get("requests")
+    if requests is None:
+        requests = resources["requests"] = {}
+    for name, value in resources["limits"].items():
+        requests.setdefault(name, value)
+
+
+def _default_pod(obj: dict) -> None:
+    """SetDefaults_Pod (pod only, not templates) on top of default_pod_spec."""
+    spec = _child(obj, "spec")
+    default_pod_spec(spec)
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or []:
+            if isinstance(c, dict):
+                _default_requests_from_limits(c)
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    if spec.get("hostNetwork"):  # defaultHostNetworkPorts
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or []:
+                for port in c.get("ports") or []:
+                    if not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort")
+
+
+def _default_template(obj: dict) -> None:
+    template = _child(_child(obj, "spec"), "template")
+    default_pod_spec(_child(template, "spec"))
+
+
+# --- workloads -------------------------------------------------------------------------
+
+
+def _default_deployment(obj: dict) -> None:
+    """apps/v1 SetDefaults_Deployment."""
+    spec = _child(obj, "spec")
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    strategy = _child(spec, "strategy")
+    _setdefault(strategy, "type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        ru = _child(strategy, "rollingUpdate")
+        if ru.get("maxUnavailable") is None:
+            ru["maxUnavailable"] = "25%"
+        if ru.get("maxSurge") is None:
+            ru["maxSurge"] = "25%"
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    if spec.get("progressDeadlineSeconds") is None:
+        spec["progressDeadlineSeconds"] = 600
+    _default_template(obj)
+
+
+def _default_replicaset(obj: dict) -> None:
+    spec = _child(obj, "spec")
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    _default_template(obj)
+
+
+def _default_statefulset(obj: dict) -> None:
+    """apps/v1 SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is GA: retention policy Retain/Retain)."""
+    spec = _child(obj, "spec")
+    _setdefault(spec, "podManagementPolicy", "OrderedReady")
+    strategy = _child(spec, "updateStrategy")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+        if strategy.get("rollingUpdate") is None:
+            strategy["rollingUpdate"] = {}
+    ru = strategy.get("rollingUpdate")
+    if strategy["type"] == "RollingUpdate" and isinstance(ru, dict) and ru.get("partition") is None:
+        ru["partition"] = 0
+    policy = _child(spec, "persistentVolumeClaimRetentionPolicy")
+    _setdefault(policy, "whenDeleted", "Retain")
+    _setdefault(policy, "whenScaled", "Retain")
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    _default_template(obj)
+
+
+def _default_daemonset(obj: dict) -> None:
+    """apps/v1 SetDefaults_DaemonSet."""
+    spec = _child(obj, "spec")
+    strategy = _child(spec, "updateStrategy")
+    _setdefault(strategy, "type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        ru = _child(strategy, "rollingUpdate")
+        if ru.get("maxUnavailable") is None:
+            ru["maxUnavailable"] = 1
+        if ru.get("maxSurge") is None:
+            ru["maxSurge"] = 0
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    _default_template(obj)
+
+
+def _default_job(obj: dict) -> None:
+    """batch/v1 SetDefaults_Job."""
+    spec = _child(obj, "spec")
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = _MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    meta = _child(obj, "metadata")
+    if labels is not None and not meta.get("labels"):
+        meta["labels"] = dict(labels)
+    _setdefault(spec, "completionMode", "NonIndexed")
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+    _default_template(obj)
+
+
+# --- other kinds -------------------------------------------------------------------------
+
+
+def _externally_accessible(spec: dict) -> bool:
+    """pkg/api/v1/service.ExternallyAccessible."""
+    t = spec.get("type")
+    return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
+
+
+def _default_service(obj: dict) -> None:
+    """SetDefaults_Service. clusterIP(s)/ipFamilies are allocated by the registry, not defaulted."""
+    spec = _child(obj, "spec")
+    _setdefault(spec, "sessionAffinity", "None")
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif spec["sessionAffinity"] == "ClientIP":
+        cfg = spec.get("sessionAffinityConfig") or {}
+        if ((cfg.get("clientIP") or {}).get("timeoutSeconds")) is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
+    _setdefault(spec, "type", "ClusterIP")
+    for port in spec.get("ports") or []:
+        _setdefault(port, "protocol", "TCP")
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port")
+    if _externally_accessible(spec):
+        _setdefault(spec, "externalTrafficPolicy", "Cluster")
+    if spec.get("internalTrafficPolicy") is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
+    if spec["type"] == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
+        spec["allocateLoadBalancerNodePorts"] = True
+
+
+def _default_namespace(obj: dict) -> None:
+    """SetDefaults_Namespace, SetDefaults_NamespaceStatus and the registry's "kubernetes" finalizer.
+
+    The finalizer is added only to a namespace that has no status.phase yet
+    (i.e. on create, as pkg/registry/core/namespace PrepareForCreate does), so
+    re-defaulting a namespace whose finalizer was already removed keeps it removed.
+    """
+    meta = _child(obj, "metadata")
+    if meta.get("name"):
+        _child(meta, "labels")[NAMESPACE_NAME_LABEL] = meta["name"]
+    status = _child(obj, "status")
+    if not status.get("phase"):
+        finalizers = _child(obj, "spec").setdefault("finalizers", [])
+        if "kubernetes" not in finalizers:
+            finalizers.append("kubernetes")
+    _setdefault(status, "phase", "Active")
+
+
+def _default_node(obj: dict) -> None:
+    """SetDefaults_NodeStatus: allocatable defaults to capacity."""
+    status = obj.get("status")
+    if isinstance(status, dict) and status.get("allocatable") is None and status.get("capacity") is not None:
+        status["allocatable"] = dict(status["capacity"])
+
+
+def _default_priority_class(obj: dict) -> None:
+    """scheduling/v1 SetDefaults_PriorityClass."""
+    if obj.get("preemptionPolicy") is None:
+        obj["preemptionPolicy"] = "PreemptLowerPriority"
+
+
+_BY_KIND: dict[str, Callable[[dict], None]] = {
+    "Pod": _default_pod,
+    "Deployment": _default_deployment,
+    "ReplicaSet": _default_replicaset,
+    "StatefulSet": _default_statefulset,
+    "DaemonSet": _default_daemonset,
+    "Job": _default_job,
+    "Service": _default_service,
+    "Namespace": _default_namespace,
+    "Node": _default_node,
+    "PriorityClass": _default_priority_class,
+}
+
+
+def apply_defaults(obj: dict) -> None:
+    """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only)."""
+    kind = obj.get("kind")
+    if kind in NAMESPACED_KINDS:
+        _setdefault(_child(obj, "metadata"), "namespace", "default")
+    fn = _BY_KIND.get(kind)  # type: ignore[arg-type]
+    if fn is not None:
+        fn(obj)
+
+
+# --- QoS (pkg/apis/core/v1/helper/qos/qos.go) -----------------------------------------
+
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _effective_requests(c: dict) -> dict:
+    """Container requests as they look after SetDefaults_Pod (missing requests = limits)."""
+    res = c.get("resources") or {}
+    out = dict(res.get("limits") or {})
+    out.update(res.get("requests") or {})
+    return out
+
+
+def _positive(values: dict, acc: dict[str, Fraction], found: set[str] | None = None) -> None:
+    for name in _QOS_RESOURCES:
+        if name in values:
+            q = quantity.parse_quantity(values[name])
+            if q > 0:
+                acc[name] = acc.get(name, Fraction(0)) + q
+                if found is not None:
+                    found.add(name)
+
+
+def compute_qos_class(pod: dict) -> str:
+    """ComputePodQOS: Guaranteed, Burstable or BestEffort from containers and init containers.
+
+    Pod-level resources (spec.resources, PodLevelResources) decide when set.
+    """
+    spec = pod.get("spec") or {}
+    requests: dict[str, Fraction] = {}
+    limits: dict[str, Fraction] = {}
+    guaranteed = True
+    pod_res = spec.get("resources")
+    if isinstance(pod_res, dict) and (pod_res.get("requests") or pod_res.get("limits")):
+        _positive(pod_res.get("requests") or {}, requests)
+        if pod_res.get("limits"):
+            found: set[str] = set()
+            _positive(pod_res["limits"], limits, found)
+            guaranteed = found == set(_QOS_RESOURCES)
+    else:
+        for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
+            _positive(_effective_requests(c), requests)
+            found = set()
+            _positive((c.get("resources") or {}).get("limits") or {}, limits, found)
+            if found != set(_QOS_RESOURCES):
+                guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    if guaranteed and all(limits.get(name) == req for name, req in requests.items()) and len(requests) == len(limits):
+        return "Guaranteed"
+    return "Burstable"
+
+
+def qos_class(pod: dict) -> str:
+    """GetPodQOS: status.qosClass when already set (it is immutable), else computed."""
+    return (pod.get("status") or {}).get("qosClass") or compute_qos_class(pod)
+
+
+# --- effective requests (component-helpers/resource PodRequests) ------------------------
+
+
+def _add(acc: dict[str, Fraction], values: dict[str, Fraction]) -> None:
+    for name, q in values.items():
+        acc[name] = acc.get(name, Fraction(0)) + q
+
+
+def _max_into(acc: dict[str, Fraction], values: dict[str, Fraction]) -> None:
+    for name, q in values.items():
+        if name not in acc or q > acc[name]:
+            acc[name] = q
+
+
+def _parsed(values: dict | None) -> dict[str, Fraction]:
+    return {name: quantity.parse_quantity(v) for name, v in (values or {}).items()}
+
+
+def _container_requests(c: dict, non_missing: dict[str, Fraction]) -> dict[str, Fraction]:
+    reqs = _parsed(_effective_requests(c))
+    for name, q in non_missing.items():  # applyNonMissing: only for resources not set at all
+        reqs.setdefault(name, q)
+    return reqs
+
+
+def _to_units(name: str, q: Fraction) -> int:
+    return math.ceil(q * 1000) if name == "cpu" else math.ceil(q)
+
+
+def pod_requests(pod_spec: dict, *, non_missing: dict | None = None, exclude_overhead: bool = False) -> dict[str, int]:
+    """Effective pod requests for scheduling: cpu in millicores, everything else in base units (bytes).
+
+    Port of PodRequests / AggregateContainerRequests in
+    staging/src/k8s.io/component-helpers/resource/helpers.go (formerly
+    pkg/api/v1/resource/helpers.go PodRequests): the sum of regular containers,
+    raised to the largest init-container footprint, where restartable init
+    containers (native sidecars, restartPolicy Always) keep running and so add
+    to every later init container and to the regular sum; then pod-level
+    requests (spec.resources) replace cpu/memory/hugepages when set, and
+    spec.overhead is added. ``non_missing`` is NonMissingContainerRequests (the
+    scheduler's scoring defaults for containers that set no request).
+    Requests default from limits as SetDefaults_Pod would.
+    """
+    fill = _parsed(non_missing)
+    result: dict[str, Fraction] = {}
+    for c in pod_spec.get("containers") or []:
+        _add(result, _container_requests(c, fill))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for c in pod_spec.get("initContainers") or []:
+        reqs = _container_requests(c, fill)
+        if c.get("restartPolicy") == "Always":
+            _add(result, reqs)
+            _add(sidecars, reqs)
+            use = dict(sidecars)
+        else:
+            use = dict(reqs)
+            _add(use, sidecars)
+        _max_into(init_max, use)
+    _max_into(result, init_max)
+    pod_res = pod_spec.get("resources") or {}
+    for name, q in _parsed(pod_res.get("requests")).items():
+        if name in ("cpu", "memory") or name.startswith("hugepages-"):
+            result[name] = q
+    if not exclude_overhead:
+        _add(result, _parsed(pod_spec.get("overhead")))
+    return {name: _to_units(name, q) for name, q in sorted(result.items())}

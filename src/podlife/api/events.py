@@ -1,0 +1,68 @@
+"""Recording Kubernetes Events: client-go tools/record.
+
+An Event with the same source, object, reason and message as an earlier one is updated (count, lastTimestamp)
+rather than created again, as the event correlator does. Each recording is a trace ``event`` record, and the
+recording component logs it as client-go's event broadcaster does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj, clone, ref
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
+
+
+class EventRecorder:
+    def __init__(self, store: Store, component: str, host: str | None = None, log: Any = None) -> None:
+        self.store = store
+        self.component = component
+        self.host = host
+        self.log = log          # callable(involved ref dict, type, reason, message) for the component's log
+        self._seen: dict[tuple[str, str, str, str, str], str] = {}
+
+    def event(self, obj: Obj, type_: str, reason: str, message: str, field_path: str = "") -> None:
+        md = obj["metadata"]
+        involved = {"kind": obj["kind"], "namespace": md.get("namespace"), "name": md["name"], "uid": md.get("uid"),
+                    "apiVersion": obj.get("apiVersion", "v1"), "resourceVersion": md.get("resourceVersion")}
+        if field_path:
+            involved["fieldPath"] = field_path
+        involved = {k: v for k, v in involved.items() if v is not None}
+        trace = self.store.trace
+        source = {"component": self.component, **({"host": self.host} if self.host else {})}
+        trace.emit("event", object=ref(obj), eventType=type_, reason=reason, message=message,
+                   source=self.component + (f"/{self.host}" if self.host else ""))
+        if self.log is not None:
+            self.log(involved, type_, reason, message)
+        ns = md.get("namespace") or "default"
+        key = (ns, ref(obj), field_path, reason, message)
+        now = trace.timestamp()
+        name = self._seen.get(key)
+        existing = self.store.try_get("Event", ns, name) if name else None
+        try:
+            if existing is not None:
+                ev = clone(existing)
+                ev["count"] = ev.get("count", 1) + 1
+                ev["lastTimestamp"] = now
+                self.store.update(ev, by=self.component)
+                return
+            # the name client-go gives an event: object name + unique hex timestamp suffix
+            name = f"{md['name']}.{self._suffix()}"
+            self._seen[key] = name
+            self.store.create({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": name, "namespace": ns},
+                "involvedObject": involved, "reason": reason, "message": message, "type": type_,
+                "source": source, "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+                "reportingComponent": self.component, "reportingInstance": self.host or "",
+            }, by=self.component)
+        except ApiError:
+            pass  # events are best effort, as upstream
+
+    def _suffix(self) -> str:
+        # client-go names an event after its object plus a hex nanosecond timestamp; adding the store's
+        # resourceVersion keeps names unique and reproducible in simulated time
+        return f"{int(self.store.trace.kernel.now * 1e9) + self.store.resource_version:x}"

@@ -1,0 +1,41 @@
+"""The default strategy every kind starts from (staging/src/k8s.io/apiserver/pkg/registry/rest)."""
+
+from __future__ import annotations
+
+from podlife.api import defaults, validation
+from podlife.api.errors import FieldError
+from podlife.api.meta import KINDS, Obj
+
+
+class Strategy:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.info = KINDS[kind]
+
+    def prepare_for_create(self, obj: Obj, store: object) -> None:
+        obj.setdefault("apiVersion", self.info.api_version)
+        defaults.apply_defaults(obj)
+        if self.info.has_status:
+            obj["status"] = self.initial_status(obj)
+
+    def initial_status(self, obj: Obj) -> dict:
+        return obj.get("status") or {} if self.kind in ("Node", "Namespace") else {}
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        """A write to the main resource keeps the stored status (status has its own subresource)."""
+        defaults.apply_defaults(new)
+        if self.info.has_status:
+            new["status"] = old.get("status", {})
+
+    def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
+        pass
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return validation.validate(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validation.validate(new, old=old)
+
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+        """Grace period for a delete, or None when the kind is deleted at once."""
+        return None

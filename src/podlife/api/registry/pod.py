@@ -1,0 +1,34 @@
+"""Pod strategy: pkg/registry/core/pod/strategy.go."""
+
+from __future__ import annotations
+
+from podlife.api import defaults, validation
+from podlife.api.errors import FieldError
+from podlife.api.meta import Obj
+from podlife.api.registry.generic import Strategy
+
+
+class PodStrategy(Strategy):
+    def __init__(self) -> None:
+        super().__init__("Pod")
+
+    def prepare_for_create(self, obj: Obj, store: object) -> None:
+        # podStrategy.PrepareForCreate: status reset to Pending with the QoS class
+        obj.setdefault("apiVersion", "v1")
+        defaults.apply_defaults(obj)
+        obj["status"] = {"phase": "Pending", "qosClass": defaults.qos_class(obj)}
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validation.validate_update(new, old)
+
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+        # podStrategy.CheckGracefulDelete
+        if grace is None:
+            grace = obj["spec"].get("terminationGracePeriodSeconds", 30)
+        if not obj["spec"].get("nodeName"):
+            grace = 0  # never scheduled: nothing to stop
+        if obj.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+            grace = 0  # already terminated
+        if grace < 0 and negative_grace == "treated-as-one":
+            grace = 1  # PR #115606
+        return grace

@@ -1,0 +1,67 @@
+"""Trace records for what a write changed in a pod's or node's observable state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api.meta import Obj, ref
+
+
+def _conditions(obj: Obj | None) -> dict[str, tuple[Any, Any]]:
+    if obj is None:
+        return {}
+    return {c["type"]: (c.get("status"), c.get("reason")) for c in obj.get("status", {}).get("conditions") or ()}
+
+
+def _containers(obj: Obj | None) -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {}
+    if obj is None:
+        return out
+    st = obj.get("status", {})
+    for field in ("initContainerStatuses", "containerStatuses"):
+        for cs in st.get(field) or ():
+            state = cs.get("state") or {}
+            name = next(iter(state), "waiting")
+            detail = state.get(name) or {}
+            out[cs["name"]] = (name, detail.get("reason"), detail.get("exitCode") if name == "terminated" else None,
+                               cs.get("restartCount", 0))
+    return out
+
+
+def _taints(obj: Obj | None) -> list[tuple[str, str]]:
+    if obj is None:
+        return []
+    return [(t["key"], t.get("effect", "")) for t in obj.get("spec", {}).get("taints") or ()]
+
+
+def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
+    if kind not in ("Pod", "Node"):
+        return []
+    out: list[dict[str, Any]] = []
+    r = ref(new)
+    if kind == "Pod":
+        was = (old or {}).get("status", {}).get("phase")
+        now = new.get("status", {}).get("phase")
+        if was != now:
+            out.append({"type": "phase", "object": r, "from": was, "to": now})
+    oc = _conditions(old)
+    for ctype, (status, reason) in _conditions(new).items():
+        if oc.get(ctype) != (status, reason):
+            out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
+                        "reason": reason})
+    if kind == "Pod":
+        ocs = _containers(old)
+        for name, cur in _containers(new).items():
+            if ocs.get(name) != cur:
+                state, reason, code, restarts = cur
+                out.append({"type": "container", "object": r, "container": name, "state": state,
+                            "reason": reason, "exitCode": code, "restartCount": restarts})
+    else:
+        before, after = _taints(old), _taints(new)
+        for key, effect in after:
+            if (key, effect) not in before:
+                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "added"})
+        for key, effect in before:
+            if (key, effect) not in after:
+                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "removed"})
+    return out

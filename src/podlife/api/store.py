@@ -1,0 +1,394 @@
+"""The API server's object store: versioned objects, per-kind strategies, graceful deletion and watch.
+
+Components talk to each other only through this store, as upstream components talk only through the API
+server. Objects handed out are the stored dicts: callers treat them as read-only and write back a modified
+``clone``; the store takes ownership of what it is given.
+
+Writes are traced here (``api``, ``terminating``, ``deleted``) together with what changed in a pod's or
+node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace shows the API's view.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from podlife.api import errors
+from podlife.api.meta import KINDS, Obj, clone, ref
+from podlife.api.registry import strategy_for
+from podlife.api.statusdiff import status_records
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
+
+Handler = Callable[[str, Obj, "Obj | None"], None]
+Key = tuple[str, str]  # (namespace or "", name)
+
+
+@dataclass
+class Watch:
+    kind: str
+    handler: Handler
+    node: str | None = None            # pods: only those bound to this node (spec.nodeName field selector)
+    namespace: str | None = None
+    active: bool = True
+
+    def stop(self) -> None:
+        self.active = False
+
+
+@dataclass
+class _HistoryEntry:
+    rv: int
+    type: str
+    kind: str
+    obj: Obj
+    old: Obj | None
+
+
+@dataclass
+class DeleteOptions:
+    grace_period_seconds: int | None = None
+    uid: str | None = None                 # precondition
+    resource_version: str | None = None    # precondition
+    propagation_policy: str | None = None  # Background | Foreground | Orphan
+
+
+@dataclass
+class Store:
+    kernel: Kernel
+    trace: Trace
+    negative_grace: str = "treated-as-one"   # versions rule ``negative_grace``
+    history_size: int = 1000
+    _objects: dict[str, dict[Key, Obj]] = field(default_factory=dict)
+    _rv: int = 0
+    _history: deque[_HistoryEntry] = field(init=False)
+    _watches: dict[str, list[Watch]] = field(default_factory=dict)
+    _node_watches: dict[str, list[Watch]] = field(default_factory=dict)
+    _pending: list[tuple[Watch, str, Obj, Obj | None]] = field(default_factory=list)
+    _flush_scheduled: bool = False
+    _uid_rng: Any = None
+
+    def __post_init__(self) -> None:
+        self._history = deque(maxlen=self.history_size)
+        self._uid_rng = self.kernel.rng("apiserver")
+        for k in KINDS:
+            self._objects[k] = {}
+
+    # ---- reads -------------------------------------------------------------------------------------
+
+    def get(self, kind: str, namespace: str | None, name: str) -> Obj:
+        obj = self._objects[kind].get((namespace or "", name))
+        if obj is None:
+            raise errors.not_found(KINDS[kind].resource, name)
+        return obj
+
+    def try_get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
+        return self._objects[kind].get((namespace or "", name))
+
+    def list(self, kind: str, namespace: str | None = None,
+             where: Callable[[Obj], bool] | None = None) -> list[Obj]:
+        """Objects of a kind in key order (namespace, name), as etcd returns them."""
+        items = self._objects[kind]
+        keys = sorted(k for k in items if namespace is None or k[0] == namespace)
+        out = [items[k] for k in keys]
+        return [o for o in out if where(o)] if where else out
+
+    def count(self, kind: str) -> int:
+        return len(self._objects[kind])
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def all_objects(self) -> list[Obj]:
+        """Every object, kinds in table order, then by key (for the final report)."""
+        return [o for kind in KINDS for _, o in sorted(self._objects[kind].items())]
+
+    # ---- writes ------------------------------------------------------------------------------------
+
+    def create(self, obj: Obj, by: str, dry_run: bool = False) -> Obj:
+        kind = obj.get("kind", "")
+        info = KINDS.get(kind)
+        if info is None:
+            raise errors.ApiError(400, "BadRequest", f'no matches for kind "{kind}"')
+        strategy = strategy_for(kind)
+        md = obj.setdefault("metadata", {})
+        if info.namespaced:
+            md.setdefault("namespace", "default")
+            if md["namespace"] not in {k[1] for k in self._objects["Namespace"]} and kind != "Namespace":
+                raise errors.not_found("namespaces", md["namespace"])
+        else:
+            md.pop("namespace", None)
+        if not md.get("name") and md.get("generateName"):
+            md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
+        strategy.prepare_for_create(obj, self)
+        causes = strategy.validate(obj)
+        if causes:
+            raise errors.invalid(kind, md.get("name", ""), causes)
+        key = (md.get("namespace", ""), md["name"])
+        if key in self._objects[kind]:
+            raise errors.already_exists(info.resource, md["name"])
+        if dry_run:
+            return obj
+        md["uid"] = self._new_uid()
+        md["creationTimestamp"] = self.trace.timestamp()
+        if info.has_generation:
+            md["generation"] = 1
+        md.pop("deletionTimestamp", None)
+        md.pop("deletionGracePeriodSeconds", None)
+        self._commit(kind, key, None, obj, "create", by)
+        return obj
+
+    def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
+               extra: dict[str, Any] | None = None) -> Obj:
+        """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency."""
+        kind = obj["kind"]
+        info = KINDS[kind]
+        md = obj["metadata"]
+        key = (md.get("namespace", "") if info.namespaced else "", md["name"])
+        old = self._objects[kind].get(key)
+        if old is None:
+            raise errors.not_found(info.resource, md["name"])
+        rv = md.get("resourceVersion")
+        if rv is not None and rv != old["metadata"]["resourceVersion"]:
+            raise errors.conflict(info.resource, md["name"],
+                                  "the object has been modified; please apply your changes to the latest "
+                                  "version and try again")
+        if md.get("uid") not in (None, old["metadata"]["uid"]):
+            raise errors.conflict(info.resource, md["name"], "Precondition failed: UID in precondition: "
+                                  f"{md.get('uid')}, UID in object meta: {old['metadata']['uid']}")
+        strategy = strategy_for(kind)
+        if subresource == "status":
+            new = clone(old)
+            new["status"] = obj.get("status", {})
+            strategy.prepare_for_status_update(new, old)
+        else:
+            new = obj
+            strategy.prepare_for_update(new, old)
+            # identity and server-owned metadata survive any update
+            for f in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+                if f in old["metadata"]:
+                    new["metadata"][f] = old["metadata"][f]
+                else:
+                    new["metadata"].pop(f, None)
+            if info.has_generation:
+                gen = old["metadata"].get("generation", 1)
+                new["metadata"]["generation"] = gen + 1 if new.get("spec") != old.get("spec") else gen
+            elif "generation" in old["metadata"]:
+                new["metadata"]["generation"] = old["metadata"]["generation"]
+        causes = [] if subresource == "status" else strategy.validate_update(new, old)
+        if causes:
+            raise errors.invalid(kind, md["name"], causes)
+        nmd = new["metadata"]
+        # staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go: an object being deleted goes
+        # away when its last finalizer is removed
+        if nmd.get("deletionTimestamp") and not nmd.get("finalizers") and old["metadata"].get("finalizers"):
+            self._commit(kind, key, old, new, verb, by, subresource, extra)
+            self._remove(kind, key, by, record_api=False)
+            return new
+        self._commit(kind, key, old, new, verb, by, subresource, extra)
+        return new
+
+    def update_status(self, obj: Obj, by: str) -> Obj:
+        return self.update(obj, by, subresource="status")
+
+    def bind(self, namespace: str, name: str, node: str, by: str, uid: str | None = None) -> Obj:
+        """pods/binding: sets spec.nodeName once (pkg/registry/core/pod/storage: assignPod)."""
+        pod = self.get("Pod", namespace, name)
+        if uid and pod["metadata"]["uid"] != uid:
+            raise errors.conflict("pods", name, "Precondition failed: UID in precondition: "
+                                  f"{uid}, UID in object meta: {pod['metadata']['uid']}")
+        if pod["metadata"].get("deletionTimestamp"):
+            raise errors.conflict("pods", name, "pod is being deleted, cannot be assigned to a host")
+        if pod["spec"].get("nodeName"):
+            raise errors.conflict("pods", name, f"pod {name} is already assigned to node "
+                                  f'"{pod["spec"]["nodeName"]}"')
+        new = clone(pod)
+        new["spec"]["nodeName"] = node
+        key = (namespace, name)
+        self._commit("Pod", key, pod, new, "bind", by, extra={"node": node})
+        return new
+
+    def delete(self, kind: str, namespace: str | None, name: str, by: str,
+               options: DeleteOptions | None = None) -> Obj | None:
+        """Graceful deletion as staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete and
+        generic/registry/store.go Delete do it. Returns the object if it still exists afterwards."""
+        opts = options or DeleteOptions()
+        info = KINDS[kind]
+        key = (namespace or "" if info.namespaced else "", name)
+        old = self._objects[kind].get(key)
+        if old is None:
+            raise errors.not_found(info.resource, name)
+        omd = old["metadata"]
+        if opts.uid is not None and opts.uid != omd["uid"]:
+            raise errors.conflict(info.resource, name, "Precondition failed: UID in precondition: "
+                                  f"{opts.uid}, UID in object meta: {omd['uid']}")
+        if opts.resource_version is not None and opts.resource_version != omd["resourceVersion"]:
+            raise errors.conflict(info.resource, name, "Precondition failed: ResourceVersion in precondition: "
+                                  f"{opts.resource_version}, ResourceVersion in object meta: "
+                                  f"{omd['resourceVersion']}")
+        strategy = strategy_for(kind)
+        grace = opts.grace_period_seconds
+        record = {"gracePeriodSeconds": grace} if grace is not None else {}
+        if opts.propagation_policy:
+            record["propagationPolicy"] = opts.propagation_policy
+        grace = strategy.check_graceful_delete(old, grace, self.negative_grace)
+        finalizers = omd.get("finalizers") or []
+
+        if omd.get("deletionTimestamp"):
+            # already deleting: only a shorter grace period moves the deadline (BeforeDelete)
+            cur = omd.get("deletionGracePeriodSeconds")
+            if grace is None or cur is None or grace >= cur:
+                if cur == 0 and not finalizers:
+                    self._remove(kind, key, by, record_api=True, record=record)
+                    return None
+                return old
+            new = clone(old)
+            ts = self._parse_time(omd["deletionTimestamp"]) - cur + grace
+            new["metadata"]["deletionTimestamp"] = self.trace.timestamp(ts)
+            new["metadata"]["deletionGracePeriodSeconds"] = grace
+            if grace == 0 and not finalizers:
+                self._commit(kind, key, old, new, "delete", by, extra=record)
+                self._remove(kind, key, by, record_api=False)
+                return None
+            self._commit(kind, key, old, new, "delete", by, extra=record)
+            self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
+                            deletionTimestamp=new["metadata"]["deletionTimestamp"])
+            return new
+
+        if grace is None or (grace == 0 and not finalizers):
+            # no graceful deletion for this kind, or zero grace: gone now
+            self._remove(kind, key, by, record_api=True, record=record)
+            return None
+        new = clone(old)
+        nmd = new["metadata"]
+        nmd["deletionTimestamp"] = self.trace.timestamp(self.kernel.now + grace)
+        nmd["deletionGracePeriodSeconds"] = grace
+        nmd["generation"] = nmd.get("generation", 0) + 1
+        if opts.propagation_policy == "Foreground":
+            nmd["finalizers"] = finalizers + ["foregroundDeletion"] if "foregroundDeletion" not in finalizers \
+                else finalizers
+        elif opts.propagation_policy == "Orphan":
+            nmd["finalizers"] = finalizers + ["orphan"] if "orphan" not in finalizers else finalizers
+        self._commit(kind, key, old, new, "delete", by, extra=record)
+        self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
+                        deletionTimestamp=nmd["deletionTimestamp"])
+        return new
+
+    # ---- watch -------------------------------------------------------------------------------------
+
+    def watch(self, kind: str, handler: Handler, *, node: str | None = None, namespace: str | None = None,
+              since: int | None = None) -> Watch:
+        """Deliver ADDED/MODIFIED/DELETED for a kind. ``since``: replay history after that resourceVersion,
+        or 410 Expired when it is older than the history kept."""
+        w = Watch(kind, handler, node, namespace)
+        if since is not None:
+            oldest = self._history[0].rv if self._history else self._rv + 1
+            if since < oldest - 1:
+                raise errors.gone(f"too old resource version: {since} ({oldest - 1})")
+            for h in self._history:
+                if h.rv > since and h.kind == kind:
+                    self._route(w, h.type, h.obj, h.old)
+            self._schedule_flush()
+        if node is not None:
+            self._node_watches.setdefault(node, []).append(w)
+        else:
+            self._watches.setdefault(kind, []).append(w)
+        return w
+
+    def _route(self, w: Watch, type_: str, obj: Obj, old: Obj | None) -> None:
+        if not w.active:
+            return
+        if w.namespace is not None and obj["metadata"].get("namespace") != w.namespace:
+            return
+        if w.node is not None:
+            now_on = obj["spec"].get("nodeName") == w.node
+            was_on = old is not None and old["spec"].get("nodeName") == w.node
+            if not now_on and not was_on:
+                return
+            if type_ == MODIFIED and now_on and not was_on:
+                type_ = ADDED
+        self._pending.append((w, type_, obj, old))
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled and self._pending:
+            self._flush_scheduled = True
+            self.kernel.call_later(0.0, self._flush)
+
+    def _flush(self) -> None:
+        i = 0
+        while i < len(self._pending):
+            w, type_, obj, old = self._pending[i]
+            i += 1
+            if w.active:
+                w.handler(type_, obj, old)
+        self._pending.clear()
+        self._flush_scheduled = False
+
+    # ---- internals ---------------------------------------------------------------------------------
+
+    def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
+                subresource: str | None = None, extra: dict[str, Any] | None = None) -> None:
+        self._rv += 1
+        new["metadata"]["resourceVersion"] = str(self._rv)
+        self._objects[kind][key] = new
+        if kind not in ("Event", "Lease"):  # Events have their own record; lease renewals are heartbeats
+            rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
+            if subresource:
+                rec["subresource"] = subresource
+            if extra:
+                rec.update(extra)
+            self.trace.emit("api", **rec)
+        for r in status_records(kind, old, new):
+            self.trace.emit(r.pop("type"), **r)
+        self._publish(kind, ADDED if old is None else MODIFIED, new, old)
+
+    def _remove(self, kind: str, key: Key, by: str, record_api: bool,
+                record: dict[str, Any] | None = None) -> None:
+        old = self._objects[kind].pop(key)
+        self._rv += 1
+        if record_api and kind not in ("Event", "Lease"):
+            self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
+        self.trace.emit("deleted", object=ref(old))
+        self._publish(kind, DELETED, old, old)
+
+    def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
+        self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        for w in self._watches.get(kind, ()):
+            self._route(w, type_, obj, old)
+        if kind == "Pod":
+            nodes = {obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")}
+            for n in sorted(x for x in nodes if x):
+                for w in self._node_watches.get(n, ()):
+                    self._route(w, type_, obj, old)
+        self._schedule_flush()
+
+    def _new_uid(self) -> str:
+        b = self._uid_rng.getrandbits(128).to_bytes(16, "big")
+        h = b.hex()
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b[8] & 3]}{h[17:20]}-{h[20:32]}"
+
+    def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:
+        # staging/src/k8s.io/apiserver/pkg/storage/names/generate.go: prefix + 5 random characters
+        for _ in range(8):
+            name = prefix + "".join(self._uid_rng.choice(_NAME_CHARS) for _ in range(5))
+            if (namespace, name) not in self._objects[kind]:
+                return name
+        raise errors.ApiError(500, "InternalError", "could not generate a unique name")
+
+    def _parse_time(self, ts: str) -> float:
+        from datetime import datetime
+
+        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
+        return (when - self.trace.start_time).total_seconds()
+
+
+def ensure_namespaces(store: Store, names: Iterable[str]) -> None:
+    for n in names:
+        if store.try_get("Namespace", None, n) is None:
+            store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}, by="apiserver")

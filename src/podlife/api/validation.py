@@ -1,0 +1,1721 @@
+"""Create/update validation with upstream field paths and wording.
+
+Follows pkg/apis/core/validation/validation.go (ValidatePodCreate,
+ValidatePodSpec, validateContainers, validateInitContainers, validateProbe,
+validateHandler, validateResourceRequirements, ValidateTolerations,
+ValidatePodUpdate, ValidateService, ValidateNode, ValidateNamespace),
+pkg/apis/core/validation/events.go, pkg/apis/apps/validation/validation.go,
+pkg/apis/batch/validation/validation.go, pkg/apis/scheduling/validation and
+pkg/apis/coordination/validation, plus
+k8s.io/apimachinery/pkg/api/validation/objectmeta.go.
+
+Objects are validated as the API server does: *after* defaulting (see
+``podlife.api.defaults.apply_defaults``), so fields that defaulting always
+fills (restartPolicy, dnsPolicy, imagePullPolicy, ...) are "Required" when
+missing. Unknown fields are ignored (e.g. the legacy ``lifecycle: {type:
+Sidecar}`` marker on a container is accepted). Errors are sorted only where
+upstream walks a Go map (map keys are visited in sorted order here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+from podlife.api import names, quantity, selectors
+from podlife.api.errors import FieldError
+
+REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
+DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
+
+IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
+IS_NOT_POSITIVE_ERROR_MSG = "must be greater than zero"
+FIELD_IMMUTABLE_ERROR_MSG = "field is immutable"
+MAX_INT32 = 2**31 - 1
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+
+NameFn = Callable[[str, bool], list[str]]
+Errs = list[FieldError]
+
+
+# --- small helpers ---------------------------------------------------------------------
+
+
+def _required(path: str, detail: str = "") -> FieldError:
+    return FieldError(path, REQUIRED, detail)
+
+
+def _invalid(path: str, value: object, detail: str) -> FieldError:
+    return FieldError(path, INVALID, detail, value)
+
+
+def _not_supported(path: str, value: object, supported: list[str]) -> FieldError:
+    detail = "supported values: " + ", ".join(f'"{v}"' for v in supported) if supported else ""
+    return FieldError(path, UNSUPPORTED, detail, value)
+
+
+def _forbidden(path: str, detail: str) -> FieldError:
+    return FieldError(path, FORBIDDEN, detail)
+
+
+def _d(x: object) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x: object) -> list:
+    return x if isinstance(x, list) else []
+
+
+def _int(x: object) -> int:
+    """A Go integer field: absent means 0."""
+    return x if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _nonnegative(value: object, path: str) -> Errs:
+    """ValidateNonnegativeField."""
+    return [_invalid(path, value, IS_NEGATIVE_ERROR_MSG)] if _int(value) < 0 else []
+
+
+def _msgs(path: str, value: object, messages: list[str]) -> Errs:
+    return [_invalid(path, value, m) for m in messages]
+
+
+# --- ObjectMeta (apimachinery api/validation/objectmeta.go) -------------------------------
+
+STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def validate_object_meta(meta: Mapping | None, *, namespaced: bool, name_fn: NameFn, path: str = "metadata") -> Errs:
+    """ValidateObjectMeta (+ core's validateKubeFinalizerName)."""
+    meta = _d(meta)
+    errs: Errs = []
+    name, generate_name = meta.get("name") or "", meta.get("generateName") or ""
+    if generate_name:
+        errs += _msgs(f"{path}.generateName", generate_name, name_fn(generate_name, True))
+    if not name:
+        if not generate_name:  # the registry generates the name from generateName before validating
+            errs.append(_required(f"{path}.name", "name or generateName is required"))
+    else:
+        errs += _msgs(f"{path}.name", name, name_fn(name, False))
+    errs += _validate_meta_common(meta, namespaced, path)
+    return errs
+
+
+def _validate_meta_common(meta: Mapping, namespaced: bool, path: str) -> Errs:
+    errs: Errs = []
+    ns = meta.get("namespace") or ""
+    if namespaced:
+        if not ns:
+            errs.append(_required(f"{path}.namespace"))
+        else:
+            errs += _msgs(f"{path}.namespace", ns, names.name_is_dns_label(ns))
+    elif ns:
+        errs.append(_forbidden(f"{path}.namespace", "not allowed on this type"))
+    errs += _nonnegative(meta.get("generation"), f"{path}.generation")
+    errs += selectors.validate_labels(meta.get("labels"), f"{path}.labels")
+    errs += validate_annotations(meta.get("annotations"), f"{path}.annotations")
+    errs += _validate_owner_references(_l(meta.get("ownerReferences")), f"{path}.ownerReferences")
+    errs += _validate_finalizers(_l(meta.get("finalizers")), f"{path}.finalizers")
+    return errs
+
+
+def validate_annotations(annotations: Mapping | None, path: str) -> Errs:
+    """ValidateAnnotations: keys are qualified names, case-insensitively."""
+    errs: Errs = []
+    for k in sorted(annotations or {}):
+        errs += _msgs(path, k, names.qualified_name_errors(k.lower()))
+    return errs
+
+
+def _validate_owner_references(refs: list, path: str) -> Errs:
+    errs: Errs = []
+    controller = ""
+    for ref in refs:
+        ref = _d(ref)
+        api_version = ref.get("apiVersion") or ""
+        if not api_version.rsplit("/", 1)[-1]:
+            errs.append(_invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
+        for key in ("kind", "name", "uid"):
+            if not ref.get(key):
+                errs.append(_invalid(f"{path}.{key}", ref.get(key) or "", "must not be empty"))
+        if api_version == "v1" and ref.get("kind") == "Event":
+            errs.append(_invalid(path, ref, "/v1, Kind=Event is disallowed from being an owner"))
+        if ref.get("controller") is True:
+            current = f"{ref.get('kind', '')}/{ref.get('name', '')}"
+            if controller:
+                detail = f'Only one reference can have Controller set to true. Found "true" in references for {controller} and {current}'
+                errs.append(_invalid(path, refs, detail))
+            else:
+                controller = current
+    return errs
+
+
+def _kube_finalizer_errors(value: str, path: str) -> Errs:
+    """validateKubeFinalizerName: unqualified finalizers must be standard ones."""
+    if "/" not in value and value not in STANDARD_FINALIZERS:
+        return [_invalid(path, value, "name is neither a standard finalizer name nor is it fully qualified")]
+    return []
+
+
+def _validate_finalizers(finalizers: list, path: str) -> Errs:
+    errs: Errs = []
+    for f in finalizers:
+        errs += _msgs(path, f, names.qualified_name_errors(str(f)))
+    if "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        errs.append(_invalid(path, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"))
+    for i, f in enumerate(finalizers):
+        errs += _kube_finalizer_errors(str(f), f"{path}[{i}]")
+    return errs
+
+
+def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: str = "metadata") -> Errs:
+    """ValidateObjectMetaUpdate."""
+    new, old = _d(new), _d(old)
+    errs: Errs = []
+    if old.get("deletionTimestamp"):
+        extra = sorted(set(_l(new.get("finalizers"))) - set(_l(old.get("finalizers"))))
+        if extra:
+            listed = "[]string{" + ", ".join(f'"{f}"' for f in extra) + "}"
+            errs.append(_forbidden(f"{path}.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {listed}"))
+    if not new.get("resourceVersion"):
+        errs.append(_invalid(f"{path}.resourceVersion", new.get("resourceVersion") or "", "must be specified for an update"))
+    if _int(new.get("generation")) < _int(old.get("generation")):
+        errs.append(_invalid(f"{path}.generation", _int(new.get("generation")), "must not be decremented"))
+    for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+        if (new.get(key) or None) != (old.get(key) or None):
+            errs.append(_invalid(f"{path}.{key}", new.get(key), FIELD_IMMUTABLE_ERROR_MSG))
+    errs += selectors.validate_labels(new.get("labels"), f"{path}.labels")
+    errs += validate_annotations(new.get("annotations"), f"{path}.annotations")
+    errs += _validate_owner_references(_l(new.get("ownerReferences")), f"{path}.ownerReferences")
+    errs += _validate_finalizers(_l(new.get("finalizers")), f"{path}.finalizers")
+    return errs
+
+
+# --- resources ----------------------------------------------------------------------------
+
+_STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "quotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers",
+})
+_INTEGER_RESOURCES = frozenset({
+    "pods", "quotas", "services", "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims",
+    "services.nodeports", "services.loadbalancers",
+})
+
+
+def _is_native(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _is_hugepages(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def _is_extended(name: str) -> bool:
+    return not _is_native(name) and not name.startswith("requests.") and names.is_qualified_name("requests." + name)
+
+
+def _overcommit_allowed(name: str) -> bool:
+    return _is_native(name) and not _is_hugepages(name)
+
+
+def _container_resource_name_errors(name: str, path: str) -> Errs:
+    """validateResourceName + validateContainerResourceName."""
+    errs = _msgs(path, name, names.qualified_name_errors(name))
+    if not errs and "/" not in name and not (name in _STANDARD_RESOURCES or _is_hugepages(name) or name.startswith("requests.hugepages-")):
+        errs.append(_invalid(path, name, "must be a standard resource type or fully qualified"))
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER_RESOURCES and not _is_hugepages(name):
+            errs.append(_invalid(path, name, "must be a standard resource for containers"))
+    elif not _is_native(name) and not _is_extended(name):
+        errs.append(_invalid(path, name, "doesn't follow extended resource name standard"))
+    return errs
+
+
+def _parse_list(values: Mapping, path: str, errs: Errs) -> dict[str, quantity.Quantity]:
+    """Parse a ResourceList, reporting undecodable quantities (a decode error upstream)."""
+    out: dict[str, quantity.Quantity] = {}
+    for name in sorted(values):
+        try:
+            out[name] = quantity.round_up_milli(quantity.parse(values[name]))
+        except quantity.QuantityError as exc:
+            errs.append(_invalid(f"{path}[{name}]", values[name], str(exc)))
+    return out
+
+
+def _quantity_value_errors(name: str, q: quantity.Quantity, path: str) -> Errs:
+    """ValidateResourceQuantityValue (+ hugepage divisibility)."""
+    errs: Errs = []
+    if q.value < 0:
+        errs.append(_invalid(path, str(q), IS_NEGATIVE_ERROR_MSG))
+    if (name in _INTEGER_RESOURCES or _is_extended(name)) and q.milli_value() % 1000 != 0:
+        errs.append(_invalid(path, str(q), "must be an integer"))
+    if _is_hugepages(name):
+        try:
+            page = quantity.parse_quantity(name[len("hugepages-"):])
+        except quantity.QuantityError:
+            page = Fraction(0)
+        if page <= 0 or page.denominator != 1 or q.int_value() % page != 0:
+            errs.append(_invalid(path, str(q), f"{q} is not positive integer multiple of {name}"))
+    return errs
+
+
+def validate_resource_requirements(res: Mapping | None, path: str) -> Errs:
+    """validateResourceRequirements for a container (names, quantities, requests <= limits)."""
+    res = _d(res)
+    errs: Errs = []
+    lim_path, req_path = f"{path}.limits", f"{path}.requests"
+    limits = _parse_list(_d(res.get("limits")), lim_path, errs)
+    requests = _parse_list(_d(res.get("requests")), req_path, errs)
+    for name, q in limits.items():
+        errs += _container_resource_name_errors(name, f"{lim_path}[{name}]")
+        errs += _quantity_value_errors(name, q, f"{lim_path}[{name}]")
+    for name, q in requests.items():
+        errs += _container_resource_name_errors(name, f"{req_path}[{name}]")
+        errs += _quantity_value_errors(name, q, f"{req_path}[{name}]")
+        lim = limits.get(name)
+        if lim is not None:
+            if q.value != lim.value and not _overcommit_allowed(name):
+                errs.append(_invalid(req_path, str(q), f"must be equal to {name} limit of {lim}"))
+            elif q.value > lim.value:
+                errs.append(_invalid(req_path, str(q), f"must be less than or equal to {name} limit of {lim}"))
+        elif not _overcommit_allowed(name):
+            errs.append(_required(lim_path, "Limit must be set for non overcommitable resources"))
+    used = set(limits) | set(requests)
+    if any(_is_hugepages(n) for n in used) and not used & {"cpu", "memory"}:
+        errs.append(_forbidden(path, "HugePages require cpu or memory"))
+    return errs
+
+
+# --- containers ---------------------------------------------------------------------------
+
+_PORT_PROTOCOLS = ["SCTP", "TCP", "UDP"]  # sets.List order
+
+
+def _port_num_or_name(port: object, path: str) -> Errs:
+    """ValidatePortNumOrName for an IntOrString (absent is the int 0)."""
+    if isinstance(port, str):
+        return _msgs(path, port, names.port_name_errors(port))
+    value = _int(port)
+    return _msgs(path, value, names.port_num_errors(value))
+
+
+def _validate_container_ports(ports: list, path: str) -> Errs:
+    errs: Errs = []
+    seen: set[str] = set()
+    for i, port in enumerate(ports):
+        port, p = _d(port), f"{path}[{i}]"
+        pname = port.get("name") or ""
+        if pname:
+            msgs = names.port_name_errors(pname)
+            if msgs:
+                errs += _msgs(f"{p}.name", pname, msgs)
+            elif pname in seen:
+                errs.append(FieldError(f"{p}.name", DUPLICATE, "", pname))
+            else:
+                seen.add(pname)
+        if not _int(port.get("containerPort")):
+            errs.append(_required(f"{p}.containerPort"))
+        else:
+            errs += _msgs(f"{p}.containerPort", port["containerPort"], names.port_num_errors(port["containerPort"]))
+        if _int(port.get("hostPort")):
+            errs += _msgs(f"{p}.hostPort", port["hostPort"], names.port_num_errors(port["hostPort"]))
+        proto = port.get("protocol") or ""
+        if not proto:
+            errs.append(_required(f"{p}.protocol"))
+        elif proto not in _PORT_PROTOCOLS:
+            errs.append(_not_supported(f"{p}.protocol", proto, _PORT_PROTOCOLS))
+    return errs
+
+
+def _validate_env(env: list, path: str) -> Errs:
+    errs: Errs = []
+    for i, ev in enumerate(env):
+        ev, p = _d(ev), f"{path}[{i}]"
+        name = ev.get("name") or ""
+        if not name:
+            errs.append(_required(f"{p}.name"))
+        else:
+            errs += _msgs(f"{p}.name", name, names.relaxed_env_var_name_errors(name))
+        value_from = ev.get("valueFrom")
+        if value_from is None:
+            continue
+        sources = [k for k in ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef") if _d(value_from).get(k) is not None]
+        vpath = f"{p}.valueFrom"
+        if not sources:
+            errs.append(_invalid(vpath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+        elif ev.get("value"):
+            errs.append(_invalid(vpath, "", "may not be specified when `value` is not empty"))
+        elif len(sources) > 1:
+            errs.append(_invalid(vpath, "", "may not have more than one field specified at a time"))
+    return errs
+
+
+def _validate_env_from(env_from: list, path: str) -> Errs:
+    errs: Errs = []
+    for i, ev in enumerate(env_from):
+        ev = _d(ev)
+        if ev.get("prefix"):
+            errs += _msgs(f"{path}[{i}].prefix", ev["prefix"], names.relaxed_env_var_name_errors(ev["prefix"]))
+        count = sum(ev.get(k) is not None for k in ("configMapRef", "secretRef"))
+        if count == 0:
+            errs.append(_invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif count > 1:
+            errs.append(_invalid(path, "", "may not have more than one field specified at a time"))
+    return errs
+
+
+def _validate_volume_mounts(mounts: list, volumes: set[str], path: str) -> Errs:
+    errs: Errs = []
+    seen: set[str] = set()
+    for i, m in enumerate(mounts):
+        m, p = _d(m), f"{path}[{i}]"
+        name, mount_path = m.get("name") or "", m.get("mountPath") or ""
+        if not name:
+            errs.append(_required(f"{p}.name"))
+        if name not in volumes:
+            errs.append(FieldError(f"{p}.name", NOT_FOUND, "", name))
+        if not mount_path:
+            errs.append(_required(f"{p}.mountPath"))
+        if mount_path in seen:
+            errs.append(_invalid(f"{p}.mountPath", mount_path, "must be unique"))
+        seen.add(mount_path)
+    return errs
+
+
+_PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
+_TERMINATION_MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
+
+
+def _validate_container_common(c: Mapping, volumes: set[str], path: str) -> Errs:
+    """validateContainerCommon: name, image, termination message policy, ports, env, mounts, pull policy, resources."""
+    errs: Errs = []
+    name = c.get("name") or ""
+    if not name:
+        errs.append(_required(f"{path}.name"))
+    else:
+        errs += _msgs(f"{path}.name", name, names.dns1123_label_errors(name))
+    if not c.get("image"):
+        errs.append(_required(f"{path}.image"))
+    tmp = c.get("terminationMessagePolicy") or ""
+    if not tmp:
+        errs.append(_required(f"{path}.terminationMessagePolicy"))
+    elif tmp not in _TERMINATION_MESSAGE_POLICIES:
+        errs.append(_not_supported(f"{path}.terminationMessagePolicy", tmp, _TERMINATION_MESSAGE_POLICIES))
+    errs += _validate_container_ports(_l(c.get("ports")), f"{path}.ports")
+    errs += _validate_env(_l(c.get("env")), f"{path}.env")
+    errs += _validate_env_from(_l(c.get("envFrom")), f"{path}.envFrom")
+    errs += _validate_volume_mounts(_l(c.get("volumeMounts")), volumes, f"{path}.volumeMounts")
+    policy = c.get("imagePullPolicy") or ""
+    if not policy:
+        errs.append(_required(f"{path}.imagePullPolicy"))
+    elif policy not in _PULL_POLICIES:
+        errs.append(_not_supported(f"{path}.imagePullPolicy", policy, _PULL_POLICIES))
+    errs += validate_resource_requirements(c.get("resources"), f"{path}.resources")
+    return errs
+
+
+_HANDLER_KINDS = ("exec", "httpGet", "tcpSocket", "grpc", "sleep")
+
+
+def _validate_handler(handler: Mapping, grace: int | None, path: str, *, probe: bool) -> Errs:
+    """validateHandler: exactly one of exec/httpGet/tcpSocket/grpc (probes) or exec/httpGet/tcpSocket/sleep (hooks)."""
+    allowed = ("exec", "httpGet", "tcpSocket", "grpc") if probe else ("exec", "httpGet", "tcpSocket", "sleep")
+    errs: Errs = []
+    count = 0
+    for kind in _HANDLER_KINDS:
+        if kind not in allowed or handler.get(kind) is None:
+            continue
+        if count:
+            errs.append(_forbidden(f"{path}.{kind}", "may not specify more than 1 handler type"))
+            continue
+        count += 1
+        errs += _validate_action(kind, _d(handler[kind]), grace, f"{path}.{kind}")
+    if count == 0:
+        errs.append(_required(path, "must specify a handler type"))
+    return errs
+
+
+def _validate_action(kind: str, action: Mapping, grace: int | None, path: str) -> Errs:
+    if kind == "exec":
+        return [] if action.get("command") else [_required(f"{path}.command")]
+    if kind == "httpGet":
+        errs = [] if action.get("path") else [_required(f"{path}.path")]
+        errs += _port_num_or_name(action.get("port"), f"{path}.port")
+        scheme = action.get("scheme") or ""
+        if scheme not in ("HTTP", "HTTPS"):
+            errs.append(_not_supported(f"{path}.scheme", scheme, ["HTTP", "HTTPS"]))
+        for header in _l(action.get("httpHeaders")):
+            hname = _d(header).get("name") or ""
+            errs += _msgs(f"{path}.httpHeaders", hname, names.http_header_name_errors(hname))
+        return errs
+    if kind in ("tcpSocket", "grpc"):
+        return _port_num_or_name(_int(action.get("port")) if kind == "grpc" else action.get("port"), f"{path}.port")
+    seconds = _int(action.get("seconds"))  # sleep; PodLifecycleSleepActionAllowZero is on by default
+    if grace is not None and (seconds < 0 or seconds > grace):
+        return [_invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds ({grace})")]
+    return []
+
+
+def _validate_probe(probe: object, grace: int | None, path: str, kind: str) -> Errs:
+    """validateLivenessProbe / validateReadinessProbe / validateStartupProbe."""
+    if probe is None:
+        return []
+    probe = _d(probe)
+    errs = _validate_handler(probe, grace, path, probe=True)
+    for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
+        errs += _nonnegative(_int(probe.get(key)), f"{path}.{key}")
+    tgps = probe.get("terminationGracePeriodSeconds")
+    if tgps is not None and _int(tgps) <= 0:
+        errs.append(_invalid(f"{path}.terminationGracePeriodSeconds", tgps, "must be greater than 0"))
+    if kind in ("livenessProbe", "startupProbe") and _int(probe.get("successThreshold")) != 1:
+        errs.append(_invalid(f"{path}.successThreshold", _int(probe.get("successThreshold")), "must be 1"))
+    if kind == "readinessProbe" and tgps is not None:
+        errs.append(_invalid(f"{path}.terminationGracePeriodSeconds", tgps, "must not be set for readinessProbes"))
+    return errs
+
+
+def _validate_lifecycle(lifecycle: Mapping, grace: int | None, path: str) -> Errs:
+    """validateLifecycle: postStart/preStop hooks. Other keys (e.g. the legacy ``type: Sidecar``) are ignored."""
+    errs: Errs = []
+    for hook in ("postStart", "preStop"):
+        if lifecycle.get(hook) is not None:
+            errs += _validate_handler(_d(lifecycle[hook]), grace, f"{path}.{hook}", probe=False)
+    return errs
+
+
+def _probes_and_hooks(c: Mapping, grace: int | None, path: str) -> Errs:
+    errs: Errs = []
+    if c.get("lifecycle") is not None:
+        errs += _validate_lifecycle(_d(c["lifecycle"]), grace, f"{path}.lifecycle")
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        errs += _validate_probe(c.get(kind), grace, f"{path}.{kind}", kind)
+    return errs
+
+
+def _host_port_conflicts(containers: list, path: str, seen: set[str] | None = None) -> Errs:
+    """AccumulateUniqueHostPorts."""
+    seen = set() if seen is None else seen
+    errs: Errs = []
+    for ci, c in enumerate(containers):
+        for pi, port in enumerate(_l(_d(c).get("ports"))):
+            port = _d(port)
+            if not _int(port.get("hostPort")):
+                continue
+            key = f"{port.get('protocol', '')}/{port.get('hostIP', '')}/{port['hostPort']}"
+            if key in seen:
+                errs.append(FieldError(f"{path}[{ci}].ports[{pi}].hostPort", DUPLICATE, "", key))
+            seen.add(key)
+    return errs
+
+
+def _validate_containers(containers: list, volumes: set[str], grace: int | None, path: str) -> Errs:
+    """validateContainers (regular containers)."""
+    if not containers:
+        return [_required(path)]
+    errs: Errs = []
+    seen: set[str] = set()
+    for i, c in enumerate(containers):
+        c, p = _d(c), f"{path}[{i}]"
+        errs += _validate_container_common(c, volumes, p)
+        name = c.get("name") or ""
+        if name in seen:
+            errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
+        seen.add(name)
+        errs += _probes_and_hooks(c, grace, p)
+        if c.get("restartPolicy") is not None:
+            errs.append(_forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
+    errs += _host_port_conflicts(containers, path)
+    return errs
+
+
+_INIT_ONLY_FORBIDDEN = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+
+
+def _validate_init_containers(inits: list, regular: list, volumes: set[str], grace: int | None, path: str) -> Errs:
+    """validateInitContainers: names unique across init+regular; only restartPolicy Always (sidecars)."""
+    errs: Errs = []
+    seen = {_d(c).get("name") or "" for c in regular}
+    for i, c in enumerate(inits):
+        c, p = _d(c), f"{path}[{i}]"
+        errs += _validate_container_common(c, volumes, p)
+        policy = c.get("restartPolicy")
+        if policy is not None and policy != "Always":
+            errs.append(_not_supported(f"{p}.restartPolicy", policy, ["Always"]))
+        name = c.get("name") or ""
+        if name in seen:
+            errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
+        elif name:
+            seen.add(name)
+        errs += _host_port_conflicts([c], path)
+        if policy == "Always":
+            errs += _probes_and_hooks(c, grace, p)
+        else:
+            for key in _INIT_ONLY_FORBIDDEN:
+                if c.get(key) is not None:
+                    errs.append(_forbidden(f"{p}.{key}", "may not be set for init containers without restartPolicy=Always"))
+    return errs
+
+
+# --- volumes ------------------------------------------------------------------------------
+
+# validateVolumeSource order, with upstream's path spellings (note "downwarAPI" for the conflict error).
+_VOLUME_SOURCES = (
+    ("emptyDir", "emptyDir"), ("hostPath", "hostPath"), ("gitRepo", "gitRepo"),
+    ("gcePersistentDisk", "gcePersistentDisk"), ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("secret", "secret"), ("nfs", "nfs"), ("iscsi", "iscsi"), ("glusterfs", "glusterfs"), ("flocker", "flocker"),
+    ("persistentVolumeClaim", "persistentVolumeClaim"), ("rbd", "rbd"), ("cinder", "cinder"), ("cephfs", "cephFS"),
+    ("quobyte", "quobyte"), ("downwardAPI", "downwarAPI"), ("fc", "fc"), ("flexVolume", "flexVolume"),
+    ("configMap", "configMap"), ("azureFile", "azureFile"), ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"), ("portworxVolume", "portworxVolume"), ("azureDisk", "azureDisk"),
+    ("storageos", "storageos"), ("projected", "projected"), ("scaleIO", "scaleIO"), ("csi", "csi"),
+    ("ephemeral", "ephemeral"), ("image", "image"),
+)
+_SOURCE_REQUIRED = {"hostPath": "path", "configMap": "name", "persistentVolumeClaim": "claimName", "secret": "secretName"}
+
+
+def _validate_volume_source(vol: Mapping, path: str) -> Errs:
+    errs: Errs = []
+    count = 0
+    for key, conflict_path in _VOLUME_SOURCES:
+        if vol.get(key) is None:
+            continue
+        if count:
+            errs.append(_forbidden(f"{path}.{conflict_path}", "may not specify more than 1 volume type"))
+            continue
+        count += 1
+        field = _SOURCE_REQUIRED.get(key)
+        if field and not _d(vol[key]).get(field):
+            errs.append(_required(f"{path}.{key}.{field}"))
+    if count == 0:
+        errs.append(_required(path, "must specify a volume type"))
+    return errs
+
+
+def _validate_volumes(volumes: list, path: str) -> tuple[set[str], Errs]:
+    """ValidateVolumes (structure only; per-source validation is limited to required names)."""
+    errs: Errs = []
+    valid: set[str] = set()
+    for i, vol in enumerate(volumes):
+        vol, p = _d(vol), f"{path}[{i}]"
+        name = vol.get("name") or ""
+        el = _validate_volume_source(vol, p)
+        if not name:
+            el.append(_required(f"{p}.name"))
+        else:
+            el += _msgs(f"{p}.name", name, names.dns1123_label_errors(name))
+        if name in valid:
+            el.append(FieldError(f"{p}.name", DUPLICATE, "", name))
+        if el:
+            errs += el
+        else:
+            valid.add(name)
+    return valid, errs
+
+
+# --- tolerations, affinity, spread ----------------------------------------------------------
+
+_TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def _validate_taint_effect(effect: str, allow_empty: bool, path: str) -> Errs:
+    if not allow_empty and not effect:
+        return [_required(path)]
+    return [] if effect in _TAINT_EFFECTS else [_not_supported(path, effect, _TAINT_EFFECTS)]
+
+
+def validate_tolerations(tolerations: list, path: str) -> Errs:
+    """ValidateTolerations."""
+    errs: Errs = []
+    for i, t in enumerate(tolerations):
+        t, p = _d(t), f"{path}[{i}]"
+        key, op = t.get("key") or "", t.get("operator") or ""
+        if key:
+            errs += selectors.validate_label_name(key, f"{p}.key")
+        if not key and op != "Exists":
+            errs.append(_invalid(f"{p}.operator", op, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'))
+        if t.get("tolerationSeconds") is not None and t.get("effect") != "NoExecute":
+            errs.append(_invalid(f"{p}.effect", t.get("effect") or "", "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        value = t.get("value") or ""
+        if op in ("Equal", ""):
+            msgs = names.label_value_errors(value)
+            if msgs:
+                errs.append(_invalid(f"{p}.operator", value, ";".join(msgs)))
+        elif op == "Exists":
+            if value:
+                errs.append(_invalid(f"{p}.operator", value, "value must be empty when `operator` is 'Exists'"))
+        else:
+            errs.append(_not_supported(f"{p}.operator", op, ["Equal", "Exists"]))
+        if t.get("effect"):
+            errs += _validate_taint_effect(t["effect"], True, f"{p}.effect")
+    return errs
+
+
+def _validate_pod_affinity_term(term: Mapping, path: str) -> Errs:
+    errs = selectors.validate_selector(term.get("labelSelector"), f"{path}.labelSelector")
+    errs += selectors.validate_selector(term.get("namespaceSelector"), f"{path}.namespaceSelector")
+    for ns in _l(term.get("namespaces")):
+        errs += _msgs(f"{path}.namespace", ns, names.name_is_dns_label(str(ns)))
+    if not term.get("topologyKey"):
+        errs.append(_required(f"{path}.topologyKey", "can not be empty"))
+    return errs + selectors.validate_label_name(term.get("topologyKey") or "", f"{path}.topologyKey")
+
+
+def _validate_weighted_terms(terms: list, path: str, term_key: str) -> Errs:
+    errs: Errs = []
+    for i, wt in enumerate(terms):
+        wt = _d(wt)
+        weight = _int(wt.get("weight"))
+        if weight <= 0 or weight > 100:
+            errs.append(_invalid(f"{path}[{i}].weight", weight, "must be in the range 1-100"))
+        if term_key == "preference":
+            errs += selectors.validate_node_selector_term(_d(wt.get("preference")), f"{path}[{i}].preference", allow_invalid_label_value=True)
+        else:
+            errs += _validate_pod_affinity_term(_d(wt.get(term_key)), f"{path}[{i}].{term_key}")
+    return errs
+
+
+def _validate_affinity(affinity: Mapping, path: str) -> Errs:
+    errs: Errs = []
+    node = affinity.get("nodeAffinity")
+    if node is not None:
+        np = f"{path}.nodeAffinity"
+        required = _d(node).get("requiredDuringSchedulingIgnoredDuringExecution")
+        if required is not None:
+            errs += selectors.validate_node_selector(_d(required), f"{np}.requiredDuringSchedulingIgnoredDuringExecution")
+        preferred = _l(_d(node).get("preferredDuringSchedulingIgnoredDuringExecution"))
+        errs += _validate_weighted_terms(preferred, f"{np}.preferredDuringSchedulingIgnoredDuringExecution", "preference")
+    for kind in ("podAffinity", "podAntiAffinity"):
+        pa = affinity.get(kind)
+        if pa is None:
+            continue
+        kp = f"{path}.{kind}"
+        for i, term in enumerate(_l(_d(pa).get("requiredDuringSchedulingIgnoredDuringExecution"))):
+            errs += _validate_pod_affinity_term(_d(term), f"{kp}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+        preferred = _l(_d(pa).get("preferredDuringSchedulingIgnoredDuringExecution"))
+        errs += _validate_weighted_terms(preferred, f"{kp}.preferredDuringSchedulingIgnoredDuringExecution", "podAffinityTerm")
+    return errs
+
+
+def _validate_topology_spread(constraints: list, path: str) -> Errs:
+    """validateTopologySpreadConstraints."""
+    errs: Errs = []
+    for i, c in enumerate(constraints):
+        c, p = _d(c), f"{path}[{i}]"
+        if _int(c.get("maxSkew")) <= 0:
+            errs.append(_invalid(f"{p}.maxSkew", _int(c.get("maxSkew")), IS_NOT_POSITIVE_ERROR_MSG))
+        if not c.get("topologyKey"):
+            errs.append(_required(f"{p}.topologyKey", "can not be empty"))
+        action = c.get("whenUnsatisfiable") or ""
+        if action not in ("DoNotSchedule", "ScheduleAnyway"):
+            errs.append(_not_supported(f"{p}.whenUnsatisfiable", action, ["DoNotSchedule", "ScheduleAnyway"]))
+        for other in constraints[i + 1:]:
+            other = _d(other)
+            if other.get("topologyKey") == c.get("topologyKey") and other.get("whenUnsatisfiable") == c.get("whenUnsatisfiable"):
+                value = f"{{{c.get('topologyKey', '')}, {action}}}"
+                errs.append(FieldError(f"{p}.{{topologyKey, whenUnsatisfiable}}", DUPLICATE, "", value))
+                break
+        min_domains = c.get("minDomains")
+        if min_domains is not None:
+            if _int(min_domains) <= 0:
+                errs.append(_invalid(f"{p}.minDomains", min_domains, IS_NOT_POSITIVE_ERROR_MSG))
+            if action != "DoNotSchedule":
+                errs.append(_invalid(f"{p}.minDomains", min_domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"))
+        for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            if c.get(key) is not None and c[key] not in ("Honor", "Ignore"):
+                errs.append(_not_supported(f"{p}.{key}", c[key], ["Honor", "Ignore"]))
+        errs += selectors.validate_selector(c.get("labelSelector"), f"{p}.labelSelector")
+    return errs
+
+
+# --- pod spec ------------------------------------------------------------------------------
+
+_RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+_DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
+_PREEMPTION_POLICIES = ["PreemptLowerPriority", "Never"]
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+
+
+def _validate_enum(value: str, path: str, allowed: list[str]) -> Errs:
+    if not value:
+        return [_required(path)]
+    return [] if value in allowed else [_not_supported(path, value, allowed)]
+
+
+def _validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: str) -> Errs:
+    """ValidatePodSpecificAnnotations (mirror pods, pod-deletion-cost)."""
+    annotations = annotations or {}
+    errs: Errs = []
+    if MIRROR_POD_ANNOTATION in annotations and not spec.get("nodeName"):
+        errs.append(_invalid(f"{path}[{MIRROR_POD_ANNOTATION}]", annotations[MIRROR_POD_ANNOTATION], "must set spec.nodeName if mirror pod annotation is set"))
+    if POD_DELETION_COST_ANNOTATION in annotations:
+        raw = str(annotations[POD_DELETION_COST_ANNOTATION])
+        body = raw[1:] if raw[:1] in "+-" else raw
+        if not (body.isascii() and body.isdigit() and -(2**31) <= int(raw) < 2**31):
+            errs.append(_invalid(f"{path}[{POD_DELETION_COST_ANNOTATION}]", raw, "must be a 32bit integer"))
+    return errs
+
+
+def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool = True) -> Errs:
+    """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates)."""
+    spec = _d(spec)
+    errs: Errs = []
+    grace = spec.get("terminationGracePeriodSeconds")
+    if grace is None:
+        errs.append(_required(f"{path}.terminationGracePeriodSeconds"))
+    grace = grace if _is_int(grace) else None
+    volumes, verrs = _validate_volumes(_l(spec.get("volumes")), f"{path}.volumes")
+    errs += verrs
+    containers = _l(spec.get("containers"))
+    errs += _validate_containers(containers, volumes, grace, f"{path}.containers")
+    errs += _validate_init_containers(_l(spec.get("initContainers")), containers, volumes, grace, f"{path}.initContainers")
+    errs += _validate_host_network(spec, path, is_pod)
+    errs += _validate_enum(spec.get("restartPolicy") or "", f"{path}.restartPolicy", _RESTART_POLICIES)
+    errs += _validate_enum(spec.get("dnsPolicy") or "", f"{path}.dnsPolicy", _DNS_POLICIES)
+    errs += selectors.validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
+    errs += _validate_affinity(_d(spec.get("affinity")), f"{path}.affinity")
+    errs += _validate_dns_config(spec, f"{path}.dnsConfig")
+    for i, gate in enumerate(_l(spec.get("readinessGates"))):
+        ct = _d(gate).get("conditionType") or ""
+        errs += _msgs(f"{path}.readinessGates[{i}].conditionType", ct, names.qualified_name_errors(ct))
+    errs += _validate_scheduling_gates(_l(spec.get("schedulingGates")), f"{path}.schedulingGates")
+    errs += _validate_topology_spread(_l(spec.get("topologySpreadConstraints")), f"{path}.topologySpreadConstraints")
+    errs += _validate_pod_spec_names(spec, path)
+    ads = spec.get("activeDeadlineSeconds")
+    if ads is not None and not 1 <= _int(ads) <= MAX_INT32:
+        errs.append(_invalid(f"{path}.activeDeadlineSeconds", ads, names.inclusive_range_error(1, MAX_INT32)))
+    if spec.get("tolerations"):
+        errs += validate_tolerations(_l(spec["tolerations"]), f"{path}.tolerations")
+    if spec.get("preemptionPolicy") is not None:
+        errs += _validate_enum(spec["preemptionPolicy"], f"{path}.preemptionPolicy", _PREEMPTION_POLICIES)
+    if spec.get("overhead") is not None:
+        errs += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
+    os_ = spec.get("os")
+    if os_ is not None:
+        os_name = _d(os_).get("name") or ""
+        if not os_name:
+            errs.append(_required(f"{path}.os.name", "cannot be empty"))
+        elif os_name not in ("linux", "windows"):
+            errs.append(_not_supported(f"{path}.os", os_name, ["linux", "windows"]))
+    return errs
+
+
+def _validate_host_network(spec: Mapping, path: str, is_pod: bool) -> Errs:
+    """validatePodHostNetworkDeps: hostPort must equal containerPort (0 allowed in templates)."""
+    if not spec.get("hostNetwork"):
+        return []
+    errs: Errs = []
+    for i, c in enumerate(_l(spec.get("containers"))):
+        for j, port in enumerate(_l(_d(c).get("ports"))):
+            hp, cp = _int(_d(port).get("hostPort")), _int(_d(port).get("containerPort"))
+            if (is_pod or hp != 0) and hp != cp:
+                errs.append(_invalid(f"{path}.containers[{i}].ports[{j}].hostPort", hp, "must match `containerPort` when `hostNetwork` is true"))
+    return errs
+
+
+def _validate_dns_config(spec: Mapping, path: str) -> Errs:
+    cfg = spec.get("dnsConfig")
+    if spec.get("dnsPolicy") == "None":
+        if cfg is None:
+            return [_required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
+        if not _d(cfg).get("nameservers"):
+            return [_required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+    cfg = _d(cfg)
+    errs: Errs = []
+    if len(_l(cfg.get("nameservers"))) > 3:
+        errs.append(_invalid(f"{path}.nameservers", cfg["nameservers"], "must not have more than 3 nameservers"))
+    if len(_l(cfg.get("searches"))) > 32:
+        errs.append(_invalid(f"{path}.searches", cfg["searches"], "must not have more than 32 search paths"))
+    for i, opt in enumerate(_l(cfg.get("options"))):
+        if not _d(opt).get("name"):
+            errs.append(_required(f"{path}.options[{i}]", "must not be empty"))
+    return errs
+
+
+def _validate_scheduling_gates(gates: list, path: str) -> Errs:
+    errs: Errs = []
+    seen: set[str] = set()
+    for i, gate in enumerate(gates):
+        name = _d(gate).get("name") or ""
+        errs += _msgs(f"{path}[{i}]", name, names.qualified_name_errors(name))
+        if name in seen:
+            errs.append(FieldError(f"{path}[{i}]", DUPLICATE, "", name))
+        seen.add(name)
+    return errs
+
+
+def _validate_pod_spec_names(spec: Mapping, path: str) -> Errs:
+    errs: Errs = []
+    for key, fn in (("serviceAccountName", names.name_is_dns_subdomain), ("nodeName", names.name_is_dns_subdomain)):
+        if spec.get(key):
+            errs += _msgs(f"{path}.{key}", spec[key], fn(spec[key], False))
+    for key in ("hostname", "subdomain"):
+        if spec.get(key):
+            errs += _msgs(f"{path}.{key}", spec[key], names.dns1123_label_errors(spec[key]))
+    for key in ("priorityClassName", "runtimeClassName"):
+        if spec.get(key):
+            errs += _msgs(f"{path}.{key}", spec[key], names.name_is_dns_subdomain(spec[key]))
+    return errs
+
+
+def _validate_pod_template(template: Mapping | None, path: str) -> Errs:
+    """ValidatePodTemplateSpec (labels/annotations paths are template.labels, as upstream)."""
+    template = _d(template)
+    meta = _d(template.get("metadata"))
+    spec = _d(template.get("spec"))
+    errs = selectors.validate_labels(meta.get("labels"), f"{path}.labels")
+    errs += validate_annotations(meta.get("annotations"), f"{path}.annotations")
+    errs += _validate_pod_annotations(meta.get("annotations"), spec, f"{path}.annotations")
+    errs += validate_pod_spec(spec, f"{path}.spec", is_pod=False)
+    if spec.get("ephemeralContainers"):
+        errs.append(_forbidden(f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template"))
+    return errs
+
+
+# --- Pod ------------------------------------------------------------------------------------
+
+
+def _pod_metadata_and_spec(pod: Mapping) -> Errs:
+    """validatePodMetadataAndSpec."""
+    meta, spec = _d(pod.get("metadata")), _d(pod.get("spec"))
+    errs = validate_object_meta(meta, namespaced=True, name_fn=names.name_is_dns_subdomain)
+    errs += _validate_pod_annotations(meta.get("annotations"), spec, "metadata.annotations")
+    errs += validate_pod_spec(spec, "spec", is_pod=True)
+    if not spec.get("serviceAccountName"):
+        for vi, vol in enumerate(_l(spec.get("volumes"))):
+            for si, src in enumerate(_l(_d(_d(vol).get("projected")).get("sources"))):
+                if _d(src).get("serviceAccountToken") is not None:
+                    p = f"spec.volumes[{vi}].projected.sources[{si}].serviceAccountToken"
+                    errs.append(_forbidden(p, "must not be specified when serviceAccountName is not set"))
+    for key in ("containers", "initContainers"):
+        for i, c in enumerate(_l(spec.get(key))):
+            image = _d(c).get("image") or ""
+            if image != image.strip():
+                errs.append(_invalid(f"spec.{key}[{i}].image", image, "must not have leading or trailing whitespace"))
+    return errs
+
+
+def validate_pod(pod: Mapping) -> Errs:
+    """ValidatePodCreate."""
+    errs = _pod_metadata_and_spec(pod)
+    spec = _d(pod.get("spec"))
+    if spec.get("ephemeralContainers"):
+        errs.append(_forbidden("spec.ephemeralContainers", "cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        errs.append(_forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
+    return errs
+
+
+UPDATABLE_POD_SPEC_FIELDS = [
+    "`spec.containers[*].image`",
+    "`spec.initContainers[*].image`",
+    "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+]
+POD_UPDATE_FORBIDDEN_MSG = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
+
+
+def validate_pod_update(new: Mapping, old: Mapping) -> Errs:
+    """ValidatePodUpdate: only images, activeDeadlineSeconds (down), toleration additions,
+    scheduling-gate removals, and (for gated pods) nodeSelector/nodeAffinity additions may change."""
+    new_spec, old_spec = _d(new.get("spec")), _d(old.get("spec"))
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs += _pod_metadata_and_spec(new)
+    errs += _validate_pod_annotation_updates(_d(_d(new.get("metadata")).get("annotations")), _d(_d(old.get("metadata")).get("annotations")))
+    for key in ("containers", "initContainers"):
+        cerrs, stop = _validate_container_updates(_l(new_spec.get(key)), _l(old_spec.get(key)), f"spec.{key}")
+        errs += cerrs
+        if stop:
+            return errs
+    ads_errs, stop = _validate_active_deadline_update(new_spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds"))
+    errs += ads_errs
+    if stop:
+        return errs
+    errs += _validate_only_added_tolerations(_l(new_spec.get("tolerations")), _l(old_spec.get("tolerations")), "spec.tolerations")
+    errs += _validate_only_deleted_gates(_l(new_spec.get("schedulingGates")), _l(old_spec.get("schedulingGates")), "spec.schedulingGates")
+    if semantic_equal(new_spec, old_spec):
+        return errs
+    munged, gate_errs = _munge_pod_spec(new_spec, old_spec)
+    errs += gate_errs
+    if not semantic_equal(munged, old_spec):
+        diff = "\n".join(_diff(_normalize(old_spec), _normalize(munged), "spec"))
+        errs.append(_forbidden("spec", f"{POD_UPDATE_FORBIDDEN_MSG}\n{diff}"))
+    return errs
+
+
+def _validate_pod_annotation_updates(new: Mapping, old: Mapping) -> Errs:
+    path = "metadata.annotations"
+    errs: Errs = []
+    if old.get(MIRROR_POD_ANNOTATION) != new.get(MIRROR_POD_ANNOTATION):
+        if MIRROR_POD_ANNOTATION in old:
+            errs.append(_forbidden(f"{path}[{MIRROR_POD_ANNOTATION}]", "may not remove or update mirror pod annotation"))
+        else:
+            errs.append(_forbidden(f"{path}[{MIRROR_POD_ANNOTATION}]", "may not add mirror pod annotation"))
+    return errs
+
+
+def _validate_container_updates(new: list, old: list, path: str) -> tuple[Errs, bool]:
+    """ValidateContainerUpdates."""
+    if len(new) != len(old):
+        return [_forbidden(path, "pod updates may not add or remove containers")], True
+    errs: Errs = []
+    for i, c in enumerate(new):
+        image = _d(c).get("image") or ""
+        if not image:
+            errs.append(_required(f"{path}[{i}].image"))
+        if image != image.strip():
+            errs.append(_invalid(f"{path}[{i}].image", image, "must not have leading or trailing whitespace"))
+    return errs, False
+
+
+def _validate_active_deadline_update(new: object, old: object) -> tuple[Errs, bool]:
+    path = "spec.activeDeadlineSeconds"
+    if new is not None:
+        if not 0 <= _int(new) <= MAX_INT32:
+            return [_invalid(path, new, names.inclusive_range_error(0, MAX_INT32))], True
+        if old is not None and _int(old) < _int(new):
+            return [_invalid(path, new, "must be less than or equal to previous value")], True
+    elif old is not None:
+        return [_invalid(path, None, "must not update from a positive integer to nil value")], False
+    return [], False
+
+
+def _validate_only_added_tolerations(new: list, old: list, path: str) -> Errs:
+    """validateOnlyAddedTolerations: existing ones may only change tolerationSeconds."""
+    for o in old:
+        o = {k: v for k, v in _d(o).items() if k != "tolerationSeconds"}
+        if not any(semantic_equal(o, {k: v for k, v in _d(n).items() if k != "tolerationSeconds"}) for n in new):
+            return [_forbidden(path, "existing toleration can not be modified except its tolerationSeconds")]
+    return validate_tolerations(new, path)
+
+
+def _validate_only_deleted_gates(new: list, old: list, path: str) -> Errs:
+    old_names = {_d(g).get("name") for g in old}
+    errs: Errs = []
+    for i, g in enumerate(new):
+        name = _d(g).get("name")
+        if name not in old_names:
+            errs.append(_forbidden(f"{path}[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'"))
+    return errs
+
+
+def _munge_pod_spec(new: Mapping, old: Mapping) -> tuple[dict, Errs]:
+    """Copy the updatable fields from old into new so that the rest can be compared."""
+    import copy
+
+    munged = copy.deepcopy(dict(new))
+    for key in ("containers", "initContainers"):
+        for c, oc in zip(_l(munged.get(key)), _l(old.get(key))):
+            if isinstance(c, dict):
+                c["image"] = _d(oc).get("image")
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        if key in old:
+            munged[key] = copy.deepcopy(old[key])
+        else:
+            munged.pop(key, None)
+    old_grace = old.get("terminationGracePeriodSeconds")
+    if _is_int(old_grace) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+    errs: Errs = []
+    if old.get("schedulingGates"):  # gated pods may add to nodeSelector / node affinity
+        errs += _munge_gated(munged, old)
+    return munged, errs
+
+
+def _munge_gated(munged: dict, old: Mapping) -> Errs:
+    errs: Errs = []
+    new_sel, old_sel = _d(munged.get("nodeSelector")), _d(old.get("nodeSelector"))
+    if not semantic_equal(new_sel, old_sel):
+        if any(new_sel.get(k) != v for k, v in old_sel.items()):
+            errs.append(_invalid("spec.nodeSelector", new_sel, "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
+        munged["nodeSelector"] = old.get("nodeSelector")
+    new_na = _d(munged.get("affinity")).get("nodeAffinity")
+    old_na = _d(old.get("affinity")).get("nodeAffinity")
+    if not semantic_equal(new_na, old_na):
+        errs += _validate_node_affinity_mutation(_d(new_na), _d(old_na))
+        if not isinstance(munged.get("affinity"), dict):
+            munged["affinity"] = {}
+        munged["affinity"]["nodeAffinity"] = old_na  # an emptied affinity compares equal to none
+    return errs
+
+
+def _validate_node_affinity_mutation(new: Mapping, old: Mapping) -> Errs:
+    path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    old_terms = _l(_d(old.get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms"))
+    new_terms = _l(_d(new.get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms"))
+    if old_terms and len(old_terms) != len(new_terms):
+        return [_invalid(path, new_terms, "no additions/deletions to non-empty NodeSelectorTerms list are allowed")]
+    errs: Errs = []
+    for i, (nt, ot) in enumerate(zip(new_terms, old_terms)):
+        if not _term_only_additions(_d(nt), _d(ot)):
+            errs.append(_invalid(f"{path}[{i}]", nt, "only additions are allowed (no mutations or deletions)"))
+    return errs
+
+
+def _term_only_additions(new: Mapping, old: Mapping) -> bool:
+    if not old.get("matchExpressions") and not old.get("matchFields"):
+        if new.get("matchExpressions") or new.get("matchFields"):
+            return False
+    for key in ("matchExpressions", "matchFields"):
+        o, n = _l(old.get(key)), _l(new.get(key))
+        if o and (len(n) < len(o) or not semantic_equal(n[: len(o)], o)):
+            return False
+    return True
+
+
+# --- semantic equality (apiequality.Semantic.DeepEqual on dicts) ------------------------------
+
+_QUANTITY_MAPS = frozenset({"limits", "requests", "overhead", "capacity", "allocatable"})
+
+
+def _normalize(x: object, quantities: bool = False) -> object:
+    """Drop empty/None values (nil == empty upstream) and compare quantities by value."""
+    if isinstance(x, dict):
+        out = {}
+        for k in sorted(x):
+            v = _normalize(x[k], k in _QUANTITY_MAPS)
+            if v not in (None, {}, []):
+                out[k] = v
+        if quantities:
+            return {k: (quantity.parse_quantity(v) if quantity.is_quantity(v) else v) for k, v in out.items()}
+        return out
+    if isinstance(x, list):
+        return [_normalize(v) for v in x]
+    return x
+
+
+def semantic_equal(a: object, b: object) -> bool:
+    return _normalize(a) == _normalize(b)
+
+
+def _diff(old: object, new: object, path: str) -> list[str]:
+    """A short field-by-field description of what changed (upstream prints a cmp.Diff)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for k in sorted(set(old) | set(new)):
+            out += _diff(old.get(k), new.get(k), f"{path}.{k}")
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out = []
+        for i, (o, n) in enumerate(zip(old, new)):
+            out += _diff(o, n, f"{path}[{i}]")
+        return out
+    return [] if old == new else [f"  {path}: {old!r} -> {new!r}"]
+
+
+# --- workloads (apps/v1, batch/v1) --------------------------------------------------------------
+
+
+def _selector_for(sel: object) -> selectors.Selector | None:
+    """LabelSelectorAsSelector; None when it errors."""
+    try:
+        return selectors.label_selector_as_selector(sel if isinstance(sel, dict) else None)
+    except ValueError:
+        return None
+
+
+def _template_labels(spec: Mapping) -> dict:
+    return _d(_d(_d(spec.get("template")).get("metadata")).get("labels"))
+
+
+def _validate_workload_selector(spec: Mapping, kind: str) -> tuple[Errs, selectors.Selector | None]:
+    """Selector required, valid and non-empty; returns the parsed selector."""
+    errs: Errs = []
+    sel = spec.get("selector")
+    if sel is None:
+        errs.append(_required("spec.selector"))
+    else:
+        errs += selectors.validate_selector(_d(sel), "spec.selector")
+        if not _d(sel).get("matchLabels") and not _d(sel).get("matchExpressions"):
+            errs.append(_invalid("spec.selector", sel, f"empty selector is invalid for {kind}"))
+    return errs, _selector_for(sel)
+
+
+def _validate_template_for_rs(spec: Mapping, selector: selectors.Selector, kind: str) -> Errs:
+    """ValidatePodTemplateSpecForReplicaSet."""
+    errs: Errs = []
+    labels = _template_labels(spec)
+    if not selector.empty() and not selector.matches(labels):
+        errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    errs += _validate_pod_template(spec.get("template"), "spec.template")
+    errs += _always_restart_template(spec, kind)
+    return errs
+
+
+def _always_restart_template(spec: Mapping, kind: str) -> Errs:
+    tspec = _d(_d(spec.get("template")).get("spec"))
+    errs: Errs = []
+    policy = tspec.get("restartPolicy") or ""
+    if policy != "Always":
+        errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        errs.append(_forbidden("spec.template.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported"))
+    return errs
+
+
+def _int_or_percent(value: object, path: str) -> Errs:
+    """ValidatePositiveIntOrPercent."""
+    if isinstance(value, str):
+        return _msgs(path, value, names.percent_errors(value))
+    if _is_int(value) or value is None:
+        return _nonnegative(_int(value), path)
+    return [_invalid(path, value, "must be an integer or percentage (e.g '5%%')")]
+
+
+def _int_or_percent_value(value: object) -> int:
+    if isinstance(value, str):
+        return int(value[:-1]) if not names.percent_errors(value) else 0
+    return _int(value)
+
+
+def _not_more_than_100_percent(value: object, path: str) -> Errs:
+    if isinstance(value, str) and not names.percent_errors(value) and int(value[:-1]) > 100:
+        return [_invalid(path, value, "must not be greater than 100%")]
+    return []
+
+
+def _validate_deployment_strategy(strategy: Mapping, path: str) -> Errs:
+    kind = strategy.get("type") or ""
+    ru = strategy.get("rollingUpdate")
+    if kind == "Recreate":
+        return [_forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")] if ru is not None else []
+    if kind == "RollingUpdate":
+        if ru is None:
+            return [_required(f"{path}.rollingUpdate", "this should be defaulted and never be nil")]
+        ru, rp = _d(ru), f"{path}.rollingUpdate"
+        errs = _int_or_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
+        errs += _int_or_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
+        if _int_or_percent_value(ru.get("maxUnavailable")) == 0 and _int_or_percent_value(ru.get("maxSurge")) == 0:
+            errs.append(_invalid(f"{rp}.maxUnavailable", ru.get("maxUnavailable"), "may not be 0 when `maxSurge` is 0"))
+        return errs + _not_more_than_100_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
+    return [_not_supported(path, strategy, ["Recreate", "RollingUpdate"])]
+
+
+def validate_deployment(obj: Mapping) -> Errs:
+    """ValidateDeployment (apps/v1)."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    errs += _nonnegative(spec.get("replicas"), "spec.replicas")
+    sel_errs, selector = _validate_workload_selector(spec, "deployment")
+    errs += sel_errs
+    if selector is None:
+        errs.append(_invalid("spec.selector", spec.get("selector"), "invalid label selector"))
+    else:
+        errs += _validate_template_for_rs(spec, selector, "ReplicaSet")
+    errs += _validate_deployment_strategy(_d(spec.get("strategy")), "spec.strategy")
+    errs += _nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+    if spec.get("revisionHistoryLimit") is not None:
+        errs += _nonnegative(spec["revisionHistoryLimit"], "spec.revisionHistoryLimit")
+    pds = spec.get("progressDeadlineSeconds")
+    if pds is not None:
+        errs += _nonnegative(pds, "spec.progressDeadlineSeconds")
+        if _int(pds) <= _int(spec.get("minReadySeconds")):
+            errs.append(_invalid("spec.progressDeadlineSeconds", pds, "must be greater than minReadySeconds"))
+    return errs
+
+
+def validate_replicaset(obj: Mapping) -> Errs:
+    """ValidateReplicaSet (its empty-selector message says "deployment", as upstream's does)."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    errs += _nonnegative(spec.get("replicas"), "spec.replicas")
+    errs += _nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+    sel_errs, selector = _validate_workload_selector(spec, "deployment")
+    errs += sel_errs
+    if selector is None:
+        errs.append(_invalid("spec.selector", spec.get("selector"), "invalid label selector"))
+    else:
+        errs += _validate_template_for_rs(spec, selector, "ReplicaSet")
+    return errs
+
+
+def validate_statefulset(obj: Mapping) -> Errs:
+    """ValidateStatefulSet. Upstream does not validate the template's pod spec (only labels,
+    annotations, restartPolicy and activeDeadlineSeconds) - see ValidatePodTemplateSpecForStatefulSet."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_label)
+    policy = spec.get("podManagementPolicy") or ""
+    if not policy:
+        errs.append(_required("spec.podManagementPolicy"))
+    elif policy not in ("OrderedReady", "Parallel"):
+        errs.append(_invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+    errs += _validate_sts_update_strategy(_d(spec.get("updateStrategy")))
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    if retention is not None:
+        for key in ("whenDeleted", "whenScaled"):
+            value = _d(retention).get(key) or ""
+            if value not in ("Retain", "Delete"):
+                errs.append(_not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", value, ["Retain", "Delete"]))
+    errs += _nonnegative(spec.get("replicas"), "spec.replicas")
+    errs += _nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+    if spec.get("ordinals") is not None:
+        errs += _nonnegative(_d(spec["ordinals"]).get("start"), "spec.ordinals.start")
+    sel_errs, selector = _validate_workload_selector(spec, "statefulset")
+    errs += sel_errs
+    if selector is None:
+        errs.append(_invalid("spec.selector", spec.get("selector"), ""))
+    else:
+        template = _d(spec.get("template"))
+        labels = _template_labels(spec)
+        if not selector.empty() and not selector.matches(labels):
+            errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+        meta = _d(template.get("metadata"))
+        errs += selectors.validate_labels(meta.get("labels"), "spec.template.labels")
+        errs += validate_annotations(meta.get("annotations"), "spec.template.annotations")
+        errs += _validate_pod_annotations(meta.get("annotations"), _d(template.get("spec")), "spec.template.annotations")
+    return errs + _always_restart_template(spec, "StatefulSet")
+
+
+def _validate_sts_update_strategy(strategy: Mapping) -> Errs:
+    path = "spec.updateStrategy"
+    kind = strategy.get("type") or ""
+    ru = strategy.get("rollingUpdate")
+    if not kind:
+        return [_required(path)]
+    if kind == "OnDelete":
+        return [_invalid(f"{path}.rollingUpdate", ru, "only allowed for updateStrategy 'RollingUpdate'")] if ru is not None else []
+    if kind == "RollingUpdate":
+        if ru is None:
+            return []
+        errs = _nonnegative(_d(ru).get("partition"), f"{path}.rollingUpdate.partition")
+        mu = _d(ru).get("maxUnavailable")
+        if mu is not None:
+            errs += _int_or_percent(mu, f"{path}.rollingUpdate.maxUnavailable")
+            if _int_or_percent_value(mu) == 0:
+                errs.append(_invalid(f"{path}.rollingUpdate.maxUnavailable", mu, "cannot be 0"))
+            errs += _not_more_than_100_percent(mu, f"{path}.rollingUpdate.maxUnavailable")
+        return errs
+    return [_invalid(path, strategy, "must be 'RollingUpdate' or 'OnDelete'")]
+
+
+def validate_daemonset(obj: Mapping) -> Errs:
+    """ValidateDaemonSet. A missing selector shows up as a template-label mismatch, as upstream."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    sel = spec.get("selector")
+    errs += selectors.validate_selector(_d(sel) if sel is not None else None, "spec.selector")
+    selector = _selector_for(sel)
+    labels = _template_labels(spec)
+    if selector is not None and not selector.matches(labels):
+        errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    if sel is not None and not _d(sel).get("matchLabels") and not _d(sel).get("matchExpressions"):
+        errs.append(_invalid("spec.selector", sel, "empty selector is invalid for daemonset"))
+    errs += _validate_pod_template(spec.get("template"), "spec.template")
+    errs += _always_restart_template(spec, "DaemonSet")
+    errs += _nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+    errs += _validate_ds_update_strategy(_d(spec.get("updateStrategy")), "spec.updateStrategy")
+    if spec.get("revisionHistoryLimit") is not None:
+        errs += _nonnegative(spec["revisionHistoryLimit"], "spec.revisionHistoryLimit")
+    return errs
+
+
+def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
+    kind = strategy.get("type") or ""
+    if kind == "OnDelete":
+        return []
+    if kind != "RollingUpdate":
+        return [_not_supported(path, strategy, ["RollingUpdate", "OnDelete"])]
+    ru = strategy.get("rollingUpdate")
+    if ru is None:
+        return [_required(f"{path}.rollingUpdate")]
+    ru, rp = _d(ru), f"{path}.rollingUpdate"
+    errs = _int_or_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
+    errs += _int_or_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
+    errs += _not_more_than_100_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
+    errs += _not_more_than_100_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
+    has_unavailable = _int_or_percent_value(ru.get("maxUnavailable")) != 0
+    has_surge = _int_or_percent_value(ru.get("maxSurge")) != 0
+    if has_unavailable and has_surge:
+        errs.append(_invalid(f"{rp}.maxSurge", ru.get("maxSurge"), "may not be set when maxUnavailable is non-zero"))
+    elif not has_unavailable and not has_surge:
+        errs.append(_required(f"{rp}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+    return errs
+
+
+def validate_job(obj: Mapping) -> Errs:
+    """ValidateJob (batch/v1). The registry's generated selector (controller-uid labels) is not checked here."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+        if spec.get(key) is not None:
+            errs += _nonnegative(spec[key], f"spec.{key}")
+    mode = spec.get("completionMode")
+    if mode is not None and mode not in ("NonIndexed", "Indexed"):
+        errs.append(_not_supported("spec.completionMode", mode, ["NonIndexed", "Indexed"]))
+    if mode == "Indexed" and spec.get("completions") is None:
+        errs.append(_required("spec.completions", "when completion mode is Indexed"))
+    errs += _validate_pod_template(spec.get("template"), "spec.template")
+    policy = _d(_d(spec.get("template")).get("spec")).get("restartPolicy") or ""
+    if policy not in ("OnFailure", "Never"):
+        errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
+    sel = spec.get("selector")
+    if sel is None:
+        errs.append(_required("spec.selector"))
+    else:
+        errs += selectors.validate_selector(_d(sel), "spec.selector")
+    selector = _selector_for(sel)
+    labels = _template_labels(spec)
+    if selector is not None and not selector.matches(labels):
+        errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    return errs
+
+
+# --- Service, Node, Namespace, PriorityClass, Lease, Event ------------------------------------
+
+_SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]  # sets.List order
+
+
+def validate_service(obj: Mapping) -> Errs:
+    """ValidateService (clusterIP allocation/dual-stack fields are the registry's business)."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns1035_label)
+    stype = spec.get("type") or ""
+    ports = _l(spec.get("ports"))
+    cluster_ips = _l(spec.get("clusterIPs")) or ([spec["clusterIP"]] if spec.get("clusterIP") else [])
+    headless = cluster_ips == ["None"]
+    if not ports and not headless and stype != "ExternalName":
+        errs.append(_required("spec.ports"))
+    if stype in ("LoadBalancer", "NodePort") and headless:
+        errs.append(_invalid("spec.clusterIPs[0]", "None", f"may not be set to 'None' for {stype} services"))
+    if stype == "ExternalName":
+        errs += _validate_external_name(spec)
+    seen_names: set[str] = set()
+    for i, port in enumerate(ports):
+        errs += _validate_service_port(_d(port), len(ports) > 1, seen_names, f"spec.ports[{i}]")
+    if spec.get("selector") is not None:
+        errs += selectors.validate_labels(spec["selector"], "spec.selector")
+    affinity = spec.get("sessionAffinity") or ""
+    if not affinity:
+        errs.append(_required("spec.sessionAffinity"))
+    elif affinity not in ("ClientIP", "None"):
+        errs.append(_not_supported("spec.sessionAffinity", affinity, ["ClientIP", "None"]))
+    elif affinity == "None" and spec.get("sessionAffinityConfig") is not None:
+        errs.append(_forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
+    if spec.get("clusterIPs") and spec.get("clusterIP") and spec["clusterIPs"][0] != spec["clusterIP"]:
+        errs.append(_invalid("spec.clusterIPs", spec["clusterIPs"], "first value must match `clusterIP`"))
+    if not stype:
+        errs.append(_required("spec.type"))
+    elif stype not in _SERVICE_TYPES:
+        errs.append(_not_supported("spec.type", stype, _SERVICE_TYPES))
+    errs += _validate_service_port_uniqueness(ports, stype)
+    errs += _validate_service_lb_fields(spec, stype)
+    errs += _validate_traffic_policies(spec, stype)
+    return errs
+
+
+def _validate_external_name(spec: Mapping) -> Errs:
+    errs: Errs = []
+    if spec.get("clusterIPs"):
+        errs.append(_forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+    if spec.get("ipFamilies"):
+        errs.append(_forbidden("spec.ipFamilies", "may not be set for ExternalName services"))
+    if spec.get("ipFamilyPolicy") is not None:
+        errs.append(_forbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
+    cname = (spec.get("externalName") or "").removesuffix(".")
+    if cname:
+        errs += _msgs("spec.externalName", cname, names.dns1123_subdomain_errors(cname))
+    else:
+        errs.append(_required("spec.externalName"))
+    return errs
+
+
+def _validate_service_port(sp: Mapping, require_name: bool, seen: set[str], path: str) -> Errs:
+    errs: Errs = []
+    name = sp.get("name") or ""
+    if require_name and not name:
+        errs.append(_required(f"{path}.name"))
+    elif name:
+        errs += _msgs(f"{path}.name", name, names.dns1123_label_errors(name))
+        if name in seen:
+            errs.append(FieldError(f"{path}.name", DUPLICATE, "", name))
+        seen.add(name)
+    errs += _msgs(f"{path}.port", _int(sp.get("port")), names.port_num_errors(_int(sp.get("port"))))
+    proto = sp.get("protocol") or ""
+    if not proto:
+        errs.append(_required(f"{path}.protocol"))
+    elif proto not in _PORT_PROTOCOLS:
+        errs.append(_not_supported(f"{path}.protocol", proto, _PORT_PROTOCOLS))
+    errs += _port_num_or_name(sp.get("targetPort"), f"{path}.targetPort")
+    if sp.get("appProtocol") is not None:
+        errs += _msgs(f"{path}.appProtocol", sp["appProtocol"], names.qualified_name_errors(str(sp["appProtocol"])))
+    return errs
+
+
+def _validate_service_port_uniqueness(ports: list, stype: str) -> Errs:
+    errs: Errs = []
+    node_ports: set[tuple] = set()
+    pairs: set[tuple] = set()
+    for i, port in enumerate(ports):
+        port, p = _d(port), f"spec.ports[{i}]"
+        if stype == "ClusterIP" and _int(port.get("nodePort")):
+            errs.append(_forbidden(f"{p}.nodePort", "may not be used when `type` is 'ClusterIP'"))
+        if _int(port.get("nodePort")):
+            key = (port.get("protocol"), port["nodePort"])
+            if key in node_ports:
+                errs.append(FieldError(f"{p}.nodePort", DUPLICATE, "", port["nodePort"]))
+            node_ports.add(key)
+        key = (port.get("protocol") or "", _int(port.get("port")))
+        if key in pairs:
+            errs.append(FieldError(p, DUPLICATE, "", {"protocol": key[0], "port": key[1]}))
+        pairs.add(key)
+    return errs
+
+
+def _validate_service_lb_fields(spec: Mapping, stype: str) -> Errs:
+    errs: Errs = []
+    if spec.get("loadBalancerSourceRanges") and stype != "LoadBalancer":
+        errs.append(_forbidden("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'"))
+    if spec.get("allocateLoadBalancerNodePorts") is not None and stype != "LoadBalancer":
+        errs.append(_forbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"))
+    if stype == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
+        errs.append(_required("allocateLoadBalancerNodePorts"))  # sic: upstream omits "spec."
+    if spec.get("loadBalancerClass") is not None:
+        if stype == "LoadBalancer":
+            errs += _msgs("spec.loadBalancerClass", spec["loadBalancerClass"], names.qualified_name_errors(str(spec["loadBalancerClass"])))
+        else:
+            errs.append(_forbidden("spec.loadBalancerClass", "may only be used when `type` is 'LoadBalancer'"))
+    return errs
+
+
+def _validate_traffic_policies(spec: Mapping, stype: str) -> Errs:
+    errs: Errs = []
+    external = stype in ("LoadBalancer", "NodePort") or (stype == "ClusterIP" and bool(spec.get("externalIPs")))
+    etp = spec.get("externalTrafficPolicy") or ""
+    if not external:
+        if etp:
+            errs.append(_invalid("spec.externalTrafficPolicy", etp, "may only be set for externally-accessible services"))
+    elif not etp:
+        errs.append(_required("spec.externalTrafficPolicy"))
+    elif etp not in ("Cluster", "Local"):
+        errs.append(_not_supported("spec.externalTrafficPolicy", etp, ["Cluster", "Local"]))
+    itp = spec.get("internalTrafficPolicy")
+    if itp is None:
+        if stype in ("NodePort", "LoadBalancer", "ClusterIP"):
+            errs.append(_required("spec.internalTrafficPolicy"))
+    elif itp not in ("Cluster", "Local"):
+        errs.append(_not_supported("spec.internalTrafficPolicy", itp, ["Cluster", "Local"]))
+    return errs
+
+
+def _validate_taints(taints: list, path: str) -> Errs:
+    """validateNodeTaints."""
+    errs: Errs = []
+    seen: set[tuple[str, str]] = set()
+    for i, t in enumerate(taints):
+        t, p = _d(t), f"{path}[{i}]"
+        key, effect = t.get("key") or "", t.get("effect") or ""
+        errs += selectors.validate_label_name(key, f"{p}.key")
+        msgs = names.label_value_errors(t.get("value") or "")
+        if msgs:
+            errs.append(_invalid(f"{p}.value", t.get("value") or "", ";".join(msgs)))
+        errs += _validate_taint_effect(effect, False, f"{p}.effect")
+        if (effect, key) in seen:
+            errs.append(FieldError(p, DUPLICATE, "taints must be unique by key and effect pair", t))
+            continue
+        seen.add((effect, key))
+    return errs
+
+
+def _validate_node_resources(status: Mapping) -> Errs:
+    errs: Errs = []
+    for field in ("capacity", "allocatable"):
+        values = _d(status.get(field))
+        for name in sorted(values):
+            path = f"status.{field}.{name}"
+            try:
+                q = quantity.parse(values[name])
+            except quantity.QuantityError as exc:
+                errs.append(_invalid(path, values[name], str(exc)))
+                continue
+            errs += _quantity_value_errors(name, q, path)
+    return errs
+
+
+def validate_node(obj: Mapping) -> Errs:
+    """ValidateNode (taints are reported under metadata.taints, as upstream does)."""
+    errs = validate_object_meta(obj.get("metadata"), namespaced=False, name_fn=names.name_is_dns_subdomain)
+    taints = _l(_d(obj.get("spec")).get("taints"))
+    if taints:
+        errs += _validate_taints(taints, "metadata.taints")
+    return errs + _validate_node_resources(_d(obj.get("status")))
+
+
+def validate_namespace(obj: Mapping) -> Errs:
+    """ValidateNamespace: DNS-1123 label name, qualified/standard finalizers."""
+    errs = validate_object_meta(obj.get("metadata"), namespaced=False, name_fn=names.name_is_dns_label)
+    for f in _l(_d(obj.get("spec")).get("finalizers")):
+        errs += _msgs("spec.finalizers", f, names.qualified_name_errors(str(f)))
+        errs += _kube_finalizer_errors(str(f), "spec.finalizers")
+    return errs
+
+
+def validate_priority_class(obj: Mapping) -> Errs:
+    """ValidatePriorityClass (scheduling/validation)."""
+    meta = _d(obj.get("metadata"))
+    errs = validate_object_meta(meta, namespaced=False, name_fn=names.name_is_dns_subdomain)
+    name, value = meta.get("name") or "", _int(obj.get("value"))
+    if name.startswith("system-"):
+        problem = _system_priority_class_error(name, value, bool(obj.get("globalDefault")))
+        if problem:
+            errs.append(_forbidden("metadata.name", f"priority class names with 'system-' prefix are reserved for system use only. error: {problem}"))
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errs.append(_forbidden("value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    if obj.get("preemptionPolicy") is not None:
+        errs += _validate_enum(obj["preemptionPolicy"], "preemptionPolicy", _PREEMPTION_POLICIES)
+    return errs
+
+
+def _system_priority_class_error(name: str, value: int, global_default: bool) -> str:
+    """IsKnownSystemPriorityClass (scheduling/v1 helpers)."""
+    if name not in SYSTEM_PRIORITY_CLASSES:
+        return f"{name} is not a known system priority class"
+    if SYSTEM_PRIORITY_CLASSES[name] != value:
+        return f"value of {name} PriorityClass must be {SYSTEM_PRIORITY_CLASSES[name]}"
+    if global_default:
+        return f"globalDefault of {name} PriorityClass must be false"
+    return ""
+
+
+def validate_lease(obj: Mapping) -> Errs:
+    """ValidateLease (coordination/validation)."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    duration = spec.get("leaseDurationSeconds")
+    if duration is not None and _int(duration) <= 0:
+        errs.append(_invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+    transitions = spec.get("leaseTransitions")
+    if transitions is not None and _int(transitions) < 0:
+        errs.append(_invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
+    strategy = spec.get("strategy")
+    if strategy is not None:
+        if "/" not in str(strategy):
+            if strategy != "OldestEmulationVersion":
+                errs.append(_not_supported("spec.strategy.strategy", strategy, ["OldestEmulationVersion"]))
+        else:
+            errs += _msgs("spec.strategy.strategy", strategy, names.qualified_name_errors(str(strategy)))
+    if spec.get("preferredHolder") and not strategy:
+        errs.append(_forbidden("spec.preferredHolder", "may only be specified if `strategy` is defined"))
+    return errs
+
+
+def validate_event(obj: Mapping) -> Errs:
+    """legacyValidateEvent: what the core/v1 events API checks.
+
+    Upstream does not require ``involvedObject`` (nor even metadata.name) for
+    v1 Events; it checks that the involved object's namespace agrees with the
+    event's, and the reporting fields of new-style events (eventTime set).
+    """
+    meta, involved = _d(obj.get("metadata")), _d(obj.get("involvedObject"))
+    ns, ins = meta.get("namespace") or "", involved.get("namespace") or ""
+    errs: Errs = []
+    mismatch = _invalid("involvedObject.namespace", ins, "does not match event.namespace")
+    if not obj.get("eventTime"):
+        if (not ins and ns not in ("", "default")) or (ins and ns != ins):
+            errs.append(mismatch)
+    else:
+        if not ins and ns not in ("default", "kube-system"):
+            errs.append(mismatch)
+        errs += _new_style_event_errors(obj)
+    return errs + _msgs("namespace", ns, names.dns1123_subdomain_errors(ns))
+
+
+def _new_style_event_errors(obj: Mapping) -> Errs:
+    errs: Errs = []
+    controller = obj.get("reportingComponent") or ""  # v1 JSON name of ReportingController
+    if not controller:
+        errs.append(_required("reportingController"))
+    errs += _msgs("reportingController", controller, names.qualified_name_errors(controller))
+    for key, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
+        value = obj.get(key) or ""
+        if not value:
+            errs.append(_required(key))
+        if len(value) > limit:
+            errs.append(_invalid(key, "", f"can have at most {limit} characters"))
+    if len(obj.get("message") or "") > 1024:
+        errs.append(_invalid("message", "", "can have at most 1024 characters"))
+    return errs
+
+
+# --- dispatch ---------------------------------------------------------------------------------
+
+_CREATE: dict[str, Callable[[Mapping], Errs]] = {
+    "Pod": validate_pod,
+    "Deployment": validate_deployment,
+    "ReplicaSet": validate_replicaset,
+    "StatefulSet": validate_statefulset,
+    "DaemonSet": validate_daemonset,
+    "Job": validate_job,
+    "Service": validate_service,
+    "Node": validate_node,
+    "Namespace": validate_namespace,
+    "PriorityClass": validate_priority_class,
+    "Lease": validate_lease,
+    "Event": validate_event,
+}
+
+
+def validate(obj: Mapping, *, old: Mapping | None = None) -> Errs:
+    """Validate a (defaulted) object on create, or on update when ``old`` is given.
+
+    Unknown kinds yield no errors.
+    """
+    if old is not None:
+        return validate_update(obj, old)
+    fn = _CREATE.get(obj.get("kind") or "")
+    return fn(obj) if fn else []
+
+
+def _immutable(new: object, old: object, path: str) -> Errs:
+    return [] if semantic_equal(new, old) else [_invalid(path, new, FIELD_IMMUTABLE_ERROR_MSG)]
+
+
+def validate_update(new: Mapping, old: Mapping) -> Errs:
+    """Update validation per kind (the registry strategies' ValidateUpdate)."""
+    kind = new.get("kind") or ""
+    if kind == "Pod":
+        return validate_pod_update(new, old)
+    if kind == "Event":
+        return validate_event(new)
+    if kind not in _CREATE:
+        return []
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    new_spec, old_spec = _d(new.get("spec")), _d(old.get("spec"))
+    if kind == "Namespace":
+        return errs
+    if kind == "Node":
+        taints = _l(new_spec.get("taints"))
+        return errs + (_validate_taints(taints, "metadata.taints") if taints else []) + _validate_node_resources(_d(new.get("status")))
+    if kind == "PriorityClass":  # ValidatePriorityClassUpdate: only value/preemptionPolicy immutability
+        if _int(new.get("value")) != _int(old.get("value")):
+            errs.append(_forbidden("value", "may not be changed in an update."))
+        return errs + _immutable(new.get("preemptionPolicy"), old.get("preemptionPolicy"), "preemptionPolicy")
+    errs += [e for e in _CREATE[kind](new) if not e.path.startswith("metadata.")]  # metadata checked above
+    if kind in ("Deployment", "ReplicaSet", "DaemonSet"):
+        errs += _immutable(new_spec.get("selector"), old_spec.get("selector"), "spec.selector")
+    elif kind == "StatefulSet":
+        errs += _validate_statefulset_update(new_spec, old_spec)
+    elif kind == "Job":
+        for key in ("completions", "selector", "template"):
+            errs += _immutable(new_spec.get(key), old_spec.get(key), f"spec.{key}")
+    return errs
+
+
+_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+
+
+def _validate_statefulset_update(new: Mapping, old: Mapping) -> Errs:
+    strip = lambda s: {k: v for k, v in s.items() if k not in _STS_MUTABLE}  # noqa: E731
+    if semantic_equal(strip(new), strip(old)):
+        return []
+    return [_forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+                               "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")]

@@ -1,0 +1,63 @@
+"""A simulated cluster: kernel, trace, API store, control plane and one kubelet + runtime per node."""
+
+from __future__ import annotations
+
+import ipaddress
+from datetime import datetime
+
+from podlife.api.store import Store, ensure_namespaces
+from podlife.config import (
+    ApiServerConfiguration,
+    ControllerManagerConfiguration,
+    KubeletConfiguration,
+    SchedulerConfiguration,
+)
+from podlife.controlplane.scheduler.scheduler import Scheduler
+from podlife.engine import Kernel
+from podlife.kubelet.kubelet import Kubelet
+from podlife.runtime.containerd import ContainerdRuntime
+from podlife.runtime.profiles import PROFILES
+from podlife.scenario.model import NodeSpec
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile, profile
+
+SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+NODE_NETWORK = ipaddress.ip_network("10.0.0.0/16")
+
+
+class Cluster:
+    def __init__(self, *, version: str, seed: int, start_time: datetime, nodes: list[NodeSpec],
+                 kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
+                 controller_manager: ControllerManagerConfiguration | None = None,
+                 api_server: ApiServerConfiguration | None = None) -> None:
+        self.profile: Profile = profile(version)
+        self.kernel = Kernel(seed)
+        self.trace = Trace(self.kernel, start_time)
+        self.api_server_config = api_server or ApiServerConfiguration()
+        self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
+        if self.controller_manager_config.nodeMonitorGracePeriod is None:
+            self.controller_manager_config.nodeMonitorGracePeriod = self.profile.node_monitor_grace_period
+        self.store = Store(self.kernel, self.trace, negative_grace=self.profile.negative_grace,
+                           history_size=self.api_server_config.watchHistorySize)
+        ensure_namespaces(self.store, SYSTEM_NAMESPACES)
+        self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration())
+        self.scheduler.start()
+        self.kubelet_config = kubelet or KubeletConfiguration()
+        self.kubelets: dict[str, Kubelet] = {}
+        for i, spec in enumerate(nodes):
+            self.add_node(spec, i)
+
+    def add_node(self, spec: NodeSpec, index: int) -> Kubelet:
+        if spec.podCIDR is None:
+            spec.podCIDR = f"10.244.{index + 1}.0/24"
+        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR)
+        node_ip = str(NODE_NETWORK.network_address + 10 + index)
+        kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
+        self.kubelets[spec.name] = kl
+        kl.start()
+        return kl
+
+    def materialize(self) -> None:
+        """Bring computed state (heartbeats) into the API objects, for a look at the final state."""
+        for name in sorted(self.kubelets):
+            self.kubelets[name].node_status.materialize()

@@ -1,0 +1,76 @@
+"""Component configuration, named as upstream names it (KubeletConfiguration, kube-controller-manager flags, …).
+
+Each field's metadata says how a scenario value is parsed: ``duration`` (Go duration → seconds), ``int``,
+``float``, ``bool``, ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
+signal → duration). Defaults that change between Kubernetes versions are ``None`` here and filled from
+``podlife.versions`` when the cluster is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _f(default: Any, kind: str) -> Any:
+    if isinstance(default, dict):
+        return field(default_factory=lambda: dict(default), metadata={"kind": kind})
+    return field(default=default, metadata={"kind": kind})
+
+
+@dataclass
+class KubeletConfiguration:
+    # pkg/kubelet/apis/config/v1beta1/defaults.go
+    syncFrequency: float = _f(60.0, "duration")
+    nodeStatusUpdateFrequency: float = _f(10.0, "duration")
+    nodeStatusReportFrequency: float = _f(300.0, "duration")
+    nodeLeaseDurationSeconds: int = _f(40, "int")
+    runtimeRequestTimeout: float = _f(120.0, "duration")
+    maxPods: int = _f(110, "int")
+    evictionHard: dict[str, str] = _f(
+        {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%",
+         "imagefs.available": "15%"}, "signals")
+    evictionSoft: dict[str, str] = _f({}, "signals")
+    evictionSoftGracePeriod: dict[str, float] = _f({}, "durations")
+    evictionMaxPodGracePeriod: int = _f(0, "int")
+    evictionPressureTransitionPeriod: float = _f(300.0, "duration")
+    evictionMonitoringPeriod: float = _f(10.0, "duration")  # housekeeping interval of the eviction manager
+    shutdownGracePeriod: float = _f(0.0, "duration")
+    shutdownGracePeriodCriticalPods: float = _f(0.0, "duration")
+    serializeImagePulls: bool = _f(True, "bool")
+    imageMinimumGCAge: float = _f(120.0, "duration")
+
+
+@dataclass
+class ControllerManagerConfiguration:
+    # cmd/kube-controller-manager/app/options; nodeMonitorGracePeriod default is per version (40s, 50s from 1.32)
+    nodeMonitorGracePeriod: float | None = _f(None, "duration")
+    nodeMonitorPeriod: float = _f(5.0, "duration")
+    nodeStartupGracePeriod: float = _f(60.0, "duration")
+    podEvictionTimeout: float = _f(300.0, "duration")
+    nodeEvictionRate: float = _f(0.1, "float")
+    secondaryNodeEvictionRate: float = _f(0.01, "float")
+    unhealthyZoneThreshold: float = _f(0.55, "float")
+    largeClusterSizeThreshold: int = _f(50, "int")
+    terminatedPodGCThreshold: int = _f(12500, "int")
+
+
+@dataclass
+class ApiServerConfiguration:
+    # plugin/pkg/admission/defaulttolerationseconds
+    defaultNotReadyTolerationSeconds: int = _f(300, "int")
+    defaultUnreachableTolerationSeconds: int = _f(300, "int")
+    watchHistorySize: int = _f(1000, "int")  # events kept for watch resume before 410 Expired
+
+
+@dataclass
+class SchedulerConfiguration:
+    # pkg/scheduler/apis/config/v1 defaults
+    podInitialBackoffSeconds: int = _f(1, "int")
+    podMaxBackoffSeconds: int = _f(10, "int")
+    percentageOfNodesToScore: int = _f(0, "int")  # 0 = adaptive, as upstream
+
+
+def field_kinds(cls: type) -> dict[str, str]:
+    """Field name → parse kind, for the scenario loader."""
+    return {f.name: f.metadata["kind"] for f in fields(cls)}

@@ -1,0 +1,191 @@
+"""kube-scheduler: pkg/scheduler (scheduling queue, filter plugins, binding).
+
+Pods wait in an active queue ordered by priority then arrival; a pod that fits nowhere goes to the
+unschedulable set and comes back on a cluster change that might help (after its backoff: 1 s doubling to
+10 s) or after 5 minutes at the latest (internal/queue/scheduling_queue.go).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone
+from podlife.api.store import Store
+from podlife.config import SchedulerConfiguration
+from podlife.controlplane.scheduler import plugins
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+
+UNSCHEDULABLE_TIMEOUT = 300.0  # podMaxInUnschedulablePodsDuration
+SCHEDULER_NAME = "default-scheduler"
+
+
+@dataclass
+class _QueuedPod:
+    uid: str
+    key: tuple[str, str]
+    attempts: int = 0
+    backoff_until: float = 0.0
+    unschedulable_since: float | None = None
+
+
+@dataclass
+class Scheduler:
+    kernel: Kernel
+    trace: Trace
+    store: Store
+    config: SchedulerConfiguration
+    fit_error_suffix: bool = False      # 1.24+: "preemption: ..." after the fit error (PR #107775)
+    cache: plugins.NodeCache = field(init=False)
+    _active: list[tuple[int, int, str]] = field(default_factory=list)
+    _pods: dict[str, _QueuedPod] = field(default_factory=dict)
+    _seq: Any = field(default_factory=itertools.count)
+    _wake_scheduled: bool = False
+
+    def __post_init__(self) -> None:
+        self.cache = plugins.NodeCache()
+        self.events = EventRecorder(self.store, SCHEDULER_NAME)
+
+    def start(self) -> None:
+        self.store.watch("Node", self._on_node)
+        self.store.watch("Pod", self._on_pod)
+
+    # ---- informers --------------------------------------------------------------------------------
+
+    def _on_node(self, type_: str, node: Obj, old: Obj | None) -> None:
+        if type_ == "DELETED":
+            self.cache.remove_node(node["metadata"]["name"])
+        else:
+            self.cache.set_node(node)
+        self._move_all_to_active()
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        uid = pod["metadata"]["uid"]
+        node = pod["spec"].get("nodeName")
+        if type_ == "DELETED":
+            self._pods.pop(uid, None)
+            if node:
+                self.cache.remove_pod(pod)
+                self._move_all_to_active()
+            return
+        if node:
+            self._pods.pop(uid, None)
+            self.cache.add_pod(pod)
+            if pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+                self.cache.remove_pod(pod)
+                self._move_all_to_active()
+            return
+        if pod["spec"].get("schedulerName", SCHEDULER_NAME) != SCHEDULER_NAME:
+            return
+        if pod["metadata"].get("deletionTimestamp"):
+            self._pods.pop(uid, None)
+            return
+        if uid not in self._pods:
+            md = pod["metadata"]
+            self._pods[uid] = _QueuedPod(uid, (md["namespace"], md["name"]))
+            self._push(uid, pod)
+
+    # ---- queue ------------------------------------------------------------------------------------
+
+    def _push(self, uid: str, pod: Obj) -> None:
+        prio = pod["spec"].get("priority", 0)
+        heapq.heappush(self._active, (-prio, next(self._seq), uid))
+        self._schedule_wake(0.0)
+
+    def _schedule_wake(self, delay: float) -> None:
+        if delay <= 0 and self._wake_scheduled:
+            return
+        if delay <= 0:
+            self._wake_scheduled = True
+            self.kernel.call_later(0.0, self._run)
+        else:
+            self.kernel.call_later(delay, self._retry_due)
+
+    def _move_all_to_active(self) -> None:
+        """MoveAllToActiveOrBackoffQueue: unschedulable pods retry once their backoff ends."""
+        for q in self._pods.values():
+            if q.unschedulable_since is not None:
+                q.unschedulable_since = None
+                wait = q.backoff_until - self.kernel.now
+                if wait > 0:
+                    self.kernel.call_later(wait, lambda uid=q.uid: self._requeue(uid))
+                else:
+                    self._requeue(q.uid)
+
+    def _requeue(self, uid: str) -> None:
+        q = self._pods.get(uid)
+        if q is None:
+            return
+        pod = self.store.try_get("Pod", *q.key)
+        if pod is None or pod["metadata"]["uid"] != uid or pod["spec"].get("nodeName"):
+            self._pods.pop(uid, None)
+            return
+        self._push(uid, pod)
+
+    def _retry_due(self) -> None:
+        now = self.kernel.now
+        for q in list(self._pods.values()):
+            if q.unschedulable_since is not None and now - q.unschedulable_since >= UNSCHEDULABLE_TIMEOUT - 1e-9:
+                q.unschedulable_since = None
+                self._requeue(q.uid)
+
+    # ---- scheduling cycle -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._wake_scheduled = False
+        seen: set[str] = set()
+        while self._active:
+            _, _, uid = heapq.heappop(self._active)
+            if uid in seen:
+                continue
+            seen.add(uid)
+            q = self._pods.get(uid)
+            if q is None:
+                continue
+            pod = self.store.try_get("Pod", *q.key)
+            if pod is None or pod["metadata"]["uid"] != uid or pod["spec"].get("nodeName"):
+                self._pods.pop(uid, None)
+                continue
+            self._schedule_one(pod, q)
+
+    def _schedule_one(self, pod: Obj, q: _QueuedPod) -> None:
+        q.attempts += 1
+        node, diagnosis = plugins.find_node(pod, self.cache)
+        if node is None:
+            self._unschedulable(pod, q, diagnosis)
+            return
+        md = pod["metadata"]
+        try:
+            self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
+        except ApiError:
+            return
+        self._pods.pop(q.uid, None)
+        self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
+
+    def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
+        msg = diagnosis.message(self.cache.node_count())
+        if self.fit_error_suffix:
+            msg += f" preemption: 0/{self.cache.node_count()} nodes are available: " \
+                   f"{self.cache.node_count()} No preemption victims found for incoming pod."
+        backoff = min(self.config.podInitialBackoffSeconds * 2 ** (q.attempts - 1), self.config.podMaxBackoffSeconds)
+        q.backoff_until = self.kernel.now + backoff
+        q.unschedulable_since = self.kernel.now
+        self._schedule_wake(UNSCHEDULABLE_TIMEOUT)
+        self.events.event(pod, "Warning", "FailedScheduling", msg)
+        cond = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg,
+                "lastProbeTime": None, "lastTransitionTime": self.trace.timestamp()}
+        new = clone(pod)
+        conds = [c for c in new["status"].get("conditions") or () if c["type"] != "PodScheduled"]
+        old = next((c for c in new["status"].get("conditions") or () if c["type"] == "PodScheduled"), None)
+        if old is not None and old.get("status") == "False" and old.get("message") == msg:
+            return
+        new["status"]["conditions"] = conds + [cond]
+        try:
+            self.store.update_status(new, by=SCHEDULER_NAME)
+        except ApiError:
+            pass

@@ -1,0 +1,3 @@
+from podlife.engine.kernel import Kernel, Process
+
+__all__ = ["Kernel", "Process"]

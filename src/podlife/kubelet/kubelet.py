@@ -1,0 +1,281 @@
+"""The kubelet of one node: pkg/kubelet/kubelet.go.
+
+It watches the pods bound to its node (the "api" pod source), dispatches every change and every PLEG event
+to the pod's worker, and implements the three sync functions the workers call: SyncPod, SyncTerminatingPod
+and SyncTerminatedPod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, pod_full_name
+from podlife.config import KubeletConfiguration
+from podlife.engine import Kernel
+from podlife.kubelet import logsites
+from podlife.kubelet.images import ImageManager
+from podlife.kubelet.kuberuntime.container import field_path
+from podlife.kubelet.kuberuntime.manager import RuntimeManager
+from podlife.kubelet.nodestatus import NodeStatus
+from podlife.kubelet.pleg import GenericPLEG
+from podlife.kubelet.podworkers import TERMINATING, KillPodOptions, PodSyncStatus, PodWorkers
+from podlife.kubelet.remote import RemoteRuntime
+from podlife.kubelet.status.generate import conditions, container_status, get_phase
+from podlife.kubelet.status.manager import StatusManager
+from podlife.runtime.containerd import ContainerdRuntime
+from podlife.runtime.cri import RUNNING, Container
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
+    from podlife.scenario.model import NodeSpec
+
+Gen = Generator[simpy.Event, Any, Any]
+
+
+class Kubelet:
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile, config: KubeletConfiguration,
+                 node_spec: NodeSpec, runtime: ContainerdRuntime, node_ip: str) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.config = config
+        self.node_spec = node_spec
+        self.node_name = node_spec.name
+        self.node_ip = node_ip
+        self.runtime = runtime
+        self.running = False
+        self.partitioned = False
+        self.last_contact: float | None = None
+        self.pod_manager: dict[str, Obj] = {}         # pod uid → newest pod seen from the API
+        self.pod_workers = PodWorkers(self)
+        self.runtime_manager = RuntimeManager(self)
+        self.images = ImageManager(self)
+        self.remote = RemoteRuntime(self)
+        self.status_manager = StatusManager(self)
+        self.pleg = GenericPLEG(self)
+        self.node_status = NodeStatus(self)
+        self.events = KubeletEvents(self)
+        self._watch = None
+        self._requeue: dict[str, simpy.Event] = {}
+        runtime.listeners.append(self.pleg.mark_dirty)
+
+    # ---- lifecycle --------------------------------------------------------------------------------
+
+    def start(self, register: bool = True) -> None:
+        self.running = True
+        if register:
+            self.node_status.register()
+        self._watch = self.store.watch("Pod", self._on_pod_event, node=self.node_name)
+
+    def can_reach_api(self) -> bool:
+        return not self.partitioned
+
+    # ---- logging ----------------------------------------------------------------------------------
+
+    def log(self, site_name: str, pod: Obj | None = None, **ctx: Any) -> None:
+        site = logsites.SITES[site_name]
+        if pod is not None:
+            md = pod["metadata"]
+            ctx.setdefault("pod_full", pod_full_name(pod))
+            ctx.setdefault("pod_kobj", f"{md['namespace']}/{md['name']}")
+            ctx.setdefault("pod_uid", md["uid"])
+            ctx.setdefault("pod_name", md["name"])
+            ctx.setdefault("pod_namespace", md["namespace"])
+            ctx.setdefault("pods", [ctx["pod_kobj"]])
+            ctx.setdefault("source", "api")
+        file, line, message = logsites.render(site, self.profile.structured_logs, ctx)
+        self.trace.emit("log", component="kubelet", node=self.node_name, severity=site.severity, file=file,
+                        line=line, message=message)
+
+    def container_ctx(self, pod: Obj, c: Container) -> dict[str, Any]:
+        scheme = self.runtime.profile.id_scheme
+        return {"cid": f"{scheme}://{c.id}", "cid_struct": f'{{"{scheme}" "{c.id}"}}', "cname": c.name}
+
+    def profile_message(self, what: str, name: str) -> str:
+        if what == "created":
+            return f"Created container: {name}" if self.profile.minor >= 32 else f"Created container {name}"
+        raise KeyError(what)
+
+    def profile_modern_deletion(self) -> bool:
+        return self.profile.zero_grace != "as-is"
+
+    # ---- the sync loop: pod sources ---------------------------------------------------------------
+
+    def _on_pod_event(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        """syncLoopIteration for the "api" source (pkg/kubelet/config turns watch events into ops)."""
+        if not self.running or self.partitioned:
+            return
+        uid = pod["metadata"]["uid"]
+        if type_ == "DELETED":
+            self.log("sync_remove", pod)
+            self.pod_manager.pop(uid, None)
+            if not self.profile_modern_deletion() and not self.runtime.pod_containers(uid) and \
+                    self.pod_workers.is_finished(uid):
+                self.log("delete_not_found", pod, error="pod not found")
+            self.pod_workers.update_pod(pod, "remove", KillPodOptions(grace_override=None))
+            return
+        first = uid not in self.pod_manager
+        self.pod_manager[uid] = pod
+        if first and type_ == "ADDED":
+            self.log("sync_add", pod)
+            self.pod_workers.update_pod(pod, "create")
+            return
+        was_deleting = bool(old and old["metadata"].get("deletionTimestamp"))
+        if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old["metadata"].get(
+                "deletionGracePeriodSeconds") != pod["metadata"].get("deletionGracePeriodSeconds")):
+            self.log("sync_delete", pod)
+        else:
+            self.log("sync_update", pod, pod_full_deletion=pod_full_name(pod))
+        self.pod_workers.update_pod(pod, "update")
+
+    def handle_pleg_event(self, uid: str, etype: str, cid: str) -> None:
+        pod = self.pod_manager.get(uid)
+        if pod is None:
+            st = self.pod_workers.statuses.get(uid)
+            pod = st.pod if st else None
+        if pod is None:
+            return
+        self.log("sync_pleg", pod, event_type=etype, event_data=cid,
+                 pleg_event=f'{{ID:"{uid}" Type:"{etype}" Data:"{cid}"}}')
+        self.pod_workers.update_pod(pod, "sync")
+
+    def pod_finished(self, st: PodSyncStatus) -> None:
+        """Called when SyncTerminatedPod is done: the status manager may now delete the pod."""
+        self.status_manager.request_sync(st.uid)
+
+    # ---- SyncPod ----------------------------------------------------------------------------------
+
+    def sync_pod(self, pod: Obj) -> Gen:
+        """SyncPod: report status, then make the runtime match the spec. Returns True when the pod is
+        terminal (all its containers are done and none will restart)."""
+        uid = pod["metadata"]["uid"]
+        status = self.generate_status(pod, terminal=False)
+        self.status_manager.set_pod_status(pod, status)
+        if status["phase"] in ("Succeeded", "Failed"):
+            return True
+        if not self.profile_modern_deletion() and pod["metadata"].get("deletionTimestamp"):
+            return True  # <=1.21: SyncPod itself kills a deleted pod; here the terminating path does it
+        result = yield from self.runtime_manager.sync_pod(pod)
+        if result.requeue_after is not None:
+            self._requeue_after(uid, result.requeue_after)
+        return False
+
+    def _requeue_after(self, uid: str, delay: float) -> None:
+        """The pod worker's work queue: sync again once a backoff ends."""
+        self.kernel.cancel(self._requeue.get(uid))
+
+        def wake() -> None:
+            self._requeue.pop(uid, None)
+            pod = self.pod_manager.get(uid)
+            if pod is not None:
+                self.pod_workers.update_pod(pod, "sync")
+
+        self._requeue[uid] = self.kernel.call_later(delay, wake)
+
+    # ---- SyncTerminatingPod / SyncTerminatedPod ---------------------------------------------------
+
+    def sync_terminating_pod(self, pod: Obj, st: PodSyncStatus) -> Gen:
+        uid = pod["metadata"]["uid"]
+        self.kernel.cancel(self._requeue.pop(uid, None))
+        status = self.generate_status(pod, terminal=False)
+        if st.kill is not None and st.kill.status_fn is not None:
+            st.kill.status_fn(status)
+        self.status_manager.set_pod_status(pod, status)
+        if self.profile_modern_deletion():
+            override: int | None = st.grace
+        else:
+            override = st.kill.grace_override if st.kill is not None else None
+        yield from self.runtime_manager.kill_pod(pod, override)
+        self.status_manager.killed_at[uid] = self.kernel.now
+        # the runtime has stopped everything: report the final container states (terminal phase 1.27+)
+        status = self.generate_status(pod, terminal=True)
+        if st.kill is not None and st.kill.status_fn is not None:
+            st.kill.status_fn(status)
+        self.status_manager.set_pod_status(pod, status)
+
+    def sync_terminated_pod(self, pod: Obj, st: PodSyncStatus) -> Gen:
+        """Volumes and cgroups are released; the containers are removed once the pod is gone (podGC)."""
+        status = self.generate_status(pod, terminal=True)
+        if st.kill is not None and st.kill.status_fn is not None:
+            st.kill.status_fn(status)
+        self.status_manager.set_pod_status(pod, status)
+        yield from ()
+
+    # ---- status -----------------------------------------------------------------------------------
+
+    def generate_status(self, pod: Obj, terminal: bool) -> Obj:
+        """generateAPIPodStatus from the runtime's view of the pod."""
+        uid = pod["metadata"]["uid"]
+        rm = self.runtime_manager
+        by_name: dict[str, list[Container]] = {}
+        for c in sorted(self.runtime.pod_containers(uid), key=lambda c: (c.attempt, c.created_at)):
+            by_name.setdefault(c.name, []).append(c)
+        sb = rm.sandbox(uid)
+        init_specs = pod["spec"].get("initContainers") or []
+        init_statuses = []
+        init_pending = False
+        for ic in init_specs:
+            cs = by_name.get(ic["name"], [])
+            cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
+            s = container_status(self, pod, ic, cur, prev, False, cur is not None and cur.state == RUNNING)
+            init_statuses.append(s)
+            done = "terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0
+            if not done and not (ic.get("restartPolicy") == "Always" and s["started"]):
+                init_pending = True
+        statuses = []
+        for spec in pod["spec"].get("containers") or ():
+            cs = by_name.get(spec["name"], [])
+            cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
+            ready = cur is not None and cur.state == RUNNING  # readiness probes refine this
+            statuses.append(container_status(self, pod, spec, cur, prev, init_pending, ready))
+        phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal)
+        prev_status = self.status_manager.get(uid) or pod.get("status", {})
+        status: dict[str, Any] = {"phase": phase,
+                                  "conditions": conditions(self, pod, phase, init_statuses, statuses, sb is not None),
+                                  "hostIP": self.node_ip}
+        if self.profile.minor >= 28:
+            status["hostIPs"] = [{"ip": self.node_ip}]
+        ip = sb.ip if sb else prev_status.get("podIP")
+        if ip:
+            status["podIP"] = ip
+            status["podIPs"] = [{"ip": ip}]
+        status["startTime"] = prev_status.get("startTime") or self.trace.timestamp()
+        if init_statuses:
+            status["initContainerStatuses"] = init_statuses
+        status["containerStatuses"] = statuses
+        status["qosClass"] = pod.get("status", {}).get("qosClass", "BestEffort")
+        for k in ("reason", "message"):
+            if k in prev_status:
+                status[k] = prev_status[k]
+        self.log("generating_status", pod, pod_is_terminal=terminal)
+        return status
+
+
+class KubeletEvents:
+    """The kubelet's event recorder: container events carry the container's field path."""
+
+    def __init__(self, kl: Kubelet) -> None:
+        self.kl = kl
+        self.recorder = EventRecorder(kl.store, "kubelet", kl.node_name, log=self._log)
+
+    def _log(self, involved: dict[str, Any], type_: str, reason: str, message: str) -> None:
+        self.kl.log("event", None, kind=involved["kind"], namespace=involved.get("namespace", ""),
+                    name=involved["name"], uid=involved.get("uid", ""), api_version=involved.get("apiVersion", ""),
+                    resource_version=involved.get("resourceVersion", ""),
+                    field_path=involved.get("fieldPath", ""), type=type_, reason=reason, message=message,
+                    object=f"{involved.get('namespace', '')}/{involved['name']}")
+
+    def container_event(self, pod: Obj, container: str, type_: str, reason: str, message: str) -> None:
+        if self.kl.can_reach_api():
+            self.recorder.event(pod, type_, reason, message, field_path(pod, container))
+
+    def pod_event(self, pod: Obj, type_: str, reason: str, message: str) -> None:
+        if self.kl.can_reach_api():
+            self.recorder.event(pod, type_, reason, message)

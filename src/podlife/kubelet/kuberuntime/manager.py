@@ -1,0 +1,268 @@
+"""Pod-level runtime actions: pkg/kubelet/kuberuntime/kuberuntime_manager.go (SyncPod, KillPod) and
+kuberuntime_container.go (startContainer, killContainersWithSyncResult)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from podlife.api.meta import Obj
+from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
+from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
+from podlife.runtime.behavior import behavior_for
+from podlife.runtime.cri import EXITED, RUNNING, SANDBOX_READY, Container, RuntimeError_, Sandbox
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+Gen = Generator[simpy.Event, Any, Any]
+
+# client-go util/flowcontrol backoff as the kubelet configures it (pkg/kubelet/kubelet.go)
+BACKOFF_INITIAL = 10.0
+BACKOFF_MAX = 300.0
+
+
+@dataclass
+class _BackoffEntry:
+    backoff: float
+    last_update: float
+
+
+@dataclass
+class SyncResult:
+    errors: list[str] = field(default_factory=list)
+    requeue_after: float | None = None   # a backoff ends then: sync again
+
+
+class Backoff:
+    """flowcontrol.Backoff: per-key exponential backoff, reset after 2 × max without an update."""
+
+    def __init__(self, initial: float, maximum: float) -> None:
+        self.initial, self.max = initial, maximum
+        self.entries: dict[str, _BackoffEntry] = {}
+
+    def in_backoff_since(self, key: str, t: float, now: float) -> bool:
+        e = self.entries.get(key)
+        return e is not None and not self._expired(e, now) and now - t < e.backoff
+
+    def next(self, key: str, t: float, now: float) -> None:
+        e = self.entries.get(key)
+        if e is None or self._expired(e, now):
+            self.entries[key] = _BackoffEntry(self.initial, t)
+        else:
+            e.backoff = min(e.backoff * 2, self.max)
+            e.last_update = t
+
+    def get(self, key: str) -> float:
+        e = self.entries.get(key)
+        return e.backoff if e else 0.0
+
+    def _expired(self, e: _BackoffEntry, now: float) -> bool:
+        return now - e.last_update > 2 * self.max
+
+
+def go_duration(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 60}m{s % 60}s" if s >= 60 else f"{s}s"
+
+
+class RuntimeManager:
+    def __init__(self, kubelet: Kubelet) -> None:
+        self.kl = kubelet
+        self.backoff = Backoff(BACKOFF_INITIAL, BACKOFF_MAX)
+        # reasonCache: the last start failure per container, shown as its waiting reason
+        self.reasons: dict[tuple[str, str], tuple[str, str]] = {}
+
+    # ---- reads ------------------------------------------------------------------------------------
+
+    def sandbox(self, uid: str) -> Sandbox | None:
+        ready = [s for s in self.kl.runtime.pod_sandboxes(uid) if s.state == SANDBOX_READY]
+        return ready[-1] if ready else None
+
+    def latest(self, uid: str) -> dict[str, Container]:
+        """The newest runtime container of each name."""
+        out: dict[str, Container] = {}
+        for c in self.kl.runtime.pod_containers(uid):
+            cur = out.get(c.name)
+            if cur is None or c.attempt > cur.attempt or c.created_at > cur.created_at:
+                out[c.name] = c
+        return out
+
+    def running(self, uid: str) -> list[Container]:
+        return [c for c in self.kl.runtime.pod_containers(uid) if c.state == RUNNING]
+
+    # ---- SyncPod ----------------------------------------------------------------------------------
+
+    def sync_pod(self, pod: Obj) -> Gen:
+        """Create the sandbox if needed, then start the next init container or the main containers."""
+        kl = self.kl
+        uid = pod["metadata"]["uid"]
+        result = SyncResult()
+        sb = self.sandbox(uid)
+        if sb is None:
+            kl.log("no_sandbox", pod)
+            try:
+                sb = yield from kl.runtime.run_pod_sandbox(pod)
+            except RuntimeError_ as e:
+                kl.events.pod_event(pod, "Warning", "FailedCreatePodSandBox",
+                                    f"Failed to create pod sandbox: {e}")
+                result.errors.append(str(e))
+                return result
+        latest = self.latest(uid)
+        policy = pod["spec"].get("restartPolicy", "Always")
+        # init containers, one at a time (computeInitContainerActions)
+        for ic in pod["spec"].get("initContainers") or ():
+            c = latest.get(ic["name"])
+            sidecar = is_restartable_init(ic) and kl.profile.native_sidecars != "off"
+            if c is None:
+                yield from self._start(pod, sb, ic, 0, result)
+                if not sidecar:
+                    return result
+                c = self.latest(uid).get(ic["name"])
+                if c is None or c.state != RUNNING:
+                    return result
+                continue
+            if c.state == RUNNING:
+                if sidecar:
+                    continue
+                return result
+            if c.state == EXITED:
+                if sidecar or (c.exit_code != 0 and policy != "Never"):
+                    yield from self._restart(pod, sb, ic, c, result)
+                    return result
+                if c.exit_code != 0:
+                    return result  # restartPolicy Never: the pod fails
+                continue
+            return result
+        # main containers, in order (the start loop of SyncPod)
+        for spec in pod["spec"].get("containers") or ():
+            c = latest.get(spec["name"])
+            if c is None:
+                yield from self._start(pod, sb, spec, 0, result)
+            elif c.state == EXITED and self._should_restart(policy, c):
+                yield from self._restart(pod, sb, spec, c, result)
+        return result
+
+    @staticmethod
+    def _should_restart(policy: str, c: Container) -> bool:
+        return policy == "Always" or (policy == "OnFailure" and c.exit_code != 0)
+
+    def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult) -> Gen:
+        """doBackOff, then start the next attempt."""
+        kl = self.kl
+        key = f"{pod['metadata']['uid']}/{spec['name']}"
+        finished = c.finished_at or kl.kernel.now
+        if self.backoff.in_backoff_since(key, finished, kl.kernel.now):
+            delay = self.backoff.get(key)
+            msg = (f"back-off {go_duration(delay)} restarting failed container={spec['name']} "
+                   f"pod={pod['metadata']['name']}_{pod['metadata']['namespace']}({pod['metadata']['uid']})")
+            kl.events.container_event(pod, spec["name"], "Warning", "BackOff", "Back-off restarting failed container"
+                                      + ("" if kl.profile.minor < 26 else f" {spec['name']} in pod "
+                                         f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
+                                         f"({pod['metadata']['uid']})"))
+            self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)
+            result.errors.append(msg)
+            wake = finished + delay - kl.kernel.now
+            result.requeue_after = wake if result.requeue_after is None else min(result.requeue_after, wake)
+            return
+        self.backoff.next(key, finished, kl.kernel.now)
+        yield from self._start(pod, sb, spec, c.attempt + 1, result)
+
+    def _start(self, pod: Obj, sb: Sandbox, spec: Obj, attempt: int, result: SyncResult) -> Gen:
+        """startContainer: image, create, start, postStart."""
+        kl = self.kl
+        uid = pod["metadata"]["uid"]
+        name = spec["name"]
+        image = spec.get("image", "")
+        ok = yield from kl.images.ensure_image_exists(pod, spec)
+        if not ok:
+            result.errors.append(f"image {image}")
+            return
+        behavior = behavior_for(pod, spec)
+        c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)
+        kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
+        try:
+            yield from kl.runtime.start_container(c.id)
+        except RuntimeError_ as e:
+            kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
+            self.reasons[(uid, name)] = ("RunContainerError", str(e))
+            result.errors.append(str(e))
+            return
+        self.reasons.pop((uid, name), None)
+        kl.events.container_event(pod, name, "Normal", "Started", f"Started container {name}")
+        hook = (spec.get("lifecycle") or {}).get("postStart")
+        if hook:
+            from podlife.kubelet.kuberuntime.container import _run_hook
+
+            kl.trace.emit("hook", object=c.pod_ref, container=name, hook="postStart", phase="started")
+            err = yield from _run_hook(kl, c, "postStart")
+            if err:
+                kl.trace.emit("hook", object=c.pod_ref, container=name, hook="postStart", phase="failed")
+                kl.events.container_event(pod, name, "Warning", "FailedPostStartHook", err)
+                self.reasons[(uid, name)] = ("PostStartHookError", err)
+                yield from kill_container(kl, pod, c, "FailedPostStartHook", None)
+                result.errors.append(err)
+            else:
+                kl.trace.emit("hook", object=c.pod_ref, container=name, hook="postStart", phase="completed")
+
+    # ---- KillPod ----------------------------------------------------------------------------------
+
+    def kill_pod(self, pod: Obj, grace_override: int | None) -> Gen:
+        """killPodWithSyncResult: stop every running container, then the sandbox."""
+        kl = self.kl
+        uid = pod["metadata"]["uid"]
+        running = self.running(uid)
+        if kl.profile.legacy_sidecar_type and _legacy_sidecars(pod):
+            yield from self._kill_legacy_sidecar_order(pod, running, grace_override)
+        else:
+            ordering = None
+            if kl.profile.native_sidecars == "ordered" and any(
+                    is_restartable_init(ic) for ic in pod["spec"].get("initContainers") or ()):
+                ordering = TerminationOrdering(kl.kernel, pod, [c.name for c in running])
+            yield from self._kill_all(pod, running, grace_override, ordering)
+        for sb in kl.runtime.pod_sandboxes(uid):
+            if sb.state == SANDBOX_READY:
+                if kl.runtime.profile.id_scheme == "docker":
+                    kl.log("cni_teardown", pod)
+                yield from kl.runtime.stop_pod_sandbox(sb.id)
+
+    def _kill_all(self, pod: Obj, containers: list[Container], grace_override: int | None,
+                  ordering: TerminationOrdering | None, message: str = "") -> Gen:
+        """killContainersWithSyncResult: one goroutine per container, all at once."""
+        kl = self.kl
+        procs = [kl.kernel.process(kill_container(kl, pod, c, message, grace_override, ordering))
+                 for c in containers]
+        if procs:
+            yield kl.kernel.all_of(procs)
+
+    def _kill_legacy_sidecar_order(self, pod: Obj, running: list[Container], grace_override: int | None) -> Gen:
+        """PR #80744 (the seed-000 kubelet): sidecars' preStop hooks first, then the other containers with
+        the grace left, then the sidecars with what is left of it then (which can be negative)."""
+        from podlife.kubelet.kuberuntime.container import container_spec, execute_prestop
+
+        kl = self.kl
+        sidecar_names = _legacy_sidecars(pod)
+        sidecars = [c for c in running if c.name in sidecar_names]
+        others = [c for c in running if c.name not in sidecar_names]
+        grace = pod["metadata"].get("deletionGracePeriodSeconds")
+        if grace is None:
+            grace = pod["spec"].get("terminationGracePeriodSeconds", MINIMUM_GRACE_PERIOD)
+        start = kl.kernel.now
+        if others:
+            hooks = [kl.kernel.process(execute_prestop(kl, pod, c, container_spec(pod, c.name) or {}, grace))
+                     for c in sidecars if (container_spec(pod, c.name) or {}).get("lifecycle", {}).get("preStop")]
+            if hooks:
+                yield kl.kernel.all_of(hooks)
+            override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
+            yield from self._kill_all(pod, others, override, None, message="Need to kill Pod")
+        if sidecars:
+            override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
+            yield from self._kill_all(pod, sidecars, override, None)
+
+
+def _legacy_sidecars(pod: Obj) -> set[str]:
+    return {c["name"] for c in pod["spec"].get("containers") or ()
+            if (c.get("lifecycle") or {}).get("type") == "Sidecar"}

@@ -1,0 +1,118 @@
+"""The node's API objects: pkg/kubelet/kubelet_node_status.go, nodestatus/setters.go, nodelease.
+
+A healthy kubelet renews its Lease every 10 s and posts status every nodeStatusUpdateFrequency. podlife does
+not simulate those writes one by one: while the kubelet can reach the API, the last renewal is a computed
+fact (``last_heartbeat``), and the objects are brought up to date only when someone looks (``materialize``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from podlife.api.meta import Obj, clone
+from podlife.api.quantity import parse_quantity
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+LEASE_RENEW_FRACTION = 0.25  # renewInterval = 0.25 × leaseDuration (pkg/kubelet/kubelet.go)
+
+READY_TRUE = ("KubeletReady", "kubelet is posting ready status")
+PRESSURE_FALSE = {
+    "MemoryPressure": ("KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    "DiskPressure": ("KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    "PIDPressure": ("KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+}
+
+
+class NodeStatus:
+    def __init__(self, kubelet: Kubelet) -> None:
+        self.kl = kubelet
+        self.reachable_since = 0.0   # heartbeats run from here while the API is reachable
+
+    @property
+    def renew_interval(self) -> float:
+        return self.kl.config.nodeLeaseDurationSeconds * LEASE_RENEW_FRACTION
+
+    def last_heartbeat(self, now: float) -> float | None:
+        """When the lease was last renewed, as of ``now`` (None if never)."""
+        if not self.kl.running or not self.kl.can_reach_api():
+            return self.kl.last_contact
+        k = math.floor((now - self.reachable_since) / self.renew_interval + 1e-9)
+        return self.reachable_since + k * self.renew_interval
+
+    def node_object(self) -> Obj:
+        kl = self.kl
+        spec = kl.node_spec
+        labels = {"kubernetes.io/arch": "amd64", "kubernetes.io/hostname": spec.name, "kubernetes.io/os": "linux",
+                  "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux"}
+        if spec.zone:
+            labels["topology.kubernetes.io/zone"] = spec.zone
+        labels.update(spec.labels)
+        capacity = dict(spec.capacity)
+        capacity.setdefault("pods", str(kl.config.maxPods))
+        now = kl.trace.timestamp()
+        conds = [{"type": t, "status": "False", "reason": r, "message": m, "lastHeartbeatTime": now,
+                  "lastTransitionTime": now} for t, (r, m) in PRESSURE_FALSE.items()]
+        conds.append({"type": "Ready", "status": "True", "reason": READY_TRUE[0], "message": READY_TRUE[1],
+                      "lastHeartbeatTime": now, "lastTransitionTime": now})
+        node: Obj = {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": spec.name, "labels": labels},
+            "spec": {"podCIDR": spec.podCIDR, "podCIDRs": [spec.podCIDR]},
+            "status": {
+                "capacity": capacity, "allocatable": dict(capacity), "conditions": conds,
+                "addresses": [{"type": "InternalIP", "address": kl.node_ip},
+                              {"type": "Hostname", "address": spec.name}],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                "nodeInfo": {"kubeletVersion": f"v{kl.profile.version}.0", "kubeProxyVersion": f"v{kl.profile.version}.0",
+                             "containerRuntimeVersion": kl.runtime.profile.version, "operatingSystem": "linux",
+                             "architecture": "amd64", "osImage": "podlife simulated node"},
+            },
+        }
+        if spec.taints:
+            node["spec"]["taints"] = [dict(t) for t in spec.taints]
+        return node
+
+    def register(self) -> None:
+        kl = self.kl
+        kl.store.create(self.node_object(), by="kubelet")
+        kl.store.create({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": kl.node_spec.name, "namespace": "kube-node-lease"},
+            "spec": {"holderIdentity": kl.node_spec.name, "leaseDurationSeconds": kl.config.nodeLeaseDurationSeconds,
+                     "renewTime": kl.trace.micro_timestamp()},
+        }, by="kubelet")
+        self.reachable_since = kl.kernel.now
+
+    def materialize(self) -> None:
+        """Write the computed heartbeats into the Lease and the node's conditions (no trace records)."""
+        kl = self.kl
+        hb = self.last_heartbeat(kl.kernel.now)
+        if hb is None:
+            return
+        lease = kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)
+        if lease is not None:
+            new = clone(lease)
+            new["spec"]["renewTime"] = kl.trace.micro_timestamp(hb)
+            kl.store.update(new, by="kubelet")
+        node = kl.store.try_get("Node", None, kl.node_spec.name)
+        if node is not None:
+            # status is posted every nodeStatusUpdateFrequency while reachable
+            f = kl.config.nodeStatusUpdateFrequency
+            k = math.floor((kl.kernel.now - self.reachable_since) / f + 1e-9)
+            posted = kl.trace.timestamp(self.reachable_since + k * f)
+            new = clone(node)
+            for c in new["status"]["conditions"]:
+                c["lastHeartbeatTime"] = posted
+            if new != node:
+                kl.store.update_status(new, by="kubelet")
+
+
+def allocatable_millis(node: Obj, resource: str) -> int:
+    v = node["status"].get("allocatable", {}).get(resource)
+    if v is None:
+        return 0
+    q = parse_quantity(v)
+    return math.ceil(q * 1000) if resource == "cpu" else math.ceil(q)

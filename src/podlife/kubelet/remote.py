@@ -1,0 +1,40 @@
+"""The kubelet's CRI client: pkg/kubelet/cri/remote/remote_runtime.go. Every call has a deadline."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from podlife.runtime.cri import Container, RuntimeError_
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+DEADLINE_EXCEEDED = "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
+
+
+class RemoteRuntime:
+    def __init__(self, kubelet: Kubelet) -> None:
+        self.kl = kubelet
+
+    def stop_container(self, c: Container, timeout: int) -> Generator[simpy.Event, Any, str]:
+        """StopContainer with deadline runtimeRequestTimeout + timeout; returns an error text or ""."""
+        kl = self.kl
+        deadline = kl.config.runtimeRequestTimeout + timeout
+        call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))
+        limit = kl.kernel.timer(deadline)
+        yield call | limit
+        kl.kernel.cancel(limit)
+        if not call.triggered:
+            return DEADLINE_EXCEEDED
+        return call.value
+
+    @staticmethod
+    def _call(gen: Generator[simpy.Event, Any, Any]) -> Generator[simpy.Event, Any, str]:
+        try:
+            yield from gen
+        except RuntimeError_ as e:
+            return str(e)
+        return ""

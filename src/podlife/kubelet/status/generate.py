@@ -1,0 +1,158 @@
+"""The pod status the kubelet reports: pkg/kubelet/kubelet_pods.go generateAPIPodStatus and getPhase,
+pkg/kubelet/status/generate.go for the conditions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from podlife.api.meta import Obj
+from podlife.kubelet.kuberuntime.ordering import is_restartable_init
+from podlife.runtime.cri import EXITED, RUNNING, Container
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+
+
+def _ts(kl: Kubelet, t: float | None) -> str | None:
+    return None if t is None else kl.trace.timestamp(t)
+
+
+def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev: Container | None,
+                     init_pending: bool, ready: bool) -> Obj:
+    """convertToAPIContainerStatuses for one container."""
+    uid = pod["metadata"]["uid"]
+    st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
+                          "ready": False, "restartCount": c.attempt if c else 0, "started": False}
+    last: dict[str, Any] = {}
+    waiting_reason = kl.runtime_manager.reasons.get((uid, spec["name"]))
+    if c is None:
+        reason = waiting_reason or (("PodInitializing", "") if init_pending else ("ContainerCreating", ""))
+        st["state"] = {"waiting": _waiting(*reason)}
+    elif c.state == RUNNING:
+        st["state"] = {"running": {"startedAt": _ts(kl, c.started_at)}}
+        st["ready"] = ready
+        st["started"] = True
+        st["containerID"] = kl.runtime.container_id(c)
+    elif c.state == EXITED:
+        term = {"exitCode": c.exit_code, "reason": c.reason, "startedAt": _ts(kl, c.started_at),
+                "finishedAt": _ts(kl, c.finished_at), "containerID": kl.runtime.container_id(c)}
+        st["containerID"] = kl.runtime.container_id(c)
+        if waiting_reason and waiting_reason[0] in ("CrashLoopBackOff", "PostStartHookError", "ImagePullBackOff",
+                                                    "ErrImagePull", "RunContainerError"):
+            st["state"] = {"waiting": _waiting(*waiting_reason)}
+            last = {"terminated": term}
+        else:
+            st["state"] = {"terminated": term}
+    else:
+        st["state"] = {"waiting": _waiting("ContainerCreating", "")}
+        st["containerID"] = kl.runtime.container_id(c)
+    if not last and prev is not None and prev.state == EXITED:
+        last = {"terminated": {"exitCode": prev.exit_code, "reason": prev.reason,
+                               "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
+                               "containerID": kl.runtime.container_id(prev)}}
+    st["lastState"] = last
+    return st
+
+
+def _waiting(reason: str, message: str) -> Obj:
+    return {"reason": reason, "message": message} if message else {"reason": reason}
+
+
+def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_terminal: bool,
+              terminal_phase_rule: bool) -> str:
+    """getPhase (pkg/kubelet/kubelet_pods.go); sidecars do not count for the pod's phase."""
+    spec = pod["spec"]
+    policy = spec.get("restartPolicy", "Always")
+    by_name = {s["name"]: s for s in init_statuses}
+    pending_init = failed_init = 0
+    for ic in spec.get("initContainers") or ():
+        s = by_name.get(ic["name"])
+        if s is None:
+            pending_init += 1
+            continue
+        state = s["state"]
+        if is_restartable_init(ic):
+            if "running" not in state:
+                pending_init += 1 if not s.get("lastState") else 0
+            continue
+        if "running" in state:
+            pending_init += 1
+        elif "terminated" in state:
+            failed_init += state["terminated"]["exitCode"] != 0
+        elif s.get("lastState", {}).get("terminated"):
+            failed_init += s["lastState"]["terminated"]["exitCode"] != 0
+        else:
+            pending_init += 1
+    unknown = running = waiting = stopped = succeeded = 0
+    by_name = {s["name"]: s for s in statuses}
+    for c in spec.get("containers") or ():
+        s = by_name.get(c["name"])
+        if s is None:
+            unknown += 1
+            continue
+        state = s["state"]
+        if "running" in state:
+            running += 1
+        elif "terminated" in state:
+            stopped += 1
+            succeeded += state["terminated"]["exitCode"] == 0
+        elif s.get("lastState", {}).get("terminated"):
+            stopped += 1
+        else:
+            waiting += 1
+    if failed_init and policy == "Never":
+        return "Failed"
+    if pending_init or waiting:
+        return "Pending"
+    if running and not unknown:
+        return "Running"
+    if not running and stopped and not unknown:
+        if pod_is_terminal and terminal_phase_rule:
+            # a pod that will not run again is terminal whatever its restart policy (1.27+)
+            return "Succeeded" if stopped == succeeded else "Failed"
+        if policy == "Always":
+            return "Running"
+        if stopped == succeeded:
+            return "Succeeded"
+        if policy == "Never":
+            return "Failed"
+        return "Running"
+    return "Pending"
+
+
+def _condition(ctype: str, ok: bool, reason: str = "", message: str = "") -> Obj:
+    c: dict[str, Any] = {"type": ctype, "status": "True" if ok else "False"}
+    if not ok and reason:
+        c["reason"] = reason
+    if not ok and message:
+        c["message"] = message
+    return c
+
+
+def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], statuses: list[Obj],
+               sandbox_ready: bool) -> list[Obj]:
+    """PodReadyToStartContainers (1.29+), Initialized, Ready, ContainersReady, PodScheduled."""
+    out = []
+    if kl.profile.minor >= 29:
+        out.append(_condition("PodReadyToStartContainers", sandbox_ready))
+    incomplete = [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
+                  if not (("terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0)
+                          or (is_restartable_init(ic) and s.get("started")))]
+    if phase == "Succeeded" or (phase == "Failed" and not incomplete):
+        incomplete = []
+    out.append(_condition("Initialized", not incomplete, "ContainersNotInitialized",
+                          f"containers with incomplete status: [{' '.join(incomplete)}]"))
+    unready = [s["name"] for s in statuses if not s["ready"]]
+    unready += [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
+                if is_restartable_init(ic) and not s["ready"]]
+    if phase == "Succeeded":
+        reason, msg = "PodCompleted", ""
+    else:
+        reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+    ready = not unready and phase != "Succeeded"
+    out.append(_condition("Ready", ready, reason, msg))
+    out.append(_condition("ContainersReady", ready, reason, msg))
+    out.append(_condition("PodScheduled", True))
+    return out

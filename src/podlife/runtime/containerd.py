@@ -1,0 +1,247 @@
+"""A node's container runtime: sandboxes with IPs, containers whose processes follow their behaviour.
+
+Calls are generator processes that take simulated time. The runtime tells its listener (the PLEG) whenever a
+container's state changes; the kubelet learns of it only when the PLEG relists, as upstream.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Generator
+from typing import Any
+
+import simpy
+
+from podlife.api.meta import Obj, ref
+from podlife.engine import Kernel
+from podlife.runtime.behavior import Behavior
+from podlife.runtime.cri import (
+    CREATED,
+    EXITED,
+    RUNNING,
+    SANDBOX_NOTREADY,
+    Container,
+    RuntimeError_,
+    Sandbox,
+)
+from podlife.runtime.profiles import RuntimeProfile
+from podlife.trace.recorder import Trace
+
+SIGKILL_EXIT = 137   # 128 + 9
+Call = Generator[simpy.Event, Any, Any]
+
+
+class IPAM:
+    """host-local IPAM over the node's podCIDR: sequential allocation that moves on past released
+    addresses before reusing them (plugins/ipam/host-local/backend/allocator)."""
+
+    def __init__(self, cidr: str) -> None:
+        net = ipaddress.ip_network(cidr, strict=False)
+        self._first = int(net.network_address) + 2      # .1 is the bridge gateway
+        self._last = int(net.broadcast_address) - 1
+        self._next = self._first
+        self._used: set[int] = set()
+
+    def allocate(self) -> str:
+        size = self._last - self._first + 1
+        for _ in range(size):
+            ip = self._next
+            self._next = self._first if ip >= self._last else ip + 1
+            if ip not in self._used:
+                self._used.add(ip)
+                return str(ipaddress.ip_address(ip))
+        raise RuntimeError_("failed to allocate for range 0: no IP addresses available in range set")
+
+    def release(self, ip: str) -> None:
+        self._used.discard(int(ipaddress.ip_address(ip)))
+
+
+class ContainerdRuntime:
+    def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.node = node
+        self.profile = profile
+        self.ipam = IPAM(pod_cidr)
+        self.sandboxes: dict[str, Sandbox] = {}
+        self.containers: dict[str, Container] = {}
+        self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
+        self.listeners: list[Callable[[str], None]] = []   # called with a pod uid on every state change
+        self._rng = kernel.rng(f"runtime/{node}")
+        self._exit_events: dict[str, simpy.Event] = {}
+        self._timers: dict[str, simpy.Event] = {}
+
+    # ---- reads (instant) --------------------------------------------------------------------------
+
+    def pod_sandboxes(self, pod_uid: str) -> list[Sandbox]:
+        return [s for s in self.sandboxes.values() if s.pod_uid == pod_uid]
+
+    def pod_containers(self, pod_uid: str) -> list[Container]:
+        return [c for c in self.containers.values() if c.pod_uid == pod_uid]
+
+    def container_id(self, c: Container) -> str:
+        return f"{self.profile.id_scheme}://{c.id}"
+
+    # ---- sandboxes --------------------------------------------------------------------------------
+
+    def run_pod_sandbox(self, pod: Obj) -> Call:
+        if self.profile.sandbox_seconds:
+            yield self.kernel.timeout(self.profile.sandbox_seconds)
+        md = pod["metadata"]
+        sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], self.ipam.allocate(),
+                     created_at=self.kernel.now)
+        self.sandboxes[sb.id] = sb
+        self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
+        return sb
+
+    def stop_pod_sandbox(self, sandbox_id: str) -> Call:
+        """Stops what is left in the sandbox at once and tears its network down (the IP is released)."""
+        sb = self.sandboxes.get(sandbox_id)
+        if sb is None or sb.state == SANDBOX_NOTREADY:
+            return
+        for c in self.pod_containers(sb.pod_uid):
+            if c.sandbox_id == sandbox_id and c.state == RUNNING:
+                self._signal(c, "SIGKILL", None)
+                self._exit(c, SIGKILL_EXIT, "Error")
+        sb.state = SANDBOX_NOTREADY
+        self.ipam.release(sb.ip)
+        self._record(sb.pod_ref, "", "stop", f"sandbox {sb.id[:13]}")
+        self._changed(sb.pod_uid)
+        yield from ()
+
+    def remove_pod_sandbox(self, sandbox_id: str) -> Call:
+        sb = self.sandboxes.pop(sandbox_id, None)
+        if sb is not None:
+            if sb.state != SANDBOX_NOTREADY:
+                self.ipam.release(sb.ip)
+            for c in [c for c in self.containers.values() if c.sandbox_id == sandbox_id]:
+                del self.containers[c.id]
+            self._record(sb.pod_ref, "", "remove", f"sandbox {sb.id[:13]}")
+        yield from ()
+
+    # ---- containers -------------------------------------------------------------------------------
+
+    def create_container(self, sandbox: Sandbox, name: str, image: str, attempt: int, behavior: Behavior) -> Call:
+        c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, image, attempt, behavior,
+                      created_at=self.kernel.now)
+        self.containers[c.id] = c
+        self._record(c.pod_ref, name, "create", f"{self.container_id(c)} attempt {attempt}")
+        self._changed(c.pod_uid)
+        yield from ()
+        return c
+
+    def start_container(self, container_id: str) -> Call:
+        c = self._get(container_id)
+        if c.state != CREATED:
+            raise RuntimeError_(f"container {container_id} is not in created state")
+        if c.behavior.start_seconds:
+            yield self.kernel.timeout(c.behavior.start_seconds)
+        c.state = RUNNING
+        c.started_at = self.kernel.now
+        self._exit_events[c.id] = self.kernel.event()
+        self._record(c.pod_ref, c.name, "start", self.container_id(c))
+        if c.behavior.exit_after is not None:
+            code = c.behavior.exit_code
+            self._timers[c.id] = self.kernel.call_later(
+                c.behavior.exit_after, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+        self._changed(c.pod_uid)
+
+    def stop_container(self, container_id: str, timeout: int) -> Call:
+        """StopContainer(timeout): the stop signal, up to ``timeout`` seconds for the process to exit, then
+        SIGKILL. containerd skips straight to SIGKILL when timeout <= 0; docker waits forever when it is
+        negative (moby daemon/stop.go containerStop)."""
+        c = self._get(container_id)
+        if c.state == RUNNING:
+            done = self._exit_events[c.id]
+            if timeout > 0 or self.profile.negative_timeout_waits:
+                self._signal(c, "SIGTERM", timeout)
+                if c.behavior.on_term == "exit" and "SIGTERM" not in c.signals[:-1]:
+                    code = c.behavior.exit_code
+                    self.kernel.call_later(c.behavior.term_seconds,
+                                           lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+                if timeout < 0:
+                    yield done
+                else:
+                    limit = self.kernel.timer(timeout)
+                    yield done | limit
+                    self.kernel.cancel(limit)
+            if c.state == RUNNING:
+                self._signal(c, "SIGKILL", None)
+                self._exit(c, SIGKILL_EXIT, "Error")
+        if self.profile.stop_return_latency:
+            yield self.kernel.timeout(self.profile.stop_return_latency)
+        self._record(c.pod_ref, c.name, "stop", self.container_id(c))
+
+    def remove_container(self, container_id: str) -> Call:
+        c = self.containers.pop(container_id, None)
+        if c is not None:
+            self._record(c.pod_ref, c.name, "remove", self.container_id(c))
+        yield from ()
+
+    def exec_sync(self, container_id: str, seconds: float, exit_code: int) -> Call:
+        """Runs a command in the container (hooks, exec probes); returns its exit code. The command dies with
+        its container."""
+        c = self._get(container_id)
+        if c.state != RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        done = self._exit_events[c.id]
+        limit = self.kernel.timer(seconds + self.profile.exec_overhead)
+        yield done | limit
+        self.kernel.cancel(limit)
+        if c.state != RUNNING:
+            raise RuntimeError_("command terminated: container exited")
+        return exit_code
+
+    def exited(self, container_id: str) -> simpy.Event:
+        """An event that fires when the container's process ends."""
+        return self._exit_events[container_id]
+
+    # ---- images -----------------------------------------------------------------------------------
+
+    def has_image(self, image: str) -> bool:
+        return image not in self.absent_images
+
+    def pull_image(self, image: str, seconds: float = 0.0) -> Call:
+        if seconds:
+            yield self.kernel.timeout(seconds)
+        self.absent_images.discard(image)
+        return f"sha256:{self._new_id()}"
+
+    # ---- process model ----------------------------------------------------------------------------
+
+    def _exit(self, c: Container, code: int, reason: str) -> None:
+        if c.state != RUNNING:
+            return
+        c.state = EXITED
+        c.exit_code = code
+        c.reason = reason
+        c.finished_at = self.kernel.now
+        self.kernel.cancel(self._timers.pop(c.id, None))
+        self._record(c.pod_ref, c.name, "exit", f"exitCode {code}")
+        self._exit_events[c.id].succeed()
+        self._changed(c.pod_uid)
+
+    def _signal(self, c: Container, sig: str, timeout: int | None) -> None:
+        c.signals.append(sig)
+        rec: dict[str, Any] = {"node": self.node, "object": c.pod_ref, "container": c.name, "signal": sig}
+        if timeout is not None:
+            rec["timeoutSeconds"] = timeout
+        self.trace.emit("signal", **rec)
+
+    def _record(self, pod_ref: str, container: str, op: str, detail: str) -> None:
+        self.trace.emit("runtime", node=self.node, object=pod_ref, container=container or None, op=op,
+                        detail=detail)
+
+    def _changed(self, pod_uid: str) -> None:
+        for fn in self.listeners:
+            fn(pod_uid)
+
+    def _get(self, container_id: str) -> Container:
+        c = self.containers.get(container_id)
+        if c is None:
+            raise RuntimeError_(f'rpc error: code = NotFound desc = an error occurred when try to find container '
+                                f'"{container_id}": not found')
+        return c
+
+    def _new_id(self) -> str:
+        return f"{self._rng.getrandbits(256):064x}"

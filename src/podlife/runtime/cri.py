@@ -1,0 +1,45 @@
+"""CRI shapes (k8s.io/cri-api): sandboxes, containers, and the errors a runtime call can end with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podlife.runtime.behavior import Behavior
+
+CREATED, RUNNING, EXITED, UNKNOWN = "CONTAINER_CREATED", "CONTAINER_RUNNING", "CONTAINER_EXITED", "CONTAINER_UNKNOWN"
+SANDBOX_READY, SANDBOX_NOTREADY = "SANDBOX_READY", "SANDBOX_NOTREADY"
+
+
+class RuntimeError_(Exception):
+    """A failed CRI call, with the gRPC-style text the kubelet logs."""
+
+
+@dataclass
+class Sandbox:
+    id: str
+    pod_uid: str
+    pod_ref: str          # Pod/namespace/name, for the trace
+    namespace: str
+    name: str
+    ip: str
+    state: str = SANDBOX_READY
+    created_at: float = 0.0
+
+
+@dataclass
+class Container:
+    id: str
+    sandbox_id: str
+    pod_uid: str
+    pod_ref: str
+    name: str
+    image: str
+    attempt: int
+    behavior: Behavior
+    state: str = CREATED
+    created_at: float = 0.0
+    started_at: float | None = None
+    finished_at: float | None = None
+    exit_code: int | None = None
+    reason: str = ""      # Completed | Error | OOMKilled
+    signals: list[str] = field(default_factory=list)

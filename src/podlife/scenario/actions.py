@@ -1,0 +1,113 @@
+"""Scenario actions, applied as a user (kubectl) would apply them through the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import KINDS, Obj, clone, kind_from_name, ref_of
+from podlife.api.store import DeleteOptions
+from podlife.cluster import Cluster
+from podlife.scenario.model import Action
+
+USER = "kubectl"
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return clone(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+def _target(action: Action) -> tuple[str, str | None, str]:
+    kind_s, _, name = (action.target or "").partition("/")
+    kind = kind_from_name(kind_s) or kind_s
+    ns = action.namespace if KINDS.get(kind, KINDS["Pod"]).namespaced else None
+    return kind, ns, name
+
+
+def _record(cluster: Cluster, action: Action, obj_ref: str | None) -> dict[str, Any]:
+    fields = {k: v for k, v in action.raw.items() if k not in ("at", action.verb)}
+    if action.verb in ("create", "apply"):
+        fields["manifest"] = action.manifest
+    return cluster.trace.emit("action", action=action.verb, object=obj_ref, **fields)
+
+
+def apply_action(cluster: Cluster, action: Action) -> None:
+    store = cluster.store
+    verb = action.verb
+    try:
+        if verb in ("delete", "scale", "patch"):
+            kind, ns, name = _target(action)
+            rec = _record(cluster, action, ref_of(kind, ns, name) if kind in KINDS else action.target)
+            if kind not in KINDS:
+                raise ApiError(404, "NotFound", f'the server doesn\'t have a resource type "{kind}"')
+            if verb == "delete":
+                # an API DELETE: the loader already turned force into gracePeriodSeconds 0
+                store.delete(kind, ns, name, by=USER,
+                             options=DeleteOptions(grace_period_seconds=action.grace_period_seconds,
+                                                   propagation_policy=action.propagation_policy))
+            elif verb == "scale":
+                obj = clone(store.get(kind, ns, name))
+                obj.setdefault("spec", {})["replicas"] = action.replicas
+                store.update(obj, by=USER)
+            else:
+                obj = store.get(kind, ns, name)
+                new = merge_patch(obj, action.merge_patch or {})
+                new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+                store.update(new, by=USER)
+        elif verb in ("create", "apply"):
+            manifest = clone(action.manifest or {})
+            kind = manifest.get("kind", "")
+            md = manifest.get("metadata") or {}
+            ns = md.get("namespace", action.namespace) if KINDS.get(kind, KINDS["Pod"]).namespaced else None
+            rec = _record(cluster, action, ref_of(kind, ns, md.get("name", "")) if kind in KINDS else kind)
+            existing = store.try_get(kind, ns, md.get("name", "")) if kind in KINDS and md.get("name") else None
+            if verb == "apply" and existing is not None:
+                new = clone(existing)
+                for k, v in manifest.items():
+                    if k not in ("metadata", "status"):
+                        new[k] = v
+                for k in ("labels", "annotations"):
+                    if k in md:
+                        new["metadata"][k] = md[k]
+                store.update(new, by=USER)
+            else:
+                store.create(manifest, by=USER)
+        elif verb in ("cordon", "uncordon", "drain"):
+            rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
+            cordon(cluster, action.target or "", verb != "uncordon")
+            if verb == "drain":
+                drain(cluster, action.target or "")
+        else:
+            raise ApiError(400, "BadRequest", f"action {verb} is not modelled yet")
+    except ApiError as e:
+        rec["error"] = e.message
+
+
+def cordon(cluster: Cluster, node_name: str, unschedulable: bool) -> None:
+    node = clone(cluster.store.get("Node", None, node_name))
+    if bool(node["spec"].get("unschedulable")) == unschedulable:
+        return
+    if unschedulable:
+        node["spec"]["unschedulable"] = True
+    else:
+        node["spec"].pop("unschedulable", None)
+    cluster.store.update(node, by=USER)
+
+
+def drain(cluster: Cluster, node_name: str) -> None:
+    """kubectl drain: evict every pod on the node but DaemonSet pods (policy/v1 Eviction = graceful delete)."""
+    for pod in cluster.store.list("Pod", where=lambda p: p["spec"].get("nodeName") == node_name):
+        owners = pod["metadata"].get("ownerReferences") or ()
+        if any(o.get("kind") == "DaemonSet" for o in owners) or pod["metadata"].get("deletionTimestamp"):
+            continue
+        md = pod["metadata"]
+        cluster.store.delete("Pod", md["namespace"], md["name"], by=USER)

@@ -1,0 +1,114 @@
+"""The parsed scenario: what ``podlife run`` executes. Built by ``podlife.scenario.load``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from podlife.config import (
+    ApiServerConfiguration,
+    ControllerManagerConfiguration,
+    KubeletConfiguration,
+    SchedulerConfiguration,
+)
+
+RUNTIMES = ("containerd", "docker-18.06", "docker-1.13")
+
+
+@dataclass
+class NodeSpec:
+    name: str
+    zone: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: list[dict[str, Any]] = field(default_factory=list)
+    capacity: dict[str, str] = field(
+        default_factory=lambda: {"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"})
+    runtime: str = "containerd"
+    podCIDR: str | None = None  # filled by the loader: 10.244.<index>.0/24 when not given
+
+
+@dataclass
+class ClusterSpec:
+    nodes: list[NodeSpec]
+    kubelet: KubeletConfiguration = field(default_factory=KubeletConfiguration)
+    controllerManager: ControllerManagerConfiguration = field(default_factory=ControllerManagerConfiguration)
+    apiServer: ApiServerConfiguration = field(default_factory=ApiServerConfiguration)
+    scheduler: SchedulerConfiguration = field(default_factory=SchedulerConfiguration)
+
+
+@dataclass
+class Source:
+    """Where something came from, for error messages: file, line (1-based, None if unknown), field path."""
+
+    file: str
+    line: int | None
+    path: str
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass
+class Action:
+    at: float                      # seconds since start
+    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault
+    target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
+    namespace: str = "default"
+    manifest: dict[str, Any] | None = None          # create / apply
+    replicas: int | None = None                     # scale
+    merge_patch: dict[str, Any] | None = None       # patch
+    grace_period_seconds: int | None = None         # delete
+    force: bool = False                             # delete
+    propagation_policy: str | None = None           # delete: Background | Foreground | Orphan
+    fault: "Fault | None" = None
+    raw: dict[str, Any] = field(default_factory=dict)  # the action as written, for the trace record
+    source: Source | None = None
+
+
+@dataclass
+class Fault:
+    type: str
+    node: str | None = None
+    pod: str | None = None          # namespace/name ("default/" added when no namespace is given)
+    container: str | None = None
+    image: str | None = None
+    value: str | None = None        # MemoryUsage / DiskUsage quantity
+    for_seconds: float | None = None  # heal after this long; None = never
+    source: Source | None = None
+
+
+@dataclass
+class Expectation:
+    object: str                    # kind/name as written, e.g. pod/web-0 or node/node-1
+    namespace: str                 # default unless object gives one (kind/namespace/name) or field namespace
+    check: str                     # deleted | phase | ready | condition | containerState | nodeReady | taint
+    value: Any                     # True / "Running" / {"type":..,"status":..} / {"name":..,"state":..,"reason":..}
+    description: str = ""
+    by: float | None = None
+    at: float | None = None
+    after: float | None = None
+    always: tuple[float, float] | None = None
+    source: Source | None = None
+
+
+@dataclass
+class Manifest:
+    obj: dict[str, Any]
+    source: Source
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    kubernetes_version: str        # "1.18" … newest modelled
+    start_time: datetime           # timezone-aware UTC
+    seed: int
+    until: float | None            # None: run until nothing is pending, at most 3600 s
+    cluster: ClusterSpec
+    objects: list[Manifest]
+    actions: list[Action]
+    expect: list[Expectation]
+    path: str
+    warnings: list[str] = field(default_factory=list)

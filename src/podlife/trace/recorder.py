@@ -1,0 +1,35 @@
+"""The trace: every observable thing that happens, as one chronological list of records.
+
+Section 4 of the scenario format defines the record types. Records are plain dicts so the report is the list
+itself; ``t`` is seconds since the scenario start, rounded to the millisecond.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from podlife.engine import Kernel
+
+
+class Trace:
+    def __init__(self, kernel: Kernel, start_time: datetime) -> None:
+        self.kernel = kernel
+        self.start_time = start_time
+        self.records: list[dict[str, Any]] = []
+
+    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        rec = {"t": round(self.kernel.now, 3), "type": type_}
+        rec.update(fields)
+        self.records.append(rec)
+        return rec
+
+    def timestamp(self, t: float | None = None) -> str:
+        """RFC 3339 time (seconds precision, as metav1.Time serialises) of simulated time ``t``."""
+        when = self.start_time + timedelta(seconds=int(self.kernel.now if t is None else t))
+        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def micro_timestamp(self, t: float | None = None) -> str:
+        """RFC 3339 with microseconds, as metav1.MicroTime serialises (Lease renewTime, Event eventTime)."""
+        when = self.start_time + timedelta(seconds=round(self.kernel.now if t is None else t, 6))
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

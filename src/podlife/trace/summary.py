@@ -1,0 +1,89 @@
+"""The human summary: per pod and node, a compact timeline of what changed; then the expectations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def _line(r: dict[str, Any]) -> str | None:
+    t = r["type"]
+    if t == "api" and r["verb"] == "create":
+        return f"created by {r['by']}"
+    if t == "api" and r["verb"] == "bind":
+        return f"scheduled to {r['node']}"
+    if t == "phase":
+        return f"phase {r['from'] or '-'} → {r['to']}"
+    if t == "container":
+        extra = ", ".join(str(x) for x in (r.get("reason"), None if r.get("exitCode") is None else
+                                             f"exit {r['exitCode']}") if x)
+        restarts = f" (restarts {r['restartCount']})" if r.get("restartCount") else ""
+        return f"{r['container']}: {r['state']}{' (' + extra + ')' if extra else ''}{restarts}"
+    if t == "terminating":
+        return f"terminating, grace {r['gracePeriodSeconds']}s"
+    if t == "deleted":
+        return "deleted"
+    if t == "hook":
+        return f"{r['container']}: {r['hook']} {r['phase']}"
+    if t == "signal":
+        timeout = f" (timeout {r['timeoutSeconds']}s)" if "timeoutSeconds" in r else ""
+        return f"{r['container']}: {r['signal']}{timeout}"
+    if t == "condition" and r["object"].startswith("Node/"):
+        return f"{r['conditionType']}={r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
+    if t == "taint":
+        return f"taint {r['key']}:{r['effect']} {r['op']}"
+    if t == "event" and r["eventType"] == "Warning":
+        return f"{r['reason']}: {r['message']}"
+    if t == "runtime" and r["op"] == "exit":
+        return f"{r['container']}: process exited ({r['detail']})"
+    if t == "action":
+        return f"action {r['action']}" + (f" failed: {r['error']}" if "error" in r else "")
+    return None
+
+
+def timelines(records: Iterable[dict[str, Any]]) -> dict[str, list[tuple[float, str]]]:
+    out: dict[str, list[tuple[float, str]]] = {}
+    for r in records:
+        obj = r.get("object")
+        if not obj or not (obj.startswith("Pod/") or obj.startswith("Node/")):
+            continue
+        if r["type"] == "api" and r["verb"] == "create" and obj.startswith("Node/"):
+            continue
+        line = _line(r)
+        if line is not None:
+            out.setdefault(obj, []).append((r["t"], line))
+    return out
+
+
+def render(report: dict[str, Any], console: Console, quiet: bool = False) -> None:
+    verdicts = report["expectations"]
+    if not quiet:
+        console.print(Text(f"{report['scenario']}  (Kubernetes {report['kubernetesVersion']}, seed {report['seed']},"
+                           f" {report['endSeconds']:g}s simulated)", style="bold"))
+        for obj, lines in timelines(report["records"]).items():
+            console.print(Text(obj, style="cyan bold"))
+            for t, line in lines:
+                console.print(f"  {t:9.3f}s  {line}", highlight=False)
+    if not verdicts:
+        if not quiet:
+            console.print("no expectations")
+        return
+    table = Table(show_header=not quiet, box=None, pad_edge=False)
+    table.add_column("")
+    table.add_column("expectation")
+    table.add_column("detail")
+    for v in verdicts:
+        if quiet and v["passed"]:
+            continue
+        mark = Text("✓", style="green") if v["passed"] else Text("✗", style="red bold")
+        table.add_row(mark, v["description"], v["detail"])
+    if table.row_count:
+        console.print(table)
+    failed = sum(not v["passed"] for v in verdicts)
+    if not quiet or failed:
+        style = "red bold" if failed else "green bold"
+        console.print(Text(f"{len(verdicts) - failed} passed, {failed} failed", style=style))

@@ -1,0 +1,119 @@
+"""Behaviour that changed between Kubernetes minor versions: one table, consulted where each rule lives.
+
+A rule maps version ranges to a value; ``profile("1.27").terminal_phase_before_removal`` is the value for
+that minor. Nothing else in podlife compares versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+OLDEST_MINOR = 18
+NEWEST_MINOR = 34
+MODELLED_VERSIONS: tuple[str, ...] = tuple(f"1.{m}" for m in range(OLDEST_MINOR, NEWEST_MINOR + 1))
+NEWEST = MODELLED_VERSIONS[-1]
+
+
+@dataclass(frozen=True)
+class Change:
+    since: int        # first minor with this value
+    value: Any
+    source: str       # upstream PR or file that made the change
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    summary: str
+    changes: tuple[Change, ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
+
+    def at(self, minor: int) -> Any:
+        value = self.changes[0].value
+        for c in self.changes:
+            if minor >= c.since:
+                value = c.value
+        return value
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("grace_override", "where killContainer applies a grace-period override", (
+        Change(18, "after-prestop-unclamped",
+               "<=1.21: only eviction and killPodNow pass an override; applied after preStop, not clamped"),
+        Change(22, "effective-after-prestop",
+               "pod workers pass the effective grace as override, still after preStop (#117373)"),
+        Change(28, "before-prestop", "PR #115835: override replaces the grace before the preStop hook"),
+    )),
+    Rule("negative_grace", "a negative terminationGracePeriodSeconds / gracePeriodSeconds", (
+        Change(18, "flows-through", "negative values reach the kubelet and the runtime unchanged"),
+        Change(27, "treated-as-one", "PR #115606: negative grace is treated as 1 s, with an API warning"),
+    )),
+    Rule("zero_grace", "grace used by the kubelet for an explicit 0 (force delete, hard eviction)", (
+        Change(18, "as-is", "<=1.21: killContainer gets 0: no preStop, then its 2 s minimum"),
+        Change(22, "spec-grace", "pod workers fall back to the pod's spec grace (issue #115819)"),
+        Change(31, "one-second", "PR #124063: an explicit 0 becomes 1 s"),
+    )),
+    Rule("terminal_phase_before_removal", "a deleted pod reaches Failed/Succeeded before it is removed", (
+        Change(18, False, "removal needs only reclaimed resources"),
+        Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
+    )),
+    Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
+        Change(18, True, "the seed-000 kubelet carried PR #80744"),
+        Change(19, False, "not part of any release"),
+    )),
+    Rule("native_sidecars", "init containers with restartPolicy: Always", (
+        Change(18, "off", "not available"),
+        Change(28, "unordered", "KEP-753 alpha: restartable init containers, no termination order"),
+        Change(29, "ordered", "PR #120620: sidecars stop after the main containers, in reverse order"),
+    )),
+    Rule("node_monitor_grace_period", "kube-controller-manager --node-monitor-grace-period default (s)", (
+        Change(18, 40.0, "pkg/controller/nodelifecycle defaults"),
+        Change(32, 50.0, "PR #126287"),
+    )),
+    Rule("soft_eviction_grace", "grace given to a pod evicted on a soft threshold", (
+        Change(18, "max-pod-grace", "evictionMaxPodGracePeriod"),
+        Change(32, "min-of-max-and-pod", "min(evictionMaxPodGracePeriod, pod grace)"),
+    )),
+    Rule("killing_event", "message of the Killing event", (
+        Change(18, "legacy", "the seed-000 kubelet: 'Killing container with id docker://NAME:Need to kill Pod'"),
+        Change(19, "stopping", "'Stopping container NAME'"),
+    )),
+    Rule("structured_logs", "kubelet log lines use structured logging (klog InfoS)", (
+        Change(18, False, "printf-style klog"),
+        Change(21, True, "KEP-1602 structured logging in the kubelet"),
+    )),
+)
+
+_BY_NAME = {r.name: r for r in RULES}
+
+
+class Profile:
+    """The behaviour of one Kubernetes minor version; attribute access reads the table."""
+
+    def __init__(self, version: str) -> None:
+        if version not in MODELLED_VERSIONS:
+            raise ValueError(f'Kubernetes version "{version}" is not modelled (modelled: {OLDEST_MINOR}..{NEWEST_MINOR})')
+        self.version = version
+        self.minor = int(version.split(".")[1])
+        self._values = {r.name: r.at(self.minor) for r in RULES}
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def profile(version: str) -> Profile:
+    return Profile(version)
+
+
+def describe() -> list[tuple[str, str, str, str]]:
+    """Rows (rule, versions, value, source) for ``podlife versions``."""
+    rows = []
+    for r in RULES:
+        for i, c in enumerate(r.changes):
+            end = r.changes[i + 1].since - 1 if i + 1 < len(r.changes) else NEWEST_MINOR
+            span = f"1.{c.since}" if c.since == end else f"1.{c.since}-1.{end}"
+            rows.append((r.name, span, str(c.value), c.source))
+    return rows

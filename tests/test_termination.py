@@ -1,0 +1,110 @@
+"""Graceful pod termination end to end, per Kubernetes version, with exact times.
+
+One pod, grace 30 s, preStop `sleep 2`, an app that exits 0.5 s after SIGTERM, deleted at t=10 s. The
+expected numbers follow killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go) per version:
+- 1.28+ (PR #115835): override (= effective grace 30) first, preStop takes 2 s → SIGTERM window 30 - 2 = 28.
+- 1.22-1.27: preStop first (30 - 2 = 28), then the override puts the full 30 back (issue #117373).
+- 1.18 (the seed-000 kubelet): no override; 30 - 2 = 28.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import logs, records, run_text, times
+
+POD = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: term}
+spec:
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata:
+        name: web
+        annotations:
+          podlife/behavior: |
+            app: {startSeconds: 1, termSeconds: 0.5}
+      spec:
+        containers:
+          - name: app
+            image: nginx:1.27
+            lifecycle:
+              preStop: {exec: {command: ["sleep", "2"]}}
+  actions:
+    - at: 10s
+      delete: pod/web
+"""
+
+
+@pytest.mark.parametrize("version,window", [("1.34", 28), ("1.28", 28), ("1.27", 30), ("1.22", 30), ("1.18", 28)])
+def test_sigterm_window_per_version(tmp_path, version, window):
+    r = run_text(tmp_path, POD, version=version)
+    assert [(h["t"], h["phase"]) for h in records(r, "hook")] == [(10.0, "started"), (12.0, "completed")]
+    sig = records(r, "signal")
+    assert [(s["t"], s["signal"], s.get("timeoutSeconds")) for s in sig] == [(12.0, "SIGTERM", window)]
+    assert times(r, "runtime", op="exit") == [12.5]
+
+
+@pytest.mark.parametrize("version,phase", [("1.34", "Succeeded"), ("1.27", "Succeeded"), ("1.26", "Running")])
+def test_terminal_phase_before_removal(tmp_path, version, phase):
+    # 1.27+ (PR #115331): a deleted pod reaches a terminal phase before its removal; the app exited 0
+    r = run_text(tmp_path, POD, version=version)
+    last = records(r, "phase", object="Pod/default/web")[-1]
+    assert last["to"] == phase
+    assert times(r, "deleted", object="Pod/default/web") == [12.5]
+
+
+def test_start_path_records(tmp_path):
+    r = run_text(tmp_path, POD, version="1.34")
+    ref = "Pod/default/web"
+    assert [(x["t"], x["verb"], x["by"]) for x in records(r, "api", object=ref)][:2] == [
+        (0.0, "create", "kubectl"), (0.0, "bind", "default-scheduler")]
+    # the container starts 1 s after creation (startSeconds), the PLEG relist sees it at the next second
+    assert times(r, "runtime", op="start", object=ref) == [1.0]
+    reasons = [(e["t"], e["reason"], e["message"]) for e in records(r, "event", object=ref)]
+    assert reasons[:5] == [
+        (0.0, "Scheduled", "Successfully assigned default/web to node-1"),
+        (0.0, "Pulled", 'Container image "nginx:1.27" already present on machine'),
+        (0.0, "Created", "Created container: app"),
+        (1.0, "Started", "Started container app"),
+        (10.0, "Killing", "Stopping container app"),
+    ]
+    pleg = logs(r, "SyncLoop (PLEG)")
+    assert pleg[0][0] == 2.0 and 'Type:"ContainerStarted"' in pleg[0][1]
+
+
+def test_pod_ip_from_node_cidr(tmp_path):
+    r = run_text(tmp_path, POD, version="1.34")
+    create = records(r, "runtime", op="create", container=None)[0]
+    assert create["detail"].endswith("ip 10.244.1.2")  # host-local: .1 is the gateway
+
+
+def test_force_delete_grace_per_version(tmp_path):
+    text = POD.replace("      delete: pod/web", "      delete: pod/web\n      force: true")
+    # 1.31+ (PR #124063): an explicit 0 is 1 s: the preStop gets 1 s, then the 2 s minimum
+    r = run_text(tmp_path, text, version="1.34")
+    assert [(h["t"], h["phase"]) for h in records(r, "hook")] == [(10.0, "started"), (11.0, "timedOut")]
+    assert [(s["t"], s.get("timeoutSeconds")) for s in records(r, "signal")] == [(11.0, 2)]
+    # the API object went at once
+    assert times(r, "deleted", object="Pod/default/web") == [10.0]
+    # 1.22-1.30 (issue #115819): an explicit 0 falls back to the pod's spec grace
+    r = run_text(tmp_path, text, version="1.25")
+    assert [(s["t"], s.get("timeoutSeconds")) for s in records(r, "signal")] == [(12.0, 30)]
+
+
+def test_shorter_grace_restarts_termination(tmp_path):
+    text = POD.replace('app: {startSeconds: 1, termSeconds: 0.5}', 'app: {startSeconds: 1, onTerm: ignore}') + """
+    - at: 20s
+      delete: pod/web
+      gracePeriodSeconds: 5
+"""
+    r = run_text(tmp_path, text, version="1.34")
+    # the first termination: SIGTERM at 12 with 28 s; at 20 a 5 s grace cancels it and kills again
+    assert [(s["t"], s["signal"], s.get("timeoutSeconds")) for s in records(r, "signal")][:1] == [
+        (12.0, "SIGTERM", 28)]
+    assert logs(r, "Cancelling current pod sync")[0][0] == 20.0
+    term = records(r, "terminating")
+    assert [(x["t"], x["gracePeriodSeconds"]) for x in term] == [(10.0, 30), (20.0, 5)]
+    assert term[1]["deletionTimestamp"] == "2025-01-01T00:00:15Z"  # 10 - 30 + 5 + 30 → old - 30 + 5
