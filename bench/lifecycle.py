@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=100)
     ap.add_argument("--pods", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--profile", action="store_true", help="cProfile the model run; print the top 15 by cumtime")
+    ap.add_argument("--profile", action="store_true",
+                    help="cProfile the model run; print the top 15 by cumtime (and top 10 by tottime)")
     ap.add_argument("--tracemalloc", action="store_true",
                     help="also report the tracemalloc peak of the model run (slows the run down a lot)")
     args = ap.parse_args(argv)
@@ -237,8 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         note = " (profiler on: wall figures above are inflated)"
         print(f"\ncProfile of the model run, top 15 by cumulative time{note}:")
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("cumulative").print_stats(15)
+        ps = pstats.Stats(profiler, stream=out).strip_dirs()
+        ps.sort_stats("cumulative").print_stats(15)
         print(out.getvalue().rstrip())
+        print("\nand the top 10 by own time (tottime):")
+        out = io.StringIO()
+        ps.stream = out
+        ps.sort_stats("tottime").print_stats(10)
+        print(out.getvalue().split("Ordered by", 1)[-1].split("\n", 3)[-1].rstrip())
 
     if model["left"]:
         more = f" (first: {', '.join(model['left'][:5])})"

@@ -49,11 +49,13 @@ def test_sigterm_window_per_version(tmp_path, version, window):
 
 @pytest.mark.parametrize("version,phase", [("1.34", "Succeeded"), ("1.27", "Succeeded"), ("1.26", "Running")])
 def test_terminal_phase_before_removal(tmp_path, version, phase):
-    # 1.27+ (PR #115331): a deleted pod reaches a terminal phase before its removal; the app exited 0
+    # 1.27+ (PR #115331): a deleted pod reaches a terminal phase before its removal; the app exited 0.
+    # The containers are gone at 12.5; SyncTerminatedPod waits for the next PLEG relist (13.0), then the
+    # status manager deletes the pod.
     r = run_text(tmp_path, POD, version=version)
     last = records(r, "phase", object="Pod/default/web")[-1]
     assert last["to"] == phase
-    assert times(r, "deleted", object="Pod/default/web") == [12.5]
+    assert times(r, "deleted", object="Pod/default/web") == [13.0]
 
 
 def test_start_path_records(tmp_path):

@@ -37,12 +37,11 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
     from podlife.trace import klog, summary
 
     console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
     try:
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
         for w in sc.warnings:
-            err.print(f"warning: {w}")
+            click.echo(f"warning: {w}", err=True)
         result = run_scenario(sc)
         rep = report(result)
         if report_path:
@@ -53,16 +52,16 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
                 f.write(klog.render(rep["records"], sc.start_time))
         summary.render(rep, console, quiet=quiet)
     except ScenarioError as e:
-        err.print(str(e), markup=False)
+        click.echo(str(e), err=True)
         sys.exit(2)
     except OSError as e:
-        err.print(f"{e.filename or scenario}: {e.strerror}", markup=False)
+        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
         sys.exit(2)
     except Exception as e:  # noqa: BLE001 - an internal error must not look like bad input
         if os.environ.get("PODLIFE_DEBUG"):
             traceback.print_exc()
-        err.print(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
-                  markup=False)
+        click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
+                   err=True)
         sys.exit(3)
     sys.exit(0 if result.passed else 1)
 

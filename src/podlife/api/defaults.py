@@ -43,6 +43,10 @@ def _setdefault(d: dict, key: str, value: object) -> None:
         d[key] = value
 
 
+def _as_dict(x: object) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
 def _child(d: dict, key: str) -> dict:
     v = d.get(key)
     if not isinstance(v, dict):
@@ -107,7 +111,8 @@ def _default_container(c: dict) -> None:
     _setdefault(c, "terminationMessagePath", TERMINATION_MESSAGE_PATH_DEFAULT)
     _setdefault(c, "terminationMessagePolicy", "File")
     for port in c.get("ports") or []:
-        _setdefault(port, "protocol", "TCP")
+        if isinstance(port, dict):
+            _setdefault(port, "protocol", "TCP")
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         _default_probe(c.get(probe))
     lifecycle = c.get("lifecycle")
@@ -116,7 +121,7 @@ def _default_container(c: dict) -> None:
             if isinstance(lifecycle.get(hook), dict):
                 _default_http_get(lifecycle[hook].get("httpGet"))
     for env in c.get("env") or []:
-        field_ref = (env.get("valueFrom") or {}).get("fieldRef")
+        field_ref = _as_dict(_as_dict(env).get("valueFrom")).get("fieldRef")
         if isinstance(field_ref, dict):
             _setdefault(field_ref, "apiVersion", "v1")  # SetDefaults_ObjectFieldSelector
 
@@ -168,10 +173,10 @@ def default_pod_spec(spec: dict) -> None:
 def _default_requests_from_limits(c: dict) -> None:
     """SetDefaults_Pod: per resource, a missing request takes the limit's value."""
     resources = c.get("resources")
-    if not isinstance(resources, dict) or resources.get("limits") is None:
+    if not isinstance(resources, dict) or not isinstance(resources.get("limits"), dict):
         return
     requests = resources.get("requests")
-    if requests is None:
+    if not isinstance(requests, dict):
         requests = resources["requests"] = {}
     for name, value in resources["limits"].items():
         requests.setdefault(name, value)
@@ -190,8 +195,8 @@ def _default_pod(obj: dict) -> None:
     if spec.get("hostNetwork"):  # defaultHostNetworkPorts
         for key in ("containers", "initContainers"):
             for c in spec.get(key) or []:
-                for port in c.get("ports") or []:
-                    if not port.get("hostPort"):
+                for port in _as_dict(c).get("ports") or []:
+                    if isinstance(port, dict) and not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
 
 
@@ -311,6 +316,8 @@ def _default_service(obj: dict) -> None:
             spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
     _setdefault(spec, "type", "ClusterIP")
     for port in spec.get("ports") or []:
+        if not isinstance(port, dict):
+            continue
         _setdefault(port, "protocol", "TCP")
         if port.get("targetPort") in (None, 0, ""):
             port["targetPort"] = port.get("port")
@@ -384,9 +391,9 @@ _QOS_RESOURCES = ("cpu", "memory")
 
 def _effective_requests(c: dict) -> dict:
     """Container requests as they look after SetDefaults_Pod (missing requests = limits)."""
-    res = c.get("resources") or {}
-    out = dict(res.get("limits") or {})
-    out.update(res.get("requests") or {})
+    res = _as_dict(_as_dict(c).get("resources"))
+    out = dict(_as_dict(res.get("limits")))
+    out.update(_as_dict(res.get("requests")))
     return out
 
 

@@ -365,6 +365,8 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
 
 def validate_labels(labels: Mapping | None, path: str) -> list[FieldError]:
     """ValidateLabels: qualified-name keys, label-syntax values. Errors point at ``path`` itself."""
+    if labels is not None and not isinstance(labels, Mapping):
+        return [FieldError(path, "Invalid value", "must be a map of string keys to string values", labels)]
     errs: list[FieldError] = []
     for k in sorted(labels or {}):
         v = labels[k]

@@ -29,6 +29,41 @@ Handler = Callable[[str, Obj, "Obj | None"], None]
 Key = tuple[str, str]  # (namespace or "", name)
 
 
+def _group(kind: str) -> str:
+    return KINDS[kind].api_version.rpartition("/")[0]
+
+
+def _resource(kind: str) -> str:
+    """The qualified resource of API errors: schema.GroupResource.String() is ``resource.group`` outside the core
+    group (deployments.apps "web" not found), as staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+    reports them."""
+    g = _group(kind)
+    return f"{KINDS[kind].resource}.{g}" if g else KINDS[kind].resource
+
+
+# etcd key prefixes that differ from the resource name (pkg/registry/core/node/storage: "minions",
+# pkg/registry/core/service/storage: "services/specs")
+_ETCD_PREFIX = {"Node": "minions", "Service": "services/specs"}
+
+
+def _uid_precondition_failed(kind: str, namespace: str | None, name: str, want: str, have: str) -> errors.ApiError:
+    """A storage UID precondition failure (staging/src/k8s.io/apiserver/pkg/storage/interfaces.go
+    Preconditions.Check → NewInvalidObjError, errors.go StorageError.Error), turned into a Conflict by
+    staging/src/k8s.io/apiserver/pkg/storage/errors/storage.go InterpretUpdateError."""
+    prefix = _ETCD_PREFIX.get(kind, KINDS[kind].resource)
+    key = f"/registry/{prefix}/{namespace}/{name}" if KINDS[kind].namespaced else f"/registry/{prefix}/{name}"
+    return errors.conflict(_resource(kind), name, f"StorageError: invalid object, Code: 4, Key: {key}, "
+                           "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: "
+                           f"{want}, UID in object meta: {have}")
+
+
+def _kind_resource(kind: str) -> str:
+    """staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete reports precondition failures against
+    schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}: ``Pod``, ``Deployment.apps``."""
+    g = _group(kind)
+    return f"{kind}.{g}" if g else kind
+
+
 @dataclass
 class Watch:
     kind: str
@@ -84,7 +119,7 @@ class Store:
     def get(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._objects[kind].get((namespace or "", name))
         if obj is None:
-            raise errors.not_found(KINDS[kind].resource, name)
+            raise errors.not_found(_resource(kind), name)
         return obj
 
     def try_get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
@@ -132,7 +167,7 @@ class Store:
             raise errors.invalid(kind, md.get("name", ""), causes)
         key = (md.get("namespace", ""), md["name"])
         if key in self._objects[kind]:
-            raise errors.already_exists(info.resource, md["name"])
+            raise errors.already_exists(_resource(kind), md["name"])
         if dry_run:
             return obj
         md["uid"] = self._new_uid()
@@ -153,15 +188,14 @@ class Store:
         key = (md.get("namespace", "") if info.namespaced else "", md["name"])
         old = self._objects[kind].get(key)
         if old is None:
-            raise errors.not_found(info.resource, md["name"])
+            raise errors.not_found(_resource(kind), md["name"])
         rv = md.get("resourceVersion")
         if rv is not None and rv != old["metadata"]["resourceVersion"]:
-            raise errors.conflict(info.resource, md["name"],
+            raise errors.conflict(_resource(kind), md["name"],
                                   "the object has been modified; please apply your changes to the latest "
                                   "version and try again")
         if md.get("uid") not in (None, old["metadata"]["uid"]):
-            raise errors.conflict(info.resource, md["name"], "Precondition failed: UID in precondition: "
-                                  f"{md.get('uid')}, UID in object meta: {old['metadata']['uid']}")
+            raise _uid_precondition_failed(kind, key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(kind)
         if subresource == "status":
             new = clone(old)
@@ -178,17 +212,31 @@ class Store:
                     new["metadata"].pop(f, None)
             if info.has_generation:
                 gen = old["metadata"].get("generation", 1)
-                new["metadata"]["generation"] = gen + 1 if new.get("spec") != old.get("spec") else gen
+                bump = new.get("spec") != old.get("spec")
+                if kind == "Deployment":
+                    # pkg/registry/apps/deployment/strategy.go PrepareForUpdate: annotation updates bump the
+                    # generation too (they are copied to the ReplicaSets); Semantic.DeepEqual: nil == {}
+                    bump = bump or (new["metadata"].get("annotations") or {}) != \
+                        (old["metadata"].get("annotations") or {})
+                new["metadata"]["generation"] = gen + 1 if bump else gen
             elif "generation" in old["metadata"]:
                 new["metadata"]["generation"] = old["metadata"]["generation"]
         causes = [] if subresource == "status" else strategy.validate_update(new, old)
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         nmd = new["metadata"]
-        # staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go: an object being deleted goes
-        # away when its last finalizer is removed
-        if nmd.get("deletionTimestamp") and not nmd.get("finalizers") and old["metadata"].get("finalizers"):
-            self._commit(kind, key, old, new, verb, by, subresource, extra)
+        # staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go ShouldDeleteDuringUpdate: an update
+        # leaving no finalizers on an object being deleted with no (or a 0 s) grace period is not written: the
+        # object is deleted as stored (deleteWithoutFinalizers). With grace left (a pod still terminating) it is
+        # an ordinary update.
+        omd = old["metadata"]
+        if not nmd.get("finalizers") and omd.get("deletionTimestamp") and not omd.get("deletionGracePeriodSeconds"):
+            if kind not in ("Event", "Lease"):
+                rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
+                if subresource:
+                    rec["subresource"] = subresource
+                rec.update(extra or {})
+                self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
         self._commit(kind, key, old, new, verb, by, subresource, extra)
@@ -198,18 +246,33 @@ class Store:
         return self.update(obj, by, subresource="status")
 
     def bind(self, namespace: str, name: str, node: str, by: str, uid: str | None = None) -> Obj:
-        """pods/binding: sets spec.nodeName once (pkg/registry/core/pod/storage: assignPod)."""
+        """pods/binding: sets spec.nodeName once (pkg/registry/core/pod/storage/storage.go assignPod and
+        setPodHostAndAnnotations)."""
         pod = self.get("Pod", namespace, name)
         if uid and pod["metadata"]["uid"] != uid:
-            raise errors.conflict("pods", name, "Precondition failed: UID in precondition: "
-                                  f"{uid}, UID in object meta: {pod['metadata']['uid']}")
+            raise _uid_precondition_failed("Pod", namespace, name, uid, pod["metadata"]["uid"])
+        # assignPod: errors of the update function are reported as a Conflict on pods/binding
         if pod["metadata"].get("deletionTimestamp"):
-            raise errors.conflict("pods", name, "pod is being deleted, cannot be assigned to a host")
+            raise errors.conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
         if pod["spec"].get("nodeName"):
-            raise errors.conflict("pods", name, f"pod {name} is already assigned to node "
+            raise errors.conflict("pods/binding", name, f"pod {name} is already assigned to node "
                                   f'"{pod["spec"]["nodeName"]}"')
         new = clone(pod)
         new["spec"]["nodeName"] = node
+        # setPodHostAndAnnotations: podutil.UpdatePodCondition(PodScheduled=True); the transition time is kept
+        # when the status does not change
+        cond: dict[str, Any] = {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                "lastTransitionTime": self.trace.timestamp()}
+        conds = list(new["status"].get("conditions") or ())
+        for i, c in enumerate(conds):
+            if c.get("type") == "PodScheduled":
+                if c.get("status") == "True":
+                    cond["lastTransitionTime"] = c.get("lastTransitionTime")
+                conds[i] = cond
+                break
+        else:
+            conds.append(cond)
+        new["status"]["conditions"] = conds
         key = (namespace, name)
         self._commit("Pod", key, pod, new, "bind", by, extra={"node": node})
         return new
@@ -217,68 +280,87 @@ class Store:
     def delete(self, kind: str, namespace: str | None, name: str, by: str,
                options: DeleteOptions | None = None) -> Obj | None:
         """Graceful deletion as staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete and
-        generic/registry/store.go Delete do it. Returns the object if it still exists afterwards."""
+        generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers do it. Returns the object if it
+        still exists afterwards."""
         opts = options or DeleteOptions()
         info = KINDS[kind]
         key = (namespace or "" if info.namespaced else "", name)
         old = self._objects[kind].get(key)
         if old is None:
-            raise errors.not_found(info.resource, name)
+            raise errors.not_found(_resource(kind), name)
         omd = old["metadata"]
+        # BeforeDelete checks the preconditions first, reported against the kind (GroupResource{Resource: Kind})
         if opts.uid is not None and opts.uid != omd["uid"]:
-            raise errors.conflict(info.resource, name, "Precondition failed: UID in precondition: "
-                                  f"{opts.uid}, UID in object meta: {omd['uid']}")
+            raise errors.conflict(_kind_resource(kind), name, f"the UID in the precondition ({opts.uid}) does not "
+                                  f"match the UID in record ({omd['uid']}). The object might have been deleted "
+                                  "and then recreated")
         if opts.resource_version is not None and opts.resource_version != omd["resourceVersion"]:
-            raise errors.conflict(info.resource, name, "Precondition failed: ResourceVersion in precondition: "
-                                  f"{opts.resource_version}, ResourceVersion in object meta: "
-                                  f"{omd['resourceVersion']}")
+            raise errors.conflict(_kind_resource(kind), name, "the ResourceVersion in the precondition "
+                                  f"({opts.resource_version}) does not match the ResourceVersion in record "
+                                  f"({omd['resourceVersion']}). The object might have been modified")
         strategy = strategy_for(kind)
         grace = opts.grace_period_seconds
         record = {"gracePeriodSeconds": grace} if grace is not None else {}
         if opts.propagation_policy:
             record["propagationPolicy"] = opts.propagation_policy
-        grace = strategy.check_graceful_delete(old, grace, self.negative_grace)
-        finalizers = omd.get("finalizers") or []
-
-        if omd.get("deletionTimestamp"):
-            # already deleting: only a shorter grace period moves the deadline (BeforeDelete)
-            cur = omd.get("deletionGracePeriodSeconds")
-            if grace is None or cur is None or grace >= cur:
-                if cur == 0 and not finalizers:
-                    self._remove(kind, key, by, record_api=True, record=record)
-                    return None
-                return old
-            new = clone(old)
-            ts = self._parse_time(omd["deletionTimestamp"]) - cur + grace
-            new["metadata"]["deletionTimestamp"] = self.trace.timestamp(ts)
-            new["metadata"]["deletionGracePeriodSeconds"] = grace
-            if grace == 0 and not finalizers:
-                self._commit(kind, key, old, new, "delete", by, extra=record)
-                self._remove(kind, key, by, record_api=False)
-                return None
-            self._commit(kind, key, old, new, "delete", by, extra=record)
-            self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
-                            deletionTimestamp=new["metadata"]["deletionTimestamp"])
-            return new
-
-        if grace is None or (grace == 0 and not finalizers):
-            # no graceful deletion for this kind, or zero grace: gone now
-            self._remove(kind, key, by, record_api=True, record=record)
-            return None
+        if grace is not None and grace < 0 and self.negative_grace == "treated-as-one":
+            grace = 1  # BeforeDelete: negative values are treated as 1 s on the delete path
+        # only kinds whose strategy implements CheckGracefulDelete (pods) are deleted gracefully
+        checked = strategy.check_graceful_delete(old, grace, self.negative_grace)
         new = clone(old)
         nmd = new["metadata"]
-        nmd["deletionTimestamp"] = self.trace.timestamp(self.kernel.now + grace)
-        nmd["deletionGracePeriodSeconds"] = grace
-        nmd["generation"] = nmd.get("generation", 0) + 1
-        if opts.propagation_policy == "Foreground":
-            nmd["finalizers"] = finalizers + ["foregroundDeletion"] if "foregroundDeletion" not in finalizers \
-                else finalizers
-        elif opts.propagation_policy == "Orphan":
-            nmd["finalizers"] = finalizers + ["orphan"] if "orphan" not in finalizers else finalizers
+        graceful = False
+        if omd.get("deletionTimestamp"):
+            cur = omd.get("deletionGracePeriodSeconds")
+            # BeforeDelete, already deleting: a stored grace of 0 (or none) means delete now; otherwise only a
+            # shorter gracePeriodSeconds moves the deadline, to old - oldGrace + newGrace (CheckGracefulDelete
+            # is not consulted again)
+            if checked is not None and cur:
+                if grace is None or grace >= cur:
+                    return old  # graceful deletion pending: nothing is written
+                ts = self._parse_time(omd["deletionTimestamp"]) - cur + grace
+                nmd["deletionTimestamp"] = self.trace.timestamp(ts)
+                nmd["deletionGracePeriodSeconds"] = grace
+                graceful = True
+        elif checked is not None:
+            grace = checked
+            nmd["deletionTimestamp"] = self.trace.timestamp(self.kernel.now + grace)
+            nmd["deletionGracePeriodSeconds"] = grace
+            if (nmd.get("generation") or 0) > 0:
+                nmd["generation"] += 1  # BeforeDelete bumps the generation only if it is set
+            graceful = True
+        # deletionFinalizersForGarbageCollection: finalizers asked for by the propagation policy
+        finalizers = list(omd.get("finalizers") or ())
+        if opts.propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
+            finalizers.append("foregroundDeletion")
+        elif opts.propagation_policy == "Orphan" and "orphan" not in finalizers:
+            finalizers.append("orphan")
+        if finalizers != list(omd.get("finalizers") or ()):
+            nmd["finalizers"] = finalizers
+
+        if not graceful:
+            if not finalizers:
+                self._remove(kind, key, by, record_api=True, record=record)
+                return None
+            # markAsDeleting: deletionTimestamp now (or kept if earlier), grace 0, generation bumped on the first
+            # deletion; the object stays until its finalizers are removed
+            if not omd.get("deletionTimestamp") and (nmd.get("generation") or 0) > 0:
+                nmd["generation"] += 1
+            if not omd.get("deletionTimestamp") or self._parse_time(omd["deletionTimestamp"]) > self.kernel.now:
+                nmd["deletionTimestamp"] = self.trace.timestamp()
+            nmd["deletionGracePeriodSeconds"] = 0
+            if new == old:
+                return old  # nothing changed: GuaranteedUpdate writes nothing
+            grace = 0
+        # updateForGracefulDeletionAndFinalizers writes the update first; the object is then deleted at once
+        # unless finalizers are pending or grace is left (lastGraceful > 0): watchers see MODIFIED, then DELETED
         self._commit(kind, key, old, new, "delete", by, extra=record)
-        self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
-                        deletionTimestamp=nmd["deletionTimestamp"])
-        return new
+        if finalizers or grace > 0:
+            self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
+                            deletionTimestamp=nmd["deletionTimestamp"])
+            return new
+        self._remove(kind, key, by, record_api=False)
+        return None
 
     # ---- watch -------------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ upstream walks a Go map (map keys are visited in sorted order here).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
@@ -173,8 +174,14 @@ def _validate_finalizers(finalizers: list, path: str) -> Errs:
     return errs
 
 
-def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: str = "metadata") -> Errs:
-    """ValidateObjectMetaUpdate."""
+def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: str = "metadata", *,
+                                require_resource_version: bool = False) -> Errs:
+    """ValidateObjectMetaUpdate.
+
+    Upstream's store fills in the stored resourceVersion for unconditional
+    updates before validating, so its "must be specified for an update" check
+    only bites callers that validate without a store; it is off unless asked for.
+    """
     new, old = _d(new), _d(old)
     errs: Errs = []
     if old.get("deletionTimestamp"):
@@ -182,7 +189,7 @@ def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: 
         if extra:
             listed = "[]string{" + ", ".join(f'"{f}"' for f in extra) + "}"
             errs.append(_forbidden(f"{path}.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {listed}"))
-    if not new.get("resourceVersion"):
+    if require_resource_version and not new.get("resourceVersion"):
         errs.append(_invalid(f"{path}.resourceVersion", new.get("resourceVersion") or "", "must be specified for an update"))
     if _int(new.get("generation")) < _int(old.get("generation")):
         errs.append(_invalid(f"{path}.generation", _int(new.get("generation")), "must not be decremented"))
@@ -1011,8 +1018,6 @@ def _validate_only_deleted_gates(new: list, old: list, path: str) -> Errs:
 
 def _munge_pod_spec(new: Mapping, old: Mapping) -> tuple[dict, Errs]:
     """Copy the updatable fields from old into new so that the rest can be compared."""
-    import copy
-
     munged = copy.deepcopy(dict(new))
     for key in ("containers", "initContainers"):
         for c, oc in zip(_l(munged.get(key)), _l(old.get(key))):
@@ -1713,9 +1718,13 @@ def validate_update(new: Mapping, old: Mapping) -> Errs:
 _STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
 
 
+def _without_mutable_sts_fields(spec: Mapping) -> dict:
+    return {k: v for k, v in spec.items() if k not in _STS_MUTABLE}
+
+
 def _validate_statefulset_update(new: Mapping, old: Mapping) -> Errs:
-    strip = lambda s: {k: v for k, v in s.items() if k not in _STS_MUTABLE}  # noqa: E731
-    if semantic_equal(strip(new), strip(old)):
+    """ValidateStatefulSetUpdate: only the listed spec fields may change."""
+    if semantic_equal(_without_mutable_sts_fields(new), _without_mutable_sts_fields(old)):
         return []
     return [_forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
                                "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")]

@@ -22,7 +22,8 @@ from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
-from podlife.kubelet.podworkers import TERMINATING, KillPodOptions, PodSyncStatus, PodWorkers
+from podlife.kubelet.podworkers import SYNC, KillPodOptions, PodSyncStatus, PodWorkers
+from podlife.kubelet.prober import ProbeManager
 from podlife.kubelet.remote import RemoteRuntime
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
 from podlife.kubelet.status.manager import StatusManager
@@ -62,6 +63,7 @@ class Kubelet:
         self.pleg = GenericPLEG(self)
         self.node_status = NodeStatus(self)
         self.events = KubeletEvents(self)
+        self.probes = ProbeManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
         runtime.listeners.append(self.pleg.mark_dirty)
@@ -148,7 +150,32 @@ class Kubelet:
 
     def pod_finished(self, st: PodSyncStatus) -> None:
         """Called when SyncTerminatedPod is done: the status manager may now delete the pod."""
+        self.probes.remove_pod(st.uid)
         self.status_manager.request_sync(st.uid)
+
+    # ---- probe results ----------------------------------------------------------------------------
+
+    def reported_running(self, uid: str, c: Container) -> bool:
+        """The prober reads container state from the status the kubelet last generated."""
+        status = self.status_manager.get(uid) or {}
+        cid = self.runtime.container_id(c)
+        return any(cs.get("containerID") == cid and "running" in cs.get("state", {})
+                   for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []))
+
+    def probe_result_changed(self, pod: Obj) -> None:
+        """A readiness or startup result changed: the pod's status (Ready) follows."""
+        st = self.pod_workers.statuses.get(pod["metadata"]["uid"])
+        if st is not None and st.state == SYNC:
+            self.pod_workers.update_pod(self.pod_manager.get(pod["metadata"]["uid"], pod), "sync")
+        else:
+            self.status_manager.set_pod_status(pod, self.generate_status(pod, terminal=False))
+
+    def restart_unhealthy(self, pod: Obj, c: Container, kind: str, probe: Obj) -> None:
+        """A liveness or startup probe failed: SyncPod kills the container and starts it again."""
+        uid = pod["metadata"]["uid"]
+        self.runtime_manager.unhealthy[(uid, c.name)] = (
+            f"Container {c.name} failed {kind} probe, will be restarted", probe.get("terminationGracePeriodSeconds"))
+        self.pod_workers.update_pod(self.pod_manager.get(uid, pod), "sync")
 
     # ---- SyncPod ----------------------------------------------------------------------------------
 
@@ -158,6 +185,8 @@ class Kubelet:
         uid = pod["metadata"]["uid"]
         status = self.generate_status(pod, terminal=False)
         self.status_manager.set_pod_status(pod, status)
+        self.probes.add_pod(pod)
+        self.probes.container_changed(uid)
         if status["phase"] in ("Succeeded", "Failed"):
             return True
         if not self.profile_modern_deletion() and pod["metadata"].get("deletionTimestamp"):
@@ -224,7 +253,8 @@ class Kubelet:
         for ic in init_specs:
             cs = by_name.get(ic["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            s = container_status(self, pod, ic, cur, prev, False, cur is not None and cur.state == RUNNING)
+            s = container_status(self, pod, ic, cur, prev, False, cur is not None and self.probes.is_ready(uid, cur),
+                                 cur is not None and self.probes.is_started(uid, cur))
             init_statuses.append(s)
             done = "terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0
             if not done and not (ic.get("restartPolicy") == "Always" and s["started"]):
@@ -233,8 +263,9 @@ class Kubelet:
         for spec in pod["spec"].get("containers") or ():
             cs = by_name.get(spec["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            ready = cur is not None and cur.state == RUNNING  # readiness probes refine this
-            statuses.append(container_status(self, pod, spec, cur, prev, init_pending, ready))
+            statuses.append(container_status(self, pod, spec, cur, prev, init_pending,
+                                             cur is not None and self.probes.is_ready(uid, cur),
+                                             cur is not None and self.probes.is_started(uid, cur)))
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
         status: dict[str, Any] = {"phase": phase,

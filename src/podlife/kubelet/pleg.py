@@ -28,6 +28,12 @@ class GenericPLEG:
         self._scheduled = False
         self.last_relist = 0.0
 
+    def next_relist_after(self, t: float) -> float:
+        """The first relist on the grid strictly after ``t``: the pod cache is fresh from then on."""
+        if t == float("-inf"):
+            return t
+        return math.floor(t / self.period + 1e-9) * self.period + self.period
+
     def mark_dirty(self, pod_uid: str) -> None:
         self.dirty[pod_uid] = None
         if not self._scheduled:

@@ -8,7 +8,7 @@ grace period only ever shrinks; a shorter one cancels the termination in flight 
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import simpy
@@ -44,7 +44,7 @@ class PodSyncStatus:
     deleted_from_api: bool = False
     terminating_since: float | None = None
     terminated_at: float | None = None
-    children: list[simpy.Process] = field(default_factory=list)
+    last_sync_end: float = float("-inf")
 
 
 class PodWorkers:
@@ -123,6 +123,11 @@ class PodWorkers:
         """podWorkerLoop."""
         kl = self.kl
         while st.pending is not None:
+            # podCache.GetNewerThan(uid, lastSyncTime): every sync waits for a PLEG relist that ended after
+            # the previous sync did (upstream notes this adds about a second to each transition)
+            fresh = kl.pleg.next_relist_after(st.last_sync_end)
+            if fresh > kl.kernel.now:
+                yield kl.kernel.timeout(fresh - kl.kernel.now)
             pod = st.pending
             st.pending = None
             st.cancelled = False
@@ -144,4 +149,5 @@ class PodWorkers:
                     kl.pod_finished(st)
             except simpy.Interrupt:
                 st.pending = st.pod  # run again with the newest pod and the shorter grace
+            st.last_sync_end = kl.kernel.now
         st.working = False

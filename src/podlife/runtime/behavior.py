@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -56,6 +57,11 @@ def command_effect(argv: list[str] | None) -> CommandEffect:
     """What an obvious shell command does: total sleep, final exit code."""
     if not argv:
         return CommandEffect(None, 0, False)
+    return _command_effect(tuple(argv))
+
+
+@lru_cache(maxsize=1024)
+def _command_effect(argv: tuple[str, ...]) -> CommandEffect:
     if len(argv) >= 3 and argv[0] in ("sh", "/bin/sh", "bash", "/bin/bash") and argv[1] == "-c":
         script = " ".join(argv[2:])
     else:
@@ -92,8 +98,10 @@ def _hook_command(container: Obj, hook: str) -> list[str] | None:
     return (handler.get("exec") or {}).get("command")
 
 
+@lru_cache(maxsize=1024)
 def parse_annotation(text: str) -> dict[str, dict[str, Any]]:
-    """Parse and check the annotation; raises BehaviorError."""
+    """Parse and check the annotation; raises BehaviorError. Pods of one template share the text, so the
+    result is cached: callers must not modify it."""
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as e:

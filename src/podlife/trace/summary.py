@@ -46,13 +46,19 @@ def _line(r: dict[str, Any]) -> str | None:
 
 
 def timelines(records: Iterable[dict[str, Any]]) -> dict[str, list[tuple[float, str]]]:
+    """Lines per pod and node that changed; a node's registration (its initial conditions) is not a change."""
     out: dict[str, list[tuple[float, str]]] = {}
+    registered: dict[str, float] = {}
     for r in records:
         obj = r.get("object")
         if not obj or not (obj.startswith("Pod/") or obj.startswith("Node/")):
             continue
-        if r["type"] == "api" and r["verb"] == "create" and obj.startswith("Node/"):
-            continue
+        if obj.startswith("Node/"):
+            if r["type"] == "api" and r["verb"] == "create":
+                registered[obj] = r["t"]
+                continue
+            if r["type"] == "condition" and registered.get(obj) == r["t"]:
+                continue
         line = _line(r)
         if line is not None:
             out.setdefault(obj, []).append((r["t"], line))

@@ -161,9 +161,11 @@ class Scheduler:
             return
         md = pod["metadata"]
         try:
-            self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
+            bound = self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
         except ApiError:
             return
+        # schedule_one.go assume: the pod counts on its node at once, before the binding is observed
+        self.cache.add_pod(bound)
         self._pods.pop(q.uid, None)
         self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
 

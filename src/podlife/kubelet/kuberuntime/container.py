@@ -81,11 +81,13 @@ def container_spec_by_ref(kl: Kubelet, c: Container) -> Obj | None:
 
 
 def kill_container(kl: Kubelet, pod: Obj, c: Container, message: str, grace_override: int | None,
-                   ordering: TerminationOrdering | None = None, legacy_event: bool = False) -> Gen:
-    """killContainer, per version (see the ``grace_override`` and ``killing_event`` rules)."""
+                   ordering: TerminationOrdering | None = None, grace: int | None = None) -> Gen:
+    """killContainer, per version (see the ``grace_override`` and ``killing_event`` rules). ``grace`` is a
+    probe's own terminationGracePeriodSeconds for a liveness/startup kill (setTerminationGracePeriod)."""
     p = kl.profile
     spec = container_spec(pod, c.name) or {}
-    grace = pod["metadata"].get("deletionGracePeriodSeconds")
+    if grace is None:
+        grace = pod["metadata"].get("deletionGracePeriodSeconds")
     if grace is None:
         grace = pod["spec"].get("terminationGracePeriodSeconds", MINIMUM_GRACE_PERIOD)
     ctx = kl.container_ctx(pod, c)

@@ -75,6 +75,8 @@ class RuntimeManager:
         self.backoff = Backoff(BACKOFF_INITIAL, BACKOFF_MAX)
         # reasonCache: the last start failure per container, shown as its waiting reason
         self.reasons: dict[tuple[str, str], tuple[str, str]] = {}
+        # containers whose liveness or startup probe failed: (message, probe-level grace or None)
+        self.unhealthy: dict[tuple[str, str], tuple[str, int | None]] = {}
 
     # ---- reads ------------------------------------------------------------------------------------
 
@@ -111,22 +113,28 @@ class RuntimeManager:
                                     f"Failed to create pod sandbox: {e}")
                 result.errors.append(str(e))
                 return result
+        # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
+        for key in [k for k in self.unhealthy if k[0] == uid]:
+            message, grace = self.unhealthy.pop(key)
+            c = self.latest(uid).get(key[1])
+            if c is not None and c.state == RUNNING:
+                yield from kill_container(kl, pod, c, message, None, grace=grace)
+                spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
+                             if x["name"] == key[1]), None)
+                if spec is not None:
+                    yield from self._restart(pod, sb, spec, c, result)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
-        # init containers, one at a time (computeInitContainerActions)
+        # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
+        # previous has completed or, for a sidecar, has started (running, startup probe passed)
         for ic in pod["spec"].get("initContainers") or ():
             c = latest.get(ic["name"])
             sidecar = is_restartable_init(ic) and kl.profile.native_sidecars != "off"
             if c is None:
                 yield from self._start(pod, sb, ic, 0, result)
-                if not sidecar:
-                    return result
-                c = self.latest(uid).get(ic["name"])
-                if c is None or c.state != RUNNING:
-                    return result
-                continue
+                return result
             if c.state == RUNNING:
-                if sidecar:
+                if sidecar and kl.probes.is_started(uid, c):
                     continue
                 return result
             if c.state == EXITED:

@@ -20,7 +20,7 @@ def _ts(kl: Kubelet, t: float | None) -> str | None:
 
 
 def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev: Container | None,
-                     init_pending: bool, ready: bool) -> Obj:
+                     init_pending: bool, ready: bool, started: bool) -> Obj:
     """convertToAPIContainerStatuses for one container."""
     uid = pod["metadata"]["uid"]
     st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
@@ -33,7 +33,7 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     elif c.state == RUNNING:
         st["state"] = {"running": {"startedAt": _ts(kl, c.started_at)}}
         st["ready"] = ready
-        st["started"] = True
+        st["started"] = started
         st["containerID"] = kl.runtime.container_id(c)
     elif c.state == EXITED:
         term = {"exitCode": c.exit_code, "reason": c.reason, "startedAt": _ts(kl, c.started_at),
@@ -74,9 +74,7 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
             continue
         state = s["state"]
         if is_restartable_init(ic):
-            if "running" not in state:
-                pending_init += 1 if not s.get("lastState") else 0
-            continue
+            continue  # sidecars are counted with the regular containers below
         if "running" in state:
             pending_init += 1
         elif "terminated" in state:
@@ -101,6 +99,18 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
         elif s.get("lastState", {}).get("terminated"):
             stopped += 1
         else:
+            waiting += 1
+    # restartable init containers: running but not started, or waiting for a first start, hold the pod
+    # in Pending; an exited one is ignored (getPhase, 1.29+)
+    for ic in spec.get("initContainers") or ():
+        if not is_restartable_init(ic):
+            continue
+        s = {x["name"]: x for x in init_statuses}.get(ic["name"])
+        if s is None:
+            unknown += 1
+        elif "running" in s["state"]:
+            waiting += not s.get("started")
+        elif "waiting" in s["state"] and not s.get("lastState", {}).get("terminated"):
             waiting += 1
     if failed_init and policy == "Never":
         return "Failed"

@@ -1,0 +1,192 @@
+"""Probes: pkg/kubelet/prober (prober_manager.go, worker.go, prober.go).
+
+One worker per container and probe type probes every periodSeconds from the pod's first sync, after
+initialDelaySeconds from the container's start; liveness and readiness wait for the startup probe. A result
+changes only after failureThreshold failures or successThreshold successes in a row. Outcomes follow the
+container's behaviour (readySeconds, failProbesAfterSeconds), so a worker whose result is settled sleeps
+until something can change it instead of ticking: a probe that keeps succeeding costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from podlife.api.meta import Obj
+from podlife.runtime.cri import RUNNING, Container
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+SUCCESS, FAILURE, UNKNOWN = "Success", "Failure", "Unknown"
+KINDS = (("startup", "startupProbe"), ("liveness", "livenessProbe"), ("readiness", "readinessProbe"))
+INITIAL = {"startup": UNKNOWN, "liveness": SUCCESS, "readiness": FAILURE}
+TITLE = {"startup": "Startup", "liveness": "Liveness", "readiness": "Readiness"}
+
+
+@dataclass
+class Worker:
+    uid: str
+    container: str
+    kind: str
+    spec: Obj
+    added_at: float
+    result: str = ""
+    last: str = ""          # the last raw probe outcome
+    run: int = 0            # how many times in a row
+    container_id: str = ""
+    timer: Any = None
+    on_hold: bool = False   # liveness/startup after a failure: wait for the container to restart
+    stopped: bool = False
+
+    def __post_init__(self) -> None:
+        self.result = INITIAL[self.kind]
+
+    @property
+    def period(self) -> float:
+        return float(self.spec.get("periodSeconds", 10))
+
+
+@dataclass
+class ProbeManager:
+    kl: Kubelet
+    workers: dict[tuple[str, str, str], Worker] = field(default_factory=dict)
+
+    # ---- the kubelet's questions ------------------------------------------------------------------
+
+    def result(self, uid: str, container: str, kind: str) -> str | None:
+        """The current result, or None when the container has no such probe."""
+        w = self.workers.get((uid, container, kind))
+        return w.result if w else None
+
+    def is_ready(self, uid: str, c: Container) -> bool:
+        return self._holds(uid, c, "readiness")
+
+    def is_started(self, uid: str, c: Container) -> bool:
+        return self._holds(uid, c, "startup")
+
+    def _holds(self, uid: str, c: Container, kind: str) -> bool:
+        """prober_manager.go UpdatePodStatus: results are per container ID; a container with such a probe
+        but no result yet (a new one) is not ready / not started; without the probe it is."""
+        if c.state != RUNNING:
+            return False
+        w = self.workers.get((uid, c.name, kind))
+        return w is None or (w.container_id == c.id and w.result == SUCCESS)
+
+    # ---- workers ----------------------------------------------------------------------------------
+
+    def add_pod(self, pod: Obj) -> None:
+        """AddPod: a worker per probe; each probes at once and then every period."""
+        uid = pod["metadata"]["uid"]
+        for field_name in ("initContainers", "containers"):
+            for c in pod["spec"].get(field_name) or ():
+                if field_name == "initContainers" and c.get("restartPolicy") != "Always":
+                    continue
+                for kind, key in KINDS:
+                    if c.get(key) and (uid, c["name"], kind) not in self.workers:
+                        w = Worker(uid, c["name"], kind, c[key], self.kl.kernel.now)
+                        self.workers[(uid, c["name"], kind)] = w
+                        self._arm(w, self.kl.kernel.now)
+
+    def remove_pod(self, uid: str) -> None:
+        for key in [k for k in self.workers if k[0] == uid]:
+            w = self.workers.pop(key)
+            w.stopped = True
+            self.kl.kernel.cancel(w.timer)
+
+    def container_changed(self, uid: str) -> None:
+        """A container of the pod started or stopped: settled workers look again at their next tick."""
+        for key, w in self.workers.items():
+            if key[0] == uid and w.timer is None:
+                self._arm(w, self.kl.kernel.now)
+
+    def _arm(self, w: Worker, not_before: float) -> None:
+        k = max(0, math.ceil((not_before - w.added_at) / w.period - 1e-9))
+        self.kl.kernel.cancel(w.timer)
+        w.timer = self.kl.kernel.call_at(w.added_at + k * w.period, lambda: self._tick(w))
+
+    # ---- one probe (worker.doProbe) ---------------------------------------------------------------
+
+    def _tick(self, w: Worker) -> None:
+        w.timer = None
+        if w.stopped:
+            return
+        kl = self.kl
+        now = kl.kernel.now
+        pod = kl.pod_manager.get(w.uid)
+        c = kl.runtime_manager.latest(w.uid).get(w.container)
+        if pod is None or c is None or c.state != RUNNING or not kl.reported_running(w.uid, c):
+            w.result = INITIAL[w.kind] if w.kind != "liveness" else w.result
+            return  # a container that is not running is not probed; its next start wakes the worker
+        if c.id != w.container_id:
+            w.container_id, w.run, w.last, w.on_hold = c.id, 0, "", False
+            w.result = INITIAL[w.kind]
+        if w.on_hold:
+            return
+        if w.kind != "readiness" and pod["metadata"].get("deletionTimestamp"):
+            return  # liveness and startup stop once the pod is being deleted
+        if w.kind == "startup" and w.result == SUCCESS:
+            return  # a startup probe that succeeded is done
+        if w.kind != "startup" and not self.is_started(w.uid, c):
+            self._arm(w, now + w.period)
+            return
+        elapsed = now - (c.started_at or now)
+        delay = float(w.spec.get("initialDelaySeconds", 0))
+        if elapsed < delay:
+            self._arm(w, (c.started_at or now) + delay)
+            return
+        outcome = self._outcome(c, elapsed)
+        w.run = w.run + 1 if outcome == w.last else 1
+        w.last = outcome
+        if outcome == FAILURE:
+            kl.events.container_event(pod, w.container, "Warning", "Unhealthy",
+                                      f"{TITLE[w.kind]} probe failed: {self._failure_output(pod, w)}")
+        threshold = int(w.spec.get("failureThreshold" if outcome == FAILURE else "successThreshold",
+                                   3 if outcome == FAILURE else 1))
+        if w.run >= threshold and w.result != outcome:
+            w.result = outcome
+            self._result_changed(w, pod, c)
+        self._next(w, c, outcome)
+
+    def _outcome(self, c: Container, elapsed: float) -> str:
+        b = c.behavior
+        if elapsed < b.ready_seconds:
+            return FAILURE
+        if b.fail_probes_after is not None and elapsed >= float(b.fail_probes_after):
+            return FAILURE
+        return SUCCESS
+
+    def _next(self, w: Worker, c: Container, outcome: str) -> None:
+        """Tick again only while the outcome or the result can still change."""
+        now = self.kl.kernel.now
+        b = c.behavior
+        start = c.started_at or now
+        if w.on_hold:
+            return
+        if outcome == FAILURE or w.result != outcome:
+            self._arm(w, now + w.period)
+        elif w.kind == "startup" and w.result == SUCCESS:
+            return
+        elif b.fail_probes_after is not None and now < start + float(b.fail_probes_after):
+            self._arm(w, start + float(b.fail_probes_after))
+
+    def _failure_output(self, pod: Obj, w: Worker) -> str:
+        """What the prober reports for a failed probe of each handler type (pkg/probe/...)."""
+        spec = w.spec
+        if "httpGet" in spec:
+            return "HTTP probe failed with statuscode: 503"
+        if "tcpSocket" in spec:
+            ip = (self.kl.status_manager.get(w.uid) or {}).get("podIP", "")
+            return f"dial tcp {ip}:{spec['tcpSocket'].get('port')}: connect: connection refused"
+        if "grpc" in spec:
+            return 'service unhealthy (responded with "NOT_SERVING")'
+        return ""
+
+    def _result_changed(self, w: Worker, pod: Obj, c: Container) -> None:
+        kl = self.kl
+        if w.kind in ("liveness", "startup") and w.result == FAILURE:
+            w.on_hold = True  # the container is killed and restarted; the new one gets a fresh worker state
+            kl.restart_unhealthy(pod, c, w.kind, w.spec)
+        else:
+            kl.probe_result_changed(pod)

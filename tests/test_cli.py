@@ -1,0 +1,145 @@
+"""The command line as a user meets it: exit statuses, messages, reports, determinism."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from podlife.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_hello_runs_and_passes(tmp_path):
+    res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--report", str(tmp_path / "r.json"),
+                  "--klog", str(tmp_path / "k.log"))
+    assert res.exit_code == 0, res.output
+    assert "Pod/default/web" in res.output
+    assert "2 passed, 0 failed" in res.output
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["format"] == "podlife-trace/v1"
+    assert rep["scenario"] == "hello" and rep["kubernetesVersion"] == "1.34" and rep["seed"] == 0
+    assert rep["startTime"] == "2025-01-01T00:00:00Z"
+    assert [e["passed"] for e in rep["expectations"]] == [True, True]
+    kinds = {o["kind"] for o in rep["final"]["objects"]}
+    assert {"Namespace", "Node", "Lease", "Event"} <= kinds and "Pod" not in kinds  # the pod was deleted
+    first = (tmp_path / "k.log").read_text().splitlines()[0]
+    assert first.startswith("node-1 kubelet[3033]: I0101 00:00:00.000000    3033 kubelet.go:")
+
+
+def test_same_scenario_same_bytes(tmp_path):
+    for name in ("a.json", "b.json"):
+        assert _invoke("run", str(EXAMPLES / "seed-000-sidecar-graceful-exit.yaml"), "--quiet",
+                       "--report", str(tmp_path / name)).exit_code == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_seed_changes_identifiers(tmp_path):
+    _invoke("run", str(EXAMPLES / "hello.yaml"), "--quiet", "--report", str(tmp_path / "a.json"))
+    _invoke("run", str(EXAMPLES / "hello.yaml"), "--quiet", "--seed", "7", "--report", str(tmp_path / "b.json"))
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    uid = lambda rep: next(o for o in rep["final"]["objects"] if o["kind"] == "Namespace")["metadata"]["uid"]  # noqa
+    assert uid(a) != uid(b) and b["seed"] == 7
+
+
+def test_failed_expectation_exits_1(tmp_path):
+    res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--set", "spec.expect[1].by=11s")
+    assert res.exit_code == 1
+    assert "1 passed, 1 failed" in res.output
+    assert "deleted at 13s" in res.output
+
+
+def test_invalid_scenario_exits_2_naming_file_line_and_field(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(textwrap.dedent("""\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: bad}
+        spec:
+          actions:
+            - at: 10x
+              delete: pod/web
+        """))
+    res = _invoke("run", str(p))
+    assert res.exit_code == 2
+    assert f'{p}:6: spec.actions[0].at: "10x" is not a duration' in res.output
+    assert "Traceback" not in res.output
+
+
+def test_invalid_manifest_exits_2(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(textwrap.dedent("""\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: bad}
+        spec:
+          objects:
+            - apiVersion: v1
+              kind: Pod
+              metadata: {name: web}
+              spec:
+                containers:
+                  - name: app
+        """))
+    res = _invoke("run", str(p))
+    assert res.exit_code == 2
+    assert "spec.containers[0].image: Required value" in res.output
+
+
+def test_bad_behavior_annotation_exits_2(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(textwrap.dedent("""\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: bad}
+        spec:
+          objects:
+            - apiVersion: v1
+              kind: Pod
+              metadata:
+                name: web
+                annotations:
+                  podlife/behavior: |
+                    app: {onTerm: explode}
+              spec:
+                containers: [{name: app, image: nginx}]
+        """))
+    res = _invoke("run", str(p))
+    assert res.exit_code == 2
+    assert "metadata.annotations[podlife/behavior].app.onTerm" in res.output
+    assert '"explode" is not one of exit, ignore' in res.output
+
+
+def test_unmodelled_fault_exits_2(tmp_path):
+    p = tmp_path / "f.yaml"
+    p.write_text(textwrap.dedent("""\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: f}
+        spec:
+          actions:
+            - at: 1s
+              fault: {type: RuntimeDown, node: node-1}
+        """))
+    res = _invoke("run", str(p))
+    assert res.exit_code == 2
+    assert 'spec.actions[0].fault.type: fault type "RuntimeDown" is not modelled yet' in res.output
+
+
+def test_missing_file_exits_2(tmp_path):
+    res = _invoke("run", str(tmp_path / "nope.yaml"))
+    assert res.exit_code == 2
+    assert "nope.yaml" in res.output
+
+
+def test_versions_lists_rules():
+    res = _invoke("versions")
+    assert res.exit_code == 0
+    assert "1.18" in res.output and "grace_override" in res.output

@@ -1,0 +1,66 @@
+"""Probes end to end (pkg/kubelet/prober/worker.go): readiness gates Ready, liveness restarts.
+
+Workers start at the pod's first sync (t=0) and tick every periodSeconds from there; a container is probed
+only once the kubelet reports it running (after the PLEG relist at t=1).
+"""
+
+from __future__ import annotations
+
+from tests.helpers import records, run_text
+
+BASE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: probes}
+spec:
+  kubernetesVersion: "1.34"
+  until: 60s
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata:
+        name: web
+        annotations:
+          podlife/behavior: |
+            app: {readySeconds: 5, failProbesAfterSeconds: 30}
+      spec:
+        containers:
+          - name: app
+            image: nginx:1.27
+            readinessProbe: {httpGet: {path: /ready, port: 8080}}
+            livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 5}
+"""
+
+
+
+def test_readiness_gates_ready_and_liveness_restarts(tmp_path):
+    r = run_text(tmp_path, BASE)
+    # Readiness ticks at 0 (not running yet: not probed) and 10: 9.9 s after the 0.1 s start, past
+    # readySeconds 5 → Ready. Liveness (period 5) fails at 5 (4.9 s < readySeconds; one failure of 3
+    # changes nothing), succeeds at 10, and fails from 30.1 s on (failProbesAfterSeconds): ticks 35, 40,
+    # 45; the third failure kills the container at 45 and SyncPod starts it again at once (no backoff
+    # yet). The new container has no readiness result: the status the kubelet writes after the PLEG relist
+    # at 46 says not ready.
+    ready = records(r, "condition", object="Pod/default/web", conditionType="Ready")
+    assert [(x["t"], x["status"]) for x in ready] == [(0.0, "False"), (10.0, "True"), (46.0, "False")]
+    unhealthy = [(e["t"], e["message"].split(":")[0]) for e in records(r, "event", reason="Unhealthy")]
+    assert unhealthy[:5] == [(5.0, "Liveness probe failed"), (35.0, "Liveness probe failed"),
+                             (40.0, "Readiness probe failed"), (40.0, "Liveness probe failed"),
+                             (45.0, "Liveness probe failed")]
+    first = records(r, "event", reason="Unhealthy")[0]["message"]
+    assert first == "Liveness probe failed: dial tcp 10.244.1.2:8080: connect: connection refused"
+    killing = [(e["t"], e["message"]) for e in records(r, "event", reason="Killing")]
+    assert killing == [(45.0, "Container app failed liveness probe, will be restarted")]
+    sig = records(r, "signal")
+    assert [(s["t"], s["signal"], s.get("timeoutSeconds")) for s in sig] == [(45.0, "SIGTERM", 30)]
+    starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
+    assert starts == [0.1, 45.2]
+    restarts = [(x["t"], x["restartCount"]) for x in records(r, "container", object="Pod/default/web")]
+    assert restarts[-1] == (46.0, 1)
+
+
+def test_probe_free_pod_costs_no_ticks(tmp_path):
+    text = BASE.replace("app: {readySeconds: 5, failProbesAfterSeconds: 30}", "app: {readySeconds: 5}")
+    r = run_text(tmp_path, text.replace("until: 60s", "until: 1h"))
+    # once ready and live, nothing is probed again: no record after the Ready transition at 10 s
+    assert max(x["t"] for x in r.cluster.trace.records) == 10.0
