@@ -76,3 +76,33 @@ def test_no_termination_order_in_1_28(tmp_path):
     sig = [(x["t"], x["container"], x["signal"]) for x in records(r, "signal")]
     assert sig == [(23.0, "agent", "SIGTERM"), (23.0, "app", "SIGTERM"),
                    (25.0, "agent", "SIGKILL"), (25.0, "app", "SIGKILL")]
+
+
+JOB = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: job-sidecar}
+spec:
+  kubernetesVersion: "1.29"
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: job}
+      spec:
+        restartPolicy: Never
+        initContainers:
+          - {name: proxy, image: proxy:1, restartPolicy: Always}
+        containers:
+          - {name: work, image: busybox:1.36, command: ["sh", "-c", "sleep 5"]}
+"""
+
+
+def test_job_style_pod_stops_its_sidecar(tmp_path):
+    # proxy starts 0.1, relist 1.0 → work starts 1.1, exits 0 at 6.1; relist 7.0: the regular containers are
+    # done and will not restart, so the pod is Succeeded (getPhase ignores sidecars); the terminating sync
+    # waits for the next relist (8.0, the "~1 s on every transition" of pod_workers.go) and stops the sidecar
+    r = run_text(tmp_path, JOB)
+    assert [(x["t"], x["container"]) for x in records(r, "runtime", op="start")] == [(0.1, "proxy"), (1.1, "work")]
+    assert [(x["t"], x["container"], x["signal"]) for x in records(r, "signal")] == [(8.0, "proxy", "SIGTERM")]
+    assert [(x["t"], x["to"]) for x in records(r, "phase")] == [(0.0, "Pending"), (2.0, "Running"),
+                                                                (7.0, "Succeeded")]

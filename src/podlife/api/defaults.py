@@ -47,7 +47,12 @@ def _as_dict(x: object) -> dict:
     return x if isinstance(x, dict) else {}
 
 
+def _as_list(x: object) -> list:
+    return x if isinstance(x, list) else []
+
+
 def _child(d: dict, key: str) -> dict:
+    """``d[key]`` as a dict, created when missing (a non-dict value is replaced, as decoding would reject it)."""
     v = d.get(key)
     if not isinstance(v, dict):
         v = d[key] = {}
@@ -70,7 +75,9 @@ _IMAGE_RE = re.compile(
 
 def image_tag(image: str) -> str:
     """The tag ParseImageName reports: "latest" when neither tag nor digest; "" if unparsable or digest-only."""
-    m = _IMAGE_RE.fullmatch(image or "")
+    if not isinstance(image, str):
+        return ""
+    m = _IMAGE_RE.fullmatch(image)
     if m is None or len(image) > 255 + 128 + 80:
         return ""
     tag, digest = m.group("tag"), m.group("digest")
@@ -110,7 +117,7 @@ def _default_container(c: dict) -> None:
         c["imagePullPolicy"] = default_image_pull_policy(c.get("image") or "")
     _setdefault(c, "terminationMessagePath", TERMINATION_MESSAGE_PATH_DEFAULT)
     _setdefault(c, "terminationMessagePolicy", "File")
-    for port in c.get("ports") or []:
+    for port in _as_list(c.get("ports")):
         if isinstance(port, dict):
             _setdefault(port, "protocol", "TCP")
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
@@ -120,7 +127,7 @@ def _default_container(c: dict) -> None:
         for hook in ("postStart", "preStop"):
             if isinstance(lifecycle.get(hook), dict):
                 _default_http_get(lifecycle[hook].get("httpGet"))
-    for env in c.get("env") or []:
+    for env in _as_list(c.get("env")):
         field_ref = _as_dict(_as_dict(env).get("valueFrom")).get("fieldRef")
         if isinstance(field_ref, dict):
             _setdefault(field_ref, "apiVersion", "v1")  # SetDefaults_ObjectFieldSelector
@@ -136,7 +143,7 @@ _VOLUME_SOURCES = (
 
 def _default_volume(vol: dict) -> None:
     """SetDefaults_Volume and the per-source defaults (file modes 0644 = 420)."""
-    if not any(vol.get(k) is not None for k in _VOLUME_SOURCES):
+    if not any(vol.get(k) is not None for k in _VOLUME_SOURCES):  # SetDefaults_Volume
         vol["emptyDir"] = {}
     for source in ("secret", "configMap", "downwardAPI", "projected"):
         if isinstance(vol.get(source), dict):
@@ -162,10 +169,10 @@ def default_pod_spec(spec: dict) -> None:
         spec["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
     _setdefault(spec, "schedulerName", DEFAULT_SCHEDULER_NAME)
     for key in ("initContainers", "containers", "ephemeralContainers"):
-        for c in spec.get(key) or []:
+        for c in _as_list(spec.get(key)):
             if isinstance(c, dict):
                 _default_container(c)
-    for vol in spec.get("volumes") or []:
+    for vol in _as_list(spec.get("volumes")):
         if isinstance(vol, dict):
             _default_volume(vol)
 
@@ -283,9 +290,9 @@ def _default_job(obj: dict) -> None:
         spec["parallelism"] = 1
     if spec.get("backoffLimit") is None:
         spec["backoffLimit"] = _MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
-    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    labels = _as_dict(_as_dict(spec.get("template")).get("metadata")).get("labels")
     meta = _child(obj, "metadata")
-    if labels is not None and not meta.get("labels"):
+    if isinstance(labels, dict) and not meta.get("labels"):
         meta["labels"] = dict(labels)
     _setdefault(spec, "completionMode", "NonIndexed")
     if spec.get("suspend") is None:
@@ -315,7 +322,7 @@ def _default_service(obj: dict) -> None:
         if ((cfg.get("clientIP") or {}).get("timeoutSeconds")) is None:
             spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
     _setdefault(spec, "type", "ClusterIP")
-    for port in spec.get("ports") or []:
+    for port in _as_list(spec.get("ports")):
         if not isinstance(port, dict):
             continue
         _setdefault(port, "protocol", "TCP")
@@ -341,7 +348,10 @@ def _default_namespace(obj: dict) -> None:
         _child(meta, "labels")[NAMESPACE_NAME_LABEL] = meta["name"]
     status = _child(obj, "status")
     if not status.get("phase"):
-        finalizers = _child(obj, "spec").setdefault("finalizers", [])
+        spec = _child(obj, "spec")
+        if not isinstance(spec.get("finalizers"), list):
+            spec["finalizers"] = []
+        finalizers = spec["finalizers"]
         if "kubernetes" not in finalizers:
             finalizers.append("kubernetes")
     _setdefault(status, "phase", "Active")
@@ -350,7 +360,7 @@ def _default_namespace(obj: dict) -> None:
 def _default_node(obj: dict) -> None:
     """SetDefaults_NodeStatus: allocatable defaults to capacity."""
     status = obj.get("status")
-    if isinstance(status, dict) and status.get("allocatable") is None and status.get("capacity") is not None:
+    if isinstance(status, dict) and status.get("allocatable") is None and isinstance(status.get("capacity"), dict):
         status["allocatable"] = dict(status["capacity"])
 
 
@@ -377,6 +387,8 @@ _BY_KIND: dict[str, Callable[[dict], None]] = {
 def apply_defaults(obj: dict) -> None:
     """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only)."""
     kind = obj.get("kind")
+    if not isinstance(kind, str):
+        return
     if kind in NAMESPACED_KINDS:
         _setdefault(_child(obj, "metadata"), "namespace", "default")
     fn = _BY_KIND.get(kind)  # type: ignore[arg-type]

@@ -10,6 +10,8 @@ when valid); the ``is_*`` functions return a bool.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import wraps
 
 # --- message builders (util/validation: MaxLenError, RegexError, ...) -------
 
@@ -72,6 +74,20 @@ def _full(rx: re.Pattern[str], value: str) -> bool:
     return rx.fullmatch(value) is not None
 
 
+NOT_A_STRING = "must be a string"  # upstream rejects this while decoding JSON
+
+
+def _strings_only(fn: Callable[..., list[str]]) -> Callable[..., list[str]]:
+    """A non-string value yields [NOT_A_STRING] instead of a TypeError."""
+
+    @wraps(fn)
+    def wrapper(value: object, *args: object) -> list[str]:
+        return fn(value, *args) if isinstance(value, str) else [NOT_A_STRING]
+
+    return wrapper
+
+
+@_strings_only
 def dns1123_label_errors(value: str) -> list[str]:
     """IsDNS1123Label."""
     errs: list[str] = []
@@ -85,6 +101,7 @@ def dns1123_label_errors(value: str) -> list[str]:
     return errs
 
 
+@_strings_only
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """IsDNS1123Subdomain."""
     errs: list[str] = []
@@ -95,6 +112,7 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     return errs
 
 
+@_strings_only
 def dns1035_label_errors(value: str) -> list[str]:
     """IsDNS1035Label."""
     errs: list[str] = []
@@ -136,6 +154,7 @@ _QUALIFIED_NAME_RE = re.compile(QUALIFIED_NAME_FMT)
 _LABEL_VALUE_RE = re.compile(LABEL_VALUE_FMT)
 
 
+@_strings_only
 def qualified_name_errors(value: str) -> list[str]:
     """IsQualifiedName: optional DNS-subdomain prefix + '/' + name of at most 63 chars."""
     errs: list[str] = []
@@ -165,6 +184,7 @@ def qualified_name_errors(value: str) -> list[str]:
     return errs
 
 
+@_strings_only
 def label_value_errors(value: str) -> list[str]:
     """IsValidLabelValue."""
     errs: list[str] = []
@@ -193,14 +213,17 @@ def mask_trailing_dash(name: str) -> str:
     return name
 
 
+@_strings_only
 def name_is_dns_subdomain(name: str, prefix: bool = False) -> list[str]:
     return dns1123_subdomain_errors(mask_trailing_dash(name) if prefix else name)
 
 
+@_strings_only
 def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
     return dns1123_label_errors(mask_trailing_dash(name) if prefix else name)
 
 
+@_strings_only
 def name_is_dns1035_label(name: str, prefix: bool = False) -> list[str]:
     return dns1035_label_errors(mask_trailing_dash(name) if prefix else name)
 
@@ -213,9 +236,11 @@ _PORT_NAME_ONE_LETTER_RE = re.compile("[a-z]")
 
 def port_num_errors(port: int) -> list[str]:
     """IsValidPortNum."""
-    return [] if 1 <= port <= 65535 else [inclusive_range_error(1, 65535)]
+    ok = isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535
+    return [] if ok else [inclusive_range_error(1, 65535)]
 
 
+@_strings_only
 def port_name_errors(port: str) -> list[str]:
     """IsValidPortName (IANA_SVC_NAME)."""
     errs: list[str] = []
@@ -236,6 +261,7 @@ PERCENT_FMT = "[0-9]+%"
 _PERCENT_RE = re.compile(PERCENT_FMT)
 
 
+@_strings_only
 def percent_errors(value: str) -> list[str]:
     """IsValidPercent."""
     if _full(_PERCENT_RE, value):
@@ -244,6 +270,7 @@ def percent_errors(value: str) -> list[str]:
     return [regex_error(msg, PERCENT_FMT, "1%", "93%")]
 
 
+@_strings_only
 def relaxed_env_var_name_errors(value: str) -> list[str]:
     """IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation is on by default since 1.32)."""
     errs: list[str] = []
@@ -260,6 +287,7 @@ HTTP_HEADER_NAME_FMT = "[-A-Za-z0-9]+"
 _HTTP_HEADER_NAME_RE = re.compile(HTTP_HEADER_NAME_FMT)
 
 
+@_strings_only
 def http_header_name_errors(value: str) -> list[str]:
     if _full(_HTTP_HEADER_NAME_RE, value):
         return []

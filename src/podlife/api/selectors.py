@@ -112,6 +112,15 @@ def new_requirement(key: str, op: str, values: list[str] | tuple[str, ...], path
     return Requirement(key, op, tuple(values))
 
 
+def _dicts(x: object) -> list[Mapping]:
+    """The mapping items of a list (anything else is ignored, as a decoder would reject it)."""
+    return [i for i in x if isinstance(i, Mapping)] if isinstance(x, list) else []
+
+
+def _strs(x: object) -> list[str]:
+    return [str(i) for i in x] if isinstance(x, list) else []
+
+
 def _join(base: str, child: str) -> str:
     return f"{base}.{child}" if base else child
 
@@ -322,16 +331,21 @@ def label_selector_as_selector(sel: Mapping | None) -> Selector:
     """LabelSelectorAsSelector: None -> Nothing, {} -> Everything; raises ValueError if malformed."""
     if sel is None:
         return NOTHING
+    if not isinstance(sel, Mapping):
+        raise ValueError(f"invalid label selector: {sel!r}")
     match_labels = sel.get("matchLabels") or {}
     exprs = sel.get("matchExpressions") or []
+    if not isinstance(match_labels, Mapping) or not isinstance(exprs, list):
+        raise ValueError(f"invalid label selector: {dict(sel)!r}")
     if not match_labels and not exprs:
         return EVERYTHING
-    reqs = [new_requirement(k, EQUALS, [v]) for k, v in match_labels.items()]
+    reqs = [new_requirement(str(k), EQUALS, [str(v)]) for k, v in match_labels.items()]
     for expr in exprs:
-        op = _LABEL_SELECTOR_OP.get(expr.get("operator"))
+        expr = expr if isinstance(expr, Mapping) else {}
+        op = _LABEL_SELECTOR_OP.get(str(expr.get("operator")))
         if op is None:
             raise ValueError(f'"{expr.get("operator") or ""}" is not a valid pod selector operator')
-        reqs.append(new_requirement(expr.get("key") or "", op, list(expr.get("values") or [])))
+        reqs.append(new_requirement(str(expr.get("key") or ""), op, _strs(expr.get("values"))))
     return Selector(_sorted(reqs))
 
 
@@ -382,8 +396,10 @@ def validate_selector(sel: Mapping | None, path: str, *, allow_invalid_label_val
     """ValidateLabelSelector + ValidateLabelSelectorRequirement."""
     if sel is None:
         return []
+    if not isinstance(sel, Mapping):
+        return [FieldError(path, "Invalid value", "must be an object", sel)]
     errs = validate_labels(sel.get("matchLabels"), f"{path}.matchLabels")
-    for i, expr in enumerate(sel.get("matchExpressions") or []):
+    for i, expr in enumerate(_dicts(sel.get("matchExpressions"))):
         errs.extend(_validate_selector_requirement(expr, f"{path}.matchExpressions[{i}]", allow_invalid_label_value))
     return errs
 
@@ -391,7 +407,7 @@ def validate_selector(sel: Mapping | None, path: str, *, allow_invalid_label_val
 def _validate_selector_requirement(expr: Mapping, path: str, allow_invalid_value: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     op = expr.get("operator") or ""
-    values = list(expr.get("values") or [])
+    values = _strs(expr.get("values"))
     if op in ("In", "NotIn"):
         if not values:
             errs.append(FieldError(f"{path}.values", "Required value", "must be specified when `operator` is 'In' or 'NotIn'"))
@@ -414,11 +430,11 @@ def _node_term_selector(exprs: list[Mapping]) -> Selector:
     """nodeSelectorRequirementsAsSelector; raises ValueError on a parse error."""
     reqs = []
     for expr in exprs:
-        op = _NODE_OP.get(expr.get("operator"))
+        op = _NODE_OP.get(str(expr.get("operator")))
         if op is None:
             supported = ", ".join(f'"{o}"' for o in NODE_SELECTOR_OPERATORS)
             raise ValueError(f'Unsupported value: "{expr.get("operator")}": supported values: {supported}')
-        reqs.append(new_requirement(expr.get("key") or "", op, list(expr.get("values") or [])))
+        reqs.append(new_requirement(str(expr.get("key") or ""), op, _strs(expr.get("values"))))
     return Selector(_sorted(reqs))
 
 
@@ -427,7 +443,7 @@ def _node_fields_match(exprs: list[Mapping], node_name: str | None) -> bool:
     fields = {"metadata.name": node_name} if node_name else {}
     ok = True
     for expr in exprs:
-        op, values = expr.get("operator"), list(expr.get("values") or [])
+        op, values = expr.get("operator"), _strs(expr.get("values"))
         if op not in ("In", "NotIn") or len(values) != 1:
             raise ValueError(f'invalid node field selector requirement {dict(expr)}')
         have = fields.get(expr.get("key") or "", "")
@@ -443,8 +459,10 @@ def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, 
     match); a term that fails to parse (bad operator, In without values, ...)
     does not match.
     """
-    exprs = term.get("matchExpressions") or []
-    fields = term.get("matchFields") or []
+    if not isinstance(term, Mapping):
+        return False
+    exprs = _dicts(term.get("matchExpressions"))
+    fields = _dicts(term.get("matchFields"))
     if not exprs and not fields:
         return False
     try:
@@ -459,15 +477,15 @@ def matches_node_selector(node_selector: Mapping | None, labels: Mapping[str, st
     """A NodeSelector: its terms are ORed. None matches everything (no constraint)."""
     if node_selector is None:
         return True
-    return any(matches_node_selector_term(t, labels, node_name) for t in node_selector.get("nodeSelectorTerms") or [])
+    return any(matches_node_selector_term(t, labels, node_name) for t in _dicts(node_selector.get("nodeSelectorTerms")))
 
 
 def validate_node_selector_term(term: Mapping, path: str, *, allow_invalid_label_value: bool = False) -> list[FieldError]:
     """ValidateNodeSelectorTerm (core/validation)."""
     errs: list[FieldError] = []
-    for j, req in enumerate(term.get("matchExpressions") or []):
+    for j, req in enumerate(_dicts(term.get("matchExpressions"))):
         p = f"{path}.matchExpressions[{j}]"
-        op, values = req.get("operator") or "", list(req.get("values") or [])
+        op, values = req.get("operator") or "", _strs(req.get("values"))
         if op in ("In", "NotIn"):
             if not values:
                 errs.append(FieldError(f"{p}.values", "Required value", "must be specified when `operator` is 'In' or 'NotIn'"))
@@ -483,9 +501,9 @@ def validate_node_selector_term(term: Mapping, path: str, *, allow_invalid_label
         if not allow_invalid_label_value:
             for i, v in enumerate(values):
                 errs.extend(FieldError(f"{p}.values[{i}]", "Invalid value", m, v) for m in names.label_value_errors(str(v)))
-    for j, req in enumerate(term.get("matchFields") or []):
+    for j, req in enumerate(_dicts(term.get("matchFields"))):
         p = f"{path}.matchFields[{j}]"
-        op, values = req.get("operator") or "", list(req.get("values") or [])
+        op, values = req.get("operator") or "", _strs(req.get("values"))
         if op in ("In", "NotIn"):
             if len(values) != 1:
                 errs.append(FieldError(f"{p}.values", "Required value", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
@@ -501,7 +519,7 @@ def validate_node_selector_term(term: Mapping, path: str, *, allow_invalid_label
 
 def validate_node_selector(ns: Mapping, path: str) -> list[FieldError]:
     """ValidateNodeSelector: at least one term, each valid."""
-    terms = ns.get("nodeSelectorTerms") or []
+    terms = _dicts(ns.get("nodeSelectorTerms"))
     if not terms:
         return [FieldError(f"{path}.nodeSelectorTerms", "Required value", "must have at least one node selector term")]
     errs: list[FieldError] = []

@@ -68,6 +68,11 @@ def _l(x: object) -> list:
     return x if isinstance(x, list) else []
 
 
+def _s(x: object) -> str:
+    """A Go string field: absent means ""; a non-string is kept visible via str()."""
+    return x if isinstance(x, str) else ("" if x is None else str(x))
+
+
 def _int(x: object) -> int:
     """A Go integer field: absent means 0."""
     return x if isinstance(x, int) and not isinstance(x, bool) else 0
@@ -385,7 +390,7 @@ def _validate_volume_mounts(mounts: list, volumes: set[str], path: str) -> Errs:
     seen: set[str] = set()
     for i, m in enumerate(mounts):
         m, p = _d(m), f"{path}[{i}]"
-        name, mount_path = m.get("name") or "", m.get("mountPath") or ""
+        name, mount_path = _s(m.get("name")), _s(m.get("mountPath"))
         if not name:
             errs.append(_required(f"{p}.name"))
         if name not in volumes:
@@ -905,7 +910,7 @@ def _pod_metadata_and_spec(pod: Mapping) -> Errs:
                     errs.append(_forbidden(p, "must not be specified when serviceAccountName is not set"))
     for key in ("containers", "initContainers"):
         for i, c in enumerate(_l(spec.get(key))):
-            image = _d(c).get("image") or ""
+            image = _s(_d(c).get("image"))
             if image != image.strip():
                 errs.append(_invalid(f"spec.{key}[{i}].image", image, "must not have leading or trailing whitespace"))
     return errs
@@ -1518,7 +1523,7 @@ def _validate_taints(taints: list, path: str) -> Errs:
     seen: set[tuple[str, str]] = set()
     for i, t in enumerate(taints):
         t, p = _d(t), f"{path}[{i}]"
-        key, effect = t.get("key") or "", t.get("effect") or ""
+        key, effect = _s(t.get("key")), _s(t.get("effect"))
         errs += selectors.validate_label_name(key, f"{p}.key")
         msgs = names.label_value_errors(t.get("value") or "")
         if msgs:
@@ -1676,7 +1681,7 @@ def validate(obj: Mapping, *, old: Mapping | None = None) -> Errs:
     """
     if old is not None:
         return validate_update(obj, old)
-    fn = _CREATE.get(obj.get("kind") or "")
+    fn = _CREATE.get(_s(obj.get("kind")))
     return fn(obj) if fn else []
 
 
@@ -1686,7 +1691,7 @@ def _immutable(new: object, old: object, path: str) -> Errs:
 
 def validate_update(new: Mapping, old: Mapping) -> Errs:
     """Update validation per kind (the registry strategies' ValidateUpdate)."""
-    kind = new.get("kind") or ""
+    kind = _s(new.get("kind"))
     if kind == "Pod":
         return validate_pod_update(new, old)
     if kind == "Event":

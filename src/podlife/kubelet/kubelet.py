@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 Gen = Generator[simpy.Event, Any, Any]
 
+WORKER_BACKOFF = 10.0         # pkg/kubelet/kubelet.go backOffPeriod
+WORKER_BACKOFF_JITTER = 0.5   # pod_workers.go workerBackOffPeriodJitterFactor
+
 
 class Kubelet:
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile, config: KubeletConfiguration,
@@ -66,6 +69,7 @@ class Kubelet:
         self.probes = ProbeManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
+        self.rng = kernel.rng(f"kubelet/{node_spec.name}")
         runtime.listeners.append(self.pleg.mark_dirty)
 
     # ---- lifecycle --------------------------------------------------------------------------------
@@ -192,8 +196,9 @@ class Kubelet:
         if not self.profile_modern_deletion() and pod["metadata"].get("deletionTimestamp"):
             return True  # <=1.21: SyncPod itself kills a deleted pod; here the terminating path does it
         result = yield from self.runtime_manager.sync_pod(pod)
-        if result.requeue_after is not None:
-            self._requeue_after(uid, result.requeue_after)
+        if result.errors:
+            # pod_workers.go wrapUp: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5)
+            self._requeue_after(uid, WORKER_BACKOFF * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
         return False
 
     def _requeue_after(self, uid: str, delay: float) -> None:

@@ -87,7 +87,7 @@ SITES: dict[str, Site] = {
     "killing_override": Site("I", Legacy("kuberuntime_container.go", 580,
                                          "Killing container {cid_struct}, but using {grace} second grace period "
                                          "override"),
-                             Structured("kuberuntime_container.go", 782, "Killing container with a grace period "
+                             Structured("kuberuntime_container.go", 788, "Killing container with a grace period "
                                         "override", _pod_keys(*_CONTAINER, ("gracePeriod", "grace")))),
     "container_exited": Site("I", Legacy("kuberuntime_container.go", 587, 'Container "{cid}" exited normally'),
                              Structured("kuberuntime_container.go", 818, "Container exited normally",

@@ -34,7 +34,6 @@ class _BackoffEntry:
 @dataclass
 class SyncResult:
     errors: list[str] = field(default_factory=list)
-    requeue_after: float | None = None   # a backoff ends then: sync again
 
 
 class Backoff:
@@ -173,8 +172,6 @@ class RuntimeManager:
                                          f"({pod['metadata']['uid']})"))
             self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)
             result.errors.append(msg)
-            wake = finished + delay - kl.kernel.now
-            result.requeue_after = wake if result.requeue_after is None else min(result.requeue_after, wake)
             return
         self.backoff.next(key, finished, kl.kernel.now)
         yield from self._start(pod, sb, spec, c.attempt + 1, result)

@@ -1,0 +1,61 @@
+"""Restarts and CrashLoopBackOff (kuberuntime_manager.go doBackOff, client-go flowcontrol.Backoff).
+
+The container fails at once. The first restart is immediate; after that each restart waits for the
+backoff (10 s, doubling to 300 s, from the previous attempt's finish) and for the pod worker's retry of the
+failed sync, which comes every 10-15 s (wait.Jitter(10 s, 0.5)). So the gap between attempt n and n+1 is
+at least the backoff and at most backoff + 15 s + 1 s of PLEG latency.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import records, run_text
+
+POD = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: crash}
+spec:
+  kubernetesVersion: "1.34"
+  until: 10m
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: crash}
+      spec:
+        restartPolicy: RESTART
+        containers:
+          - {name: app, image: busybox:1.36, command: ["sh", "-c", "exit 1"]}
+"""
+
+
+
+def test_crash_loop_backoff(tmp_path):
+    r = run_text(tmp_path, POD.replace("RESTART", "Always"))
+    starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
+    assert starts[:2] == [0.1, 1.1]  # exit at 0.1, relist at 1.0, restarted at once
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    for backoff, gap in zip([10, 20, 40, 80, 160], gaps[1:]):
+        assert backoff <= gap <= backoff + 16, (backoff, gap)
+    waiting = [x for x in records(r, "container", object="Pod/default/crash") if x["reason"] == "CrashLoopBackOff"]
+    # the sync at 2.0 hits the backoff; SyncPod generates status before acting (reasonCache from the previous
+    # sync), so the reason reaches the API at the next sync, after the next relist
+    assert waiting[0]["t"] == 3.0 and waiting[0]["restartCount"] == 1
+    events = records(r, "event", reason="BackOff")
+    assert events[0]["message"] == "Back-off restarting failed container app in pod crash_default(" + \
+        r.cluster.store.get("Pod", "default", "crash")["metadata"]["uid"] + ")"
+    status = r.cluster.store.get("Pod", "default", "crash")["status"]
+    msg = status["containerStatuses"][0]["state"]["waiting"]["message"]
+    assert msg.startswith("back-off 5m0s restarting failed container=app pod=crash_default(")
+
+
+@pytest.mark.parametrize("policy,phase,attempts", [("Never", "Failed", 1), ("OnFailure", "Running", None)])
+def test_restart_policy(tmp_path, policy, phase, attempts):
+    r = run_text(tmp_path, POD.replace("RESTART", policy))
+    starts = records(r, "runtime", op="start", container="app")
+    if attempts is not None:
+        assert len(starts) == attempts
+    else:
+        assert len(starts) > 3  # OnFailure restarts a failed container
+    assert records(r, "phase", object="Pod/default/crash")[-1]["to"] == phase
