@@ -91,9 +91,12 @@ def test_force_delete_grace_per_version(tmp_path):
     assert [(s["t"], s.get("timeoutSeconds")) for s in records(r, "signal")] == [(11.0, 2)]
     # the API object went at once
     assert times(r, "deleted", object="Pod/default/web") == [10.0]
-    # 1.22-1.30 (issue #115819): an explicit 0 falls back to the pod's spec grace
+    # 1.22-1.30 (issue #115819): the pod worker turns the explicit 0 into the spec grace (30) and passes
+    # it as override; killContainer reads grace 0 from the pod, so it skips the preStop hook, and (1.22-
+    # 1.27) applies the override afterwards: SIGTERM at once with 30 s
     r = run_text(tmp_path, text, version="1.25")
-    assert [(s["t"], s.get("timeoutSeconds")) for s in records(r, "signal")] == [(12.0, 30)]
+    assert records(r, "hook") == []
+    assert [(s["t"], s.get("timeoutSeconds")) for s in records(r, "signal")] == [(10.0, 30)]
 
 
 def test_shorter_grace_restarts_termination(tmp_path):

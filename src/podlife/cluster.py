@@ -38,6 +38,7 @@ class Cluster:
         if self.controller_manager_config.nodeMonitorGracePeriod is None:
             self.controller_manager_config.nodeMonitorGracePeriod = self.profile.node_monitor_grace_period
         self.store = Store(self.kernel, self.trace, negative_grace=self.profile.negative_grace,
+                           negative_delete_grace=self.profile.negative_delete_grace,
                            history_size=self.api_server_config.watchHistorySize)
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration())

@@ -44,9 +44,13 @@ RULES: tuple[Rule, ...] = (
                "pod workers pass the effective grace as override, still after preStop (#117373)"),
         Change(28, "before-prestop", "PR #115835: override replaces the grace before the preStop hook"),
     )),
-    Rule("negative_grace", "a negative terminationGracePeriodSeconds / gracePeriodSeconds", (
+    Rule("negative_grace", "a negative spec.terminationGracePeriodSeconds", (
         Change(18, "flows-through", "negative values reach the kubelet and the runtime unchanged"),
         Change(27, "treated-as-one", "PR #115606: negative grace is treated as 1 s, with an API warning"),
+    )),
+    Rule("negative_delete_grace", "a negative gracePeriodSeconds in DeleteOptions", (
+        Change(18, "flows-through", "the negative value becomes deletionGracePeriodSeconds"),
+        Change(22, "treated-as-one", "PR #98866: rest/delete.go BeforeDelete treats it as 1 s"),
     )),
     Rule("zero_grace", "grace used by the kubelet for an explicit 0 (force delete, hard eviction)", (
         Change(18, "as-is", "<=1.21: killContainer gets 0: no preStop, then its 2 s minimum"),

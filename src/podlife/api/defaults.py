@@ -150,12 +150,12 @@ def _default_volume(vol: dict) -> None:
             _setdefault(vol[source], "defaultMode", 420)
     if isinstance(vol.get("hostPath"), dict):
         vol["hostPath"].setdefault("type", "")
-    for src in (vol.get("projected") or {}).get("sources") or []:
-        token = src.get("serviceAccountToken")
+    for src in _as_list(_as_dict(vol.get("projected")).get("sources")):
+        token = _as_dict(src).get("serviceAccountToken")
         if isinstance(token, dict):
             _setdefault(token, "expirationSeconds", 3600)
-    for item in (vol.get("downwardAPI") or {}).get("items") or []:
-        if isinstance(item.get("fieldRef"), dict):
+    for item in _as_list(_as_dict(vol.get("downwardAPI")).get("items")):
+        if isinstance(_as_dict(item).get("fieldRef"), dict):
             _setdefault(item["fieldRef"], "apiVersion", "v1")
 
 
@@ -194,15 +194,15 @@ def _default_pod(obj: dict) -> None:
     spec = _child(obj, "spec")
     default_pod_spec(spec)
     for key in ("containers", "initContainers"):
-        for c in spec.get(key) or []:
+        for c in _as_list(spec.get(key)):
             if isinstance(c, dict):
                 _default_requests_from_limits(c)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
     if spec.get("hostNetwork"):  # defaultHostNetworkPorts
         for key in ("containers", "initContainers"):
-            for c in spec.get(key) or []:
-                for port in _as_dict(c).get("ports") or []:
+            for c in _as_list(spec.get(key)):
+                for port in _as_list(_as_dict(c).get("ports")):
                     if isinstance(port, dict) and not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
 
@@ -424,22 +424,22 @@ def compute_qos_class(pod: dict) -> str:
 
     Pod-level resources (spec.resources, PodLevelResources) decide when set.
     """
-    spec = pod.get("spec") or {}
+    spec = _as_dict(pod.get("spec"))
     requests: dict[str, Fraction] = {}
     limits: dict[str, Fraction] = {}
     guaranteed = True
     pod_res = spec.get("resources")
     if isinstance(pod_res, dict) and (pod_res.get("requests") or pod_res.get("limits")):
-        _positive(pod_res.get("requests") or {}, requests)
-        if pod_res.get("limits"):
+        _positive(_as_dict(pod_res.get("requests")), requests)
+        if isinstance(pod_res.get("limits"), dict) and pod_res["limits"]:
             found: set[str] = set()
             _positive(pod_res["limits"], limits, found)
             guaranteed = found == set(_QOS_RESOURCES)
     else:
-        for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
+        for c in _as_list(spec.get("containers")) + _as_list(spec.get("initContainers")):
             _positive(_effective_requests(c), requests)
             found = set()
-            _positive((c.get("resources") or {}).get("limits") or {}, limits, found)
+            _positive(_as_dict(_as_dict(_as_dict(c).get("resources")).get("limits")), limits, found)
             if found != set(_QOS_RESOURCES):
                 guaranteed = False
     if not requests and not limits:
@@ -451,7 +451,7 @@ def compute_qos_class(pod: dict) -> str:
 
 def qos_class(pod: dict) -> str:
     """GetPodQOS: status.qosClass when already set (it is immutable), else computed."""
-    return (pod.get("status") or {}).get("qosClass") or compute_qos_class(pod)
+    return _as_dict(pod.get("status")).get("qosClass") or compute_qos_class(pod)
 
 
 # --- effective requests (component-helpers/resource PodRequests) ------------------------
@@ -472,7 +472,7 @@ def _parsed(values: dict | None) -> dict[str, Fraction]:
     return {name: quantity.parse_quantity(v) for name, v in (values or {}).items()}
 
 
-def _container_requests(c: dict, non_missing: dict[str, Fraction]) -> dict[str, Fraction]:
+def _container_requests(c: object, non_missing: dict[str, Fraction]) -> dict[str, Fraction]:
     reqs = _parsed(_effective_requests(c))
     for name, q in non_missing.items():  # applyNonMissing: only for resources not set at all
         reqs.setdefault(name, q)
@@ -497,15 +497,16 @@ def pod_requests(pod_spec: dict, *, non_missing: dict | None = None, exclude_ove
     scheduler's scoring defaults for containers that set no request).
     Requests default from limits as SetDefaults_Pod would.
     """
+    pod_spec = _as_dict(pod_spec)
     fill = _parsed(non_missing)
     result: dict[str, Fraction] = {}
-    for c in pod_spec.get("containers") or []:
+    for c in _as_list(pod_spec.get("containers")):
         _add(result, _container_requests(c, fill))
     sidecars: dict[str, Fraction] = {}
     init_max: dict[str, Fraction] = {}
-    for c in pod_spec.get("initContainers") or []:
+    for c in _as_list(pod_spec.get("initContainers")):
         reqs = _container_requests(c, fill)
-        if c.get("restartPolicy") == "Always":
+        if _as_dict(c).get("restartPolicy") == "Always":
             _add(result, reqs)
             _add(sidecars, reqs)
             use = dict(sidecars)
@@ -514,10 +515,10 @@ def pod_requests(pod_spec: dict, *, non_missing: dict | None = None, exclude_ove
             _add(use, sidecars)
         _max_into(init_max, use)
     _max_into(result, init_max)
-    pod_res = pod_spec.get("resources") or {}
-    for name, q in _parsed(pod_res.get("requests")).items():
+    pod_res = _as_dict(pod_spec.get("resources"))
+    for name, q in _parsed(_as_dict(pod_res.get("requests"))).items():
         if name in ("cpu", "memory") or name.startswith("hugepages-"):
             result[name] = q
     if not exclude_overhead:
-        _add(result, _parsed(pod_spec.get("overhead")))
+        _add(result, _parsed(_as_dict(pod_spec.get("overhead"))))
     return {name: _to_units(name, q) for name, q in sorted(result.items())}

@@ -97,7 +97,8 @@ class DeleteOptions:
 class Store:
     kernel: Kernel
     trace: Trace
-    negative_grace: str = "treated-as-one"   # versions rule ``negative_grace``
+    negative_grace: str = "treated-as-one"          # versions rule ``negative_grace`` (spec grace)
+    negative_delete_grace: str = "treated-as-one"   # versions rule ``negative_delete_grace``
     history_size: int = 1000
     _objects: dict[str, dict[Key, Obj]] = field(default_factory=dict)
     _rv: int = 0
@@ -180,7 +181,7 @@ class Store:
         return obj
 
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
-               extra: dict[str, Any] | None = None) -> Obj:
+               extra: dict[str, Any] | None = None, quiet: bool = False) -> Obj:
         """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency."""
         kind = obj["kind"]
         info = KINDS[kind]
@@ -239,7 +240,7 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
-        self._commit(kind, key, old, new, verb, by, subresource, extra)
+        self._commit(kind, key, old, new, verb, by, subresource, extra, quiet)
         return new
 
     def update_status(self, obj: Obj, by: str) -> Obj:
@@ -303,7 +304,7 @@ class Store:
         record = {"gracePeriodSeconds": grace} if grace is not None else {}
         if opts.propagation_policy:
             record["propagationPolicy"] = opts.propagation_policy
-        if grace is not None and grace < 0 and self.negative_grace == "treated-as-one":
+        if grace is not None and grace < 0 and self.negative_delete_grace == "treated-as-one":
             grace = 1  # BeforeDelete: negative values are treated as 1 s on the delete path
         # only kinds whose strategy implements CheckGracefulDelete (pods) are deleted gracefully
         checked = strategy.check_graceful_delete(old, grace, self.negative_grace)
@@ -415,11 +416,12 @@ class Store:
     # ---- internals ---------------------------------------------------------------------------------
 
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
-                subresource: str | None = None, extra: dict[str, Any] | None = None) -> None:
+                subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
-        if kind not in ("Event", "Lease"):  # Events have their own record; lease renewals are heartbeats
+        # Events have their own record; heartbeats (Lease renewals, computed status) are not news
+        if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
             if subresource:
                 rec["subresource"] = subresource

@@ -132,6 +132,8 @@ def _validate_meta_common(meta: Mapping, namespaced: bool, path: str) -> Errs:
 
 def validate_annotations(annotations: Mapping | None, path: str) -> Errs:
     """ValidateAnnotations: keys are qualified names, case-insensitively."""
+    if annotations is not None and not isinstance(annotations, Mapping):
+        return [_invalid(path, annotations, "must be a map of string keys to string values")]
     errs: Errs = []
     for k in sorted(annotations or {}):
         errs += _msgs(path, k, names.qualified_name_errors(k.lower()))
@@ -143,7 +145,7 @@ def _validate_owner_references(refs: list, path: str) -> Errs:
     controller = ""
     for ref in refs:
         ref = _d(ref)
-        api_version = ref.get("apiVersion") or ""
+        api_version = _s(ref.get("apiVersion"))
         if not api_version.rsplit("/", 1)[-1]:
             errs.append(_invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
         for key in ("kind", "name", "uid"):
@@ -538,7 +540,7 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
     for i, c in enumerate(containers):
         c, p = _d(c), f"{path}[{i}]"
         errs += _validate_container_common(c, volumes, p)
-        name = c.get("name") or ""
+        name = _s(c.get("name"))
         if name in seen:
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         seen.add(name)
@@ -555,14 +557,14 @@ _INIT_ONLY_FORBIDDEN = ("lifecycle", "livenessProbe", "readinessProbe", "startup
 def _validate_init_containers(inits: list, regular: list, volumes: set[str], grace: int | None, path: str) -> Errs:
     """validateInitContainers: names unique across init+regular; only restartPolicy Always (sidecars)."""
     errs: Errs = []
-    seen = {_d(c).get("name") or "" for c in regular}
+    seen = {_s(_d(c).get("name")) for c in regular}
     for i, c in enumerate(inits):
         c, p = _d(c), f"{path}[{i}]"
         errs += _validate_container_common(c, volumes, p)
         policy = c.get("restartPolicy")
         if policy is not None and policy != "Always":
             errs.append(_not_supported(f"{p}.restartPolicy", policy, ["Always"]))
-        name = c.get("name") or ""
+        name = _s(c.get("name"))
         if name in seen:
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         elif name:
@@ -618,7 +620,7 @@ def _validate_volumes(volumes: list, path: str) -> tuple[set[str], Errs]:
     valid: set[str] = set()
     for i, vol in enumerate(volumes):
         vol, p = _d(vol), f"{path}[{i}]"
-        name = vol.get("name") or ""
+        name = _s(vol.get("name"))
         el = _validate_volume_source(vol, p)
         if not name:
             el.append(_required(f"{p}.name"))
@@ -765,7 +767,7 @@ def _validate_enum(value: str, path: str, allowed: list[str]) -> Errs:
 
 def _validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: str) -> Errs:
     """ValidatePodSpecificAnnotations (mirror pods, pod-deletion-cost)."""
-    annotations = annotations or {}
+    annotations = _d(annotations)
     errs: Errs = []
     if MIRROR_POD_ANNOTATION in annotations and not spec.get("nodeName"):
         errs.append(_invalid(f"{path}[{MIRROR_POD_ANNOTATION}]", annotations[MIRROR_POD_ANNOTATION], "must set spec.nodeName if mirror pod annotation is set"))
@@ -857,7 +859,7 @@ def _validate_scheduling_gates(gates: list, path: str) -> Errs:
     errs: Errs = []
     seen: set[str] = set()
     for i, gate in enumerate(gates):
-        name = _d(gate).get("name") or ""
+        name = _s(_d(gate).get("name"))
         errs += _msgs(f"{path}[{i}]", name, names.qualified_name_errors(name))
         if name in seen:
             errs.append(FieldError(f"{path}[{i}]", DUPLICATE, "", name))
@@ -982,7 +984,7 @@ def _validate_container_updates(new: list, old: list, path: str) -> tuple[Errs, 
         return [_forbidden(path, "pod updates may not add or remove containers")], True
     errs: Errs = []
     for i, c in enumerate(new):
-        image = _d(c).get("image") or ""
+        image = _s(_d(c).get("image"))
         if not image:
             errs.append(_required(f"{path}[{i}].image"))
         if image != image.strip():
@@ -1012,10 +1014,10 @@ def _validate_only_added_tolerations(new: list, old: list, path: str) -> Errs:
 
 
 def _validate_only_deleted_gates(new: list, old: list, path: str) -> Errs:
-    old_names = {_d(g).get("name") for g in old}
+    old_names = {_s(_d(g).get("name")) for g in old}
     errs: Errs = []
     for i, g in enumerate(new):
-        name = _d(g).get("name")
+        name = _s(_d(g).get("name"))
         if name not in old_names:
             errs.append(_forbidden(f"{path}[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'"))
     return errs
@@ -1411,7 +1413,7 @@ def validate_service(obj: Mapping) -> Errs:
         errs.append(_not_supported("spec.sessionAffinity", affinity, ["ClientIP", "None"]))
     elif affinity == "None" and spec.get("sessionAffinityConfig") is not None:
         errs.append(_forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
-    if spec.get("clusterIPs") and spec.get("clusterIP") and spec["clusterIPs"][0] != spec["clusterIP"]:
+    if _l(spec.get("clusterIPs")) and spec.get("clusterIP") and spec["clusterIPs"][0] != spec["clusterIP"]:
         errs.append(_invalid("spec.clusterIPs", spec["clusterIPs"], "first value must match `clusterIP`"))
     if not stype:
         errs.append(_required("spec.type"))
@@ -1441,7 +1443,7 @@ def _validate_external_name(spec: Mapping) -> Errs:
 
 def _validate_service_port(sp: Mapping, require_name: bool, seen: set[str], path: str) -> Errs:
     errs: Errs = []
-    name = sp.get("name") or ""
+    name = _s(sp.get("name"))
     if require_name and not name:
         errs.append(_required(f"{path}.name"))
     elif name:
@@ -1573,7 +1575,7 @@ def validate_priority_class(obj: Mapping) -> Errs:
     """ValidatePriorityClass (scheduling/validation)."""
     meta = _d(obj.get("metadata"))
     errs = validate_object_meta(meta, namespaced=False, name_fn=names.name_is_dns_subdomain)
-    name, value = meta.get("name") or "", _int(obj.get("value"))
+    name, value = _s(meta.get("name")), _int(obj.get("value"))
     if name.startswith("system-"):
         problem = _system_priority_class_error(name, value, bool(obj.get("globalDefault")))
         if problem:

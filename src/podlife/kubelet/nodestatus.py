@@ -96,7 +96,7 @@ class NodeStatus:
         if lease is not None:
             new = clone(lease)
             new["spec"]["renewTime"] = kl.trace.micro_timestamp(hb)
-            kl.store.update(new, by="kubelet")
+            kl.store.update(new, by="kubelet", quiet=True)
         node = kl.store.try_get("Node", None, kl.node_spec.name)
         if node is not None:
             # status is posted every nodeStatusUpdateFrequency while reachable
@@ -107,7 +107,7 @@ class NodeStatus:
             for c in new["status"]["conditions"]:
                 c["lastHeartbeatTime"] = posted
             if new != node:
-                kl.store.update_status(new, by="kubelet")
+                kl.store.update(new, by="kubelet", subresource="status", quiet=True)
 
 
 def allocatable_millis(node: Obj, resource: str) -> int:
