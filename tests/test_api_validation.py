@@ -831,3 +831,13 @@ def test_field_errors_have_known_types(kind):
     obj = {"kind": kind, "metadata": {"name": "Bad_Name"}, "spec": {}}
     for e in validate(obj):
         assert e.type in {"Required value", "Invalid value", "Unsupported value", "Duplicate value", "Forbidden", "Not found"}
+
+
+def test_malformed_values_are_reported_not_raised():
+    # upstream rejects these while decoding JSON; here they become field errors instead of exceptions
+    p = make_pod(c(name=5, ports="80", resources={"limits": ["1"]}), meta={"labels": ["a"]})
+    got = errs(p)
+    assert "metadata.labels: Invalid value: ['a']: must be a map of string keys to string values" in got
+    assert "spec.containers[0].name: Invalid value: 5: must be a string" in got
+    bad_kind = {"kind": ["Pod"], "metadata": {"name": "x"}}
+    assert validate(bad_kind) == []

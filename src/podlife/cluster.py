@@ -43,6 +43,8 @@ class Cluster:
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration())
         self.scheduler.start()
+        # controller-manager: each controller has start(); they talk to the rest only through the store
+        self.controllers: list = []
         self.kubelet_config = kubelet or KubeletConfiguration()
         self.kubelets: dict[str, Kubelet] = {}
         for i, spec in enumerate(nodes):

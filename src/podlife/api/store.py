@@ -108,6 +108,8 @@ class Store:
     _pending: list[tuple[Watch, str, Obj, Obj | None]] = field(default_factory=list)
     _flush_scheduled: bool = False
     _uid_rng: Any = None
+    _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
+    _materializing: bool = False
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -117,21 +119,41 @@ class Store:
 
     # ---- reads -------------------------------------------------------------------------------------
 
+    def add_materializer(self, kind: str, namespace: str | None, name: str, fn: Callable[[Obj], None]) -> None:
+        """Register ``fn(obj)`` to bring computed state (a healthy kubelet's Lease renewals) up to date in
+        one stored object just before anyone reads it; ``fn`` writes through ``update(..., quiet=True)``."""
+        self._materializers[(kind, namespace or "", name)] = fn
+
+    def _fresh(self, kind: str, obj: Obj | None) -> Obj | None:
+        if obj is None or not self._materializers or self._materializing:
+            return obj
+        md = obj["metadata"]
+        key = (md.get("namespace", ""), md["name"])
+        fn = self._materializers.get((kind, *key))
+        if fn is None:
+            return obj
+        self._materializing = True
+        try:
+            fn(obj)
+        finally:
+            self._materializing = False
+        return self._objects[kind].get(key, obj)
+
     def get(self, kind: str, namespace: str | None, name: str) -> Obj:
-        obj = self._objects[kind].get((namespace or "", name))
+        obj = self._fresh(kind, self._objects[kind].get((namespace or "", name)))
         if obj is None:
             raise errors.not_found(_resource(kind), name)
         return obj
 
     def try_get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
-        return self._objects[kind].get((namespace or "", name))
+        return self._fresh(kind, self._objects[kind].get((namespace or "", name)))
 
     def list(self, kind: str, namespace: str | None = None,
              where: Callable[[Obj], bool] | None = None) -> list[Obj]:
         """Objects of a kind in key order (namespace, name), as etcd returns them."""
         items = self._objects[kind]
         keys = sorted(k for k in items if namespace is None or k[0] == namespace)
-        out = [items[k] for k in keys]
+        out = [self._fresh(kind, items[k]) for k in keys]
         return [o for o in out if where(o)] if where else out
 
     def count(self, kind: str) -> int:

@@ -85,18 +85,24 @@ class NodeStatus:
                      "renewTime": kl.trace.micro_timestamp()},
         }, by="kubelet")
         self.reachable_since = kl.kernel.now
+        kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
 
-    def materialize(self) -> None:
-        """Write the computed heartbeats into the Lease and the node's conditions (no trace records)."""
+    def refresh_lease(self, lease: Obj) -> None:
+        """Store materializer: the Lease as this kubelet's renewals have left it by now."""
         kl = self.kl
         hb = self.last_heartbeat(kl.kernel.now)
         if hb is None:
             return
-        lease = kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)
-        if lease is not None:
+        renew = kl.trace.micro_timestamp(hb)
+        if lease["spec"].get("renewTime") != renew:
             new = clone(lease)
-            new["spec"]["renewTime"] = kl.trace.micro_timestamp(hb)
+            new["spec"]["renewTime"] = renew
             kl.store.update(new, by="kubelet", quiet=True)
+
+    def materialize(self) -> None:
+        """Write the computed heartbeats into the Lease and the node's conditions (no trace records)."""
+        kl = self.kl
+        kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)  # refreshed on read
         node = kl.store.try_get("Node", None, kl.node_spec.name)
         if node is not None:
             # status is posted every nodeStatusUpdateFrequency while reachable
