@@ -16,7 +16,7 @@ class PodStrategy(Strategy):
         # podStrategy.PrepareForCreate: status reset to Pending with the QoS class
         obj.setdefault("apiVersion", "v1")
         defaults.apply_defaults(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": defaults.qos_class(obj)}
+        obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_update(new, old)
