@@ -83,6 +83,36 @@ class Kubelet:
     def can_reach_api(self) -> bool:
         return not self.partitioned
 
+    def set_partitioned(self, partitioned: bool) -> None:
+        """NetworkPartition: the kubelet cannot reach the API server; its containers keep running. On heal
+        it renews its lease at once, relists its pods and writes the statuses it could not write."""
+        if partitioned == self.partitioned:
+            return
+        if partitioned:
+            self.last_contact = self.node_status.last_heartbeat(self.kernel.now)
+            self.partitioned = True
+            return
+        self.partitioned = False
+        self.node_status.reachable_since = self.kernel.now
+        self.resync()
+
+    def resync(self) -> None:
+        """Relist the pods bound to this node (the reflector's relist after a broken watch): dispatch what
+        changed while the watch was down, REMOVE what is gone, and push every cached status."""
+        api = {p["metadata"]["uid"]: p for p in self.store.list(
+            "Pod", where=lambda p: p["spec"].get("nodeName") == self.node_name)}
+        for uid in list(self.pod_manager):
+            if uid not in api:
+                self._on_pod_event("DELETED", self.pod_manager[uid], None)
+        for uid, pod in api.items():
+            old = self.pod_manager.get(uid)
+            if old is None:
+                self._on_pod_event("ADDED", pod, None)
+            elif old["metadata"]["resourceVersion"] != pod["metadata"]["resourceVersion"]:
+                self._on_pod_event("MODIFIED", pod, old)
+        for uid in list(self.status_manager.statuses):
+            self.status_manager.request_sync(uid)
+
     # ---- logging ----------------------------------------------------------------------------------
 
     def log(self, site_name: str, pod: Obj | None = None, **ctx: Any) -> None:
