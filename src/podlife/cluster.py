@@ -60,6 +60,16 @@ class Cluster:
         kl.start()
         return kl
 
+    def restart_kubelet(self, name: str) -> Kubelet:
+        """A new kubelet process on the node: same runtime and node, no memory of the old one."""
+        old = self.kubelets[name]
+        kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, old.node_spec,
+                     old.runtime, old.node_ip)
+        kl.images.failing = old.images.failing
+        self.kubelets[name] = kl
+        kl.start(register=False)
+        return kl
+
     def materialize(self) -> None:
         """Bring computed state (heartbeats) into the API objects, for a look at the final state."""
         for name in sorted(self.kubelets):

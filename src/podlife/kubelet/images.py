@@ -37,10 +37,11 @@ class ImageManager:
             kl.events.container_event(pod, name, "Normal", "Pulled",
                                       f'Container image "{image}" already present on machine')
             return True
-        key = f"{image}/{uid}"
-        if self.backoff.in_backoff_since(key, kl.kernel.now, kl.kernel.now):
+        key = f"{uid}_{image}"
+        if self.backoff.in_backoff_since_update(key, kl.kernel.now):
             msg = f'Back-off pulling image "{image}"'
             kl.events.container_event(pod, name, "Normal", "BackOff", msg)
+            kl.events.container_event(pod, name, "Warning", "Failed", "Error: ImagePullBackOff")
             kl.runtime_manager.reasons[(uid, name)] = ("ImagePullBackOff", msg)
             return False
         kl.events.container_event(pod, name, "Normal", "Pulling", f'Pulling image "{image}"')

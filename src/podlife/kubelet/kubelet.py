@@ -69,16 +69,53 @@ class Kubelet:
         self.probes = ProbeManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
+        self._procs: dict[simpy.Process, None] = {}
         self.rng = kernel.rng(f"kubelet/{node_spec.name}")
         runtime.listeners.append(self.pleg.mark_dirty)
 
     # ---- lifecycle --------------------------------------------------------------------------------
 
     def start(self, register: bool = True) -> None:
+        """Start the kubelet. A kubelet started on a node that already runs containers (after a restart)
+        knows nothing but what the API and the runtime tell it: its first relist reports every container."""
         self.running = True
         if register:
             self.node_status.register()
+        else:
+            self.node_status.resume()
         self._watch = self.store.watch("Pod", self._on_pod_event, node=self.node_name)
+        for uid in dict.fromkeys(c.pod_uid for c in self.runtime.containers.values()):
+            self.pleg.mark_dirty(uid)
+        if not register:
+            self.resync()
+
+    def stop(self) -> None:
+        """The kubelet process ends: its goroutines die with it; calls it made to the runtime carry on."""
+        if not self.running:
+            return
+        self.last_contact = self.node_status.last_heartbeat(self.kernel.now)
+        self.running = False
+        if self._watch is not None:
+            self._watch.stop()
+        self.runtime.listeners.remove(self.pleg.mark_dirty)
+        for p in list(self._procs):
+            if p.is_alive:
+                p.interrupt("kubelet stopped")
+
+    def go(self, gen: Gen) -> simpy.Process:
+        """Start a goroutine of this kubelet."""
+        p = self.kernel.process(self._guard(gen))
+        self._procs[p] = None
+        p.callbacks.append(lambda _ev: self._procs.pop(p, None))
+        return p
+
+    def _guard(self, gen: Gen) -> Gen:
+        try:
+            return (yield from gen)
+        except simpy.Interrupt as i:
+            if i.cause == "kubelet stopped":
+                return None
+            raise
 
     def can_reach_api(self) -> bool:
         return not self.partitioned
@@ -238,7 +275,7 @@ class Kubelet:
         def wake() -> None:
             self._requeue.pop(uid, None)
             pod = self.pod_manager.get(uid)
-            if pod is not None:
+            if pod is not None and self.running:
                 self.pod_workers.update_pod(pod, "sync")
 
         self._requeue[uid] = self.kernel.call_later(delay, wake)

@@ -99,6 +99,13 @@ class NodeStatus:
             new["spec"]["renewTime"] = renew
             kl.store.update(new, by="kubelet", quiet=True)
 
+    def resume(self) -> None:
+        """A kubelet starting on a registered node: it updates its Node and renews its Lease at once."""
+        kl = self.kl
+        self.reachable_since = kl.kernel.now
+        kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
+        kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)
+
     def materialize(self) -> None:
         """Write the computed heartbeats into the Lease and the node's conditions (no trace records)."""
         kl = self.kl

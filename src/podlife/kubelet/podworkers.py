@@ -87,7 +87,7 @@ class PodWorkers:
         st.pending = pod
         if not st.working:
             st.working = True
-            st.process = self.kl.kernel.process(self._run(st))
+            st.process = self.kl.go(self._run(st))
 
     def _start_terminating(self, st: PodSyncStatus, pod: Obj, kill: KillPodOptions | None) -> None:
         st.state = TERMINATING
@@ -147,7 +147,9 @@ class PodWorkers:
                     yield from kl.sync_terminated_pod(pod, st)
                     st.state = FINISHED
                     kl.pod_finished(st)
-            except simpy.Interrupt:
+            except simpy.Interrupt as i:
+                if i.cause == "kubelet stopped":
+                    raise
                 st.pending = st.pod  # run again with the newest pod and the shorter grace
             st.last_sync_end = kl.kernel.now
         st.working = False

@@ -110,7 +110,7 @@ class ProbeManager:
 
     def _tick(self, w: Worker) -> None:
         w.timer = None
-        if w.stopped:
+        if w.stopped or not self.kl.running:
             return
         kl = self.kl
         now = kl.kernel.now

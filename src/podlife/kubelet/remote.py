@@ -23,7 +23,7 @@ class RemoteRuntime:
         """StopContainer with deadline runtimeRequestTimeout + timeout; returns an error text or ""."""
         kl = self.kl
         deadline = kl.config.runtimeRequestTimeout + timeout
-        call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))
+        call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))  # in the runtime: survives the kubelet
         limit = kl.kernel.timer(deadline)
         yield call | limit
         kl.kernel.cancel(limit)

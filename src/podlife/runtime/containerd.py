@@ -207,6 +207,32 @@ class ContainerdRuntime:
         self.absent_images.discard(image)
         return f"sha256:{self._new_id()}"
 
+    # ---- faults -----------------------------------------------------------------------------------
+
+    def oom_kill(self, pod_uid: str, name: str) -> bool:
+        """The kernel's OOM killer ends the container's process (SIGKILL): exit 137, reason OOMKilled."""
+        for c in self.pod_containers(pod_uid):
+            if c.name == name and c.state == RUNNING:
+                self._signal(c, "SIGKILL", None)
+                self._exit(c, SIGKILL_EXIT, "OOMKilled")
+                return True
+        return False
+
+    def power_off(self) -> None:
+        """The machine disappears: every process ends and nothing of the runtime's state survives."""
+        for c in list(self.containers.values()):
+            if c.state == RUNNING:
+                c.state = EXITED
+                c.exit_code, c.reason, c.finished_at = SIGKILL_EXIT, "Error", self.kernel.now
+                self.kernel.cancel(self._timers.pop(c.id, None))
+                self._record(c.pod_ref, c.name, "exit", "node powered off")
+                self._exit_events[c.id].succeed()
+        self.containers.clear()
+        for sb in self.sandboxes.values():
+            if sb.state != SANDBOX_NOTREADY:
+                self.ipam.release(sb.ip)
+        self.sandboxes.clear()
+
     # ---- process model ----------------------------------------------------------------------------
 
     def _exit(self, c: Container, code: int, reason: str) -> None:

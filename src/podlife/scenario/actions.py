@@ -86,6 +86,11 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             cordon(cluster, action.target or "", verb != "uncordon")
             if verb == "drain":
                 drain(cluster, action.target or "")
+        elif verb == "fault" and action.fault is not None:
+            from podlife.scenario.faults import start_fault
+
+            rec = _record(cluster, action, None)
+            start_fault(cluster, action.fault)
         else:
             raise ApiError(400, "BadRequest", f"action {verb} is not modelled yet")
     except ApiError as e:

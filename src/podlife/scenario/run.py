@@ -14,7 +14,7 @@ from podlife.scenario.expectations import Verdict, evaluate
 from podlife.scenario.model import Manifest, Scenario
 
 MAX_SECONDS = 3600.0
-SUPPORTED_FAULTS: frozenset[str] = frozenset()  # fault models arrive with the runtime-chain work
+from podlife.scenario.faults import MODELLED as SUPPORTED_FAULTS  # noqa: E402
 
 
 @dataclass

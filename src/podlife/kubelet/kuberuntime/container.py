@@ -40,7 +40,7 @@ def execute_prestop(kl: Kubelet, pod: Obj, c: Container, spec: Obj, grace: int) 
     ctx = kl.container_ctx(pod, c)
     kl.log("prestop_running", pod, **ctx)
     kl.trace.emit("hook", object=c.pod_ref, container=c.name, hook="preStop", phase="started")
-    hook = kl.kernel.process(_run_hook(kl, c, "preStop"))
+    hook = kl.go(_run_hook(kl, c, "preStop"))
     limit = kl.kernel.timer(grace)
     yield hook | limit
     kl.kernel.cancel(limit)

@@ -47,6 +47,11 @@ class Backoff:
         e = self.entries.get(key)
         return e is not None and not self._expired(e, now) and now - t < e.backoff
 
+    def in_backoff_since_update(self, key: str, now: float) -> bool:
+        """IsInBackOffSinceUpdate: still within the backoff counted from the last failure."""
+        e = self.entries.get(key)
+        return e is not None and not self._expired(e, now) and now - e.last_update < e.backoff
+
     def next(self, key: str, t: float, now: float) -> None:
         e = self.entries.get(key)
         if e is None or self._expired(e, now):
@@ -238,7 +243,7 @@ class RuntimeManager:
                   ordering: TerminationOrdering | None, message: str = "") -> Gen:
         """killContainersWithSyncResult: one goroutine per container, all at once."""
         kl = self.kl
-        procs = [kl.kernel.process(kill_container(kl, pod, c, message, grace_override, ordering))
+        procs = [kl.go(kill_container(kl, pod, c, message, grace_override, ordering))
                  for c in containers]
         if procs:
             yield kl.kernel.all_of(procs)
@@ -257,7 +262,7 @@ class RuntimeManager:
             grace = pod["spec"].get("terminationGracePeriodSeconds", MINIMUM_GRACE_PERIOD)
         start = kl.kernel.now
         if others:
-            hooks = [kl.kernel.process(execute_prestop(kl, pod, c, container_spec(pod, c.name) or {}, grace))
+            hooks = [kl.go(execute_prestop(kl, pod, c, container_spec(pod, c.name) or {}, grace))
                      for c in sidecars if (container_spec(pod, c.name) or {}).get("lifecycle", {}).get("preStop")]
             if hooks:
                 yield kl.kernel.all_of(hooks)

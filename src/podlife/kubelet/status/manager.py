@@ -73,6 +73,8 @@ class StatusManager:
 
     def _sync_pending(self) -> None:
         self._scheduled = False
+        if not self.kl.running:
+            return
         uids, self._pending = list(self._pending), {}
         for uid in uids:
             self._sync_pod(uid)
@@ -168,6 +170,8 @@ class StatusManager:
     def _sync_batch(self) -> None:
         """syncBatch: look again at every deleted pod still waiting for its resources."""
         self._batch_scheduled = False
+        if not self.kl.running:
+            return
         for uid in list(self._awaiting_delete):
             pod = self.kl.pod_manager.get(uid)
             if pod is None:

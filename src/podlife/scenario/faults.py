@@ -1,0 +1,102 @@
+"""Faults: what goes wrong on a node, started by a scenario action and healed after ``for``.
+
+Each start and heal is a ``fault`` trace record. A fault acts on the model's real edges: a partition cuts
+the kubelet off the API server, a kubelet stop ends the kubelet's goroutines while its containers run on,
+a power-off takes the runtime's state with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.cluster import Cluster
+from podlife.kubelet.kubelet import Kubelet
+from podlife.scenario.model import Fault
+
+# fault types podlife models; the others are refused when the scenario is loaded
+MODELLED = frozenset({"NetworkPartition", "KubeletStop", "KubeletStart", "KubeletRestart", "NodePowerOff",
+                      "OOMKill", "ImagePullFailure"})
+
+
+def _record(cluster: Cluster, fault: Fault, op: str) -> None:
+    fields: dict[str, Any] = {k: v for k, v in (("pod", fault.pod), ("container", fault.container),
+                                                 ("image", fault.image), ("value", fault.value),
+                                                 ("for", fault.for_seconds)) if v is not None}
+    cluster.trace.emit("fault", fault=fault.type, node=fault.node, op=op, fields=fields)
+
+
+def start_fault(cluster: Cluster, fault: Fault) -> None:
+    _record(cluster, fault, "start")
+    heal = _APPLY[fault.type](cluster, fault)
+    if fault.for_seconds is not None and heal is not None:
+        def do_heal() -> None:
+            _record(cluster, fault, "heal")
+            heal()
+        cluster.kernel.call_later(fault.for_seconds, do_heal)
+
+
+def _kubelet(cluster: Cluster, fault: Fault) -> Kubelet:
+    return cluster.kubelets[fault.node or ""]
+
+
+def _partition(cluster: Cluster, fault: Fault):
+    _kubelet(cluster, fault).set_partitioned(True)
+    return lambda: cluster.kubelets[fault.node or ""].set_partitioned(False)
+
+
+def _kubelet_stop(cluster: Cluster, fault: Fault):
+    _kubelet(cluster, fault).stop()
+    return lambda: cluster.restart_kubelet(fault.node or "")
+
+
+def _kubelet_start(cluster: Cluster, fault: Fault):
+    if not _kubelet(cluster, fault).running:
+        cluster.restart_kubelet(fault.node or "")
+    return None
+
+
+def _kubelet_restart(cluster: Cluster, fault: Fault):
+    _kubelet(cluster, fault).stop()
+    cluster.restart_kubelet(fault.node or "")
+    return None
+
+
+def _power_off(cluster: Cluster, fault: Fault):
+    kl = _kubelet(cluster, fault)
+    kl.stop()
+    kl.runtime.power_off()
+    return lambda: cluster.restart_kubelet(fault.node or "")
+
+
+def _oom_kill(cluster: Cluster, fault: Fault):
+    kl = _kubelet(cluster, fault)
+    ns, _, name = (fault.pod or "").rpartition("/")
+    pod = cluster.store.try_get("Pod", ns or "default", name)
+    if pod is not None:
+        kl.runtime.oom_kill(pod["metadata"]["uid"], fault.container or "")
+    return None
+
+
+def _image_pull_failure(cluster: Cluster, fault: Fault):
+    kubelets = [cluster.kubelets[fault.node]] if fault.node else [cluster.kubelets[n] for n in sorted(cluster.kubelets)]
+    image = fault.image or ""
+    for kl in kubelets:
+        kl.images.failing.add(image)
+        kl.runtime.absent_images.add(image)
+
+    def heal() -> None:
+        for name in ([fault.node] if fault.node else sorted(cluster.kubelets)):
+            cluster.kubelets[name].images.failing.discard(image)
+    return heal
+
+
+_APPLY = {
+    "NetworkPartition": _partition,
+    "KubeletStop": _kubelet_stop,
+    "KubeletStart": _kubelet_start,
+    "KubeletRestart": _kubelet_restart,
+    "NodePowerOff": _power_off,
+    "OOMKill": _oom_kill,
+    "ImagePullFailure": _image_pull_failure,
+}
+assert set(_APPLY) == MODELLED
