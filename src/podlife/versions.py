@@ -82,6 +82,15 @@ RULES: tuple[Rule, ...] = (
         Change(18, "legacy", "the seed-000 kubelet: 'Killing container with id docker://NAME:Need to kill Pod'"),
         Change(19, "stopping", "'Stopping container NAME'"),
     )),
+    Rule("runtime_not_synced_message", "runtimeErrors() before the first runtime sync", (
+        Change(18, "container runtime is down", "the seed-001 kubelet (pre PR #69613)"),
+        Change(19, "container runtime status check may not have completed yet", "PR #69613"),
+    )),
+    Rule("pleg_never_relisted", "PLEG health message when no relist ever succeeded", (
+        Change(18, "pleg was last seen active 2562047h47m16.854775807s ago; threshold is 3m0s",
+               "the seed-era kubelet: time since the zero time"),
+        Change(19, "pleg has yet to be successful", "pkg/kubelet/pleg/generic.go Healthy: relistTime.IsZero()"),
+    )),
     Rule("structured_logs", "kubelet log lines use structured logging (klog InfoS)", (
         Change(18, False, "printf-style klog"),
         Change(21, True, "KEP-1602 structured logging in the kubelet"),

@@ -25,6 +25,7 @@ from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import SYNC, KillPodOptions, PodSyncStatus, PodWorkers
 from podlife.kubelet.prober import ProbeManager
 from podlife.kubelet.remote import RemoteRuntime
+from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
 from podlife.kubelet.status.manager import StatusManager
 from podlife.runtime.containerd import ContainerdRuntime
@@ -67,6 +68,7 @@ class Kubelet:
         self.node_status = NodeStatus(self)
         self.events = KubeletEvents(self)
         self.probes = ProbeManager(self)
+        self.health = RuntimeHealth(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
         self._procs: dict[simpy.Process, None] = {}
@@ -84,6 +86,9 @@ class Kubelet:
         else:
             self.node_status.resume()
         self._watch = self.store.watch("Pod", self._on_pod_event, node=self.node_name)
+        self.pleg.started_at = self.kernel.now
+        self.pleg.runtime_changed()
+        self.health.start()
         for uid in dict.fromkeys(c.pod_uid for c in self.runtime.containers.values()):
             self.pleg.mark_dirty(uid)
         if not register:
@@ -101,6 +106,12 @@ class Kubelet:
         for p in list(self._procs):
             if p.is_alive:
                 p.interrupt("kubelet stopped")
+
+    def runtime_changed(self) -> None:
+        """A runtime fault started or healed: PLEG and runtime health look again."""
+        if self.running:
+            self.pleg.runtime_changed()
+            self.health.update_runtime_up()
 
     def go(self, gen: Gen) -> simpy.Process:
         """Start a goroutine of this kubelet."""
@@ -164,8 +175,9 @@ class Kubelet:
             ctx.setdefault("pods", [ctx["pod_kobj"]])
             ctx.setdefault("source", "api")
         file, line, message = logsites.render(site, self.profile.structured_logs, ctx)
-        self.trace.emit("log", component="kubelet", node=self.node_name, severity=site.severity, file=file,
-                        line=line, message=message)
+        self.trace.emit("log", component="kubelet", node=self.node_name,
+                        severity=logsites.severity(site, self.profile.structured_logs), file=file, line=line,
+                        message=message)
 
     def container_ctx(self, pod: Obj, c: Container) -> dict[str, Any]:
         scheme = self.runtime.profile.id_scheme
@@ -182,9 +194,17 @@ class Kubelet:
     # ---- the sync loop: pod sources ---------------------------------------------------------------
 
     def _on_pod_event(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        """syncLoopIteration for the "api" source (pkg/kubelet/config turns watch events into ops)."""
         if not self.running or self.partitioned:
             return
+        if self.health.blocking:
+            # the sync loop is skipping: updates wait in the channel; the newest per pod is what counts
+            prev = self.health.deferred.get(pod["metadata"]["uid"])
+            self.health.deferred[pod["metadata"]["uid"]] = (type_, pod, prev[2] if prev else old)
+            return
+        self.dispatch(type_, pod, old)
+
+    def dispatch(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        """syncLoopIteration for the "api" source (pkg/kubelet/config turns watch events into ops)."""
         uid = pod["metadata"]["uid"]
         if type_ == "DELETED":
             self.log("sync_remove", pod)
@@ -213,7 +233,7 @@ class Kubelet:
         if pod is None:
             st = self.pod_workers.statuses.get(uid)
             pod = st.pod if st else None
-        if pod is None:
+        if pod is None or self.health.blocking:
             return
         self.log("sync_pleg", pod, event_type=etype, event_data=cid,
                  pleg_event=f'{{ID:"{uid}" Type:"{etype}" Data:"{cid}"}}')
@@ -274,7 +294,8 @@ class Kubelet:
 
         def wake() -> None:
             self._requeue.pop(uid, None)
-            pod = self.pod_manager.get(uid)
+            st = self.pod_workers.statuses.get(uid)
+            pod = self.pod_manager.get(uid) or (st.pod if st else None)
             if pod is not None and self.running:
                 self.pod_workers.update_pod(pod, "sync")
 
@@ -293,13 +314,19 @@ class Kubelet:
             override: int | None = st.grace
         else:
             override = st.kill.grace_override if st.kill is not None else None
-        yield from self.runtime_manager.kill_pod(pod, override)
+        errors = yield from self.runtime_manager.kill_pod(pod, override)
+        if errors:
+            err = "[" + ", ".join(errors) + "]" if len(errors) > 1 else errors[0]
+            self.log("sync_error", pod, error=err)
+            self._requeue_after(uid, WORKER_BACKOFF * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
+            return False
         self.status_manager.killed_at[uid] = self.kernel.now
         # the runtime has stopped everything: report the final container states (terminal phase 1.27+)
         status = self.generate_status(pod, terminal=True)
         if st.kill is not None and st.kill.status_fn is not None:
             st.kill.status_fn(status)
         self.status_manager.set_pod_status(pod, status)
+        return True
 
     def sync_terminated_pod(self, pod: Obj, st: PodSyncStatus) -> Gen:
         """Volumes and cgroups are released; the containers are removed once the pod is gone (podGC)."""
@@ -382,3 +409,8 @@ class KubeletEvents:
     def pod_event(self, pod: Obj, type_: str, reason: str, message: str) -> None:
         if self.kl.can_reach_api():
             self.recorder.event(pod, type_, reason, message)
+
+    def node_event(self, type_: str, reason: str, message: str) -> None:
+        node = self.kl.store.try_get("Node", None, self.kl.node_name)
+        if node is not None and self.kl.can_reach_api():
+            self.recorder.event(node, type_, reason, message)

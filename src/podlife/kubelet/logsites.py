@@ -24,6 +24,7 @@ class Structured:
     line: int
     message: str
     keys: tuple[tuple[str, str], ...] = ()  # (klog key, context field)
+    severity: str = ""                      # when it differs from the legacy call's
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,20 @@ SITES: dict[str, Site] = {
                                   Structured("kuberuntime_container.go", 815, "Container termination failed with "
                                              "gracePeriod", (("err", "error"),) + _pod_keys(
                                                  *_CONTAINER, ("gracePeriod", "grace")))),
+    # pkg/kubelet/kubelet.go syncLoop: runtimeErrors() is not empty (line from the seed-001 log)
+    "skipping_pod_sync": Site("I", Legacy("kubelet.go", 1835, "skipping pod synchronization - {errors}"),
+                              Structured("kubelet.go", 2406, "Skipping pod synchronization", (("err", "errors"),),
+                                         severity="E")),
+    # pkg/kubelet/cri/remote/remote_runtime.go (pkg/kubelet/remote before 1.20)
+    "stop_container_failed": Site("E", Legacy("remote_runtime.go", 274,
+                                              'StopContainer "{container_id}" from runtime service failed: {error}'),
+                                  Structured("remote_runtime.go", 374, "StopContainer from runtime service failed",
+                                             (("err", "error"), ("containerID", "container_id")))),
+    # pkg/kubelet/pod_workers.go: a failed sync
+    "sync_error": Site("E", Legacy("pod_workers.go", 191, 'Error syncing pod {pod_uid} ("{pod_full}"), skipping: '
+                                                          '{error}'),
+                       Structured("pod_workers.go", 1301, "Error syncing pod, skipping",
+                                  (("err", "error"), ("pod", "pod_kobj"), ("podUID", "pod_uid")))),
     # pkg/kubelet/dockershim/network/plugins.go (1.18, docker runtimes only)
     "cni_teardown": Site("I", Legacy("plugins.go", 391,
                                      'Calling network plugin cni to tear down pod "{pod_name}_{pod_namespace}"'),
@@ -147,6 +162,10 @@ def _q(v: Any) -> str:
         return "[" + " ".join(f'"{x}"' for x in v) + "]"
     s = str(v)
     return s if s.startswith("{") else '"' + s.replace('"', '\\"') + '"'
+
+
+def severity(site: Site, structured: bool) -> str:
+    return site.structured.severity if structured and site.structured.severity else site.severity
 
 
 def render(site: Site, structured: bool, ctx: dict[str, Any]) -> tuple[str, int, str]:

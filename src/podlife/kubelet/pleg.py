@@ -27,6 +27,8 @@ class GenericPLEG:
         self.records: dict[str, dict[str, str]] = {}   # pod uid → container id → state
         self._scheduled = False
         self.last_relist = 0.0
+        self.started_at = kubelet.kernel.now
+        self.blocked_since: float | None = None   # the relist that hung (listing blocked in the runtime)
 
     def next_relist_after(self, t: float) -> float:
         """The first relist on the grid strictly after ``t``: the pod cache is fresh from then on."""
@@ -42,11 +44,51 @@ class GenericPLEG:
             tick = math.floor(now / self.period + 1e-9) * self.period + self.period
             self.kl.kernel.call_at(tick, self.relist)
 
+    # ---- health (Healthy) ---------------------------------------------------------------------------
+
+    def runtime_changed(self) -> None:
+        """Listing may have started or stopped blocking: relists hang from the next one on."""
+        now = self.kl.kernel.now
+        blocked = self.kl.runtime.list_blocked()
+        if blocked and self.blocked_since is None:
+            self.blocked_since = max(self.next_relist_after(now - 1e-9), self.started_at)
+        elif not blocked and self.blocked_since is not None:
+            self.blocked_since = None
+            if self.dirty:
+                self._scheduled = False
+                self.mark_dirty(next(iter(self.dirty)))
+
+    def last_active(self) -> float | None:
+        """When a relist last completed (None: never, since this kubelet started)."""
+        if self.blocked_since is None:
+            return self.kl.kernel.now
+        last = self.blocked_since - self.period
+        return last if last >= self.started_at - 1e-9 else None
+
+    def unhealthy_from(self) -> float | None:
+        if self.blocked_since is None:
+            return None
+        last = self.last_active()
+        return self.blocked_since if last is None else last + RELIST_THRESHOLD
+
+    def healthy(self, now: float) -> str | None:
+        """None when healthy, else the reason (relist not seen for over the threshold)."""
+        from podlife.kubelet.runtimehealth import go_duration
+
+        if self.blocked_since is None or now < self.blocked_since:
+            return None
+        last = self.last_active()
+        if last is None:
+            return self.kl.profile.pleg_never_relisted
+        if now - last > RELIST_THRESHOLD:
+            return f"pleg was last seen active {go_duration(now - last)} ago; threshold is 3m0s"
+        return None
+
     def relist(self) -> None:
         self._scheduled = False
         self.last_relist = self.kl.kernel.now
-        if not self.kl.running:
-            return
+        if not self.kl.running or self.blocked_since is not None:
+            return  # a hung relist: the dirty pods wait for the runtime to answer again
         uids, self.dirty = list(self.dirty), {}
         for uid in uids:
             old = self.records.get(uid, {})

@@ -123,23 +123,25 @@ class PodWorkers:
         """podWorkerLoop."""
         kl = self.kl
         while st.pending is not None:
-            # podCache.GetNewerThan(uid, lastSyncTime): every sync waits for a PLEG relist that ended after
-            # the previous sync did (upstream notes this adds about a second to each transition)
-            fresh = kl.pleg.next_relist_after(st.last_sync_end)
-            if fresh > kl.kernel.now:
-                yield kl.kernel.timeout(fresh - kl.kernel.now)
-            pod = st.pending
-            st.pending = None
-            st.cancelled = False
             try:
+                # podCache.GetNewerThan(uid, lastSyncTime): every sync waits for a PLEG relist that ended
+                # after the previous sync did (upstream notes this adds about a second to each transition)
+                fresh = kl.pleg.next_relist_after(st.last_sync_end)
+                if fresh > kl.kernel.now:
+                    yield kl.kernel.timeout(fresh - kl.kernel.now)
+                pod = st.pending
+                st.pending = None
+                st.cancelled = False
+                if pod is None:
+                    break
                 if st.state == SYNC:
                     terminal = yield from kl.sync_pod(pod)
                     if terminal and st.state == SYNC:
                         self._start_terminating(st, pod, None)
                         st.pending = pod
                 elif st.state == TERMINATING:
-                    yield from kl.sync_terminating_pod(pod, st)
-                    if not st.cancelled:
+                    done = yield from kl.sync_terminating_pod(pod, st)
+                    if done and not st.cancelled:
                         st.state = TERMINATED
                         st.terminated_at = kl.kernel.now
                         st.pending = pod

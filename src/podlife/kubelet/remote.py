@@ -12,8 +12,6 @@ from podlife.runtime.cri import Container, RuntimeError_
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
 
-DEADLINE_EXCEEDED = "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
-
 
 class RemoteRuntime:
     def __init__(self, kubelet: Kubelet) -> None:
@@ -27,9 +25,10 @@ class RemoteRuntime:
         limit = kl.kernel.timer(deadline)
         yield call | limit
         kl.kernel.cancel(limit)
-        if not call.triggered:
-            return DEADLINE_EXCEEDED
-        return call.value
+        err = call.value if call.triggered else kl.runtime.profile.deadline_error
+        if err:
+            kl.log("stop_container_failed", None, container_id=c.id, error=err)
+        return err
 
     @staticmethod
     def _call(gen: Generator[simpy.Event, Any, Any]) -> Generator[simpy.Event, Any, str]:

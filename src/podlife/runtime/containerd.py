@@ -70,6 +70,8 @@ class ContainerdRuntime:
         self._rng = kernel.rng(f"runtime/{node}")
         self._exit_events: dict[str, simpy.Event] = {}
         self._timers: dict[str, simpy.Event] = {}
+        self.down = False
+        self._heal: simpy.Event | None = None
 
     # ---- reads (instant) --------------------------------------------------------------------------
 
@@ -100,7 +102,7 @@ class ContainerdRuntime:
         if sb is None or sb.state == SANDBOX_NOTREADY:
             return
         for c in self.pod_containers(sb.pod_uid):
-            if c.sandbox_id == sandbox_id and c.state == RUNNING:
+            if c.sandbox_id == sandbox_id and c.process_running:
                 self._signal(c, "SIGKILL", None)
                 self._exit(c, SIGKILL_EXIT, "Error")
         sb.state = SANDBOX_NOTREADY
@@ -137,6 +139,7 @@ class ContainerdRuntime:
         if c.behavior.start_seconds:
             yield self.kernel.timeout(c.behavior.start_seconds)
         c.state = RUNNING
+        c.process_running = True
         c.started_at = self.kernel.now
         self._exit_events[c.id] = self.kernel.event()
         self._record(c.pod_ref, c.name, "start", self.container_id(c))
@@ -151,6 +154,7 @@ class ContainerdRuntime:
         SIGKILL. containerd skips straight to SIGKILL when timeout <= 0; docker waits forever when it is
         negative (moby daemon/stop.go containerStop)."""
         c = self._get(container_id)
+        yield from self._lock(c)
         if c.state == RUNNING:
             done = self._exit_events[c.id]
             if timeout > 0 or self.profile.negative_timeout_waits:
@@ -168,6 +172,8 @@ class ContainerdRuntime:
             if c.state == RUNNING:
                 self._signal(c, "SIGKILL", None)
                 self._exit(c, SIGKILL_EXIT, "Error")
+                if c.state == RUNNING:
+                    yield done  # dockerd waits for an exit event that may never come (a lost one)
         if self.profile.stop_return_latency:
             yield self.kernel.timeout(self.profile.stop_return_latency)
         self._record(c.pod_ref, c.name, "stop", self.container_id(c))
@@ -182,6 +188,7 @@ class ContainerdRuntime:
         """Runs a command in the container (hooks, exec probes); returns its exit code. The command dies with
         its container."""
         c = self._get(container_id)
+        yield from self._lock(c)
         if c.state != RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
         done = self._exit_events[c.id]
@@ -212,7 +219,7 @@ class ContainerdRuntime:
     def oom_kill(self, pod_uid: str, name: str) -> bool:
         """The kernel's OOM killer ends the container's process (SIGKILL): exit 137, reason OOMKilled."""
         for c in self.pod_containers(pod_uid):
-            if c.name == name and c.state == RUNNING:
+            if c.name == name and c.process_running:
                 self._signal(c, "SIGKILL", None)
                 self._exit(c, SIGKILL_EXIT, "OOMKilled")
                 return True
@@ -221,8 +228,8 @@ class ContainerdRuntime:
     def power_off(self) -> None:
         """The machine disappears: every process ends and nothing of the runtime's state survives."""
         for c in list(self.containers.values()):
-            if c.state == RUNNING:
-                c.state = EXITED
+            if c.process_running:
+                c.state, c.process_running = EXITED, False
                 c.exit_code, c.reason, c.finished_at = SIGKILL_EXIT, "Error", self.kernel.now
                 self.kernel.cancel(self._timers.pop(c.id, None))
                 self._record(c.pod_ref, c.name, "exit", "node powered off")
@@ -236,19 +243,82 @@ class ContainerdRuntime:
     # ---- process model ----------------------------------------------------------------------------
 
     def _exit(self, c: Container, code: int, reason: str) -> None:
-        if c.state != RUNNING:
+        """The process ends; the layer above learns of it through the exit event, unless that is lost."""
+        if not c.process_running:
             return
-        c.state = EXITED
+        c.process_running = False
         c.exit_code = code
         c.reason = reason
         c.finished_at = self.kernel.now
         self.kernel.cancel(self._timers.pop(c.id, None))
         self._record(c.pod_ref, c.name, "exit", f"exitCode {code}")
+        if not c.exit_lost:
+            self._deliver_exit(c)
+
+    def _deliver_exit(self, c: Container) -> None:
+        """TaskExit reaches the top layer: the CRI now reports the container exited."""
+        if c.state != RUNNING:
+            return
+        c.state = EXITED
         self._exit_events[c.id].succeed()
         self._changed(c.pod_uid)
 
+    # ---- locks and outages ------------------------------------------------------------------------
+
+    def _lock(self, c: Container) -> Call:
+        """dockerd's per-container lock: held for ever by a hung operation; a down runtime answers nothing."""
+        while (c.hung and self.profile.id_scheme == "docker") or self.down:
+            yield self._heal_event()
+
+    def _heal_event(self) -> simpy.Event:
+        if self._heal is None or self._heal.triggered:
+            self._heal = self.kernel.event()
+        return self._heal
+
+    def _healed(self) -> None:
+        if self._heal is not None and not self._heal.triggered:
+            self._heal.succeed()
+
+    def list_blocked(self) -> bool:
+        """Listing containers blocks: the runtime is down, or docker 1.13 locks each container in `ps`."""
+        return self.down or (self.profile.list_locks_container and any(
+            c.hung for c in self.containers.values()))
+
+    def inspect_blocked(self) -> bool:
+        """Inspecting every container (cadvisor's start) blocks on a hung container's lock."""
+        return self.down or (self.profile.id_scheme == "docker" and any(c.hung for c in self.containers.values()))
+
+    def set_hung(self, c: Container, hung: bool) -> None:
+        c.hung = hung
+        if not hung:
+            self._healed()
+
+    def set_down(self, down: bool) -> None:
+        self.down = down
+        if not down:
+            self._healed()
+
+    def restart(self) -> None:
+        """The runtime daemon restarts: it re-reads the layer below, so lost exits are found and hung
+        operations are gone."""
+        for c in list(self.containers.values()):
+            c.hung = False
+            c.exit_lost = False
+            if c.state == RUNNING and not c.process_running:
+                self._deliver_exit(c)
+        self._healed()
+
+    def lose_exit_event(self, c: Container) -> None:
+        c.exit_lost = True
+
+    def process_exit(self, c: Container) -> None:
+        """The container's process ends by itself (as under a LostExitEvent fault: an OOM on the node)."""
+        self._exit(c, SIGKILL_EXIT, "OOMKilled")
+
     def _signal(self, c: Container, sig: str, timeout: int | None) -> None:
         c.signals.append(sig)
+        if not c.process_running:
+            return  # the process is already gone (its exit was lost): nothing receives it
         rec: dict[str, Any] = {"node": self.node, "object": c.pod_ref, "container": c.name, "signal": sig}
         if timeout is not None:
             rec["timeoutSeconds"] = timeout

@@ -36,7 +36,10 @@ class Container:
     image: str
     attempt: int
     behavior: Behavior
-    state: str = CREATED
+    state: str = CREATED            # as the CRI answers (for docker: dockerd's view of the container)
+    process_running: bool = False   # the truth below (containerd, the shim, the process itself)
+    hung: bool = False              # ContainerHang: calls that take this container's lock block
+    exit_lost: bool = False         # LostExitEvent: dockerd never hears of the process's exit
     created_at: float = 0.0
     started_at: float | None = None
     finished_at: float | None = None

@@ -20,10 +20,15 @@ class RuntimeProfile:
     stop_return_latency: float     # from the process's death to StopContainer returning
     sandbox_seconds: float         # RunPodSandbox: pause container and CNI setup
     list_locks_container: bool     # docker 1.13: `docker ps` takes each container's lock
+    deadline_error: str            # what a call that outlives its deadline fails with
 
 
 PROFILES: dict[str, RuntimeProfile] = {p.name: p for p in (
-    RuntimeProfile("containerd", "containerd", "containerd://1.7.24", False, 0.0, 0.0, 0.0, False),
-    RuntimeProfile("docker-18.06", "docker", "docker://18.6.3", True, 0.067, 0.17, 0.0, False),
-    RuntimeProfile("docker-1.13", "docker", "docker://1.13.1", True, 0.067, 0.17, 0.0, True),
+    RuntimeProfile("containerd", "containerd", "containerd://1.7.24", False, 0.0, 0.0, 0.0, False,
+                   "rpc error: code = DeadlineExceeded desc = context deadline exceeded"),
+    # dockershim's own timeout (pkg/kubelet/dockershim/libdocker: operationTimeout) surfaces as Unknown
+    RuntimeProfile("docker-18.06", "docker", "docker://18.6.3", True, 0.067, 0.17, 0.0, False,
+                   "rpc error: code = Unknown desc = operation timeout: context deadline exceeded"),
+    RuntimeProfile("docker-1.13", "docker", "docker://1.13.1", True, 0.067, 0.17, 0.0, True,
+                   "rpc error: code = Unknown desc = operation timeout: context deadline exceeded"),
 )}

@@ -15,7 +15,8 @@ from podlife.scenario.model import Fault
 
 # fault types podlife models; the others are refused when the scenario is loaded
 MODELLED = frozenset({"NetworkPartition", "KubeletStop", "KubeletStart", "KubeletRestart", "NodePowerOff",
-                      "OOMKill", "ImagePullFailure"})
+                      "OOMKill", "ImagePullFailure", "ContainerHang", "LostExitEvent", "RuntimeDown",
+                      "RuntimeRestart"})
 
 
 def _record(cluster: Cluster, fault: Fault, op: str) -> None:
@@ -90,7 +91,65 @@ def _image_pull_failure(cluster: Cluster, fault: Fault):
     return heal
 
 
+def _container(cluster: Cluster, fault: Fault):
+    kl = _kubelet(cluster, fault)
+    ns, _, name = (fault.pod or "").rpartition("/")
+    pod = cluster.store.try_get("Pod", ns or "default", name)
+    uid = pod["metadata"]["uid"] if pod is not None else None
+    found = kl.runtime_manager.latest(uid).get(fault.container or "") if uid else None
+    return kl, found
+
+
+def _container_hang(cluster: Cluster, fault: Fault):
+    kl, c = _container(cluster, fault)
+    if c is None:
+        return None
+    kl.runtime.set_hung(c, True)
+    kl.runtime_changed()
+
+    def heal() -> None:
+        kl.runtime.set_hung(c, False)
+        cluster.kubelets[fault.node or ""].runtime_changed()
+    return heal
+
+
+def _lost_exit_event(cluster: Cluster, fault: Fault):
+    kl, c = _container(cluster, fault)
+    if c is None:
+        return None
+    kl.runtime.lose_exit_event(c)
+    if c.state == "CONTAINER_RUNNING" and not c.process_running:
+        pass  # already exited: nothing more is lost
+    elif not c.process_running:
+        return None
+    # the process ends now; its exit event never reaches dockerd
+    kl.runtime.process_exit(c)
+    return None
+
+
+def _runtime_down(cluster: Cluster, fault: Fault):
+    kl = _kubelet(cluster, fault)
+    kl.runtime.set_down(True)
+    kl.runtime_changed()
+
+    def heal() -> None:
+        kl.runtime.set_down(False)
+        cluster.kubelets[fault.node or ""].runtime_changed()
+    return heal
+
+
+def _runtime_restart(cluster: Cluster, fault: Fault):
+    kl = _kubelet(cluster, fault)
+    kl.runtime.restart()
+    cluster.kubelets[fault.node or ""].runtime_changed()
+    return None
+
+
 _APPLY = {
+    "ContainerHang": _container_hang,
+    "LostExitEvent": _lost_exit_event,
+    "RuntimeDown": _runtime_down,
+    "RuntimeRestart": _runtime_restart,
     "NetworkPartition": _partition,
     "KubeletStop": _kubelet_stop,
     "KubeletStart": _kubelet_start,

@@ -221,23 +221,27 @@ class RuntimeManager:
     # ---- KillPod ----------------------------------------------------------------------------------
 
     def kill_pod(self, pod: Obj, grace_override: int | None) -> Gen:
-        """killPodWithSyncResult: stop every running container, then the sandbox."""
+        """killPodWithSyncResult: stop every running container, then the sandbox. Returns the errors; with
+        any, the sandbox is left alone and the pod worker tries again."""
         kl = self.kl
         uid = pod["metadata"]["uid"]
         running = self.running(uid)
         if kl.profile.legacy_sidecar_type and _legacy_sidecars(pod):
-            yield from self._kill_legacy_sidecar_order(pod, running, grace_override)
+            errors = yield from self._kill_legacy_sidecar_order(pod, running, grace_override)
         else:
             ordering = None
             if kl.profile.native_sidecars == "ordered" and any(
                     is_restartable_init(ic) for ic in pod["spec"].get("initContainers") or ()):
                 ordering = TerminationOrdering(kl.kernel, pod, [c.name for c in running])
-            yield from self._kill_all(pod, running, grace_override, ordering)
+            errors = yield from self._kill_all(pod, running, grace_override, ordering)
+        if errors:
+            return errors
         for sb in kl.runtime.pod_sandboxes(uid):
             if sb.state == SANDBOX_READY:
                 if kl.runtime.profile.id_scheme == "docker":
                     kl.log("cni_teardown", pod)
                 yield from kl.runtime.stop_pod_sandbox(sb.id)
+        return []
 
     def _kill_all(self, pod: Obj, containers: list[Container], grace_override: int | None,
                   ordering: TerminationOrdering | None, message: str = "") -> Gen:
@@ -247,6 +251,8 @@ class RuntimeManager:
                  for c in containers]
         if procs:
             yield kl.kernel.all_of(procs)
+        return [f'failed to "KillContainer" for "{c.name}" with KillContainerError: "{p.value}"'
+                for c, p in zip(containers, procs) if p.value]
 
     def _kill_legacy_sidecar_order(self, pod: Obj, running: list[Container], grace_override: int | None) -> Gen:
         """PR #80744 (the seed-000 kubelet): sidecars' preStop hooks first, then the other containers with
@@ -267,10 +273,13 @@ class RuntimeManager:
             if hooks:
                 yield kl.kernel.all_of(hooks)
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
-            yield from self._kill_all(pod, others, override, None, message="Need to kill Pod")
+            errors = yield from self._kill_all(pod, others, override, None, message="Need to kill Pod")
+            if errors:
+                return errors
         if sidecars:
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
-            yield from self._kill_all(pod, sidecars, override, None)
+            return (yield from self._kill_all(pod, sidecars, override, None))
+        return []
 
 
 def _legacy_sidecars(pod: Obj) -> set[str]:
