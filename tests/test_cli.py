@@ -126,11 +126,11 @@ def test_unmodelled_fault_exits_2(tmp_path):
         spec:
           actions:
             - at: 1s
-              fault: {type: NodeShutdown, node: node-1}
+              fault: {type: MemoryUsage, node: node-1, value: 1Gi}
         """))
     res = _invoke("run", str(p))
     assert res.exit_code == 2
-    assert 'spec.actions[0].fault.type: fault type "NodeShutdown" is not modelled yet' in res.output
+    assert 'spec.actions[0].fault.type: fault type "MemoryUsage" is not modelled yet' in res.output
 
 
 def test_missing_file_exits_2(tmp_path):

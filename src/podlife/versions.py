@@ -91,6 +91,14 @@ RULES: tuple[Rule, ...] = (
                "the seed-era kubelet: time since the zero time"),
         Change(19, "pleg has yet to be successful", "pkg/kubelet/pleg/generic.go Healthy: relistTime.IsZero()"),
     )),
+    Rule("graceful_node_shutdown", "the kubelet's graceful node shutdown manager (GracefulNodeShutdown)", (
+        Change(18, False, "not available: a shutdown is a power-off for the pods"),
+        Change(21, True, "beta, on by default (KEP-2000); active when shutdownGracePeriod > 0"),
+    )),
+    Rule("disruption_target_condition", "pods stopped by the kubelet or a controller get DisruptionTarget", (
+        Change(18, False, "no such condition"),
+        Change(26, True, "KEP-3329 PodDisruptionConditions beta, on by default"),
+    )),
     Rule("structured_logs", "kubelet log lines use structured logging (klog InfoS)", (
         Change(18, False, "printf-style klog"),
         Change(21, True, "KEP-1602 structured logging in the kubelet"),

@@ -25,6 +25,7 @@ from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import SYNC, KillPodOptions, PodSyncStatus, PodWorkers
 from podlife.kubelet.prober import ProbeManager
 from podlife.kubelet.remote import RemoteRuntime
+from podlife.kubelet.nodeshutdown import ShutdownManager
 from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
 from podlife.kubelet.status.manager import StatusManager
@@ -69,6 +70,7 @@ class Kubelet:
         self.events = KubeletEvents(self)
         self.probes = ProbeManager(self)
         self.health = RuntimeHealth(self)
+        self.shutdown = ShutdownManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
         self._procs: dict[simpy.Process, None] = {}
@@ -104,7 +106,7 @@ class Kubelet:
             self._watch.stop()
         self.runtime.listeners.remove(self.pleg.mark_dirty)
         for p in list(self._procs):
-            if p.is_alive:
+            if p.is_alive and p is not self.kernel.active_process:
                 p.interrupt("kubelet stopped")
 
     def runtime_changed(self) -> None:

@@ -51,10 +51,25 @@ class PodWorkers:
     def __init__(self, kubelet: Kubelet) -> None:
         self.kl = kubelet
         self.statuses: dict[str, PodSyncStatus] = {}
+        self._terminated_waiters: dict[str, list[simpy.Event]] = {}
+
+    def wait_terminated(self, uid: str) -> simpy.Event:
+        """An event that fires once the pod's containers have all stopped."""
+        ev = self.kl.kernel.event()
+        if self.is_terminated(uid):
+            ev.succeed()
+        else:
+            self._terminated_waiters.setdefault(uid, []).append(ev)
+        return ev
 
     def is_terminating(self, uid: str) -> bool:
         st = self.statuses.get(uid)
         return st is not None and st.state != SYNC
+
+    def is_terminated(self, uid: str) -> bool:
+        """Its containers are stopped (terminated or finished), or it was never known."""
+        st = self.statuses.get(uid)
+        return st is None or st.state in (TERMINATED, FINISHED)
 
     def is_finished(self, uid: str) -> bool:
         st = self.statuses.get(uid)
@@ -145,6 +160,8 @@ class PodWorkers:
                         st.state = TERMINATED
                         st.terminated_at = kl.kernel.now
                         st.pending = pod
+                        for ev in self._terminated_waiters.pop(st.uid, ()):
+                            ev.succeed()
                 elif st.state == TERMINATED:
                     yield from kl.sync_terminated_pod(pod, st)
                     st.state = FINISHED

@@ -91,6 +91,8 @@ class RuntimeHealth:
         pleg = self.kl.pleg.healthy(now)
         if pleg is not None:
             errs.append(f"PLEG is not healthy: {pleg}")
+        if self.kl.shutdown.shutting_down:
+            errs.append("node is shutting down")  # nodeShutdownManagerErrors, in the Ready condition
         return errs
 
     def next_change(self, now: float) -> float | None:

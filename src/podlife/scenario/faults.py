@@ -16,7 +16,7 @@ from podlife.scenario.model import Fault
 # fault types podlife models; the others are refused when the scenario is loaded
 MODELLED = frozenset({"NetworkPartition", "KubeletStop", "KubeletStart", "KubeletRestart", "NodePowerOff",
                       "OOMKill", "ImagePullFailure", "ContainerHang", "LostExitEvent", "RuntimeDown",
-                      "RuntimeRestart"})
+                      "RuntimeRestart", "NodeShutdown"})
 
 
 def _record(cluster: Cluster, fault: Fault, op: str) -> None:
@@ -66,6 +66,23 @@ def _power_off(cluster: Cluster, fault: Fault):
     kl = _kubelet(cluster, fault)
     kl.stop()
     kl.runtime.power_off()
+    return lambda: cluster.restart_kubelet(fault.node or "")
+
+
+def _node_shutdown(cluster: Cluster, fault: Fault):
+    """systemd announces a shutdown: with graceful node shutdown the kubelet stops pods first; without it
+    the machine simply goes down. ``for`` powers it back on."""
+    kl = _kubelet(cluster, fault)
+
+    def power_off() -> None:
+        if kl.running:
+            kl.stop()
+        kl.runtime.power_off()
+
+    if kl.shutdown.enabled():
+        kl.shutdown.start(power_off)
+    else:
+        power_off()
     return lambda: cluster.restart_kubelet(fault.node or "")
 
 
@@ -146,6 +163,7 @@ def _runtime_restart(cluster: Cluster, fault: Fault):
 
 
 _APPLY = {
+    "NodeShutdown": _node_shutdown,
     "ContainerHang": _container_hang,
     "LostExitEvent": _lost_exit_event,
     "RuntimeDown": _runtime_down,

@@ -1,0 +1,62 @@
+"""Graceful node shutdown (pkg/kubelet/nodeshutdown): regular pods first, then critical ones."""
+
+from __future__ import annotations
+
+from tests.helpers import records, run_text
+
+SCENARIO = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: shutdown}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 2m
+  cluster:
+    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata:
+        name: app
+        annotations:
+          podlife/behavior: |
+            app: {onTerm: ignore}
+      spec:
+        containers: [{name: app, image: app:1}]
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: agent}
+      spec:
+        priorityClassName: system-node-critical
+        containers: [{name: agent, image: agent:1}]
+  actions:
+    - at: 10s
+      fault: {type: NodeShutdown, node: node-1}
+"""
+
+
+def test_graceful_shutdown_order_and_status(tmp_path):
+    r = run_text(tmp_path, SCENARIO.replace("VERSION", "1.29"))
+    # regular pods get min(30 - 10, 30) = 20 s: the app ignores SIGTERM, SIGKILL at 30; the critical group
+    # then gets min(10, 30) = 10 s: the agent exits 0.1 s after SIGTERM; then the machine goes down
+    # (at 30 s the regular group's budget ends as the app's stop timeout does: the two coincide)
+    sig = [(x["t"], x["object"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")]
+    assert sig == [(10.0, "Pod/default/app", "SIGTERM", 20), (30.0, "Pod/default/agent", "SIGTERM", 10),
+                   (30.0, "Pod/default/app", "SIGKILL", None)]
+    app = [x for x in records(r, "phase", object="Pod/default/app")]
+    assert app[-1]["to"] == "Failed"
+    pod = r.cluster.store.get("Pod", "default", "app")
+    assert (pod["status"]["reason"], pod["status"]["message"]) == (
+        "Terminated", "Pod was terminated in response to imminent node shutdown.")
+    assert any(c["type"] == "DisruptionTarget" and c["reason"] == "TerminationByKubelet"
+               for c in pod["status"]["conditions"])
+    ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Node/node-1", conditionType="Ready")]
+    assert ready == [(0.0, "True"), (10.0, "False")]
+    node = r.cluster.store.get("Node", None, "node-1")
+    assert next(c for c in node["status"]["conditions"] if c["type"] == "Ready")["message"] == "node is shutting down"
+
+
+def test_without_the_feature_the_node_just_goes_down(tmp_path):
+    r = run_text(tmp_path, SCENARIO.replace("VERSION", "1.20"))
+    assert records(r, "signal") == []
+    assert [x["detail"] for x in records(r, "runtime", op="exit")] == ["node powered off", "node powered off"]
