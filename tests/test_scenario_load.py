@@ -634,7 +634,12 @@ def test_unknown_kubelet_field_lists_known_fields():
         "nodeStatusUpdateFrequency, nodeStatusReportFrequency, nodeLeaseDurationSeconds, runtimeRequestTimeout, " \
         "maxPods, evictionHard, evictionSoft, evictionSoftGracePeriod, evictionMaxPodGracePeriod, " \
         "evictionPressureTransitionPeriod, evictionMonitoringPeriod, shutdownGracePeriod, " \
-        "shutdownGracePeriodCriticalPods, serializeImagePulls, imageMinimumGCAge"
+        "shutdownGracePeriodCriticalPods, serializeImagePulls, imageMinimumGCAge, featureGates"
+
+
+def test_unknown_feature_gate():
+    assert error("spec:\n  cluster:\n    kubelet:\n      featureGates: {Nope: true}\n") == \
+        "scenario.yaml:8: spec.cluster.kubelet.featureGates.Nope: unknown feature gate; modelled gates: EventedPLEG"
 
 
 @pytest.mark.parametrize("body, message", [

@@ -103,6 +103,20 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "printf-style klog"),
         Change(21, True, "KEP-1602 structured logging in the kubelet"),
     )),
+    Rule("pod_deletion_cost", "ReplicaSet scale-down ranks by the controller.kubernetes.io/pod-deletion-cost annotation", (
+        Change(18, False, "not available (1.21: KEP-2255 alpha, feature gate PodDeletionCost off)"),
+        Change(22, True, "PodDeletionCost beta, on by default (pkg/controller/controller_utils.go ActivePodsWithRanks)"),
+    )),
+    Rule("logarithmic_scale_down", "ReplicaSet scale-down compares ready/creation times in log2 buckets, ties by UID", (
+        Change(18, False, "exact timestamps, newer first (1.21: KEP-2185 alpha, LogarithmicScaleDown off)"),
+        Change(22, True, "LogarithmicScaleDown beta, on by default; GA 1.31 (controller_utils.go logarithmicRankDiff)"),
+    )),
+    Rule("scaling_replica_set_message", "wording of the deployment controller's ScalingReplicaSet events", (
+        Change(18, "to", "sync.go scaleReplicaSet: 'Scaled up replica set X to N'"),
+        Change(23, "to-from", "PR #101142 (release unverified): 'Scaled up replica set X to N from M'; a new "
+                              "replica set's event stays 'Scaled up replica set X to N'"),
+        Change(31, "from-to", "PR #125118: 'Scaled up replica set X from M to N'; a new replica set: 'from 0 to N'"),
+    )),
 )
 
 _BY_NAME = {r.name: r for r in RULES}

@@ -216,11 +216,15 @@ class Kubelet:
                 self.log("delete_not_found", pod, error="pod not found")
             self.pod_workers.update_pod(pod, "remove", KillPodOptions(grace_override=None))
             return
-        first = uid not in self.pod_manager
+        prev = self.pod_manager.get(uid)
         self.pod_manager[uid] = pod
-        if first and type_ == "ADDED":
+        if prev is None and type_ == "ADDED":
             self.log("sync_add", pod)
             self.pod_workers.update_pod(pod, "create")
+            return
+        if prev is not None and not _differ_semantically(prev, pod):
+            # pkg/kubelet/config/config.go checkAndUpdatePod: a status-only change is a RECONCILE, which
+            # does not sync the pod (HandlePodReconcile)
             return
         was_deleting = bool(old and old["metadata"].get("deletionTimestamp"))
         if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old["metadata"].get(
@@ -388,6 +392,13 @@ class Kubelet:
                 status[k] = prev_status[k]
         self.log("generating_status", pod, pod_is_terminal=terminal)
         return status
+
+
+def _differ_semantically(a: Obj, b: Obj) -> bool:
+    """podsDifferSemantically: spec, labels, annotations, deletionTimestamp, deletionGracePeriodSeconds."""
+    ma, mb = a["metadata"], b["metadata"]
+    return a.get("spec") != b.get("spec") or any(
+        ma.get(k) != mb.get(k) for k in ("labels", "annotations", "deletionTimestamp", "deletionGracePeriodSeconds"))
 
 
 class KubeletEvents:

@@ -20,7 +20,11 @@ class RemoteRuntime:
     def stop_container(self, c: Container, timeout: int) -> Generator[simpy.Event, Any, str]:
         """StopContainer with deadline runtimeRequestTimeout + timeout; returns an error text or ""."""
         kl = self.kl
+        # the kubelet's CRI deadline (remote_runtime.go); dockershim's docker client gives up first, at
+        # max(timeout, runtimeRequestTimeout) (libdocker getCustomTimeoutContext)
         deadline = kl.config.runtimeRequestTimeout + timeout
+        if kl.runtime.profile.id_scheme == "docker":
+            deadline = min(deadline, max(timeout, kl.config.runtimeRequestTimeout))
         call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))  # in the runtime: survives the kubelet
         limit = kl.kernel.timer(deadline)
         yield call | limit

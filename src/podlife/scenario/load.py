@@ -879,6 +879,15 @@ def _config_value(ck: _Check, value: Any, path: str, kind: str, key: str) -> Any
             _signal(ck, signal, _join(path, signal))
             out[signal] = ck.duration(v, _join(path, signal))
         return out
+    if kind == "gates":
+        from podlife.config import FEATURE_GATES
+
+        gates = {}
+        for gate, v in ck.mapping(value, path).items():
+            if gate not in FEATURE_GATES:
+                raise ck.error(_join(path, gate), f"unknown feature gate; modelled gates: {', '.join(FEATURE_GATES)}")
+            gates[gate] = ck.boolean(v, _join(path, gate))
+        return gates
     raise AssertionError(f"unknown config kind {kind!r} for {path}")
 
 
