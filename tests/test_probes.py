@@ -65,3 +65,55 @@ def test_probe_free_pod_costs_no_ticks(tmp_path):
     # once ready and live, nothing is probed again: the Ready write at 10 s is the last thing that happens
     # in the hour (the kubelet's own status write is a RECONCILE for it, not a sync)
     assert max(x["t"] for x in r.cluster.trace.records) == 10.0
+
+
+STARTUP = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: startup}
+spec:
+  kubernetesVersion: "1.34"
+  until: 2m
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata:
+        name: slow
+        annotations:
+          podlife/behavior: |
+            app: {readySeconds: 25}
+      spec:
+        containers:
+          - name: app
+            image: app:1
+            startupProbe: {exec: {command: [check]}, periodSeconds: 5, failureThreshold: 10}
+            livenessProbe: {exec: {command: [check]}, periodSeconds: 5, terminationGracePeriodSeconds: 7}
+"""
+
+
+def test_startup_probe_holds_liveness_and_readiness(tmp_path):
+    r = run_text(tmp_path, STARTUP)
+    # the startup probe (period 5) fails at 5..25 (elapsed < 25 s since the 0.1 s start) and succeeds at 30;
+    # liveness waits for it, so no liveness failure is ever reported; the container counts as started (and,
+    # with no readiness probe, ready) from 30 s
+    kinds = {e["message"].split(" ")[0] for e in records(r, "event", reason="Unhealthy")}
+    assert kinds == {"Startup"}
+    assert [e["t"] for e in records(r, "event", reason="Unhealthy")] == [5.0, 10.0, 15.0, 20.0, 25.0]
+    ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/slow", conditionType="Ready")]
+    assert ready == [(0.0, "False"), (30.0, "True")]
+
+
+def test_liveness_uses_probe_grace_and_stops_on_delete(tmp_path):
+    text = STARTUP.replace("app: {readySeconds: 25}", "app: {failProbesAfterSeconds: 20, onTerm: ignore}").replace(
+        "            startupProbe: {exec: {command: [check]}, periodSeconds: 5, failureThreshold: 10}\n", "")
+    r = run_text(tmp_path, text)
+    # liveness fails at 25, 30, 35 (elapsed >= 20 s): the kill at 35 uses the probe's own
+    # terminationGracePeriodSeconds (7), so SIGKILL at 42
+    sig = [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")][:2]
+    assert sig == [(35.0, "SIGTERM", 7), (42.0, "SIGKILL", None)]
+    deleting = text.replace("  until: 2m", "  until: 2m\n  actions:\n    - {at: 22s, delete: pod/slow}")
+    r = run_text(tmp_path, deleting)
+    # deleted at 22, before the first failing tick (25): liveness stops probing a terminating pod, so there
+    # is no failure at all and the only kill is the deletion's (grace 30)
+    assert records(r, "event", reason="Unhealthy") == []
+    assert [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")][:1] == [(22.0, "SIGTERM", 30)]

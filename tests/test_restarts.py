@@ -59,3 +59,18 @@ def test_restart_policy(tmp_path, policy, phase, attempts):
     else:
         assert len(starts) > 3  # OnFailure restarts a failed container
     assert records(r, "phase", object="Pod/default/crash")[-1]["to"] == phase
+
+
+def test_failed_post_start_hook_kills_and_restarts(tmp_path):
+    text = POD.replace("RESTART", "Always").replace(
+        'command: ["sh", "-c", "exit 1"]}',
+        'lifecycle: {postStart: {exec: {command: ["sh", "-c", "sleep 1; exit 1"]}}}}')
+    r = run_text(tmp_path, text)
+    # started at 0.1; the hook fails at 1.1; the kubelet kills the container (it exits 0.1 s after SIGTERM)
+    hooks = [(x["t"], x["phase"]) for x in records(r, "hook", hook="postStart")]
+    assert hooks[:2] == [(0.1, "started"), (1.1, "failed")]
+    assert [(e["t"], e["message"]) for e in records(r, "event", reason="FailedPostStartHook")][:1] == [
+        (1.1, "PostStartHook failed")]
+    assert [(x["t"], x["signal"]) for x in records(r, "signal")][:1] == [(1.1, "SIGTERM")]
+    starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
+    assert starts[0] == 0.1 and len(starts) > 2  # and it is started again, under the restart backoff

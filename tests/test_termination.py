@@ -113,3 +113,16 @@ def test_shorter_grace_restarts_termination(tmp_path):
     term = records(r, "terminating")
     assert [(x["t"], x["gracePeriodSeconds"]) for x in term] == [(10.0, 30), (20.0, 5)]
     assert term[1]["deletionTimestamp"] == "2025-01-01T00:00:15Z"  # 10 - 30 + 5 + 30 → old - 30 + 5
+
+
+def test_evented_pleg_reports_at_once(tmp_path):
+    # with the EventedPLEG gate (1.26+) the container-started event reaches the kubelet at once: Running at
+    # 1.0 (the start) instead of the next relist (2.0); the deleted pod goes at 12.5, not at the relist (13)
+    text = POD.replace("spec:\n  objects:", "spec:\n  cluster:\n    kubelet: {featureGates: {EventedPLEG: true}}\n"
+                                            "  objects:")
+    r = run_text(tmp_path, text, version="1.30")
+    assert [(x["t"], x["to"]) for x in records(r, "phase")][:2] == [(0.0, "Pending"), (1.0, "Running")]
+    assert times(r, "deleted", object="Pod/default/web") == [12.5]
+    # before 1.26 the gate does not exist: the generic PLEG's second of latency stays
+    r = run_text(tmp_path, text, version="1.25")
+    assert [(x["t"], x["to"]) for x in records(r, "phase")][:2] == [(0.0, "Pending"), (2.0, "Running")]

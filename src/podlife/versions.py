@@ -99,6 +99,14 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "no such condition"),
         Change(26, True, "KEP-3329 PodDisruptionConditions beta, on by default"),
     )),
+    Rule("evented_pleg", "the EventedPLEG feature gate can be enabled", (
+        Change(18, False, "not available"),
+        Change(26, True, "KEP-3386 alpha (1.26), beta but off by default from 1.27"),
+    )),
+    Rule("pulled_duration", "the Pulled event says how long the pull took", (
+        Change(18, False, "'Successfully pulled image \"X\"'"),
+        Change(19, True, "PR #91563: '... in 1.2s'"),
+    )),
     Rule("structured_logs", "kubelet log lines use structured logging (klog InfoS)", (
         Change(18, False, "printf-style klog"),
         Change(21, True, "KEP-1602 structured logging in the kubelet"),

@@ -56,8 +56,10 @@ class ImageManager:
             return False
         yield from kl.runtime.pull_image(image, self.pull_seconds)
         took = kl.kernel.now - start
-        kl.events.container_event(pod, name, "Normal", "Pulled",
-                                  f'Successfully pulled image "{image}" in {go_duration_ms(took)}')
+        msg = f'Successfully pulled image "{image}"'
+        if kl.profile.pulled_duration:
+            msg += f" in {go_duration_ms(took)}"
+        kl.events.container_event(pod, name, "Normal", "Pulled", msg)
         return True
 
 

@@ -17,12 +17,17 @@ if TYPE_CHECKING:
 
 RELIST_PERIOD = 1.0
 RELIST_THRESHOLD = 180.0  # relist health: 3 m
+# pkg/kubelet/pleg/evented.go: with CRI container events, the generic relist only backs them up
+EVENTED_RELIST_PERIOD = 300.0
+EVENTED_RELIST_THRESHOLD = 600.0
 
 
 class GenericPLEG:
     def __init__(self, kubelet: Kubelet, period: float = RELIST_PERIOD) -> None:
         self.kl = kubelet
-        self.period = period
+        self.evented = kubelet.profile.evented_pleg and kubelet.config.featureGates.get("EventedPLEG", False)
+        self.period = EVENTED_RELIST_PERIOD if self.evented else period
+        self.threshold = EVENTED_RELIST_THRESHOLD if self.evented else RELIST_THRESHOLD
         self.dirty: dict[str, None] = {}
         self.records: dict[str, dict[str, str]] = {}   # pod uid → container id → state
         self._scheduled = False
@@ -32,8 +37,8 @@ class GenericPLEG:
 
     def next_relist_after(self, t: float) -> float:
         """The first relist on the grid strictly after ``t``: the pod cache is fresh from then on."""
-        if t == float("-inf"):
-            return t
+        if t == float("-inf") or self.evented:
+            return t  # evented: the cache is updated by each event, never stale
         return math.floor(t / self.period + 1e-9) * self.period + self.period
 
     def mark_dirty(self, pod_uid: str) -> None:
@@ -41,6 +46,9 @@ class GenericPLEG:
         if not self._scheduled:
             self._scheduled = True
             now = self.kl.kernel.now
+            if self.evented:
+                self.kl.kernel.call_later(0.0, self.relist)  # the runtime's event arrives at once
+                return
             tick = math.floor(now / self.period + 1e-9) * self.period + self.period
             self.kl.kernel.call_at(tick, self.relist)
 
@@ -69,7 +77,7 @@ class GenericPLEG:
         if self.blocked_since is None:
             return None
         last = self.last_active()
-        return self.blocked_since if last is None else last + RELIST_THRESHOLD
+        return self.blocked_since if last is None else last + self.threshold
 
     def healthy(self, now: float) -> str | None:
         """None when healthy, else the reason (relist not seen for over the threshold)."""
@@ -80,8 +88,8 @@ class GenericPLEG:
         last = self.last_active()
         if last is None:
             return self.kl.profile.pleg_never_relisted
-        if now - last > RELIST_THRESHOLD:
-            return f"pleg was last seen active {go_duration(now - last)} ago; threshold is 3m0s"
+        if now - last > self.threshold:
+            return f"pleg was last seen active {go_duration(now - last)} ago; threshold is {go_duration(self.threshold)}"
         return None
 
     def relist(self) -> None:

@@ -61,7 +61,8 @@ class ProbeManager:
         return w.result if w else None
 
     def is_ready(self, uid: str, c: Container) -> bool:
-        return self._holds(uid, c, "readiness")
+        """UpdatePodStatus: readiness counts only once the container has started."""
+        return self._holds(uid, c, "startup") and self._holds(uid, c, "readiness")
 
     def is_started(self, uid: str, c: Container) -> bool:
         return self._holds(uid, c, "startup")

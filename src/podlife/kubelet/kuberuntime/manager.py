@@ -211,7 +211,8 @@ class RuntimeManager:
             err = yield from _run_hook(kl, c, "postStart")
             if err:
                 kl.trace.emit("hook", object=c.pod_ref, container=name, hook="postStart", phase="failed")
-                kl.events.container_event(pod, name, "Warning", "FailedPostStartHook", err)
+                # the event text is fixed so that command output (secrets) does not leak into Events
+                kl.events.container_event(pod, name, "Warning", "FailedPostStartHook", "PostStartHook failed")
                 self.reasons[(uid, name)] = ("PostStartHookError", err)
                 yield from kill_container(kl, pod, c, "FailedPostStartHook", None)
                 result.errors.append(err)
