@@ -99,3 +99,22 @@ def test_power_off_ends_processes_silently(tmp_path):
     assert [(x["t"], x["detail"]) for x in exits] == [(10.0, "node powered off")]
     # nobody reports it: the API still shows the pod Running (the node lifecycle controller notices later)
     assert records(r, "phase")[-1]["to"] == "Running"
+
+
+def test_power_off_then_on_restarts_containers_with_unknown_status(tmp_path):
+    r = run_text(tmp_path, scenario("""
+    - at: 10s
+      fault: {type: NodePowerOff, node: node-1, for: 20s}
+""", until="60s"))
+    # the machine comes back at 30 s with an empty runtime and a new kubelet: the container the API saw
+    # running is gone without a trace, so its status reads waiting with a last state
+    # ContainerStatusUnknown (137) and one more restart; it is started again as attempt 1 (the count comes
+    # from the pod's log directory, which the reboot kept)
+    created = [x["detail"] for x in records(r, "runtime", op="create", container="app")]
+    assert created[-1].endswith("attempt 1")
+    pod = r.cluster.store.get("Pod", "default", "web")
+    cs = pod["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 1
+    assert cs["lastState"]["terminated"]["reason"] == "ContainerStatusUnknown"
+    assert cs["lastState"]["terminated"]["exitCode"] == 137
+    assert "running" in cs["state"]

@@ -66,6 +66,8 @@ class ContainerdRuntime:
         self.sandboxes: dict[str, Sandbox] = {}
         self.containers: dict[str, Container] = {}
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
+        # /var/log/pods/<uid>/<container>/<attempt>.log: survives a reboot, unlike the runtime's state
+        self.log_attempts: dict[tuple[str, str], int] = {}
         self.listeners: list[Callable[[str], None]] = []   # called with a pod uid on every state change
         self._rng = kernel.rng(f"runtime/{node}")
         self._exit_events: dict[str, simpy.Event] = {}
@@ -127,6 +129,8 @@ class ContainerdRuntime:
         c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, image, attempt, behavior,
                       created_at=self.kernel.now)
         self.containers[c.id] = c
+        key = (c.pod_uid, name)
+        self.log_attempts[key] = max(self.log_attempts.get(key, -1), attempt)
         self._record(c.pod_ref, name, "create", f"{self.container_id(c)} attempt {attempt}")
         self._changed(c.pod_uid)
         yield from ()

@@ -135,7 +135,7 @@ class RuntimeManager:
             c = latest.get(ic["name"])
             sidecar = is_restartable_init(ic) and kl.profile.native_sidecars != "off"
             if c is None:
-                yield from self._start(pod, sb, ic, 0, result)
+                yield from self._start(pod, sb, ic, self._first_attempt(uid, ic["name"]), result)
                 return result
             if c.state == RUNNING:
                 if sidecar and kl.probes.is_started(uid, c):
@@ -153,10 +153,16 @@ class RuntimeManager:
         for spec in pod["spec"].get("containers") or ():
             c = latest.get(spec["name"])
             if c is None:
-                yield from self._start(pod, sb, spec, 0, result)
+                yield from self._start(pod, sb, spec, self._first_attempt(uid, spec["name"]), result)
             elif c.state == EXITED and self._should_restart(policy, c):
                 yield from self._restart(pod, sb, spec, c, result)
         return result
+
+    def _first_attempt(self, uid: str, name: str) -> int:
+        """With no container in the runtime, the restart count comes from the pod's log directory
+        (calcRestartCountByLogDir): a rebooted node's runtime forgot its containers, the logs did not."""
+        last = self.kl.runtime.log_attempts.get((uid, name))
+        return 0 if last is None else last + 1
 
     @staticmethod
     def _should_restart(policy: str, c: Container) -> bool:

@@ -30,6 +30,18 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     if c is None:
         reason = waiting_reason or (("PodInitializing", "") if init_pending else ("ContainerCreating", ""))
         st["state"] = {"waiting": _waiting(*reason)}
+        old = _old_status(kl, pod, spec["name"])
+        if old is not None:
+            st["restartCount"] = old.get("restartCount", 0)
+            last = dict(old.get("lastState") or {})
+            if "running" in (old.get("state") or {}) and not reason[1] and "terminated" not in last:
+                # convertToAPIContainerStatuses: it was running and is gone without a trace: it terminated,
+                # exit unknown; unless the pod is being deleted that counts as a restart
+                last = {"terminated": {"exitCode": 137, "reason": "ContainerStatusUnknown", "message":
+                                       "The container could not be located when the pod was deleted.  The "
+                                       "container used to be Running"}}
+                if not pod["metadata"].get("deletionTimestamp"):
+                    st["restartCount"] += 1
     elif c.state == RUNNING:
         st["state"] = {"running": {"startedAt": _ts(kl, c.started_at)}}
         st["ready"] = ready
@@ -48,12 +60,25 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     else:
         st["state"] = {"waiting": _waiting("ContainerCreating", "")}
         st["containerID"] = kl.runtime.container_id(c)
+    if not last and prev is None and c is not None:
+        # no dead container in the runtime to say what came before: the old status's lastState stands
+        old = _old_status(kl, pod, spec["name"])
+        if old is not None and old.get("restartCount", 0) <= st["restartCount"]:
+            last = dict(old.get("lastState") or {})
     if not last and prev is not None and prev.state == EXITED:
         last = {"terminated": {"exitCode": prev.exit_code, "reason": prev.reason,
                                "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
                                "containerID": kl.runtime.container_id(prev)}}
     st["lastState"] = last
     return st
+
+
+def _old_status(kl: Kubelet, pod: Obj, name: str) -> Obj | None:
+    old = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
+    for cs in (old.get("containerStatuses") or []) + (old.get("initContainerStatuses") or []):
+        if cs["name"] == name:
+            return cs
+    return None
 
 
 def _waiting(reason: str, message: str) -> Obj:

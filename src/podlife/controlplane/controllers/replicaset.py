@@ -1,0 +1,763 @@
+"""ReplicaSet controller: pkg/controller/replicaset/replica_set.go, with the helpers it shares with the other
+workload controllers from pkg/controller/controller_utils.go (ActivePodsWithRanks, FilterActivePods,
+ControllerExpectations, slow-start pod creation) and client-go's workqueue.
+
+The controller talks to the rest only through the store: it watches ReplicaSets and Pods (its informers),
+keeps indexes of pods by controller UID and of orphan pods by namespace (instead of listing every pod of the
+namespace on each sync, as upstream's lister does), and writes pods, ReplicaSet status and Events.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from podlife.api import names, selectors
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.store import DELETED, Store
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "replicaset-controller"
+BURST_REPLICAS = 500                   # replica_set.go BurstReplicas
+SLOW_START_INITIAL_BATCH_SIZE = 1      # controller_utils.go SlowStartInitialBatchSize
+EXPECTATIONS_TIMEOUT = 300.0           # controller_utils.go ExpectationsTimeout (5 min)
+STATUS_UPDATE_RETRIES = 1              # replica_set.go statusUpdateRetries
+POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+
+Key = tuple[str, str]
+
+
+# ---- client-go util/workqueue ----------------------------------------------------------------------------
+
+
+class WorkQueue:
+    """client-go util/workqueue rate-limiting queue, on the virtual clock.
+
+    A key added any number of times before it is processed is processed once (the dirty set); keys are
+    processed in one kernel callback, so all the changes of one instant coalesce. ``add_after`` keeps only the
+    earliest pending time per key (delaying_queue.go waitingForQueue). ``add_rate_limited`` follows
+    DefaultControllerRateLimiter's per-item exponential backoff: 5 ms * 2^failures, at most 1000 s.
+    """
+
+    BASE_DELAY = 0.005
+    MAX_DELAY = 1000.0
+
+    def __init__(self, kernel: Kernel, process: Callable[[Any], None]) -> None:
+        self.kernel = kernel
+        self._process = process
+        self._queue: dict[Hashable, None] = {}
+        self._scheduled = False
+        self._waiting: dict[Hashable, tuple[float, Any]] = {}
+        self._failures: dict[Hashable, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, key: Hashable) -> None:
+        self._queue[key] = None
+        if not self._scheduled:
+            self._scheduled = True
+            self.kernel.call_later(0.0, self._run)
+
+    def add_after(self, key: Hashable, delay: float) -> None:
+        if delay <= 0:
+            self.add(key)
+            return
+        when = self.kernel.now + delay
+        pending = self._waiting.get(key)
+        if pending is not None:
+            if pending[0] <= when:
+                return
+            self.kernel.cancel(pending[1])
+        ev = self.kernel.call_at(when, lambda: self._ready(key))
+        self._waiting[key] = (when, ev)
+
+    def _ready(self, key: Hashable) -> None:
+        self._waiting.pop(key, None)
+        self.add(key)
+
+    def add_rate_limited(self, key: Hashable) -> None:
+        n = self._failures.get(key, 0)
+        self._failures[key] = n + 1
+        self.add_after(key, min(self.BASE_DELAY * 2 ** n, self.MAX_DELAY))
+
+    def num_requeues(self, key: Hashable) -> int:
+        return self._failures.get(key, 0)
+
+    def forget(self, key: Hashable) -> None:
+        self._failures.pop(key, None)
+
+    def _run(self) -> None:
+        self._scheduled = False
+        while self._queue:
+            key = next(iter(self._queue))
+            del self._queue[key]
+            self._process(key)
+
+
+# ---- controller_utils.go ControllerExpectations / UIDTrackingControllerExpectations ---------------------
+
+
+@dataclass
+class _Expectation:
+    add: int
+    delete: int
+    timestamp: float
+    delete_keys: set[str] = field(default_factory=set)
+
+
+class Expectations:
+    """UIDTrackingControllerExpectations: creations expected as a count, deletions as pod keys; a sync
+    manages replicas only once they are observed or after ExpectationsTimeout."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self._exp: dict[str, _Expectation] = {}
+
+    def satisfied(self, key: str) -> bool:
+        e = self._exp.get(key)
+        if e is None:
+            return True
+        return (e.add <= 0 and e.delete <= 0) or self.kernel.now - e.timestamp > EXPECTATIONS_TIMEOUT
+
+    def expect_creations(self, key: str, n: int) -> None:
+        self._exp[key] = _Expectation(n, 0, self.kernel.now)
+
+    def expect_deletions(self, key: str, pod_keys: list[str]) -> None:
+        self._exp[key] = _Expectation(0, len(pod_keys), self.kernel.now, set(pod_keys))
+
+    def creation_observed(self, key: str) -> None:
+        e = self._exp.get(key)
+        if e is not None:
+            e.add -= 1
+
+    def deletion_observed(self, key: str, pod_key: str) -> None:
+        e = self._exp.get(key)
+        if e is not None and pod_key in e.delete_keys:
+            e.delete_keys.discard(pod_key)
+            e.delete -= 1
+
+    def delete(self, key: str) -> None:
+        self._exp.pop(key, None)
+
+
+# ---- pod helpers (pkg/api/v1/pod/util.go, controller_utils.go) ------------------------------------------
+
+
+def parse_time(trace: Trace, ts: str | None) -> float | None:
+    """A metav1.Time string as seconds since the scenario start (None for a zero time)."""
+    if not ts:
+        return None
+    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=trace.start_time.tzinfo)
+    return (when - trace.start_time).total_seconds()
+
+
+def pod_condition(pod: Obj, ctype: str) -> Obj | None:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def is_pod_ready(pod: Obj) -> bool:
+    """podutil.IsPodReady."""
+    c = pod_condition(pod, "Ready")
+    return c is not None and c.get("status") == "True"
+
+
+def is_pod_active(pod: Obj) -> bool:
+    """controller.IsPodActive: not Succeeded/Failed and no deletionTimestamp."""
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") and \
+        not pod["metadata"].get("deletionTimestamp")
+
+
+def is_pod_available(trace: Trace, pod: Obj, min_ready_seconds: int, now: float) -> bool:
+    """podutil.IsPodAvailable: ready, and ready since before now - minReadySeconds (lastTransitionTime has
+    second precision, so a pod ready at 10.4 s counts from 10 s)."""
+    if not is_pod_ready(pod):
+        return False
+    if not min_ready_seconds:
+        return True
+    t = parse_time(trace, pod_condition(pod, "Ready").get("lastTransitionTime"))  # type: ignore[union-attr]
+    return t is not None and t + min_ready_seconds < now
+
+
+def pod_key(pod: Obj) -> str:
+    """controller.PodKey."""
+    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+
+
+def controller_ref(owner: Obj) -> Obj:
+    """metav1.NewControllerRef: controller and blockOwnerDeletion set."""
+    md = owner["metadata"]
+    return {"apiVersion": owner.get("apiVersion") or "", "kind": owner["kind"], "name": md["name"],
+            "uid": md["uid"], "controller": True, "blockOwnerDeletion": True}
+
+
+def label_selector(sel: Any) -> selectors.Selector:
+    """metav1.LabelSelectorAsSelector; an invalid selector selects nothing."""
+    try:
+        return selectors.label_selector_as_selector(sel)
+    except ValueError:
+        return selectors.NOTHING
+
+
+def _max_restarts(pod: Obj) -> int:
+    return max((c.get("restartCount") or 0 for c in (pod.get("status") or {}).get("containerStatuses") or ()),
+               default=0)
+
+
+def _deletion_cost(pod: Obj) -> int:
+    """helper.GetDeletionCostFromPodAnnotations: an int32, 0 when unset or invalid."""
+    v = (pod["metadata"].get("annotations") or {}).get(POD_DELETION_COST)
+    if v is None:
+        return 0
+    try:
+        n = int(v)
+    except ValueError:
+        return 0
+    return n if -2**31 <= n < 2**31 and str(v).strip() == str(v) else 0
+
+
+_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}  # podPhaseToOrdinal; missing phases are 0
+
+
+def _after_or_zero(t1: float | None, t2: float | None) -> bool:
+    """afterOrZero: a zero time sorts as after any other time."""
+    if t1 is None or t2 is None:
+        return t1 is None
+    return t1 > t2
+
+
+def _log_rank(t: float, now: float) -> int:
+    d = round((now - t) * 1e9)  # time.Duration: nanoseconds
+    return int(math.log2(d)) if d > 0 else -1
+
+
+class ActivePodsRanking:
+    """controller.ActivePodsWithRanks.Less: which pods a ReplicaSet prefers to delete, first to last.
+
+    1. unassigned < assigned; 2. Pending < Unknown < Running; 3. not ready < ready; 4. lower
+    pod-deletion-cost (1.22+); 5. more active related pods on the same node (doubled up) first; 6. both ready:
+    more recently ready first; 7. more restarts first; 8. newer first. With LogarithmicScaleDown (1.22+)
+    6 and 8 compare log2 of the age in nanoseconds, and equal buckets are ordered by UID.
+    """
+
+    def __init__(self, trace: Trace, profile: Profile, now: float, ranks: dict[str, int]) -> None:
+        self.trace = trace
+        self.cost = bool(profile.pod_deletion_cost)
+        self.log_scale = bool(profile.logarithmic_scale_down)
+        self.now = now
+        self.ranks = ranks  # pod uid -> number of active related pods on its node
+
+    def less(self, a: Obj, b: Obj) -> bool:
+        na, nb = a["spec"].get("nodeName") or "", b["spec"].get("nodeName") or ""
+        if na != nb and (not na or not nb):
+            return not na
+        pa = _PHASE_ORDINAL.get((a.get("status") or {}).get("phase") or "", 0)
+        pb = _PHASE_ORDINAL.get((b.get("status") or {}).get("phase") or "", 0)
+        if pa != pb:
+            return pa < pb
+        ra, rb = is_pod_ready(a), is_pod_ready(b)
+        if ra != rb:
+            return not ra
+        if self.cost:
+            ca, cb = _deletion_cost(a), _deletion_cost(b)
+            if ca != cb:
+                return ca < cb
+        ka, kb = self.ranks.get(a["metadata"]["uid"], 0), self.ranks.get(b["metadata"]["uid"], 0)
+        if ka != kb:
+            return ka > kb
+        if ra and rb:
+            t1 = parse_time(self.trace, (pod_condition(a, "Ready") or {}).get("lastTransitionTime"))
+            t2 = parse_time(self.trace, (pod_condition(b, "Ready") or {}).get("lastTransitionTime"))
+            if t1 != t2:
+                return self._newer_first(a, b, t1, t2)
+        xa, xb = _max_restarts(a), _max_restarts(b)
+        if xa != xb:
+            return xa > xb
+        c1 = parse_time(self.trace, a["metadata"].get("creationTimestamp"))
+        c2 = parse_time(self.trace, b["metadata"].get("creationTimestamp"))
+        if c1 != c2:
+            return self._newer_first(a, b, c1, c2)
+        return False
+
+    def _newer_first(self, a: Obj, b: Obj, t1: float | None, t2: float | None) -> bool:
+        if not self.log_scale or t1 is None or t2 is None:
+            return _after_or_zero(t1, t2)
+        diff = _log_rank(t1, self.now) - _log_rank(t2, self.now)
+        if diff == 0:
+            return a["metadata"]["uid"] < b["metadata"]["uid"]
+        return diff < 0
+
+    def sort(self, pods: list[Obj]) -> list[Obj]:
+        """sort.Sort; upstream's order among equal pods is unspecified, here it is the input order."""
+        def cmp(a: Obj, b: Obj) -> int:
+            return -1 if self.less(a, b) else (1 if self.less(b, a) else 0)
+        return sorted(pods, key=functools.cmp_to_key(cmp))
+
+
+def slow_start_batch(count: int, initial: int, fn: Callable[[], ApiError | None]) -> tuple[int, ApiError | None]:
+    """replica_set.go slowStartBatch: batches of 1, 2, 4, ... calls; stops after the first batch with an error
+    (the rest of that batch is still attempted, as its calls run concurrently)."""
+    remaining, successes = count, 0
+    batch = min(remaining, initial)
+    while batch > 0:
+        errs = [e for e in (fn() for _ in range(batch)) if e is not None]
+        successes += batch - len(errs)
+        if errs:
+            return successes, errs[0]
+        remaining -= batch
+        batch = min(2 * batch, remaining)
+    return successes, None
+
+
+def pod_from_template(template: Obj, owner: Obj) -> Obj:
+    """controller_utils.go GetPodFromTemplate: template labels, annotations and finalizers, generateName
+    ``<owner>-`` (getPodsPrefix: the bare name when the dashed prefix is not a valid pod name), a
+    controller ownerReference, the template's spec."""
+    tmd = template.get("metadata") or {}
+    name = owner["metadata"]["name"]
+    prefix = f"{name}-" if not names.name_is_dns_subdomain(f"{name}-", True) else name
+    md: dict[str, Any] = {"generateName": prefix, "namespace": owner["metadata"]["namespace"]}
+    if tmd.get("labels"):
+        md["labels"] = dict(tmd["labels"])
+    if tmd.get("annotations"):
+        md["annotations"] = dict(tmd["annotations"])
+    if tmd.get("finalizers"):
+        md["finalizers"] = list(tmd["finalizers"])
+    md["ownerReferences"] = [controller_ref(owner)]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": clone(template.get("spec") or {})}
+
+
+# ---- the controller --------------------------------------------------------------------------------------
+
+
+def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: int,
+               conditions: list[Obj] | None) -> Obj:
+    """apps/v1 ReplicaSetStatus as serialised (omitempty fields left out when zero)."""
+    st: dict[str, Any] = {"replicas": replicas}
+    if fully:
+        st["fullyLabeledReplicas"] = fully
+    if ready:
+        st["readyReplicas"] = ready
+    if available:
+        st["availableReplicas"] = available
+    if observed:
+        st["observedGeneration"] = observed
+    if conditions:
+        st["conditions"] = conditions
+    return st
+
+
+class ReplicaSetController:
+    """pkg/controller/replicaset/replica_set.go ReplicaSetController."""
+
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.events = EventRecorder(store, COMPONENT)
+        self.expectations = Expectations(kernel)
+        self.queue = WorkQueue(kernel, self._sync)
+        # informer caches and indexes
+        self.rss: dict[Key, Obj] = {}
+        self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
+        self.pods: dict[str, Obj] = {}                      # uid -> pod
+        self.pods_by_owner: dict[str, set[str]] = {}        # controller uid -> pod uids
+        self.orphans: dict[str, set[str]] = {}              # namespace -> uids of pods without a controller
+
+    def start(self) -> None:
+        for rs in self.store.list("ReplicaSet"):
+            self._index_rs(rs, None)
+            self.queue.add(_key(rs))
+        for pod in self.store.list("Pod"):
+            self._index_pod(pod, None)
+        self.store.watch("ReplicaSet", self._on_rs)
+        self.store.watch("Pod", self._on_pod)
+
+    # ---- indexes ---------------------------------------------------------------------------------------
+
+    def _index_rs(self, rs: Obj | None, old: Obj | None) -> None:
+        if old is not None:
+            self.rss.pop(_key(old), None)
+            o = owner_of(old)
+            if o is not None:
+                self.rs_by_owner.get(o.get("uid", ""), set()).discard(_key(old))
+        if rs is not None:
+            self.rss[_key(rs)] = rs
+            o = owner_of(rs)
+            if o is not None:
+                self.rs_by_owner.setdefault(o.get("uid", ""), set()).add(_key(rs))
+
+    def _index_pod(self, pod: Obj | None, old: Obj | None) -> None:
+        if old is not None:
+            uid = old["metadata"]["uid"]
+            self.pods.pop(uid, None)
+            o = owner_of(old)
+            if o is not None:
+                s = self.pods_by_owner.get(o.get("uid", ""))
+                if s is not None:
+                    s.discard(uid)
+                    if not s:
+                        del self.pods_by_owner[o.get("uid", "")]
+            else:
+                self.orphans.get(old["metadata"]["namespace"], set()).discard(uid)
+        if pod is not None:
+            uid = pod["metadata"]["uid"]
+            self.pods[uid] = pod
+            o = owner_of(pod)
+            if o is not None:
+                self.pods_by_owner.setdefault(o.get("uid", ""), set()).add(uid)
+            else:
+                self.orphans.setdefault(pod["metadata"]["namespace"], set()).add(uid)
+
+    # ---- event handlers (NewBaseController) ------------------------------------------------------------
+
+    def _on_rs(self, type_: str, rs: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self._index_rs(None, rs)
+            # deleteRS: forget the expectations so a new RS of the same name starts clean
+            self.expectations.delete(_skey(rs))
+            self.queue.add(_key(rs))
+            return
+        self._index_rs(rs, old)
+        self.queue.add(_key(rs))  # addRS / updateRS: always enqueue
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self._index_pod(None, pod)
+            self._delete_pod(pod)
+            return
+        self._index_pod(pod, old if type_ != "ADDED" else None)
+        if type_ == "ADDED" or old is None:
+            self._add_pod(pod)
+        else:
+            self._update_pod(old, pod)
+
+    def _add_pod(self, pod: Obj) -> None:
+        if pod["metadata"].get("deletionTimestamp"):
+            self._delete_pod(pod)  # a pod already pending deletion is not a creation observation
+            return
+        ref = owner_of(pod)
+        if ref is not None:
+            rs = self._resolve(pod["metadata"]["namespace"], ref)
+            if rs is None:
+                return
+            self.expectations.creation_observed(_skey(rs))
+            self.queue.add(_key(rs))
+            return
+        for rs in self._pod_replica_sets(pod):
+            self.queue.add(_key(rs))
+
+    def _update_pod(self, old: Obj, cur: Obj) -> None:
+        if cur["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+            return
+        label_changed = (cur["metadata"].get("labels") or {}) != (old["metadata"].get("labels") or {})
+        if cur["metadata"].get("deletionTimestamp"):
+            # a graceful delete sets deletionTimestamp first: replace the pod now, not when it is gone
+            self._delete_pod(cur)
+            if label_changed:
+                self._delete_pod(old)
+            return
+        cur_ref, old_ref = owner_of(cur), owner_of(old)
+        if cur_ref != old_ref and old_ref is not None:
+            rs = self._resolve(old["metadata"]["namespace"], old_ref)
+            if rs is not None:
+                self.queue.add(_key(rs))
+        if cur_ref is not None:
+            rs = self._resolve(cur["metadata"]["namespace"], cur_ref)
+            if rs is None:
+                return
+            self.queue.add(_key(rs))
+            mrs = int(rs["spec"].get("minReadySeconds") or 0)
+            if not is_pod_ready(old) and is_pod_ready(cur) and mrs > 0:
+                # "Add a second to avoid milliseconds skew in AddAfter" (issue #39785)
+                self.queue.add_after(_key(rs), mrs + 1.0)
+            return
+        if label_changed or cur_ref != old_ref:
+            for rs in self._pod_replica_sets(cur):
+                self.queue.add(_key(rs))
+
+    def _delete_pod(self, pod: Obj) -> None:
+        ref = owner_of(pod)
+        if ref is None:
+            return
+        rs = self._resolve(pod["metadata"]["namespace"], ref)
+        if rs is None:
+            return
+        self.expectations.deletion_observed(_skey(rs), pod_key(pod))
+        self.queue.add(_key(rs))
+
+    def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
+        """resolveControllerRef: by name, then the UID must match."""
+        if ref.get("kind") != "ReplicaSet":
+            return None
+        rs = self.rss.get((namespace, ref.get("name", "")))
+        if rs is None or rs["metadata"]["uid"] != ref.get("uid"):
+            return None
+        return rs
+
+    def _pod_replica_sets(self, pod: Obj) -> list[Obj]:
+        """GetPodReplicaSets: the ReplicaSets of the pod's namespace whose selector matches its labels."""
+        ns, labels = pod["metadata"]["namespace"], pod["metadata"].get("labels") or {}
+        out = []
+        for key in sorted(k for k in self.rss if k[0] == ns):
+            rs = self.rss[key]
+            sel = label_selector(rs["spec"].get("selector"))
+            if not sel.empty() and sel.matches(labels):
+                out.append(rs)
+        return out
+
+    # ---- syncReplicaSet ----------------------------------------------------------------------------------
+
+    def _sync(self, key: Key) -> None:
+        try:
+            self.sync_replica_set(key)
+        except ApiError:
+            self.queue.add_rate_limited(key)  # processNextWorkItem: AddRateLimited on error
+        else:
+            self.queue.forget(key)
+
+    def sync_replica_set(self, key: Key) -> None:
+        rs = self.rss.get(key)
+        skey = f"{key[0]}/{key[1]}"
+        if rs is None:
+            self.expectations.delete(skey)
+            return
+        needs_sync = self.expectations.satisfied(skey)
+        selector = label_selector(rs["spec"].get("selector"))
+        # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
+        # same candidates (pods controlled by someone else are never claimed)
+        candidates = [self.pods[u] for u in sorted(self.pods_by_owner.get(rs["metadata"]["uid"], ()))]
+        candidates += [self.pods[u] for u in sorted(self.orphans.get(key[0], ()))]
+        candidates.sort(key=lambda p: p["metadata"]["name"])
+        filtered = self._claim_pods(rs, selector, [p for p in candidates if is_pod_active(p)])
+        err: ApiError | None = None
+        if needs_sync and not rs["metadata"].get("deletionTimestamp"):
+            err = self._manage_replicas(filtered, rs)
+        status = self._calculate_status(rs, filtered, err)
+        updated = self._update_status(rs, status)
+        mrs = int(updated["spec"].get("minReadySeconds") or 0)
+        st, replicas = updated.get("status") or {}, int(updated["spec"].get("replicas", 1))
+        if err is None and mrs > 0 and st.get("readyReplicas", 0) == replicas and \
+                st.get("availableReplicas", 0) != replicas:
+            # resync after minReadySeconds as a last line of defense against clock skew
+            self.queue.add_after(key, float(mrs))
+        if err is not None:
+            raise err
+
+    def _claim_pods(self, rs: Obj, selector: selectors.Selector, pods: list[Obj]) -> list[Obj]:
+        """PodControllerRefManager.ClaimPods: keep owned pods that match, release owned ones that no longer
+        match, adopt matching orphans (unless the ReplicaSet is being deleted)."""
+        uid = rs["metadata"]["uid"]
+        deleting = bool(rs["metadata"].get("deletionTimestamp"))
+        claimed: list[Obj] = []
+        can_adopt: bool | None = None
+        for pod in pods:
+            ref = owner_of(pod)
+            labels = pod["metadata"].get("labels") or {}
+            match = not selector.empty() and selector.matches(labels)
+            if ref is not None:
+                if ref.get("uid") != uid:
+                    continue
+                if match:
+                    claimed.append(pod)
+                elif not deleting:
+                    self._patch_owner(pod, uid, None)
+                continue
+            if deleting or not match or pod["metadata"].get("deletionTimestamp"):
+                continue
+            if can_adopt is None:
+                # RecheckDeletionTimestamp: a fresh read of the ReplicaSet before the first adoption
+                fresh = self.store.try_get("ReplicaSet", rs["metadata"]["namespace"], rs["metadata"]["name"])
+                can_adopt = fresh is not None and fresh["metadata"]["uid"] == uid and \
+                    not fresh["metadata"].get("deletionTimestamp")
+            if can_adopt and self._patch_owner(pod, None, controller_ref(rs)):
+                claimed.append(pod)
+        return claimed
+
+    def _patch_owner(self, pod: Obj, release_uid: str | None, adopt: Obj | None) -> bool:
+        """AdoptPod / ReleasePod: a patch of the pod's ownerReferences with a UID precondition."""
+        md = pod["metadata"]
+        latest = self.store.try_get("Pod", md["namespace"], md["name"])
+        if latest is None or latest["metadata"]["uid"] != md["uid"]:
+            return False
+        new = clone(latest)
+        refs = [r for r in new["metadata"].get("ownerReferences") or () if r.get("uid") != release_uid]
+        if adopt is not None:
+            refs.append(adopt)
+        if refs:
+            new["metadata"]["ownerReferences"] = refs
+        else:
+            new["metadata"].pop("ownerReferences", None)
+        try:
+            self.store.update(new, by=COMPONENT, verb="patch")
+        except ApiError:
+            return False
+        return True
+
+    def _manage_replicas(self, filtered: list[Obj], rs: Obj) -> ApiError | None:
+        diff = len(filtered) - int(rs["spec"].get("replicas", 1))
+        skey = _skey(rs)
+        if diff < 0:
+            n = min(-diff, BURST_REPLICAS)
+            self.expectations.expect_creations(skey, n)
+            created, err = slow_start_batch(n, SLOW_START_INITIAL_BATCH_SIZE, lambda: self._create_pod(rs))
+            for _ in range(n - created):
+                # skipped creations will not be observed by the informer
+                self.expectations.creation_observed(skey)
+            return err
+        if diff > 0:
+            n = min(diff, BURST_REPLICAS)
+            to_delete = self._pods_to_delete(filtered, self._related_pods(rs), n)
+            self.expectations.expect_deletions(skey, [pod_key(p) for p in to_delete])
+            first: ApiError | None = None
+            for pod in to_delete:
+                err = self._delete_pod_for(rs, pod)
+                if err is not None:
+                    self.expectations.deletion_observed(skey, pod_key(pod))
+                    if err.reason != "NotFound" and first is None:
+                        first = err
+            return first
+        return None
+
+    def _create_pod(self, rs: Obj) -> ApiError | None:
+        """RealPodControl.CreatePods."""
+        pod = pod_from_template(rs["spec"].get("template") or {}, rs)
+        if not pod["metadata"].get("labels"):
+            return ApiError(500, "InternalError", "unable to create pods, no labels")
+        try:
+            created = self.store.create(pod, by=COMPONENT)
+        except ApiError as e:
+            if "because it is being terminated" in e.message:
+                return None  # NamespaceTerminatingCause: no event, and not an error to retry
+            self.events.event(rs, "Warning", "FailedCreate", f"Error creating: {e.message}")
+            return e
+        self.events.event(rs, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+        return None
+
+    def _delete_pod_for(self, rs: Obj, pod: Obj) -> ApiError | None:
+        """RealPodControl.DeletePod (default DeleteOptions: the pod's own grace period)."""
+        name = pod["metadata"]["name"]
+        try:
+            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+        except ApiError as e:
+            if e.reason != "NotFound":
+                self.events.event(rs, "Warning", "FailedDelete", f"Error deleting: {e.message}")
+            return e
+        self.events.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+        return None
+
+    def _related_pods(self, rs: Obj) -> list[Obj]:
+        """getIndirectlyRelatedPods: pods of every ReplicaSet with the same controller (a Deployment's old and
+        new ReplicaSets), each counted once."""
+        ref = owner_of(rs)
+        if ref is None:
+            return []
+        seen: dict[str, Obj] = {}
+        for key in sorted(self.rs_by_owner.get(ref.get("uid", ""), ())):
+            related = self.rss.get(key)
+            if related is None:
+                continue
+            sel = label_selector(related["spec"].get("selector"))
+            cands = [self.pods[u] for u in self.pods_by_owner.get(related["metadata"]["uid"], ())]
+            cands += [self.pods[u] for u in self.orphans.get(key[0], ())]
+            for pod in cands:
+                if not sel.empty() and sel.matches(pod["metadata"].get("labels") or {}):
+                    seen.setdefault(pod["metadata"]["uid"], pod)
+        return list(seen.values())
+
+    def _pods_to_delete(self, filtered: list[Obj], related: list[Obj], diff: int) -> list[Obj]:
+        """getPodsToDelete: rank only when some pods stay (getPodsRankedByRelatedPodsOnSameNode: a pod's rank
+        is the number of active related pods on its node)."""
+        if diff >= len(filtered):
+            return filtered[:diff]
+        on_node: dict[str, int] = {}
+        for pod in related:
+            if is_pod_active(pod):
+                n = pod["spec"].get("nodeName") or ""
+                on_node[n] = on_node.get(n, 0) + 1
+        ranks = {p["metadata"]["uid"]: on_node.get(p["spec"].get("nodeName") or "", 0) for p in filtered}
+        ranking = ActivePodsRanking(self.trace, self.profile, self.kernel.now, ranks)
+        return ranking.sort(filtered)[:diff]
+
+    # ---- status (replica_set_utils.go) -------------------------------------------------------------------
+
+    def _calculate_status(self, rs: Obj, filtered: list[Obj], err: ApiError | None) -> Obj:
+        """calculateStatus."""
+        st = rs.get("status") or {}
+        tlabels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
+        mrs = int(rs["spec"].get("minReadySeconds") or 0)
+        fully = ready = available = 0
+        for pod in filtered:
+            labels = pod["metadata"].get("labels") or {}
+            if all(labels.get(k) == v for k, v in tlabels.items()):
+                fully += 1
+            if is_pod_ready(pod):
+                ready += 1
+                if is_pod_available(self.trace, pod, mrs, self.kernel.now):
+                    available += 1
+        conditions = [dict(c) for c in st.get("conditions") or ()]
+        failure = next((c for c in conditions if c.get("type") == "ReplicaFailure"), None)
+        if err is not None and failure is None:
+            diff = len(filtered) - int(rs["spec"].get("replicas", 1))
+            reason = "FailedCreate" if diff < 0 else ("FailedDelete" if diff > 0 else "")
+            conditions.append({"type": "ReplicaFailure", "status": "True",
+                               "lastTransitionTime": self.trace.timestamp(), "reason": reason,
+                               "message": err.message})
+        elif err is None and failure is not None:
+            conditions = [c for c in conditions if c.get("type") != "ReplicaFailure"]
+        return _rs_status(len(filtered), fully, ready, available, int(st.get("observedGeneration") or 0),
+                          conditions)
+
+    def _update_status(self, rs: Obj, status: Obj) -> Obj:
+        """updateReplicaSetStatus: nothing to write in the steady state; else one GET/PUT retry."""
+        st = rs.get("status") or {}
+        gen = int(rs["metadata"].get("generation") or 0)
+        if all(int(st.get(f) or 0) == int(status.get(f) or 0)
+               for f in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas")) and \
+                gen == int(st.get("observedGeneration") or 0) and \
+                (st.get("conditions") or []) == (status.get("conditions") or []):
+            return rs
+        new_status = dict(status)
+        if gen:
+            new_status["observedGeneration"] = gen  # the generation acted on, even when retrying
+        else:
+            new_status.pop("observedGeneration", None)
+        cur = rs
+        for i in range(STATUS_UPDATE_RETRIES + 1):
+            obj = {"apiVersion": cur.get("apiVersion"), "kind": "ReplicaSet",
+                   "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
+                                "uid": cur["metadata"]["uid"],
+                                "resourceVersion": cur["metadata"]["resourceVersion"]},
+                   "status": clone(new_status)}
+            try:
+                return self.store.update_status(obj, by=COMPONENT)
+            except ApiError:
+                if i >= STATUS_UPDATE_RETRIES:
+                    raise
+                cur = self.store.get("ReplicaSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
+        return rs  # not reached
+
+
+def _key(obj: Obj) -> Key:
+    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+
+
+def _skey(obj: Obj) -> str:
+    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"
+
+
+def sorted_by_creation(objs: Iterable[Obj]) -> list[Obj]:
+    """controller.ReplicaSetsByCreationTimestamp (name breaks ties)."""
+    return sorted(objs, key=lambda o: (o["metadata"].get("creationTimestamp") or "", o["metadata"]["name"]))
