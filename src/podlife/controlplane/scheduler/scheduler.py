@@ -117,15 +117,21 @@ class Scheduler:
                 else:
                     self._requeue(q.uid)
 
-    def _requeue(self, uid: str) -> None:
+    def _pending(self, uid: str) -> tuple[_QueuedPod, Obj] | None:
+        """The queued pod and its current object, if it still waits for a node (else it leaves the queue)."""
         q = self._pods.get(uid)
         if q is None:
-            return
+            return None
         pod = self.store.try_get("Pod", *q.key)
         if pod is None or pod["metadata"]["uid"] != uid or pod["spec"].get("nodeName"):
             self._pods.pop(uid, None)
-            return
-        self._push(uid, pod)
+            return None
+        return q, pod
+
+    def _requeue(self, uid: str) -> None:
+        found = self._pending(uid)
+        if found is not None:
+            self._push(uid, found[1])
 
     def _retry_due(self) -> None:
         now = self.kernel.now
@@ -144,14 +150,9 @@ class Scheduler:
             if uid in seen:
                 continue
             seen.add(uid)
-            q = self._pods.get(uid)
-            if q is None:
-                continue
-            pod = self.store.try_get("Pod", *q.key)
-            if pod is None or pod["metadata"]["uid"] != uid or pod["spec"].get("nodeName"):
-                self._pods.pop(uid, None)
-                continue
-            self._schedule_one(pod, q)
+            found = self._pending(uid)
+            if found is not None:
+                self._schedule_one(found[1], found[0])
 
     def _schedule_one(self, pod: Obj, q: _QueuedPod) -> None:
         q.attempts += 1
