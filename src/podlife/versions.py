@@ -74,6 +74,22 @@ RULES: tuple[Rule, ...] = (
         Change(18, 40.0, "pkg/controller/nodelifecycle defaults"),
         Change(32, 50.0, "PR #126287"),
     )),
+    Rule("pod_not_ready_event", "MarkPodsNotReady records a Warning NodeNotReady event on each pod", (
+        Change(18, False, "pkg/controller/util/node MarkPodsNotReady: status update only"),
+        Change(19, True, "PR #87743: 'Node is not ready'"),
+    )),
+    Rule("taint_eviction_component", "source component of the taint-based eviction controller's events", (
+        Change(18, "taint-controller", "NoExecuteTaintManager inside the node lifecycle controller"),
+        Change(29, "taint-eviction-controller", "KEP-3902 SeparateTaintEvictionController beta"),
+    )),
+    Rule("podgc_out_of_service", "PodGC force-deletes terminating pods on NotReady out-of-service nodes", (
+        Change(18, False, "not available (alpha, off, in 1.24-1.25)"),
+        Change(26, True, "KEP-2268 NodeOutOfServiceVolumeDetach beta, on by default"),
+    )),
+    Rule("podgc_evicted_first", "PodGC over terminatedPodGCThreshold deletes Evicted pods first", (
+        Change(18, False, "oldest creationTimestamp first (byCreationTimestamp)"),
+        Change(27, True, "PR #116167: byEvictionAndCreationTimestamp"),
+    )),
     Rule("soft_eviction_grace", "grace given to a pod evicted on a soft threshold", (
         Change(18, "max-pod-grace", "evictionMaxPodGracePeriod"),
         Change(32, "min-of-max-and-pod", "min(evictionMaxPodGracePeriod, pod grace)"),

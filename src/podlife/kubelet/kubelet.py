@@ -87,6 +87,7 @@ class Kubelet:
             self.node_status.register()
         else:
             self.node_status.resume()
+        self.node_status.renewals_changed()
         self._watch = self.store.watch("Pod", self._on_pod_event, node=self.node_name)
         self.pleg.started_at = self.kernel.now
         self.pleg.runtime_changed()
@@ -102,6 +103,7 @@ class Kubelet:
             return
         self.last_contact = self.node_status.last_heartbeat(self.kernel.now)
         self.running = False
+        self.node_status.renewals_changed()
         if self._watch is not None:
             self._watch.stop()
         self.runtime.listeners.remove(self.pleg.mark_dirty)
@@ -141,9 +143,11 @@ class Kubelet:
         if partitioned:
             self.last_contact = self.node_status.last_heartbeat(self.kernel.now)
             self.partitioned = True
+            self.node_status.renewals_changed()
             return
         self.partitioned = False
         self.node_status.reachable_since = self.kernel.now
+        self.node_status.renewals_changed()
         self.resync()
 
     def resync(self) -> None:

@@ -35,6 +35,18 @@ class NodeStatus:
     def renew_interval(self) -> float:
         return self.kl.config.nodeLeaseDurationSeconds * LEASE_RENEW_FRACTION
 
+    def renewing(self) -> bool:
+        """Read-only: whether the Lease renewals go on by themselves (the kubelet runs and reaches the API).
+        The node lifecycle controller asks, so that it need not look at a healthy node's Lease every period."""
+        return self.kl.running and self.kl.can_reach_api()
+
+    def renewals_changed(self) -> None:
+        """Renewals started or stopped (partition, heal, kubelet stop or start): tell the Lease's observers
+        (``store.lease_observers``, set by the cluster), as a Lease informer would see the stream of renewals
+        end or resume. Nothing is written."""
+        for fn in list(getattr(self.kl.store, "lease_observers", ())):
+            fn(self.kl.node_spec.name)
+
     def last_heartbeat(self, now: float) -> float | None:
         """When the lease was last renewed, as of ``now`` (None if never)."""
         if not self.kl.running or not self.kl.can_reach_api():

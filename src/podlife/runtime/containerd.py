@@ -65,6 +65,7 @@ class ContainerdRuntime:
         self.ipam = IPAM(pod_cidr)
         self.sandboxes: dict[str, Sandbox] = {}
         self.containers: dict[str, Container] = {}
+        self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
         # /var/log/pods/<uid>/<container>/<attempt>.log: survives a reboot, unlike the runtime's state
         self.log_attempts: dict[tuple[str, str], int] = {}
@@ -81,7 +82,7 @@ class ContainerdRuntime:
         return [s for s in self.sandboxes.values() if s.pod_uid == pod_uid]
 
     def pod_containers(self, pod_uid: str) -> list[Container]:
-        return [c for c in self.containers.values() if c.pod_uid == pod_uid]
+        return list(self._by_pod.get(pod_uid, {}).values())
 
     def container_id(self, c: Container) -> str:
         return f"{self.profile.id_scheme}://{c.id}"
@@ -118,8 +119,8 @@ class ContainerdRuntime:
         if sb is not None:
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
-            for c in [c for c in self.containers.values() if c.sandbox_id == sandbox_id]:
-                del self.containers[c.id]
+            for c in [c for c in self.pod_containers(sb.pod_uid) if c.sandbox_id == sandbox_id]:
+                self._forget(c)
             self._record(sb.pod_ref, "", "remove", f"sandbox {sb.id[:13]}")
         yield from ()
 
@@ -129,6 +130,7 @@ class ContainerdRuntime:
         c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, image, attempt, behavior,
                       created_at=self.kernel.now)
         self.containers[c.id] = c
+        self._by_pod.setdefault(c.pod_uid, {})[c.id] = c
         key = (c.pod_uid, name)
         self.log_attempts[key] = max(self.log_attempts.get(key, -1), attempt)
         self._record(c.pod_ref, name, "create", f"{self.container_id(c)} attempt {attempt}")
@@ -183,8 +185,9 @@ class ContainerdRuntime:
         self._record(c.pod_ref, c.name, "stop", self.container_id(c))
 
     def remove_container(self, container_id: str) -> Call:
-        c = self.containers.pop(container_id, None)
+        c = self.containers.get(container_id)
         if c is not None:
+            self._forget(c)
             self._record(c.pod_ref, c.name, "remove", self.container_id(c))
         yield from ()
 
@@ -239,6 +242,7 @@ class ContainerdRuntime:
                 self._record(c.pod_ref, c.name, "exit", "node powered off")
                 self._exit_events[c.id].succeed()
         self.containers.clear()
+        self._by_pod.clear()
         for sb in self.sandboxes.values():
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
@@ -335,6 +339,14 @@ class ContainerdRuntime:
     def _changed(self, pod_uid: str) -> None:
         for fn in self.listeners:
             fn(pod_uid)
+
+    def _forget(self, c: Container) -> None:
+        self.containers.pop(c.id, None)
+        mine = self._by_pod.get(c.pod_uid)
+        if mine is not None:
+            mine.pop(c.id, None)
+            if not mine:
+                del self._by_pod[c.pod_uid]
 
     def _get(self, container_id: str) -> Container:
         c = self.containers.get(container_id)

@@ -16,6 +16,10 @@ class PodStrategy(Strategy):
         # podStrategy.PrepareForCreate: status reset to Pending with the QoS class
         obj.setdefault("apiVersion", "v1")
         defaults.apply_defaults(obj)
+        # the mutating admission chain runs between defaulting and the strategy (podlife.api.admission);
+        # the cluster puts its plugins on the store, a bare Store has none
+        for plugin in getattr(store, "admission", ()):
+            plugin.admit(obj)
         obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
