@@ -118,3 +118,16 @@ def test_power_off_then_on_restarts_containers_with_unknown_status(tmp_path):
     assert cs["lastState"]["terminated"]["reason"] == "ContainerStatusUnknown"
     assert cs["lastState"]["terminated"]["exitCode"] == 137
     assert "running" in cs["state"]
+
+
+def test_restarted_kubelet_has_no_refs_for_adopted_containers(tmp_path):
+    text = scenario("""
+    - at: 20s
+      fault: {type: KubeletRestart, node: node-1}
+""", until="60s").replace("          - {name: app, image: nginx:1.27}",
+                          "          - {name: app, image: nginx:1.27, livenessProbe: {tcpSocket: {port: 80}}}")
+    r = run_text(tmp_path, text.replace("\"1.34\"", "\"1.18\""))
+    # probes of the adopted container (at 20, 30, 40, 50 from the new kubelet's sync) find no reference
+    warn = [(t, m) for t, m in logs(r, "No ref for container")]
+    assert [t for t, _ in warn] == [20.0, 30.0, 40.0, 50.0]
+    assert warn[0][1].endswith("(app)") and [x["severity"] for x in records(r, "log") if "No ref" in x["message"]][0] == "W"

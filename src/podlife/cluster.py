@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from datetime import datetime
 
+from podlife.api import admission
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import (
     ApiServerConfiguration,
@@ -12,9 +13,13 @@ from podlife.config import (
     KubeletConfiguration,
     SchedulerConfiguration,
 )
+from podlife.controlplane.controllers.nodelifecycle import NodeLifecycleController
+from podlife.controlplane.controllers.podgc import PodGCController
+from podlife.controlplane.controllers.tainteviction import TaintEvictionController
 from podlife.controlplane.scheduler.scheduler import Scheduler
 from podlife.engine import Kernel
 from podlife.kubelet.kubelet import Kubelet
+from podlife.kubelet.nodestatus import NodeStatus
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
@@ -41,10 +46,29 @@ class Cluster:
                            negative_delete_grace=self.profile.negative_delete_grace,
                            history_size=self.api_server_config.watchHistorySize)
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
+        # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
+        self.store.admission = admission.default_plugins(self.api_server_config)
+        # who is told when a kubelet's computed Lease renewals stop or resume (NodeStatus.renewals_changed)
+        self.store.lease_observers = []
         self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration())
         self.scheduler.start()
         # controller-manager: each controller has start(); they talk to the rest only through the store
         self.controllers: list = []
+        from podlife.controlplane.controllers.deployment import DeploymentController
+        from podlife.controlplane.controllers.garbagecollector import GarbageCollector
+        from podlife.controlplane.controllers.replicaset import ReplicaSetController
+        for ctrl_cls in (ReplicaSetController, DeploymentController, GarbageCollector):
+            ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
+            ctrl.start()
+            self.controllers.append(ctrl)
+        # node lifecycle (asks a node's kubelet side whether its Lease renewals go on), taint eviction, pod GC
+        cm = self.controller_manager_config
+        for ctrl in (NodeLifecycleController(self.kernel, self.trace, self.store, cm, self.profile,
+                                             heartbeats=self._heartbeats),
+                     TaintEvictionController(self.kernel, self.trace, self.store, self.profile),
+                     PodGCController(self.kernel, self.trace, self.store, cm, self.profile)):
+            ctrl.start()
+            self.controllers.append(ctrl)
         self.kubelet_config = kubelet or KubeletConfiguration()
         self.kubelets: dict[str, Kubelet] = {}
         for i, spec in enumerate(nodes):
@@ -69,6 +93,10 @@ class Cluster:
         self.kubelets[name] = kl
         kl.start(register=False)
         return kl
+
+    def _heartbeats(self, name: str) -> NodeStatus | None:
+        kl = self.kubelets.get(name)
+        return kl.node_status if kl is not None else None
 
     def materialize(self) -> None:
         """Bring computed state (heartbeats) into the API objects, for a look at the final state."""

@@ -92,7 +92,21 @@ RULES: tuple[Rule, ...] = (
     )),
     Rule("soft_eviction_grace", "grace given to a pod evicted on a soft threshold", (
         Change(18, "max-pod-grace", "evictionMaxPodGracePeriod"),
-        Change(32, "min-of-max-and-pod", "min(evictionMaxPodGracePeriod, pod grace)"),
+        Change(32, "min-of-max-and-pod", "PR #122890: min(evictionMaxPodGracePeriod, pod grace)"),
+    )),
+    Rule("hard_eviction_grace", "grace override the eviction manager passes for a hard threshold (s)", (
+        Change(18, 0, "eviction_manager.go: 0, which the pod workers then treat per zero_grace"),
+        Change(31, 1, "PR #124063: immediateEvictionGracePeriodSeconds = 1"),
+    )),
+    Rule("eviction_message", "wording of the kubelet's eviction message (helpers.go evictionMessage)", (
+        Change(18, "exceeds-request", "PR #63415: 'Container X was using Y, which exceeds its request of Z. '"),
+        Change(26, "larger-consumption", "PR #111597 'request is Z, has larger consumption of R. ', with "
+               "'Threshold quantity: Q, available: A. ' (the version of the latter unverified)"),
+        Change(31, "with-init-containers", "PR #124947: init and sidecar containers are named too"),
+    )),
+    Rule("pod_rejected_message", "prefix of the status message of a pod the kubelet rejects (rejectPod)", (
+        Change(18, "Pod ", "kubelet.go rejectPod: 'Pod ' + message"),
+        Change(26, "Pod was rejected: ", "PR #112644"),
     )),
     Rule("killing_event", "message of the Killing event", (
         Change(18, "legacy", "the seed-000 kubelet: 'Killing container with id docker://NAME:Need to kill Pod'"),

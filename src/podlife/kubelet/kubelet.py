@@ -25,6 +25,7 @@ from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import SYNC, KillPodOptions, PodSyncStatus, PodWorkers
 from podlife.kubelet.prober import ProbeManager
 from podlife.kubelet.remote import RemoteRuntime
+from podlife.kubelet.eviction import EvictionManager
 from podlife.kubelet.nodeshutdown import ShutdownManager
 from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
@@ -71,11 +72,14 @@ class Kubelet:
         self.probes = ProbeManager(self)
         self.health = RuntimeHealth(self)
         self.shutdown = ShutdownManager(self)
+        self.eviction = EvictionManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
         self._procs: dict[simpy.Process, None] = {}
+        self.refs: set[str] = set()   # kubecontainer.RefManager: containers this kubelet process started
         self.rng = kernel.rng(f"kubelet/{node_spec.name}")
         runtime.listeners.append(self.pleg.mark_dirty)
+        runtime.listeners.append(self.eviction.container_changed)
 
     # ---- lifecycle --------------------------------------------------------------------------------
 
@@ -107,6 +111,7 @@ class Kubelet:
         if self._watch is not None:
             self._watch.stop()
         self.runtime.listeners.remove(self.pleg.mark_dirty)
+        self.runtime.listeners.remove(self.eviction.container_changed)
         for p in list(self._procs):
             if p.is_alive and p is not self.kernel.active_process:
                 p.interrupt("kubelet stopped")
@@ -224,6 +229,9 @@ class Kubelet:
         self.pod_manager[uid] = pod
         if prev is None and type_ == "ADDED":
             self.log("sync_add", pod)
+            # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler), rejectPod when refused
+            if pod.get("status", {}).get("phase") not in ("Failed", "Succeeded") and not self.eviction.admit(pod):
+                return
             self.pod_workers.update_pod(pod, "create")
             return
         if prev is not None and not _differ_semantically(prev, pod):

@@ -103,6 +103,11 @@ SITES: dict[str, Site] = {
     "skipping_pod_sync": Site("I", Legacy("kubelet.go", 1835, "skipping pod synchronization - {errors}"),
                               Structured("kubelet.go", 2406, "Skipping pod synchronization", (("err", "errors"),),
                                          severity="E")),
+    # pkg/kubelet/prober/prober.go probe: a container this kubelet did not start has no object reference
+    "prober_no_ref": Site("W", Legacy("prober.go", 93, 'No ref for container "{cid}" ({cname})'),
+                          Structured("prober.go", 90, "No ref for container", (("containerID", "cid"),
+                                                                              ("containerName", "cname")),
+                                     severity="I")),
     # pkg/kubelet/cri/remote/remote_runtime.go (pkg/kubelet/remote before 1.20)
     "stop_container_failed": Site("E", Legacy("remote_runtime.go", 274,
                                               'StopContainer "{container_id}" from runtime service failed: {error}'),
@@ -149,11 +154,78 @@ SITES: dict[str, Site] = {
                                    'No sandbox for pod "{pod_full}" can be found. Need to start a new one'),
                        Structured("kuberuntime_manager.go", 1012, "No sandbox for pod can be found. Need to start a "
                                   "new one", (("pod", "pod_kobj"),))),
+    # pkg/kubelet/eviction/eviction_manager.go (legacy lines as 1.18-era kubelets print them, structured as
+    # 1.30-era ones do where logs show them; the others placed between)
+    "ev_attempt": Site("W", Legacy("eviction_manager.go", 344, "eviction manager: attempting to reclaim {resource}"),
+                       Structured("eviction_manager.go", 381, "Eviction manager: attempting to reclaim",
+                                  (("resourceName", "resource"),), severity="I")),
+    "ev_reduced": Site("I", Legacy("eviction_manager.go", 351,
+                                   "eviction manager: able to reduce {resource} pressure without evicting pods."),
+                       Structured("eviction_manager.go", 388, "Eviction manager: able to reduce resource pressure "
+                                  "without evicting pods.", (("resourceName", "resource"),))),
+    "ev_must_evict": Site("I", Legacy("eviction_manager.go", 355, "eviction manager: must evict pod(s) to reclaim "
+                                      "{resource}"),
+                          Structured("eviction_manager.go", 392, "Eviction manager: must evict pod(s) to reclaim",
+                                     (("resourceName", "resource"),))),
+    "ev_no_pods": Site("E", Legacy("eviction_manager.go", 366, "eviction manager: eviction thresholds have been met, "
+                                   "but no pods are active to evict"),
+                       Structured("eviction_manager.go", 403, "Eviction manager: eviction thresholds have been met, "
+                                  "but no pods are active to evict")),
+    "ev_ranked": Site("I", Legacy("eviction_manager.go", 373, "eviction manager: pods ranked for eviction: "
+                                  "{pods_legacy}"),
+                      Structured("eviction_manager.go", 410, "Eviction manager: pods ranked for eviction",
+                                 (("pods", "pods_kobj"),))),
+    "ev_unable": Site("I", Legacy("eviction_manager.go", 396, "eviction manager: unable to evict any pods from the "
+                                  "node"),
+                      Structured("eviction_manager.go", 445, "Eviction manager: unable to evict any pods from the "
+                                 "node")),
+    "ev_waiting_cleanup": Site("I", Legacy("eviction_manager.go", 176, "eviction manager: pods {pods_legacy} evicted, "
+                                           "waiting for pod to be cleaned up"),
+                               Structured("eviction_manager.go", 213, "Eviction manager: pods evicted, waiting for "
+                                          "pod to be cleaned up", (("pods", "pods_kobj"),))),
+    "ev_cleanup_timeout": Site("I", Legacy("eviction_manager.go", 405, "eviction manager: timed out waiting for pods "
+                                           "{pods_legacy} to be cleaned up"),
+                               Structured("eviction_manager.go", 456, "Eviction manager: timed out waiting for pods "
+                                          "to be cleaned up", (("pods", "pods_kobj"),))),
+    "ev_cleaned": Site("I", Legacy("eviction_manager.go", 413, "eviction manager: pods {pods_legacy} successfully "
+                                   "cleaned up"),
+                       Structured("eviction_manager.go", 465, "Eviction manager: pods successfully cleaned up",
+                                  (("pods", "pods_kobj"),))),
+    "ev_critical": Site("E", Legacy("eviction_manager.go", 564, "eviction manager: cannot evict a critical pod "
+                                    "{pod_full}"),
+                        Structured("eviction_manager.go", 618, "Eviction manager: cannot evict a critical pod",
+                                   (("pod", "pod_kobj"),))),
+    "ev_evicting": Site("I", Legacy("eviction_manager.go", 570, "Evicting pod {pod_full}: {message}"),
+                        Structured("eviction_manager.go", 624, "Evicting pod",
+                                   (("pod", "pod_kobj"), ("podUID", "pod_uid"), ("message", "message")))),
+    "ev_evict_failed": Site("E", Legacy("eviction_manager.go", 576, "eviction manager: pod {pod_full} failed to "
+                                        "evict {error}"),
+                            Structured("eviction_manager.go", 644, "Eviction manager: pod failed to evict",
+                                       (("err", "error"), ("pod", "pod_kobj")))),
+    "ev_evicted": Site("I", Legacy("eviction_manager.go", 578, "eviction manager: pod {pod_full} is evicted "
+                                   "successfully"),
+                       Structured("eviction_manager.go", 646, "Eviction manager: pod is evicted successfully",
+                                  (("pod", "pod_kobj"),))),
+    "ev_admit_failed": Site("W", Legacy("eviction_manager.go", 162, "Failed to admit pod {pod_full} - node has "
+                                        "conditions: {conditions}"),
+                            Structured("eviction_manager.go", 167, "Failed to admit pod to node",
+                                       (("pod", "pod_kobj"), ("nodeCondition", "conditions_raw")), severity="I")),
+    # pkg/kubelet/container_gc.go, images/image_gc_manager.go: the eviction manager's node-level reclaim
+    "container_gc": Site("I", Legacy("container_gc.go", 85, "attempting to delete unused containers"),
+                         Structured("container_gc.go", 86, "Attempting to delete unused containers")),
+    "image_gc": Site("I", Legacy("image_gc_manager.go", 321, "attempting to delete unused images"),
+                     Structured("image_gc_manager.go", 459, "Attempting to delete unused images")),
 }
+
+
+class Raw(str):
+    """A value klog prints as it is (a slice of objects, e.g. ``pods=["default/a","default/b"]``)."""
 
 
 def _q(v: Any) -> str:
     """klog's rendering of a structured value."""
+    if isinstance(v, Raw):
+        return str(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):

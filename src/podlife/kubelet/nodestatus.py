@@ -24,6 +24,30 @@ PRESSURE_FALSE = {
     "DiskPressure": ("KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
     "PIDPressure": ("KubeletHasSufficientPID", "kubelet has sufficient PID available"),
 }
+PRESSURE_TRUE = {
+    "MemoryPressure": ("KubeletHasInsufficientMemory", "kubelet has insufficient memory available"),
+    "DiskPressure": ("KubeletHasDiskPressure", "kubelet has disk pressure"),
+    "PIDPressure": ("KubeletHasInsufficientPID", "kubelet has insufficient PID available"),
+}
+# the node event recorded when the condition turns True / False
+PRESSURE_EVENTS = {
+    "MemoryPressure": ("NodeHasInsufficientMemory", "NodeHasSufficientMemory"),
+    "DiskPressure": ("NodeHasDiskPressure", "NodeHasNoDiskPressure"),
+    "PIDPressure": ("NodeHasInsufficientPID", "NodeHasSufficientPID"),
+}
+
+
+def set_pressure_condition(kl: Kubelet, cond: Obj, now_ts: str) -> None:
+    """nodestatus/setters.go MemoryPressureCondition / DiskPressureCondition / PIDPressureCondition: True while
+    the eviction manager reports the pressure; a change records "Node X status is now: NodeHas…"."""
+    under = kl.eviction.under_pressure(cond["type"])
+    status = "True" if under else "False"
+    reason, message = (PRESSURE_TRUE if under else PRESSURE_FALSE)[cond["type"]]
+    if cond.get("status") != status:
+        cond["lastTransitionTime"] = now_ts
+        event = PRESSURE_EVENTS[cond["type"]][0 if under else 1]
+        kl.events.node_event("Normal", event, f"Node {kl.node_name} status is now: {event}")
+    cond.update(status=status, reason=reason, message=message, lastHeartbeatTime=now_ts)
 
 
 class NodeStatus:

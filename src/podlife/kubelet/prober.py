@@ -140,7 +140,10 @@ class ProbeManager:
         outcome = self._outcome(c, elapsed)
         w.run = w.run + 1 if outcome == w.last else 1
         w.last = outcome
-        if outcome == FAILURE:
+        if c.id not in kl.refs:
+            # a kubelet that adopted the container after a restart has no reference for events about it
+            kl.log("prober_no_ref", pod, **kl.container_ctx(pod, c))
+        elif outcome == FAILURE:
             kl.events.container_event(pod, w.container, "Warning", "Unhealthy",
                                       f"{TITLE[w.kind]} probe failed: {self._failure_output(pod, w)}")
         threshold = int(w.spec.get("failureThreshold" if outcome == FAILURE else "successThreshold",
@@ -165,7 +168,8 @@ class ProbeManager:
         start = c.started_at or now
         if w.on_hold:
             return
-        if outcome == FAILURE or w.result != outcome:
+        if outcome == FAILURE or w.result != outcome or c.id not in self.kl.refs:
+            # failures, pending thresholds and "No ref" warnings show at every probe
             self._arm(w, now + w.period)
         elif w.kind == "startup" and w.result == SUCCESS:
             return

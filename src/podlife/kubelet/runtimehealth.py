@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
+from podlife.kubelet.nodestatus import PRESSURE_FALSE, set_pressure_condition
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -45,6 +46,7 @@ class RuntimeHealth:
         self._eval: Any = None
         self._skip_timer: Any = None
         self.deferred: dict[str, tuple[str, Obj, Obj | None]] = {}
+        self._post_at: float | None = None
 
     # ---- updateRuntimeUp --------------------------------------------------------------------------
 
@@ -65,6 +67,7 @@ class RuntimeHealth:
             if not rt.inspect_blocked():
                 self.initialized = True  # oneTimeInitializer.Do(initializeRuntimeDependentModules)
                 self.synced_from = now
+                kl.eviction.start()      # evictionManager.Start, one of the runtime-dependent modules
         elif self.frozen_at is not None:
             self.frozen_at = None
             self.synced_from = now
@@ -122,7 +125,7 @@ class RuntimeHealth:
                 for kind, pod, old in self.deferred.values():
                     kl.dispatch(kind, pod, old)
                 self.deferred.clear()
-            self._schedule_node_status()
+            self.schedule_node_status()
         self.errors = errs
         kl.kernel.cancel(self._eval)
         nxt = self.next_change(now)
@@ -146,17 +149,23 @@ class RuntimeHealth:
 
     # ---- the node's Ready condition ---------------------------------------------------------------
 
-    def _schedule_node_status(self) -> None:
-        """The next node status update (every nodeStatusUpdateFrequency) carries the new Ready condition."""
+    def schedule_node_status(self) -> None:
+        """The next node status update (every nodeStatusUpdateFrequency) carries the new Ready condition, and
+        the pressure conditions the eviction manager reports (once per update however many changes ask)."""
         kl = self.kl
         f = kl.config.nodeStatusUpdateFrequency
         since = kl.node_status.reachable_since
         now = kl.kernel.now
         k = math.ceil((now - since) / f - 1e-9)
-        kl.kernel.call_at(since + k * f, self.post_ready_condition)
+        at = since + k * f
+        if self._post_at == at:
+            return
+        self._post_at = at
+        kl.kernel.call_at(at, self.post_ready_condition)
 
     def post_ready_condition(self) -> None:
         kl = self.kl
+        self._post_at = None
         if not kl.running or not kl.can_reach_api():
             return
         node = kl.store.try_get("Node", None, kl.node_name)
@@ -166,6 +175,8 @@ class RuntimeHealth:
         new = clone(node)
         now_ts = kl.trace.timestamp()
         for c in new["status"]["conditions"]:
+            if c["type"] in PRESSURE_FALSE:
+                set_pressure_condition(kl, c, now_ts)
             if c["type"] != "Ready":
                 continue
             status = "False" if errs else "True"
@@ -184,3 +195,4 @@ class RuntimeHealth:
             kl.store.update(new, by="kubelet", subresource="status")
         except ApiError:
             pass
+        kl.eviction.standin_condition_taints()  # STAND-IN for the node lifecycle controller (see there)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from podlife.cluster import Cluster
+from podlife.kubelet.eviction import set_usage
 from podlife.kubelet.kubelet import Kubelet
 from podlife.scenario.model import Fault
 
 # fault types podlife models; the others are refused when the scenario is loaded
 MODELLED = frozenset({"NetworkPartition", "KubeletStop", "KubeletStart", "KubeletRestart", "NodePowerOff",
                       "OOMKill", "ImagePullFailure", "ContainerHang", "LostExitEvent", "RuntimeDown",
-                      "RuntimeRestart", "NodeShutdown"})
+                      "RuntimeRestart", "NodeShutdown", "MemoryUsage", "DiskUsage"})
 
 
 def _record(cluster: Cluster, fault: Fault, op: str) -> None:
@@ -162,7 +163,21 @@ def _runtime_restart(cluster: Cluster, fault: Fault):
     return None
 
 
+def _usage(kind: str):
+    """MemoryUsage / DiskUsage: the node's memory or disk in use becomes ``value``, pods included, from now
+    (what the eviction manager observes). Memory beyond what the pods' containers use is the node's own
+    (system daemons, kernel) and stays as it is, so pods that start or stop change the total: evicting a pod
+    frees its working set. The disk is the node filesystem (nodefs, shared with imagefs); pods use none of it
+    in podlife. ``for`` restores the usage from before, unless a later fault has set it since."""
+    def apply(cluster: Cluster, fault: Fault):
+        undo = set_usage(_kubelet(cluster, fault), kind, fault.value or "0")
+        return lambda: undo(cluster.kubelets[fault.node or ""])
+    return apply
+
+
 _APPLY = {
+    "MemoryUsage": _usage("memory"),
+    "DiskUsage": _usage("disk"),
     "NodeShutdown": _node_shutdown,
     "ContainerHang": _container_hang,
     "LostExitEvent": _lost_exit_event,

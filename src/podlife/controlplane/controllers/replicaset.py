@@ -41,8 +41,8 @@ Key = tuple[str, str]
 class WorkQueue:
     """client-go util/workqueue rate-limiting queue, on the virtual clock.
 
-    A key added any number of times before it is processed is processed once (the dirty set); keys are
-    processed in one kernel callback, so all the changes of one instant coalesce. ``add_after`` keeps only the
+    A key added any number of times before it is processed is processed once (the dirty set); the keys
+    queued at an instant are processed in one kernel callback, so the changes of one instant coalesce. ``add_after`` keeps only the
     earliest pending time per key (delaying_queue.go waitingForQueue). ``add_rate_limited`` follows
     DefaultControllerRateLimiter's per-item exponential backoff: 5 ms * 2^failures, at most 1000 s.
     """
@@ -54,6 +54,7 @@ class WorkQueue:
         self.kernel = kernel
         self._process = process
         self._queue: dict[Hashable, None] = {}
+        self._batch: set[Hashable] = set()  # taken by the running callback, not yet processed
         self._scheduled = False
         self._waiting: dict[Hashable, tuple[float, Any]] = {}
         self._failures: dict[Hashable, int] = {}
@@ -62,6 +63,8 @@ class WorkQueue:
         return len(self._queue)
 
     def add(self, key: Hashable) -> None:
+        if key in self._batch:
+            return  # queued and not processed yet: the dirty set keeps one
         self._queue[key] = None
         if not self._scheduled:
             self._scheduled = True
@@ -80,6 +83,14 @@ class WorkQueue:
         ev = self.kernel.call_at(when, lambda: self._ready(key))
         self._waiting[key] = (when, ev)
 
+    def take_after(self, key: Hashable) -> float | None:
+        """Remove the key's pending add_after and return when it was due (None if there was none)."""
+        pending = self._waiting.pop(key, None)
+        if pending is None:
+            return None
+        self.kernel.cancel(pending[1])
+        return pending[0]
+
     def _ready(self, key: Hashable) -> None:
         self._waiting.pop(key, None)
         self.add(key)
@@ -96,10 +107,14 @@ class WorkQueue:
         self._failures.pop(key, None)
 
     def _run(self) -> None:
+        """Process the keys queued so far; keys added meanwhile wait for the next callback, after the watch
+        events already pending at this instant (as a worker's next Get() follows the informer's updates)."""
         self._scheduled = False
-        while self._queue:
-            key = next(iter(self._queue))
-            del self._queue[key]
+        batch = list(self._queue)
+        self._queue.clear()
+        self._batch = set(batch)
+        for key in batch:
+            self._batch.discard(key)
             self._process(key)
 
 
@@ -156,8 +171,13 @@ def parse_time(trace: Trace, ts: str | None) -> float | None:
     """A metav1.Time string as seconds since the scenario start (None for a zero time)."""
     if not ts:
         return None
-    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=trace.start_time.tzinfo)
-    return (when - trace.start_time).total_seconds()
+    return _seconds_since(ts, trace.start_time)
+
+
+@functools.lru_cache(maxsize=4096)
+def _seconds_since(ts: str, start: datetime) -> float:
+    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=start.tzinfo)
+    return (when - start).total_seconds()
 
 
 def pod_condition(pod: Obj, ctype: str) -> Obj | None:

@@ -199,6 +199,7 @@ class RuntimeManager:
             return
         behavior = behavior_for(pod, spec)
         c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)
+        kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
         try:
             yield from kl.runtime.start_container(c.id)
