@@ -51,7 +51,9 @@ def test_graceful_shutdown_order_and_status(tmp_path):
     assert any(c["type"] == "DisruptionTarget" and c["reason"] == "TerminationByKubelet"
                for c in pod["status"]["conditions"])
     ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Node/node-1", conditionType="Ready")]
-    assert ready == [(0.0, "True"), (10.0, "False")]
+    # ... and once the machine is off (30 s) the node lifecycle controller notices the silence: last lease
+    # renewal 30 s + grace 40 s (1.29), at the next 5 s monitor tick after that: Unknown at 75 s
+    assert ready == [(0.0, "True"), (10.0, "False"), (75.0, "Unknown")]
     node = r.cluster.store.get("Node", None, "node-1")
     assert next(c for c in node["status"]["conditions"] if c["type"] == "Ready")["message"] == "node is shutting down"
 

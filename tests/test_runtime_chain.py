@@ -79,7 +79,7 @@ def test_hang_then_kubelet_restart_makes_node_not_ready(tmp_path, version, messa
     assert [t for t, _ in skips] == [60.0, 65.0, 70.0, 75.0, 80.0, 85.0]
     if version == "1.18":
         assert skips[0][1] == "skipping pod synchronization - [container runtime is down]"
-    events = [(e["t"], e["reason"]) for e in records(r, "event", object="Node/node-1")]
+    events = [(e["t"], e["reason"]) for e in records(r, "event", object="Node/node-1", source="kubelet/node-1")]
     assert events == [(60.0, "NodeNotReady")]
 
 
