@@ -55,7 +55,9 @@ def test_graceful_shutdown_order_and_status(tmp_path):
     # renewal 30 s + grace 40 s (1.29), at the next 5 s monitor tick after that: Unknown at 75 s
     assert ready == [(0.0, "True"), (10.0, "False"), (75.0, "Unknown")]
     node = r.cluster.store.get("Node", None, "node-1")
-    assert next(c for c in node["status"]["conditions"] if c["type"] == "Ready")["message"] == "node is shutting down"
+    # the kubelet's "node is shutting down" was replaced at 75 s by the controller's Unknown
+    assert next(c for c in node["status"]["conditions"] if c["type"] == "Ready")["message"] == \
+        "Kubelet stopped posting node status."
 
 
 def test_without_the_feature_the_node_just_goes_down(tmp_path):

@@ -223,7 +223,7 @@ class Store:
         if subresource == "status":
             new = clone(old)
             new["status"] = obj.get("status", {})
-            strategy.prepare_for_status_update(new, old)
+            strategy.prepare_for_status_update(new, old, obj)
         else:
             new = obj
             strategy.prepare_for_update(new, old)

@@ -43,8 +43,7 @@ from weakref import WeakKeyDictionary
 import simpy
 
 from podlife.api.defaults import compute_qos_class, pod_requests
-from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, clone, pod_full_name
+from podlife.api.meta import Obj, pod_full_name
 from podlife.api.quantity import BINARY_SI, Quantity, canonical, parse, to_bytes
 from podlife.kubelet.logsites import Raw
 from podlife.kubelet.nodeshutdown import is_critical
@@ -76,8 +75,8 @@ SIGNAL_TO_RESOURCE = {MEMORY_AVAILABLE: "memory", NODEFS_AVAILABLE: "ephemeral-s
                       NODEFS_INODES_FREE: "inodes", IMAGEFS_AVAILABLE: "ephemeral-storage",
                       IMAGEFS_INODES_FREE: "inodes", PID_AVAILABLE: "pids"}
 CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
-# k8s.io/api/core/v1 well-known taints; added from the conditions by the node lifecycle controller
-# (pkg/controller/nodelifecycle node_lifecycle_controller.go nodeConditionToTaintKeyStatusMap)
+# k8s.io/api/core/v1 well-known taints. The kubelet only posts the conditions; the node lifecycle controller
+# turns them into NoSchedule taints (controlplane/controllers/nodelifecycle.py, TaintNodesByCondition)
 CONDITION_TO_TAINT = {"MemoryPressure": "node.kubernetes.io/memory-pressure",
                       "DiskPressure": "node.kubernetes.io/disk-pressure",
                       "PIDPressure": "node.kubernetes.io/pid-pressure"}
@@ -168,6 +167,17 @@ def _capacity(kl: Kubelet, resource: str) -> int | None:
 
 def pod_working_set(kl: Kubelet, uid: str) -> int:
     return sum(c.behavior.memory or 0 for c in kl.runtime.pod_containers(uid) if c.process_running)
+
+
+# scheduling.SystemPriorityClasses: what the Priority admission plugin writes into spec.priority
+SYSTEM_PRIORITIES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+
+
+def pod_priority(pod: Obj) -> int:
+    """corev1helpers.PodPriority: spec.priority, which the Priority admission plugin sets from the class (podlife
+    does not model that plugin: the two system classes are resolved here, other classes count as 0)."""
+    p = pod["spec"].get("priority")
+    return p if p is not None else SYSTEM_PRIORITIES.get(pod["spec"].get("priorityClassName") or "", 0)
 
 
 def _tolerates(tolerations: list[Obj], key: str, effect: str) -> bool:
@@ -446,7 +456,7 @@ class EvictionManager:
             return m if m is not None else _cmp_bool(usage(p1) > request(p1), usage(p2) > request(p2))
 
         def priority(p1: Obj, p2: Obj) -> int:
-            a, b = p1["spec"].get("priority") or 0, p2["spec"].get("priority") or 0
+            a, b = pod_priority(p1), pod_priority(p2)
             return 0 if a == b else (1 if a > b else -1)
 
         def above_request(p1: Obj, p2: Obj) -> int:
@@ -578,35 +588,6 @@ class EvictionManager:
     def under_pressure(self, condition: str) -> bool:
         """IsUnderMemoryPressure / IsUnderDiskPressure / IsUnderPIDPressure."""
         return condition in self.node_conditions
-
-    def standin_condition_taints(self) -> None:
-        """STAND-IN, not upstream: the NoSchedule taints node.kubernetes.io/{memory,disk,pid}-pressure follow the
-        pressure conditions. Upstream the node lifecycle controller adds them (TaintNodesByCondition,
-        doNoScheduleTaintingPass); podlife has no such controller yet (controlplane/controllers/nodelifecycle.py),
-        so the kubelet writes them right after posting the conditions. Remove once that controller exists."""
-        kl = self.kl
-        node = kl.store.try_get("Node", None, kl.node_name)
-        if node is None:
-            return
-        want = {CONDITION_TO_TAINT[c["type"]] for c in node["status"].get("conditions") or ()
-                if c["type"] in CONDITION_TO_TAINT and c.get("status") == "True"}
-        taints = list(node["spec"].get("taints") or ())
-        keep = [t for t in taints if not (t.get("key") in CONDITION_TO_TAINT.values()
-                                          and t.get("effect") == "NoSchedule" and t["key"] not in want)]
-        have = {t["key"] for t in keep if t.get("effect") == "NoSchedule"}
-        now_ts = kl.trace.timestamp()
-        added = [{"key": k, "effect": "NoSchedule", "timeAdded": now_ts}
-                 for k in CONDITION_TO_TAINT.values() if k in want and k not in have]
-        if not added and len(keep) == len(taints):
-            return
-        new = clone(node)
-        new["spec"]["taints"] = keep + added
-        if not new["spec"]["taints"]:
-            del new["spec"]["taints"]
-        try:
-            kl.store.update(new, by="kubelet")
-        except ApiError:
-            pass
 
     # ---- logging ----------------------------------------------------------------------------------
 

@@ -100,6 +100,7 @@ class Kubelet:
             self.pleg.mark_dirty(uid)
         if not register:
             self.resync()
+            self.health.schedule_node_status()
 
     def stop(self) -> None:
         """The kubelet process ends: its goroutines die with it; calls it made to the runtime carry on."""
@@ -431,7 +432,7 @@ class KubeletEvents:
                     name=involved["name"], uid=involved.get("uid", ""), api_version=involved.get("apiVersion", ""),
                     resource_version=involved.get("resourceVersion", ""),
                     field_path=involved.get("fieldPath", ""), type=type_, reason=reason, message=message,
-                    object=f"{involved.get('namespace', '')}/{involved['name']}")
+                    object=(f"{involved['namespace']}/" if involved.get("namespace") else "") + involved["name"])
 
     def container_event(self, pod: Obj, container: str, type_: str, reason: str, message: str) -> None:
         if self.kl.can_reach_api():

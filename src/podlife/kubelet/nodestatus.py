@@ -147,7 +147,7 @@ class NodeStatus:
         kl = self.kl
         kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)  # refreshed on read
         node = kl.store.try_get("Node", None, kl.node_spec.name)
-        if node is not None:
+        if node is not None and kl.running and kl.can_reach_api():
             # status is posted every nodeStatusUpdateFrequency while reachable
             f = kl.config.nodeStatusUpdateFrequency
             k = math.floor((kl.kernel.now - self.reachable_since) / f + 1e-9)

@@ -195,4 +195,3 @@ class RuntimeHealth:
             kl.store.update(new, by="kubelet", subresource="status")
         except ApiError:
             pass
-        kl.eviction.standin_condition_taints()  # STAND-IN for the node lifecycle controller (see there)

@@ -27,8 +27,12 @@ class Strategy:
         if self.info.has_status:
             new["status"] = old.get("status", {})
 
-    def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
-        pass
+    def prepare_for_status_update(self, new: Obj, old: Obj, written: Obj) -> None:
+        """``new`` is the stored object with the written status. The apps kinds' status strategies reset only
+        spec and labels (pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy), so annotations
+        written with the status persist (the deployment controller's revision annotation)."""
+        if self.info.api_version == "apps/v1" and "annotations" in written.get("metadata", {}):
+            new["metadata"]["annotations"] = written["metadata"]["annotations"]
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validation.validate(obj)

@@ -19,8 +19,13 @@ the nodes for which that tick could change something:
 
 For a node the polling controller would have looked at in between, that look only moved the probe timestamp to
 the tick at which it first saw the newest renewTime; the evaluation computes that tick (the renewTime rounded
-up to the grid), so the node's probe, and everything that follows from it, is the polling controller's. A
-healthy node costs nothing: its kubelet's renewals are computed, and ``renewing()`` says they go on.
+up to the grid), so the node's probe, and everything that follows from it, is the polling controller's
+(tests/test_nodelifecycle.py runs both and compares the traces). A healthy node costs nothing: its kubelet's
+renewals are computed, and ``renewing()`` says they go on.
+
+Two timing facts worth knowing when reading a trace: the pass that sets a node Unknown queues its NoExecute
+taint only at the next pass (processTaintBaseEviction looks at the Ready condition as the pass found it), and a
+pass at tick t runs after every other event at t (``late_call_at``): it sees the writes made at t.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
+
+import simpy
 
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
@@ -66,6 +73,22 @@ NO_CONDITION_RETRY = 0.05    # the tainting pass retries a node without Ready co
 EXCLUDE_DISRUPTION = "node.kubernetes.io/exclude-disruption"   # labelNodeDisruptionExclusion
 
 INITIAL, NORMAL, FULL, PARTIAL = "Initial", "Normal", "FullDisruption", "PartialDisruption"
+
+
+LATE = 2   # SimPy priority after NORMAL (1): see late_call_at
+
+
+def late_call_at(kernel: Kernel, t: float, fn: Callable[[], Any]) -> simpy.Event:
+    """Run ``fn`` at ``t`` after everything else that happens at ``t`` (writes and the watch deliveries they
+    cause are NORMAL-priority events). A controller's periodic pass at t thus sees every write made at t, as a
+    convention for what upstream leaves to goroutine timing. Cancel with ``kernel.cancel``."""
+    ev = simpy.Event(kernel)
+    ev._ok = True
+    ev._value = None
+    ev.callbacks.append(kernel._reap)
+    ev.callbacks.append(lambda _ev: None if getattr(_ev, "cancelled", False) else fn())
+    kernel.schedule(ev, priority=LATE, delay=max(t - kernel.now, 0.0))
+    return ev
 
 
 def _f32(x: float) -> float:
@@ -383,7 +406,7 @@ class NodeLifecycleController:
         if tick < self._timer_at - 1e-9:
             self.kernel.cancel(self._timer)
             self._timer_at = tick
-            self._timer = self.kernel.call_at(tick, lambda: self._run_pass(tick))
+            self._timer = late_call_at(self.kernel, tick, lambda: self._run_pass(tick))
 
     def _run_pass(self, tick: float) -> None:
         self._timer = None
@@ -596,9 +619,9 @@ class NodeLifecycleController:
         new = clone(fresh)
         new["metadata"].pop("resourceVersion", None)
         if taints:
-            new["spec"]["taints"] = taints
+            new.setdefault("spec", {})["taints"] = taints
         else:
-            new["spec"].pop("taints", None)
+            new.get("spec", {}).pop("taints", None)
         try:
             self.store.update(new, by=NAME, verb="patch")
         except ApiError:
@@ -643,7 +666,7 @@ class NodeLifecycleController:
             key = CONDITION_TAINTS.get(c.get("type", ""), {}).get(c.get("status", ""))
             if key:
                 want.append({"key": key, "effect": "NoSchedule"})
-        if node["spec"].get("unschedulable"):
+        if node.get("spec", {}).get("unschedulable"):
             want.append({"key": TAINT_UNSCHEDULABLE, "effect": "NoSchedule"})
         have = [t for t in _taints(node) if t.get("effect") == "NoSchedule" and
                 (t.get("key") == TAINT_UNSCHEDULABLE or t.get("key") in CONDITION_TAINT_KEYS)]
@@ -674,7 +697,7 @@ class NodeLifecycleController:
             return
         self.kernel.cancel(self._taint_timer)
         self._taint_at = at
-        self._taint_timer = self.kernel.call_at(at, self._taint_timer_fired)
+        self._taint_timer = late_call_at(self.kernel, at, self._taint_timer_fired)
 
     def _taint_timer_fired(self) -> None:
         self._taint_timer = None

@@ -24,6 +24,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone, get_condition
 from podlife.api.store import DELETED, DeleteOptions, Store
 from podlife.config import ControllerManagerConfiguration
+from podlife.controlplane.controllers.nodelifecycle import late_call_at
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -175,7 +176,7 @@ class PodGCController:
         if at < self._timer_at - 1e-9:
             self.kernel.cancel(self._timer)
             self._timer_at = at
-            self._timer = self.kernel.call_at(at, lambda: self._gc(at))
+            self._timer = late_call_at(self.kernel, at, lambda: self._gc(at))
 
     # ---- the pass ------------------------------------------------------------------------------------
 

@@ -200,14 +200,16 @@ def is_pod_active(pod: Obj) -> bool:
 
 
 def is_pod_available(trace: Trace, pod: Obj, min_ready_seconds: int, now: float) -> bool:
-    """podutil.IsPodAvailable: ready, and ready since before now - minReadySeconds (lastTransitionTime has
-    second precision, so a pod ready at 10.4 s counts from 10 s)."""
+    """podutil.IsPodAvailable: ready, and lastTransitionTime + minReadySeconds before now. lastTransitionTime
+    has second precision (a pod ready at 10.4 s counts from 10 s). Upstream compares strictly with the
+    controller's clock, which is always some latency past the instant the kubelet wrote; in virtual time
+    both can be the same instant, so equality counts as before."""
     if not is_pod_ready(pod):
         return False
     if not min_ready_seconds:
         return True
     t = parse_time(trace, pod_condition(pod, "Ready").get("lastTransitionTime"))  # type: ignore[union-attr]
-    return t is not None and t + min_ready_seconds < now
+    return t is not None and t + min_ready_seconds <= now
 
 
 def pod_key(pod: Obj) -> str:

@@ -267,11 +267,11 @@ class TaintEvictionController:
                 return
         new = clone(pod)
         new["metadata"].pop("resourceVersion", None)
-        conds = [c for c in new["status"].get("conditions") or () if c.get("type") != "DisruptionTarget"]
+        conds = list(new["status"].get("conditions") or ())
         if old is None:
-            conds = list(new["status"].get("conditions") or ()) + [cond]
+            conds.append(cond)
         else:
-            conds = [cond if c.get("type") == "DisruptionTarget" else c for c in new["status"]["conditions"]]
+            conds = [cond if c.get("type") == "DisruptionTarget" else c for c in conds]
         new["status"]["conditions"] = conds
         try:
             self.store.update(new, by=self.name, subresource="status", verb="patch")

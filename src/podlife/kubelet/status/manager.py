@@ -93,7 +93,9 @@ class StatusManager:
         cached = self.statuses.get(uid)
         if cached is not None:
             version, status = cached
-            merged = self._merge(api.get("status", {}), status)
+            # podDeletionSafety.PodCouldHaveRunningContainers (1.22+): the pod worker has not stopped them all
+            could_run = kl.profile_modern_deletion() and not kl.pod_workers.is_terminated(uid)
+            merged = self._merge(api.get("status", {}), status, could_run)
             if merged != api.get("status"):
                 new = clone(api)
                 new["status"] = merged
@@ -107,12 +109,29 @@ class StatusManager:
             self._maybe_delete(api)
 
     @staticmethod
-    def _merge(api_status: Obj, status: Obj) -> Obj:
-        """mergePodStatus: the kubelet's conditions replace the API's; others' conditions stay."""
+    def _merge(api_status: Obj, status: Obj, could_run: bool = False) -> Obj:
+        """mergePodStatus: the kubelet's conditions replace the API's; others' conditions stay. DisruptionTarget,
+        which the kubelet shares, is replaced or added only as the pod turns terminal with all its containers
+        stopped; while they may still run (``could_run``, 1.22+) a terminal phase, reason and message wait."""
         merged = dict(status)
+        terminal = ("Failed", "Succeeded")
+        to_terminal = api_status.get("phase") not in terminal and status.get("phase") in terminal
         others = [c for c in api_status.get("conditions") or () if c["type"] not in KUBELET_CONDITIONS]
+        if any(c["type"] not in KUBELET_CONDITIONS for c in status.get("conditions") or ()):
+            merged["conditions"] = [c for c in status["conditions"] if c["type"] in KUBELET_CONDITIONS]
+            for c in status["conditions"]:
+                if c["type"] == "DisruptionTarget" and to_terminal and not could_run:
+                    # statusutil.ReplaceOrAppendPodCondition
+                    i = next((i for i, o in enumerate(others) if o["type"] == c["type"]), None)
+                    others = others + [c] if i is None else others[:i] + [c] + others[i + 1:]
         if others:
-            merged["conditions"] = list(status.get("conditions") or ()) + others
+            merged["conditions"] = list(merged.get("conditions") or ()) + others
+        if to_terminal and could_run:
+            for k in ("phase", "reason", "message"):
+                if k in api_status:
+                    merged[k] = api_status[k]
+                else:
+                    merged.pop(k, None)
         if api_status.get("phase") in ("Failed", "Succeeded") and status.get("phase") not in ("Failed", "Succeeded"):
             merged["phase"] = api_status["phase"]  # a terminal phase is never left
         for k in ("nominatedNodeName",):
