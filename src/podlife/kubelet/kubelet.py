@@ -22,7 +22,7 @@ from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
-from podlife.kubelet.podworkers import SYNC, KillPodOptions, PodSyncStatus, PodWorkers
+from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus, PodWorkers
 from podlife.kubelet.prober import ProbeManager
 from podlife.kubelet.remote import RemoteRuntime
 from podlife.kubelet.eviction import EvictionManager
@@ -31,7 +31,7 @@ from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
 from podlife.kubelet.status.manager import StatusManager
 from podlife.runtime.containerd import ContainerdRuntime
-from podlife.runtime.cri import RUNNING, Container
+from podlife.runtime.cri import Container
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
@@ -230,9 +230,18 @@ class Kubelet:
         self.pod_manager[uid] = pod
         if prev is None and type_ == "ADDED":
             self.log("sync_add", pod)
-            # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler), rejectPod when refused
-            if pod.get("status", {}).get("phase") not in ("Failed", "Succeeded") and not self.eviction.admit(pod):
-                return
+            if pod.get("status", {}).get("phase") in ("Failed", "Succeeded"):
+                if not self.runtime_manager.running(uid):
+                    # a pod terminal in the API whose containers have all stopped (an evicted pod, seen again by
+                    # a restarted kubelet) is never started again: pod_workers.go UpdatePod records it terminated
+                    # (1.22+, issue #105523); <=1.21 dispatchWork skips it (podIsTerminated)
+                    modern = self.profile_modern_deletion()
+                    self.pod_workers.statuses[uid] = PodSyncStatus(uid, pod, state=TERMINATED if modern else FINISHED)
+                    if modern:
+                        self.pod_workers.update_pod(pod, "create")
+                    return
+            elif not self.eviction.admit(pod):
+                return  # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler) refused, rejectPod
             self.pod_workers.update_pod(pod, "create")
             return
         if prev is not None and not _differ_semantically(prev, pod):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from podlife.api.errors import ApiError
-from podlife.api.meta import KINDS, Obj, clone, kind_from_name, ref_of
+from podlife.api.meta import KINDS, clone, kind_from_name, ref_of
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
 from podlife.scenario.model import Action

@@ -11,10 +11,12 @@ from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
 from podlife.scenario.actions import USER, apply_action
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate
+from podlife.scenario.faults import MODELLED
 from podlife.scenario.model import Manifest, Scenario
 
 MAX_SECONDS = 3600.0
-from podlife.scenario.faults import MODELLED as SUPPORTED_FAULTS  # noqa: E402
+
+SUPPORTED_FAULTS = MODELLED  # the loader refuses the other fault types
 
 
 @dataclass

@@ -107,8 +107,8 @@ def scaled_value(v: Any, total: int, round_up: bool) -> int:
         return v
     s = str(v)
     if not s.endswith("%"):
-        raise ApiError(500, "InternalError", f'invalid value for IntOrString: invalid type: string is not a '
-                                             f'percentage')
+        raise ApiError(500, "InternalError", 'invalid value for IntOrString: invalid type: string is not a '
+                                             'percentage')
     p = int(s[:-1])
     return -(-p * total // 100) if round_up else p * total // 100
 

@@ -48,7 +48,7 @@ def execute_prestop(kl: Kubelet, pod: Obj, c: Container, spec: Obj, grace: int) 
         err = hook.value
         if err:
             kl.log("prestop_failed", pod, error=err, **ctx)
-            kl.events.container_event(pod, c.name, "Warning", "FailedPreStopHook", f"PreStopHook failed")
+            kl.events.container_event(pod, c.name, "Warning", "FailedPreStopHook", "PreStopHook failed")
             kl.trace.emit("hook", object=c.pod_ref, container=c.name, hook="preStop", phase="failed")
         else:
             kl.log("prestop_completed", pod, **ctx)
