@@ -318,3 +318,14 @@ def test_healthy_node_looks_only_when_usage_changes(tmp_path, monkeypatch):
     # heal at 1200.5 s → 1210 s. Nothing met, nothing held: no other look in the hour
     assert looks == [0.0, 10.0, 610.0, 1210.0]
     assert r.end == 3600.0
+
+
+def test_restarted_kubelet_does_not_start_an_evicted_pod_again(tmp_path):
+    r = run_text(tmp_path, scenario("1.34", "90s", "{evictionHard: {memory.available: 500Mi}}", HARD_POD, """
+    - {at: 35s, fault: {type: MemoryUsage, node: node-1, value: 7800Mi, for: 10s}}
+    - {at: 60s, fault: {type: KubeletRestart, node: node-1}}
+"""))
+    # evicted at 40 s; the new kubelet (60 s) sees a pod terminal in the API whose containers have all stopped:
+    # it records it terminated and never starts it again (pod_workers.go UpdatePod, issue #105523)
+    assert [x["t"] for x in records(r, "runtime", object="Pod/default/app", op="start")] == [0.1]
+    assert pod(r, "app")["status"]["phase"] in ("Failed", "Succeeded")

@@ -82,6 +82,7 @@ CONDITION_TO_TAINT = {"MemoryPressure": "node.kubernetes.io/memory-pressure",
                       "PIDPressure": "node.kubernetes.io/pid-pressure"}
 
 REASON = "Evicted"                                   # helpers.go Reason
+MONITORING_PERIOD = 10.0                             # kubelet.go evictionMonitoringPeriod
 POD_CLEANUP_TIMEOUT = 30.0                           # eviction_manager.go podCleanupTimeout
 POD_CLEANUP_POLL = 1.0                               # podCleanupPollFreq
 KILL_TIMEOUT_MIN = 10                                # kubelet_pods.go killPodNow: minTimeout
@@ -181,14 +182,12 @@ def pod_priority(pod: Obj) -> int:
 
 
 def _tolerates(tolerations: list[Obj], key: str, effect: str) -> bool:
-    """TolerationsTolerateTaint for a taint with no value."""
+    """TolerationsTolerateTaint / Toleration.ToleratesTaint for a taint with no value."""
     for t in tolerations or ():
-        if t.get("effect") and t["effect"] != effect:
+        if (t.get("effect") and t["effect"] != effect) or (t.get("key") and t["key"] != key):
             continue
-        if t.get("operator") == "Exists":
-            if not t.get("key") or t["key"] == key:
-                return True
-        elif t.get("key") == key and not t.get("value"):
+        op = t.get("operator") or "Equal"
+        if op == "Exists" or (op == "Equal" and not t.get("value")):
             return True
     return False
 
@@ -255,7 +254,8 @@ class EvictionManager:
 
     def _loop(self) -> Gen:
         kl = self.kl
-        period = kl.config.evictionMonitoringPeriod
+        # kubelet.go evictionMonitoringPeriod (a constant upstream; a non-positive setting falls back to it)
+        period = kl.config.evictionMonitoringPeriod if kl.config.evictionMonitoringPeriod > 0 else MONITORING_PERIOD
         while True:
             evicted = yield from self._synchronize()
             if evicted:
@@ -263,7 +263,7 @@ class EvictionManager:
                 yield from self._wait_for_pods_cleanup(evicted)
                 continue  # upstream looks again at once
             self._anchor = kl.kernel.now
-            if self._ticking() or period <= 0:
+            if self._ticking():
                 yield kl.kernel.timeout(period)
                 continue
             # nothing met, no pressure held: the next look can only find something new after a change
@@ -319,10 +319,10 @@ class EvictionManager:
         out[PID_AVAILABLE] = Observation(PID_MAX - running, PID_MAX)
         return out
 
-    def _pod_stats(self, pod: Obj) -> _PodStats:
+    def _pod_stats(self, pod: Obj, with_sandbox: set[str]) -> _PodStats:
         kl = self.kl
         uid = pod["metadata"]["uid"]
-        if not any(sb.state == SANDBOX_READY for sb in kl.runtime.pod_sandboxes(uid)):
+        if uid not in with_sandbox:
             return _PodStats(False)
         st = _PodStats(True)
         for c in kl.runtime.pod_containers(uid):
@@ -384,7 +384,8 @@ class EvictionManager:
         if not active:
             kl.log("ev_no_pods", None)
             return None
-        stats = {p["metadata"]["uid"]: self._pod_stats(p) for p in active}
+        with_sandbox = {sb.pod_uid for sb in kl.runtime.sandboxes.values() if sb.state == SANDBOX_READY}
+        stats = {p["metadata"]["uid"]: self._pod_stats(p, with_sandbox) for p in active}
         ranked = self.rank(to_reclaim.signal, active, stats)
         kl.log("ev_ranked", None, **self._pods_ctx(ranked))
         for pod in ranked:
