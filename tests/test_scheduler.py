@@ -37,13 +37,26 @@ spec:
 def test_fit_unschedulable_and_retry(tmp_path):
     r = run_text(tmp_path, SCENARIO)
     binds = [(x["t"], x["object"], x["node"]) for x in records(r, "api", verb="bind")]
-    # a and b each take one node (least allocated: the emptier node wins, ties by name); c fits nowhere
-    # until a is gone: a stops 0.1 s after SIGTERM at 10 s and is removed then, and c binds at once
-    assert binds == [(0.0, "Pod/default/a", "n0"), (0.0, "Pod/default/b", "n1"), (10.1, "Pod/default/c", "n0")]
+    # a: both nodes score the same (empty), so selectHost draws one (reservoir sampling, seeded); b then goes to
+    # the other, emptier node (LeastAllocated: (1000-600-600)<0 → 0 on a's node vs (1000-600)*100/1000=40);
+    # c fits nowhere until a is gone: a stops 0.1 s after SIGTERM at 10 s, and c binds at once to a's node
+    (ta, pa, na), (tb, pb, nb), (tc, pc, nc) = binds
+    assert (ta, pa, tb, pb, tc, pc) == (0.0, "Pod/default/a", 0.0, "Pod/default/b", 10.1, "Pod/default/c")
+    assert {na, nb} == {"n0", "n1"} and nc == na
     failed = [(e["t"], e["object"], e["message"]) for e in records(r, "event", reason="FailedScheduling")]
-    assert failed[0] == (0.0, "Pod/default/c", "0/2 nodes are available: 2 Insufficient cpu.")
+    # 1.24+ (PR #107775): FitError + " " + DefaultPreemption's message; Insufficient cpu is Unschedulable
+    # (preemption might help: "No preemption victims"), a selector mismatch is UnschedulableAndUnresolvable
+    assert failed[0] == (0.0, "Pod/default/c", "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes "
+                                               "are available: 2 No preemption victims found for incoming pod..")
     assert (0.0, "Pod/default/pinned",
-            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.") in failed
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes "
+            "are available: 2 Preemption is not helpful for scheduling..") in failed
     cond = records(r, "condition", object="Pod/default/c", conditionType="PodScheduled")
     assert [(x["t"], x["status"], x["reason"]) for x in cond] == [(0.0, "False", "Unschedulable"),
                                                                    (10.1, "True", None)]
+
+
+def test_fit_error_before_1_24_has_no_preemption_suffix(tmp_path):
+    r = run_text(tmp_path, SCENARIO, version="1.23")
+    failed = [(e["object"], e["message"]) for e in records(r, "event", reason="FailedScheduling")]
+    assert ("Pod/default/c", "0/2 nodes are available: 2 Insufficient cpu.") in failed

@@ -47,17 +47,25 @@ class Cluster:
                            history_size=self.api_server_config.watchHistorySize)
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
-        self.store.admission = admission.default_plugins(self.api_server_config)
+        self.store.admission = admission.default_plugins(
+            self.api_server_config, self.store, preemption_policy=self.profile.priority_preemption_policy)
         # who is told when a kubelet's computed Lease renewals stop or resume (NodeStatus.renewals_changed)
         self.store.lease_observers = []
-        self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration())
+        # the Job registry strategy generates batch.kubernetes.io/ labels from 1.27 (podlife.api.registry.job)
+        self.store.job_prefixed_labels = self.profile.job_prefixed_labels
+        self.scheduler = Scheduler(self.kernel, self.trace, self.store, scheduler or SchedulerConfiguration(),
+                                   profile=self.profile)
         self.scheduler.start()
         # controller-manager: each controller has start(); they talk to the rest only through the store
         self.controllers: list = []
         from podlife.controlplane.controllers.deployment import DeploymentController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.replicaset import ReplicaSetController
-        for ctrl_cls in (ReplicaSetController, DeploymentController, GarbageCollector):
+        from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.statefulset import StatefulSetController
+        from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
+        for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
+                         EndpointsController, EndpointSliceController, GarbageCollector):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

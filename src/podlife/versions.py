@@ -155,6 +155,55 @@ RULES: tuple[Rule, ...] = (
                               "replica set's event stays 'Scaled up replica set X to N'"),
         Change(31, "from-to", "PR #125118: 'Scaled up replica set X from M to N'; a new replica set: 'from 0 to N'"),
     )),
+    Rule("fit_error_preemption_suffix", "FailedScheduling message ends with DefaultPreemption's 'preemption: ...'", (
+        Change(18, False, "the PostFilter message is not part of the FitError"),
+        Change(24, True, "PR #107775: FitError.Error() appends Diagnosis.PostFilterMsg"),
+    )),
+    Rule("priority_preemption_policy", "the Priority admission plugin copies the class's preemptionPolicy", (
+        Change(18, False, "NonPreemptingPriority alpha, off"),
+        Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
+    )),
+    Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
+        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2}, "v1beta1/v1beta2"),
+        Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
+               "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
+    )),
+    Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
+        Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
+        Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
+    )),
+    Rule("statefulset_available_replicas", "StatefulSet status.availableReplicas and spec.minReadySeconds", (
+        Change(18, False, "not available (1.22: KEP-2599 alpha, StatefulSetMinReadySeconds off)"),
+        Change(23, True, "KEP-2599 StatefulSetMinReadySeconds beta, on by default"),
+    )),
+    Rule("job_prefixed_labels", "the Job registry labels pods batch.kubernetes.io/controller-uid and job-name too", (
+        Change(18, False, "pkg/registry/batch/job/strategy.go generateSelector: controller-uid, job-name"),
+        Change(27, True, "PR #114930: batch.kubernetes.io/ prefixed labels added; selector on the prefixed uid"),
+    )),
+    Rule("job_tracking_finalizer", "Job pods carry batch.kubernetes.io/job-tracking; counts via uncountedTerminatedPods", (
+        Change(18, False, "pods counted while they exist (1.22 alpha; beta but off in 1.23-1.24, PR #109491)"),
+        Change(25, True, "PR #110948: JobTrackingWithFinalizers re-enabled by default (GA 1.26)"),
+    )),
+    Rule("job_delay_terminal_condition", "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
+        Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
+        Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
+    )),
+    Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
+        Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
+        Change(24, 1.0, "KEP-2879 JobReadyPods beta: podUpdateBatchPeriod 1 s (later syncJobBatchPeriod)"),
+    )),
+    Rule("job_status_terminating", "Job status.terminating counts pods being deleted", (
+        Change(18, False, "no such field"),
+        Change(29, True, "KEP-3939 JobPodReplacementPolicy beta, on by default"),
+    )),
+    Rule("endpoint_terminating_condition", "EndpointSlices keep terminating pods with serving/terminating", (
+        Change(18, False, "ShouldPodBeInEndpoints drops pods with a deletionTimestamp; conditions: ready only"),
+        Change(22, True, "KEP-1672 EndpointSliceTerminatingCondition beta, on by default (alpha 1.20, GA 1.26)"),
+    )),
+    Rule("endpointslice_api", "EndpointSlice version the controller writes", (
+        Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
+        Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),
+    )),
 )
 
 _BY_NAME = {r.name: r for r in RULES}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from podlife.api.errors import ApiError
 from podlife.api.meta import Obj
 from podlife.config import ApiServerConfiguration
 
@@ -72,8 +73,79 @@ class DefaultTolerationSeconds:
                                            "tolerationSeconds": self.unreachable_seconds})
 
 
-def default_plugins(config: ApiServerConfiguration) -> list[Plugin]:
-    """The default-enabled mutating plugins podlife models (kube-apiserver's DefaultTolerationSeconds is on by
-    default in every modelled version)."""
-    return [DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
+# pkg/apis/scheduling SystemPriorityClasses: created by the apiserver at start-up, resolvable before that too
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+
+
+def forbidden(resource: str, name: str, why: str) -> ApiError:
+    """apimachinery errors.NewForbidden (what admission.NewForbidden returns)."""
+    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')
+
+
+class Priority:
+    """plugin/pkg/admission/priority admitPod, on pod create: spec.priority (and spec.preemptionPolicy, when
+    NonPreemptingPriority is on) from the PriorityClass named by spec.priorityClassName; with no name, from the
+    globalDefault class (the lowest value if several), whose name is then written into the pod, else 0. An
+    unknown class, or a spec.priority / preemptionPolicy that differs from the class's, is Forbidden."""
+
+    def __init__(self, store: Any, preemption_policy: bool = True) -> None:
+        self.store = store
+        self.preemption_policy = preemption_policy
+
+    def _class(self, name: str) -> tuple[int, str | None] | None:
+        pc = self.store.try_get("PriorityClass", None, name) if self.store is not None else None
+        if pc is not None:
+            return int(pc.get("value", 0)), pc.get("preemptionPolicy") or "PreemptLowerPriority"
+        if name in SYSTEM_PRIORITY_CLASSES:
+            return SYSTEM_PRIORITY_CLASSES[name], "PreemptLowerPriority"
+        return None
+
+    def _default(self) -> tuple[str, int, str | None]:
+        """getDefaultPriorityClass: the globalDefault class with the lowest value."""
+        best = None
+        for pc in self.store.list("PriorityClass") if self.store is not None else ():
+            if pc.get("globalDefault") and (best is None or int(pc.get("value", 0)) < int(best.get("value", 0))):
+                best = pc
+        if best is None:
+            return "", 0, None    # scheduling.DefaultPriorityWhenNoDefaultClassExists
+        return (best["metadata"]["name"], int(best.get("value", 0)),
+                best.get("preemptionPolicy") or "PreemptLowerPriority")
+
+    def admit(self, obj: Obj) -> None:
+        if obj.get("kind") != "Pod":
+            return
+        spec = obj.setdefault("spec", {})
+        name = (obj.get("metadata") or {}).get("name") or ""
+        cls = spec.get("priorityClassName") or ""
+        if not cls:
+            cls, priority, policy = self._default()
+            spec["priorityClassName"] = cls
+            if not cls:
+                spec.pop("priorityClassName")
+        else:
+            found = self._class(cls)
+            if found is None:
+                raise forbidden("pods", name, f"no PriorityClass with name {cls} was found")
+            priority, policy = found
+        given = spec.get("priority")
+        if given is not None and given != priority:
+            raise forbidden("pods", name, f"the integer value of priority ({given}) must not be provided in pod "
+                                          f"spec; priority admission controller computed {priority} from the "
+                                          "given PriorityClass name")
+        spec["priority"] = priority
+        if self.preemption_policy and policy is not None:
+            if spec.get("preemptionPolicy") not in (None, policy):
+                raise forbidden("pods", name, f"the string value of PreemptionPolicy ({spec['preemptionPolicy']}) "
+                                              f"must not be provided in pod spec; priority admission controller "
+                                              f"computed {policy} from the given PriorityClass name")
+            spec["preemptionPolicy"] = policy
+
+
+def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
+                    preemption_policy: bool = True) -> list[Plugin]:
+    """The default-enabled mutating plugins podlife models, in kube-apiserver's order (Priority before
+    DefaultTolerationSeconds; both on by default in every modelled version). ``preemption_policy``: the
+    NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
+    return [Priority(store, preemption_policy),
+            DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds)]

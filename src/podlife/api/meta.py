@@ -26,6 +26,8 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("Pod", "v1", "pods", True, False, True),
     KindInfo("Event", "v1", "events", True, False, False),
     KindInfo("Service", "v1", "services", True, False, True),
+    KindInfo("Endpoints", "v1", "endpoints", True, False, False),
+    KindInfo("EndpointSlice", "discovery.k8s.io/v1", "endpointslices", True, False, False),
     KindInfo("ConfigMap", "v1", "configmaps", True, False, False),
     KindInfo("Secret", "v1", "secrets", True, False, False),
     KindInfo("ServiceAccount", "v1", "serviceaccounts", True, False, False),
@@ -41,7 +43,8 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
 # kubectl-style names accepted in scenario references (pod/web-0, deploy/web, rs/x, sts/x, ...)
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
-            "pc": "PriorityClass", "sa": "ServiceAccount"}
+            "pc": "PriorityClass", "sa": "ServiceAccount",
+            "ep": "Endpoints", "eps": "EndpointSlice"}
 
 
 def kind_from_name(name: str) -> str | None:

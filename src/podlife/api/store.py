@@ -193,7 +193,8 @@ class Store:
             raise errors.already_exists(_resource(kind), md["name"])
         if dry_run:
             return obj
-        md["uid"] = self._new_uid()
+        # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
+        md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid()
         md["creationTimestamp"] = self.trace.timestamp()
         if info.has_generation:
             md["generation"] = 1

@@ -40,7 +40,8 @@ class Scheduler:
     trace: Trace
     store: Store
     config: SchedulerConfiguration
-    fit_error_suffix: bool = False      # 1.24+: "preemption: ..." after the fit error (PR #107775)
+    profile: Any = None                 # podlife.versions.Profile (None: the newest behaviour)
+    fit_error_suffix: bool = True       # 1.24+: "preemption: ..." after the fit error (PR #107775)
     cache: plugins.NodeCache = field(init=False)
     _active: list[tuple[int, int, str]] = field(default_factory=list)
     _pods: dict[str, _QueuedPod] = field(default_factory=dict)
@@ -50,6 +51,12 @@ class Scheduler:
     def __post_init__(self) -> None:
         self.cache = plugins.NodeCache()
         self.events = EventRecorder(self.store, SCHEDULER_NAME)
+        self.rng = self.kernel.rng("scheduler")
+        self.next_start_node_index = 0   # schedule_one.go nextStartNodeIndex: round-robin over the node list
+        self.weights = plugins.Weights()
+        if self.profile is not None:
+            self.fit_error_suffix = self.profile.fit_error_preemption_suffix
+            self.weights = plugins.Weights(**self.profile.score_weights)
 
     def start(self) -> None:
         self.store.watch("Node", self._on_node)
@@ -156,7 +163,7 @@ class Scheduler:
 
     def _schedule_one(self, pod: Obj, q: _QueuedPod) -> None:
         q.attempts += 1
-        node, diagnosis = plugins.find_node(pod, self.cache)
+        node, diagnosis = self.find_node(pod)
         if node is None:
             self._unschedulable(pod, q, diagnosis)
             return
@@ -170,11 +177,91 @@ class Scheduler:
         self._pods.pop(q.uid, None)
         self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
 
+    # ---- schedule_one.go schedulePod ---------------------------------------------------------------
+
+    def default_selector(self, pod: Obj) -> dict | None:
+        """podtopologyspread helper.DefaultSelector: the label selectors of the Services selecting the pod and
+        of its ReplicaSet / StatefulSet owner, merged (matchLabels only for Services)."""
+        md = pod["metadata"]
+        labels = md.get("labels") or {}
+        ns = md.get("namespace", "")
+        match_labels: dict[str, str] = {}
+        exprs: list = []
+        for svc in self.store.list("Service", ns):
+            sel = (svc.get("spec") or {}).get("selector") or {}
+            if sel and all(labels.get(k) == v for k, v in sel.items()):
+                match_labels.update(sel)
+        for ref in md.get("ownerReferences") or ():
+            if ref.get("controller") and ref.get("kind") in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+                owner = self.store.try_get(ref["kind"], ns, ref["name"])
+                sel = ((owner or {}).get("spec") or {}).get("selector") or {}
+                if ref["kind"] == "ReplicationController":
+                    match_labels.update(sel)
+                else:
+                    match_labels.update(sel.get("matchLabels") or {})
+                    exprs += sel.get("matchExpressions") or []
+        if not match_labels and not exprs:
+            return None
+        return {"matchLabels": match_labels, "matchExpressions": exprs}
+
+    def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis]:
+        """findNodesThatFitPod + prioritizeNodes + selectHost."""
+        spec = pod["spec"]
+        default_sel = None if spec.get("topologySpreadConstraints") else self.default_selector(pod)
+        ctx = plugins.PodContext(pod, self.cache, default_sel)
+        nodes = self.cache.ordered()
+        n = len(nodes)
+        diag = plugins.Diagnosis()
+        if n == 0:
+            return None, diag
+        # findNodesThatPassFilters: check nodes from nextStartNodeIndex round-robin until enough are feasible
+        want = plugins.num_feasible_nodes_to_find(self.config.percentageOfNodesToScore, n)
+        feasible: list[plugins.NodeInfo] = []
+        start = self.next_start_node_index
+        processed = 0
+        filter_node = plugins.filter_node
+        for k in range(n):
+            info = nodes[(start + k) % n]
+            processed += 1
+            why = filter_node(ctx, info)
+            if why is None:
+                feasible.append(info)
+                if len(feasible) >= want:
+                    break
+                continue
+            reasons, resolvable = why
+            for r in reasons:
+                diag.reasons[r] += 1
+            if resolvable:
+                diag.resolvable += 1
+            else:
+                diag.unresolvable += 1
+        self.next_start_node_index = (start + processed) % n
+        if not feasible:
+            return None, diag
+        if len(feasible) == 1:
+            return feasible[0].name, diag   # schedulePod: one feasible node is used without scoring
+        scores = plugins.score_nodes(ctx, feasible, self.cache, self.weights)
+        # selectHost: the highest total; ties broken by reservoir sampling (each of the c best so far wins
+        # with probability 1/c), drawn from the scheduler's seeded generator
+        best, chosen, count = scores[0], 0, 1
+        rand = self.rng.randrange
+        for i in range(1, len(scores)):
+            s = scores[i]
+            if s > best:
+                best, chosen, count = s, i, 1
+            elif s == best:
+                count += 1
+                if rand(count) == 0:
+                    chosen = i
+        return feasible[chosen].name, diag
+
     def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
-        msg = diagnosis.message(self.cache.node_count())
-        if self.fit_error_suffix:
-            msg += f" preemption: 0/{self.cache.node_count()} nodes are available: " \
-                   f"{self.cache.node_count()} No preemption victims found for incoming pod."
+        total = self.cache.node_count()
+        msg = diagnosis.message(total)
+        if self.fit_error_suffix and total:
+            # FitError.Error() + " " + DefaultPreemption's PostFilter message
+            msg += " " + diagnosis.preemption_message(total)
         backoff = min(self.config.podInitialBackoffSeconds * 2 ** (q.attempts - 1), self.config.podMaxBackoffSeconds)
         q.backoff_until = self.kernel.now + backoff
         q.unschedulable_since = self.kernel.now

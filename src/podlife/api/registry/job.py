@@ -1,0 +1,62 @@
+"""batch/v1 Job registry strategy: pkg/registry/batch/job/strategy.go.
+
+On create the API server fills the UID before validation (rest.BeforeCreate FillObjectMetaSystemFields), and
+the strategy generates the selector and the pod template labels from it unless spec.manualSelector is true
+(generateSelector). From 1.27 (PR #114930) the labels are also set with the batch.kubernetes.io/ prefix and
+the selector matches the prefixed controller-uid (versions rule ``job_prefixed_labels``; the Cluster tells
+the store through ``store.job_prefixed_labels``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api import defaults
+from podlife.api.meta import Obj
+from podlife.api.registry.generic import Strategy
+
+LEGACY_UID_LABEL = "controller-uid"
+LEGACY_NAME_LABEL = "job-name"
+UID_LABEL = "batch.kubernetes.io/controller-uid"
+NAME_LABEL = "batch.kubernetes.io/job-name"
+
+
+def generate_selector(job: Obj, prefixed: bool) -> None:
+    """strategy.go generateSelector: template labels and selector from the Job's UID and name."""
+    md = job["metadata"]
+    uid, name = md["uid"], md["name"]
+    spec = job.setdefault("spec", {})
+    tmpl = spec.setdefault("template", {})
+    tmd = tmpl.setdefault("metadata", {})
+    labels = tmd.get("labels")
+    if not isinstance(labels, dict):
+        labels = tmd["labels"] = {}
+    if prefixed:
+        labels.setdefault(UID_LABEL, uid)
+        labels.setdefault(NAME_LABEL, name)
+    # the legacy labels stay for compatibility (still set in 1.34)
+    labels.setdefault(LEGACY_UID_LABEL, uid)
+    labels.setdefault(LEGACY_NAME_LABEL, name)
+    key = UID_LABEL if prefixed else LEGACY_UID_LABEL
+    sel = spec.get("selector")
+    if not isinstance(sel, dict):
+        sel = spec["selector"] = {}
+    ml = sel.get("matchLabels")
+    if not isinstance(ml, dict):
+        ml = sel["matchLabels"] = {}
+    ml.setdefault(key, uid)
+
+
+class JobStrategy(Strategy):
+    fills_uid = True
+
+    def __init__(self) -> None:
+        super().__init__("Job")
+
+    def prepare_for_create(self, obj: Obj, store: Any) -> None:
+        obj.setdefault("apiVersion", self.info.api_version)
+        defaults.apply_defaults(obj)
+        obj["status"] = {}
+        obj["metadata"]["uid"] = store._new_uid()
+        if not (obj.get("spec") or {}).get("manualSelector"):
+            generate_selector(obj, bool(getattr(store, "job_prefixed_labels", True)))

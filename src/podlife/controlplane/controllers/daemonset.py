@@ -1,0 +1,427 @@
+"""DaemonSet controller: pkg/controller/daemon/daemon_controller.go (syncDaemonSet, manage, podsShouldBeOnNode,
+syncNodes, updateDaemonSetStatus, NodeShouldRunDaemonPod) and pkg/controller/daemon/util.
+
+One pod per eligible node: the node matches the template's nodeName, nodeSelector and required node affinity,
+and the pod tolerates the node's NoSchedule/NoExecute taints, counting the tolerations every daemon pod gets
+(AddOrUpdateDaemonPodTolerations). A pod is not bound by the controller: since 1.12 (ScheduleDaemonSetPods) it
+carries a required node affinity ``matchFields metadata.name In [node]`` (ReplaceDaemonSetPodNodeNameNodeAffinity)
+and the scheduler binds it. A node that stops fitting keeps its pod only while the pod tolerates its NoExecute
+taints; failed daemon pods are deleted (with a per-node backoff) and replaced; extra pods on a node are deleted.
+
+Not modelled: rolling updates (RollingUpdate/OnDelete replacement of pods of an old template), ControllerRevision
+objects, surge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api import selectors
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.store import DELETED, Store
+from podlife.controlplane.controllers.deployment import compute_hash
+from podlife.controlplane.controllers.replicaset import (
+    Expectations,
+    Key,
+    WorkQueue,
+    controller_ref,
+    is_pod_available,
+    is_pod_ready,
+    label_selector,
+    pod_from_template,
+    slow_start_batch,
+)
+from podlife.controlplane.controllers.tainteviction import tolerates_taint
+from podlife.controlplane.controllers.workload import PodIndex, claim_pods
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "daemonset-controller"
+BURST_REPLICAS = 250                       # daemon_controller.go BurstReplicas
+STATUS_UPDATE_RETRIES = 1                  # StatusUpdateRetries
+REVISION_LABEL = "controller-revision-hash"
+TEMPLATE_GENERATION_LABEL = "pod-template-generation"   # extensions.DaemonSetTemplateGenerationKey
+FAILED_BACKOFF_INITIAL = 1.0               # failedPodsBackoff: flowcontrol.NewBackOff(1s, 15min)
+FAILED_BACKOFF_MAX = 900.0
+
+
+def daemon_tolerations(spec: Obj) -> list[Obj]:
+    """util.AddOrUpdateDaemonPodTolerations, in its order: the pod's tolerations, each added one replacing an
+    equal (key, operator, effect) toleration."""
+    tols = [dict(t) for t in spec.get("tolerations") or ()]
+    adds = [("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
+            ("node.kubernetes.io/disk-pressure", "NoSchedule"), ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+            ("node.kubernetes.io/pid-pressure", "NoSchedule"), ("node.kubernetes.io/unschedulable", "NoSchedule")]
+    if spec.get("hostNetwork"):
+        adds.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
+    for key, effect in adds:
+        tol = {"key": key, "operator": "Exists", "effect": effect}
+        for i, t in enumerate(tols):
+            if t.get("key") == key and (t.get("operator") or "Equal") == "Exists" and t.get("effect") == effect:
+                tols[i] = tol  # AddOrUpdateTolerationInPodSpec: replaced in place
+                break
+        else:
+            tols.append(tol)
+    return tols
+
+
+def node_name_affinity(affinity: Obj | None, node: str) -> Obj:
+    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes one term selecting the
+    node by metadata.name, keeping the label expressions of the existing terms (each with the field term)."""
+    aff = clone(affinity) if affinity else {}
+    field = [{"key": "metadata.name", "operator": "In", "values": [node]}]
+    na = aff.setdefault("nodeAffinity", {})
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = (req or {}).get("nodeSelectorTerms") or []
+    if not terms:
+        na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [{"matchFields": field}]}
+        return aff
+    new_terms = []
+    for t in terms:
+        nt = {k: v for k, v in t.items() if k != "matchFields"}
+        nt["matchFields"] = field
+        new_terms.append(nt)
+    na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": new_terms}
+    return aff
+
+
+def _untolerated(taints: list[Obj], tolerations: list[Obj], effects: tuple[str, ...]) -> bool:
+    """v1helper.FindMatchingUntoleratedTaint with an effect filter."""
+    return any(t.get("effect") in effects and not any(tolerates_taint(tol, t) for tol in tolerations)
+               for t in taints)
+
+
+def should_run(node: Obj, ds: Obj) -> tuple[bool, bool]:
+    """NodeShouldRunDaemonPod: (shouldRun, shouldContinueRunning)."""
+    spec = (ds["spec"].get("template") or {}).get("spec") or {}
+    name = node["metadata"]["name"]
+    if spec.get("nodeName") and spec["nodeName"] != name:
+        return False, False
+    labels = node["metadata"].get("labels") or {}
+    sel = spec.get("nodeSelector") or {}
+    if any(labels.get(k) != v for k, v in sel.items()):
+        return False, False
+    req = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is not None and not selectors.matches_node_selector(req, labels, name):
+        return False, False
+    taints = list(node["spec"].get("taints") or ())
+    tols = daemon_tolerations(spec)
+    if _untolerated(taints, tols, ("NoSchedule", "NoExecute")):
+        return False, not _untolerated(taints, tols, ("NoExecute",))
+    return True, True
+
+
+def target_node(pod: Obj) -> str | None:
+    """util.GetTargetNodeName: spec.nodeName, else the node its matchFields affinity names."""
+    if pod["spec"].get("nodeName"):
+        return pod["spec"]["nodeName"]
+    req = (((pod["spec"].get("affinity") or {}).get("nodeAffinity") or {})
+           .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    for term in req.get("nodeSelectorTerms") or ():
+        for f in term.get("matchFields") or ():
+            if f.get("key") == "metadata.name" and f.get("operator") == "In" and len(f.get("values") or ()) == 1:
+                return f["values"][0]
+    return None
+
+
+class DaemonSetController:
+    """pkg/controller/daemon DaemonSetsController."""
+
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.events = EventRecorder(store, COMPONENT)
+        self.expectations = Expectations(kernel)
+        self.queue = WorkQueue(kernel, self._sync)
+        self.dss: dict[Key, Obj] = {}
+        self.nodes: dict[str, Obj] = {}
+        self.index = PodIndex()
+        self.failed_backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, last)
+
+    def start(self) -> None:
+        for node in self.store.list("Node"):
+            self.nodes[node["metadata"]["name"]] = node
+        for pod in self.store.list("Pod"):
+            self.index.update(pod, None)
+        for ds in self.store.list("DaemonSet"):
+            self.dss[_key(ds)] = ds
+            self.queue.add(_key(ds))
+        self.store.watch("DaemonSet", self._on_ds)
+        self.store.watch("Pod", self._on_pod)
+        self.store.watch("Node", self._on_node)
+
+    # ---- event handlers ----------------------------------------------------------------------------------
+
+    def _on_ds(self, type_: str, ds: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.dss.pop(_key(ds), None)
+            self.expectations.delete(_skey(ds))
+        else:
+            self.dss[_key(ds)] = ds
+        self.queue.add(_key(ds))
+
+    def _on_node(self, type_: str, node: Obj, old: Obj | None) -> None:
+        name = node["metadata"]["name"]
+        if type_ == DELETED:
+            self.nodes.pop(name, None)
+            return
+        self.nodes[name] = node
+        for key in sorted(self.dss):
+            ds = self.dss[key]
+            if type_ == "ADDED" or old is None:
+                if should_run(node, ds)[0]:
+                    self.queue.add(key)  # addNode
+            elif should_run(old, ds) != should_run(node, ds):
+                self.queue.add(key)      # updateNode: only when the node's fit changed
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.index.update(None, pod)
+            ds = self._resolve(pod)
+            if ds is not None:
+                self.expectations.deletion_observed(_skey(ds), _pod_key(pod))
+                self.queue.add(_key(ds))
+            return
+        self.index.update(pod, old if type_ != "ADDED" else None)
+        ds = self._resolve(pod)
+        if type_ == "ADDED" or old is None:
+            if pod["metadata"].get("deletionTimestamp"):
+                if ds is not None:
+                    self.expectations.deletion_observed(_skey(ds), _pod_key(pod))
+                    self.queue.add(_key(ds))
+                return
+            if ds is not None:
+                self.expectations.creation_observed(_skey(ds))
+                self.queue.add(_key(ds))
+            elif owner_of(pod) is None:
+                self._enqueue_matching(pod)
+            return
+        if pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+            return
+        if owner_of(old) != owner_of(pod) and owner_of(old) is not None:
+            o = self._resolve(old)
+            if o is not None:
+                self.queue.add(_key(o))
+        if ds is not None:
+            self.queue.add(_key(ds))
+            mrs = int(ds["spec"].get("minReadySeconds") or 0)
+            if mrs > 0 and not is_pod_ready(old) and is_pod_ready(pod):
+                self.queue.add_after(_key(ds), float(mrs))
+        elif owner_of(pod) is None:
+            self._enqueue_matching(pod)
+
+    def _enqueue_matching(self, pod: Obj) -> None:
+        labels = pod["metadata"].get("labels") or {}
+        for key in sorted(k for k in self.dss if k[0] == pod["metadata"]["namespace"]):
+            sel = label_selector(self.dss[key]["spec"].get("selector"))
+            if not sel.empty() and sel.matches(labels):
+                self.queue.add(key)
+
+    def _resolve(self, pod: Obj) -> Obj | None:
+        ref = owner_of(pod)
+        if ref is None or ref.get("kind") != "DaemonSet":
+            return None
+        ds = self.dss.get((pod["metadata"]["namespace"], ref.get("name", "")))
+        if ds is None or ds["metadata"]["uid"] != ref.get("uid"):
+            return None
+        return ds
+
+    # ---- syncDaemonSet -----------------------------------------------------------------------------------
+
+    def _sync(self, key: Key) -> None:
+        try:
+            self.sync_daemon_set(key)
+        except ApiError:
+            self.queue.add_rate_limited(key)
+        else:
+            self.queue.forget(key)
+
+    def sync_daemon_set(self, key: Key) -> None:
+        ds = self.dss.get(key)
+        skey = f"{key[0]}/{key[1]}"
+        if ds is None:
+            self.expectations.delete(skey)
+            return
+        if ds["metadata"].get("deletionTimestamp"):
+            return
+        collision = (ds.get("status") or {}).get("collisionCount")
+        hash_ = compute_hash((ds["spec"].get("template") or {}), collision)
+        pods = claim_pods(self.store, COMPONENT, ds, label_selector(ds["spec"].get("selector")),
+                          self.index.candidates(ds), controller_ref(ds))
+        by_node: dict[str, list[Obj]] = {}
+        for pod in pods:
+            node = target_node(pod)
+            if node is not None:
+                by_node.setdefault(node, []).append(pod)
+        err: ApiError | None = None
+        if self.expectations.satisfied(skey):
+            err = self._manage(ds, by_node, hash_)
+        self._update_status(ds, by_node, hash_)
+        if err is not None:
+            raise err
+
+    def _manage(self, ds: Obj, by_node: dict[str, list[Obj]], hash_: str) -> ApiError | None:
+        need: list[str] = []
+        delete: list[Obj] = []
+        for name in sorted(self.nodes):
+            node = self.nodes[name]
+            run, cont = should_run(node, ds)
+            pods = sorted(by_node.get(name, []),
+                          key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+            if run and not pods:
+                need.append(name)
+            elif cont:
+                running: list[Obj] = []
+                for pod in pods:
+                    if pod["metadata"].get("deletionTimestamp"):
+                        continue
+                    if (pod.get("status") or {}).get("phase") == "Failed":
+                        # failed daemon pods are killed, at a backoff per node
+                        bkey = (ds["metadata"]["uid"], name)
+                        delay, last = self.failed_backoff.get(bkey, (0.0, -1e18))
+                        if self.kernel.now - last < delay:
+                            self.queue.add_after(_key(ds), delay - (self.kernel.now - last))
+                            continue
+                        self.failed_backoff[bkey] = (min(max(delay * 2, FAILED_BACKOFF_INITIAL),
+                                                         FAILED_BACKOFF_MAX), self.kernel.now)
+                        self.events.event(ds, "Warning", "FailedDaemonPod",
+                                          f"Found failed daemon pod {_pod_key(pod)} on node {name}, "
+                                          "will try to kill it")
+                        delete.append(pod)
+                        continue
+                    running.append(pod)
+                if not running and run and not any(p["metadata"].get("deletionTimestamp") for p in pods) and \
+                        not any(p in delete for p in pods) is False:
+                    pass
+                if len(running) > 1:
+                    delete.extend(running[1:])  # keep the oldest
+            else:
+                delete.extend(p for p in pods if not p["metadata"].get("deletionTimestamp"))
+        # pods whose node is gone (getNodesToDaemonPods includes them; podsShouldBeOnNode never sees them)
+        for name, pods in sorted(by_node.items()):
+            if name not in self.nodes:
+                delete.extend(p for p in pods if not p["metadata"].get("deletionTimestamp"))
+        return self._sync_nodes(ds, delete, need, hash_)
+
+    def _sync_nodes(self, ds: Obj, delete: list[Obj], need: list[str], hash_: str) -> ApiError | None:
+        """syncNodes: creations (slow start) and deletions up to BurstReplicas, under expectations."""
+        skey = _skey(ds)
+        need = need[:BURST_REPLICAS]
+        delete = delete[:BURST_REPLICAS]
+        self.expectations.expect_creations(skey, len(need))
+        if delete:
+            e = self.expectations._exp.get(skey)
+            if e is not None:
+                e.delete += len(delete)
+                e.delete_keys.update(_pod_key(p) for p in delete)
+        first: ApiError | None = None
+        nodes = iter(need)
+        created, err = slow_start_batch(len(need), 1, lambda: self._create_pod(ds, next(nodes), hash_))
+        for _ in range(len(need) - created):
+            self.expectations.creation_observed(skey)
+        first = err
+        for pod in delete:
+            name = pod["metadata"]["name"]
+            try:
+                self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+            except ApiError as e:
+                self.expectations.deletion_observed(skey, _pod_key(pod))
+                if e.reason != "NotFound":
+                    self.events.event(ds, "Warning", "FailedDelete", f"Error deleting: {e.message}")
+                    first = first or e
+                continue
+            self.events.event(ds, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+        return first
+
+    def new_pod(self, ds: Obj, node: str, hash_: str) -> Obj:
+        """util.CreatePodTemplate (tolerations, pod-template-generation and controller-revision-hash labels),
+        then the node-name affinity; GetPodFromTemplate with a controller reference."""
+        template = clone(ds["spec"].get("template") or {})
+        tmd = template.setdefault("metadata", {})
+        labels = tmd.setdefault("labels", {})
+        labels[TEMPLATE_GENERATION_LABEL] = str(ds["metadata"].get("generation") or 1)
+        labels[REVISION_LABEL] = hash_
+        spec = template.setdefault("spec", {})
+        spec["tolerations"] = daemon_tolerations(spec)
+        spec["affinity"] = node_name_affinity(spec.get("affinity"), node)
+        return pod_from_template(template, ds)
+
+    def _create_pod(self, ds: Obj, node: str, hash_: str) -> ApiError | None:
+        pod = self.new_pod(ds, node, hash_)
+        try:
+            created = self.store.create(pod, by=COMPONENT)
+        except ApiError as e:
+            if "because it is being terminated" in e.message:
+                return None
+            self.events.event(ds, "Warning", "FailedCreate", f"Error creating: {e.message}")
+            return e
+        self.events.event(ds, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+        return None
+
+    # ---- updateDaemonSetStatus ---------------------------------------------------------------------------
+
+    def _update_status(self, ds: Obj, by_node: dict[str, list[Obj]], hash_: str) -> None:
+        desired = scheduled = mis = ready = available = updated = 0
+        mrs = int(ds["spec"].get("minReadySeconds") or 0)
+        gen = str(ds["metadata"].get("generation") or 1)
+        for name in sorted(self.nodes):
+            run, _ = should_run(self.nodes[name], ds)
+            pods = sorted(by_node.get(name, []),
+                          key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+            if run:
+                desired += 1
+                if pods:
+                    scheduled += 1
+                    pod = pods[0]  # the oldest
+                    if is_pod_ready(pod):
+                        ready += 1
+                        if is_pod_available(self.trace, pod, mrs, self.kernel.now):
+                            available += 1
+                    labels = pod["metadata"].get("labels") or {}
+                    if labels.get(REVISION_LABEL) == hash_ or labels.get(TEMPLATE_GENERATION_LABEL) == gen:
+                        updated += 1
+            elif pods:
+                mis += 1
+        st = ds.get("status") or {}
+        new: dict[str, Any] = {"currentNumberScheduled": scheduled, "numberMisscheduled": mis,
+                               "desiredNumberScheduled": desired, "numberReady": ready}
+        for k, v in (("observedGeneration", int(ds["metadata"].get("generation") or 0)),
+                     ("updatedNumberScheduled", updated), ("numberAvailable", available),
+                     ("numberUnavailable", desired - available), ("collisionCount", st.get("collisionCount")),
+                     ("conditions", st.get("conditions"))):
+            if v:
+                new[k] = v
+        if mrs > 0 and ready != available:
+            self.queue.add_after(_key(ds), float(mrs))
+        if st == new:
+            return
+        cur = ds
+        for i in range(STATUS_UPDATE_RETRIES + 1):
+            obj = {"apiVersion": cur.get("apiVersion"), "kind": "DaemonSet",
+                   "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
+                                "uid": cur["metadata"]["uid"], "resourceVersion": cur["metadata"]["resourceVersion"]},
+                   "status": clone(new)}
+            try:
+                self.store.update_status(obj, by=COMPONENT)
+                return
+            except ApiError:
+                if i >= STATUS_UPDATE_RETRIES:
+                    raise
+                cur = self.store.get("DaemonSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
+
+
+def _key(obj: Obj) -> Key:
+    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+
+
+def _skey(obj: Obj) -> str:
+    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"
+
+
+def _pod_key(pod: Obj) -> str:
+    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"

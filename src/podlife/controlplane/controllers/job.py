@@ -1,0 +1,556 @@
+"""Job controller: pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatusAndRemoveFinalizers,
+enactJobFinished) and backoff_utils.go, NonIndexed completion mode.
+
+Pods are ``<job>-xxxxx`` from the template (the registry added job-name / controller-uid labels, see
+podlife.api.registry.job). Pod events sync the Job after a batching period (1 s from 1.24, versions rule
+``job_pod_update_batch``); Job events at once. A failed pod (Failed, or being deleted and not Succeeded) counts
+towards backoffLimit; more failures than backoffLimit fail the Job (BackoffLimitExceeded), as does, with
+restartPolicy OnFailure, a sum of container restarts of running pods reaching it. A replacement after failures
+waits 10 s * 2^(failures-1) (at most 6 min) from the last failure's finish time (backoffRecord).
+
+From 1.25 (``job_tracking_finalizer``) pods carry batch.kubernetes.io/job-tracking and are counted through
+status.uncountedTerminatedPods: one status write lists the finished pods, their finalizers are removed, a second
+write counts them. From 1.31 (``job_delay_terminal_condition``) FailureTarget / SuccessCriteriaMet come first and
+Failed / Complete only once no pod is terminating.
+
+Not modelled: Indexed completion mode, podFailurePolicy, successPolicy, suspend, activeDeadlineSeconds,
+ttlSecondsAfterFinished, podReplacementPolicy Failed, managedBy. Before 1.25 pods are counted while they exist
+(getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.store import DELETED, Store
+from podlife.controlplane.controllers.replicaset import (
+    Expectations,
+    Key,
+    WorkQueue,
+    controller_ref,
+    is_pod_active,
+    is_pod_ready,
+    label_selector,
+    parse_time,
+    pod_from_template,
+    slow_start_batch,
+)
+from podlife.controlplane.controllers.workload import PodIndex, claim_pods
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "job-controller"
+TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+DEFAULT_POD_FAILURE_BACKOFF = 10.0   # DefaultJobPodFailureBackOff
+MAX_POD_FAILURE_BACKOFF = 360.0      # MaxJobPodFailureBackOff (6 min)
+MAX_POD_CREATE_DELETE_PER_SYNC = 500  # MaxPodCreateDeletePerSync
+BACKOFF_MESSAGE = "Job has reached the specified backoff limit"
+
+
+@dataclass
+class BackoffRecord:
+    failures_after_last_success: int = 0
+    last_failure_time: float | None = None
+
+    def remaining(self, now: float) -> float:
+        """getRemainingTimeForFailuresCount."""
+        if self.failures_after_last_success == 0 or self.last_failure_time is None:
+            return 0.0
+        d = DEFAULT_POD_FAILURE_BACKOFF
+        for _ in range(1, self.failures_after_last_success):
+            d *= 2
+            if d >= MAX_POD_FAILURE_BACKOFF:
+                d = MAX_POD_FAILURE_BACKOFF
+                break
+        elapsed = now - self.last_failure_time
+        return 0.0 if d < elapsed else d - elapsed
+
+
+def is_finished(job: Obj) -> bool:
+    """util.IsJobFinished: a Complete or Failed condition that is True."""
+    return any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+               for c in (job.get("status") or {}).get("conditions") or ())
+
+
+def has_finalizer(pod: Obj) -> bool:
+    return TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
+
+
+class JobController:
+    """pkg/controller/job Controller."""
+
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.tracking = bool(profile.job_tracking_finalizer)
+        self.delay_terminal = bool(profile.job_delay_terminal_condition)
+        self.batch = float(profile.job_pod_update_batch)
+        self.events = EventRecorder(store, COMPONENT)
+        self.expectations = Expectations(kernel)
+        self.queue = WorkQueue(kernel, self._sync)
+        self.jobs: dict[Key, Obj] = {}
+        self.index = PodIndex()
+        self.backoff: dict[Key, BackoffRecord] = {}
+        self.expected_rm_finalizers: dict[Key, set[str]] = {}
+        self.seen_finished: dict[Key, set[str]] = {}   # legacy counting: finished pods already counted
+
+    def start(self) -> None:
+        for job in self.store.list("Job"):
+            self.jobs[_key(job)] = job
+            self.queue.add(_key(job))
+        for pod in self.store.list("Pod"):
+            self.index.update(pod, None)
+        self.store.watch("Job", self._on_job)
+        self.store.watch("Pod", self._on_pod)
+
+    # ---- event handlers --------------------------------------------------------------------------------------
+
+    def _on_job(self, type_: str, job: Obj, old: Obj | None) -> None:
+        key = _key(job)
+        if type_ == DELETED:
+            self.jobs.pop(key, None)
+            self.queue.add(key)
+            return
+        self.jobs[key] = job
+        if type_ != "ADDED" and old is not None and \
+                job["metadata"].get("generation") == old["metadata"].get("generation"):
+            self._enqueue_batched(key)  # a status update: batched
+        else:
+            self.queue.add(key)
+
+    def _enqueue_batched(self, key: Key) -> None:
+        self.queue.add_after(key, self.batch)
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.index.update(None, pod)
+            self._pod_deleted(pod, final=True)
+            return
+        self.index.update(pod, old if type_ != "ADDED" else None)
+        if type_ == "ADDED" or old is None:
+            if pod["metadata"].get("deletionTimestamp"):
+                self._pod_deleted(pod, final=False)
+                return
+            job = self._resolve(pod)
+            if job is not None:
+                self.expectations.creation_observed(_skey(job))
+                self._enqueue_batched(_key(job))
+            elif owner_of(pod) is None:
+                self._enqueue_matching(pod)
+            return
+        if pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+            return
+        if pod["metadata"].get("deletionTimestamp"):
+            self._pod_deleted(pod, final=False)
+            return
+        if owner_of(old) != owner_of(pod) and owner_of(old) is not None:
+            j = self._resolve(old)
+            if j is not None:
+                self._enqueue_batched(_key(j))
+        job = self._resolve(pod)
+        if job is not None:
+            if not has_finalizer(pod):
+                self.expected_rm_finalizers.get(_key(job), set()).discard(pod["metadata"]["uid"])
+            self._enqueue_batched(_key(job))
+        elif owner_of(pod) is None and (pod["metadata"].get("labels") != old["metadata"].get("labels")
+                                        or owner_of(old) is not None):
+            self._enqueue_matching(pod)
+
+    def _pod_deleted(self, pod: Obj, final: bool) -> None:
+        job = self._resolve(pod)
+        if job is None or is_finished(job):
+            if has_finalizer(pod) and not final:
+                self._remove_orphan_finalizer(pod)
+            return
+        self.expectations.deletion_observed(_skey(job), f"{pod['metadata']['namespace']}/{pod['metadata']['name']}")
+        if final or not has_finalizer(pod):
+            self.expected_rm_finalizers.get(_key(job), set()).discard(pod["metadata"]["uid"])
+        self._enqueue_batched(_key(job))
+
+    def _enqueue_matching(self, pod: Obj) -> None:
+        labels = pod["metadata"].get("labels") or {}
+        for key in sorted(k for k in self.jobs if k[0] == pod["metadata"]["namespace"]):
+            sel = label_selector(self.jobs[key]["spec"].get("selector"))
+            if not sel.empty() and sel.matches(labels):
+                self._enqueue_batched(key)
+
+    def _resolve(self, pod: Obj) -> Obj | None:
+        ref = owner_of(pod)
+        if ref is None or ref.get("kind") != "Job":
+            return None
+        job = self.jobs.get((pod["metadata"]["namespace"], ref.get("name", "")))
+        if job is None or job["metadata"]["uid"] != ref.get("uid"):
+            return None
+        return job
+
+    def _remove_orphan_finalizer(self, pod: Obj) -> None:
+        """syncOrphanPod: the finalizer of a pod no unfinished Job tracks is removed."""
+        try:
+            self._remove_finalizer(pod)
+        except ApiError:
+            pass
+
+    # ---- syncJob -----------------------------------------------------------------------------------------------
+
+    def _sync(self, key: Key) -> None:
+        try:
+            self.sync_job(key)
+        except ApiError:
+            self.queue.add_rate_limited(key)
+        else:
+            self.queue.forget(key)
+
+    def sync_job(self, key: Key) -> None:
+        job = self.jobs.get(key)
+        skey = f"{key[0]}/{key[1]}"
+        if job is None:
+            self.expectations.delete(skey)
+            self.expected_rm_finalizers.pop(key, None)
+            self.backoff.pop(key, None)
+            return
+        if is_finished(job):
+            self.backoff.pop(key, None)
+            return
+        job = clone(job)
+        spec, st = job["spec"], job.setdefault("status", {})
+        if self.tracking:
+            st.setdefault("uncountedTerminatedPods", {})
+        satisfied = self.expectations.satisfied(skey)
+        selector = label_selector(spec.get("selector"))
+        fins = (TRACKING_FINALIZER,) if self.tracking else ()
+        pods = claim_pods(self.store, COMPONENT, job, selector, self.index.candidates(job), controller_ref(job),
+                          finalizers=fins)
+        active_pods = [p for p in pods if is_pod_active(p)]
+        active = len(active_pods)
+        ready = sum(1 for p in active_pods if is_pod_ready(p))
+        terminating = sum(1 for p in pods if p["metadata"].get("deletionTimestamp") and
+                          (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
+        expected_rm = self.expected_rm_finalizers.setdefault(key, set())
+        uncounted = st.get("uncountedTerminatedPods") or {}
+        unc_s, unc_f = set(uncounted.get("succeeded") or ()), set(uncounted.get("failed") or ())
+        seen = self.seen_finished.setdefault(key, set())
+
+        def is_new(p: Obj) -> bool:
+            uid = p["metadata"]["uid"]
+            if self.tracking:
+                return has_finalizer(p) and uid not in unc_s and uid not in unc_f and uid not in expected_rm
+            return uid not in seen
+
+        new_succeeded = [p for p in pods if is_new(p) and (p.get("status") or {}).get("phase") == "Succeeded"]
+        new_failed = [p for p in pods if is_new(p) and self._is_pod_failed(p)]
+        if self.tracking:
+            succeeded = int(st.get("succeeded") or 0) + len(new_succeeded) + len(unc_s)
+            failed = int(st.get("failed") or 0) + len(new_failed) + len(unc_f)
+        else:
+            # getStatus: pods counted by phase while they exist
+            succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
+            failed = max(int(st.get("failed") or 0) + len(new_failed),
+                         sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed"))
+        if not st.get("startTime"):
+            st["startTime"] = self.trace.timestamp()
+        record = self._new_backoff_record(key, new_succeeded, new_failed)
+
+        finished: Obj | None = None
+        if failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
+            finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
+                                       "BackoffLimitExceeded", BACKOFF_MESSAGE)
+        err: ApiError | None = None
+        if finished is not None:
+            deleted, err = self._delete_pods(job, active_pods)
+            if deleted != active or not satisfied:
+                finished = None
+            active -= deleted
+            terminating += deleted
+            ready -= sum(1 for p in active_pods[:deleted] if is_pod_ready(p))
+            if not self.tracking:
+                failed += deleted  # legacy: the active pods of a failed Job count as failed
+        else:
+            if satisfied and not job["metadata"].get("deletionTimestamp"):
+                active, err = self._manage_job(job, key, active_pods, succeeded, record)
+            completions = spec.get("completions")
+            if completions is None:
+                complete = succeeded > 0 and active == 0
+            else:
+                complete = succeeded >= int(completions) and active == 0
+            if complete:
+                finished = self._condition("SuccessCriteriaMet" if self.delay_terminal else "Complete", "", "")
+        needs_flush = active != int(st.get("active") or 0)
+        st["active"] = active
+        if self.batch:  # status.ready arrived with JobReadyPods
+            needs_flush = needs_flush or st.get("ready") != ready
+            st["ready"] = ready
+        if self.profile.job_status_terminating:
+            needs_flush = needs_flush or st.get("terminating") != terminating
+            st["terminating"] = terminating
+        if not self.tracking:
+            needs_flush = needs_flush or int(st.get("succeeded") or 0) != succeeded or \
+                int(st.get("failed") or 0) != failed
+            st["succeeded"], st["failed"] = succeeded, failed
+            seen.update(p["metadata"]["uid"] for p in new_succeeded + new_failed)
+        self._track_status(key, job, pods, finished, record, terminating, needs_flush)
+        if err is not None:
+            raise err
+
+    def _is_pod_failed(self, pod: Obj) -> bool:
+        """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded."""
+        phase = (pod.get("status") or {}).get("phase")
+        if phase == "Failed":
+            return True
+        return self.tracking and bool(pod["metadata"].get("deletionTimestamp")) and phase != "Succeeded"
+
+    def _past_backoff_limit_on_failure(self, job: Obj, pods: list[Obj]) -> bool:
+        """pastBackoffLimitOnFailure: with restartPolicy OnFailure, the container restarts of running and pending
+        pods reach backoffLimit (exceed 0)."""
+        if ((job["spec"].get("template") or {}).get("spec") or {}).get("restartPolicy") != "OnFailure":
+            return False
+        total = 0
+        for p in pods:
+            st = p.get("status") or {}
+            if st.get("phase") in ("Running", "Pending"):
+                for c in (st.get("initContainerStatuses") or []) + (st.get("containerStatuses") or []):
+                    total += int(c.get("restartCount") or 0)
+        limit = int(job["spec"].get("backoffLimit", 6))
+        return total > 0 if limit == 0 else total >= limit
+
+    def _finished_time(self, pod: Obj) -> float:
+        """getFinishedTime: the latest container finishedAt, else the deletion timestamp, else creation."""
+        st = pod.get("status") or {}
+        times = [parse_time(self.trace, (c.get("state") or {}).get("terminated", {}).get("finishedAt"))
+                 for c in (st.get("initContainerStatuses") or []) + (st.get("containerStatuses") or [])
+                 if (c.get("state") or {}).get("terminated")]
+        times = [t for t in times if t is not None]
+        if times:
+            return max(times)
+        for ts in (pod["metadata"].get("deletionTimestamp"), pod["metadata"].get("creationTimestamp")):
+            t = parse_time(self.trace, ts)
+            if t is not None:
+                return t
+        return 0.0
+
+    def _new_backoff_record(self, key: Key, new_succeeded: list[Obj], new_failed: list[Obj]) -> BackoffRecord:
+        """backoffStore.newBackoffRecord."""
+        old = self.backoff.get(key) or BackoffRecord()
+        succ = sorted(self._finished_time(p) for p in new_succeeded)
+        fail = sorted(self._finished_time(p) for p in new_failed)
+        if not succ:
+            if not fail:
+                return BackoffRecord(old.failures_after_last_success, old.last_failure_time)
+            return BackoffRecord(old.failures_after_last_success + len(fail), fail[-1])
+        rec = BackoffRecord()
+        for t in reversed(fail):
+            if not t > succ[-1]:
+                break
+            if rec.last_failure_time is None:
+                rec.last_failure_time = t
+            rec.failures_after_last_success += 1
+        return rec
+
+    def _manage_job(self, job: Obj, key: Key, active_pods: list[Obj], succeeded: int,
+                    record: BackoffRecord) -> tuple[int, ApiError | None]:
+        """manageJob (NonIndexed, not suspended)."""
+        spec = job["spec"]
+        active = len(active_pods)
+        parallelism = int(spec.get("parallelism", 1))
+        completions = spec.get("completions")
+        if completions is None:
+            want = active if succeeded > 0 else parallelism
+        else:
+            want = max(0, min(int(completions) - succeeded, parallelism))
+        skey = _skey(job)
+        if active > want:
+            # activePodsForRemoval: not ready / unscheduled first (ActivePods order)
+            to_delete = sorted(active_pods, key=lambda p: (bool(p["spec"].get("nodeName")), is_pod_ready(p)))
+            to_delete = to_delete[:min(active - want, MAX_POD_CREATE_DELETE_PER_SYNC)]
+            self.expectations.expect_deletions(skey, [f"{p['metadata']['namespace']}/{p['metadata']['name']}"
+                                                      for p in to_delete])
+            deleted, err = self._delete_pods(job, to_delete)
+            return active - deleted, err
+        diff = want - active
+        if diff <= 0:
+            return active, None
+        remaining = record.remaining(self.kernel.now)
+        if remaining > 0:
+            self.queue.add_after(key, max(remaining, self.batch))  # enqueueSyncJobWithDelay
+            return 0, None  # as upstream: the sync reports no active pods
+        diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
+        self.expectations.expect_creations(skey, diff)
+        created, err = slow_start_batch(diff, 1, lambda: self._create_pod(job))
+        for _ in range(diff - created):
+            self.expectations.creation_observed(skey)
+        return active + created, err
+
+    def _create_pod(self, job: Obj) -> ApiError | None:
+        pod = pod_from_template(job["spec"].get("template") or {}, job)
+        if self.tracking:
+            pod["metadata"]["finalizers"] = list(pod["metadata"].get("finalizers") or ()) + [TRACKING_FINALIZER]
+        try:
+            created = self.store.create(pod, by=COMPONENT)
+        except ApiError as e:
+            if "because it is being terminated" in e.message:
+                return None
+            self.events.event(job, "Warning", "FailedCreate", f"Error creating: {e.message}")
+            return e
+        self.events.event(job, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+        return None
+
+    def _delete_pods(self, job: Obj, pods: list[Obj]) -> tuple[int, ApiError | None]:
+        """deleteActivePods / deleteJobPods: DELETE each (finalizers stay until the pod is counted)."""
+        deleted, first = len(pods), None
+        for pod in pods:
+            name = pod["metadata"]["name"]
+            try:
+                self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+            except ApiError as e:
+                if e.reason != "NotFound":
+                    deleted -= 1
+                    first = first or e
+                    self.events.event(job, "Warning", "FailedDelete", f"Error deleting: {e.message}")
+                continue
+            self.events.event(job, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+        return deleted, first
+
+    def _condition(self, ctype: str, reason: str, message: str) -> Obj:
+        now = self.trace.timestamp()
+        c: dict[str, Any] = {"type": ctype, "status": "True", "lastProbeTime": now, "lastTransitionTime": now}
+        if reason:
+            c["reason"] = reason
+        if message:
+            c["message"] = message
+        return c
+
+    # ---- trackJobStatusAndRemoveFinalizers ---------------------------------------------------------------------
+
+    def _track_status(self, key: Key, job: Obj, pods: list[Obj], finished: Obj | None, record: BackoffRecord,
+                      terminating: int, needs_flush: bool) -> None:
+        st = job["status"]
+        to_remove: list[Obj] = []
+        if self.tracking:
+            expected_rm = self.expected_rm_finalizers.setdefault(key, set())
+            unc = st["uncountedTerminatedPods"]
+            unc_s, unc_f = list(unc.get("succeeded") or ()), list(unc.get("failed") or ())
+            failing = finished is not None and finished["type"] != "SuccessCriteriaMet"
+            for p in pods:
+                uid = p["metadata"]["uid"]
+                if not has_finalizer(p) or uid in expected_rm:
+                    continue
+                considered_failed = self._is_pod_failed(p)
+                phase = (p.get("status") or {}).get("phase")
+                if not (job["metadata"].get("deletionTimestamp") or finished is not None or phase == "Succeeded"
+                        or considered_failed):
+                    continue
+                to_remove.append(p)
+                if phase == "Succeeded" and uid not in unc_f:
+                    if uid not in unc_s:
+                        unc_s.append(uid)
+                        needs_flush = True
+                elif (considered_failed or failing) and uid not in unc_f:
+                    unc_f.append(uid)
+                    needs_flush = True
+            unc["succeeded"], unc["failed"] = unc_s, unc_f
+            _tidy_uncounted(unc)
+        if finished is not None and finished["type"] == "FailureTarget":
+            st.setdefault("conditions", []).append(finished)
+            needs_flush = True
+            finished = self._condition("Failed", finished.get("reason", ""), finished.get("message", ""))
+        if finished is not None and finished["type"] == "SuccessCriteriaMet":
+            if not any(c.get("type") == "SuccessCriteriaMet" for c in st.get("conditions") or ()):
+                st.setdefault("conditions", []).append(finished)
+                needs_flush = True
+            finished = self._condition("Complete", finished.get("reason", ""), finished.get("message", ""))
+        # flushUncountedAndRemoveFinalizers (without tracking, one write at the end)
+        if needs_flush and self.tracking:
+            job = self._write_status(job)
+            self.backoff[key] = record
+            needs_flush = False
+        if to_remove:
+            removed: set[str] = set()
+            self.expected_rm_finalizers.setdefault(key, set()).update(p["metadata"]["uid"] for p in to_remove)
+            for p in to_remove:
+                try:
+                    self._remove_finalizer(p)
+                except ApiError as e:
+                    self.expected_rm_finalizers[key].discard(p["metadata"]["uid"])
+                    if e.reason != "NotFound":
+                        continue
+                removed.add(p["metadata"]["uid"])
+            st = job["status"]
+            unc = st.setdefault("uncountedTerminatedPods", {})
+            for field, counter in (("succeeded", "succeeded"), ("failed", "failed")):
+                keep = [u for u in unc.get(field) or () if u not in removed]
+                if len(keep) != len(unc.get(field) or ()):
+                    st[counter] = int(st.get(counter) or 0) + len(unc.get(field) or ()) - len(keep)
+                    unc[field] = keep
+                    needs_flush = True
+            _tidy_uncounted(unc)
+        # enactJobFinished
+        finished_now = False
+        if finished is not None:
+            unc = job["status"].get("uncountedTerminatedPods") or {}
+            if not (unc.get("succeeded") or unc.get("failed")) and not (self.delay_terminal and terminating > 0):
+                st = job["status"]
+                conds = st.setdefault("conditions", [])
+                conds.append(finished)
+                if finished["type"] == "Complete":
+                    st["completionTime"] = finished["lastTransitionTime"]
+                finished_now = needs_flush = True
+        if needs_flush:
+            job = self._write_status(job)
+            if not self.tracking:
+                self.backoff[key] = record
+        if finished_now:
+            if finished["type"] == "Complete":  # type: ignore[index]
+                completions = job["spec"].get("completions")
+                if completions is not None and int(job["status"].get("succeeded") or 0) > int(completions):
+                    self.events.event(job, "Warning", "TooManySucceededPods",
+                                      "Too many succeeded pods running after completion count reached")
+                self.events.event(job, "Normal", "Completed", "Job completed")
+            else:
+                self.events.event(job, "Warning", finished.get("reason", ""), finished.get("message", ""))  # type: ignore[union-attr]
+
+    def _remove_finalizer(self, pod: Obj) -> None:
+        """removeTrackingFinalizerPatch: a patch dropping the finalizer (with the pod's UID as precondition)."""
+        md = pod["metadata"]
+        latest = self.store.try_get("Pod", md["namespace"], md["name"])
+        if latest is None or latest["metadata"]["uid"] != md["uid"]:
+            raise ApiError(404, "NotFound", f'pods "{md["name"]}" not found')
+        if not has_finalizer(latest):
+            return
+        new = clone(latest)
+        fins = [f for f in new["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
+        if fins:
+            new["metadata"]["finalizers"] = fins
+        else:
+            new["metadata"].pop("finalizers", None)
+        self.store.update(new, by=COMPONENT, verb="patch")
+
+    def _write_status(self, job: Obj) -> Obj:
+        """updateJobStatus: one UpdateStatus with the job's resourceVersion (a conflict fails the sync)."""
+        st = {k: v for k, v in job["status"].items() if v or k in ("ready", "terminating", "uncountedTerminatedPods")}
+        obj = {"apiVersion": job.get("apiVersion"), "kind": "Job",
+               "metadata": {"name": job["metadata"]["name"], "namespace": job["metadata"]["namespace"],
+                            "uid": job["metadata"]["uid"], "resourceVersion": job["metadata"]["resourceVersion"]},
+               "status": clone(st)}
+        written = self.store.update_status(obj, by=COMPONENT)
+        return clone(written)
+
+
+def _tidy_uncounted(unc: Obj) -> None:
+    """UncountedTerminatedPods lists are omitempty."""
+    for f in ("succeeded", "failed"):
+        if not unc.get(f):
+            unc.pop(f, None)
+
+
+def _key(obj: Obj) -> Key:
+    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+
+
+def _skey(obj: Obj) -> str:
+    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"

@@ -1,0 +1,356 @@
+"""StatefulSet controller: pkg/controller/statefulset/stateful_set.go, stateful_set_control.go
+(updateStatefulSet / processReplica / processCondemned), stateful_set_utils.go and stateful_pod_control.go.
+
+Pods are ``<set>-<ordinal>`` with the controller ownerReference, hostname/subdomain, the labels
+statefulset.kubernetes.io/pod-name, controller-revision-hash and (1.28+, PodIndexLabel) apps.kubernetes.io/pod-index.
+OrderedReady: ordinal i is created only once 0..i-1 are Running and Ready (and available, 1.23+); a
+terminating replica blocks; a replica that is gone (or failed/succeeded, deleted first) is recreated with the
+same name once the old object has left the store; scale-down removes the highest ordinal, one at a time, only
+when the rest are healthy. Parallel: all at once.
+
+Not modelled: ControllerRevision objects (the revision name is ``<set>-<hash>`` with the hash computed from
+the template's canonical JSON, not a real cluster's bytes), partitions (every new pod gets the update
+revision), PVCs from volumeClaimTemplates, maxUnavailable, start ordinals.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.store import DELETED, Store
+from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string
+from podlife.controlplane.controllers.replicaset import (
+    Key,
+    WorkQueue,
+    controller_ref,
+    is_pod_available,
+    is_pod_ready,
+    label_selector,
+    pod_from_template,
+)
+from podlife.controlplane.controllers.workload import PodIndex, claim_pods
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "statefulset-controller"
+POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"   # apps.StatefulSetPodNameLabel
+POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"         # apps.PodIndexLabel
+REVISION_LABEL = "controller-revision-hash"              # apps.ControllerRevisionHashLabelKey
+STATUS_UPDATE_RETRIES = 10                               # stateful_set_status_updater.go (RetryOnConflict)
+
+_POD_RE = re.compile(r"(.*)-([0-9]+)$")                  # statefulPodRegex
+
+
+def parent_and_ordinal(pod: Obj) -> tuple[str, int]:
+    """getParentNameAndOrdinal: ("", -1) for a name that is not <parent>-<ordinal>."""
+    m = _POD_RE.fullmatch(pod["metadata"]["name"])
+    if not m:
+        return "", -1
+    n = int(m.group(2))
+    return m.group(1), n if n < 2**31 else -1
+
+
+def is_created(pod: Obj) -> bool:
+    return bool((pod.get("status") or {}).get("phase"))
+
+
+def is_terminating(pod: Obj) -> bool:
+    return bool(pod["metadata"].get("deletionTimestamp"))
+
+
+def is_running_and_ready(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") == "Running" and is_pod_ready(pod)
+
+
+def is_healthy(pod: Obj) -> bool:
+    return is_running_and_ready(pod) and not is_terminating(pod)
+
+
+def revision_name(sset: Obj, collision_count: int) -> str:
+    """history.ControllerRevisionName(set, HashControllerRevision(newRevision(set), collisionCount)): fnv32a
+    of the revision's data - getPatch: {"spec":{"template":{...,"$patch":"replace"}}}, map keys sorted - then
+    of the decimal collision count, safe-encoded. podlife's template JSON is the stored (defaulted) template,
+    so the shape is real but the value is not byte-identical to a real cluster's."""
+    template = dict(clone((sset.get("spec") or {}).get("template") or {}))
+    template["$patch"] = "replace"
+    h = fnv32a(orjson.dumps({"spec": {"template": template}}, option=orjson.OPT_SORT_KEYS))
+    h = fnv32a(str(collision_count).encode(), h)
+    return f"{sset['metadata']['name']}-{safe_encode_string(str(h))}"
+
+
+class StatefulSetController:
+    """pkg/controller/statefulset StatefulSetController with defaultStatefulSetControl."""
+
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.events = EventRecorder(store, COMPONENT)
+        self.queue = WorkQueue(kernel, self._sync)
+        self.sets: dict[Key, Obj] = {}
+        self.index = PodIndex()
+
+    def start(self) -> None:
+        for s in self.store.list("StatefulSet"):
+            self.sets[_key(s)] = s
+            self.queue.add(_key(s))
+        for pod in self.store.list("Pod"):
+            self.index.update(pod, None)
+        self.store.watch("StatefulSet", self._on_set)
+        self.store.watch("Pod", self._on_pod)
+
+    # ---- event handlers (stateful_set.go addPod/updatePod/deletePod, enqueueStatefulSet) ------------------
+
+    def _on_set(self, type_: str, sset: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.sets.pop(_key(sset), None)
+        else:
+            self.sets[_key(sset)] = sset
+        self.queue.add(_key(sset))
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.index.update(None, pod)
+            self._enqueue_owner(pod)
+            return
+        self.index.update(pod, old if type_ != "ADDED" else None)
+        if old is not None and type_ != "ADDED":
+            if pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+                return
+            if owner_of(old) != owner_of(pod) and owner_of(old) is not None:
+                self._enqueue_owner(old)
+        if owner_of(pod) is not None:
+            s = self._enqueue_owner(pod)
+            if s is not None and old is not None and not is_pod_ready(old) and is_pod_ready(pod):
+                mrs = self._min_ready_seconds(s)
+                if mrs > 0:
+                    # updatePod: "Add a second to avoid milliseconds skew in AddAfter"
+                    self.queue.add_after(_key(s), mrs + 1.0)
+            return
+        # an orphan: every set whose selector matches may adopt it
+        labels = pod["metadata"].get("labels") or {}
+        for key in sorted(k for k in self.sets if k[0] == pod["metadata"]["namespace"]):
+            sel = label_selector(self.sets[key]["spec"].get("selector"))
+            if not sel.empty() and sel.matches(labels):
+                self.queue.add(key)
+
+    def _enqueue_owner(self, pod: Obj) -> Obj | None:
+        ref = owner_of(pod)
+        if ref is None or ref.get("kind") != "StatefulSet":
+            return None
+        s = self.sets.get((pod["metadata"]["namespace"], ref.get("name", "")))
+        if s is None or s["metadata"]["uid"] != ref.get("uid"):
+            return None
+        self.queue.add(_key(s))
+        return s
+
+    def _min_ready_seconds(self, sset: Obj) -> int:
+        return int(sset["spec"].get("minReadySeconds") or 0) if self.profile.statefulset_available_replicas else 0
+
+    # ---- sync ------------------------------------------------------------------------------------------------
+
+    def _sync(self, key: Key) -> None:
+        try:
+            self.sync_stateful_set(key)
+        except ApiError:
+            self.queue.add_rate_limited(key)
+        else:
+            self.queue.forget(key)
+
+    def sync_stateful_set(self, key: Key) -> None:
+        sset = self.sets.get(key)
+        if sset is None:
+            return
+        selector = label_selector(sset["spec"].get("selector"))
+        name = sset["metadata"]["name"]
+        pods = claim_pods(self.store, COMPONENT, sset, selector, self.index.candidates(sset), controller_ref(sset),
+                          member=lambda p: parent_and_ordinal(p)[0] == name)
+        status, err = self._update_stateful_set(sset, pods)
+        updated = self._update_status(sset, status)
+        mrs = self._min_ready_seconds(updated)
+        st = updated.get("status") or {}
+        if mrs > 0 and st.get("readyReplicas", 0) != st.get("availableReplicas", 0):
+            self.queue.add_after(key, float(mrs))
+        if err is not None:
+            raise err
+
+    def _update_stateful_set(self, sset: Obj, pods: list[Obj]) -> tuple[Obj, ApiError | None]:
+        """updateStatefulSet: the status of the pods found, then at most the one step the policy allows."""
+        spec = sset["spec"]
+        st = sset.get("status") or {}
+        collision = int(st.get("collisionCount") or 0)
+        update_rev = revision_name(sset, collision)
+        current_rev = st.get("currentRevision") or update_rev
+        mrs = self._min_ready_seconds(sset)
+        status = self._compute_status(pods, mrs, current_rev, update_rev)
+        status["observedGeneration"] = int(sset["metadata"].get("generation") or 0)
+        status["currentRevision"], status["updateRevision"] = current_rev, update_rev
+        status["collisionCount"] = collision
+        if sset["metadata"].get("deletionTimestamp"):
+            return status, None  # being deleted: status only
+        replica_count = int(spec.get("replicas", 1))
+        replicas: list[Obj | None] = [None] * replica_count
+        condemned: list[Obj] = []
+        for pod in pods:
+            ordinal = parent_and_ordinal(pod)[1]
+            if 0 <= ordinal < replica_count:
+                replicas[ordinal] = pod
+            elif ordinal >= replica_count:
+                condemned.append(pod)
+        condemned.sort(key=lambda p: parent_and_ordinal(p)[1])
+        monotonic = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
+        try:
+            self._manage(sset, replicas, condemned, monotonic, mrs, update_rev)
+        except ApiError as e:
+            return status, e
+        return status, None
+
+    def _compute_status(self, pods: list[Obj], mrs: int, current_rev: str, update_rev: str) -> dict[str, Any]:
+        """computeReplicaStatus."""
+        replicas = ready = available = current = updated = 0
+        for pod in pods:
+            if is_created(pod):
+                replicas += 1
+            if is_running_and_ready(pod):
+                ready += 1
+                if is_pod_available(self.trace, pod, mrs, self.kernel.now):
+                    available += 1
+            if is_created(pod) and not is_terminating(pod):
+                rev = (pod["metadata"].get("labels") or {}).get(REVISION_LABEL)
+                if rev == current_rev:
+                    current += 1
+                if rev == update_rev:
+                    updated += 1
+        status: dict[str, Any] = {"replicas": replicas, "readyReplicas": ready, "currentReplicas": current,
+                                  "updatedReplicas": updated}
+        if self.profile.statefulset_available_replicas:
+            status["availableReplicas"] = available
+        return status
+
+    def _available(self, pod: Obj, mrs: int) -> bool:
+        return is_running_and_ready(pod) and is_pod_available(self.trace, pod, mrs, self.kernel.now)
+
+    def _manage(self, sset: Obj, replicas: list[Obj | None], condemned: list[Obj], monotonic: bool, mrs: int,
+                update_rev: str) -> None:
+        # processReplica, ascending ordinals
+        for i, pod in enumerate(replicas):
+            if pod is not None and (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded"):
+                # a terminal replica is deleted; its successor is made once the old object is gone
+                if not is_terminating(pod):
+                    self._delete_pod(sset, pod)
+                if monotonic:
+                    return
+                continue
+            if pod is None:
+                self._create_pod(sset, i, update_rev)
+                if monotonic:
+                    return
+                continue
+            if is_terminating(pod):
+                if monotonic:
+                    return  # "StatefulSet is waiting for Pod to Terminate"
+                continue
+            if not is_running_and_ready(pod) or not self._available(pod, mrs):
+                if monotonic:
+                    return  # "StatefulSet is waiting for Pod to be Running and Ready (and available)"
+                continue
+        # processCondemned, from the highest ordinal
+        first_unhealthy = next((p for p in [*(r for r in replicas if r is not None), *condemned]
+                                if not is_healthy(p)), None)
+        for pod in reversed(condemned):
+            if is_terminating(pod):
+                if monotonic:
+                    return
+                continue
+            if not is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
+                return
+            self._delete_pod(sset, pod)
+            if monotonic:
+                return
+        # RollingUpdate: from the highest ordinal, one pod of another revision at a time
+        strategy = (sset["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate")
+        if strategy != "RollingUpdate" or any(p is None or not is_healthy(p) for p in replicas):
+            return
+        for pod in reversed(replicas):
+            assert pod is not None
+            if (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) != update_rev:
+                self._delete_pod(sset, pod)
+                return
+
+    # ---- stateful_pod_control.go -----------------------------------------------------------------------------
+
+    def new_pod(self, sset: Obj, ordinal: int, revision: str) -> Obj:
+        """newVersionedStatefulSetPod: GetPodFromTemplate, the name, initIdentity, the revision label."""
+        pod = pod_from_template(sset["spec"].get("template") or {}, sset)
+        name = f"{sset['metadata']['name']}-{ordinal}"
+        pod["metadata"]["name"] = name
+        labels = pod["metadata"].setdefault("labels", {})
+        labels[POD_NAME_LABEL] = name
+        if self.profile.statefulset_pod_index_label:
+            labels[POD_INDEX_LABEL] = str(ordinal)
+        labels[REVISION_LABEL] = revision
+        pod["spec"]["hostname"] = name
+        if sset["spec"].get("serviceName"):
+            pod["spec"]["subdomain"] = sset["spec"]["serviceName"]
+        return pod
+
+    def _create_pod(self, sset: Obj, ordinal: int, revision: str) -> None:
+        pod = self.new_pod(sset, ordinal, revision)
+        name, set_name = pod["metadata"]["name"], sset["metadata"]["name"]
+        try:
+            self.store.create(pod, by=COMPONENT)
+        except ApiError as e:
+            if e.reason == "AlreadyExists":
+                raise  # the old object is still there: retried with backoff
+            self.events.event(sset, "Warning", "FailedCreate",
+                              f"create Pod {name} in StatefulSet {set_name} failed error: {e.message}")
+            raise
+        self.events.event(sset, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful")
+
+    def _delete_pod(self, sset: Obj, pod: Obj) -> None:
+        name, set_name = pod["metadata"]["name"], sset["metadata"]["name"]
+        try:
+            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+        except ApiError as e:
+            self.events.event(sset, "Warning", "FailedDelete",
+                              f"delete Pod {name} in StatefulSet {set_name} failed error: {e.message}")
+            raise
+        self.events.event(sset, "Normal", "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful")
+
+    # ---- status (stateful_set_control.go updateStatefulSetStatus, completeRollingUpdate) --------------------
+
+    def _update_status(self, sset: Obj, status: dict[str, Any]) -> Obj:
+        strategy = (sset["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate")
+        if strategy == "RollingUpdate" and status["updatedReplicas"] == status["replicas"] and \
+                status["readyReplicas"] == status["replicas"]:
+            status["currentReplicas"] = status["updatedReplicas"]
+            status["currentRevision"] = status["updateRevision"]
+        new_status = {k: v for k, v in status.items()
+                      if v or k in ("replicas", "availableReplicas", "collisionCount")}
+        if (sset.get("status") or {}) == new_status:
+            return sset  # inconsistentStatus false: nothing to write
+        cur = sset
+        for i in range(STATUS_UPDATE_RETRIES + 1):
+            obj = {"apiVersion": cur.get("apiVersion"), "kind": "StatefulSet",
+                   "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
+                                "uid": cur["metadata"]["uid"], "resourceVersion": cur["metadata"]["resourceVersion"]},
+                   "status": clone(new_status)}
+            try:
+                return self.store.update_status(obj, by=COMPONENT)
+            except ApiError as e:
+                if i >= STATUS_UPDATE_RETRIES or e.reason != "Conflict":
+                    raise
+                cur = self.store.get("StatefulSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
+        return sset  # not reached
+
+
+def _key(obj: Obj) -> Key:
+    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])

@@ -1,0 +1,248 @@
+"""Scheduler plugins against upstream rules: node sampling, node order, scores, filters, selectHost, Priority
+admission. Arithmetic in the comments follows the upstream formulas named in plugins.py."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from podlife.api import admission
+from podlife.api.errors import ApiError
+from podlife.api.store import Store, ensure_namespaces
+from podlife.config import ApiServerConfiguration, SchedulerConfiguration
+from podlife.controlplane.scheduler import plugins
+from podlife.controlplane.scheduler.scheduler import Scheduler
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+
+START = datetime(2025, 1, 1, tzinfo=timezone.utc)
+GI = 1024 ** 3
+MI = 1024 ** 2
+
+
+def node(name: str, cpu: str = "1", memory: str = "2000Mi", pods: str = "110", zone: str | None = None,
+         taints: list | None = None, labels: dict | None = None) -> dict:
+    lb = {"kubernetes.io/hostname": name, **(labels or {})}
+    if zone:
+        lb["topology.kubernetes.io/zone"] = zone
+    return {"kind": "Node", "metadata": {"name": name, "labels": lb}, "spec": {"taints": taints or []},
+            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods}}}
+
+
+_uid = iter(range(10 ** 9))
+
+
+def pod(name: str = "p", cpu: str | None = None, memory: str | None = None, labels: dict | None = None,
+        node_name: str | None = None, **spec) -> dict:
+    req = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    c = {"name": "app", "image": "app:1", "resources": {"requests": req} if req else {}}
+    s = {"containers": [c], **spec}
+    if node_name:
+        s["nodeName"] = node_name
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"u{next(_uid)}",
+                                        "labels": labels or {}}, "spec": s, "status": {}}
+
+
+def scheduler(nodes: list[dict], seed: int = 0, percentage: int = 0) -> Scheduler:
+    kernel = Kernel(seed)
+    store = Store(kernel, Trace(kernel, START))
+    s = Scheduler(kernel, Trace(kernel, START), store, SchedulerConfiguration(percentageOfNodesToScore=percentage))
+    for n in nodes:
+        s.cache.set_node(n)
+    return s
+
+
+def test_num_feasible_nodes_to_find():
+    f = plugins.num_feasible_nodes_to_find
+    assert f(0, 50) == 50            # fewer than minFeasibleNodesToFind (100): all
+    assert f(0, 100) == 100          # 50% of 100 = 50, raised to the minimum 100
+    assert f(0, 1000) == 420         # 50 - 1000/125 = 42 %
+    assert f(0, 3000) == 780         # 50 - 24 = 26 %
+    assert f(0, 5000) == 500         # 50 - 40 = 10 %
+    assert f(0, 6000) == 300         # 50 - 48 = 2 % → floor 5 %
+    assert f(30, 1000) == 300        # explicit percentage
+    assert f(100, 1000) == 1000
+
+
+def test_node_tree_interleaves_zones_in_order_of_appearance():
+    s = scheduler([node("a1", zone="a"), node("a2", zone="a"), node("b1", zone="b"), node("a3", zone="a"),
+                   node("b2", zone="b"), node("c1", zone="c")])
+    assert [i.name for i in s.cache.ordered()] == ["a1", "b1", "c1", "a2", "b2", "a3"]
+    s.cache.remove_node("b1")
+    assert [i.name for i in s.cache.ordered()] == ["a1", "b2", "c1", "a2", "a3"]
+
+
+def test_round_robin_start_and_sample_size():
+    s = scheduler([node(f"n{i:03}") for i in range(200)])
+    # 200 nodes: max(200 * 50 // 100, 100) = 100 feasible nodes are enough; the next pod starts after them
+    name, _ = s.find_node(pod("p1"))
+    assert s.next_start_node_index == 100 and int(name[1:]) < 100
+    name, _ = s.find_node(pod("p2"))
+    assert s.next_start_node_index == 0 and int(name[1:]) >= 100
+
+
+def test_least_allocated_counts_non_zero_defaults():
+    s = scheduler([node("a"), node("b")])
+    s.cache.add_pod(pod("x", node_name="b"))      # no requests: counts as 100m / 200Mi for scoring
+    ctx = plugins.PodContext(pod("new"), s.cache, None)
+    a, b = s.cache.nodes["a"], s.cache.nodes["b"]
+    # a: cpu (1000-100)*100/1000 = 90, memory (2000-200)Mi*100/2000Mi = 90 → 90
+    # b: cpu (1000-200)*100/1000 = 80, memory (2000-400)*100/2000 = 80 → 80
+    assert plugins.least_allocated(ctx, a) == 90 and plugins.least_allocated(ctx, b) == 80
+    # BalancedAllocation uses real requests (all 0): fractions 0, 0 → 100; TaintToleration: no taints → 100 × 3
+    assert plugins.score_nodes(ctx, [a, b], s.cache, s.weights) == [90 + 100 + 300, 80 + 100 + 300]
+    assert s.find_node(pod("new"))[0] == "a"
+
+
+def test_balanced_allocation():
+    s = scheduler([node("x", cpu="4", memory="4Gi")])
+    s.cache.add_pod(pod("old", cpu="2", node_name="x"))
+    ctx = plugins.PodContext(pod("new", cpu="1", memory="1Gi"), s.cache, None)
+    # cpu (2000+1000)/4000 = 0.75, memory 1Gi/4Gi = 0.25; std = |0.75-0.25|/2 = 0.25 → int(0.75*100) = 75
+    assert plugins.balanced_allocation(ctx, s.cache.nodes["x"]) == 75
+
+
+def test_prefer_no_schedule_taint_and_preferred_node_affinity():
+    soft = [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]
+    s = scheduler([node("t", taints=soft), node("u"), node("ssd", labels={"disk": "ssd"})])
+    infos = [s.cache.nodes[n] for n in ("t", "u", "ssd")]
+    pref = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 5, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}}
+    ctx = plugins.PodContext(pod("p", affinity=pref), s.cache, None)
+    # fit 90 and balanced 100 everywhere; taint raw 1,0,0 → reversed normalize 0,100,100 (× 3);
+    # node affinity raw 0,0,5 → 0,0,100 (× 2)
+    assert plugins.score_nodes(ctx, infos, s.cache, s.weights) == [190, 490, 690]
+    # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1
+    old = plugins.Weights(node_affinity=1, taint=1)
+    assert plugins.score_nodes(ctx, infos, s.cache, old) == [190, 290, 390]
+
+
+def test_default_topology_spread_keeps_replicas_apart():
+    s = scheduler([node("n0", cpu="100", memory="1000Gi"), node("n1", cpu="100", memory="1000Gi")])
+    for i in range(2):
+        s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name="n0"))
+    sel = {"matchLabels": {"app": "web"}}
+    ctx = plugins.PodContext(pod("web-2", labels={"app": "web"}), s.cache, sel)
+    infos = [s.cache.nodes["n0"], s.cache.nodes["n1"]]
+    # no zone labels: only the hostname constraint (maxSkew 3) counts; weight log(2 feasible + 2) = 1.386
+    # n0: 2 * 1.386 + 2 = 4.77 → 5; n1: 0 + 2 = 2; normalized 100*(5+2-s)/5: n0 40, n1 100 (× 2)
+    assert plugins._spread_scores(ctx, infos, s.cache) == [40, 100]
+    # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading
+    assert plugins.score_nodes(ctx, infos, s.cache, s.weights) == [99 + 100 + 300 + 80, 99 + 100 + 300 + 200]
+
+
+def test_default_selector_from_service():
+    s = scheduler([node("n0")])
+    ensure_namespaces(s.store, ["default"])
+    s.store.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+                    "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}, by="test")
+    assert s.default_selector(pod(labels={"app": "web", "x": "1"})) == {"matchLabels": {"app": "web"},
+                                                                        "matchExpressions": []}
+    assert s.default_selector(pod(labels={"app": "db"})) is None
+
+
+def test_required_anti_affinity_on_hostname():
+    s = scheduler([node("n0"), node("n1"), node("n2")])
+    s.cache.add_pod(pod("web-0", labels={"app": "web"}, node_name="n0"))
+    anti_db = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}
+    s.cache.add_pod(pod("guard", labels={"app": "guard"}, node_name="n1", affinity=anti_db))
+    anti_web = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}}
+    p = pod("web-1", labels={"app": "web"}, affinity=anti_web)
+    ctx = plugins.PodContext(p, s.cache, None)
+    assert plugins.filter_node(ctx, s.cache.nodes["n0"]) == ((plugins.R_ANTI_AFFINITY,), True)
+    assert plugins.filter_node(ctx, s.cache.nodes["n1"]) is None
+    db = plugins.PodContext(pod("db", labels={"app": "db"}), s.cache, None)
+    assert plugins.filter_node(db, s.cache.nodes["n1"]) == ((plugins.R_EXISTING_ANTI,), True)
+    assert plugins.filter_node(db, s.cache.nodes["n2"]) is None
+
+
+def test_topology_spread_do_not_schedule():
+    s = scheduler([node("a0", zone="a"), node("b0", zone="b"), node("bare")])
+    s.cache.nodes["bare"].labels = {}  # no zone label
+    for i in range(2):
+        s.cache.add_pod(pod(f"w{i}", labels={"app": "w"}, node_name="a0"))
+    tsc = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "w"}}}]
+    ctx = plugins.PodContext(pod("w2", labels={"app": "w"}, topologySpreadConstraints=tsc), s.cache, None)
+    # zone a: 2, zone b: 0 → min 0; a0: 2 + 1 (self) - 0 = 3 > 1; b0: 0 + 1 - 0 = 1 ≤ 1
+    assert plugins.filter_node(ctx, s.cache.nodes["a0"]) == ((plugins.R_SPREAD,), True)
+    assert plugins.filter_node(ctx, s.cache.nodes["b0"]) is None
+    assert plugins.filter_node(ctx, s.cache.nodes["bare"]) == ((plugins.R_SPREAD_LABEL,), False)
+
+
+def test_fit_error_counts_every_insufficient_resource():
+    s = scheduler([node("full", pods="1"), node("small", cpu="100m", memory="100Mi")])
+    s.cache.add_pod(pod("x", node_name="full"))
+    name, diag = s.find_node(pod("big", cpu="500m", memory="1Gi"))
+    assert name is None
+    # fit.go: full → Too many pods (cpu/memory fit there); small → Insufficient cpu and Insufficient memory
+    assert diag.message(2) == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
+                               "1 Too many pods.")
+    assert diag.preemption_message(2) == "preemption: 0/2 nodes are available: 2 No preemption victims found " \
+                                         "for incoming pod.."
+
+
+def test_select_host_is_random_among_the_best_only():
+    picks = set()
+    for seed in range(20):
+        s = scheduler([node("n0"), node("n1"), node("n2"), node("big", cpu="2")], seed=seed)
+        s.cache.add_pod(pod("x", cpu="500m", node_name="n2"))
+        name, _ = s.find_node(pod("p"))
+        # big: cpu (2000-100)*100/2000 = 95, memory 90 → (95+90)//2 = 92 > 90 on n0/n1: no draw
+        assert name == "big"
+        s.cache.remove_node("big")
+        s.cache._order = None
+        name, _ = s.find_node(pod("q"))
+        assert name in ("n0", "n1")   # n2 is worse (cpu 600m used); n0 and n1 tie
+        picks.add(name)
+    assert picks == {"n0", "n1"}
+
+
+# ---- Priority admission --------------------------------------------------------------------------------
+
+
+def admission_store() -> Store:
+    kernel = Kernel(0)
+    store = Store(kernel, Trace(kernel, START))
+    ensure_namespaces(store, ["default"])
+    store.admission = admission.default_plugins(ApiServerConfiguration(), store)
+    return store
+
+
+def create_pod(store: Store, **spec) -> dict:
+    return store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                         "spec": {"containers": [{"name": "a", "image": "a:1"}], **spec}}, by="test")
+
+
+def test_priority_admission_classes():
+    store = admission_store()
+    assert create_pod(store, priorityClassName="system-node-critical")["spec"]["priority"] == 2000001000
+    p = create_pod(admission_store())
+    assert p["spec"]["priority"] == 0 and "priorityClassName" not in p["spec"]
+    with pytest.raises(ApiError) as e:
+        create_pod(admission_store(), priorityClassName="nope")
+    assert (e.value.code, e.value.message) == (403, 'pods "p" is forbidden: no PriorityClass with name nope was found')
+
+
+def test_priority_admission_user_and_default_class():
+    store = admission_store()
+    for name, value, default in (("low", 10, True), ("lower", 5, True), ("high", 1000, False)):
+        pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+              "value": value, "globalDefault": default}
+        if name == "high":
+            pc["preemptionPolicy"] = "Never"
+        store.create(pc, by="test")
+    p = create_pod(store, priorityClassName="high")
+    assert (p["spec"]["priority"], p["spec"]["preemptionPolicy"]) == (1000, "Never")
+    store2_pod = admission.Priority(store)
+    obj = {"kind": "Pod", "metadata": {"name": "d"}, "spec": {}}
+    store2_pod.admit(obj)
+    # two globalDefault classes: the lowest value wins (getDefaultPriorityClass), and its name is written
+    assert (obj["spec"]["priorityClassName"], obj["spec"]["priority"]) == ("lower", 5)
+    with pytest.raises(ApiError) as e:
+        admission.Priority(store).admit({"kind": "Pod", "metadata": {"name": "x"},
+                                         "spec": {"priorityClassName": "high", "priority": 7}})
+    assert "the integer value of priority (7) must not be provided in pod spec" in e.value.message
