@@ -64,8 +64,9 @@ class Cluster:
         from podlife.controlplane.controllers.job import JobController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
+        from podlife.controlplane.controllers.daemonset import DaemonSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
-                         EndpointsController, EndpointSliceController, GarbageCollector):
+                         DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

@@ -25,6 +25,7 @@ from podlife.controlplane.controllers.deployment import compute_hash
 from podlife.controlplane.controllers.replicaset import (
     Expectations,
     Key,
+    _Expectation,
     WorkQueue,
     controller_ref,
     is_pod_available,
@@ -127,6 +128,12 @@ def target_node(pod: Obj) -> str | None:
     return None
 
 
+class _Expectations(Expectations):
+    def set(self, key: str, adds: int, delete_keys: list[str]) -> None:
+        """ControllerExpectations.SetExpectations(key, creations, deletions)."""
+        self._exp[key] = _Expectation(adds, len(delete_keys), self.kernel.now, set(delete_keys))
+
+
 class DaemonSetController:
     """pkg/controller/daemon DaemonSetsController."""
 
@@ -136,7 +143,7 @@ class DaemonSetController:
         self.store = store
         self.profile = profile
         self.events = EventRecorder(store, COMPONENT)
-        self.expectations = Expectations(kernel)
+        self.expectations = _Expectations(kernel)
         self.queue = WorkQueue(kernel, self._sync)
         self.dss: dict[Key, Obj] = {}
         self.nodes: dict[str, Obj] = {}
@@ -295,9 +302,6 @@ class DaemonSetController:
                         delete.append(pod)
                         continue
                     running.append(pod)
-                if not running and run and not any(p["metadata"].get("deletionTimestamp") for p in pods) and \
-                        not any(p in delete for p in pods) is False:
-                    pass
                 if len(running) > 1:
                     delete.extend(running[1:])  # keep the oldest
             else:
@@ -313,13 +317,7 @@ class DaemonSetController:
         skey = _skey(ds)
         need = need[:BURST_REPLICAS]
         delete = delete[:BURST_REPLICAS]
-        self.expectations.expect_creations(skey, len(need))
-        if delete:
-            e = self.expectations._exp.get(skey)
-            if e is not None:
-                e.delete += len(delete)
-                e.delete_keys.update(_pod_key(p) for p in delete)
-        first: ApiError | None = None
+        self.expectations.set(skey, len(need), [_pod_key(p) for p in delete])
         nodes = iter(need)
         created, err = slow_start_batch(len(need), 1, lambda: self._create_pod(ds, next(nodes), hash_))
         for _ in range(len(need) - created):

@@ -26,7 +26,11 @@ from podlife.api import names, selectors
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.replicaset import WorkQueue, controller_ref, is_pod_ready
+from podlife.controlplane.controllers.replicaset import (
+    WorkQueue,
+    controller_ref,
+    is_pod_ready,
+)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -65,9 +69,7 @@ def should_pod_be_in_endpoints(pod: Obj, include_terminating: bool) -> bool:
         return False
     if not pod_ips(pod):
         return False
-    if not include_terminating and pod["metadata"].get("deletionTimestamp"):
-        return False
-    return True
+    return include_terminating or not pod["metadata"].get("deletionTimestamp")
 
 
 def should_set_hostname(pod: Obj, svc: Obj) -> bool:

@@ -257,8 +257,16 @@ class JobController:
             st["startTime"] = self.trace.timestamp()
         record = self._new_backoff_record(key, new_succeeded, new_failed)
 
-        finished: Obj | None = None
-        if failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
+        # an interim condition of an earlier sync stands (1.31+): SuccessCriteriaMet, or FailureTarget -> Failed
+        conds = st.get("conditions") or []
+        finished: Obj | None = next((dict(c) for c in conds if c.get("type") == "SuccessCriteriaMet"
+                                     and c.get("status") == "True"), None)
+        target = next((c for c in conds if c.get("type") == "FailureTarget" and c.get("status") == "True"), None)
+        if finished is None and target is not None:
+            finished = self._condition("Failed", target.get("reason", ""), target.get("message", ""))
+        if finished is not None:
+            pass
+        elif failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
             finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
                                        "BackoffLimitExceeded", BACKOFF_MESSAGE)
         err: ApiError | None = None
