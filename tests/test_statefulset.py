@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from podlife.controlplane.controllers.statefulset import parent_and_ordinal, revision_name
+from podlife.controlplane.controllers.statefulset import (
+    parent_and_ordinal,
+    revision_name,
+)
 from tests.helpers import records, run_text
 
 

@@ -58,13 +58,13 @@ class Cluster:
         self.scheduler.start()
         # controller-manager: each controller has start(); they talk to the rest only through the store
         self.controllers: list = []
-        from podlife.controlplane.controllers.deployment import DeploymentController
-        from podlife.controlplane.controllers.garbagecollector import GarbageCollector
-        from podlife.controlplane.controllers.replicaset import ReplicaSetController
-        from podlife.controlplane.controllers.job import JobController
-        from podlife.controlplane.controllers.statefulset import StatefulSetController
-        from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.daemonset import DaemonSetController
+        from podlife.controlplane.controllers.deployment import DeploymentController
+        from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
+        from podlife.controlplane.controllers.garbagecollector import GarbageCollector
+        from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.replicaset import ReplicaSetController
+        from podlife.controlplane.controllers.statefulset import StatefulSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)

@@ -25,8 +25,8 @@ from podlife.controlplane.controllers.deployment import compute_hash
 from podlife.controlplane.controllers.replicaset import (
     Expectations,
     Key,
-    _Expectation,
     WorkQueue,
+    _Expectation,
     controller_ref,
     is_pod_available,
     is_pod_ready,
@@ -70,22 +70,12 @@ def daemon_tolerations(spec: Obj) -> list[Obj]:
 
 
 def node_name_affinity(affinity: Obj | None, node: str) -> Obj:
-    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes one term selecting the
-    node by metadata.name, keeping the label expressions of the existing terms (each with the field term)."""
+    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity is replaced by one term selecting
+    the node by metadata.name (the controller has already checked the template's own terms); the rest of the
+    affinity is kept."""
     aff = clone(affinity) if affinity else {}
-    field = [{"key": "metadata.name", "operator": "In", "values": [node]}]
-    na = aff.setdefault("nodeAffinity", {})
-    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = (req or {}).get("nodeSelectorTerms") or []
-    if not terms:
-        na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [{"matchFields": field}]}
-        return aff
-    new_terms = []
-    for t in terms:
-        nt = {k: v for k, v in t.items() if k != "matchFields"}
-        nt["matchFields"] = field
-        new_terms.append(nt)
-    na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": new_terms}
+    selector = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}
+    aff.setdefault("nodeAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = selector
     return aff
 
 

@@ -1,0 +1,123 @@
+"""The DaemonSet controller end to end (pkg/controller/daemon).
+
+The controller creates one pod per eligible node with a required node affinity on metadata.name (matchFields);
+the scheduler binds it. A default container starts 0.1 s after its pod is created and the pod is Ready at the
+kubelet's next relist (1 s).
+"""
+
+from __future__ import annotations
+
+import re
+
+from podlife.controlplane.controllers.daemonset import (
+    daemon_tolerations,
+    node_name_affinity,
+)
+from podlife.controlplane.controllers.deployment import compute_hash
+from tests.helpers import records, run_text
+
+GENERATED = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
+
+NODES = """  cluster:
+    nodes:
+      - {namePrefix: n, count: 3}
+      - {name: infra, labels: {role: infra}, taints: [{key: dedicated, value: infra, effect: NoSchedule}]}
+"""
+
+
+def _scenario(template_extra: str = "", actions: str = "[]", until: str = "10s") -> str:
+    return f"""
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {{name: ds}}
+spec:
+  kubernetesVersion: "1.34"
+{NODES}  objects:
+    - apiVersion: apps/v1
+      kind: DaemonSet
+      metadata: {{name: agent}}
+      spec:
+        selector: {{matchLabels: {{app: agent}}}}
+        template:
+          metadata: {{labels: {{app: agent}}}}
+          spec:
+            containers: [{{name: app, image: agent:1}}]{template_extra}
+  actions: {actions}
+  until: {until}
+"""
+
+
+def _placement(r) -> dict[str, str]:
+    """node -> pod, from the scheduler's bindings."""
+    return {x["node"]: x["object"].split("/")[-1] for x in records(r, "api", verb="bind")}
+
+
+def test_one_pod_per_node_but_not_on_the_tainted_one(tmp_path):
+    r = run_text(tmp_path, _scenario())
+    created = [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="create", by="daemonset-controller")]
+    # three pods at 0 (slow start 1 + 2), none for infra: its dedicated:NoSchedule taint is not tolerated
+    assert [t for t, _ in created] == [0.0, 0.0, 0.0]
+    assert all(re.fullmatch(f"agent-{GENERATED}", n) for _, n in created)
+    placement = _placement(r)
+    assert sorted(placement) == ["n0", "n1", "n2"]
+    assert [(e["t"], e["message"]) for e in records(r, "event", reason="SuccessfulCreate",
+                                                   object="DaemonSet/default/agent")] == \
+        [(0.0, f"Created pod: {n}") for _, n in created]
+    store = r.cluster.store
+    ds = store.get("DaemonSet", "default", "agent")
+    for node, name in placement.items():
+        pod = store.get("Pod", "default", name)
+        assert pod["spec"]["nodeName"] == node  # bound by the scheduler, not by the controller
+        assert pod["spec"]["affinity"] == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+        assert pod["metadata"]["labels"] == {
+            "app": "agent", "pod-template-generation": "1",
+            "controller-revision-hash": compute_hash(ds["spec"]["template"], None)}
+        assert pod["spec"]["tolerations"] == [
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+            {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]
+    # all Ready at the 1 s relist
+    assert ds["status"] == {"currentNumberScheduled": 3, "numberMisscheduled": 0, "desiredNumberScheduled": 3,
+                            "numberReady": 3, "observedGeneration": 1, "updatedNumberScheduled": 3,
+                            "numberAvailable": 3}
+    writes = records(r, "api", verb="update", object="DaemonSet/default/agent", subresource="status")
+    assert writes[-1]["t"] == 1.0
+
+
+def test_a_toleration_admits_the_tainted_node(tmp_path):
+    r = run_text(tmp_path, _scenario("\n            tolerations: [{key: dedicated, operator: Exists}]"))
+    assert sorted(_placement(r)) == ["infra", "n0", "n1", "n2"]
+    assert r.cluster.store.get("DaemonSet", "default", "agent")["status"]["desiredNumberScheduled"] == 4
+
+
+def test_node_selector_limits_the_nodes(tmp_path):
+    extra = ("\n            nodeSelector: {role: infra}"
+             "\n            tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]")
+    r = run_text(tmp_path, _scenario(extra))
+    assert sorted(_placement(r)) == ["infra"]
+
+
+def test_cordoned_node_keeps_its_daemon_pod(tmp_path):
+    # cordon adds spec.unschedulable and the node.kubernetes.io/unschedulable:NoSchedule taint, which every
+    # daemon pod tolerates: nothing is deleted, the node still counts
+    r = run_text(tmp_path, _scenario(actions="[{at: 5s, cordon: n0}]"))
+    assert records(r, "api", verb="delete", by="daemonset-controller") == []
+    assert r.cluster.store.get("DaemonSet", "default", "agent")["status"]["desiredNumberScheduled"] == 3
+
+
+def test_daemon_tolerations_and_affinity_helpers():
+    tols = daemon_tolerations({"hostNetwork": True, "tolerations": [
+        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 5}]})
+    # an existing equal toleration is replaced in place (AddOrUpdateTolerationInPodSpec)
+    assert tols[0] == {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}
+    assert tols[-1] == {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
+    assert len(tols) == 7
+    aff = node_name_affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "role", "operator": "In", "values": ["x"]}]}]}}}, "n1")
+    # "Replace node selector with the new one": the template's terms were checked by the controller
+    assert aff["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]

@@ -1,0 +1,177 @@
+"""The Job controller end to end (pkg/controller/job), NonIndexed.
+
+Timing facts of the model: a container starts 0.1 s after its pod is created; the kubelet reports it Running
+at the next whole-second PLEG relist; a `sleep N` container exits N s after it started; the relist after the
+exit reports the container terminated (finishedAt with second precision), and the pod turns Succeeded/Failed
+one relist later (the status manager holds a terminal phase back until the terminating sync). From 1.24 a pod
+event syncs the Job 1 s later (syncJobBatchPeriod; a pending earlier sync absorbs later events); Job spec
+events sync at once.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from podlife.controlplane.controllers.job import BackoffRecord
+from tests.helpers import records, run_text
+
+GENERATED = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
+
+
+def _scenario(spec: str, version: str = "1.34", until: str = "60s") -> str:
+    return f"""
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {{name: job}}
+spec:
+  kubernetesVersion: "{version}"
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {{name: pi}}
+      spec:
+{spec}
+  until: {until}
+"""
+
+
+def _job(command: str, extra: str = "", policy: str = "Never") -> str:
+    return f"""{extra}
+        template:
+          spec:
+            restartPolicy: {policy}
+            containers: [{{name: work, image: busybox:1.36, command: {command}}}]"""
+
+
+def _creates(r) -> list[tuple[float, str]]:
+    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="create", by="job-controller")]
+
+
+def _events(r) -> list[tuple[float, str, str]]:
+    return [(e["t"], e["reason"], e["message"]) for e in records(r, "event", object="Job/default/pi")]
+
+
+def _status(r) -> dict:
+    return r.cluster.store.get("Job", "default", "pi")["status"]
+
+
+def _cond_types(r) -> list[tuple[str, str]]:
+    return [(c["type"], c["lastTransitionTime"][-3:-1]) for c in _status(r).get("conditions") or ()]
+
+
+def test_completions_3_parallelism_2(tmp_path):
+    """sleep 3 pods. 0: two pods (min(parallelism 2, completions 3)); they run 0.1-3.1, are reported exited at
+    the 4 s relist and Succeeded at 5. The pod events of 4 sync the Job at 5 (ready 0); the Succeeded updates
+    at 5 sync it at 6: 2 succeeded, 1 to go -> the third pod at 6, which runs 6.1-9.1, Succeeded at 11 ->
+    sync at 12: 3 succeeded, none active -> SuccessCriteriaMet, then Complete (1.31+: no pod terminating)."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 3"]', "        completions: 3\n        parallelism: 2")))
+    created = _creates(r)
+    assert [t for t, _ in created] == [0.0, 0.0, 6.0]
+    assert all(re.fullmatch(f"pi-{GENERATED}", n) for _, n in created)
+    assert _events(r) == [(t, "SuccessfulCreate", f"Created pod: {n}") for t, n in created] + \
+        [(12.0, "Completed", "Job completed")]
+    # tracking with finalizers: at 6 one status write lists the two pods as uncounted, their finalizers are
+    # removed, a second write counts them
+    at6 = [(x["verb"], x["object"].split("/")[0]) for x in records(r, "api", by="job-controller") if x["t"] == 6.0]
+    assert at6 == [("create", "Pod"), ("update", "Job"), ("patch", "Pod"), ("patch", "Pod"), ("update", "Job")]
+    st = _status(r)
+    assert _cond_types(r) == [("SuccessCriteriaMet", "12"), ("Complete", "12")]
+    assert (st["succeeded"], st.get("failed"), st.get("active"), st["ready"], st["terminating"]) == (3, None, None, 0, 0)
+    assert st["startTime"].endswith(":00Z") and st["completionTime"].endswith(":12Z")
+    assert st["uncountedTerminatedPods"] == {}
+    job = r.cluster.store.get("Job", "default", "pi")
+    uid = job["metadata"]["uid"]
+    for _, name in created:
+        pod = r.cluster.store.get("Pod", "default", name)
+        assert pod["metadata"]["labels"] == {"batch.kubernetes.io/controller-uid": uid,
+                                             "batch.kubernetes.io/job-name": "pi",
+                                             "controller-uid": uid, "job-name": "pi"}
+        assert pod["metadata"].get("finalizers") is None   # removed once counted
+        assert pod["metadata"]["ownerReferences"][0]["kind"] == "Job"
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+
+
+def test_backoff_limit_exceeded(tmp_path):
+    """`sleep 1; exit 1`, restartPolicy Never, backoffLimit 2: each pod fails; a replacement waits
+    10 s * 2^(failures-1) from the failure's finishedAt (second precision).
+    pod 1: 0.1-1.1 (finishedAt 1), Failed at 3, synced at 4: 1 failure, 10 - (4 - 1) = 7 s left -> created at 11.
+    pod 2: 11.1-12.1 (finishedAt 12), Failed at 14, synced at 15: 20 - 3 = 17 s -> created at 32.
+    pod 3: 32.1-33.1, Failed at 35, synced at 36: 3 failures > 2 -> FailureTarget, and at once Failed (no pod
+    terminating)."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 1"]', "        backoffLimit: 2")))
+    assert [t for t, _ in _creates(r)] == [0.0, 11.0, 32.0]
+    assert _events(r)[-1] == (36.0, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+    assert _cond_types(r) == [("FailureTarget", "36"), ("Failed", "36")]
+    cond = _status(r)["conditions"][-1]
+    assert (cond["reason"], cond["message"]) == ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+    assert _status(r)["failed"] == 3 and "completionTime" not in _status(r)
+
+
+def test_failed_condition_at_once_before_1_31(tmp_path):
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 1"]', "        backoffLimit: 0"),
+                                     version="1.30", until="20s"))
+    assert [c for c, _ in _cond_types(r)] == ["Failed"]
+    assert _events(r)[-1][1:] == ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+
+
+def test_on_failure_restarts_count_towards_the_backoff_limit(tmp_path):
+    # restartPolicy OnFailure: the pod never fails; its container restarts. When the restart counts of the
+    # running pods reach backoffLimit (2) the Job deletes the pod (FailureTarget); Failed comes only once the
+    # pod is no longer terminating
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 1"]', "        backoffLimit: 2",
+                                          policy="OnFailure")))
+    (_, pod), = _creates(r)
+    deletes = records(r, "api", verb="delete", by="job-controller")
+    assert [d["object"] for d in deletes] == [f"Pod/default/{pod}"]
+    t_del = deletes[0]["t"]
+    failed_at = [x["t"] for x in records(r, "phase", object=f"Pod/default/{pod}", to="Failed")]
+    types = [c for c, _ in _cond_types(r)]
+    assert types == ["FailureTarget", "Failed"]
+    ft, fd = (r.cluster.store.get("Job", "default", "pi")["status"]["conditions"][i]["lastTransitionTime"]
+              for i in (0, 1))
+    assert ft.endswith(f":{int(t_del):02d}Z")
+    # the pod turns Failed after the delete; the batched sync 1 s later sees it terminal and finishes the Job
+    assert failed_at and failed_at[0] > t_del and fd.endswith(f":{int(failed_at[0]) + 1:02d}Z")
+    assert _events(r)[-2:] == [(t_del, "SuccessfulDelete", f"Deleted pod: {pod}"),
+                               (failed_at[0] + 1, "BackoffLimitExceeded", "Job has reached the specified backoff limit")]
+
+
+def test_job_with_a_native_sidecar_completes(tmp_path):
+    # as tests/test_sidecars.py: proxy starts 0.1, work 1.1-6.1; the kubelet reports work exited at the 7 s
+    # relist (sync at 8), stops the sidecar at 8 and reports the pod Succeeded at 8.1; that update joins the
+    # sync already pending for 9 -> Complete at 9
+    spec = """
+        template:
+          spec:
+            restartPolicy: Never
+            initContainers: [{name: proxy, image: proxy:1, restartPolicy: Always}]
+            containers: [{name: work, image: busybox:1.36, command: ["sh", "-c", "sleep 5"]}]"""
+    r = run_text(tmp_path, _scenario(spec, until="20s"))
+    assert [x["t"] for x in records(r, "phase", to="Succeeded")] == [8.1]
+    assert _events(r)[-1] == (9.0, "Completed", "Job completed")
+    assert _status(r)["succeeded"] == 1
+
+
+@pytest.mark.parametrize("version,prefixed,finalizer", [("1.24", False, False), ("1.26", False, True),
+                                                        ("1.27", True, True)])
+def test_labels_and_tracking_finalizer_by_version(tmp_path, version, prefixed, finalizer):
+    r = run_text(tmp_path, _scenario(_job('["sleep", "30"]'), version=version, until="2s"))
+    (_, name), = _creates(r)
+    job = r.cluster.store.get("Job", "default", "pi")
+    pod = r.cluster.store.get("Pod", "default", name)
+    uid = job["metadata"]["uid"]
+    labels = pod["metadata"]["labels"]
+    assert labels["controller-uid"] == uid and labels["job-name"] == "pi"
+    assert ("batch.kubernetes.io/controller-uid" in labels) is prefixed
+    key = "batch.kubernetes.io/controller-uid" if prefixed else "controller-uid"
+    assert job["spec"]["selector"] == {"matchLabels": {key: uid}}
+    assert (pod["metadata"].get("finalizers") == ["batch.kubernetes.io/job-tracking"]) is finalizer
+
+
+def test_backoff_record_remaining_time():
+    rec = BackoffRecord(failures_after_last_success=3, last_failure_time=10.0)
+    assert rec.remaining(15.0) == 35.0          # 10 s * 2^2 = 40 s after 10
+    assert BackoffRecord(40, 0.0).remaining(100.0) == 260.0  # capped at 6 min
+    assert BackoffRecord().remaining(5.0) == 0.0
