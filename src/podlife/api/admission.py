@@ -149,3 +149,75 @@ def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
     return [Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds)]
+
+
+# ---- NodeRestriction: plugin/pkg/admission/noderestriction/admission.go --------------------------------------
+
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+def _forbidden(resource: str, name: str, why: str) -> ApiError:
+    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')
+
+
+def node_restriction(node: str, verb: str, obj: Obj, old: Obj | None = None, subresource: str | None = None) -> None:
+    """What a kubelet, authenticated as system:node:<node>, may write. Raises Forbidden otherwise."""
+    kind = obj.get("kind", "")
+    name = obj.get("metadata", {}).get("name", "")
+    if kind == "Pod":
+        bound = (old or obj).get("spec", {}).get("nodeName")
+        if verb == "create":
+            if MIRROR_ANNOTATION not in (obj["metadata"].get("annotations") or {}):
+                raise _forbidden("pods", name, f'pod does not have "{MIRROR_ANNOTATION}" annotation, node "{node}" '
+                                              "can only create mirror pods")
+            if obj.get("spec", {}).get("nodeName") != node:
+                raise _forbidden("pods", name, f'node "{node}" can only create pods with spec.nodeName set to itself')
+        elif verb == "update" and subresource == "status":
+            if bound != node:
+                raise _forbidden("pods", name, f'node "{node}" can only update pod status for pods with '
+                                              "spec.nodeName set to itself")
+        elif verb == "update":
+            raise _forbidden("pods", name, f'node "{node}" can only update pod status')
+        elif verb == "delete" and bound != node:
+            raise _forbidden("pods", name, f'node "{node}" can only delete pods with spec.nodeName set to itself')
+    elif kind == "Node":
+        if name != node:
+            raise _forbidden("nodes", name, f'node "{node}" is not allowed to modify node "{name}"')
+        if verb == "update" and old is not None and subresource != "status" and \
+                (obj.get("spec", {}).get("taints") or []) != (old.get("spec", {}).get("taints") or []):
+            raise _forbidden("nodes", name, f'node "{node}" is not allowed to modify taints')
+    elif kind == "Lease":
+        if name != node or obj["metadata"].get("namespace") != "kube-node-lease":
+            raise _forbidden("leases.coordination.k8s.io", name,
+                             "can only access node lease with the same name as the requesting node")
+
+
+class NodeClient:
+    """The API as a kubelet reaches it: its own credentials (system:node:<name>), so NodeRestriction applies
+    to every write. Reads and watches go straight through."""
+
+    def __init__(self, store: Any, node: str) -> None:
+        self._store = store
+        self.node = node
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def create(self, obj: Obj, by: str, **kw: Any) -> Obj:
+        node_restriction(self.node, "create", obj)
+        return self._store.create(obj, by=by, **kw)
+
+    def update(self, obj: Obj, by: str, subresource: str | None = None, **kw: Any) -> Obj:
+        md = obj["metadata"]
+        old = self._store.try_get(obj["kind"], md.get("namespace"), md["name"])
+        node_restriction(self.node, "update", obj, old, subresource)
+        return self._store.update(obj, by=by, subresource=subresource, **kw)
+
+    def update_status(self, obj: Obj, by: str) -> Obj:
+        return self.update(obj, by=by, subresource="status")
+
+    def delete(self, kind: str, namespace: str | None, name: str, by: str, options: Any = None) -> Obj | None:
+        old = self._store.try_get(kind, namespace, name)
+        if old is not None:
+            node_restriction(self.node, "delete", old, old)
+        return self._store.delete(kind, namespace, name, by=by, options=options)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
+from podlife.api.admission import NodeClient
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, pod_full_name
 from podlife.config import KubeletConfiguration
@@ -50,7 +51,7 @@ class Kubelet:
                  node_spec: NodeSpec, runtime: ContainerdRuntime, node_ip: str) -> None:
         self.kernel = kernel
         self.trace = trace
-        self.store = store
+        self.store = NodeClient(store, node_spec.name)  # writes pass the NodeRestriction admission
         self.profile = profile
         self.config = config
         self.node_spec = node_spec
