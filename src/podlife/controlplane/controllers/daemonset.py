@@ -21,21 +21,26 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.deployment import compute_hash
-from podlife.controlplane.controllers.replicaset import (
+from podlife.controlplane.controllers.controller_utils import (
     Expectations,
     Key,
+    PodIndex,
     WorkQueue,
     _Expectation,
+    claim_pods,
     controller_ref,
     is_pod_available,
     is_pod_ready,
     label_selector,
     pod_from_template,
+    resolve_controller_ref,
     slow_start_batch,
 )
+from podlife.controlplane.controllers.controller_utils import object_key as _key
+from podlife.controlplane.controllers.controller_utils import object_skey as _skey
+from podlife.controlplane.controllers.controller_utils import pod_key as _pod_key
+from podlife.controlplane.controllers.deployment import compute_hash
 from podlife.controlplane.controllers.tainteviction import tolerates_taint
-from podlife.controlplane.controllers.workload import PodIndex, claim_pods
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -220,13 +225,7 @@ class DaemonSetController:
                 self.queue.add(key)
 
     def _resolve(self, pod: Obj) -> Obj | None:
-        ref = owner_of(pod)
-        if ref is None or ref.get("kind") != "DaemonSet":
-            return None
-        ds = self.dss.get((pod["metadata"]["namespace"], ref.get("name", "")))
-        if ds is None or ds["metadata"]["uid"] != ref.get("uid"):
-            return None
-        return ds
+        return resolve_controller_ref(self.dss, pod["metadata"]["namespace"], owner_of(pod), "DaemonSet")
 
     # ---- syncDaemonSet -----------------------------------------------------------------------------------
 
@@ -403,13 +402,7 @@ class DaemonSetController:
                 cur = self.store.get("DaemonSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
 
 
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
 
 
-def _skey(obj: Obj) -> str:
-    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"
 
 
-def _pod_key(pod: Obj) -> str:
-    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"

@@ -24,13 +24,16 @@ from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import ADDED, DELETED, Store
 from podlife.api.validation import semantic_equal
-from podlife.controlplane.controllers.replicaset import (
+from podlife.controlplane.controllers.controller_utils import (
     WorkQueue,
+    claim_objects,
     controller_ref,
     label_selector,
     parse_time,
+    resolve_controller_ref,
     sorted_by_creation,
 )
+from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -528,19 +531,14 @@ class DeploymentController:
         ref = owner_of(pod)
         if ref is None or ref.get("kind") != "ReplicaSet":
             return None
-        rs = self.rss.get((pod["metadata"]["namespace"], ref.get("name", "")))
-        if rs is None or rs["metadata"]["uid"] != ref.get("uid"):
+        rs = resolve_controller_ref(self.rss, pod["metadata"]["namespace"], ref, "ReplicaSet")
+        if rs is None:
             return None
         rs_ref = owner_of(rs)
         return self._resolve(rs["metadata"]["namespace"], rs_ref) if rs_ref is not None else None
 
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
-        if ref.get("kind") != "Deployment":
-            return None
-        d = self.deployments.get((namespace, ref.get("name", "")))
-        if d is None or d["metadata"]["uid"] != ref.get("uid"):
-            return None
-        return d
+        return resolve_controller_ref(self.deployments, namespace, ref, "Deployment")
 
     def _deployments_for_rs(self, rs: Obj) -> list[Obj]:
         """GetDeploymentsForReplicaSet: Deployments of the namespace whose (non-empty) selector matches."""
@@ -623,52 +621,13 @@ class DeploymentController:
         the orphans; those of other controllers are never claimed), in creation order."""
         ns, uid = d["metadata"]["namespace"], d["metadata"]["uid"]
         sel = label_selector(d["spec"].get("selector"))
-        deleting = bool(d["metadata"].get("deletionTimestamp"))
-        keys = sorted(self.rs_by_owner.get(uid, set()) | self.rs_orphans.get(ns, set()))
-        claimed: list[Obj] = []
-        can_adopt: bool | None = None
-        for k in keys:
-            rs = self.rss.get(k)
-            if rs is None:
-                continue
-            ref = owner_of(rs)
-            match = not sel.empty() and sel.matches(rs["metadata"].get("labels") or {})
-            if ref is not None:
-                if ref.get("uid") != uid:
-                    continue
-                if match:
-                    claimed.append(rs)
-                elif not deleting:
-                    self._patch_owner(rs, uid, None)  # release
-                continue
-            if deleting or not match or rs["metadata"].get("deletionTimestamp"):
-                continue
-            if can_adopt is None:
-                fresh = self.store.try_get("Deployment", ns, d["metadata"]["name"])
-                can_adopt = fresh is not None and fresh["metadata"]["uid"] == uid and \
-                    not fresh["metadata"].get("deletionTimestamp")
-            if can_adopt and self._patch_owner(rs, None, controller_ref(d)):
-                claimed.append(rs)
+        listed = [self.rss[k] for k in sorted(self.rs_by_owner.get(uid, set()) | self.rs_orphans.get(ns, set()))
+                  if k in self.rss]
+        claimed = claim_objects(self.store, COMPONENT, d, sel, listed, controller_ref(d))
+        # the ReplicaSets as listed (an adopted one is not replaced by its patched copy)
+        by_uid = {rs["metadata"]["uid"]: rs for rs in listed}
+        claimed = [by_uid[rs["metadata"]["uid"]] for rs in claimed]
         return sorted_by_creation(claimed)
-
-    def _patch_owner(self, rs: Obj, release_uid: str | None, adopt: Obj | None) -> bool:
-        md = rs["metadata"]
-        latest = self.store.try_get("ReplicaSet", md["namespace"], md["name"])
-        if latest is None or latest["metadata"]["uid"] != md["uid"]:
-            return False
-        new = clone(latest)
-        refs = [r for r in new["metadata"].get("ownerReferences") or () if r.get("uid") != release_uid]
-        if adopt is not None:
-            refs.append(adopt)
-        if refs:
-            new["metadata"]["ownerReferences"] = refs
-        else:
-            new["metadata"].pop("ownerReferences", None)
-        try:
-            self.store.update(new, by=COMPONENT, verb="patch")
-        except ApiError:
-            return False
-        return True
 
     def _pod_map(self, d: Obj, rs_list: list[Obj]) -> dict[str, list[Obj]]:
         """getPodMapForDeployment: the Deployment's pods by the UID of their ReplicaSet, inactive ones
@@ -1175,6 +1134,4 @@ class DeploymentController:
         return False
 
 
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
 

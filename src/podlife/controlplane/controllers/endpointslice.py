@@ -26,11 +26,12 @@ from podlife.api import names, selectors
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.replicaset import (
+from podlife.controlplane.controllers.controller_utils import (
     WorkQueue,
     controller_ref,
     is_pod_ready,
 )
+from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -546,5 +547,3 @@ def repack_subsets(entries: list[tuple[Obj, bool, Obj | None]]) -> list[Obj]:
     return out
 
 
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.store import ADDED, DELETED, DeleteOptions, Store
-from podlife.controlplane.controllers.replicaset import WorkQueue
+from podlife.controlplane.controllers.controller_utils import WorkQueue
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile

@@ -27,19 +27,23 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.replicaset import (
+from podlife.controlplane.controllers.controller_utils import (
     Expectations,
     Key,
+    PodIndex,
     WorkQueue,
+    claim_pods,
     controller_ref,
     is_pod_active,
     is_pod_ready,
     label_selector,
     parse_time,
     pod_from_template,
+    resolve_controller_ref,
     slow_start_batch,
 )
-from podlife.controlplane.controllers.workload import PodIndex, claim_pods
+from podlife.controlplane.controllers.controller_utils import object_key as _key
+from podlife.controlplane.controllers.controller_utils import object_skey as _skey
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -182,13 +186,7 @@ class JobController:
                 self._enqueue_batched(key)
 
     def _resolve(self, pod: Obj) -> Obj | None:
-        ref = owner_of(pod)
-        if ref is None or ref.get("kind") != "Job":
-            return None
-        job = self.jobs.get((pod["metadata"]["namespace"], ref.get("name", "")))
-        if job is None or job["metadata"]["uid"] != ref.get("uid"):
-            return None
-        return job
+        return resolve_controller_ref(self.jobs, pod["metadata"]["namespace"], owner_of(pod), "Job")
 
     def _remove_orphan_finalizer(self, pod: Obj) -> None:
         """syncOrphanPod: the finalizer of a pod no unfinished Job tracks is removed."""
@@ -556,9 +554,5 @@ def _tidy_uncounted(unc: Obj) -> None:
             unc.pop(f, None)
 
 
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
 
 
-def _skey(obj: Obj) -> str:
-    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"

@@ -45,6 +45,10 @@ from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, get_condition
 from podlife.api.store import ADDED, DELETED, Store
 from podlife.config import ControllerManagerConfiguration
+from podlife.controlplane.controllers.controller_utils import (
+    index_pod_by_node,
+    pods_on_node,
+)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -352,14 +356,7 @@ class NodeLifecycleController:
             self._due_at(name, self._next_tick(self.kernel.now))
 
     def _index_pod(self, pod: Obj, old: Obj | None) -> None:
-        md = pod["metadata"]
-        key = (md["namespace"], md["name"])
-        was = (old or {}).get("spec", {}).get("nodeName")
-        now = pod["spec"].get("nodeName")
-        if was and was != now:
-            self.pods_by_node.get(was, {}).pop(key, None)
-        if now:
-            self.pods_by_node.setdefault(now, {})[key] = pod
+        index_pod_by_node(self.pods_by_node, pod, old)
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if type_ == DELETED:
@@ -375,8 +372,7 @@ class NodeLifecycleController:
             self._process_pod(pod)
 
     def _pods_on(self, node: str) -> list[Obj]:
-        pods = self.pods_by_node.get(node) or {}
-        return [pods[k] for k in sorted(pods)]
+        return pods_on_node(self.pods_by_node, node)
 
     def _process_pod(self, pod: Obj) -> None:
         node_name = pod["spec"]["nodeName"]

@@ -11,16 +11,32 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from podlife.api import names, selectors
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
+from podlife.controlplane.controllers.controller_utils import (
+    Expectations,
+    Key,
+    PodIndex,
+    WorkQueue,
+    claim_pods,
+    controller_ref,
+    is_pod_active,
+    is_pod_available,
+    is_pod_ready,
+    label_selector,
+    parse_time,
+    pod_condition,
+    pod_from_template,
+    pod_key,
+    resolve_controller_ref,
+    slow_start_batch,
+)
+from podlife.controlplane.controllers.controller_utils import object_key as _key
+from podlife.controlplane.controllers.controller_utils import object_skey as _skey
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -28,208 +44,11 @@ from podlife.versions import Profile
 COMPONENT = "replicaset-controller"
 BURST_REPLICAS = 500                   # replica_set.go BurstReplicas
 SLOW_START_INITIAL_BATCH_SIZE = 1      # controller_utils.go SlowStartInitialBatchSize
-EXPECTATIONS_TIMEOUT = 300.0           # controller_utils.go ExpectationsTimeout (5 min)
 STATUS_UPDATE_RETRIES = 1              # replica_set.go statusUpdateRetries
 POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 
-Key = tuple[str, str]
 
-
-# ---- client-go util/workqueue ----------------------------------------------------------------------------
-
-
-class WorkQueue:
-    """client-go util/workqueue rate-limiting queue, on the virtual clock.
-
-    A key added any number of times before it is processed is processed once (the dirty set); the keys
-    queued at an instant are processed in one kernel callback, so the changes of one instant coalesce. ``add_after`` keeps only the
-    earliest pending time per key (delaying_queue.go waitingForQueue). ``add_rate_limited`` follows
-    DefaultControllerRateLimiter's per-item exponential backoff: 5 ms * 2^failures, at most 1000 s.
-    """
-
-    BASE_DELAY = 0.005
-    MAX_DELAY = 1000.0
-
-    def __init__(self, kernel: Kernel, process: Callable[[Any], None]) -> None:
-        self.kernel = kernel
-        self._process = process
-        self._queue: dict[Hashable, None] = {}
-        self._batch: set[Hashable] = set()  # taken by the running callback, not yet processed
-        self._scheduled = False
-        self._waiting: dict[Hashable, tuple[float, Any]] = {}
-        self._failures: dict[Hashable, int] = {}
-
-    def __len__(self) -> int:
-        return len(self._queue)
-
-    def add(self, key: Hashable) -> None:
-        if key in self._batch:
-            return  # queued and not processed yet: the dirty set keeps one
-        self._queue[key] = None
-        if not self._scheduled:
-            self._scheduled = True
-            self.kernel.call_later(0.0, self._run)
-
-    def add_after(self, key: Hashable, delay: float) -> None:
-        if delay <= 0:
-            self.add(key)
-            return
-        when = self.kernel.now + delay
-        pending = self._waiting.get(key)
-        if pending is not None:
-            if pending[0] <= when:
-                return
-            self.kernel.cancel(pending[1])
-        ev = self.kernel.call_at(when, lambda: self._ready(key))
-        self._waiting[key] = (when, ev)
-
-    def take_after(self, key: Hashable) -> float | None:
-        """Remove the key's pending add_after and return when it was due (None if there was none)."""
-        pending = self._waiting.pop(key, None)
-        if pending is None:
-            return None
-        self.kernel.cancel(pending[1])
-        return pending[0]
-
-    def _ready(self, key: Hashable) -> None:
-        self._waiting.pop(key, None)
-        self.add(key)
-
-    def add_rate_limited(self, key: Hashable) -> None:
-        n = self._failures.get(key, 0)
-        self._failures[key] = n + 1
-        self.add_after(key, min(self.BASE_DELAY * 2 ** n, self.MAX_DELAY))
-
-    def num_requeues(self, key: Hashable) -> int:
-        return self._failures.get(key, 0)
-
-    def forget(self, key: Hashable) -> None:
-        self._failures.pop(key, None)
-
-    def _run(self) -> None:
-        """Process the keys queued so far; keys added meanwhile wait for the next callback, after the watch
-        events already pending at this instant (as a worker's next Get() follows the informer's updates)."""
-        self._scheduled = False
-        batch = list(self._queue)
-        self._queue.clear()
-        self._batch = set(batch)
-        for key in batch:
-            self._batch.discard(key)
-            self._process(key)
-
-
-# ---- controller_utils.go ControllerExpectations / UIDTrackingControllerExpectations ---------------------
-
-
-@dataclass
-class _Expectation:
-    add: int
-    delete: int
-    timestamp: float
-    delete_keys: set[str] = field(default_factory=set)
-
-
-class Expectations:
-    """UIDTrackingControllerExpectations: creations expected as a count, deletions as pod keys; a sync
-    manages replicas only once they are observed or after ExpectationsTimeout."""
-
-    def __init__(self, kernel: Kernel) -> None:
-        self.kernel = kernel
-        self._exp: dict[str, _Expectation] = {}
-
-    def satisfied(self, key: str) -> bool:
-        e = self._exp.get(key)
-        if e is None:
-            return True
-        return (e.add <= 0 and e.delete <= 0) or self.kernel.now - e.timestamp > EXPECTATIONS_TIMEOUT
-
-    def expect_creations(self, key: str, n: int) -> None:
-        self._exp[key] = _Expectation(n, 0, self.kernel.now)
-
-    def expect_deletions(self, key: str, pod_keys: list[str]) -> None:
-        self._exp[key] = _Expectation(0, len(pod_keys), self.kernel.now, set(pod_keys))
-
-    def creation_observed(self, key: str) -> None:
-        e = self._exp.get(key)
-        if e is not None:
-            e.add -= 1
-
-    def deletion_observed(self, key: str, pod_key: str) -> None:
-        e = self._exp.get(key)
-        if e is not None and pod_key in e.delete_keys:
-            e.delete_keys.discard(pod_key)
-            e.delete -= 1
-
-    def delete(self, key: str) -> None:
-        self._exp.pop(key, None)
-
-
-# ---- pod helpers (pkg/api/v1/pod/util.go, controller_utils.go) ------------------------------------------
-
-
-def parse_time(trace: Trace, ts: str | None) -> float | None:
-    """A metav1.Time string as seconds since the scenario start (None for a zero time)."""
-    if not ts:
-        return None
-    return _seconds_since(ts, trace.start_time)
-
-
-@functools.lru_cache(maxsize=4096)
-def _seconds_since(ts: str, start: datetime) -> float:
-    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=start.tzinfo)
-    return (when - start).total_seconds()
-
-
-def pod_condition(pod: Obj, ctype: str) -> Obj | None:
-    for c in (pod.get("status") or {}).get("conditions") or ():
-        if c.get("type") == ctype:
-            return c
-    return None
-
-
-def is_pod_ready(pod: Obj) -> bool:
-    """podutil.IsPodReady."""
-    c = pod_condition(pod, "Ready")
-    return c is not None and c.get("status") == "True"
-
-
-def is_pod_active(pod: Obj) -> bool:
-    """controller.IsPodActive: not Succeeded/Failed and no deletionTimestamp."""
-    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") and \
-        not pod["metadata"].get("deletionTimestamp")
-
-
-def is_pod_available(trace: Trace, pod: Obj, min_ready_seconds: int, now: float) -> bool:
-    """podutil.IsPodAvailable: ready, and lastTransitionTime + minReadySeconds before now. lastTransitionTime
-    has second precision (a pod ready at 10.4 s counts from 10 s). Upstream compares strictly with the
-    controller's clock, which is always some latency past the instant the kubelet wrote; in virtual time
-    both can be the same instant, so equality counts as before."""
-    if not is_pod_ready(pod):
-        return False
-    if not min_ready_seconds:
-        return True
-    t = parse_time(trace, pod_condition(pod, "Ready").get("lastTransitionTime"))  # type: ignore[union-attr]
-    return t is not None and t + min_ready_seconds <= now
-
-
-def pod_key(pod: Obj) -> str:
-    """controller.PodKey."""
-    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
-
-
-def controller_ref(owner: Obj) -> Obj:
-    """metav1.NewControllerRef: controller and blockOwnerDeletion set."""
-    md = owner["metadata"]
-    return {"apiVersion": owner.get("apiVersion") or "", "kind": owner["kind"], "name": md["name"],
-            "uid": md["uid"], "controller": True, "blockOwnerDeletion": True}
-
-
-def label_selector(sel: Any) -> selectors.Selector:
-    """metav1.LabelSelectorAsSelector; an invalid selector selects nothing."""
-    try:
-        return selectors.label_selector_as_selector(sel)
-    except ValueError:
-        return selectors.NOTHING
+# ---- controller.ActivePodsWithRanks (controller_utils.go) -------------------------------------------------
 
 
 def _max_restarts(pod: Obj) -> int:
@@ -327,39 +146,6 @@ class ActivePodsRanking:
         return sorted(pods, key=functools.cmp_to_key(cmp))
 
 
-def slow_start_batch(count: int, initial: int, fn: Callable[[], ApiError | None]) -> tuple[int, ApiError | None]:
-    """replica_set.go slowStartBatch: batches of 1, 2, 4, ... calls; stops after the first batch with an error
-    (the rest of that batch is still attempted, as its calls run concurrently)."""
-    remaining, successes = count, 0
-    batch = min(remaining, initial)
-    while batch > 0:
-        errs = [e for e in (fn() for _ in range(batch)) if e is not None]
-        successes += batch - len(errs)
-        if errs:
-            return successes, errs[0]
-        remaining -= batch
-        batch = min(2 * batch, remaining)
-    return successes, None
-
-
-def pod_from_template(template: Obj, owner: Obj) -> Obj:
-    """controller_utils.go GetPodFromTemplate: template labels, annotations and finalizers, generateName
-    ``<owner>-`` (getPodsPrefix: the bare name when the dashed prefix is not a valid pod name), a
-    controller ownerReference, the template's spec."""
-    tmd = template.get("metadata") or {}
-    name = owner["metadata"]["name"]
-    prefix = f"{name}-" if not names.name_is_dns_subdomain(f"{name}-", True) else name
-    md: dict[str, Any] = {"generateName": prefix, "namespace": owner["metadata"]["namespace"]}
-    if tmd.get("labels"):
-        md["labels"] = dict(tmd["labels"])
-    if tmd.get("annotations"):
-        md["annotations"] = dict(tmd["annotations"])
-    if tmd.get("finalizers"):
-        md["finalizers"] = list(tmd["finalizers"])
-    md["ownerReferences"] = [controller_ref(owner)]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": clone(template.get("spec") or {})}
-
-
 # ---- the controller --------------------------------------------------------------------------------------
 
 
@@ -394,16 +180,14 @@ class ReplicaSetController:
         # informer caches and indexes
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
-        self.pods: dict[str, Obj] = {}                      # uid -> pod
-        self.pods_by_owner: dict[str, set[str]] = {}        # controller uid -> pod uids
-        self.orphans: dict[str, set[str]] = {}              # namespace -> uids of pods without a controller
+        self.index = PodIndex()                             # pods by uid, by controller uid, orphans
 
     def start(self) -> None:
         for rs in self.store.list("ReplicaSet"):
             self._index_rs(rs, None)
             self.queue.add(_key(rs))
         for pod in self.store.list("Pod"):
-            self._index_pod(pod, None)
+            self.index.update(pod, None)
         self.store.watch("ReplicaSet", self._on_rs)
         self.store.watch("Pod", self._on_pod)
 
@@ -421,28 +205,6 @@ class ReplicaSetController:
             if o is not None:
                 self.rs_by_owner.setdefault(o.get("uid", ""), set()).add(_key(rs))
 
-    def _index_pod(self, pod: Obj | None, old: Obj | None) -> None:
-        if old is not None:
-            uid = old["metadata"]["uid"]
-            self.pods.pop(uid, None)
-            o = owner_of(old)
-            if o is not None:
-                s = self.pods_by_owner.get(o.get("uid", ""))
-                if s is not None:
-                    s.discard(uid)
-                    if not s:
-                        del self.pods_by_owner[o.get("uid", "")]
-            else:
-                self.orphans.get(old["metadata"]["namespace"], set()).discard(uid)
-        if pod is not None:
-            uid = pod["metadata"]["uid"]
-            self.pods[uid] = pod
-            o = owner_of(pod)
-            if o is not None:
-                self.pods_by_owner.setdefault(o.get("uid", ""), set()).add(uid)
-            else:
-                self.orphans.setdefault(pod["metadata"]["namespace"], set()).add(uid)
-
     # ---- event handlers (NewBaseController) ------------------------------------------------------------
 
     def _on_rs(self, type_: str, rs: Obj, old: Obj | None) -> None:
@@ -457,10 +219,10 @@ class ReplicaSetController:
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if type_ == DELETED:
-            self._index_pod(None, pod)
+            self.index.update(None, pod)
             self._delete_pod(pod)
             return
-        self._index_pod(pod, old if type_ != "ADDED" else None)
+        self.index.update(pod, old if type_ != "ADDED" else None)
         if type_ == "ADDED" or old is None:
             self._add_pod(pod)
         else:
@@ -522,12 +284,7 @@ class ReplicaSetController:
 
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
         """resolveControllerRef: by name, then the UID must match."""
-        if ref.get("kind") != "ReplicaSet":
-            return None
-        rs = self.rss.get((namespace, ref.get("name", "")))
-        if rs is None or rs["metadata"]["uid"] != ref.get("uid"):
-            return None
-        return rs
+        return resolve_controller_ref(self.rss, namespace, ref, "ReplicaSet")
 
     def _pod_replica_sets(self, pod: Obj) -> list[Obj]:
         """GetPodReplicaSets: the ReplicaSets of the pod's namespace whose selector matches its labels."""
@@ -560,10 +317,9 @@ class ReplicaSetController:
         selector = label_selector(rs["spec"].get("selector"))
         # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
         # same candidates (pods controlled by someone else are never claimed)
-        candidates = [self.pods[u] for u in sorted(self.pods_by_owner.get(rs["metadata"]["uid"], ()))]
-        candidates += [self.pods[u] for u in sorted(self.orphans.get(key[0], ()))]
-        candidates.sort(key=lambda p: p["metadata"]["name"])
-        filtered = self._claim_pods(rs, selector, [p for p in candidates if is_pod_active(p)])
+        candidates = self.index.candidates(rs)
+        filtered = claim_pods(self.store, COMPONENT, rs, selector, [p for p in candidates if is_pod_active(p)],
+                              controller_ref(rs))
         err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             err = self._manage_replicas(filtered, rs)
@@ -577,56 +333,6 @@ class ReplicaSetController:
             self.queue.add_after(key, float(mrs))
         if err is not None:
             raise err
-
-    def _claim_pods(self, rs: Obj, selector: selectors.Selector, pods: list[Obj]) -> list[Obj]:
-        """PodControllerRefManager.ClaimPods: keep owned pods that match, release owned ones that no longer
-        match, adopt matching orphans (unless the ReplicaSet is being deleted)."""
-        uid = rs["metadata"]["uid"]
-        deleting = bool(rs["metadata"].get("deletionTimestamp"))
-        claimed: list[Obj] = []
-        can_adopt: bool | None = None
-        for pod in pods:
-            ref = owner_of(pod)
-            labels = pod["metadata"].get("labels") or {}
-            match = not selector.empty() and selector.matches(labels)
-            if ref is not None:
-                if ref.get("uid") != uid:
-                    continue
-                if match:
-                    claimed.append(pod)
-                elif not deleting:
-                    self._patch_owner(pod, uid, None)
-                continue
-            if deleting or not match or pod["metadata"].get("deletionTimestamp"):
-                continue
-            if can_adopt is None:
-                # RecheckDeletionTimestamp: a fresh read of the ReplicaSet before the first adoption
-                fresh = self.store.try_get("ReplicaSet", rs["metadata"]["namespace"], rs["metadata"]["name"])
-                can_adopt = fresh is not None and fresh["metadata"]["uid"] == uid and \
-                    not fresh["metadata"].get("deletionTimestamp")
-            if can_adopt and self._patch_owner(pod, None, controller_ref(rs)):
-                claimed.append(pod)
-        return claimed
-
-    def _patch_owner(self, pod: Obj, release_uid: str | None, adopt: Obj | None) -> bool:
-        """AdoptPod / ReleasePod: a patch of the pod's ownerReferences with a UID precondition."""
-        md = pod["metadata"]
-        latest = self.store.try_get("Pod", md["namespace"], md["name"])
-        if latest is None or latest["metadata"]["uid"] != md["uid"]:
-            return False
-        new = clone(latest)
-        refs = [r for r in new["metadata"].get("ownerReferences") or () if r.get("uid") != release_uid]
-        if adopt is not None:
-            refs.append(adopt)
-        if refs:
-            new["metadata"]["ownerReferences"] = refs
-        else:
-            new["metadata"].pop("ownerReferences", None)
-        try:
-            self.store.update(new, by=COMPONENT, verb="patch")
-        except ApiError:
-            return False
-        return True
 
     def _manage_replicas(self, filtered: list[Obj], rs: Obj) -> ApiError | None:
         diff = len(filtered) - int(rs["spec"].get("replicas", 1))
@@ -692,9 +398,7 @@ class ReplicaSetController:
             if related is None:
                 continue
             sel = label_selector(related["spec"].get("selector"))
-            cands = [self.pods[u] for u in self.pods_by_owner.get(related["metadata"]["uid"], ())]
-            cands += [self.pods[u] for u in self.orphans.get(key[0], ())]
-            for pod in cands:
+            for pod in self.index.candidates(related):
                 if not sel.empty() and sel.matches(pod["metadata"].get("labels") or {}):
                     seen.setdefault(pod["metadata"]["uid"], pod)
         return list(seen.values())
@@ -770,16 +474,3 @@ class ReplicaSetController:
                     raise
                 cur = self.store.get("ReplicaSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
         return rs  # not reached
-
-
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
-
-
-def _skey(obj: Obj) -> str:
-    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"
-
-
-def sorted_by_creation(objs: Iterable[Obj]) -> list[Obj]:
-    """controller.ReplicaSetsByCreationTimestamp (name breaks ties)."""
-    return sorted(objs, key=lambda o: (o["metadata"].get("creationTimestamp") or "", o["metadata"]["name"]))

@@ -24,17 +24,20 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string
-from podlife.controlplane.controllers.replicaset import (
+from podlife.controlplane.controllers.controller_utils import (
     Key,
+    PodIndex,
     WorkQueue,
+    claim_pods,
     controller_ref,
     is_pod_available,
     is_pod_ready,
     label_selector,
     pod_from_template,
+    resolve_controller_ref,
 )
-from podlife.controlplane.controllers.workload import PodIndex, claim_pods
+from podlife.controlplane.controllers.controller_utils import object_key as _key
+from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -143,11 +146,8 @@ class StatefulSetController:
                 self.queue.add(key)
 
     def _enqueue_owner(self, pod: Obj) -> Obj | None:
-        ref = owner_of(pod)
-        if ref is None or ref.get("kind") != "StatefulSet":
-            return None
-        s = self.sets.get((pod["metadata"]["namespace"], ref.get("name", "")))
-        if s is None or s["metadata"]["uid"] != ref.get("uid"):
+        s = resolve_controller_ref(self.sets, pod["metadata"]["namespace"], owner_of(pod), "StatefulSet")
+        if s is None:
             return None
         self.queue.add(_key(s))
         return s
@@ -352,5 +352,3 @@ class StatefulSetController:
         return sset  # not reached
 
 
-def _key(obj: Obj) -> Key:
-    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])

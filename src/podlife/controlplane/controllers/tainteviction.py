@@ -21,6 +21,10 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, get_condition
 from podlife.api.store import ADDED, DELETED, Store
+from podlife.controlplane.controllers.controller_utils import (
+    index_pod_by_node,
+    pods_on_node,
+)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -113,14 +117,7 @@ class TaintEvictionController:
         self._handle_node_update(node["metadata"]["name"])
 
     def _index(self, pod: Obj, old: Obj | None) -> None:
-        md = pod["metadata"]
-        key = (md["namespace"], md["name"])
-        was = (old or {}).get("spec", {}).get("nodeName")
-        now = pod["spec"].get("nodeName")
-        if was and was != now:
-            self.pods_by_node.get(was, {}).pop(key, None)
-        if now:
-            self.pods_by_node.setdefault(now, {})[key] = pod
+        index_pod_by_node(self.pods_by_node, pod, old)
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         """PodUpdated: additions, deletions, and changes of tolerations or node."""
@@ -138,8 +135,7 @@ class TaintEvictionController:
         self._handle_pod_update(md["namespace"], md["name"], pod["spec"].get("nodeName") or "")
 
     def _pods_on(self, node: str) -> list[Obj]:
-        pods = self.pods_by_node.get(node) or {}
-        return [pods[k] for k in sorted(pods)]
+        return pods_on_node(self.pods_by_node, node)
 
     # ---- handlers ------------------------------------------------------------------------------------
 

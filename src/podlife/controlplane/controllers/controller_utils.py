@@ -1,0 +1,407 @@
+"""What the workload controllers share, after pkg/controller/controller_utils.go (with client-go's workqueue
+and controller_ref_manager.go): the per-instant work queue, ControllerExpectations, pod predicates
+(IsPodActive, IsPodReady, IsPodAvailable), controller ownerReferences, GetPodFromTemplate and slow-start
+creation, the pod informer's indexes (pods by controller UID, orphans by namespace, pods by node),
+ClaimObject with AdoptPod/ReleasePod patches, and resolveControllerRef.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from podlife.api import names, selectors
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.store import Store
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+
+EXPECTATIONS_TIMEOUT = 300.0           # controller_utils.go ExpectationsTimeout (5 min)
+
+Key = tuple[str, str]
+
+
+# ---- client-go util/workqueue ----------------------------------------------------------------------------
+
+
+class WorkQueue:
+    """client-go util/workqueue rate-limiting queue, on the virtual clock.
+
+    A key added any number of times before it is processed is processed once (the dirty set); the keys
+    queued at an instant are processed in one kernel callback, so the changes of one instant coalesce. ``add_after`` keeps only the
+    earliest pending time per key (delaying_queue.go waitingForQueue). ``add_rate_limited`` follows
+    DefaultControllerRateLimiter's per-item exponential backoff: 5 ms * 2^failures, at most 1000 s.
+    """
+
+    BASE_DELAY = 0.005
+    MAX_DELAY = 1000.0
+
+    def __init__(self, kernel: Kernel, process: Callable[[Any], None]) -> None:
+        self.kernel = kernel
+        self._process = process
+        self._queue: dict[Hashable, None] = {}
+        self._batch: set[Hashable] = set()  # taken by the running callback, not yet processed
+        self._scheduled = False
+        self._waiting: dict[Hashable, tuple[float, Any]] = {}
+        self._failures: dict[Hashable, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, key: Hashable) -> None:
+        if key in self._batch:
+            return  # queued and not processed yet: the dirty set keeps one
+        self._queue[key] = None
+        if not self._scheduled:
+            self._scheduled = True
+            self.kernel.call_later(0.0, self._run)
+
+    def add_after(self, key: Hashable, delay: float) -> None:
+        if delay <= 0:
+            self.add(key)
+            return
+        when = self.kernel.now + delay
+        pending = self._waiting.get(key)
+        if pending is not None:
+            if pending[0] <= when:
+                return
+            self.kernel.cancel(pending[1])
+        ev = self.kernel.call_at(when, lambda: self._ready(key))
+        self._waiting[key] = (when, ev)
+
+    def take_after(self, key: Hashable) -> float | None:
+        """Remove the key's pending add_after and return when it was due (None if there was none)."""
+        pending = self._waiting.pop(key, None)
+        if pending is None:
+            return None
+        self.kernel.cancel(pending[1])
+        return pending[0]
+
+    def _ready(self, key: Hashable) -> None:
+        self._waiting.pop(key, None)
+        self.add(key)
+
+    def add_rate_limited(self, key: Hashable) -> None:
+        n = self._failures.get(key, 0)
+        self._failures[key] = n + 1
+        self.add_after(key, min(self.BASE_DELAY * 2 ** n, self.MAX_DELAY))
+
+    def num_requeues(self, key: Hashable) -> int:
+        return self._failures.get(key, 0)
+
+    def forget(self, key: Hashable) -> None:
+        self._failures.pop(key, None)
+
+    def _run(self) -> None:
+        """Process the keys queued so far; keys added meanwhile wait for the next callback, after the watch
+        events already pending at this instant (as a worker's next Get() follows the informer's updates)."""
+        self._scheduled = False
+        batch = list(self._queue)
+        self._queue.clear()
+        self._batch = set(batch)
+        for key in batch:
+            self._batch.discard(key)
+            self._process(key)
+
+
+# ---- controller_utils.go ControllerExpectations / UIDTrackingControllerExpectations ---------------------
+
+
+@dataclass
+class _Expectation:
+    add: int
+    delete: int
+    timestamp: float
+    delete_keys: set[str] = field(default_factory=set)
+
+
+class Expectations:
+    """UIDTrackingControllerExpectations: creations expected as a count, deletions as pod keys; a sync
+    manages replicas only once they are observed or after ExpectationsTimeout."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self._exp: dict[str, _Expectation] = {}
+
+    def satisfied(self, key: str) -> bool:
+        e = self._exp.get(key)
+        if e is None:
+            return True
+        return (e.add <= 0 and e.delete <= 0) or self.kernel.now - e.timestamp > EXPECTATIONS_TIMEOUT
+
+    def expect_creations(self, key: str, n: int) -> None:
+        self._exp[key] = _Expectation(n, 0, self.kernel.now)
+
+    def expect_deletions(self, key: str, pod_keys: list[str]) -> None:
+        self._exp[key] = _Expectation(0, len(pod_keys), self.kernel.now, set(pod_keys))
+
+    def creation_observed(self, key: str) -> None:
+        e = self._exp.get(key)
+        if e is not None:
+            e.add -= 1
+
+    def deletion_observed(self, key: str, pod_key: str) -> None:
+        e = self._exp.get(key)
+        if e is not None and pod_key in e.delete_keys:
+            e.delete_keys.discard(pod_key)
+            e.delete -= 1
+
+    def delete(self, key: str) -> None:
+        self._exp.pop(key, None)
+
+
+# ---- pod helpers (pkg/api/v1/pod/util.go, controller_utils.go) ------------------------------------------
+
+
+def parse_time(trace: Trace, ts: str | None) -> float | None:
+    """A metav1.Time string as seconds since the scenario start (None for a zero time)."""
+    if not ts:
+        return None
+    return _seconds_since(ts, trace.start_time)
+
+
+@functools.lru_cache(maxsize=4096)
+def _seconds_since(ts: str, start: datetime) -> float:
+    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=start.tzinfo)
+    return (when - start).total_seconds()
+
+
+def pod_condition(pod: Obj, ctype: str) -> Obj | None:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def is_pod_ready(pod: Obj) -> bool:
+    """podutil.IsPodReady."""
+    c = pod_condition(pod, "Ready")
+    return c is not None and c.get("status") == "True"
+
+
+def is_pod_active(pod: Obj) -> bool:
+    """controller.IsPodActive: not Succeeded/Failed and no deletionTimestamp."""
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") and \
+        not pod["metadata"].get("deletionTimestamp")
+
+
+def is_pod_available(trace: Trace, pod: Obj, min_ready_seconds: int, now: float) -> bool:
+    """podutil.IsPodAvailable: ready, and lastTransitionTime + minReadySeconds before now. lastTransitionTime
+    has second precision (a pod ready at 10.4 s counts from 10 s). Upstream compares strictly with the
+    controller's clock, which is always some latency past the instant the kubelet wrote; in virtual time
+    both can be the same instant, so equality counts as before."""
+    if not is_pod_ready(pod):
+        return False
+    if not min_ready_seconds:
+        return True
+    t = parse_time(trace, pod_condition(pod, "Ready").get("lastTransitionTime"))  # type: ignore[union-attr]
+    return t is not None and t + min_ready_seconds <= now
+
+
+def pod_key(pod: Obj) -> str:
+    """controller.PodKey."""
+    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+
+
+def controller_ref(owner: Obj) -> Obj:
+    """metav1.NewControllerRef: controller and blockOwnerDeletion set."""
+    md = owner["metadata"]
+    return {"apiVersion": owner.get("apiVersion") or "", "kind": owner["kind"], "name": md["name"],
+            "uid": md["uid"], "controller": True, "blockOwnerDeletion": True}
+
+
+def label_selector(sel: Any) -> selectors.Selector:
+    """metav1.LabelSelectorAsSelector; an invalid selector selects nothing."""
+    try:
+        return selectors.label_selector_as_selector(sel)
+    except ValueError:
+        return selectors.NOTHING
+
+
+
+
+def slow_start_batch(count: int, initial: int, fn: Callable[[], ApiError | None]) -> tuple[int, ApiError | None]:
+    """replica_set.go slowStartBatch: batches of 1, 2, 4, ... calls; stops after the first batch with an error
+    (the rest of that batch is still attempted, as its calls run concurrently)."""
+    remaining, successes = count, 0
+    batch = min(remaining, initial)
+    while batch > 0:
+        errs = [e for e in (fn() for _ in range(batch)) if e is not None]
+        successes += batch - len(errs)
+        if errs:
+            return successes, errs[0]
+        remaining -= batch
+        batch = min(2 * batch, remaining)
+    return successes, None
+
+
+def pod_from_template(template: Obj, owner: Obj) -> Obj:
+    """controller_utils.go GetPodFromTemplate: template labels, annotations and finalizers, generateName
+    ``<owner>-`` (getPodsPrefix: the bare name when the dashed prefix is not a valid pod name), a
+    controller ownerReference, the template's spec."""
+    tmd = template.get("metadata") or {}
+    name = owner["metadata"]["name"]
+    prefix = f"{name}-" if not names.name_is_dns_subdomain(f"{name}-", True) else name
+    md: dict[str, Any] = {"generateName": prefix, "namespace": owner["metadata"]["namespace"]}
+    if tmd.get("labels"):
+        md["labels"] = dict(tmd["labels"])
+    if tmd.get("annotations"):
+        md["annotations"] = dict(tmd["annotations"])
+    if tmd.get("finalizers"):
+        md["finalizers"] = list(tmd["finalizers"])
+    md["ownerReferences"] = [controller_ref(owner)]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": clone(template.get("spec") or {})}
+
+
+# ---- informer indexes and controller_ref_manager.go ------------------------------------------------
+
+
+class PodIndex:
+    """A pod informer cache: pods by UID, by controller UID, and orphans by namespace."""
+
+    def __init__(self) -> None:
+        self.pods: dict[str, Obj] = {}
+        self.by_owner: dict[str, set[str]] = {}
+        self.orphans: dict[str, set[str]] = {}
+
+    def update(self, pod: Obj | None, old: Obj | None) -> None:
+        if old is not None:
+            uid = old["metadata"]["uid"]
+            self.pods.pop(uid, None)
+            o = owner_of(old)
+            if o is not None:
+                s = self.by_owner.get(o.get("uid", ""))
+                if s is not None:
+                    s.discard(uid)
+                    if not s:
+                        del self.by_owner[o.get("uid", "")]
+            else:
+                self.orphans.get(old["metadata"]["namespace"], set()).discard(uid)
+        if pod is not None:
+            uid = pod["metadata"]["uid"]
+            self.pods[uid] = pod
+            o = owner_of(pod)
+            if o is not None:
+                self.by_owner.setdefault(o.get("uid", ""), set()).add(uid)
+            else:
+                self.orphans.setdefault(pod["metadata"]["namespace"], set()).add(uid)
+
+    def candidates(self, owner: Obj) -> list[Obj]:
+        """The pods a controller may claim: its own and the orphans of its namespace (upstream lists every pod
+        of the namespace; pods controlled by someone else are never claimed), by name."""
+        md = owner["metadata"]
+        out = [self.pods[u] for u in self.by_owner.get(md["uid"], ())]
+        out += [self.pods[u] for u in self.orphans.get(md["namespace"], ())]
+        return sorted(out, key=lambda p: p["metadata"]["name"])
+
+
+def claim_objects(store: Store, component: str, owner: Obj, selector: selectors.Selector, objs: list[Obj],
+                  ref: Obj, finalizers: tuple[str, ...] = (),
+                  member: Callable[[Obj], bool] | None = None) -> list[Obj]:
+    """BaseControllerRefManager.ClaimObject over ``objs`` (ClaimPods, ClaimReplicaSets): keep owned objects
+    that match, release owned ones that no longer match, adopt matching orphans (after
+    RecheckDeletionTimestamp: a fresh read of the owner before the first adoption) adding ``finalizers``;
+    ``member`` is an extra filter (the StatefulSet's isMemberOf). An adopted object is returned as patched."""
+    md = owner["metadata"]
+    uid, deleting = md["uid"], bool(md.get("deletionTimestamp"))
+    claimed: list[Obj] = []
+    can_adopt: bool | None = None
+    for obj in objs:
+        o = owner_of(obj)
+        match = not selector.empty() and selector.matches(obj["metadata"].get("labels") or {}) and \
+            (member is None or member(obj))
+        if o is not None:
+            if o.get("uid") != uid:
+                continue
+            if match:
+                claimed.append(obj)
+            elif not deleting:
+                patch_owner(store, component, obj, uid, None)  # release
+            continue
+        if deleting or not match or obj["metadata"].get("deletionTimestamp"):
+            continue
+        if can_adopt is None:
+            fresh = store.try_get(owner["kind"], md["namespace"], md["name"])
+            can_adopt = fresh is not None and fresh["metadata"]["uid"] == uid and \
+                not fresh["metadata"].get("deletionTimestamp")
+        if can_adopt:
+            adopted = patch_owner(store, component, obj, None, ref, finalizers)
+            if adopted is not None:
+                claimed.append(adopted)
+    return claimed
+
+
+claim_pods = claim_objects  # PodControllerRefManager.ClaimPods
+
+
+def patch_owner(store: Store, component: str, obj: Obj, release_uid: str | None, adopt: Obj | None,
+                finalizers: tuple[str, ...] = ()) -> Obj | None:
+    """AdoptPod / ReleasePod (AdoptReplicaSet / ReleaseReplicaSet): a patch of the object's ownerReferences
+    (and, on adoption, ``finalizers``) with a UID precondition; the patched object, or None."""
+    md = obj["metadata"]
+    latest = store.try_get(obj["kind"], md["namespace"], md["name"])
+    if latest is None or latest["metadata"]["uid"] != md["uid"]:
+        return None
+    new = clone(latest)
+    refs = [r for r in new["metadata"].get("ownerReferences") or () if r.get("uid") != release_uid]
+    if adopt is not None:
+        refs.append(adopt)
+        fins = list(new["metadata"].get("finalizers") or ())
+        fins += [f for f in finalizers if f not in fins]
+        if fins:
+            new["metadata"]["finalizers"] = fins
+    if refs:
+        new["metadata"]["ownerReferences"] = refs
+    else:
+        new["metadata"].pop("ownerReferences", None)
+    try:
+        return store.update(new, by=component, verb="patch")
+    except ApiError:
+        return None
+
+
+def resolve_controller_ref(cache: dict[Key, Obj], namespace: str, ref: Obj | None, kind: str) -> Obj | None:
+    """resolveControllerRef: the cached controller of ``kind`` by name, then the UID must match."""
+    if ref is None or ref.get("kind") != kind:
+        return None
+    obj = cache.get((namespace, ref.get("name", "")))
+    if obj is None or obj["metadata"]["uid"] != ref.get("uid"):
+        return None
+    return obj
+
+
+def index_pod_by_node(pods_by_node: dict[str, dict[Key, Obj]], pod: Obj, old: Obj | None) -> None:
+    """A pod informer index of pods by spec.nodeName (keys namespace/name)."""
+    md = pod["metadata"]
+    key = (md["namespace"], md["name"])
+    was = (old or {}).get("spec", {}).get("nodeName")
+    now = pod["spec"].get("nodeName")
+    if was and was != now:
+        pods_by_node.get(was, {}).pop(key, None)
+    if now:
+        pods_by_node.setdefault(now, {})[key] = pod
+
+
+def pods_on_node(pods_by_node: dict[str, dict[Key, Obj]], node: str) -> list[Obj]:
+    """The indexed pods of a node, by namespace/name."""
+    pods = pods_by_node.get(node) or {}
+    return [pods[k] for k in sorted(pods)]
+
+
+def object_key(obj: Obj) -> Key:
+    """The informer cache key: (namespace, name)."""
+    return (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+
+
+def object_skey(obj: Obj) -> str:
+    """cache.MetaNamespaceKeyFunc: namespace/name (the expectations key)."""
+    return f"{obj['metadata'].get('namespace') or ''}/{obj['metadata']['name']}"
+
+
+def sorted_by_creation(objs: Iterable[Obj]) -> list[Obj]:
+    """controller.ReplicaSetsByCreationTimestamp (name breaks ties)."""
+    return sorted(objs, key=lambda o: (o["metadata"].get("creationTimestamp") or "", o["metadata"]["name"]))
