@@ -7,6 +7,8 @@ onto ``fractions.Fraction``.  No floating point is used anywhere.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -119,6 +121,18 @@ def _round_up(v: Fraction, unit: Fraction) -> Fraction:
 
 
 def parse(v: str | int | float) -> Quantity:
+    """Parse a quantity (cached for strings: the same few values recur on every pod)."""
+    if isinstance(v, str):
+        return _parse_str(v)
+    return _parse(v)
+
+
+@lru_cache(maxsize=4096)
+def _parse_str(v: str) -> Quantity:
+    return _parse(v)
+
+
+def _parse(v: str | int | float) -> Quantity:
     """ParseQuantity, accepting ints and floats the way a JSON number is read."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float, Fraction)):
         raise QuantityError(v, ERR_FORMAT_WRONG)
