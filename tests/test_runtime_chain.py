@@ -57,6 +57,10 @@ def test_hang_alone_leaves_node_ready_and_other_pods_working(tmp_path):
     assert failed[0][1].endswith("rpc error: code = Unknown desc = operation timeout: context deadline exceeded")
     assert records(r, "deleted", object="Pod/default/stuck") == []
     assert logs(r, "Error syncing pod")[0][0] == 140.0
+    failed_kill = records(r, "event", reason="FailedKillPod")[0]
+    assert (failed_kill["t"], failed_kill["message"]) == (
+        140.0, 'error killing pod: failed to "KillContainer" for "app" with KillContainerError: '
+               '"rpc error: code = Unknown desc = operation timeout: context deadline exceeded"')
 
 
 @pytest.mark.parametrize("version,message", [

@@ -346,6 +346,8 @@ class Kubelet:
         errors = yield from self.runtime_manager.kill_pod(pod, override)
         if errors:
             err = "[" + ", ".join(errors) + "]" if len(errors) > 1 else errors[0]
+            # SyncTerminatingPod (syncPod before 1.22): a failed kill is an event, then the sync fails
+            self.events.pod_event(pod, "Warning", "FailedKillPod", f"error killing pod: {err}")
             self.log("sync_error", pod, error=err)
             self._requeue_after(uid, WORKER_BACKOFF * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
             return False
