@@ -40,9 +40,15 @@ class WorkQueue:
     BASE_DELAY = 0.005
     MAX_DELAY = 1000.0
 
-    def __init__(self, kernel: Kernel, process: Callable[[Any], None]) -> None:
+    def __init__(self, kernel: Kernel, process: Callable[[Any], None], *, sync: bool = False,
+                 max_retries: int | None = None) -> None:
+        """``process`` handles one key. With ``sync`` it is a controller's sync function and the queue does
+        processNextWorkItem's error handling: an ApiError requeues the key rate-limited (dropped after
+        ``max_retries``, as handleErr does where a controller has one), success forgets its failures."""
         self.kernel = kernel
-        self._process = process
+        self._process = self._sync_item if sync else process
+        self._sync = process
+        self.max_retries = max_retries
         self._queue: dict[Hashable, None] = {}
         self._batch: set[Hashable] = set()  # taken by the running callback, not yet processed
         self._scheduled = False
@@ -95,6 +101,17 @@ class WorkQueue:
 
     def forget(self, key: Hashable) -> None:
         self._failures.pop(key, None)
+
+    def _sync_item(self, key: Hashable) -> None:
+        try:
+            self._sync(key)
+        except ApiError:
+            if self.max_retries is None or self.num_requeues(key) < self.max_retries:
+                self.add_rate_limited(key)
+            else:
+                self.forget(key)
+        else:
+            self.forget(key)
 
     def _run(self) -> None:
         """Process the keys queued so far; keys added meanwhile wait for the next callback, after the watch

@@ -139,7 +139,7 @@ class DaemonSetController:
         self.profile = profile
         self.events = EventRecorder(store, COMPONENT)
         self.expectations = _Expectations(kernel)
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_daemon_set, sync=True)
         self.dss: dict[Key, Obj] = {}
         self.nodes: dict[str, Obj] = {}
         self.index = PodIndex()
@@ -228,14 +228,6 @@ class DaemonSetController:
         return resolve_controller_ref(self.dss, pod["metadata"]["namespace"], owner_of(pod), "DaemonSet")
 
     # ---- syncDaemonSet -----------------------------------------------------------------------------------
-
-    def _sync(self, key: Key) -> None:
-        try:
-            self.sync_daemon_set(key)
-        except ApiError:
-            self.queue.add_rate_limited(key)
-        else:
-            self.queue.forget(key)
 
     def sync_daemon_set(self, key: Key) -> None:
         ds = self.dss.get(key)

@@ -390,7 +390,7 @@ class DeploymentController:
         self.store = store
         self.profile = profile
         self.events = EventRecorder(store, COMPONENT)
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_deployment, sync=True, max_retries=MAX_RETRIES)
         self.deployments: dict[Key, Obj] = {}
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}   # deployment uid -> RS keys
@@ -555,18 +555,6 @@ class DeploymentController:
         return out
 
     # ---- the work queue ----------------------------------------------------------------------------------
-
-    def _sync(self, key: Key) -> None:
-        try:
-            self.sync_deployment(key)
-        except ApiError:
-            # handleErr: retry with backoff up to maxRetries, then drop
-            if self.queue.num_requeues(key) < MAX_RETRIES:
-                self.queue.add_rate_limited(key)
-            else:
-                self.queue.forget(key)
-        else:
-            self.queue.forget(key)
 
     # ---- syncDeployment ------------------------------------------------------------------------------------
 

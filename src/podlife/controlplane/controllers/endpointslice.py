@@ -19,7 +19,6 @@ discovery.k8s.io/v1beta1 (topology map) before 1.21, v1 (nodeName, zone) from 1.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import Any
 
 from podlife.api import names, selectors
@@ -122,7 +121,7 @@ class _ServiceIndex:
         self.trace = trace
         self.store = store
         self.profile = profile
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_service, sync=True)
         self.services: dict[Key, Obj] = {}
         self.selectors: dict[Key, selectors.Selector | None] = {}   # None: nil selector (selects nothing)
         self.services_by_ns: dict[str, set[Key]] = {}
@@ -199,14 +198,6 @@ class _ServiceIndex:
         pods = [p for p in self.pods.get(svc["metadata"]["namespace"], {}).values()
                 if sel.matches(p["metadata"].get("labels") or {})]
         return sorted(pods, key=lambda p: p["metadata"]["name"])
-
-    def _sync(self, key: Hashable) -> None:
-        try:
-            self.sync_service(key)  # type: ignore[arg-type]
-        except ApiError:
-            self.queue.add_rate_limited(key)
-        else:
-            self.queue.forget(key)
 
     def sync_service(self, key: Key) -> None:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -98,7 +98,7 @@ class JobController:
         self.batch = float(profile.job_pod_update_batch)
         self.events = EventRecorder(store, COMPONENT)
         self.expectations = Expectations(kernel)
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_job, sync=True)
         self.jobs: dict[Key, Obj] = {}
         self.index = PodIndex()
         self.backoff: dict[Key, BackoffRecord] = {}
@@ -196,14 +196,6 @@ class JobController:
             pass
 
     # ---- syncJob -----------------------------------------------------------------------------------------------
-
-    def _sync(self, key: Key) -> None:
-        try:
-            self.sync_job(key)
-        except ApiError:
-            self.queue.add_rate_limited(key)
-        else:
-            self.queue.forget(key)
 
     def sync_job(self, key: Key) -> None:
         job = self.jobs.get(key)

@@ -176,7 +176,7 @@ class ReplicaSetController:
         self.profile = profile
         self.events = EventRecorder(store, COMPONENT)
         self.expectations = Expectations(kernel)
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_replica_set, sync=True)
         # informer caches and indexes
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
@@ -298,14 +298,6 @@ class ReplicaSetController:
         return out
 
     # ---- syncReplicaSet ----------------------------------------------------------------------------------
-
-    def _sync(self, key: Key) -> None:
-        try:
-            self.sync_replica_set(key)
-        except ApiError:
-            self.queue.add_rate_limited(key)  # processNextWorkItem: AddRateLimited on error
-        else:
-            self.queue.forget(key)
 
     def sync_replica_set(self, key: Key) -> None:
         rs = self.rss.get(key)

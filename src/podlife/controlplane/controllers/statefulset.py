@@ -97,7 +97,7 @@ class StatefulSetController:
         self.store = store
         self.profile = profile
         self.events = EventRecorder(store, COMPONENT)
-        self.queue = WorkQueue(kernel, self._sync)
+        self.queue = WorkQueue(kernel, self.sync_stateful_set, sync=True)
         self.sets: dict[Key, Obj] = {}
         self.index = PodIndex()
 
@@ -156,14 +156,6 @@ class StatefulSetController:
         return int(sset["spec"].get("minReadySeconds") or 0) if self.profile.statefulset_available_replicas else 0
 
     # ---- sync ------------------------------------------------------------------------------------------------
-
-    def _sync(self, key: Key) -> None:
-        try:
-            self.sync_stateful_set(key)
-        except ApiError:
-            self.queue.add_rate_limited(key)
-        else:
-            self.queue.forget(key)
 
     def sync_stateful_set(self, key: Key) -> None:
         sset = self.sets.get(key)
