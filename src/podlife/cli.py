@@ -24,7 +24,8 @@ def main() -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
 @click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
-@click.option("--kubernetes-version", help="Kubernetes minor version (e.g. 1.29), overriding the scenario's.")
+@click.option("--kubernetes-version", help="Kubernetes version (1.29, v1.29 or 1.29.3: the minor counts), "
+                                           "overriding the scenario's.")
 @click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
@@ -36,7 +37,11 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
 
+    from podlife.versions import normalize_version
+
     console = Console(highlight=False)
+    if kubernetes_version is not None:
+        kubernetes_version = normalize_version(kubernetes_version)
     try:
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
