@@ -159,3 +159,80 @@ def test_report_and_summary_list_assumptions(tmp_path):
     ]
     assert "Pod/default/web loop: command not recognised; assumed: runs until stopped; SIGTERM: a shell" \
         in " ".join(res.output.split())
+
+
+# ------------------------------------------------------------------------------ spec.behaviors
+
+RULES = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: rules}
+spec:
+  until: 60s
+  objects:
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: web}
+      spec:
+        replicas: 1
+        selector: {matchLabels: {app: web}}
+        template:
+          metadata:
+            labels: {app: web}
+            annotations:
+              podlife/behavior: "app: {termSeconds: 2}"
+          spec:
+            containers: [{name: app, image: example.com/web:1, command: [/srv/web]}]
+  behaviors:
+    - pod: "web-*"
+      container: app
+      behavior: {onTerm: exit, termSeconds: 7, exitCode: 0}
+    - image: "example.com/*"
+      behavior: {onTerm: ignore}
+  actions:
+    - {at: 10s, delete: deployment/web}
+"""
+
+
+def test_behaviors_rule_first_match_and_annotation_wins_per_field(tmp_path):
+    # rule 1 matches (web-<hash>-<suffix>, app): onTerm exit; the annotation's termSeconds 2 beats the rule's 7
+    r = run_text(tmp_path, RULES)
+    term = [x for x in records(r, "signal", container="app")]
+    assert [x["signal"] for x in term] == ["SIGTERM"]
+    exits = [x["t"] for x in records(r, "runtime", op="exit", container="app")]
+    assert exits == [term[0]["t"] + 2.0]
+    assert r.scenario.behaviors[0].pod == "web-*"
+
+
+def test_behaviors_rule_removes_the_assumptions_it_answers(tmp_path):
+    from podlife.scenario.assumptions import assumptions
+    r = run_text(tmp_path, RULES)
+    assert assumptions(r.scenario) == [
+        {"object": "Deployment/default/web", "container": "app",
+         "assumption": "command not recognised; assumed: runs until stopped"}]
+
+
+def _error(tmp_path, behaviors: str) -> str:
+    import pytest
+
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+    p = tmp_path / "s.yaml"
+    p.write_text("apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  behaviors:\n"
+                 + behaviors)
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(str(p))
+    return str(exc.value).replace(str(p), "s.yaml")
+
+
+def test_behaviors_validated_strictly(tmp_path):
+    assert _error(tmp_path, "    - {pods: web, behavior: {}}\n") == \
+        "s.yaml:6: spec.behaviors[0].pods: unknown field; known fields: pod, container, image, behavior"
+    assert _error(tmp_path, "    - {pod: web}\n") == \
+        "s.yaml:6: spec.behaviors[0].behavior: required field missing; expected a mapping of podlife/behavior fields"
+    assert _error(tmp_path, "    - {pod: web, behavior: {onTerm: stop}}\n") == \
+        's.yaml:6: spec.behaviors[0].behavior.onTerm: "stop" is not one of exit, ignore'
+    assert _error(tmp_path, "    - {pod: web, behavior: {exitAfter: 3}}\n").startswith(
+        "s.yaml:6: spec.behaviors[0].behavior.exitAfter: unknown field; known fields: exitAfterSeconds, ")
+    assert _error(tmp_path, "    - {image: 3, behavior: {}}\n") == \
+        "s.yaml:6: spec.behaviors[0].image: expected a glob pattern, got 3"

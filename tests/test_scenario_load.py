@@ -496,7 +496,7 @@ def test_metadata():
 def test_unknown_spec_field():
     assert error("spec:\n  actionz: []\n") == \
         "scenario.yaml:6: spec.actionz: unknown field; known fields: kubernetesVersion, startTime, seed, until, " \
-        "cluster, objects, objectsFrom, actions, expect"
+        "cluster, objects, objectsFrom, behaviors, actions, expect"
 
 
 def test_unknown_top_level_field():

@@ -20,6 +20,7 @@ from podlife.controlplane.scheduler.scheduler import Scheduler
 from podlife.engine import Kernel
 from podlife.kubelet.kubelet import Kubelet
 from podlife.kubelet.nodestatus import NodeStatus
+from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
@@ -34,7 +35,9 @@ class Cluster:
     def __init__(self, *, version: str, seed: int, start_time: datetime, nodes: list[NodeSpec],
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
-                 api_server: ApiServerConfiguration | None = None) -> None:
+                 api_server: ApiServerConfiguration | None = None,
+                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
+        self.behaviors = behaviors
         self.profile: Profile = profile(version)
         self.kernel = Kernel(seed)
         self.trace = Trace(self.kernel, start_time)
@@ -86,7 +89,8 @@ class Cluster:
     def add_node(self, spec: NodeSpec, index: int) -> Kubelet:
         if spec.podCIDR is None:
             spec.podCIDR = f"10.244.{index + 1}.0/24"
-        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR)
+        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
+                                    self.behaviors)
         node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl

@@ -23,6 +23,7 @@ also says what it assumed, so the summary and the report can list it (``DEFAULTS
 from __future__ import annotations
 
 import shlex
+from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -157,38 +158,58 @@ def parse_annotation(text: str) -> dict[str, dict[str, Any]]:
     for cname, spec in data.items():
         if not isinstance(spec, dict):
             raise BehaviorError(str(cname), "expected a mapping")
-        for k, v in spec.items():
-            p = f"{cname}.{k}"
-            if k not in _FIELDS:
-                raise BehaviorError(p, f"unknown field; known fields: {', '.join(sorted(_FIELDS))}")
-            if k == "onTerm" and v not in ("exit", "ignore"):
-                raise BehaviorError(p, f'"{v}" is not one of exit, ignore')
-            elif k == "exitCode" and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 255):
-                raise BehaviorError(p, f"{v!r} is not an exit code (an integer 0-255)")
-            elif k == "memory":
-                try:
-                    to_bytes(v)
-                except ValueError:
-                    raise BehaviorError(p, f"{v!r} is not a quantity") from None
-            elif k == "hookSeconds":
-                if not isinstance(v, dict) or any(h not in _HOOKS for h in v):
-                    raise BehaviorError(p, "expected a mapping with postStart and/or preStop seconds")
-                for h, sec in v.items():
-                    if not _is_seconds(sec):
-                        raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds")
-            elif k in ("startSeconds", "exitAfterSeconds", "termSeconds", "readySeconds",
-                       "failProbesAfterSeconds") and v is not None and not _is_seconds(v):
-                raise BehaviorError(p, f"{v!r} is not a number of seconds")
+        check_fields(spec, str(cname))
     return data
+
+
+def check_fields(spec: dict[str, Any], prefix: str) -> None:
+    """Check the behaviour fields of one container; error paths start with ``prefix``."""
+    for k, v in spec.items():
+        p = f"{prefix}.{k}" if prefix else k
+        if k not in _FIELDS:
+            raise BehaviorError(p, f"unknown field; known fields: {', '.join(sorted(_FIELDS))}")
+        if k == "onTerm" and v not in ("exit", "ignore"):
+            raise BehaviorError(p, f'"{v}" is not one of exit, ignore')
+        elif k == "exitCode" and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 255):
+            raise BehaviorError(p, f"{v!r} is not an exit code (an integer 0-255)")
+        elif k == "memory":
+            try:
+                to_bytes(v)
+            except ValueError:
+                raise BehaviorError(p, f"{v!r} is not a quantity") from None
+        elif k == "hookSeconds":
+            if not isinstance(v, dict) or any(h not in _HOOKS for h in v):
+                raise BehaviorError(p, "expected a mapping with postStart and/or preStop seconds")
+            for h, sec in v.items():
+                if not _is_seconds(sec):
+                    raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds")
+        elif k in ("startSeconds", "exitAfterSeconds", "termSeconds", "readySeconds",
+                   "failProbesAfterSeconds") and v is not None and not _is_seconds(v):
+            raise BehaviorError(p, f"{v!r} is not a number of seconds")
+
+
+@dataclass(frozen=True)
+class BehaviorRule:
+    """One entry of a scenario's ``spec.behaviors``: behaviour fields for the containers it matches (globs on
+    the pod name, the container name and the image; an absent pattern matches everything)."""
+    fields: dict[str, Any]
+    pod: str | None = None
+    container: str | None = None
+    image: str | None = None
+
+    def matches(self, pod_name: str, container: Obj) -> bool:
+        return all(pattern is None or fnmatchcase(value, pattern) for pattern, value in (
+            (self.pod, pod_name), (self.container, container.get("name", "")),
+            (self.image, container.get("image", ""))))
 
 
 def _is_seconds(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
 
 
-def behavior_for(pod: Obj, container: Obj) -> Behavior:
-    """The behaviour of one container of a pod (annotation, then command, then defaults)."""
-    return resolve(pod, container)[0]
+def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> Behavior:
+    """The behaviour of one container of a pod (annotation, scenario rules, command, defaults)."""
+    return resolve(pod, container, rules)[0]
 
 
 def _program(argv: list[str]) -> tuple[str, bool]:
@@ -239,11 +260,14 @@ def _probe_assumptions(container: Obj, spec: dict[str, Any]) -> list[str]:
     return out
 
 
-def resolve(pod: Obj, container: Obj) -> tuple[Behavior, list[str]]:
+def resolve(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> tuple[Behavior, list[str]]:
     """The behaviour of one container of a pod, and what was assumed to get it (empty when the annotation
-    and the command decide everything)."""
-    text = (pod.get("metadata", {}).get("annotations") or {}).get(ANNOTATION)
-    spec = parse_annotation(text).get(container["name"], {}) if text else {}
+    and the command decide everything). Field by field, the annotation wins over the first matching rule."""
+    md = pod.get("metadata") or {}
+    text = (md.get("annotations") or {}).get(ANNOTATION)
+    rule = next((r.fields for r in rules if r.matches(md.get("name") or md.get("generateName") or "", container)),
+                {})
+    spec = {**rule, **(parse_annotation(text).get(container["name"], {}) if text else {})}
     argv = (container.get("command") or []) + (container.get("args") or [])
     eff = command_effect(argv)
     hook_seconds: dict[str, float] = {}

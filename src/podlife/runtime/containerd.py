@@ -14,7 +14,7 @@ import simpy
 
 from podlife.api.meta import Obj, ref
 from podlife.engine import Kernel
-from podlife.runtime.behavior import Behavior
+from podlife.runtime.behavior import Behavior, BehaviorRule
 from podlife.runtime.cri import (
     CREATED,
     EXITED,
@@ -57,8 +57,10 @@ class IPAM:
 
 
 class ContainerdRuntime:
-    def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str) -> None:
+    def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str,
+                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
         self.kernel = kernel
+        self.behaviors = behaviors   # the scenario's spec.behaviors: what the simulated processes do
         self.trace = trace
         self.node = node
         self.profile = profile

@@ -25,6 +25,16 @@ def _pod_like(obj: dict[str, Any]) -> dict[str, Any] | None:
     return template if isinstance(template, dict) and isinstance(template.get("spec"), dict) else None
 
 
+def _pod_name(obj: dict[str, Any]) -> str:
+    """The name spec.behaviors' pod patterns see: the pod's own, or for a template a name of the shape its
+    controller gives (StatefulSet NAME-0, others NAME- and a generated suffix)."""
+    md = obj.get("metadata") or {}
+    name = md.get("name") or md.get("generateName") or ""
+    if obj.get("kind") == "Pod":
+        return name
+    return f"{name}-0" if obj.get("kind") == "StatefulSet" else f"{name}-xxxxx"
+
+
 def _ref(obj: dict[str, Any]) -> str:
     md = obj.get("metadata") or {}
     name = md.get("name") or md.get("generateName") or ""
@@ -43,10 +53,11 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
             continue
         ref = _ref(obj)
         spec = pod["spec"]
+        named = {**pod, "metadata": {**(pod.get("metadata") or {}), "name": _pod_name(obj)}}
         for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
             if not isinstance(c, dict) or not c.get("name"):
                 continue
-            for text in resolve(pod, c)[1]:
+            for text in resolve(named, c, sc.behaviors)[1]:
                 key = (ref, c["name"], text)
                 if key not in seen:   # an apply of the same object repeats its containers
                     seen.add(key)

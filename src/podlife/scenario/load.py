@@ -63,6 +63,7 @@ from podlife.config import (
     SchedulerConfiguration,
     field_kinds,
 )
+from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.model import (
@@ -645,7 +646,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
         if meta.get("description") is not None else ""
 
     spec = ck.mapping(top.get("spec"), "spec", ("kubernetesVersion", "startTime", "seed", "until", "cluster",
-                                                "objects", "objectsFrom", "actions", "expect"))
+                                                "objects", "objectsFrom", "behaviors", "actions", "expect"))
     # validated in the documented field order, so the first error reported is the first one in the file
     version = _version(ck, spec.get("kubernetesVersion"), "spec.kubernetesVersion")
     start_time = _start_time(ck, spec.get("startTime"), "spec.startTime")
@@ -653,6 +654,8 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     until = ck.duration(spec["until"], "spec.until") if spec.get("until") is not None else None
     cluster = _cluster(ck, spec.get("cluster"))
     objects = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
+    behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
+                      for i, b in enumerate(ck.sequence(spec.get("behaviors"), "spec.behaviors")))
     node_names = [n.name for n in cluster.nodes]
     actions = [_action(ck, a, f"spec.actions[{i}]", node_names, until, supported_faults)
                for i, a in enumerate(ck.sequence(spec.get("actions"), "spec.actions"))]
@@ -660,7 +663,21 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
               for i, e in enumerate(ck.sequence(spec.get("expect"), "spec.expect"))]
     return Scenario(name=name, description=description, kubernetes_version=version, start_time=start_time,
                     seed=seed, until=until, cluster=cluster, objects=objects, actions=actions, expect=expect,
-                    path=ck.file, warnings=ck.warnings)
+                    path=ck.file, warnings=ck.warnings, behaviors=behaviors)
+
+
+def _behavior_rule(ck: _Check, value: Any, path: str) -> BehaviorRule:
+    """spec.behaviors[i]: glob patterns (pod, container, image) and the behaviour fields of section 2.1."""
+    m = ck.mapping(value, path, ("pod", "container", "image", "behavior"), optional=False)
+    patterns = {k: ck.nonempty(m[k], _join(path, k), "a glob pattern") if m.get(k) is not None else None
+                for k in ("pod", "container", "image")}
+    fields = ck.mapping(ck.required(m, "behavior", path, "a mapping of podlife/behavior fields"),
+                        _join(path, "behavior"))
+    try:
+        check_fields(fields, "")
+    except BehaviorError as e:
+        raise ck.error(f"{path}.behavior.{e.path}", str(e).split(": ", 1)[-1]) from None
+    return BehaviorRule(fields=dict(fields), **patterns)
 
 
 def _version_range() -> str:

@@ -12,6 +12,7 @@ from podlife.config import (
     KubeletConfiguration,
     SchedulerConfiguration,
 )
+from podlife.runtime.behavior import BehaviorRule
 
 RUNTIMES = ("containerd", "docker-18.06", "docker-1.13")
 
@@ -112,3 +113,4 @@ class Scenario:
     expect: list[Expectation]
     path: str
     warnings: list[str] = field(default_factory=list)
+    behaviors: tuple[BehaviorRule, ...] = ()   # spec.behaviors, first match wins

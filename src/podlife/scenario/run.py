@@ -55,7 +55,7 @@ def build(sc: Scenario) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
-                   api_server=c.apiServer)
+                   api_server=c.apiServer, behaviors=sc.behaviors)
 
 
 def run(sc: Scenario) -> Result:

@@ -101,7 +101,7 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     """What podlife assumed per container: the places a podlife/behavior annotation would make exact."""
     if not items:
         return
-    console.print(Text("assumed (a podlife/behavior annotation makes these exact)", style="yellow bold"))
+    console.print(Text("assumed (podlife/behavior or spec.behaviors makes these exact)", style="yellow bold"))
     grouped: dict[tuple[str, str], list[str]] = {}
     for a in items:
         grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])

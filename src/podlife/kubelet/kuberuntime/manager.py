@@ -197,7 +197,7 @@ class RuntimeManager:
         if not ok:
             result.errors.append(f"image {image}")
             return
-        behavior = behavior_for(pod, spec)
+        behavior = behavior_for(pod, spec, kl.runtime.behaviors)
         c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)
         kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
