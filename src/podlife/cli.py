@@ -66,6 +66,117 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
     sys.exit(0 if result.passed else 1)
 
 
+def _against(value: str) -> dict[str, object]:
+    """One ``--against`` value: a scenario file, ``seed=N``, ``PATH=VALUE`` (as --set) or a version."""
+    if value.endswith((".yaml", ".yml")) or os.path.sep in value:
+        return {"scenario": value}
+    if value.startswith("seed="):
+        return {"seed": value[len("seed="):]}
+    if "=" in value:
+        return {"set": value}
+    return {"kubernetes_version": value}
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--against", "against", multiple=True, required=True,
+              metavar="VERSION|seed=N|PATH=VALUE|FILE",
+              help="What the second run changes: a Kubernetes version, a seed, a field (as --set) or another "
+                   "scenario file. May be repeated.")
+@click.option("--kubernetes-version", help="Kubernetes minor version of the first run.")
+@click.option("--seed", type=int, help="Random seed of the first run.")
+@click.option("--until", help="Simulated time limit (Go duration) for both runs.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in both runs.")
+def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
+         until: str | None, overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.trace.diff import Side, compare, render_lines
+
+    second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
+                                 "set": list(overrides)}
+    for value in against:
+        for k, v in _against(value).items():
+            if k == "set":
+                second["set"] = [*second["set"], v]  # type: ignore[list-item]
+            elif k == "seed":
+                try:
+                    second["seed"] = int(str(v))
+                except ValueError:
+                    click.echo(f"--against: {value!r}: seed must be an integer", err=True)
+                    sys.exit(2)
+            else:
+                second[k] = v
+
+    def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
+        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
+                           supported_faults=SUPPORTED_FAULTS)
+        rep = report(run_scenario(sc))
+        return Side(f"{rep['kubernetesVersion']}", rep)
+
+    try:
+        a = side(scenario, list(overrides), kubernetes_version, seed)
+        b = side(str(second["scenario"]), second["set"], second["kubernetes_version"],  # type: ignore[arg-type]
+                 second["seed"])  # type: ignore[arg-type]
+    except ScenarioError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
+        sys.exit(2)
+    if a.label == b.label:  # the versions agree: name the sides by what differs
+        a.label, b.label = "first run", "second run"
+        if second["seed"] != seed:
+            a.label, b.label = f"seed {a.report['seed']}", f"seed {b.report['seed']}"
+        elif second["scenario"] != scenario:
+            a.label, b.label = scenario, str(second["scenario"])
+    d = compare(a, b)
+    for line in render_lines(d):
+        click.echo(line)
+    sys.exit(0 if d.identical else 1)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--pod", required=True, help="The pod to explain (name, namespace/name or Pod/namespace/name).")
+@click.option("--at", "at", help="The moment to explain (Go duration); default: the pod's removal or last record.")
+@click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
+@click.option("--kubernetes-version", help="Kubernetes minor version, overriding the scenario's.")
+@click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
+def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernetes_version: str | None,
+            seed: int | None, overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
+    from podlife.scenario.durations import parse_duration
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
+
+    try:
+        moment = parse_duration(at) if at is not None else None
+    except ValueError as e:
+        click.echo(f"--at: {e}", err=True)
+        sys.exit(2)
+    try:
+        sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                           until=until, supported_faults=SUPPORTED_FAULTS)
+        obj, target, steps = explain_pod(report(run_scenario(sc)), pod, moment)
+    except ScenarioError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+    except ExplainError as e:
+        click.echo(f"--pod: {e}", err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
+        sys.exit(2)
+    for line in render_lines(obj, target, steps):
+        click.echo(line)
+
+
 @main.command()
 def versions() -> None:
     """List the modelled Kubernetes versions and the behaviour that differs between them."""
