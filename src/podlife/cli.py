@@ -23,12 +23,14 @@ def main() -> None:
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Write the timeline as one self-contained HTML page.")
 @click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
 @click.option("--kubernetes-version", help="Kubernetes minor version (e.g. 1.29), overriding the scenario's.")
 @click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
-def run(scenario: str, report_path: str | None, klog_path: str | None, until: str | None,
+def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], quiet: bool) -> None:
     """Run SCENARIO and print what happened."""
     from podlife.scenario.errors import ScenarioError
@@ -50,6 +52,8 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
         if klog_path:
             with open(klog_path, "w", encoding="utf-8") as f:
                 f.write(klog.render(rep["records"], sc.start_time))
+        if html_path:
+            _write_html(rep, html_path)
         summary.render(rep, console, quiet=quiet)
     except ScenarioError as e:
         click.echo(str(e), err=True)
@@ -64,6 +68,34 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
                    err=True)
         sys.exit(3)
     sys.exit(0 if result.passed else 1)
+
+
+def _write_html(rep: dict[str, object], path: str) -> None:
+    from podlife.trace.html import render
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render(rep))
+
+
+@main.command("report")
+@click.argument("trace", type=click.Path(dir_okay=False))
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), required=True,
+              help="Write the timeline as one self-contained HTML page.")
+def report_cmd(trace: str, html_path: str) -> None:
+    """Draw a saved trace report (from run --report) as HTML."""
+    try:
+        with open(trace, "rb") as f:
+            rep = orjson.loads(f.read())
+        if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
+            click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
+            sys.exit(2)
+        _write_html(rep, html_path)
+    except orjson.JSONDecodeError as e:
+        click.echo(f"{trace}: not JSON: {e}", err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"{e.filename or trace}: {e.strerror}", err=True)
+        sys.exit(2)
 
 
 def _against(value: str) -> dict[str, object]:
