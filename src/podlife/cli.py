@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 import orjson
@@ -17,6 +19,21 @@ from podlife import __version__
 @click.version_option(__version__, prog_name="podlife")
 def main() -> None:
     """Predict what Kubernetes does to a pod: run scenarios against a simulated cluster."""
+
+
+@contextmanager
+def user_input(path: str) -> Iterator[None]:
+    """Bad input (the scenario, its manifests, the command line) ends the command with exit 2."""
+    from podlife.scenario.errors import ScenarioError
+
+    try:
+        yield
+    except ScenarioError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"{e.filename or path}: {e.strerror}", err=True)
+        sys.exit(2)
 
 
 @main.command()
@@ -122,7 +139,6 @@ def _against(value: str) -> dict[str, object]:
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
          until: str | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
-    from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
@@ -148,16 +164,10 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
         rep = report(run_scenario(sc))
         return Side(f"{rep['kubernetesVersion']}", rep)
 
-    try:
+    with user_input(scenario):
         a = side(scenario, list(overrides), kubernetes_version, seed)
         b = side(str(second["scenario"]), second["set"], second["kubernetes_version"],  # type: ignore[arg-type]
                  second["seed"])  # type: ignore[arg-type]
-    except ScenarioError as e:
-        click.echo(str(e), err=True)
-        sys.exit(2)
-    except OSError as e:
-        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
-        sys.exit(2)
     if a.label == b.label:  # the versions agree: name the sides by what differs
         a.label, b.label = "first run", "second run"
         if second["seed"] != seed:
@@ -182,7 +192,6 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
             seed: int | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
-    from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
@@ -192,21 +201,80 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
     except ValueError as e:
         click.echo(f"--at: {e}", err=True)
         sys.exit(2)
-    try:
+    with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
-        obj, target, steps = explain_pod(report(run_scenario(sc)), pod, moment)
-    except ScenarioError as e:
-        click.echo(str(e), err=True)
-        sys.exit(2)
+        rep = report(run_scenario(sc))
+    try:
+        obj, target, steps = explain_pod(rep, pod, moment)
     except ExplainError as e:
         click.echo(f"--pod: {e}", err=True)
         sys.exit(2)
-    except OSError as e:
-        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
-        sys.exit(2)
     for line in render_lines(obj, target, steps):
         click.echo(line)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=A..B|KEY=a,b,c",
+              help="A value to vary: kubernetesVersion=1.25..1.34, seed=0..999, or a field path (as --set) "
+                   "with a list, e.g. spec.objects[0].spec.terminationGracePeriodSeconds=5,10,30.")
+@click.option("--sample", type=int, help="Run this many points drawn from the cross product (seeded).")
+@click.option("--sample-seed", type=int, default=0, show_default=True, help="Seed of the --sample draw.")
+@click.option("--workers", type=int, help="Worker processes (default: every core of this machine).")
+@click.option("--cluster", help="Address of an existing Dask scheduler (tcp://HOST:PORT) to run on.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write the table (.csv or .parquet).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Draw the sweep as an HTML page.")
+@click.option("--until", help="Simulated time limit (Go duration) for every point.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in every point.")
+def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_seed: int, workers: int | None,
+          cluster: str | None, out_path: str | None, html_path: str | None, until: str | None,
+          overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO at every point of the --vary values and collect one row per point."""
+    from rich.progress import Progress
+
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS
+    from podlife.sweep import engine, output
+    from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
+
+    console = Console(highlight=False, stderr=False)
+    try:
+        vs = [parse_vary(v) for v in varies]
+        pts = make_points(vs, sample, sample_seed)
+    except VaryError as e:
+        click.echo(f"--vary: {e}", err=True)
+        sys.exit(2)
+    if workers is not None and workers < 1:
+        click.echo("--workers: expected a positive number", err=True)
+        sys.exit(2)
+    if out_path and not out_path.endswith((".csv", ".parquet")):
+        click.echo(f"--out: {out_path}: expected a .csv or .parquet file", err=True)
+        sys.exit(2)
+    first = pts[0]
+    with user_input(scenario):  # the first point must load: bad input is the user's, before any worker starts
+        load_scenario(scenario, list(overrides) + [f"{k}={v}" for k, v in first.items()
+                                                   if k not in (VERSION_KEY, SEED_KEY)],
+                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
+                      supported_faults=SUPPORTED_FAULTS)
+    keys = [v.key for v in vs]
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(f"{len(pts)} points", total=len(pts))
+        rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
+                                              progress=lambda done: bar.update(task, completed=done))
+    done = [r for r in rows if r is not None]
+    cols = output.columns(done, keys)
+    if out_path:
+        output.write(out_path, done, cols)
+    if html_path:
+        with open(html_path, "w", encoding="utf-8") as f:
+            f.write(output.render_html(done, keys, f"podlife sweep: {scenario}"))
+    output.summarise(console, done, keys)
+    errors = sum(r["exit"] >= 2 for r in done)
+    console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
+                  + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
+                  + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
+    sys.exit(130 if interrupted else 0)
 
 
 @main.command()
