@@ -46,9 +46,12 @@ def user_input(path: str) -> Iterator[None]:
 @click.option("--kubernetes-version", help="Kubernetes minor version (e.g. 1.29), overriding the scenario's.")
 @click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
+@click.option("--at", "at", metavar="D[,D...]",
+              help="Also print kubectl-style pod tables at these simulated instants (e.g. 30s,1m).")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
-        kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], quiet: bool) -> None:
+        kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
+        quiet: bool) -> None:
     """Run SCENARIO and print what happened."""
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
@@ -61,7 +64,8 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
                            until=until, supported_faults=SUPPORTED_FAULTS)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
-        result = run_scenario(sc)
+        instants = _instants(at)
+        result = run_scenario(sc, instants)
         rep = report(result)
         if report_path:
             with open(report_path, "wb") as f:
@@ -71,7 +75,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
                 f.write(klog.render(rep["records"], sc.start_time))
         if html_path:
             _write_html(rep, html_path)
-        summary.render(rep, console, quiet=quiet)
+        summary.render(rep, console, quiet=quiet, tables=result.pods_at)
     except ScenarioError as e:
         click.echo(str(e), err=True)
         sys.exit(2)
@@ -85,6 +89,22 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
                    err=True)
         sys.exit(3)
     sys.exit(0 if result.passed else 1)
+
+
+def _instants(at: str | None) -> list[float]:
+    from podlife.scenario.durations import parse_duration
+    from podlife.scenario.errors import ScenarioError
+
+    out = []
+    for part in (at.split(",") if at else []):
+        try:
+            t = parse_duration(part.strip())
+        except ValueError as e:
+            raise ScenarioError("--at", None, "", str(e)) from None
+        if t < 0:
+            raise ScenarioError("--at", None, "", f"{part.strip()!r} is before the start")
+        out.append(t)
+    return out
 
 
 def _write_html(rep: dict[str, object], path: str) -> None:
