@@ -23,7 +23,8 @@ def main() -> None:
 
 @contextmanager
 def user_input(path: str) -> Iterator[None]:
-    """Bad input (the scenario, its manifests, the command line) ends the command with exit 2."""
+    """Bad input (the scenario, its manifests, the command line) ends the command with exit 2; anything else
+    that goes wrong is an internal error, exit 3, never mistaken for bad input."""
     from podlife.scenario.errors import ScenarioError
 
     try:
@@ -34,6 +35,12 @@ def user_input(path: str) -> Iterator[None]:
     except OSError as e:
         click.echo(f"{e.filename or path}: {e.strerror}", err=True)
         sys.exit(2)
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("PODLIFE_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
+                   err=True)
+        sys.exit(3)
 
 
 @main.command()
@@ -53,13 +60,12 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
         quiet: bool) -> None:
     """Run SCENARIO and print what happened."""
-    from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
 
     console = Console(highlight=False)
-    try:
+    with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
         for w in sc.warnings:
@@ -76,18 +82,6 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         if html_path:
             _write_html(rep, html_path)
         summary.render(rep, console, quiet=quiet, tables=result.pods_at)
-    except ScenarioError as e:
-        click.echo(str(e), err=True)
-        sys.exit(2)
-    except OSError as e:
-        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
-        sys.exit(2)
-    except Exception as e:  # noqa: BLE001 - an internal error must not look like bad input
-        if os.environ.get("PODLIFE_DEBUG"):
-            traceback.print_exc()
-        click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
-                   err=True)
-        sys.exit(3)
     sys.exit(0 if result.passed else 1)
 
 
