@@ -153,7 +153,8 @@ RULES: tuple[Rule, ...] = (
         Change(18, "to", "sync.go scaleReplicaSet: 'Scaled up replica set X to N'"),
         Change(23, "to-from", "PR #101142 (release unverified): 'Scaled up replica set X to N from M'; a new "
                               "replica set's event stays 'Scaled up replica set X to N'"),
-        Change(31, "from-to", "PR #125118: 'Scaled up replica set X from M to N'; a new replica set: 'from 0 to N'"),
+        Change(32, "from-to", "PR #125118 (v1.32.0-alpha.2): 'Scaled up replica set X from M to N'; a new "
+                              "replica set: 'from 0 to N'"),
     )),
     Rule("fit_error_preemption_suffix", "FailedScheduling message ends with DefaultPreemption's 'preemption: ...'", (
         Change(18, False, "the PostFilter message is not part of the FitError"),
