@@ -61,6 +61,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
     )),
+    Rule("failed_pod_ready_reason", "reason of Ready/ContainersReady False on a Failed pod", (
+        Change(18, "ContainersNotReady", "status/generate.go: the unready containers are listed"),
+        Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
+                                "generateContainersReadyConditionForTerminalPhase, no message"),
+    )),
     Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),
