@@ -121,3 +121,17 @@ def test_bad_sweep_input_exits_2(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "expected a .csv or .parquet file" in r.output
     r = CliRunner().invoke(main, ["sweep", str(tmp_path / "none.yaml"), "--vary", "seed=1"])
     assert r.exit_code == 2
+
+
+def test_seed_000_example_points() -> None:
+    """examples/sweeps/seed-000-across-versions.sh: the sidecar's process ends 21.431 s after the DELETE on
+    1.18 (6.408 → 27.839; the seed log reports the exit at +21.607 once docker noticed), 7 s on 1.29+
+    (preStop 3 s, app 2 s, sidecar 2 s, in order) and 5 s on 1.28 (app and sidecar stopped together)."""
+    from podlife.sweep.engine import run_points_inline
+
+    legacy = run_points_inline("examples/seed-000-sidecar-graceful-exit.yaml", [], [{"kubernetesVersion": "1.18"}])
+    native = run_points_inline("examples/seed-000-native-sidecar.yaml", [],
+                               [{"kubernetesVersion": v} for v in ("1.28", "1.29", "1.34")])
+    assert [(r["kubernetesVersion"], r["exit"], r["deleteToStoppedSeconds"], r["deleteToRemovedSeconds"])
+            for r in legacy + native] == [("1.18", 0, 21.431, 33.592), ("1.28", 0, 5.0, 5.592),
+                                          ("1.29", 0, 7.0, 7.592), ("1.34", 0, 7.0, 7.592)]

@@ -252,7 +252,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     from podlife.sweep import engine, output
     from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
 
-    console = Console(highlight=False, stderr=False)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     try:
         vs = [parse_vary(v) for v in varies]
         pts = make_points(vs, sample, sample_seed)

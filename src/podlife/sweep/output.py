@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 Row = dict[str, Any]
-FIGURES = ("deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds", "podsEvicted")
-SHORT = {"deleteToRemovedSeconds": "delete→removed s", "startupP50Seconds": "startup p50 s",
+FIGURES = ("deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds", "podsEvicted")
+SHORT = {"deleteToStoppedSeconds": "delete→stopped s", "deleteToRemovedSeconds": "delete→removed s", "startupP50Seconds": "startup p50 s",
          "startupP99Seconds": "startup p99 s", "podsEvicted": "evicted"}
 
 

@@ -14,12 +14,13 @@ _EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
 
 
 def figures(rep: dict[str, Any]) -> dict[str, Any]:
-    """The run's summary figures: pod delete → removed (the longest), startup latency (create → Running)
-    p50/p99, pods evicted."""
+    """The run's summary figures: pod delete → containers stopped and delete → removed (the longest of
+    each), startup latency (create → Running) p50/p99, pods evicted."""
     created: dict[str, float] = {}
     running: dict[str, float] = {}
     deleting: dict[str, float] = {}
     removal: list[float] = []
+    stopped: dict[str, float] = {}  # pod → its last container process exit after the delete
     evicted: set[str] = set()
     for r in rep["records"]:
         obj = r.get("object")
@@ -32,12 +33,15 @@ def figures(rep: dict[str, Any]) -> dict[str, Any]:
             running.setdefault(obj, r["t"])
         elif typ == "terminating":
             deleting.setdefault(obj, r["t"])
+        elif typ == "runtime" and r["op"] == "exit" and obj in deleting:
+            stopped[obj] = r["t"] - deleting[obj]
         elif typ == "deleted" and obj in deleting:
             removal.append(r["t"] - deleting[obj])
         elif (typ == "event" and r["reason"] in _EVICTION_REASONS) or (typ == "api" and r["verb"] == "evict"):
             evicted.add(obj)
     startup = sorted(running[p] - created[p] for p in running if p in created)
-    return {"pods": len(created), "deleteToRemovedSeconds": _r(max(removal)) if removal else None,
+    return {"pods": len(created), "deleteToStoppedSeconds": _r(max(stopped.values())) if stopped else None,
+            "deleteToRemovedSeconds": _r(max(removal)) if removal else None,
             "startupP50Seconds": _rank(startup, 0.50), "startupP99Seconds": _rank(startup, 0.99),
             "podsEvicted": len(evicted)}
 
