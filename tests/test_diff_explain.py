@@ -29,6 +29,21 @@ def test_diff_seed_000_against_native_sidecar() -> None:
     assert "wording only on 1.18:" in out and "wording only on 1.29:" in out
 
 
+def test_diff_html_draws_both_runs(tmp_path) -> None:
+    import json
+    import re
+
+    out = tmp_path / "d.html"
+    code, _ = _run("diff", SEED, "--against", NATIVE, "--html", str(out))
+    assert code == 1
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r"id='podlife-timeline'>(.*?)</script>", page, re.S).group(1))
+    assert data["labels"] == ["1.18", "1.29"]
+    assert (data["a"]["end"], data["b"]["end"]) == (40.0, 21.468)
+    removed = [[m["t"] for m in side["markers"] if m["kind"] == "removed"] for side in (data["a"], data["b"])]
+    assert removed == [[40.0], [14.0]]
+
+
 def test_diff_of_identical_runs() -> None:
     code, out = _run("diff", "examples/hello.yaml", "--against", "1.34")
     assert (code, out.splitlines()[-1]) == (0, "the two runs do not differ")

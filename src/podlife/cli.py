@@ -150,8 +150,10 @@ def _against(value: str) -> dict[str, object]:
 @click.option("--seed", type=int, help="Random seed of the first run.")
 @click.option("--until", help="Simulated time limit (Go duration) for both runs.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in both runs.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Draw both timelines, aligned on one time axis, as one HTML page.")
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
-         until: str | None, overrides: tuple[str, ...]) -> None:
+         until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
@@ -189,8 +191,14 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
         elif second["scenario"] != scenario:
             a.label, b.label = scenario, str(second["scenario"])
     d = compare(a, b)
-    for line in render_lines(d):
+    lines = render_lines(d)
+    for line in lines:
         click.echo(line)
+    if html_path:
+        from podlife.trace.html import render_diff
+
+        with user_input(html_path), open(html_path, "w", encoding="utf-8") as f:
+            f.write(render_diff(a.report, b.report, a.label, b.label, lines))
     sys.exit(0 if d.identical else 1)
 
 

@@ -17,7 +17,7 @@ _VOLATILE = ("t", "detail", "deletionTimestamp")
 _TEMPLATE_SUBS = (
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uid>"),
     (re.compile(r"\b[0-9a-f]{12,64}\b"), "<id>"),
-    (re.compile(r"\d+(\.\d+)?"), "N"),
+    (re.compile(r"\b\d+(\.\d+)?\b"), "N"),
 )
 
 

@@ -200,21 +200,17 @@ def _legend() -> str:
     return f"<p style='font-family:sans-serif;font-size:12px'>{items}<br>{marks}</p>"
 
 
-def render(report: dict[str, Any]) -> str:
-    """The report as one HTML page (Bokeh, inlined)."""
-    from bokeh.embed import file_html
-    from bokeh.layouts import column
-    from bokeh.models import (Button, ColumnDataSource, CustomJS, Div, FactorRange, HoverTool, TapTool)
+def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = None,
+                     title: str | None = None) -> tuple[Any, list[Any]]:
+    """The swim lanes of one run, and the widgets that go with them (the "show every pod" button)."""
+    from bokeh.models import Button, ColumnDataSource, CustomJS, FactorRange, HoverTool, TapTool
     from bokeh.plotting import figure
-    from bokeh.resources import INLINE
 
-    _restart_bokeh_ids()
-    tl = timeline(report)
     names = [ln["lane"] for ln in tl["lanes"]]
     lane_object = {ln["lane"]: ln["object"] for ln in tl["lanes"]}
     factors = list(reversed(names)) or ["(no pods)"]
-    fig = figure(y_range=FactorRange(factors=factors), x_range=(0, max(tl["end"], 1.0)),
-                 height=max(220, 26 * len(factors) + 90), sizing_mode="stretch_width",
+    fig = figure(y_range=FactorRange(factors=factors), x_range=x_range or (0, max(tl["end"], 1.0)),
+                 height=max(220, 26 * len(factors) + 90), sizing_mode="stretch_width", title=title,
                  x_axis_label="seconds since start", tools="xpan,xwheel_zoom,reset,save", toolbar_location="above")
     segs = tl["segments"]
     seg_src = ColumnDataSource({
@@ -233,7 +229,6 @@ def render(report: dict[str, Any]) -> str:
     fig.add_tools(HoverTool(renderers=[bars, dots],
                             tooltips=[("", "@label"), ("", "@detail"), ("log", "@log")]))
     pick = CustomJS(args={"yr": fig.y_range, "segs": seg_src, "mks": mk_src, "all": factors}, code="""
-        const src = cb_obj.selected ? cb_obj : null;
         let obj = null;
         for (const s of [segs, mks]) {
           const i = s.selected.indices;
@@ -248,10 +243,16 @@ def render(report: dict[str, Any]) -> str:
     reset.js_on_event("button_click", CustomJS(args={"yr": fig.y_range, "all": factors},
                                                code="yr.factors = all;"))
     fig.ygrid.grid_line_color = None
-    page = file_html(column(Div(text=_verdicts_html(report), sizing_mode="stretch_width"), reset, fig,
-                            sizing_mode="stretch_width"), resources=INLINE, title=f"podlife: {report['scenario']}")
-    page = _stable_ids(page, json.dumps(report["records"]))
-    data = json.dumps(tl, sort_keys=True).replace("</", "<\\/")
+    return fig, [reset]
+
+
+def _page(layout: Any, title: str, records_json: str, data: dict[str, Any]) -> str:
+    """Bokeh's standalone page, with stable ids, the timeline data and the marks for headless checks."""
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+
+    page = _stable_ids(file_html(layout, resources=INLINE, title=title), records_json)
+    payload = json.dumps(data, sort_keys=True).replace("</", "<\\/")
     # marks on <html> for headless checks: a script error anywhere, and Bokeh having built its views
     guard = ("<script>window.addEventListener('error',()=>{document.documentElement.dataset.podlifeError='1'});"
              "</script>")
@@ -260,5 +261,34 @@ def render(report: dict[str, Any]) -> str:
              "</script>")
     page = page.replace("<head>", f"<head>{guard}", 1)
     at = page.rindex("</body>")  # the inlined JavaScript contains the string too
-    return (page[:at] + f"<script type='application/json' id='podlife-timeline'>{data}</script>{probe}"
+    return (page[:at] + f"<script type='application/json' id='podlife-timeline'>{payload}</script>{probe}"
             + page[at:])
+
+
+def render(report: dict[str, Any]) -> str:
+    """The report as one HTML page (Bokeh, inlined)."""
+    from bokeh.layouts import column
+    from bokeh.models import Div
+
+    _restart_bokeh_ids()
+    tl = timeline(report)
+    fig, widgets = _timeline_figure(report, tl)
+    layout = column(Div(text=_verdicts_html(report), sizing_mode="stretch_width"), *widgets, fig,
+                    sizing_mode="stretch_width")
+    return _page(layout, f"podlife: {report['scenario']}", json.dumps(report["records"]), tl)
+
+
+def render_diff(a: dict[str, Any], b: dict[str, Any], label_a: str, label_b: str, lines: list[str]) -> str:
+    """Two runs drawn one above the other on one time axis (panning or zooming one moves both)."""
+    from bokeh.layouts import column
+    from bokeh.models import Div, Range1d
+
+    _restart_bokeh_ids()
+    ta, tb = timeline(a), timeline(b)
+    shared = Range1d(0, max(ta["end"], tb["end"], 1.0))
+    fa, wa = _timeline_figure(a, ta, shared, f"{label_a}")
+    fb, wb = _timeline_figure(b, tb, shared, f"{label_b}")
+    text = "<pre style='font-size:12px'>" + html.escape("\n".join(lines)) + "</pre>"
+    layout = column(Div(text=text, sizing_mode="stretch_width"), *wa, fa, *wb, fb, sizing_mode="stretch_width")
+    return _page(layout, f"podlife diff: {a['scenario']}", json.dumps(a["records"]) + json.dumps(b["records"]),
+                 {"a": ta, "b": tb, "labels": [label_a, label_b]})
