@@ -150,3 +150,19 @@ def test_versions_lists_rules():
     res = _invoke("versions")
     assert res.exit_code == 0
     assert "1.18" in res.output and "grace_override" in res.output
+
+
+def test_kubernetes_version_flag_accepts_patch_and_v_prefix(tmp_path):
+    # behaviour is modelled per minor: v1.33 and 1.33.2 both select the 1.33 profile
+    for flag in ("v1.33", "1.33.2", "1.33"):
+        res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--quiet", "--kubernetes-version", flag,
+                      "--report", str(tmp_path / "r.json"))
+        assert res.exit_code == 0, res.output
+        assert json.loads((tmp_path / "r.json").read_text())["kubernetesVersion"] == "1.33"
+
+
+def test_kubernetes_version_flag_out_of_range_lists_versions():
+    for flag in ("v1.17.3", "2.0", "latest"):
+        res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--kubernetes-version", flag)
+        assert res.exit_code == 2, res.output
+        assert 'is not a modelled version' in res.output and '"1.18" … "1.34"' in res.output

@@ -50,7 +50,8 @@ def user_input(path: str) -> Iterator[None]:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write the timeline as one self-contained HTML page.")
 @click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
-@click.option("--kubernetes-version", help="Kubernetes minor version (e.g. 1.29), overriding the scenario's.")
+@click.option("--kubernetes-version", help="Kubernetes version (1.29, v1.29 or 1.29.3: the minor counts), "
+                                           "overriding the scenario's.")
 @click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
 @click.option("--at", "at", metavar="D[,D...]",
@@ -63,7 +64,6 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
-
     console = Console(highlight=False)
     with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,

@@ -15,6 +15,17 @@ MODELLED_VERSIONS: tuple[str, ...] = tuple(f"1.{m}" for m in range(OLDEST_MINOR,
 NEWEST = MODELLED_VERSIONS[-1]
 
 
+def normalize_version(text: str) -> str:
+    """``v1.34``, ``1.34`` and ``1.34.2`` all name the minor ``1.34`` (behaviour is modelled per minor);
+    anything else is returned unchanged, for the scenario check to reject with the list of versions."""
+    t = text.strip()
+    t = t[1:] if t[:1] in ("v", "V") else t
+    parts = t.split(".")
+    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
+        return f"{int(parts[0])}.{int(parts[1])}"
+    return text
+
+
 @dataclass(frozen=True)
 class Change:
     since: int        # first minor with this value

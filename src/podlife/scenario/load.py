@@ -65,6 +65,7 @@ from podlife.config import (
 )
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
+from podlife.versions import normalize_version
 from podlife.scenario.model import (
     RUNTIMES,
     Action,
@@ -622,6 +623,8 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
     raw = _Raw(path, _Builder(path, lines, texts).build(nodes[0], ""), lines, texts)
     for expr in overrides:
         raw.apply_set(expr)
+    if kubernetes_version is not None:  # v1.34 and 1.34.2 name the minor 1.34, for every command
+        kubernetes_version = normalize_version(kubernetes_version)
     for field, value, flag in (("kubernetesVersion", kubernetes_version, "--kubernetes-version"),
                                ("seed", seed, "--seed"), ("until", until, "--until")):
         if value is not None:
