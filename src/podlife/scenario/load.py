@@ -65,7 +65,7 @@ from podlife.config import (
 )
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.versions import normalize_version
+from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version
 from podlife.scenario.model import (
     RUNTIMES,
     Action,
@@ -78,13 +78,6 @@ from podlife.scenario.model import (
     Source,
 )
 
-try:  # the behaviour table, once it exists, is the single source of the modelled versions
-    from podlife.versions import MODELLED_VERSIONS, NEWEST
-except ModuleNotFoundError as _exc:
-    if _exc.name != "podlife.versions":
-        raise
-    MODELLED_VERSIONS = tuple(f"1.{minor}" for minor in range(18, 35))
-    NEWEST = "1.34"
 
 API_VERSION = "podlife/v1alpha1"
 DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
