@@ -4,6 +4,20 @@ Scenario format section 2.1. A command of an obvious form (``sleep N``, ``exit N
 inside ``sh -c "…"`` joined by ``;`` or ``&&``) gives its duration and exit code. Such a command runs as PID 1
 of its container, and PID 1 has no default signal handlers, so it ignores SIGTERM and dies only by SIGKILL,
 which is why ``sleep 3600`` pods take their whole grace period to stop.
+
+Everything podlife assumes beyond the annotation and the command forms is decided here, in ``resolve``, which
+also says what it assumed, so the summary and the report can list it (``DEFAULTS`` is the table):
+
+- a container expected to finish (a regular init container, or any container of a pod whose restartPolicy is
+  Never or OnFailure, which covers Jobs) whose command is not understood completes with exit 0 after
+  ``COMPLETES_AFTER_SECONDS``;
+- SIGTERM: the kernel does not deliver a default-action signal to a PID namespace's init process
+  (kernel/signal.c sig_task_ignored with SIGNAL_UNKILLABLE), so a shell or any program without a handler of
+  its own ignores it; programs known to handle it (``HANDLES_SIGTERM``) exit with their own status; behind an
+  init wrapper (tini, dumb-init) the program is not PID 1 and, without a handler, dies of the signal (143);
+- a container without a command runs its image's entrypoint, which podlife cannot see: it keeps the
+  scenario format's default (exits 0.1 s after SIGTERM);
+- probes are not evaluated: they succeed, unless readySeconds/failProbesAfterSeconds say otherwise.
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ class Behavior:
     memory: int | None = None             # bytes of working set
     hook_seconds: dict[str, float] = field(default_factory=dict)
     hook_exit_code: dict[str, int] = field(default_factory=dict)
+    term_exit_code: int | None = None     # exit status after SIGTERM when onTerm is exit; None: exit_code
 
 
 class BehaviorError(ValueError):
@@ -93,6 +108,37 @@ def _command_effect(argv: tuple[str, ...]) -> CommandEffect:
     return CommandEffect(seconds, code, True)
 
 
+COMPLETES_AFTER_SECONDS = 1.0
+SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
+INIT_WRAPPERS = frozenset({"tini", "dumb-init"})   # forward signals to their child and exit with its status
+SIGTERM_EXIT = 128 + 15                              # a process killed by SIGTERM, as a shell reports it
+
+# Programs (basename of the executable) that install a SIGTERM handler, and the status they exit with.
+HANDLES_SIGTERM: dict[str, tuple[int, str]] = {
+    "nginx": (0, "nginx: TERM is a fast shutdown, the master exits 0"),
+    "httpd": (0, "httpd: TERM stops the server, exits 0"),
+    "java": (SIGTERM_EXIT, "JVM: runs its shutdown hooks, then exits 128+15 = 143"),
+    "envoy": (0, "envoy: TERM shuts the server down, exits 0"),
+    "redis-server": (0, "redis-server: TERM saves (if configured) and exits 0"),
+    "postgres": (0, "postgres: TERM is a smart shutdown, exits 0 once clients are gone"),
+    "gunicorn": (0, "gunicorn: TERM is a graceful shutdown, exits 0"),
+    "uvicorn": (0, "uvicorn: TERM is a graceful shutdown, exits 0"),
+    "caddy": (0, "caddy: TERM is a graceful shutdown, exits 0"),
+    "haproxy": (0, "haproxy: TERM is a hard stop, exits 0"),
+    "traefik": (0, "traefik: TERM is a graceful shutdown, exits 0"),
+}
+
+# The defaults, in one place (section 2.1 point 3 and the assumptions above).
+DEFAULTS = {
+    "startSeconds": 0.1,
+    "termSeconds": 0.1,
+    "completesAfterSeconds": COMPLETES_AFTER_SECONDS,
+    "handlesSigterm": sorted(HANDLES_SIGTERM),
+    "shells": sorted(SHELLS),
+    "initWrappers": sorted(INIT_WRAPPERS),
+}
+
+
 def _hook_command(container: Obj, hook: str) -> list[str] | None:
     handler = ((container.get("lifecycle") or {}).get(hook)) or {}
     return (handler.get("exec") or {}).get("command")
@@ -142,7 +188,61 @@ def _is_seconds(v: Any) -> bool:
 
 def behavior_for(pod: Obj, container: Obj) -> Behavior:
     """The behaviour of one container of a pod (annotation, then command, then defaults)."""
-    text = (pod["metadata"].get("annotations") or {}).get(ANNOTATION)
+    return resolve(pod, container)[0]
+
+
+def _program(argv: list[str]) -> tuple[str, bool]:
+    """The program that ends up running as the container's process, and whether it runs under an init
+    wrapper (so it is not PID 1). ``sh -c "exec nginx …"`` is nginx: exec replaces the shell."""
+    wrapped = False
+    while argv:
+        head = argv[0].rsplit("/", 1)[-1]
+        if head in INIT_WRAPPERS:
+            rest = argv[1:]
+            while rest and rest[0].startswith("-"):   # the wrapper's own flags, then "--"
+                rest = rest[1:]
+            argv, wrapped = rest, True
+            continue
+        if head in SHELLS and len(argv) >= 3 and argv[1] == "-c":
+            try:   # unquoted ; & | come out as tokens of their own
+                words = list(shlex.shlex(argv[2].replace("\n", ";"), posix=True, punctuation_chars=True))
+            except ValueError:
+                return head, wrapped
+            if len(words) > 1 and words[0] == "exec" and not any(w[:1] in (";", "&", "|") for w in words):
+                argv = words[1:]
+                continue
+            return head, wrapped
+        return head, wrapped
+    return "", wrapped
+
+
+def _expects_completion(pod: Obj, container: Obj) -> bool:
+    """A regular init container, or a container of a pod that is not restarted after it exits."""
+    spec = pod.get("spec") or {}
+    name = container.get("name")
+    for ic in spec.get("initContainers") or ():
+        if ic.get("name") == name:
+            return ic.get("restartPolicy") != "Always"   # a restartable init container is a sidecar
+    return spec.get("restartPolicy", "Always") in ("Never", "OnFailure")
+
+
+def _probe_assumptions(container: Obj, spec: dict[str, Any]) -> list[str]:
+    if "readySeconds" in spec or "failProbesAfterSeconds" in spec:
+        return []
+    out = []
+    for kind in ("startupProbe", "livenessProbe", "readinessProbe"):
+        probe = container.get(kind)
+        if not probe:
+            continue
+        handler = next((h for h in ("exec", "httpGet", "tcpSocket", "grpc") if h in probe), "handler")
+        out.append(f"{kind.removesuffix('Probe')} probe {handler}: not evaluated, assumed to succeed")
+    return out
+
+
+def resolve(pod: Obj, container: Obj) -> tuple[Behavior, list[str]]:
+    """The behaviour of one container of a pod, and what was assumed to get it (empty when the annotation
+    and the command decide everything)."""
+    text = (pod.get("metadata", {}).get("annotations") or {}).get(ANNOTATION)
     spec = parse_annotation(text).get(container["name"], {}) if text else {}
     argv = (container.get("command") or []) + (container.get("args") or [])
     eff = command_effect(argv)
@@ -154,16 +254,57 @@ def behavior_for(pod: Obj, container: Obj) -> Behavior:
             hook_seconds[hook] = h.seconds if h.seconds is not None else float("inf")
             hook_codes[hook] = h.exit_code
     hook_seconds.update({k: float(v) for k, v in (spec.get("hookSeconds") or {}).items()})
-    exit_after = spec.get("exitAfterSeconds", eff.seconds if eff.understood else None)
+    assumed: list[str] = []
+
+    # how long it runs
+    exit_after: float | None = eff.seconds if eff.understood else None
+    exit_code = eff.exit_code if eff.understood else 0
+    if not eff.understood and "exitAfterSeconds" not in spec:
+        what = "command not recognised" if argv else "no command (image entrypoint unknown)"
+        if _expects_completion(pod, container):
+            exit_after = COMPLETES_AFTER_SECONDS
+            code = f"exit {spec['exitCode']}" if "exitCode" in spec else "exit 0"
+            assumed.append(f"{what}; assumed: completes with {code} after {COMPLETES_AFTER_SECONDS:g} s")
+        else:
+            assumed.append(f"{what}; assumed: runs until stopped")
+    exit_after = spec.get("exitAfterSeconds", exit_after)
+
+    # what SIGTERM does
+    on_term, term_code = "exit", None
+    term_seconds = float(spec.get("termSeconds", 0.1))
+    if eff.understood:
+        on_term = "ignore"
+    elif argv:
+        program, wrapped = _program(argv)
+        known = HANDLES_SIGTERM.get(program)
+        if known is not None:
+            term_code = known[0]
+            note = f"{known[1]}, in {term_seconds:g} s"
+        elif wrapped:
+            term_code = SIGTERM_EXIT
+            note = (f"{program or 'the program'} runs under an init wrapper without a SIGTERM handler: "
+                    f"killed by it, exit 143, in {term_seconds:g} s")
+        else:
+            on_term = "ignore"
+            kind = "a shell" if program in SHELLS else f"{program}, with no known SIGTERM handler,"
+            note = f"{kind} runs as PID 1 and ignores SIGTERM (stops at SIGKILL)"
+        if "onTerm" not in spec and "exitCode" not in spec:
+            assumed.append(f"SIGTERM: {note}")
+    elif "onTerm" not in spec:
+        assumed.append(f"SIGTERM: assumed handled, exits in {term_seconds:g} s")
+    if "exitCode" in spec:
+        term_code = None
+    assumed.extend(_probe_assumptions(container, spec))
     return Behavior(
         start_seconds=float(spec.get("startSeconds", 0.1)),
         exit_after=None if exit_after is None else float(exit_after),
-        exit_code=int(spec.get("exitCode", eff.exit_code if eff.understood else 0)),
-        on_term=spec.get("onTerm", "ignore" if eff.understood else "exit"),
-        term_seconds=float(spec.get("termSeconds", 0.1)),
+        exit_code=int(spec.get("exitCode", exit_code)),
+        on_term=spec.get("onTerm", on_term),
+        term_seconds=term_seconds,
         ready_seconds=float(spec.get("readySeconds", 0.0)),
         fail_probes_after=spec.get("failProbesAfterSeconds"),
         memory=to_bytes(spec["memory"]) if spec.get("memory") is not None else None,
         hook_seconds=hook_seconds,
         hook_exit_code=hook_codes,
-    )
+        term_exit_code=term_code,
+    ), assumed

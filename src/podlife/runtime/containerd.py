@@ -166,7 +166,8 @@ class ContainerdRuntime:
             if timeout > 0 or self.profile.negative_timeout_waits:
                 self._signal(c, "SIGTERM", timeout)
                 if c.behavior.on_term == "exit" and "SIGTERM" not in c.signals[:-1]:
-                    code = c.behavior.exit_code
+                    code = c.behavior.exit_code if c.behavior.term_exit_code is None \
+                        else c.behavior.term_exit_code
                     self.kernel.call_later(c.behavior.term_seconds,
                                            lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
                 if timeout < 0:

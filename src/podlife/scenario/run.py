@@ -10,6 +10,7 @@ from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
 from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
 from podlife.scenario.actions import USER, apply_action
+from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate
 from podlife.scenario.faults import MODELLED
@@ -117,5 +118,6 @@ def report(result: Result) -> dict[str, Any]:
         "endSeconds": round(result.end, 3),
         "records": result.cluster.trace.records,
         "expectations": [v.as_dict() for v in result.verdicts],
+        "assumptions": assumptions(sc),
         "final": {"objects": result.cluster.store.all_objects()},
     }

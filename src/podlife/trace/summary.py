@@ -92,6 +92,7 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
                 console.print(f"  {t:9.3f}s  {line}", highlight=False)
         if tables:
             pod_tables(console, tables, report["endSeconds"])
+        _assumptions(report.get("assumptions") or [], console)
     if not verdicts:
         if not quiet:
             console.print("no expectations")
@@ -111,3 +112,15 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
     if not quiet or failed:
         style = "red bold" if failed else "green bold"
         console.print(Text(f"{len(verdicts) - failed} passed, {failed} failed", style=style))
+
+
+def _assumptions(items: list[dict[str, str]], console: Console) -> None:
+    """What podlife assumed per container: the places a podlife/behavior annotation would make exact."""
+    if not items:
+        return
+    console.print(Text("assumed (a podlife/behavior annotation makes these exact)", style="yellow bold"))
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for a in items:
+        grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])
+    for (obj, container), texts in grouped.items():
+        console.print(f"  {obj} {container}: {'; '.join(texts)}", highlight=False)

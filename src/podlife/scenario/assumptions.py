@@ -1,0 +1,54 @@
+"""What podlife assumed about each container of a scenario, for the summary and the report.
+
+Read from the manifests the scenario creates (objects, then create/apply actions), so a Deployment's
+containers are listed once, under the Deployment, not once per pod.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.runtime.behavior import resolve
+from podlife.scenario.model import Scenario
+
+_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "PriorityClass"})
+
+
+def _pod_like(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The pod (or pod template) a manifest runs: metadata and spec."""
+    kind, spec = obj.get("kind"), obj.get("spec") or {}
+    if kind == "Pod":
+        return obj
+    if kind == "CronJob":
+        spec = ((spec.get("jobTemplate") or {}).get("spec")) or {}
+    template = spec.get("template")
+    return template if isinstance(template, dict) and isinstance(template.get("spec"), dict) else None
+
+
+def _ref(obj: dict[str, Any]) -> str:
+    md = obj.get("metadata") or {}
+    name = md.get("name") or md.get("generateName") or ""
+    kind = obj.get("kind", "")
+    return f"{kind}/{name}" if kind in _CLUSTER_SCOPED else f"{kind}/{md.get('namespace') or 'default'}/{name}"
+
+
+def assumptions(sc: Scenario) -> list[dict[str, str]]:
+    """One entry per assumption: {object, container, assumption}, in manifest and container order."""
+    manifests = [m.obj for m in sc.objects] + [a.manifest for a in sc.actions if a.manifest is not None]
+    out: list[dict[str, str]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for obj in manifests:
+        pod = _pod_like(obj)
+        if pod is None:
+            continue
+        ref = _ref(obj)
+        spec = pod["spec"]
+        for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
+            if not isinstance(c, dict) or not c.get("name"):
+                continue
+            for text in resolve(pod, c)[1]:
+                key = (ref, c["name"], text)
+                if key not in seen:   # an apply of the same object repeats its containers
+                    seen.add(key)
+                    out.append({"object": ref, "container": c["name"], "assumption": text})
+    return out

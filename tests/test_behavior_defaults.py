@@ -1,0 +1,161 @@
+"""Default container behaviour where neither the annotation nor a known command form decides, and the list
+of assumptions the report and summary show for it.
+
+Timing facts of the model: a container starts 0.1 s after its pod is created (startSeconds 0.1); an assumed
+completion exits COMPLETES_AFTER_SECONDS = 1 s after the start; the kubelet sees exits at whole-second PLEG
+relists.
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from podlife.cli import main
+from podlife.runtime.behavior import resolve
+from tests.helpers import records, run_text
+
+
+def _pod(containers: list[dict], init: list[dict] | None = None, policy: str = "Always",
+         annotation: str | None = None) -> dict:
+    md: dict = {"name": "p"}
+    if annotation is not None:
+        md["annotations"] = {"podlife/behavior": annotation}
+    spec: dict = {"containers": containers, "restartPolicy": policy}
+    if init:
+        spec["initContainers"] = init
+    return {"metadata": md, "spec": spec}
+
+
+def _resolve(c: dict, **kw):
+    pod = _pod([c], **kw) if "init" not in kw else _pod([{"name": "main", "image": "x"}], **kw)
+    target = c if "init" not in kw else kw["init"][0]
+    return resolve(pod, target)
+
+
+def test_nginx_without_command_keeps_the_default_and_says_so():
+    b, notes = _resolve({"name": "web", "image": "nginx:1.27"})
+    assert (b.exit_after, b.on_term, b.term_seconds, b.exit_code, b.term_exit_code) == (None, "exit", 0.1, 0, None)
+    assert notes == ["no command (image entrypoint unknown); assumed: runs until stopped",
+                     "SIGTERM: assumed handled, exits in 0.1 s"]
+
+
+def test_nginx_command_handles_sigterm_with_exit_0():
+    # nginx: SIGTERM is a fast shutdown; the master process exits with status 0
+    b, notes = _resolve({"name": "web", "image": "nginx", "command": ["nginx", "-g", "daemon off;"]})
+    assert (b.on_term, b.term_exit_code) == ("exit", 0)
+    assert notes[1] == "SIGTERM: nginx: TERM is a fast shutdown, the master exits 0, in 0.1 s"
+
+
+def test_shell_loop_as_pid1_ignores_sigterm():
+    # a shell has no SIGTERM handler and, as PID 1 of its namespace, gets no default action
+    b, notes = _resolve({"name": "loop", "image": "busybox",
+                         "command": ["sh", "-c", "while true; do date; sleep 5; done"]})
+    assert (b.exit_after, b.on_term) == (None, "ignore")
+    assert notes == ["command not recognised; assumed: runs until stopped",
+                     "SIGTERM: a shell runs as PID 1 and ignores SIGTERM (stops at SIGKILL)"]
+
+
+def test_java_server_exits_143_on_sigterm():
+    # the JVM runs its shutdown hooks on SIGTERM and then exits with 128 + 15 = 143
+    b, notes = _resolve({"name": "api", "image": "eclipse-temurin:21",
+                         "command": ["java", "-jar", "/app.jar"],
+                         "livenessProbe": {"httpGet": {"path": "/health", "port": 8080}}})
+    assert (b.on_term, b.term_exit_code) == ("exit", 143)
+    assert notes == ["command not recognised; assumed: runs until stopped",
+                     "SIGTERM: JVM: runs its shutdown hooks, then exits 128+15 = 143, in 0.1 s",
+                     "liveness probe httpGet: not evaluated, assumed to succeed"]
+
+
+def test_exec_in_shell_and_init_wrapper():
+    b, _ = _resolve({"name": "w", "image": "x", "command": ["sh", "-c", "exec nginx -g 'daemon off;'"]})
+    assert (b.on_term, b.term_exit_code) == ("exit", 0)
+    # tini forwards SIGTERM to a child that is not PID 1: without a handler it dies of it, 128 + 15
+    b, _ = _resolve({"name": "w", "image": "x", "command": ["tini", "--", "/usr/local/bin/worker"]})
+    assert (b.on_term, b.term_exit_code) == ("exit", 143)
+
+
+def test_init_container_and_job_container_complete():
+    b, notes = _resolve({"name": "setup", "image": "busybox", "command": ["/bin/migrate"]},
+                        init=[{"name": "setup", "image": "busybox", "command": ["/bin/migrate"]}])
+    assert (b.exit_after, b.exit_code) == (1.0, 0)
+    assert notes[0] == "command not recognised; assumed: completes with exit 0 after 1 s"
+    # a restartable init container is a sidecar: it runs until stopped
+    side = {"name": "proxy", "image": "envoy", "restartPolicy": "Always"}
+    assert _resolve(side, init=[side])[0].exit_after is None
+    b, _ = _resolve({"name": "work", "image": "perl"}, policy="Never")
+    assert (b.exit_after, b.exit_code) == (1.0, 0)
+
+
+def test_annotation_and_commands_still_decide():
+    b, notes = _resolve({"name": "work", "image": "perl", "command": ["perl", "x.pl"]}, policy="Never",
+                        annotation="work: {exitAfterSeconds: 5, exitCode: 3, onTerm: exit}")
+    assert (b.exit_after, b.exit_code, b.on_term, b.term_exit_code, notes) == (5.0, 3, "exit", None, [])
+    b, notes = _resolve({"name": "s", "image": "busybox", "command": ["sleep", "30"]})
+    assert (b.exit_after, b.on_term, notes) == (30.0, "ignore", [])
+
+
+SCENARIO = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: defaults}
+spec:
+  until: 60s
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {name: report}
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: work, image: python:3.12, command: [python, /report.py]}]
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        terminationGracePeriodSeconds: 30
+        initContainers: [{name: setup, image: busybox, command: [/bin/migrate]}]
+        containers: [{name: loop, image: busybox, command: [sh, -c, "while true; do sleep 5; done"]}]
+  actions:
+    - {at: 10s, delete: pod/web}
+"""
+
+
+def test_end_to_end_job_completes_init_runs_loop_waits_for_sigkill(tmp_path):
+    r = run_text(tmp_path, SCENARIO)
+    job = r.cluster.store.get("Job", "default", "report")
+    assert job["status"].get("succeeded") == 1
+    # init container: started at 0.1 s, exits at 0.1 + 1 = 1.1 s; the main container then starts
+    exits = [(x["t"], x["container"]) for x in records(r, "runtime", op="exit") if "web" in x["object"]]
+    assert exits[0] == (1.1, "setup")
+    # the shell loop ignores SIGTERM at 10 s and dies of SIGKILL when the 30 s grace period ends, at 40 s
+    sigs = [(x["t"], x["signal"]) for x in records(r, "signal", container="loop")]
+    assert sigs == [(10.0, "SIGTERM"), (40.0, "SIGKILL")]
+
+
+def test_report_and_summary_list_assumptions(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    res = CliRunner().invoke(main, ["run", str(path), "--report", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["assumptions"] == [
+        {"object": "Job/default/report", "container": "work",
+         "assumption": "command not recognised; assumed: completes with exit 0 after 1 s"},
+        {"object": "Job/default/report", "container": "work",
+         "assumption": "SIGTERM: python, with no known SIGTERM handler, runs as PID 1 and ignores SIGTERM "
+                       "(stops at SIGKILL)"},
+        {"object": "Pod/default/web", "container": "setup",
+         "assumption": "command not recognised; assumed: completes with exit 0 after 1 s"},
+        {"object": "Pod/default/web", "container": "setup",
+         "assumption": "SIGTERM: migrate, with no known SIGTERM handler, runs as PID 1 and ignores SIGTERM "
+                       "(stops at SIGKILL)"},
+        {"object": "Pod/default/web", "container": "loop",
+         "assumption": "command not recognised; assumed: runs until stopped"},
+        {"object": "Pod/default/web", "container": "loop",
+         "assumption": "SIGTERM: a shell runs as PID 1 and ignores SIGTERM (stops at SIGKILL)"},
+    ]
+    assert "Pod/default/web loop: command not recognised; assumed: runs until stopped; SIGTERM: a shell" \
+        in " ".join(res.output.split())
