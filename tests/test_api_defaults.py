@@ -321,6 +321,7 @@ def test_priority_class_node_and_unknown_kinds():
     apply_defaults(node)
     assert node["status"]["allocatable"] == {"cpu": "4", "pods": "110"}
     assert "namespace" not in node["metadata"]
+    assert node["spec"] == {}  # NodeSpec is a struct: a Node without one reads back with spec: {}
     lease = {"kind": "Lease", "metadata": {"name": "l"}}
     apply_defaults(lease)
     assert lease == {"kind": "Lease", "metadata": {"name": "l", "namespace": "default"}}

@@ -219,10 +219,10 @@ def _rs_names(r) -> list[tuple[float, str]]:
 
 
 def _wording(version: str):
-    if version in ("1.34", "1.31"):   # PR #125118
+    if version in ("1.34", "1.32"):   # PR #125118, first in v1.32.0-alpha.2
         return (lambda rs, a, b: f"Scaled {'up' if b > a else 'down'} replica set {rs} from {a} to {b}",
                 lambda rs, n: f"Scaled up replica set {rs} from 0 to {n}")
-    if version == "1.28":             # PR #101142
+    if version in ("1.28", "1.31"):   # PR #101142
         return (lambda rs, a, b: f"Scaled {'up' if b > a else 'down'} replica set {rs} to {b} from {a}",
                 lambda rs, n: f"Scaled up replica set {rs} to {n}")
     return (lambda rs, a, b: f"Scaled {'up' if b > a else 'down'} replica set {rs} to {b}",
@@ -232,7 +232,7 @@ def _wording(version: str):
 ROLL = "[{at: 10s, patch: deployment/web, mergePatch: {spec: {template: {spec: {containers: [{name: app, image: 'nginx:1.28'}]}}}}}]"
 
 
-@pytest.mark.parametrize("version", ["1.34", "1.28", "1.22"])
+@pytest.mark.parametrize("version", ["1.34", "1.32", "1.31", "1.28", "1.22"])
 def test_rolling_update_steps(tmp_path, version):
     """4 replicas, maxSurge 25% -> ceil(1) = 1, maxUnavailable 25% -> floor(1) = 1 (ResolveFenceposts):
     at most 5 pods, at least 3 available.

@@ -121,3 +121,12 @@ def test_daemon_tolerations_and_affinity_helpers():
     # "Replace node selector with the new one": the template's terms were checked by the controller
     assert aff["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
         {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+
+
+def test_a_node_created_without_spec_gets_its_pod(tmp_path):
+    """A Node manifest may leave out spec (NodeSpec is a struct: it reads back as {}); the controller treats it
+    as untainted and schedulable and creates its pod at once."""
+    r = run_text(tmp_path, _scenario(actions="[{at: 5s, create: {apiVersion: v1, kind: Node, "
+                                              "metadata: {name: extra}}}]"))
+    created = [x["t"] for x in records(r, "api", verb="create", by="daemonset-controller")]
+    assert created == [0.0, 0.0, 0.0, 5.0]

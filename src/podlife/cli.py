@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 import orjson
@@ -19,35 +21,57 @@ def main() -> None:
     """Predict what Kubernetes does to a pod: run scenarios against a simulated cluster."""
 
 
+@contextmanager
+def user_input(path: str) -> Iterator[None]:
+    """Bad input (the scenario, its manifests, the command line) ends the command with exit 2; anything else
+    that goes wrong is an internal error, exit 3, never mistaken for bad input."""
+    from podlife.scenario.errors import ScenarioError
+
+    try:
+        yield
+    except ScenarioError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"{e.filename or path}: {e.strerror}", err=True)
+        sys.exit(2)
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("PODLIFE_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
+                   err=True)
+        sys.exit(3)
+
+
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Write the timeline as one self-contained HTML page.")
 @click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
 @click.option("--kubernetes-version", help="Kubernetes version (1.29, v1.29 or 1.29.3: the minor counts), "
                                            "overriding the scenario's.")
 @click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
+@click.option("--at", "at", metavar="D[,D...]",
+              help="Also print kubectl-style pod tables at these simulated instants (e.g. 30s,1m).")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
-def run(scenario: str, report_path: str | None, klog_path: str | None, until: str | None,
-        kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], quiet: bool) -> None:
+def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
+        kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
+        quiet: bool) -> None:
     """Run SCENARIO and print what happened."""
-    from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
-
-    from podlife.versions import normalize_version
-
     console = Console(highlight=False)
-    if kubernetes_version is not None:
-        kubernetes_version = normalize_version(kubernetes_version)
-    try:
+    with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
-        result = run_scenario(sc)
+        instants = _instants(at)
+        result = run_scenario(sc, instants)
         rep = report(result)
         if report_path:
             with open(report_path, "wb") as f:
@@ -55,20 +79,224 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, until: st
         if klog_path:
             with open(klog_path, "w", encoding="utf-8") as f:
                 f.write(klog.render(rep["records"], sc.start_time))
-        summary.render(rep, console, quiet=quiet)
-    except ScenarioError as e:
-        click.echo(str(e), err=True)
+        if html_path:
+            _write_html(rep, html_path)
+        summary.render(rep, console, quiet=quiet, tables=result.pods_at)
+    sys.exit(0 if result.passed else 1)
+
+
+def _instants(at: str | None) -> list[float]:
+    from podlife.scenario.durations import parse_duration
+    from podlife.scenario.errors import ScenarioError
+
+    out = []
+    for part in (at.split(",") if at else []):
+        try:
+            t = parse_duration(part.strip())
+        except ValueError as e:
+            raise ScenarioError("--at", None, "", str(e)) from None
+        if t < 0:
+            raise ScenarioError("--at", None, "", f"{part.strip()!r} is before the start")
+        out.append(t)
+    return out
+
+
+def _write_html(rep: dict[str, object], path: str) -> None:
+    from podlife.trace.html import render
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render(rep))
+
+
+@main.command("report")
+@click.argument("trace", type=click.Path(dir_okay=False))
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), required=True,
+              help="Write the timeline as one self-contained HTML page.")
+def report_cmd(trace: str, html_path: str) -> None:
+    """Draw a saved trace report (from run --report) as HTML."""
+    try:
+        with open(trace, "rb") as f:
+            rep = orjson.loads(f.read())
+        if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
+            click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
+            sys.exit(2)
+        _write_html(rep, html_path)
+    except orjson.JSONDecodeError as e:
+        click.echo(f"{trace}: not JSON: {e}", err=True)
         sys.exit(2)
     except OSError as e:
-        click.echo(f"{e.filename or scenario}: {e.strerror}", err=True)
+        click.echo(f"{e.filename or trace}: {e.strerror}", err=True)
         sys.exit(2)
-    except Exception as e:  # noqa: BLE001 - an internal error must not look like bad input
-        if os.environ.get("PODLIFE_DEBUG"):
-            traceback.print_exc()
-        click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
-                   err=True)
-        sys.exit(3)
-    sys.exit(0 if result.passed else 1)
+
+
+def _against(value: str) -> dict[str, object]:
+    """One ``--against`` value: a scenario file, ``seed=N``, ``PATH=VALUE`` (as --set) or a version."""
+    if value.endswith((".yaml", ".yml")) or os.path.sep in value:
+        return {"scenario": value}
+    if value.startswith("seed="):
+        return {"seed": value[len("seed="):]}
+    if "=" in value:
+        return {"set": value}
+    return {"kubernetes_version": value}
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--against", "against", multiple=True, required=True,
+              metavar="VERSION|seed=N|PATH=VALUE|FILE",
+              help="What the second run changes: a Kubernetes version, a seed, a field (as --set) or another "
+                   "scenario file. May be repeated.")
+@click.option("--kubernetes-version", help="Kubernetes minor version of the first run.")
+@click.option("--seed", type=int, help="Random seed of the first run.")
+@click.option("--until", help="Simulated time limit (Go duration) for both runs.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in both runs.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Draw both timelines, aligned on one time axis, as one HTML page.")
+def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
+         until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
+    """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.trace.diff import Side, compare, render_lines
+
+    second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
+                                 "set": list(overrides)}
+    for value in against:
+        for k, v in _against(value).items():
+            if k == "set":
+                second["set"] = [*second["set"], v]  # type: ignore[list-item]
+            elif k == "seed":
+                try:
+                    second["seed"] = int(str(v))
+                except ValueError:
+                    click.echo(f"--against: {value!r}: seed must be an integer", err=True)
+                    sys.exit(2)
+            else:
+                second[k] = v
+
+    def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
+        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
+                           supported_faults=SUPPORTED_FAULTS)
+        rep = report(run_scenario(sc))
+        return Side(f"{rep['kubernetesVersion']}", rep)
+
+    with user_input(scenario):
+        a = side(scenario, list(overrides), kubernetes_version, seed)
+        b = side(str(second["scenario"]), second["set"], second["kubernetes_version"],  # type: ignore[arg-type]
+                 second["seed"])  # type: ignore[arg-type]
+    if a.label == b.label:  # the versions agree: name the sides by what differs
+        a.label, b.label = "first run", "second run"
+        if second["seed"] != seed:
+            a.label, b.label = f"seed {a.report['seed']}", f"seed {b.report['seed']}"
+        elif second["scenario"] != scenario:
+            a.label, b.label = scenario, str(second["scenario"])
+    d = compare(a, b)
+    lines = render_lines(d)
+    for line in lines:
+        click.echo(line)
+    if html_path:
+        from podlife.trace.html import render_diff
+
+        with user_input(html_path), open(html_path, "w", encoding="utf-8") as f:
+            f.write(render_diff(a.report, b.report, a.label, b.label, lines))
+    sys.exit(0 if d.identical else 1)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--pod", required=True, help="The pod to explain (name, namespace/name or Pod/namespace/name).")
+@click.option("--at", "at", help="The moment to explain (Go duration); default: the pod's removal or last record.")
+@click.option("--until", help="Simulated time limit (Go duration), overriding the scenario's.")
+@click.option("--kubernetes-version", help="Kubernetes minor version, overriding the scenario's.")
+@click.option("--seed", type=int, help="Random seed, overriding the scenario's.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a scenario field.")
+def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernetes_version: str | None,
+            seed: int | None, overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
+    from podlife.scenario.durations import parse_duration
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
+
+    try:
+        moment = parse_duration(at) if at is not None else None
+    except ValueError as e:
+        click.echo(f"--at: {e}", err=True)
+        sys.exit(2)
+    with user_input(scenario):
+        sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                           until=until, supported_faults=SUPPORTED_FAULTS)
+        rep = report(run_scenario(sc))
+    try:
+        obj, target, steps = explain_pod(rep, pod, moment)
+    except ExplainError as e:
+        click.echo(f"--pod: {e}", err=True)
+        sys.exit(2)
+    for line in render_lines(obj, target, steps):
+        click.echo(line)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=A..B|KEY=a,b,c",
+              help="A value to vary: kubernetesVersion=1.25..1.34, seed=0..999, or a field path (as --set) "
+                   "with a list, e.g. spec.objects[0].spec.terminationGracePeriodSeconds=5,10,30.")
+@click.option("--sample", type=int, help="Run this many points drawn from the cross product (seeded).")
+@click.option("--sample-seed", type=int, default=0, show_default=True, help="Seed of the --sample draw.")
+@click.option("--workers", type=int, help="Worker processes (default: every core of this machine).")
+@click.option("--cluster", help="Address of an existing Dask scheduler (tcp://HOST:PORT) to run on.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write the table (.csv or .parquet).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Draw the sweep as an HTML page.")
+@click.option("--until", help="Simulated time limit (Go duration) for every point.")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in every point.")
+def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_seed: int, workers: int | None,
+          cluster: str | None, out_path: str | None, html_path: str | None, until: str | None,
+          overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO at every point of the --vary values and collect one row per point."""
+    from rich.progress import Progress
+
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS
+    from podlife.sweep import engine, output
+    from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
+
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    try:
+        vs = [parse_vary(v) for v in varies]
+        pts = make_points(vs, sample, sample_seed)
+    except VaryError as e:
+        click.echo(f"--vary: {e}", err=True)
+        sys.exit(2)
+    if workers is not None and workers < 1:
+        click.echo("--workers: expected a positive number", err=True)
+        sys.exit(2)
+    if out_path and not out_path.endswith((".csv", ".parquet")):
+        click.echo(f"--out: {out_path}: expected a .csv or .parquet file", err=True)
+        sys.exit(2)
+    first = pts[0]
+    with user_input(scenario):  # the first point must load: bad input is the user's, before any worker starts
+        load_scenario(scenario, list(overrides) + [f"{k}={v}" for k, v in first.items()
+                                                   if k not in (VERSION_KEY, SEED_KEY)],
+                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
+                      supported_faults=SUPPORTED_FAULTS)
+    keys = [v.key for v in vs]
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(f"{len(pts)} points", total=len(pts))
+        rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
+                                              progress=lambda done: bar.update(task, completed=done))
+    done = [r for r in rows if r is not None]
+    cols = output.columns(done, keys)
+    if out_path:
+        output.write(out_path, done, cols)
+    if html_path:
+        with open(html_path, "w", encoding="utf-8") as f:
+            f.write(output.render_html(done, keys, f"podlife sweep: {scenario}"))
+    output.summarise(console, done, keys)
+    errors = sum(r["exit"] >= 2 for r in done)
+    console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
+                  + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
+                  + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
+    sys.exit(130 if interrupted else 0)
 
 
 @main.command()

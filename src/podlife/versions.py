@@ -72,6 +72,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
     )),
+    Rule("failed_pod_ready_reason", "reason of Ready/ContainersReady False on a Failed pod", (
+        Change(18, "ContainersNotReady", "status/generate.go: the unready containers are listed"),
+        Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
+                                "generateContainersReadyConditionForTerminalPhase, no message"),
+    )),
     Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),
@@ -164,7 +169,8 @@ RULES: tuple[Rule, ...] = (
         Change(18, "to", "sync.go scaleReplicaSet: 'Scaled up replica set X to N'"),
         Change(23, "to-from", "PR #101142 (release unverified): 'Scaled up replica set X to N from M'; a new "
                               "replica set's event stays 'Scaled up replica set X to N'"),
-        Change(31, "from-to", "PR #125118: 'Scaled up replica set X from M to N'; a new replica set: 'from 0 to N'"),
+        Change(32, "from-to", "PR #125118 (v1.32.0-alpha.2): 'Scaled up replica set X from M to N'; a new "
+                              "replica set: 'from 0 to N'"),
     )),
     Rule("fit_error_preemption_suffix", "FailedScheduling message ends with DefaultPreemption's 'preemption: ...'", (
         Change(18, False, "the PostFilter message is not part of the FitError"),

@@ -358,7 +358,9 @@ def _default_namespace(obj: dict) -> None:
 
 
 def _default_node(obj: dict) -> None:
-    """SetDefaults_NodeStatus: allocatable defaults to capacity."""
+    """SetDefaults_NodeStatus: allocatable defaults to capacity. NodeSpec is a struct, not a pointer, in
+    k8s.io/api/core/v1 types.go: a Node written without one reads back with ``spec: {}``."""
+    _setdefault(obj, "spec", {})
     status = obj.get("status")
     if isinstance(status, dict) and status.get("allocatable") is None and isinstance(status.get("capacity"), dict):
         status["allocatable"] = dict(status["capacity"])

@@ -66,6 +66,7 @@ from podlife.config import (
 from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
+from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version
 from podlife.scenario.model import (
     RUNTIMES,
     Action,
@@ -78,13 +79,6 @@ from podlife.scenario.model import (
     Source,
 )
 
-try:  # the behaviour table, once it exists, is the single source of the modelled versions
-    from podlife.versions import MODELLED_VERSIONS, NEWEST
-except ModuleNotFoundError as _exc:
-    if _exc.name != "podlife.versions":
-        raise
-    MODELLED_VERSIONS = tuple(f"1.{minor}" for minor in range(18, 35))
-    NEWEST = "1.34"
 
 API_VERSION = "podlife/v1alpha1"
 DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -623,6 +617,8 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
     raw = _Raw(path, _Builder(path, lines, texts).build(nodes[0], ""), lines, texts)
     for expr in overrides:
         raw.apply_set(expr)
+    if kubernetes_version is not None:  # v1.34 and 1.34.2 name the minor 1.34, for every command
+        kubernetes_version = normalize_version(kubernetes_version)
     for field, value, flag in (("kubernetesVersion", kubernetes_version, "--kubernetes-version"),
                                ("seed", seed, "--seed"), ("until", until, "--until")):
         if value is not None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from podlife.api.errors import ApiError
@@ -26,6 +27,7 @@ class Result:
     cluster: Cluster
     end: float
     verdicts: list[Verdict]
+    pods_at: list[tuple[float, list[dict[str, Any]]]] = field(default_factory=list)  # (t, kubectl rows)
 
     @property
     def passed(self) -> bool:
@@ -58,7 +60,21 @@ def build(sc: Scenario) -> Cluster:
                    api_server=c.apiServer, behaviors=sc.behaviors)
 
 
-def run(sc: Scenario) -> Result:
+# a table "at t" shows the state once everything that happens at t has happened
+_AFTER_INSTANT = 1e-7
+
+
+def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
+    """kubectl get pods, as it would print at simulated time ``t``."""
+    from podlife.printers import pod_row
+
+    now = cluster.trace.start_time + timedelta(seconds=t)
+    pods = sorted(cluster.store.list("Pod"), key=lambda p: (p["metadata"].get("namespace", ""),
+                                                             p["metadata"]["name"]))
+    return [pod_row(p, now) for p in pods]
+
+
+def run(sc: Scenario, pods_at: list[float] | None = None) -> Result:
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
@@ -73,6 +89,9 @@ def run(sc: Scenario) -> Result:
             raise ScenarioError(m.source.file, m.source.line, where, e.message) from None
     for a in sc.actions:
         cluster.kernel.call_at(a.at, lambda a=a: apply_action(cluster, a))
+    tables: list[tuple[float, list[dict[str, Any]]]] = []
+    for t in sorted(set(pods_at or [])):
+        cluster.kernel.call_at(t + _AFTER_INSTANT, lambda t=t: tables.append((t, pod_table(cluster, t))))
     kernel = cluster.kernel
     if sc.until is not None:
         kernel.run(until=sc.until)
@@ -83,7 +102,8 @@ def run(sc: Scenario) -> Result:
         end = kernel.now if kernel.idle() else MAX_SECONDS
     cluster.materialize()
     verdicts = [evaluate(e, cluster.trace.records, end) for e in sc.expect]
-    return Result(sc, cluster, end, verdicts)
+    tables.append((end, pod_table(cluster, end)))
+    return Result(sc, cluster, end, verdicts, tables)
 
 
 def report(result: Result) -> dict[str, Any]:

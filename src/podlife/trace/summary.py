@@ -65,7 +65,23 @@ def timelines(records: Iterable[dict[str, Any]]) -> dict[str, list[tuple[float, 
     return out
 
 
-def render(report: dict[str, Any], console: Console, quiet: bool = False) -> None:
+def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]], end: float) -> None:
+    """kubectl-style `get pods` tables at the chosen instants and at the end."""
+    from podlife.printers import COLUMNS
+
+    for t, rows in tables:
+        title = f"pods at {t:g}s" + (" (end)" if t == end else "")
+        if not rows:
+            console.print(Text(f"{title}: none", style="bold"))
+            continue
+        table = Table(*COLUMNS, title=title, title_justify="left", box=None, pad_edge=False)
+        for row in rows:
+            table.add_row(*(row[c] for c in COLUMNS))
+        console.print(table)
+
+
+def render(report: dict[str, Any], console: Console, quiet: bool = False,
+           tables: list[tuple[float, list[dict[str, str]]]] | None = None) -> None:
     verdicts = report["expectations"]
     if not quiet:
         console.print(Text(f"{report['scenario']}  (Kubernetes {report['kubernetesVersion']}, seed {report['seed']},"
@@ -74,7 +90,8 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False) -> Non
             console.print(Text(obj, style="cyan bold"))
             for t, line in lines:
                 console.print(f"  {t:9.3f}s  {line}", highlight=False)
-    if not quiet:
+        if tables:
+            pod_tables(console, tables, report["endSeconds"])
         _assumptions(report.get("assumptions") or [], console)
     if not verdicts:
         if not quiet:

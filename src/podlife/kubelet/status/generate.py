@@ -182,8 +182,12 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
     unready = [s["name"] for s in statuses if not s["ready"]]
     unready += [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
                 if is_restartable_init(ic) and not s["ready"]]
+    # status/generate.go GenerateContainersReadyCondition: a terminal phase gives its own reason
     if phase == "Succeeded":
         reason, msg = "PodCompleted", ""
+    elif phase == "Failed" and kl.profile.failed_pod_ready_reason == "PodFailed":
+        reason, msg = "PodFailed", ""
+        unready = unready or ["(terminal)"]  # never ready once Failed, whatever the containers say
     else:
         reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
     ready = not unready and phase != "Succeeded"

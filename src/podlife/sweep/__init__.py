@@ -1,0 +1,1 @@
+"""Sweeps: one scenario run at many points (versions, seeds, field values), on Dask."""

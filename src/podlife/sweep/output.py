@@ -1,0 +1,120 @@
+"""A sweep's table: written as CSV or Parquet, summarised per varied value, drawn as HTML."""
+
+from __future__ import annotations
+
+import csv
+import html
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+Row = dict[str, Any]
+FIGURES = ("deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds", "podsEvicted")
+SHORT = {"deleteToStoppedSeconds": "delete→stopped s", "deleteToRemovedSeconds": "delete→removed s", "startupP50Seconds": "startup p50 s",
+         "startupP99Seconds": "startup p99 s", "podsEvicted": "evicted"}
+
+
+def columns(rows: Sequence[Row], keys: list[str]) -> list[str]:
+    """Varied values first, then the verdicts, the figures, the errors and the wall time."""
+    seen = dict.fromkeys(keys)
+    rest: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            if k not in seen:
+                rest.setdefault(k, None)
+    tail = [k for k in ("pods", *FIGURES, "exit", "error", "wallSeconds") if k in rest]
+    expects = [k for k in rest if k.startswith("expect[")]
+    return list(seen) + expects + tail + [k for k in rest if k not in tail and k not in expects]
+
+
+def write(path: str, rows: Sequence[Row], cols: list[str]) -> None:
+    if path.endswith(".parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.table({c: [r.get(c) for r in rows] for c in cols})
+        pq.write_table(table, path)
+        return
+    if not path.endswith(".csv"):
+        raise ValueError(f"{path}: --out takes a .csv or .parquet file")
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
+
+
+def _mean(xs: list[Any]) -> str:
+    vals = [x for x in xs if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return f"{statistics.fmean(vals):.3f}" if vals else "-"
+
+
+def summarise(console: Console, rows: Sequence[Row], keys: list[str]) -> None:
+    """One table per varied key: per value, how many points passed, failed or errored, and mean figures."""
+    figs = [f for f in FIGURES if any(r.get(f) is not None for r in rows)]
+    for key in keys:
+        table = Table(title=f"by {key}", title_justify="left")
+        for col in (key, "points", "passed", "failed", "errors", *(SHORT[f] for f in figs)):
+            table.add_column(col, justify="left" if col == key else "right", no_wrap=True)
+        groups: dict[Any, list[Row]] = {}
+        for r in rows:
+            groups.setdefault(r[key], []).append(r)
+        for value, rs in groups.items():
+            table.add_row(str(value), str(len(rs)), str(sum(r["exit"] == 0 for r in rs)),
+                          str(sum(r["exit"] == 1 for r in rs)), str(sum(r["exit"] >= 2 for r in rs)),
+                          *(_mean([r.get(f) for r in rs]) for f in figs))
+        console.print(table)
+
+
+def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
+    """Verdicts against each varied value, and the figures: lines across non-seed values, histograms over seeds."""
+    from bokeh.embed import file_html
+    from bokeh.layouts import column
+    from bokeh.models import Div
+    from bokeh.plotting import figure
+    from bokeh.resources import INLINE
+
+    from podlife.trace.html import _restart_bokeh_ids, _stable_ids
+
+    _restart_bokeh_ids()
+    figs = [f for f in FIGURES if any(r.get(f) is not None for r in rows)]
+    parts: list[Any] = [Div(text=f"<h2 style='font-family:sans-serif'>{html.escape(title)}</h2>")]
+    for key in keys:
+        values = list(dict.fromkeys(str(r[key]) for r in rows))
+        passed = [sum(1 for r in rows if str(r[key]) == v and r["exit"] == 0) for v in values]
+        total = [sum(1 for r in rows if str(r[key]) == v) for v in values]
+        p = figure(x_range=values, height=260, sizing_mode="stretch_width", title=f"points passed, by {key}",
+                   tools="save")
+        p.vbar(x=values, top=total, width=0.8, color="#dddddd", legend_label="points")
+        p.vbar(x=values, top=passed, width=0.8, color="#44aa99", legend_label="passed")
+        parts.append(p)
+        for f in figs:
+            if key == "seed":
+                xs = [r[f] for r in rows if isinstance(r.get(f), (int, float))]
+                if not xs:
+                    continue
+                lo, hi = min(xs), max(xs)
+                bins = 20
+                width = (hi - lo) / bins or 1.0
+                counts = [0] * bins
+                for x in xs:
+                    counts[min(bins - 1, int((x - lo) / width))] += 1
+                h = figure(height=220, sizing_mode="stretch_width", title=f"{f} across seeds", tools="save")
+                h.quad(left=[lo + i * width for i in range(bins)], right=[lo + (i + 1) * width for i in range(bins)],
+                       bottom=0, top=counts, color="#6699cc")
+                parts.append(h)
+            else:
+                means = []
+                for v in values:
+                    vs = [r[f] for r in rows if str(r[key]) == v and isinstance(r.get(f), (int, float))]
+                    means.append(statistics.fmean(vs) if vs else float("nan"))
+                ln = figure(x_range=values, height=220, sizing_mode="stretch_width", title=f"{f} by {key} (mean)",
+                            tools="save")
+                ln.line(values, means, line_width=2)
+                ln.scatter(values, means, size=7)
+                parts.append(ln)
+    page = file_html(column(*parts, sizing_mode="stretch_width"), resources=INLINE, title=title)
+    return _stable_ids(page, "")

@@ -1,0 +1,93 @@
+"""One point of a sweep: one `podlife run` with the point's values, reduced to a row of figures."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+
+from podlife.sweep.points import SEED_KEY, VERSION_KEY
+
+_AT = re.compile(r"\b(?:held|failed|seen) at ([0-9.]+)s")
+_EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
+
+
+def figures(rep: dict[str, Any]) -> dict[str, Any]:
+    """The run's summary figures: pod delete → containers stopped and delete → removed (the longest of
+    each), startup latency (create → Running) p50/p99, pods evicted."""
+    created: dict[str, float] = {}
+    running: dict[str, float] = {}
+    deleting: dict[str, float] = {}
+    removal: list[float] = []
+    stopped: dict[str, float] = {}  # pod → its last container process exit after the delete
+    evicted: set[str] = set()
+    for r in rep["records"]:
+        obj = r.get("object")
+        if not isinstance(obj, str) or not obj.startswith("Pod/"):
+            continue
+        typ = r["type"]
+        if typ == "api" and r["verb"] == "create":
+            created.setdefault(obj, r["t"])
+        elif typ == "phase" and r["to"] == "Running":
+            running.setdefault(obj, r["t"])
+        elif typ == "terminating":
+            deleting.setdefault(obj, r["t"])
+        elif typ == "runtime" and r["op"] == "exit" and obj in deleting:
+            stopped[obj] = r["t"] - deleting[obj]
+        elif typ == "deleted" and obj in deleting:
+            removal.append(r["t"] - deleting[obj])
+        elif (typ == "event" and r["reason"] in _EVICTION_REASONS) or (typ == "api" and r["verb"] == "evict"):
+            evicted.add(obj)
+    startup = sorted(running[p] - created[p] for p in running if p in created)
+    return {"pods": len(created), "deleteToStoppedSeconds": _r(max(stopped.values())) if stopped else None,
+            "deleteToRemovedSeconds": _r(max(removal)) if removal else None,
+            "startupP50Seconds": _rank(startup, 0.50), "startupP99Seconds": _rank(startup, 0.99),
+            "podsEvicted": len(evicted)}
+
+
+def _rank(xs: list[float], q: float) -> float | None:
+    """Nearest-rank percentile."""
+    if not xs:
+        return None
+    return _r(xs[max(0, math.ceil(q * len(xs)) - 1)])
+
+
+def _r(x: float) -> float:
+    return round(x, 3)
+
+
+def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until: str | None = None
+              ) -> dict[str, Any]:
+    """Run one point; a failure is a row with its error, never an exception."""
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, report, run
+
+    sets = list(base_sets) + [f"{k}={v}" for k, v in point.items() if k not in (VERSION_KEY, SEED_KEY)]
+    row: dict[str, Any] = dict(point)
+    start = time.perf_counter()
+    try:
+        sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
+                           seed=point.get(SEED_KEY), until=until, supported_faults=SUPPORTED_FAULTS)
+        rep = report(run(sc))
+        verdicts = rep["expectations"]
+        row["exit"] = 0 if all(v["passed"] for v in verdicts) else 1
+        row["error"] = None
+        for i, v in enumerate(verdicts):
+            m = _AT.search(v["detail"])
+            row[f"expect[{i}].passed"] = v["passed"]
+            row[f"expect[{i}].atSeconds"] = float(m.group(1)) if m else None
+        row.update(figures(rep))
+    except ScenarioError as e:
+        row["exit"], row["error"] = 2, str(e)
+    except Exception as e:  # noqa: BLE001 - one point's internal error must not end the sweep
+        row["exit"], row["error"] = 3, f"{type(e).__name__}: {e}"
+    row["wallSeconds"] = round(time.perf_counter() - start, 4)
+    return row
+
+
+def run_batch(scenario: str, base_sets: list[str], batch: list[tuple[int, dict[str, Any]]],
+              until: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """Several points in one task: an engine's per-task cost is paid once per batch."""
+    return [(i, run_point(scenario, base_sets, p, until)) for i, p in batch]

@@ -1,0 +1,294 @@
+"""The HTML report: one self-contained file with a swim-lane timeline of every pod and node.
+
+``timeline(report)`` turns a trace report into lanes, segments and markers (plain data, also embedded in the
+page for tools); ``render(report)`` draws them with Bokeh, its JavaScript inlined so the file opens offline.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+# state → colour (colour-blind-safe palette)
+COLOURS = {
+    "Pending": "#bbbbbb", "Running": "#44aa99", "Succeeded": "#117733", "Failed": "#cc6677",
+    "waiting": "#dddddd", "running": "#44aa99", "terminated": "#555555", "terminating": "#ddcc77",
+    "exited": "#999933", "preStop": "#aa4499", "postStart": "#6699cc",
+    "True": "#44aa99", "False": "#cc6677", "Unknown": "#999999", "fault": "#882255",
+}
+MARKERS = {  # marker kind → Bokeh marker
+    "created": "circle", "scheduled": "square", "terminating": "inverted_triangle", "removed": "x",
+    "SIGTERM": "triangle", "SIGKILL": "x", "warning": "diamond", "restart": "circle_cross",
+    "condition": "dash", "taint": "hex", "action": "star",
+}
+
+
+def _lane(pod_or_node: str, what: str) -> str:
+    return f"{pod_or_node.split('/', 1)[1]} · {what}"
+
+
+class _Logs:
+    """Component log lines by time, to show each record's upstream line beside it."""
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.logs = [r for r in records if r["type"] == "log"]
+        self.times = [r["t"] for r in self.logs]
+
+    def near(self, t: float, *needles: str) -> str:
+        lo, hi = bisect_left(self.times, t - 1e-9), bisect_right(self.times, t + 1e-9)
+        for r in self.logs[lo:hi]:
+            if all(n in r["message"] for n in needles if n):
+                return f"{r['file']}:{r['line']}] {r['message']}"
+        return ""
+
+
+def timeline(report: dict[str, Any]) -> dict[str, Any]:
+    records: list[dict[str, Any]] = report["records"]
+    end = float(report["endSeconds"])
+    logs = _Logs(records)
+    lanes: list[dict[str, str]] = []
+    seen: set[str] = set()
+    segments: list[dict[str, Any]] = []
+    markers: list[dict[str, Any]] = []
+    open_state: dict[str, dict[str, Any]] = {}   # lane → the segment still open
+    hooks: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def lane(obj: str, what: str, kind: str) -> str:
+        name = _lane(obj, what)
+        if name not in seen:
+            seen.add(name)
+            lanes.append({"lane": name, "object": obj, "kind": kind})
+        return name
+
+    def state(ln: str, t: float, st: str, label: str, detail: str) -> None:
+        prev = open_state.pop(ln, None)
+        if prev is not None:
+            prev["end"] = t
+            if prev["end"] > prev["start"] or prev["state"] == st:
+                segments.append(prev)
+        open_state[ln] = {"lane": ln, "start": t, "end": end, "state": st, "label": label, "detail": detail,
+                          "colour": COLOURS.get(st, "#888888")}
+
+    def mark(ln: str, t: float, kind: str, label: str, detail: str, log: str = "") -> None:
+        markers.append({"lane": ln, "t": t, "kind": kind, "marker": MARKERS[kind], "label": label,
+                        "detail": detail, "log": log})
+
+    for r in records:
+        obj, t, typ = r.get("object"), r["t"], r["type"]
+        if typ == "fault" and r.get("node"):
+            ln = lane(f"Node/{r['node']}", "faults", "node")
+            if r.get("op") == "heal":
+                state(ln, t, "healed", "", "")
+            else:
+                state(ln, t, "fault", r["fault"], json.dumps(r.get("fields") or {}, sort_keys=True))
+            continue
+        if not isinstance(obj, str):
+            continue
+        if obj.startswith("Node/"):
+            if typ == "condition" and r["conditionType"] == "Ready":
+                state(lane(obj, "Ready", "node"), t, r["status"], f"Ready={r['status']}", r.get("reason") or "")
+            elif typ == "taint":
+                mark(lane(obj, "Ready", "node"), t, "taint", f"taint {r['key']}:{r['effect']} {r['op']}", "")
+            continue
+        if not obj.startswith("Pod/"):
+            continue
+        name = obj.rsplit("/", 1)[1]
+        pod_lane = lane(obj, "pod", "pod")
+        c = r.get("container")
+        if typ == "phase":
+            state(pod_lane, t, r["to"], f"phase {r['to']}", f"from {r['from'] or '-'}")
+        elif typ == "api" and r["verb"] == "create":
+            mark(pod_lane, t, "created", f"created by {r['by']}", "")
+        elif typ == "api" and r["verb"] == "bind":
+            mark(pod_lane, t, "scheduled", f"scheduled to {r['node']}", "", logs.near(t, name))
+        elif typ == "terminating":
+            mark(pod_lane, t, "terminating", f"deletionTimestamp set, grace {r['gracePeriodSeconds']} s",
+                 f"deletionTimestamp {r['deletionTimestamp']}", logs.near(t, "DELETE", name))
+        elif typ == "deleted":
+            mark(pod_lane, t, "removed", "removed from the API", "")
+            for ln in [x for x in open_state if x.startswith(_lane(obj, ""))]:
+                state(ln, t, "gone", "", "")
+        elif typ == "condition":
+            mark(pod_lane, t, "condition", f"{r['conditionType']}={r['status']}", r.get("reason") or "")
+        elif typ == "event" and r["eventType"] == "Warning":
+            mark(pod_lane, t, "warning", f"{r['reason']}", r["message"], logs.near(t, r["reason"]))
+        elif typ == "action":
+            mark(pod_lane, t, "action", f"action {r['action']}", r.get("error", ""))
+        elif typ == "container" and c:
+            ln = lane(obj, c, "container")
+            bits = [x for x in (r.get("reason"), None if r.get("exitCode") is None else f"exit {r['exitCode']}")
+                    if x]
+            state(ln, t, r["state"], f"{c}: {r['state']}" + (f" ({', '.join(bits)})" if bits else ""),
+                  f"restarts {r.get('restartCount', 0)}")
+            if r["state"] == "running" and r.get("restartCount"):
+                mark(ln, t, "restart", f"{c}: restart {r['restartCount']}", "")
+        elif typ == "hook" and c:
+            key = (obj, c)
+            if r["phase"] == "started":
+                hooks[key] = {"lane": lane(obj, f"{c} hooks", "hook"), "start": t, "end": end,
+                              "state": r["hook"], "label": f"{c}: {r['hook']} hook", "detail": "running",
+                              "colour": COLOURS[r["hook"]]}
+            elif key in hooks:
+                seg = hooks.pop(key)
+                seg["end"], seg["detail"] = t, r["phase"]
+                segments.append(seg)
+        elif typ == "runtime" and c and r["op"] == "exit":
+            ln = lane(obj, c, "container")
+            if open_state.get(ln, {}).get("state") in ("running", "terminating"):
+                state(ln, t, "exited", f"{c}: process exited, not yet reported", r.get("detail") or "")
+        elif typ == "signal" and c:
+            ln = lane(obj, c, "container")
+            grace = f"grace {r['timeoutSeconds']} s" if "timeoutSeconds" in r else ""
+            mark(ln, t, r["signal"], f"{c}: {r['signal']}", grace, logs.near(t, "ill"))
+            if r["signal"] == "SIGTERM" and open_state.get(ln, {}).get("state") == "running":
+                state(ln, t, "terminating", f"{c}: terminating", grace)
+    segments.extend(hooks.values())
+    segments.extend(s for s in open_state.values() if s["state"] not in ("gone", "healed"))
+    segments = [s for s in segments if s["state"] not in ("gone", "healed")]
+    segments.sort(key=lambda s: (s["start"], s["lane"]))
+    return {"end": end, "lanes": lanes, "segments": segments, "markers": markers}
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _stable_ids(page: str, own: str) -> str:
+    """Bokeh names its document and root elements with random UUIDs: number them instead, so the same
+    report gives the same bytes. UUIDs that come from the trace (pod UIDs) stay."""
+    mine = set(_UUID.findall(own))
+    fresh: dict[str, str] = {}
+    for u in _UUID.findall(page):
+        if u not in mine and u not in fresh:
+            fresh[u] = f"podlife-{len(fresh) + 1}"
+    return _UUID.sub(lambda m: fresh.get(m.group(0), m.group(0)), page)
+
+
+def _restart_bokeh_ids() -> None:
+    """Bokeh numbers its models from a process-wide counter; start it afresh so a second report drawn by
+    the same process (tests, `podlife diff`) gets the same ids as the first."""
+    from bokeh.util import serialization
+
+    if hasattr(serialization, "_simple_id"):
+        with serialization._simple_id_lock:
+            serialization._simple_id = 999
+
+
+def _verdicts_html(report: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr class='{'pass' if v['passed'] else 'fail'}'><td>{'✓' if v['passed'] else '✗'}</td>"
+        f"<td>{html.escape(v['description'])}</td><td>{html.escape(v['detail'])}</td></tr>"
+        for v in report["expectations"])
+    title = (f"{html.escape(report['scenario'])} — Kubernetes {html.escape(report['kubernetesVersion'])}, "
+             f"seed {report['seed']}, {report['endSeconds']:g} s simulated")
+    table = (f"<table class='verdicts'>{rows}</table>" if rows else "<p>no expectations</p>")
+    return (f"<h2 style='font-family:sans-serif'>{title}</h2><style>.verdicts td{{padding:2px 8px;"
+            f"font-family:sans-serif}} .pass td:first-child{{color:#117733}} .fail td:first-child{{color:#cc3311;"
+            f"font-weight:bold}}</style>{table}<p style='font-family:sans-serif;color:#555'>Hover a bar or marker "
+            f"for the record and its log line; click one to show only that pod.</p>{_legend()}")
+
+
+def _legend() -> str:
+    keys = ("waiting", "running", "terminating", "exited", "terminated", "preStop", "postStart", "Pending",
+            "Failed", "Unknown", "fault")
+    names = {"exited": "exited, not yet reported", "Unknown": "node Unknown", "False": "not ready"}
+    items = "".join(f"<span style='margin-right:14px'><span style='display:inline-block;width:12px;height:12px;"
+                    f"background:{COLOURS[k]};margin-right:4px'></span>{names.get(k, k)}</span>" for k in keys)
+    marks = "▲ SIGTERM · ✕ SIGKILL / removed · ▼ deletionTimestamp · ◆ Warning event · ● created · ■ scheduled"
+    return f"<p style='font-family:sans-serif;font-size:12px'>{items}<br>{marks}</p>"
+
+
+def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = None,
+                     title: str | None = None) -> tuple[Any, list[Any]]:
+    """The swim lanes of one run, and the widgets that go with them (the "show every pod" button)."""
+    from bokeh.models import Button, ColumnDataSource, CustomJS, FactorRange, HoverTool, TapTool
+    from bokeh.plotting import figure
+
+    names = [ln["lane"] for ln in tl["lanes"]]
+    lane_object = {ln["lane"]: ln["object"] for ln in tl["lanes"]}
+    factors = list(reversed(names)) or ["(no pods)"]
+    fig = figure(y_range=FactorRange(factors=factors), x_range=x_range or (0, max(tl["end"], 1.0)),
+                 height=max(220, 26 * len(factors) + 90), sizing_mode="stretch_width", title=title,
+                 x_axis_label="seconds since start", tools="xpan,xwheel_zoom,reset,save", toolbar_location="above")
+    segs = tl["segments"]
+    seg_src = ColumnDataSource({
+        "lane": [s["lane"] for s in segs], "start": [s["start"] for s in segs], "end": [s["end"] for s in segs],
+        "colour": [s["colour"] for s in segs], "label": [s["label"] for s in segs],
+        "detail": [f"{s['start']:.3f}s – {s['end']:.3f}s {s['detail']}" for s in segs],
+        "log": ["" for _ in segs], "object": [lane_object[s["lane"]] for s in segs]})
+    bars = fig.hbar(y="lane", left="start", right="end", height=0.6, color="colour", source=seg_src,
+                    line_color="white")
+    mk = tl["markers"]
+    mk_src = ColumnDataSource({
+        "lane": [m["lane"] for m in mk], "t": [m["t"] for m in mk], "marker": [m["marker"] for m in mk],
+        "label": [m["label"] for m in mk], "detail": [f"{m['t']:.3f}s {m['detail']}" for m in mk],
+        "log": [m["log"] for m in mk], "object": [lane_object[m["lane"]] for m in mk]})
+    dots = fig.scatter(x="t", y="lane", marker="marker", size=11, color="#222222", fill_alpha=0.8, source=mk_src)
+    fig.add_tools(HoverTool(renderers=[bars, dots],
+                            tooltips=[("", "@label"), ("", "@detail"), ("log", "@log")]))
+    pick = CustomJS(args={"yr": fig.y_range, "segs": seg_src, "mks": mk_src, "all": factors}, code="""
+        let obj = null;
+        for (const s of [segs, mks]) {
+          const i = s.selected.indices;
+          if (i.length) { obj = s.data.object[i[0]]; break; }
+        }
+        if (obj === null) return;
+        const lanes = all.filter(l => l.startsWith(obj.split('/').slice(1).join('/') + ' · '));
+        if (lanes.length) yr.factors = lanes;
+    """)
+    fig.add_tools(TapTool(renderers=[bars, dots], callback=pick))
+    reset = Button(label="show every pod and node", width=220)
+    reset.js_on_event("button_click", CustomJS(args={"yr": fig.y_range, "all": factors},
+                                               code="yr.factors = all;"))
+    fig.ygrid.grid_line_color = None
+    return fig, [reset]
+
+
+def _page(layout: Any, title: str, records_json: str, data: dict[str, Any]) -> str:
+    """Bokeh's standalone page, with stable ids, the timeline data and the marks for headless checks."""
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+
+    page = _stable_ids(file_html(layout, resources=INLINE, title=title), records_json)
+    payload = json.dumps(data, sort_keys=True).replace("</", "<\\/")
+    # marks on <html> for headless checks: a script error anywhere, and Bokeh having built its views
+    guard = ("<script>window.addEventListener('error',()=>{document.documentElement.dataset.podlifeError='1'});"
+             "</script>")
+    probe = ("<script>(function w(n){if(window.Bokeh&&Object.keys(Bokeh.index||{}).length){"
+             "document.documentElement.dataset.podlifeRendered='1';return}if(n>0)setTimeout(()=>w(n-1),50)})(200);"
+             "</script>")
+    page = page.replace("<head>", f"<head>{guard}", 1)
+    at = page.rindex("</body>")  # the inlined JavaScript contains the string too
+    return (page[:at] + f"<script type='application/json' id='podlife-timeline'>{payload}</script>{probe}"
+            + page[at:])
+
+
+def render(report: dict[str, Any]) -> str:
+    """The report as one HTML page (Bokeh, inlined)."""
+    from bokeh.layouts import column
+    from bokeh.models import Div
+
+    _restart_bokeh_ids()
+    tl = timeline(report)
+    fig, widgets = _timeline_figure(report, tl)
+    layout = column(Div(text=_verdicts_html(report), sizing_mode="stretch_width"), *widgets, fig,
+                    sizing_mode="stretch_width")
+    return _page(layout, f"podlife: {report['scenario']}", json.dumps(report["records"]), tl)
+
+
+def render_diff(a: dict[str, Any], b: dict[str, Any], label_a: str, label_b: str, lines: list[str]) -> str:
+    """Two runs drawn one above the other on one time axis (panning or zooming one moves both)."""
+    from bokeh.layouts import column
+    from bokeh.models import Div, Range1d
+
+    _restart_bokeh_ids()
+    ta, tb = timeline(a), timeline(b)
+    shared = Range1d(0, max(ta["end"], tb["end"], 1.0))
+    fa, wa = _timeline_figure(a, ta, shared, f"{label_a}")
+    fb, wb = _timeline_figure(b, tb, shared, f"{label_b}")
+    text = "<pre style='font-size:12px'>" + html.escape("\n".join(lines)) + "</pre>"
+    layout = column(Div(text=text, sizing_mode="stretch_width"), *wa, fa, *wb, fb, sizing_mode="stretch_width")
+    return _page(layout, f"podlife diff: {a['scenario']}", json.dumps(a["records"]) + json.dumps(b["records"]),
+                 {"a": ta, "b": tb, "labels": [label_a, label_b]})
