@@ -166,3 +166,43 @@ def test_kubernetes_version_flag_out_of_range_lists_versions():
         res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--kubernetes-version", flag)
         assert res.exit_code == 2, res.output
         assert 'is not a modelled version' in res.output and '"1.18" … "1.34"' in res.output
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers: [{name: app, image: busybox, command: [sh, -c, "while true; do sleep 1; done"]}]
+"""
+
+
+def test_run_plain_manifests_with_delete(tmp_path):
+    (tmp_path / "app.yaml").write_text(POD)
+    res = _invoke("run", str(tmp_path / "app.yaml"), "--delete", "pod/web@10s", "--report", str(tmp_path / "r.json"))
+    assert res.exit_code == 0, res.output
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["scenario"] == "app"
+    # a shell loop as PID 1 ignores SIGTERM at 10 s; SIGKILL at 10 + 30 s
+    sigs = [(r["t"], r["signal"]) for r in rep["records"] if r["type"] == "signal"]
+    assert sigs == [(10.0, "SIGTERM"), (40.0, "SIGKILL")]
+
+
+def test_run_plain_manifests_from_stdin():
+    res = CliRunner().invoke(main, ["run", "-", "--delete", "pod/web"], input=POD)
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("stdin  (Kubernetes 1.34")
+
+
+def test_run_plain_manifests_bad_input(tmp_path):
+    (tmp_path / "app.yaml").write_text(POD)
+    res = _invoke("run", str(tmp_path / "app.yaml"), "--delete", "web@10s")
+    assert res.exit_code == 2 and '--delete: "web@10s" is not KIND/NAME[@TIME]' in res.output
+    res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--delete", "pod/web@1s")
+    assert res.exit_code == 2 and "only for plain manifests" in res.output
+    # an error inside the manifests names their file and line
+    (tmp_path / "bad.yaml").write_text(POD.replace("metadata: {name: web}",
+                                                   "metadata: {name: web, annotations: {podlife/behavior: 'app: {x: 1}'}}"))
+    res = _invoke("run", str(tmp_path / "bad.yaml"))
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith(f"{tmp_path / 'bad.yaml'}:1: ") and "app.x: unknown field" in res.output

@@ -44,7 +44,7 @@ def user_input(path: str) -> Iterator[None]:
 
 
 @main.command()
-@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
@@ -57,17 +57,33 @@ def user_input(path: str) -> Iterator[None]:
 @click.option("--at", "at", metavar="D[,D...]",
               help="Also print kubectl-style pod tables at these simulated instants (e.g. 30s,1m).")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
+@click.option("--delete", "deletes", multiple=True, metavar="KIND/NAME[@TIME]",
+              help="With plain manifests: delete this object at TIME (default 0s), e.g. pod/web@10s.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
-        quiet: bool) -> None:
-    """Run SCENARIO and print what happened."""
+        quiet: bool, deletes: tuple[str, ...]) -> None:
+    """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
+    what happened."""
+    from podlife.scenario import plain
+    from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
     console = Console(highlight=False)
     with user_input(scenario):
-        sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS)
+        path = "<stdin>" if scenario == "-" else scenario
+        if scenario == "-":
+            text = sys.stdin.read()
+        else:
+            with open(scenario, encoding="utf-8") as fh:
+                text = fh.read()
+        if not plain.is_scenario(text):
+            text = plain.wrap(scenario, text, plain.delete_actions(deletes, path))
+        elif deletes:
+            raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
+                                                        "deletes in spec.actions")
+        sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                           until=until, supported_faults=SUPPORTED_FAULTS, text=text)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)

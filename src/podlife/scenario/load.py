@@ -594,15 +594,18 @@ def _is_qualified_name(key: str) -> bool:
 
 def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_version: str | None = None,
                   seed: int | None = None, until: str | None = None,
-                  supported_faults: frozenset[str] | None = None) -> Scenario:
+                  supported_faults: frozenset[str] | None = None, text: str | None = None) -> Scenario:
     """Read, override and validate a scenario file; raise ScenarioError on any invalid input.
+
+    ``text``, when given, is the scenario itself (read from standard input, or wrapped around plain
+    manifests); ``path`` then names it in messages and anchors relative ``objectsFrom`` paths.
 
     ``overrides`` are ``PATH=VALUE`` strings (``--set``), applied in order to the raw YAML tree before
     validation; ``kubernetes_version``, ``seed`` and ``until`` then replace spec.kubernetesVersion/seed/until.
     ``supported_faults``, when given, limits the fault types to those whose model exists.
     """
     try:
-        text = _read(path)
+        text = _read(path) if text is None else text
     except OSError as exc:
         raise ScenarioError(path, None, "", f"cannot read the scenario: {exc.strerror or exc}") from None
     nodes = _compose(text, path)

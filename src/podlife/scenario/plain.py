@@ -1,0 +1,62 @@
+"""``podlife run`` on plain Kubernetes manifests: a Scenario is wrapped around them.
+
+A file (or standard input) whose first document is not a podlife Scenario is read as manifests: they are
+created at t=0 and the ``--delete REF@TIME`` flags become delete actions. A file is referenced through
+``objectsFrom``, so errors in it keep their file and line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import yaml
+
+from podlife.scenario.durations import parse_duration
+from podlife.scenario.errors import ScenarioError
+from podlife.scenario.load import API_VERSION
+
+
+def is_scenario(text: str) -> bool:
+    """True unless the text clearly holds something other than a Scenario (invalid YAML counts as a
+    Scenario, so that the loader reports it with its line)."""
+    try:
+        for doc in yaml.safe_load_all(text):
+            if doc is not None:
+                return not isinstance(doc, dict) or doc.get("kind") == "Scenario" or "kind" not in doc
+    except yaml.YAMLError:
+        return True
+    return True
+
+
+def delete_actions(flags: tuple[str, ...], source: str) -> list[dict[str, str]]:
+    """``--delete pod/web@10s`` (``@TIME`` defaults to 0s) → scenario actions; bad ones raise ScenarioError."""
+    actions = []
+    for flag in flags:
+        ref, _, at = flag.partition("@")
+        at = at or "0s"
+        if "/" not in ref or not all(ref.split("/", 1)):
+            raise ScenarioError(source, None, "--delete",
+                                f'"{flag}" is not KIND/NAME[@TIME], e.g. pod/web@10s')
+        try:
+            parse_duration(at)
+        except ValueError:
+            raise ScenarioError(source, None, "--delete", f'"{at}" in "{flag}" is not a duration, '
+                                                          f"e.g. 10s or 1m30s") from None
+        actions.append({"at": at, "delete": ref})
+    return actions
+
+
+def wrap(path: str, text: str, actions: list[dict[str, str]]) -> str:
+    """The Scenario text around the manifests of ``path`` (``-``: ``text`` holds them)."""
+    name = re.sub(r"[^a-z0-9-]+", "-", os.path.splitext(os.path.basename(path))[0].lower()).strip("-")[:63]
+    spec: dict = {}
+    if path == "-":
+        spec["objects"] = [d for d in yaml.safe_load_all(text) if d is not None]
+    else:
+        spec["objectsFrom"] = [os.path.basename(path)]
+    if actions:
+        spec["actions"] = actions
+    return yaml.safe_dump({"apiVersion": API_VERSION, "kind": "Scenario",
+                           "metadata": {"name": "stdin" if path == "-" else name or "manifests"}, "spec": spec},
+                          sort_keys=False)
