@@ -6,6 +6,8 @@ only once the kubelet reports it running (after the PLEG relist at t=1).
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import records, run_text
 
 BASE = """
@@ -117,3 +119,14 @@ def test_liveness_uses_probe_grace_and_stops_on_delete(tmp_path):
     # is no failure at all and the only kill is the deletion's (grace 30)
     assert records(r, "event", reason="Unhealthy") == []
     assert [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")][:1] == [(22.0, "SIGTERM", 30)]
+
+
+@pytest.mark.parametrize("version, grace", [("1.24", 30), ("1.25", 7)])
+def test_probe_grace_needs_its_feature_gate(tmp_path, version, grace):
+    """ProbeTerminationGracePeriod defaults to true only from 1.25 (pkg/features/kube_features.go); before, the
+    API server drops the probe's field and the liveness kill at 35 uses the pod's 30 s."""
+    text = STARTUP.replace("app: {readySeconds: 25}", "app: {failProbesAfterSeconds: 20, onTerm: ignore}").replace(
+        "            startupProbe: {exec: {command: [check]}, periodSeconds: 5, failureThreshold: 10}\n", "")
+    r = run_text(tmp_path, text, version=version)
+    sig = [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")][:2]
+    assert sig == [(35.0, "SIGTERM", grace), (35.0 + grace, "SIGKILL", None)]

@@ -77,6 +77,15 @@ RULES: tuple[Rule, ...] = (
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
                                 "generateContainersReadyConditionForTerminalPhase, no message"),
     )),
+    Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
+        Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
+        Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
+    )),
+    Rule("probe_termination_grace_period", "a probe's own terminationGracePeriodSeconds is honoured", (
+        Change(18, False, "ProbeTerminationGracePeriod off by default (alpha 1.21, beta off 1.22): the field is "
+                          "dropped and a liveness/startup kill uses the pod's grace"),
+        Change(25, True, "pkg/features/kube_features.go: ProbeTerminationGracePeriod defaults to true in 1.25"),
+    )),
     Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),

@@ -293,8 +293,11 @@ class Kubelet:
     def restart_unhealthy(self, pod: Obj, c: Container, kind: str, probe: Obj) -> None:
         """A liveness or startup probe failed: SyncPod kills the container and starts it again."""
         uid = pod["metadata"]["uid"]
+        # pkg/api/pod/util.go dropDisabledFields: with ProbeTerminationGracePeriod off the API server drops the
+        # probe's own grace, so the kill falls back to the pod's
+        grace = probe.get("terminationGracePeriodSeconds") if self.profile.probe_termination_grace_period else None
         self.runtime_manager.unhealthy[(uid, c.name)] = (
-            f"Container {c.name} failed {kind} probe, will be restarted", probe.get("terminationGracePeriodSeconds"))
+            f"Container {c.name} failed {kind} probe, will be restarted", grace)
         self.pod_workers.update_pod(self.pod_manager.get(uid, pod), "sync")
 
     # ---- SyncPod ----------------------------------------------------------------------------------

@@ -68,6 +68,10 @@ def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
     try:
         if "exec" in handler:
             code = yield from kl.runtime.exec_sync(c.id, seconds, code)
+        elif "sleep" in handler and kl.profile.lifecycle_sleep_action:
+            # pkg/kubelet/lifecycle/handlers.go runSleepHandler: waits the seconds (the caller's grace timer
+            # cuts it short); nothing runs in the container
+            yield kl.kernel.timeout(int((handler.get("sleep") or {}).get("seconds") or 0))
         else:
             yield kl.kernel.timeout(seconds)
     except RuntimeError_ as e:
