@@ -207,27 +207,31 @@ spec:
 
 
 def test_zero_toleration_deleted_at_once_and_ready_again_cancels(tmp_path):
-    # the partition heals at 162; the kubelet's next node status update posts Ready again (podlife's kubelet
-    # does not post it on heal yet: the test does it for the kubelet, at 171)
-    def post_ready(cluster):
-        cluster.kubelets["node-1"].health.post_ready_condition()
-    r = run_with(tmp_path, HEAL, [(171.0, post_ready)])
+    # the partition heals at 162: the kubelet renews its Lease and its first node status update that gets
+    # through (kubelet_node_status.go tryUpdateNodeStatus) finds Ready=Unknown in the API and posts Ready=True
+    # at once (podlife restarts the kubelet's status grid at the heal, as it does the Lease renewals)
+    r = run_text(tmp_path, HEAL)
     # renewal at 100 → Unknown at 155 → NoExecute at 160
     assert cond_times(r, "Node/node-1", "Ready")[1:] == [(155.0, "Unknown", "NodeStatusUnknown"),
-                                                        (171.0, "True", "KubeletReady")]
+                                                        (162.0, "True", "KubeletReady")]
     assert taints(r) == [(155.0, "node.kubernetes.io/unreachable", "NoSchedule", "added"),
                          (160.0, "node.kubernetes.io/unreachable", "NoExecute", "added"),
                          # Ready again: NoSchedule goes with the Node update, NoExecute at the next pass
-                         (171.0, "node.kubernetes.io/unreachable", "NoSchedule", "removed"),
-                         (175.0, "node.kubernetes.io/unreachable", "NoExecute", "removed")]
+                         (162.0, "node.kubernetes.io/unreachable", "NoSchedule", "removed"),
+                         (165.0, "node.kubernetes.io/unreachable", "NoExecute", "removed")]
     # tolerationSeconds 0: deleted as the taint appears; web's deletion (due at 460) is cancelled
     ev = [(e["t"], e["object"], e["message"]) for e in records(r, "event", reason="TaintManagerEviction")]
     assert ev == [(160.0, "Pod/default/strict", "Marking for deletion Pod default/strict"),
-                  (175.0, "Pod/default/web", "Cancelling deletion of Pod default/web")]
+                  (165.0, "Pod/default/web", "Cancelling deletion of Pod default/web")]
     assert [x["t"] for x in records(r, "terminating", object="Pod/default/strict")] == [160.0]
     # the kubelet sees the deletion once the partition heals (its relist at 162) and stops the pod
     assert records(r, "deleted", object="Pod/default/strict")[0]["t"] > 162.0
     assert records(r, "terminating", object="Pod/default/web") == []
+    # the kubelet's NodeReady event and its pod statuses pushed again: web is Ready again at the heal
+    assert [e["t"] for e in records(r, "event", object="Node/node-1", reason="NodeReady")] == [162.0]
+    web_ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/web",
+                                                         conditionType="Ready")]
+    assert web_ready[-2:] == [(155.0, "False"), (162.0, "True")]
 
 
 def test_node_that_never_posted_status_gets_the_startup_grace(tmp_path):
@@ -445,3 +449,39 @@ def test_healthy_nodes_cost_nothing(tmp_path, monkeypatch):
     run_text(tmp_path, zone_scenario(nodes, [], until="1h"))
     # one pass at 0 registers the 50 nodes; nothing after that in an hour of healthy renewals
     assert [(t, len(n)) for t, n in passes] == [(0.0, 50)]
+
+
+def test_partition_shorter_than_toleration_evicts_nothing(tmp_path):
+    """The default 300 s unreachable toleration outlives a 100 s partition: the node is Ready again at the heal
+    (160), both taints go (NoSchedule with the update, NoExecute at the pass at 160), the pending eviction of
+    the pod (due at 120 + 300 = 420) is cancelled and no pod is deleted."""
+    text = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: heal}
+spec:
+  kubernetesVersion: "1.34"
+  until: 10m
+  cluster:
+    nodes: [{namePrefix: n, count: 2}]
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        nodeName: n0
+        containers: [{name: app, image: nginx:1.27}]
+  actions:
+    - {at: 60s, fault: {type: NetworkPartition, node: n0, for: 100s}}
+"""
+    r = run_text(tmp_path, text)
+    # last renewal 60, grace 50 s (1.34) → Unknown at the pass at 115; NoExecute at 120; healed at 160
+    assert cond_times(r, "Node/n0", "Ready")[1:] == [(115.0, "Unknown", "NodeStatusUnknown"),
+                                                    (160.0, "True", "KubeletReady")]
+    assert [(t, e, op) for t, _, e, op in taints(r, "Node/n0")] == [(115.0, "NoSchedule", "added"),
+                                                          (120.0, "NoExecute", "added"),
+                                                          (160.0, "NoSchedule", "removed"),
+                                                          (160.0, "NoExecute", "removed")]
+    ev = [(e["t"], e["message"]) for e in records(r, "event", reason="TaintManagerEviction")]
+    assert ev == [(160.0, "Cancelling deletion of Pod default/web")]
+    assert records(r, "terminating") == [] and records(r, "deleted", object="Pod/default/web") == []

@@ -156,6 +156,10 @@ class Kubelet:
         self.node_status.reachable_since = self.kernel.now
         self.node_status.renewals_changed()
         self.resync()
+        # kubelet_node_status.go tryUpdateNodeStatus: the first update that gets through compares the kubelet's
+        # conditions with the Node in the API (Unknown, set by the node lifecycle controller) and patches
+        # Ready=True; podlife's node-status grid restarts at the heal, like the Lease renewals
+        self.health.schedule_node_status()
 
     def resync(self) -> None:
         """Relist the pods bound to this node (the reflector's relist after a broken watch): dispatch what
