@@ -37,3 +37,65 @@ def test_failed_pod_ready_reason(tmp_path, version, reason):
              if c["type"] in ("Ready", "ContainersReady")]
     assert [(c["status"], c.get("reason"), "message" in c) for c in final] == [
         ("False", reason, reason == "ContainersNotReady")] * 2
+
+
+PENDING_DELETE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: pend}
+spec:
+  until: 2m
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: p}
+      spec:
+        initContainers: [{name: init, image: busybox, command: [sleep, "3600"]}]
+        containers: [{name: app, image: nginx:1.27}]
+  actions:
+    - {at: 10s, delete: pod/p}
+"""
+
+
+def test_pod_deleted_while_pending_is_marked_failed_and_removed(tmp_path):
+    """1.27+ deletes a pod only in a terminal phase; status_manager.go TerminatePod (end of SyncTerminatedPod)
+    marks a Pending pod Failed. The init container gets SIGKILL at 40 (10 + 30 s grace), the worker finishes at
+    the next relist (41): Failed, then the final delete."""
+    r = run_text(tmp_path, PENDING_DELETE, version="1.34")
+    assert [(x["t"], x["from"], x["to"]) for x in records(r, "phase", object="Pod/default/p")] == [
+        (0.0, None, "Pending"), (41.0, "Pending", "Failed")]
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/p")] == [41.0]
+    marks = [(x["t"], x["message"]) for x in records(r, "log") if "Marking terminal pod as failed" in x["message"]]
+    assert len(marks) == 1 and marks[0][0] == 41.0
+    assert marks[0][1].startswith('"Marking terminal pod as failed" oldPhase="Pending" pod="default/p" podUID=')
+    # the app never started: it stays waiting (hasPodInitialized is false), not ContainerStatusUnknown
+    app = [x for x in records(r, "container", object="Pod/default/p", container="app")]
+    assert [(x["state"], x.get("reason")) for x in app] == [("waiting", "PodInitializing")]
+
+
+INIT_FAILS = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: initfail}
+spec:
+  until: 20s
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: p}
+      spec:
+        restartPolicy: Never
+        initContainers: [{name: init, image: busybox, command: [sh, -c, "exit 1"]}]
+        containers: [{name: app, image: nginx:1.27}]
+"""
+
+
+def test_failed_init_container_leaves_the_app_waiting(tmp_path):
+    """restartPolicy Never and a failed init container: the pod is Failed (getPhase) and the app container,
+    which never started, stays waiting PodInitializing (TerminatePod only marks containers of a pod that ever
+    initialized)."""
+    r = run_text(tmp_path, INIT_FAILS, version="1.34")
+    assert [x["to"] for x in records(r, "phase", object="Pod/default/p")] == ["Pending", "Failed"]
+    final = r.cluster.store.get("Pod", "default", "p")["status"]
+    assert final["containerStatuses"][0]["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert final["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] == 1

@@ -372,6 +372,8 @@ class Kubelet:
         if st.kill is not None and st.kill.status_fn is not None:
             st.kill.status_fn(status)
         self.status_manager.set_pod_status(pod, status)
+        if self.profile.terminal_phase_before_removal:
+            self.status_manager.terminate_pod(pod)  # "mark the final pod status"
         yield from ()
 
     # ---- status -----------------------------------------------------------------------------------
@@ -404,12 +406,6 @@ class Kubelet:
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal)
-        if terminal and self.profile.terminal_phase_before_removal and phase in ("Failed", "Succeeded"):
-            # generateAPIPodStatus: a terminal pod's containers that never reported an end are terminated
-            for cs in statuses + init_statuses:
-                if "waiting" in cs["state"]:
-                    cs["state"] = {"terminated": {"exitCode": 137, "reason": "ContainerStatusUnknown", "message":
-                                                  "The container could not be located when the pod was terminated"}}
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
         status: dict[str, Any] = {"phase": phase,
                                   "conditions": conditions(self, pod, phase, init_statuses, statuses, sb is not None),

@@ -59,6 +59,11 @@ SITES: dict[str, Site] = {
     "generating_status": Site("I", Legacy("kubelet_pods.go", 1433, 'Generating status for "{pod_full}"'),
                               Structured("kubelet_pods.go", 1591, "Generating pod status",
                                          (("podIsTerminal", "pod_is_terminal"), ("pod", "pod_kobj")))),
+    # pkg/kubelet/status/status_manager.go TerminatePod (1.27+: only structured)
+    "marking_terminal_failed": Site("I", Legacy("status_manager.go", 610,
+                                                'Marking terminal pod as failed oldPhase="{old_phase}"'),
+                                    Structured("status_manager.go", 610, "Marking terminal pod as failed",
+                                               (("oldPhase", "old_phase"), ("pod", "pod_kobj"), ("podUID", "pod_uid")))),
     # pkg/kubelet/kubelet_pods.go PodResourcesAreReclaimed (<=1.21)
     "terminated_but_running": Site(
         "I", Legacy("kubelet_pods.go", 993, 'Pod "{pod_full}" is terminated, but some containers are still running'),

@@ -139,6 +139,29 @@ class StatusManager:
                 merged[k] = api_status[k]
         return merged
 
+    # ---- the end of a pod's life ------------------------------------------------------------------
+
+    def terminate_pod(self, pod: Obj) -> None:
+        """TerminatePod (1.27+, called at the end of SyncTerminatedPod): a container with no final state is
+        reported terminated with ContainerStatusUnknown, a regular one only if the pod ever initialized, an
+        init container only within the prefix that tried to start; a Pending or Running pod becomes Failed,
+        so that the final delete (which needs a terminal phase) can happen."""
+        uid = pod["metadata"]["uid"]
+        status = clone(self.get(uid) or pod.get("status") or {})
+        unknown = {"terminated": {"exitCode": 137, "reason": "ContainerStatusUnknown",
+                                  "message": "The container could not be located when the pod was terminated"}}
+        if _has_pod_initialized(pod, status):
+            for cs in status.get("containerStatuses") or []:
+                if "terminated" not in cs.get("state", {}):
+                    cs["state"] = clone(unknown)
+        for cs in _initialized_containers(status.get("initContainerStatuses") or []):
+            if "terminated" not in cs.get("state", {}):
+                cs["state"] = clone(unknown)
+        if status.get("phase") not in ("Succeeded", "Failed"):
+            self.kl.log("marking_terminal_failed", pod, old_phase=status.get("phase"))
+            status["phase"] = "Failed"
+        self.set_pod_status(pod, status)
+
     # ---- the final delete -------------------------------------------------------------------------
 
     def _maybe_delete(self, api: Obj) -> None:
@@ -212,3 +235,32 @@ class StatusManager:
 
     def snapshot(self) -> dict[str, Any]:
         return {uid: v for uid, (v, _) in self.statuses.items()}
+
+
+def _has_pod_initialized(pod: Obj, status: Obj) -> bool:
+    """status_manager.go hasPodInitialized: a regular container left waiting, or the last init container
+    having completed (or, for a sidecar, started)."""
+    inits = pod["spec"].get("initContainers") or []
+    if not inits:
+        return True
+    for cs in status.get("containerStatuses") or []:
+        if (cs.get("lastState") or {}).get("terminated") or "waiting" not in cs.get("state", {}):
+            return True
+    init_statuses = status.get("initContainerStatuses") or []
+    if init_statuses and len(init_statuses) <= len(inits):
+        last, spec = init_statuses[-1], inits[len(init_statuses) - 1]
+        if spec.get("restartPolicy") == "Always":
+            return "running" in last.get("state", {}) and bool(last.get("started"))
+        for state in ((last.get("lastState") or {}), last.get("state", {})):
+            if (state.get("terminated") or {}).get("exitCode") == 0 and "terminated" in state:
+                return True
+    return False
+
+
+def _initialized_containers(statuses: list[Obj]) -> list[Obj]:
+    """status_manager.go initializedContainers: all but the trailing ones still waiting with no previous
+    termination (those never tried to start); at least the first."""
+    for i in range(len(statuses) - 1, -1, -1):
+        if "waiting" not in statuses[i].get("state", {}) or (statuses[i].get("lastState") or {}).get("terminated"):
+            return statuses[:i + 1]
+    return statuses[:1]
