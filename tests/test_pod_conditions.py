@@ -99,3 +99,38 @@ def test_failed_init_container_leaves_the_app_waiting(tmp_path):
     final = r.cluster.store.get("Pod", "default", "p")["status"]
     assert final["containerStatuses"][0]["state"] == {"waiting": {"reason": "PodInitializing"}}
     assert final["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] == 1
+
+
+DEADLINE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: ads}
+spec:
+  until: 2m
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: p}
+      spec:
+        activeDeadlineSeconds: 20
+        terminationGracePeriodSeconds: 10
+        containers: [{name: app, image: busybox, command: [sh, -c, "while true; do sleep 1; done"]}]
+"""
+
+
+@pytest.mark.parametrize("version, failed_at", [("1.34", 31.0), ("1.18", 20.0)])
+def test_active_deadline_seconds(tmp_path, version, failed_at):
+    """pkg/kubelet/active_deadline.go: startTime is set at the first status (0); at 20 s the sync loop syncs
+    the pod, ShouldEvict records DeadlineExceeded and the status turns Failed. The pod worker terminates it
+    after the next relist (21) with the pod's 10 s grace; the shell as PID 1 ignores SIGTERM → SIGKILL at 31.
+    From 1.22 the Failed phase is written only once no container can still run (31); 1.18 writes it at 20."""
+    r = run_text(tmp_path, DEADLINE, version=version)
+    ev = [(x["t"], x["eventType"], x["message"]) for x in records(r, "event", object="Pod/default/p",
+                                                                  reason="DeadlineExceeded")]
+    assert ev == [(20.0, "Normal", "Pod was active on the node longer than the specified deadline")]
+    assert [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")] == [
+        (21.0, "SIGTERM", 10), (31.0, "SIGKILL", None)]
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/p")][-1] == (failed_at, "Failed")
+    status = r.cluster.store.get("Pod", "default", "p")["status"]
+    assert (status["reason"], status["message"]) == (
+        "DeadlineExceeded", "Pod was active on the node longer than the specified deadline")

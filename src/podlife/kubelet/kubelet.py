@@ -7,6 +7,7 @@ and SyncTerminatedPod.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,10 @@ from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import Container
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
+
+# pkg/kubelet/active_deadline.go
+DEADLINE_REASON = "DeadlineExceeded"
+DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
@@ -76,6 +81,9 @@ class Kubelet:
         self.eviction = EvictionManager(self)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
+        self._started_at: dict[str, float] = {}         # uid -> when the kubelet first set status.startTime
+        self._deadline_timers: dict[str, simpy.Event] = {}
+        self._deadline_reported: set[str] = set()
         self._procs: dict[simpy.Process, None] = {}
         self.refs: set[str] = set()   # kubecontainer.RefManager: containers this kubelet process started
         self.rng = kernel.rng(f"kubelet/{node_spec.name}")
@@ -312,6 +320,7 @@ class Kubelet:
         uid = pod["metadata"]["uid"]
         status = self.generate_status(pod, terminal=False)
         self.status_manager.set_pod_status(pod, status)
+        self.watch_active_deadline(pod)
         self.probes.add_pod(pod)
         self.probes.container_changed(uid)
         if status["phase"] in ("Succeeded", "Failed"):
@@ -407,6 +416,11 @@ class Kubelet:
                                              cur is not None and self.probes.is_started(uid, cur)))
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
+        if not prev_status.get("startTime"):
+            self._started_at.setdefault(uid, self.kernel.now)
+        evict = self._should_evict(pod)
+        if evict is not None:
+            phase = "Failed"  # generateAPIPodStatus: a pod sync handler asked for the pod to be evicted
         status: dict[str, Any] = {"phase": phase,
                                   "conditions": conditions(self, pod, phase, init_statuses, statuses, sb is not None),
                                   "hostIP": self.node_ip}
@@ -424,8 +438,43 @@ class Kubelet:
         for k in ("reason", "message"):
             if k in prev_status:
                 status[k] = prev_status[k]
+        if evict is not None:
+            status["reason"], status["message"] = evict
         self.log("generating_status", pod, pod_is_terminal=terminal)
         return status
+
+    # ---- pkg/kubelet/active_deadline.go -----------------------------------------------------------
+
+    def _should_evict(self, pod: Obj) -> tuple[str, str] | None:
+        """activeDeadlineHandler.ShouldEvict: the pod has been active (since the kubelet first set its
+        startTime) for activeDeadlineSeconds. Upstream records the event on every call and the recorder
+        aggregates the repeats; podlife records it once."""
+        ads = pod["spec"].get("activeDeadlineSeconds")
+        uid = pod["metadata"]["uid"]
+        start = self._started_at.get(uid)
+        if ads is None or start is None or self.kernel.now < start + ads:
+            return None
+        if uid not in self._deadline_reported:
+            self._deadline_reported.add(uid)
+            self.events.pod_event(pod, "Normal", DEADLINE_REASON, DEADLINE_MESSAGE)
+        return DEADLINE_REASON, DEADLINE_MESSAGE
+
+    def watch_active_deadline(self, pod: Obj) -> None:
+        """activeDeadlineHandler.ShouldSync: the sync loop's 1 s tick after the deadline passes syncs the pod
+        (getPodsToSync)."""
+        ads = pod["spec"].get("activeDeadlineSeconds")
+        uid = pod["metadata"]["uid"]
+        start = self._started_at.get(uid)
+        if ads is None or start is None or uid in self._deadline_timers:
+            return
+
+        def due() -> None:
+            self._deadline_timers.pop(uid, None)
+            current = self.pod_manager.get(uid)
+            if current is not None and self.running:
+                self.pod_workers.update_pod(current, "sync")
+
+        self._deadline_timers[uid] = self.kernel.call_at(math.ceil(start + ads - 1e-9), due)
 
 
 def _differ_semantically(a: Obj, b: Obj) -> bool:
