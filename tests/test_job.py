@@ -175,3 +175,43 @@ def test_backoff_record_remaining_time():
     assert rec.remaining(15.0) == 35.0          # 10 s * 2^2 = 40 s after 10
     assert BackoffRecord(40, 0.0).remaining(100.0) == 260.0  # capped at 6 min
     assert BackoffRecord().remaining(5.0) == 0.0
+
+
+JOB_DEADLINE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: jobads}
+spec:
+  until: 2m
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {name: j}
+      spec:
+        activeDeadlineSeconds: 15
+        template:
+          spec:
+            restartPolicy: Never
+            terminationGracePeriodSeconds: 5
+            containers: [{name: w, image: busybox, command: [sleep, "600"]}]
+"""
+
+
+@pytest.mark.parametrize("version, conditions", [
+    # 1.31+: FailureTarget when the deadline passes (startTime 0 + 15), Failed once the pod is gone (21: SIGKILL
+    # at 20 after its 5 s grace, removed at the next relist)
+    ("1.34", [(15.0, "FailureTarget"), (21.0, "Failed")]),
+    ("1.30", [(15.0, "Failed")]),
+])
+def test_job_active_deadline(tmp_path, version, conditions):
+    """job_controller.go pastActiveDeadline: the Job is requeued for when activeDeadlineSeconds will have
+    passed since status.startTime; then it fails with DeadlineExceeded and its active pods are deleted."""
+    r = run_text(tmp_path, JOB_DEADLINE, version=version)
+    job = r.cluster.store.get("Job", "default", "j")
+    got = [(c["lastTransitionTime"], c["type"], c["reason"], c["message"]) for c in job["status"]["conditions"]]
+    assert got == [(f"2025-01-01T00:00:{int(at):02d}Z", t, "DeadlineExceeded",
+                    "Job was active longer than specified deadline") for at, t in conditions]
+    deletes = [x["t"] for x in records(r, "event", object="Job/default/j", reason="SuccessfulDelete")]
+    assert deletes == [15.0]
+    warn = [x["t"] for x in records(r, "event", object="Job/default/j", reason="DeadlineExceeded")]
+    assert warn == [conditions[-1][0]]

@@ -13,7 +13,7 @@ status.uncountedTerminatedPods: one status write lists the finished pods, their 
 write counts them. From 1.31 (``job_delay_terminal_condition``) FailureTarget / SuccessCriteriaMet come first and
 Failed / Complete only once no pod is terminating.
 
-Not modelled: Indexed completion mode, podFailurePolicy, successPolicy, suspend, activeDeadlineSeconds,
+Not modelled: Indexed completion mode, podFailurePolicy, successPolicy, suspend,
 ttlSecondsAfterFinished, podReplacementPolicy Failed, managedBy. Before 1.25 pods are counted while they exist
 (getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
@@ -21,6 +21,7 @@ ttlSecondsAfterFinished, podReplacementPolicy Failed, managedBy. Before 1.25 pod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from podlife.api.errors import ApiError
@@ -54,6 +55,7 @@ DEFAULT_POD_FAILURE_BACKOFF = 10.0   # DefaultJobPodFailureBackOff
 MAX_POD_FAILURE_BACKOFF = 360.0      # MaxJobPodFailureBackOff (6 min)
 MAX_POD_CREATE_DELETE_PER_SYNC = 500  # MaxPodCreateDeletePerSync
 BACKOFF_MESSAGE = "Job has reached the specified backoff limit"
+DEADLINE_MESSAGE = "Job was active longer than specified deadline"
 
 
 @dataclass
@@ -259,6 +261,12 @@ class JobController:
         elif failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
             finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
                                        "BackoffLimitExceeded", BACKOFF_MESSAGE)
+        elif (left := self._active_deadline_left(job, st)) is not None:
+            if left <= 0:  # pastActiveDeadline
+                finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
+                                           "DeadlineExceeded", DEADLINE_MESSAGE)
+            else:          # "Job has activeDeadlineSeconds configuration. Will sync this job again"
+                self.queue.add_after(key, left)
         err: ApiError | None = None
         if finished is not None:
             deleted, err = self._delete_pods(job, active_pods)
@@ -295,6 +303,16 @@ class JobController:
         self._track_status(key, job, pods, finished, record, terminating, needs_flush)
         if err is not None:
             raise err
+
+    def _active_deadline_left(self, job: Obj, st: Obj) -> float | None:
+        """job_controller.go pastActiveDeadline: seconds until activeDeadlineSeconds have passed since
+        status.startTime (as stored: whole seconds), or None without a deadline."""
+        ads = job["spec"].get("activeDeadlineSeconds")
+        if ads is None or not st.get("startTime") or job["spec"].get("suspend"):
+            return None
+        start = datetime.strptime(st["startTime"], "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=self.trace.start_time.tzinfo)
+        return (start - self.trace.start_time).total_seconds() + int(ads) - self.kernel.now
 
     def _is_pod_failed(self, pod: Obj) -> bool:
         """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded."""
