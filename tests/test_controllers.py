@@ -491,3 +491,17 @@ def test_progress_deadline_exceeded(tmp_path):
     assert (cond["status"], cond["reason"], cond["message"]) == \
         ("False", "ProgressDeadlineExceeded", f'ReplicaSet "{new}" has timed out progressing.')
     assert cond["lastUpdateTime"] == "2025-01-01T00:10:21Z"
+
+
+def test_condition_records_and_expectations_on_any_kind(tmp_path):
+    """Deployment conditions are trace `condition` records, and a `condition` expectation may name any kind:
+    4 replicas Ready at 1 s (the first relist) make the Deployment Available (minReadySeconds 0)."""
+    text = _scenario(_deployment("web", 4), "[]", until="20s").replace(
+        "  actions: []", "  actions: []\n  expect:\n    - object: deployment/web\n"
+                         "      condition: {type: Available, status: \"True\", reason: MinimumReplicasAvailable}\n"
+                         "      by: 5s")
+    r = run_text(tmp_path, text)
+    avail = [(x["t"], x["status"], x["reason"]) for x in records(r, "condition", object="Deployment/default/web",
+                                                                  conditionType="Available")]
+    assert avail[-1][1:] == ("True", "MinimumReplicasAvailable") and avail[-1][0] <= 5.0
+    assert all(v.passed for v in r.verdicts) and len(r.verdicts) == 1

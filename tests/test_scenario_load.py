@@ -843,9 +843,6 @@ def test_fault_type_not_modelled_yet():
      'scenario.yaml:8: spec.expect[0].phase: needs a pod object (e.g. object: pod/NAME), got "node/n"'),
     ("object: node/n\ncontainerState: {name: a, state: running}\n",
      'scenario.yaml:8: spec.expect[0].containerState: needs a pod object (e.g. object: pod/NAME), got "node/n"'),
-    ("object: deployment/web\ncondition: {type: Available, status: 'True'}\n",
-     'scenario.yaml:8: spec.expect[0].condition: needs a pod or node object (e.g. object: pod/NAME), got '
-     '"deployment/web"'),
     ("object: pod/web\nphase: running\n",
      'scenario.yaml:8: spec.expect[0].phase: "running" is not a valid pod phase; expected one of: Pending, Running, '
      "Succeeded, Failed, Unknown"),

@@ -1,4 +1,5 @@
-"""Trace records for what a write changed in a pod's or node's observable state."""
+"""Trace records for what a write changed in an object's observable state: any kind's status conditions; a
+pod's phase and containers; a node's taints."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def _taints(obj: Obj | None) -> list[tuple[str, str]]:
 
 
 def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
-    if kind not in ("Pod", "Node"):
+    if kind not in ("Pod", "Node") and not (new.get("status") or {}).get("conditions") and not (
+            (old or {}).get("status") or {}).get("conditions"):
         return []
     out: list[dict[str, Any]] = []
     r = ref(new)
@@ -49,6 +51,8 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         if oc.get(ctype) != (status, reason):
             out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
                         "reason": reason})
+    if kind not in ("Pod", "Node"):
+        return out
     if kind == "Pod":
         ocs = _containers(old)
         for name, cur in _containers(new).items():

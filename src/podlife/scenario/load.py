@@ -120,7 +120,7 @@ _CHECK_KINDS: dict[str, tuple[str, ...] | None] = {
     "deleted": None,
     "phase": _POD_KINDS,
     "ready": _POD_KINDS,
-    "condition": _POD_KINDS + _NODE_KINDS,
+    "condition": None,  # any kind with status.conditions
     "containerState": _POD_KINDS,
     "nodeReady": _NODE_KINDS,
     "taint": _NODE_KINDS,
