@@ -130,3 +130,20 @@ def test_a_node_created_without_spec_gets_its_pod(tmp_path):
                                               "metadata: {name: extra}}}]"))
     created = [x["t"] for x in records(r, "api", verb="create", by="daemonset-controller")]
     assert created == [0.0, 0.0, 0.0, 5.0]
+
+
+def test_a_joining_node_registers_and_runs_pods(tmp_path):
+    """A `join` action starts a node's kubelet: it registers the Node (Ready at once) and renews its Lease; the
+    DaemonSet controller creates its pod and the scheduler binds it at the same instant; it runs at the next
+    relist (21)."""
+    text = _scenario(actions="[{at: 20s, join: {name: late, zone: z1}}]", until="30s")
+    r = run_text(tmp_path, text)
+    node_created = [x["t"] for x in records(r, "api", verb="create", object="Node/late")]
+    assert node_created == [20.0]
+    late_pod = [x["object"] for x in records(r, "api", verb="bind", node="late")]
+    assert len(late_pod) == 1
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object=late_pod[0])] == [
+        (20.0, "Pending"), (21.0, "Running")]
+    node = r.cluster.store.get("Node", None, "late")
+    assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "z1"
+    assert node["spec"]["podCIDR"] == "10.244.5.0/24"  # the fifth node: n0-n2 and infra have 1-4

@@ -83,12 +83,18 @@ class Cluster:
             self.controllers.append(ctrl)
         self.kubelet_config = kubelet or KubeletConfiguration()
         self.kubelets: dict[str, Kubelet] = {}
-        for i, spec in enumerate(nodes):
-            self.add_node(spec, i)
+        for spec in nodes:
+            self.add_node(spec)
 
-    def add_node(self, spec: NodeSpec, index: int) -> Kubelet:
+    def add_node(self, spec: NodeSpec) -> Kubelet:
+        """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
+        index = len(self.kubelets)
         if spec.podCIDR is None:
-            spec.podCIDR = f"10.244.{index + 1}.0/24"
+            used = {k.node_spec.podCIDR for k in self.kubelets.values()}
+            n = index + 1
+            while f"10.244.{n % 256}.0/24" in used:
+                n += 1
+            spec.podCIDR = f"10.244.{n % 256}.0/24"
         runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
                                     self.behaviors)
         node_ip = str(NODE_NETWORK.network_address + 10 + index)

@@ -86,6 +86,11 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             cordon(cluster, action.target or "", verb != "uncordon")
             if verb == "drain":
                 drain(cluster, action.target or "")
+        elif verb == "join":
+            rec = _record(cluster, action, None)
+            rec["nodes"] = [spec.name for spec in action.nodes or ()]
+            for spec in action.nodes or ():
+                cluster.add_node(spec)  # its kubelet starts, registers the Node and renews its Lease
         elif verb == "fault" and action.fault is not None:
             from podlife.scenario.faults import start_fault
 

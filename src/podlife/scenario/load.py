@@ -82,7 +82,7 @@ from podlife.scenario.model import (
 
 API_VERSION = "podlife/v1alpha1"
 DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
-VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "fault")
+VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "fault", "join")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
@@ -656,8 +656,18 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
                       for i, b in enumerate(ck.sequence(spec.get("behaviors"), "spec.behaviors")))
     node_names = [n.name for n in cluster.nodes]
+    joined: list[NodeSpec] = list(cluster.nodes)  # nodes that join later may be named by any action
+    raw_actions = ck.sequence(spec.get("actions"), "spec.actions")
+    for i, a in enumerate(raw_actions):
+        if isinstance(a, dict) and "join" in a:
+            joined.extend(_node_entry(ck, a["join"], f"spec.actions[{i}].join", joined, []))
+    node_names = [n.name for n in joined]
     actions = [_action(ck, a, f"spec.actions[{i}]", node_names, until, supported_faults)
-               for i, a in enumerate(ck.sequence(spec.get("actions"), "spec.actions"))]
+               for i, a in enumerate(raw_actions)]
+    by_name = {n.name: n for n in joined}
+    for a in actions:
+        if a.verb == "join":
+            a.nodes = [by_name[n] for n in a.raw_join_names]
     expect = [_expectation(ck, e, f"spec.expect[{i}]", until)
               for i, e in enumerate(ck.sequence(spec.get("expect"), "spec.expect"))]
     return Scenario(name=name, description=description, kubernetes_version=version, start_time=start_time,
@@ -999,6 +1009,7 @@ _ACTION_FIELDS = {
     "uncordon": (),
     "drain": (),
     "fault": (),
+    "join": (),
 }
 
 
@@ -1031,6 +1042,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     elif verb == "patch":
         action.merge_patch = ck.mapping(ck.required(raw, "mergePatch", path, "a JSON merge patch mapping"),
                                         f"{path}.mergePatch", optional=False)
+    elif verb == "join":
+        # parsed with the cluster's nodes (names unique across both); the loader attaches the NodeSpecs
+        action.raw_join_names = _node_names(ck, ck.mapping(raw[verb], vpath, _NODE_FIELDS, optional=False), vpath)
     elif verb in ("cordon", "uncordon", "drain"):
         action.target = ck.dns_subdomain(ck.string(raw[verb], vpath, "a node name"), vpath)
         if action.target not in nodes:

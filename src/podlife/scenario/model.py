@@ -53,7 +53,7 @@ class Source:
 @dataclass
 class Action:
     at: float                      # seconds since start
-    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault
+    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault | join
     target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
     namespace: str = "default"
     manifest: dict[str, Any] | None = None          # create / apply
@@ -63,6 +63,8 @@ class Action:
     force: bool = False                             # delete
     propagation_policy: str | None = None           # delete: Background | Foreground | Orphan
     fault: "Fault | None" = None
+    nodes: "list[NodeSpec] | None" = None          # join: the nodes whose kubelets start
+    raw_join_names: list[str] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)  # the action as written, for the trace record
     source: Source | None = None
 
