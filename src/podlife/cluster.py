@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from datetime import datetime
 
-from podlife.api import admission
+from podlife.api import admission, schema
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import (
     ApiServerConfiguration,
@@ -47,7 +47,8 @@ class Cluster:
             self.controller_manager_config.nodeMonitorGracePeriod = self.profile.node_monitor_grace_period
         self.store = Store(self.kernel, self.trace, negative_grace=self.profile.negative_grace,
                            negative_delete_grace=self.profile.negative_delete_grace,
-                           history_size=self.api_server_config.watchHistorySize)
+                           history_size=self.api_server_config.watchHistorySize,
+                           served=schema.discovery(self.profile.minor))
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
         self.store.admission = admission.default_plugins(

@@ -235,6 +235,83 @@ RULES: tuple[Rule, ...] = (
 _BY_NAME = {r.name: r for r in RULES}
 
 
+# --- API schema differences ----------------------------------------------------------------------------
+# Manifests are decoded strictly against the schema of their minor (podlife.api.schema). Schemas ship from
+# 1.25 (SCHEMA_FLOOR); an older minor uses the 1.25 schema with these differences, read from each field's
+# "+featureGate"/release notes in staging/src/k8s.io/api and the API removal guide.
+SCHEMA_FLOOR = 25
+
+
+@dataclass(frozen=True)
+class SchemaChange:
+    definition: str               # schema definition, e.g. io.k8s.api.core.v1.PodSpec
+    field: str | None             # None: the whole kind of that group-version
+    since: int = OLDEST_MINOR     # first minor whose API has it
+    until: int | None = None      # last minor that serves it, for what 1.25 no longer has
+    schema: Any = None            # for a retired field: its schema; for a retired kind: the definition it shares
+    source: str = ""
+
+
+SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
+    SchemaChange("io.k8s.api.core.v1.PodSpec", "setHostnameAsFQDN", 19, source="KEP-1797 alpha in 1.19"),
+    SchemaChange("io.k8s.api.core.v1.PodSecurityContext", "seccompProfile", 19, source="seccomp GA fields, 1.19"),
+    SchemaChange("io.k8s.api.core.v1.SecurityContext", "seccompProfile", 19, source="seccomp GA fields, 1.19"),
+    SchemaChange("io.k8s.api.core.v1.Volume", "ephemeral", 19, source="generic ephemeral volumes alpha, 1.19"),
+    SchemaChange("io.k8s.api.core.v1.Probe", "terminationGracePeriodSeconds", 21,
+                 source="ProbeTerminationGracePeriod alpha, 1.21"),
+    SchemaChange("io.k8s.api.core.v1.Probe", "grpc", 23, source="GRPCContainerProbe alpha, 1.23"),
+    SchemaChange("io.k8s.api.core.v1.PodSpec", "os", 23, source="IdentifyPodOS alpha, 1.23"),
+    SchemaChange("io.k8s.api.core.v1.PodSpec", "hostUsers", 25, source="UserNamespacesStatelessPodsSupport, 1.25"),
+    SchemaChange("io.k8s.api.core.v1.TopologySpreadConstraint", "minDomains", 24, source="MinDomainsInPodTopologySpread alpha, 1.24"),
+    SchemaChange("io.k8s.api.core.v1.WindowsSecurityContextOptions", "hostProcess", 22, source="WindowsHostProcessContainers alpha, 1.22"),
+    SchemaChange("io.k8s.api.apps.v1.StatefulSetSpec", "minReadySeconds", 22, source="StatefulSetMinReadySeconds alpha, 1.22"),
+    SchemaChange("io.k8s.api.apps.v1.StatefulSetSpec", "persistentVolumeClaimRetentionPolicy", 23,
+                 source="StatefulSetAutoDeletePVC alpha, 1.23"),
+    SchemaChange("io.k8s.api.apps.v1.RollingUpdateDaemonSet", "maxSurge", 21, source="DaemonSetUpdateSurge alpha, 1.21"),
+    SchemaChange("io.k8s.api.batch.v1.JobSpec", "completionMode", 21, source="IndexedJob alpha, 1.21"),
+    SchemaChange("io.k8s.api.batch.v1.JobSpec", "suspend", 21, source="SuspendJob alpha, 1.21"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "clusterIPs", 20, source="IPv6DualStack rework, 1.20"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilies", 20, source="IPv6DualStack rework, 1.20"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilyPolicy", 20, source="IPv6DualStack rework, 1.20"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "allocateLoadBalancerNodePorts", 20,
+                 source="ServiceLBNodePortControl alpha, 1.20"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "loadBalancerClass", 21, source="ServiceLoadBalancerClass alpha, 1.21"),
+    SchemaChange("io.k8s.api.core.v1.ServiceSpec", "internalTrafficPolicy", 21, source="ServiceInternalTrafficPolicy alpha, 1.21"),
+    SchemaChange("io.k8s.api.core.v1.PersistentVolumeClaimSpec", "dataSourceRef", 22,
+                 source="AnyVolumeDataSource alpha, 1.22"),
+    SchemaChange("io.k8s.api.batch.v1.CronJob", None, 21, source="batch/v1 CronJob GA, 1.21"),
+    SchemaChange("io.k8s.api.policy.v1.PodDisruptionBudget", None, 21, source="policy/v1 PodDisruptionBudget GA, 1.21"),
+    SchemaChange("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", None, 23, source="autoscaling/v2 GA, 1.23"),
+    SchemaChange("io.k8s.api.networking.v1.Ingress", None, 19, source="networking.k8s.io/v1 Ingress GA, 1.19"),
+    SchemaChange("io.k8s.api.networking.v1.IngressClass", None, 19, source="networking.k8s.io/v1 IngressClass, 1.19"),
+    SchemaChange("io.k8s.api.node.v1.RuntimeClass", None, 20, source="node.k8s.io/v1 RuntimeClass GA, 1.20"),
+    SchemaChange("io.k8s.api.storage.v1.CSIStorageCapacity", None, 24, source="storage.k8s.io/v1 CSIStorageCapacity, 1.24"),
+    SchemaChange("io.k8s.api.events.v1.Event", None, 19, source="events.k8s.io/v1 GA, 1.19"),
+    SchemaChange("io.k8s.api.certificates.v1.CertificateSigningRequest", None, 19, source="certificates.k8s.io/v1, 1.19"),
+    # served by old minors, removed before 1.25; checked against the definition they share with their successor
+    SchemaChange("io.k8s.api.core.v1.Lifecycle", "type", until=18, schema={"type": ["string", "null"], "enum": ["Sidecar"]},
+                 source="the unmerged sidecar PR #80744 carried by the seed-000 kubelet (rule legacy_sidecar_type)"),
+    SchemaChange("io.k8s.api.batch.v1beta1.CronJob", None, until=24, schema="io.k8s.api.batch.v1.CronJob",
+                 source="batch/v1beta1 CronJob removed in 1.25"),
+    SchemaChange("io.k8s.api.policy.v1beta1.PodDisruptionBudget", None, until=24,
+                 schema="io.k8s.api.policy.v1.PodDisruptionBudget", source="policy/v1beta1 removed in 1.25"),
+    SchemaChange("io.k8s.api.rbac.v1beta1.Role", None, until=21, schema="io.k8s.api.rbac.v1.Role",
+                 source="rbac.authorization.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.rbac.v1beta1.RoleBinding", None, until=21, schema="io.k8s.api.rbac.v1.RoleBinding",
+                 source="rbac.authorization.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.rbac.v1beta1.ClusterRole", None, until=21, schema="io.k8s.api.rbac.v1.ClusterRole",
+                 source="rbac.authorization.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.rbac.v1beta1.ClusterRoleBinding", None, until=21,
+                 schema="io.k8s.api.rbac.v1.ClusterRoleBinding", source="rbac.authorization.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.scheduling.v1beta1.PriorityClass", None, until=21,
+                 schema="io.k8s.api.scheduling.v1.PriorityClass", source="scheduling.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.storage.v1beta1.StorageClass", None, until=21, schema="io.k8s.api.storage.v1.StorageClass",
+                 source="storage.k8s.io/v1beta1 StorageClass removed in 1.22"),
+    SchemaChange("io.k8s.api.coordination.v1beta1.Lease", None, until=21, schema="io.k8s.api.coordination.v1.Lease",
+                 source="coordination.k8s.io/v1beta1 removed in 1.22"),
+)
+
+
 class Profile:
     """The behaviour of one Kubernetes minor version; attribute access reads the table."""
 

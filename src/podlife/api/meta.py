@@ -40,6 +40,48 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, False, False),
 )}
 
+# kinds served outside a namespace (each type's +genclient:nonNamespaced in staging/src/k8s.io/api)
+CLUSTER_SCOPED = frozenset({
+    "APIService", "CertificateSigningRequest", "ClusterRole", "ClusterRoleBinding", "ClusterTrustBundle",
+    "ComponentStatus", "CSIDriver", "CSINode", "CustomResourceDefinition", "DeviceClass", "DeviceTaintRule",
+    "FlowSchema", "IngressClass", "IPAddress", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+    "MutatingWebhookConfiguration", "Namespace", "Node", "PersistentVolume", "PriorityClass",
+    "PriorityLevelConfiguration", "ResourceSlice", "RuntimeClass", "SelfSubjectAccessReview", "SelfSubjectReview",
+    "SelfSubjectRulesReview", "ServiceCIDR", "StorageClass", "StorageVersion", "StorageVersionMigration",
+    "SubjectAccessReview", "TokenReview", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    "ValidatingWebhookConfiguration", "VolumeAttachment", "VolumeAttributesClass",
+})
+
+
+def plural(kind: str) -> str:
+    """The resource name of a built-in kind (the lower-cased plural the API's discovery lists)."""
+    low = kind.lower()
+    if low.endswith("s"):
+        return low + "es"            # ingresses, componentstatuses
+    if low.endswith("y") and low[-2:-1] not in "aeiou":
+        return low[:-1] + "ies"      # networkpolicies
+    return low + "s"
+
+
+def builtin_kind_info(kind: str, api_version: str) -> KindInfo:
+    """A built-in kind podlife stores but does not model: kept as given, nothing acts on it."""
+    return KindInfo(kind, api_version, plural(kind), kind not in CLUSTER_SCOPED, False, False)
+
+
+def custom_kind_info(crd: Obj, kind: str, api_version: str) -> KindInfo | None:
+    """The kind a stored CustomResourceDefinition serves, if it is ``kind`` in ``api_version``."""
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    group, _, version = api_version.rpartition("/")
+    if names.get("kind") != kind or spec.get("group") != group:
+        return None
+    if not any(isinstance(v, dict) and v.get("name") == version and v.get("served", True)
+               for v in spec.get("versions") or ()):
+        return None
+    return KindInfo(kind, api_version, names.get("plural") or plural(kind), spec.get("scope") != "Cluster",
+                    True, False)
+
+
 # kubectl-style names accepted in scenario references (pod/web-0, deploy/web, rs/x, sts/x, ...)
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",

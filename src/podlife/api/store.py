@@ -10,13 +10,13 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from podlife.api import errors
-from podlife.api.meta import KINDS, Obj, clone, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.registry import strategy_for
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -29,16 +29,16 @@ Handler = Callable[[str, Obj, "Obj | None"], None]
 Key = tuple[str, str]  # (namespace or "", name)
 
 
-def _group(kind: str) -> str:
-    return KINDS[kind].api_version.rpartition("/")[0]
+def _group(info: KindInfo) -> str:
+    return info.api_version.rpartition("/")[0]
 
 
-def _resource(kind: str) -> str:
+def _resource(info: KindInfo) -> str:
     """The qualified resource of API errors: schema.GroupResource.String() is ``resource.group`` outside the core
     group (deployments.apps "web" not found), as staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
     reports them."""
-    g = _group(kind)
-    return f"{KINDS[kind].resource}.{g}" if g else KINDS[kind].resource
+    g = _group(info)
+    return f"{info.resource}.{g}" if g else info.resource
 
 
 # etcd key prefixes that differ from the resource name (pkg/registry/core/node/storage: "minions",
@@ -46,22 +46,22 @@ def _resource(kind: str) -> str:
 _ETCD_PREFIX = {"Node": "minions", "Service": "services/specs"}
 
 
-def _uid_precondition_failed(kind: str, namespace: str | None, name: str, want: str, have: str) -> errors.ApiError:
+def _uid_precondition_failed(info: KindInfo, namespace: str | None, name: str, want: str, have: str) -> errors.ApiError:
     """A storage UID precondition failure (staging/src/k8s.io/apiserver/pkg/storage/interfaces.go
     Preconditions.Check → NewInvalidObjError, errors.go StorageError.Error), turned into a Conflict by
     staging/src/k8s.io/apiserver/pkg/storage/errors/storage.go InterpretUpdateError."""
-    prefix = _ETCD_PREFIX.get(kind, KINDS[kind].resource)
-    key = f"/registry/{prefix}/{namespace}/{name}" if KINDS[kind].namespaced else f"/registry/{prefix}/{name}"
-    return errors.conflict(_resource(kind), name, f"StorageError: invalid object, Code: 4, Key: {key}, "
+    prefix = _ETCD_PREFIX.get(info.kind, info.resource)
+    key = f"/registry/{prefix}/{namespace}/{name}" if info.namespaced else f"/registry/{prefix}/{name}"
+    return errors.conflict(_resource(info), name, f"StorageError: invalid object, Code: 4, Key: {key}, "
                            "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: "
                            f"{want}, UID in object meta: {have}")
 
 
-def _kind_resource(kind: str) -> str:
+def _kind_resource(info: KindInfo) -> str:
     """staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete reports precondition failures against
     schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}: ``Pod``, ``Deployment.apps``."""
-    g = _group(kind)
-    return f"{kind}.{g}" if g else kind
+    g = _group(info)
+    return f"{info.kind}.{g}" if g else info.kind
 
 
 @dataclass
@@ -100,7 +100,9 @@ class Store:
     negative_grace: str = "treated-as-one"          # versions rule ``negative_grace`` (spec grace)
     negative_delete_grace: str = "treated-as-one"   # versions rule ``negative_delete_grace``
     history_size: int = 1000
-    _objects: dict[str, dict[Key, Obj]] = field(default_factory=dict)
+    served: Callable[[str, str], KindInfo | None] | None = None  # discovery of kinds outside the model
+    kinds: dict[str, KindInfo] = field(init=False)
+    _objects: dict[str, dict[Key, Obj]] = field(default_factory=lambda: defaultdict(dict))
     _rv: int = 0
     _history: deque[_HistoryEntry] = field(init=False)
     _watches: dict[str, list[Watch]] = field(default_factory=dict)
@@ -114,6 +116,7 @@ class Store:
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
         self._uid_rng = self.kernel.rng("apiserver")
+        self.kinds = dict(KINDS)
         for k in KINDS:
             self._objects[k] = {}
 
@@ -142,7 +145,7 @@ class Store:
     def get(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._fresh(kind, self._objects[kind].get((namespace or "", name)))
         if obj is None:
-            raise errors.not_found(_resource(kind), name)
+            raise errors.not_found(_resource(self._info(kind)), name)
         return obj
 
     def try_get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
@@ -165,16 +168,36 @@ class Store:
 
     def all_objects(self) -> list[Obj]:
         """Every object, kinds in table order, then by key (for the final report)."""
-        return [o for kind in KINDS for _, o in sorted(self._objects[kind].items())]
+        kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
+        return [o for kind in kinds for _, o in sorted(self._objects[kind].items())]
+
+    def _info(self, kind: str) -> KindInfo:
+        return self.kinds.get(kind) or builtin_kind_info(kind, "v1")
+
+    def _served(self, kind: str, api_version: Any) -> KindInfo | None:
+        """A kind outside podlife's model: a custom resource of a stored CustomResourceDefinition, or a
+        built-in kind the version serves (``served``, the cluster's discovery). Learned on first create."""
+        if not isinstance(api_version, str):
+            return None
+        info = None
+        for crd in self.list("CustomResourceDefinition"):
+            info = custom_kind_info(crd, kind, api_version)
+            if info is not None:
+                break
+        if info is None and self.served is not None:
+            info = self.served(kind, api_version)
+        if info is not None:
+            self.kinds[kind] = info
+        return info
 
     # ---- writes ------------------------------------------------------------------------------------
 
     def create(self, obj: Obj, by: str, dry_run: bool = False) -> Obj:
         kind = obj.get("kind", "")
-        info = KINDS.get(kind)
+        info = self.kinds.get(kind) or self._served(kind, obj.get("apiVersion"))
         if info is None:
             raise errors.ApiError(400, "BadRequest", f'no matches for kind "{kind}"')
-        strategy = strategy_for(kind)
+        strategy = strategy_for(self._info(kind))
         md = obj.setdefault("metadata", {})
         if info.namespaced:
             md.setdefault("namespace", "default")
@@ -190,7 +213,7 @@ class Store:
             raise errors.invalid(kind, md.get("name", ""), causes)
         key = (md.get("namespace", ""), md["name"])
         if key in self._objects[kind]:
-            raise errors.already_exists(_resource(kind), md["name"])
+            raise errors.already_exists(_resource(self._info(kind)), md["name"])
         if dry_run:
             return obj
         # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
@@ -207,20 +230,20 @@ class Store:
                extra: dict[str, Any] | None = None, quiet: bool = False) -> Obj:
         """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency."""
         kind = obj["kind"]
-        info = KINDS[kind]
+        info = self.kinds[kind]
         md = obj["metadata"]
         key = (md.get("namespace", "") if info.namespaced else "", md["name"])
         old = self._objects[kind].get(key)
         if old is None:
-            raise errors.not_found(_resource(kind), md["name"])
+            raise errors.not_found(_resource(self._info(kind)), md["name"])
         rv = md.get("resourceVersion")
         if rv is not None and rv != old["metadata"]["resourceVersion"]:
-            raise errors.conflict(_resource(kind), md["name"],
+            raise errors.conflict(_resource(self._info(kind)), md["name"],
                                   "the object has been modified; please apply your changes to the latest "
                                   "version and try again")
         if md.get("uid") not in (None, old["metadata"]["uid"]):
-            raise _uid_precondition_failed(kind, key[0], md["name"], md["uid"], old["metadata"]["uid"])
-        strategy = strategy_for(kind)
+            raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
+        strategy = strategy_for(self._info(kind))
         if subresource == "status":
             new = clone(old)
             new["status"] = obj.get("status", {})
@@ -274,7 +297,7 @@ class Store:
         setPodHostAndAnnotations)."""
         pod = self.get("Pod", namespace, name)
         if uid and pod["metadata"]["uid"] != uid:
-            raise _uid_precondition_failed("Pod", namespace, name, uid, pod["metadata"]["uid"])
+            raise _uid_precondition_failed(KINDS["Pod"], namespace, name, uid, pod["metadata"]["uid"])
         # assignPod: errors of the update function are reported as a Conflict on pods/binding
         if pod["metadata"].get("deletionTimestamp"):
             raise errors.conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
@@ -307,22 +330,22 @@ class Store:
         generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers do it. Returns the object if it
         still exists afterwards."""
         opts = options or DeleteOptions()
-        info = KINDS[kind]
+        info = self.kinds[kind]
         key = (namespace or "" if info.namespaced else "", name)
         old = self._objects[kind].get(key)
         if old is None:
-            raise errors.not_found(_resource(kind), name)
+            raise errors.not_found(_resource(self._info(kind)), name)
         omd = old["metadata"]
         # BeforeDelete checks the preconditions first, reported against the kind (GroupResource{Resource: Kind})
         if opts.uid is not None and opts.uid != omd["uid"]:
-            raise errors.conflict(_kind_resource(kind), name, f"the UID in the precondition ({opts.uid}) does not "
+            raise errors.conflict(_kind_resource(self._info(kind)), name, f"the UID in the precondition ({opts.uid}) does not "
                                   f"match the UID in record ({omd['uid']}). The object might have been deleted "
                                   "and then recreated")
         if opts.resource_version is not None and opts.resource_version != omd["resourceVersion"]:
-            raise errors.conflict(_kind_resource(kind), name, "the ResourceVersion in the precondition "
+            raise errors.conflict(_kind_resource(self._info(kind)), name, "the ResourceVersion in the precondition "
                                   f"({opts.resource_version}) does not match the ResourceVersion in record "
                                   f"({omd['resourceVersion']}). The object might have been modified")
-        strategy = strategy_for(kind)
+        strategy = strategy_for(self._info(kind))
         grace = opts.grace_period_seconds
         record = {"gracePeriodSeconds": grace} if grace is not None else {}
         if opts.propagation_policy:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from podlife.api.meta import CLUSTER_SCOPED
 from podlife.runtime.behavior import resolve
 from podlife.scenario.model import Scenario
-
-_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "PriorityClass"})
 
 
 def _pod_like(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -39,7 +38,7 @@ def _ref(obj: dict[str, Any]) -> str:
     md = obj.get("metadata") or {}
     name = md.get("name") or md.get("generateName") or ""
     kind = obj.get("kind", "")
-    return f"{kind}/{name}" if kind in _CLUSTER_SCOPED else f"{kind}/{md.get('namespace') or 'default'}/{name}"
+    return f"{kind}/{name}" if kind in CLUSTER_SCOPED else f"{kind}/{md.get('namespace') or 'default'}/{name}"
 
 
 def assumptions(sc: Scenario) -> list[dict[str, str]]:

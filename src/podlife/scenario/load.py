@@ -56,6 +56,8 @@ from typing import Any
 
 import yaml
 
+from podlife.api import schema
+from podlife.api.meta import KINDS
 from podlife.config import (
     ApiServerConfiguration,
     ControllerManagerConfiguration,
@@ -652,7 +654,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     seed = ck.integer(spec["seed"], "spec.seed", 0) if spec.get("seed") is not None else 0
     until = ck.duration(spec["until"], "spec.until") if spec.get("until") is not None else None
     cluster = _cluster(ck, spec.get("cluster"))
-    objects = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
+    objects, pending = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
     behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
                       for i, b in enumerate(ck.sequence(spec.get("behaviors"), "spec.behaviors")))
     node_names = [n.name for n in cluster.nodes]
@@ -664,6 +666,9 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     node_names = [n.name for n in joined]
     actions = [_action(ck, a, f"spec.actions[{i}]", node_names, until, supported_faults)
                for i, a in enumerate(raw_actions)]
+    pending += [(ck, a.manifest, f"spec.actions[{i}].{a.verb}") for i, a in enumerate(actions)
+                if a.manifest is not None]
+    _strict(pending, version)
     by_name = {n.name: n for n in joined}
     for a in actions:
         if a.verb == "join":
@@ -966,25 +971,43 @@ def _manifest_shape(ck: _Check, value: Any, path: str) -> dict[str, Any]:
     return obj
 
 
-def _objects(ck: _Check, inline: Any, files: Any) -> list[Manifest]:
-    out = []
+# (the check that knows the manifest's lines, the manifest, its path): strict decoding waits for the version
+# and for every CustomResourceDefinition of the scenario
+_Pending = list[tuple[_Check, dict[str, Any], str]]
+
+
+def _manifests(ck: _Check, value: Any, path: str, out: list[Manifest], pending: _Pending) -> None:
+    """One manifest, or each item of a ``kind: List`` (kubectl accepts v1 List and any ``…List`` with items)."""
+    obj = ck.mapping(value, path or "", optional=False)
+    kind = obj.get("kind")
+    if kind == "List" or (isinstance(kind, str) and kind.endswith("List") and isinstance(obj.get("items"), list)):
+        ck.known(obj, path, ("apiVersion", "kind", "metadata", "items"))
+        for i, item in enumerate(ck.sequence(ck.required(obj, "items", path, "a list of manifests"),
+                                             _join(path, "items"))):
+            _manifests(ck, item, _join(_join(path, "items"), i), out, pending)
+        return
+    out.append(Manifest(_manifest_shape(ck, obj, path), ck.source(path)))
+    pending.append((ck, obj, path))
+
+
+def _objects(ck: _Check, inline: Any, files: Any) -> tuple[list[Manifest], _Pending]:
+    out: list[Manifest] = []
+    pending: _Pending = []
     for i, obj in enumerate(ck.sequence(inline, "spec.objects")):
-        path = f"spec.objects[{i}]"
-        out.append(Manifest(_manifest_shape(ck, obj, path), ck.source(path)))
+        _manifests(ck, obj, f"spec.objects[{i}]", out, pending)
     base = os.path.dirname(ck.file)
     for i, rel in enumerate(ck.sequence(files, "spec.objectsFrom")):
         path = f"spec.objectsFrom[{i}]"
         rel = ck.nonempty(rel, path, "a file path relative to the scenario")
-        out.extend(_objects_file(ck, os.path.normpath(os.path.join(base, rel)), path))
-    return out
+        _objects_file(ck, os.path.normpath(os.path.join(base, rel)), path, out, pending)
+    return out, pending
 
 
-def _objects_file(ck: _Check, file: str, path: str) -> list[Manifest]:
+def _objects_file(ck: _Check, file: str, path: str, out: list[Manifest], pending: _Pending) -> None:
     try:
         text = _read(file)
     except OSError as exc:
         raise ck.error(path, f'cannot read "{file}": {exc.strerror or exc}') from None
-    out = []
     for node in _compose(text, file):
         lines: dict[str, int] = {}
         texts: dict[str, str] = {}
@@ -993,8 +1016,45 @@ def _objects_file(ck: _Check, file: str, path: str) -> list[Manifest]:
             continue  # an empty document, as kubectl skips them
         lines[""] = node.start_mark.line + 1
         doc = _Check(_Raw(file, obj, lines, texts))
-        out.append(Manifest(_manifest_shape(doc, obj, ""), doc.source("")))
-    return out
+        doc.warnings = ck.warnings
+        _manifests(doc, obj, "", out, pending)
+
+
+def _schema_path(path: str, segments: Sequence[str | int]) -> str:
+    for seg in segments:
+        path = _join(path, seg)
+    return path
+
+
+def _strict(pending: _Pending, version: str) -> None:
+    """Decode every manifest strictly against the version's schema (kubectl apply --validate=strict), custom
+    resources against their CustomResourceDefinition; then one warning per kind podlife does not model."""
+    minor = int(version.split(".")[1])
+    custom: dict[schema.GroupVersionKind, dict[str, Any]] = {}
+    for c, obj, path in pending:
+        if obj.get("kind") == "CustomResourceDefinition":
+            _strict_one(c, obj, path, minor, {})
+            custom.update(schema.custom_schemas(obj))
+    unmodelled: dict[tuple[str, str], list[tuple[_Check, str]]] = {}
+    for c, obj, path in pending:
+        if obj.get("kind") != "CustomResourceDefinition":
+            _strict_one(c, obj, path, minor, custom)
+        if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
+            unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
+    for (kind, api_version), places in unmodelled.items():
+        c, path = places[0]
+        what = "custom resource" if schema.GroupVersionKind(api_version, kind) in custom else "kind"
+        count = f"{len(places)} objects" if len(places) > 1 else "1 object"
+        c.warn(path, f"{what} {kind} ({api_version}) is stored and validated but not modelled: nothing acts on "
+                     f"its {count}")
+
+
+def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
+                custom: dict[schema.GroupVersionKind, dict[str, Any]]) -> None:
+    errors = schema.check(obj, minor, custom)
+    if errors:
+        first = min(errors, key=lambda e: (ck.line(_schema_path(path, e.path)) or 0, [str(p) for p in e.path]))
+        raise ck.error(_schema_path(path, first.path), first.message)
 
 
 # ------------------------------------------------------------------------------------------------ actions

@@ -119,5 +119,6 @@ def report(result: Result) -> dict[str, Any]:
         "records": result.cluster.trace.records,
         "expectations": [v.as_dict() for v in result.verdicts],
         "assumptions": assumptions(sc),
+        "warnings": list(sc.warnings),
         "final": {"objects": result.cluster.store.all_objects()},
     }

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from podlife.api.meta import KINDS, KindInfo
 from podlife.api.registry.generic import Strategy
 from podlife.api.registry.job import JobStrategy
 from podlife.api.registry.pod import PodStrategy
 
 _POD = PodStrategy()
 _JOB = JobStrategy()
-_GENERIC: dict[str, Strategy] = {}
+_GENERIC: dict[KindInfo, Strategy] = {}
 
 
-def strategy_for(kind: str) -> Strategy:
-    if kind == "Pod":
+def strategy_for(info: KindInfo) -> Strategy:
+    if info is KINDS["Pod"]:
         return _POD
-    if kind == "Job":
+    if info is KINDS["Job"]:
         return _JOB
-    s = _GENERIC.get(kind)
+    s = _GENERIC.get(info)
     if s is None:
-        s = _GENERIC[kind] = Strategy(kind)
+        s = _GENERIC[info] = Strategy(info)
     return s

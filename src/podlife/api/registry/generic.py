@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
-from podlife.api.meta import KINDS, Obj
+from podlife.api.meta import KindInfo, Obj
 
 
 class Strategy:
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.info = KINDS[kind]
+    def __init__(self, info: KindInfo) -> None:
+        self.kind = info.kind
+        self.info = info
 
     def prepare_for_create(self, obj: Obj, store: object) -> None:
         obj.setdefault("apiVersion", self.info.api_version)

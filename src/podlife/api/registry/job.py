@@ -13,6 +13,7 @@ from typing import Any
 
 from podlife.api import defaults
 from podlife.api.meta import Obj
+from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy
 
 LEGACY_UID_LABEL = "controller-uid"
@@ -51,7 +52,7 @@ class JobStrategy(Strategy):
     fills_uid = True
 
     def __init__(self) -> None:
-        super().__init__("Job")
+        super().__init__(KINDS["Job"])
 
     def prepare_for_create(self, obj: Obj, store: Any) -> None:
         obj.setdefault("apiVersion", self.info.api_version)

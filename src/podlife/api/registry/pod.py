@@ -5,12 +5,13 @@ from __future__ import annotations
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
+from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy
 
 
 class PodStrategy(Strategy):
     def __init__(self) -> None:
-        super().__init__("Pod")
+        super().__init__(KINDS["Pod"])
 
     def prepare_for_create(self, obj: Obj, store: object) -> None:
         # podStrategy.PrepareForCreate: status reset to Pending with the QoS class

@@ -1,0 +1,325 @@
+"""Strict decoding of manifests against the OpenAPI schema of a Kubernetes version.
+
+``kubectl apply`` asks the API server for ``fieldValidation=Strict``: a field the version's types do not have,
+or a value of the wrong JSON type, rejects the object (staging/src/k8s.io/apimachinery/pkg/runtime/serializer/
+json: strict decoding; encoding/json: "cannot unmarshal string into Go struct field … of type int32").
+The schemas are the ones kubernetes-validate ships, generated from each release's OpenAPI document
+(1.25 onward). Older minors use the 1.25 schema with the changes listed in ``versions.SCHEMA_CHANGES``.
+
+Custom resources are checked against the ``openAPIV3Schema`` of their CustomResourceDefinition version, as
+the apiextensions API server does for structural schemas (unknown fields rejected unless
+``x-kubernetes-preserve-unknown-fields``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable
+
+import jsonschema
+from referencing import Registry, Resource
+
+from podlife.api.meta import KindInfo, builtin_kind_info
+from podlife.versions import SCHEMA_CHANGES, SCHEMA_FLOOR
+
+_INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    path: tuple[str | int, ...]   # inside the manifest
+    message: str
+
+
+@dataclass(frozen=True)
+class GroupVersionKind:
+    api_version: str   # "apps/v1", "v1"
+    kind: str
+
+
+# ------------------------------------------------------------------------------------------------ schemas
+
+def _schema_dir(minor: int) -> Any:
+    return resources.files("kubernetes_validate").joinpath("kubernetes-json-schema", f"v1.{minor}.0-local-strict")
+
+
+def schema_minor(minor: int) -> int:
+    """The schema release a minor is checked against (the newest shipped one not newer than it)."""
+    shipped = _shipped_minors()
+    return max([m for m in shipped if m <= minor] or [SCHEMA_FLOOR])
+
+
+@lru_cache(maxsize=None)
+def _shipped_minors() -> tuple[int, ...]:
+    root = resources.files("kubernetes_validate").joinpath("kubernetes-json-schema")
+    out = []
+    for entry in root.iterdir():
+        m = re.fullmatch(r"v1\.(\d+)\.0-local-strict", entry.name)
+        if m:
+            out.append(int(m.group(1)))
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=4)
+def _definitions(minor: int) -> dict[str, Any]:
+    """The ``$defs`` document of a minor, with the changes for minors older than the schemas applied."""
+    shipped = schema_minor(minor)
+    doc = json.loads(_schema_dir(shipped).joinpath("_definitions.json").read_text())
+    if minor >= shipped:
+        return doc
+    defs = doc["$defs"]
+    for change in SCHEMA_CHANGES:   # still served, gone from the schema (before removals: they share definitions)
+        if change.until is not None and minor <= change.until:
+            if change.field is None:
+                base = defs[change.schema]
+                gvk = dict(base["x-kubernetes-group-version-kind"][0], version=change.definition.split(".")[-2])
+                defs[change.definition] = {**base, "x-kubernetes-group-version-kind": [gvk],
+                                           "properties": {**base["properties"], "apiVersion": {"type": "string"}}}
+            else:
+                defs[change.definition]["properties"][change.field] = change.schema
+    for change in SCHEMA_CHANGES:   # not there yet
+        if change.until is None and change.since > minor:
+            if change.field is None:
+                defs.pop(change.definition, None)
+            else:
+                defs[change.definition]["properties"].pop(change.field, None)
+    return doc
+
+
+@lru_cache(maxsize=4)
+def _catalog(minor: int) -> dict[GroupVersionKind, str]:
+    """Every kind the version's API serves, with its schema definition's name."""
+    out: dict[GroupVersionKind, str] = {}
+    for name, d in _definitions(minor)["$defs"].items():
+        for gvk in d.get("x-kubernetes-group-version-kind", ()):
+            if name.startswith("io.k8s.apimachinery.") or gvk["kind"].endswith("List"):
+                continue
+            api_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+            out[GroupVersionKind(api_version, gvk["kind"])] = name
+    return out
+
+
+def builtin_kinds(minor: int) -> dict[GroupVersionKind, str]:
+    return _catalog(minor)
+
+
+def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
+    """What the store asks about a kind outside podlife's model: is it served, and how."""
+    return lambda kind, api_version: (builtin_kind_info(kind, api_version)
+                                      if GroupVersionKind(api_version, kind) in _catalog(minor) else None)
+
+
+def served_versions(minor: int, kind: str) -> list[str]:
+    """apiVersions that serve ``kind`` in this minor, sorted."""
+    return sorted(g.api_version for g in _catalog(minor) if g.kind == kind)
+
+
+def _format_checker() -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker(formats=())
+    for fmt, (lo, hi) in _INT_RANGES.items():
+        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
+    return checker
+
+
+_FORMATS = _format_checker()
+
+
+@lru_cache(maxsize=256)
+def _builtin_validator(minor: int, definition: str) -> tuple[jsonschema.Validator, dict[int, str]]:
+    doc = _definitions(minor)
+    registry = Resource.from_contents(doc) @ Registry()
+    schema = {"$ref": f"{doc['$id']}#/$defs/{definition}"}
+    names = {id(d): n for n, d in doc["$defs"].items()}
+    return jsonschema.Draft202012Validator(schema, registry=registry, format_checker=_FORMATS), names
+
+
+@lru_cache(maxsize=64)
+def _field_since(definition: str, field: str) -> int | None:
+    """The first minor whose API has ``definition.field`` (read on the error path only)."""
+    for change in SCHEMA_CHANGES:
+        if change.definition == definition and change.field == field and change.until is None:
+            return change.since
+    for minor in _shipped_minors():
+        props = _properties(minor).get(definition)
+        if props is not None and field in props:
+            return minor
+    return None
+
+
+@lru_cache(maxsize=None)
+def _properties(minor: int) -> dict[str, frozenset[str]]:
+    doc = json.loads(_schema_dir(minor).joinpath("_definitions.json").read_text())
+    return {n: frozenset(d.get("properties") or ()) for n, d in doc["$defs"].items()}
+
+
+# ------------------------------------------------------------------------------------------------ checking
+
+def check(obj: dict[str, Any], minor: int, custom: dict[GroupVersionKind, dict[str, Any]] | None = None
+          ) -> list[SchemaError]:
+    """Errors of strict decoding; the caller has checked apiVersion and kind are strings."""
+    gvk = GroupVersionKind(obj["apiVersion"], obj["kind"])
+    if custom and gvk in custom:
+        schema = custom[gvk]
+        validator = jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
+        return _errors(validator, obj, {}, gvk.kind)
+    definition = _catalog(minor).get(gvk)
+    if definition is None:
+        return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
+    validator, names = _builtin_validator(minor, definition)
+    return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
+
+
+def unknown_kind_message(gvk: GroupVersionKind, minor: int, custom: dict[GroupVersionKind, Any] | None) -> str:
+    """kubectl's resource mapping error, with the apiVersions that do serve the kind."""
+    versions = served_versions(minor, gvk.kind) + sorted(g.api_version for g in custom or () if g.kind == gvk.kind)
+    text = f'no matches for kind "{gvk.kind}" in version "{gvk.api_version}" on Kubernetes 1.{minor}'
+    if versions:
+        return f"{text}; expected apiVersion {' or '.join(versions)}"
+    return f"{text}; expected a built-in kind or a kind defined by a CustomResourceDefinition in the scenario"
+
+
+def _errors(validator: jsonschema.Validator, obj: dict[str, Any], names: dict[int, str], top: str,
+            minor: int | None = None) -> list[SchemaError]:
+    out: list[SchemaError] = []
+    for e in validator.iter_errors(obj):
+        out.extend(_explain(e, names, top, minor))
+    return sorted(set(out), key=lambda s: [str(p) for p in s.path])
+
+
+def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, minor: int | None
+             ) -> list[SchemaError]:
+    path = tuple(e.absolute_path)
+    definition = names.get(id(e.schema), "")
+    owner = definition.rpartition(".")[2] or (top if not path else "")
+    where = f" in {owner}" if owner else ""
+    if e.validator == "additionalProperties" and isinstance(e.instance, dict):
+        known = list((e.schema.get("properties") or {}))
+        out = []
+        for key in e.instance:
+            if key in known:
+                continue
+            since = _field_since(definition, key) if definition and minor is not None else None
+            if since is not None and since > minor:
+                out.append(SchemaError(path + (key,), f"unknown field in {owner}: Kubernetes 1.{minor} does not "
+                                                      f"have it (it exists from 1.{since})"))
+                continue
+            hint = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            tail = f'; did you mean "{hint[0]}"?' if hint else (
+                f"; known fields: {', '.join(sorted(known))}" if known else "")
+            out.append(SchemaError(path + (key,), f"unknown field{where}{tail}"))
+        return out
+    if e.validator == "type":
+        want = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        want = [w for w in want if w != "null"]
+        fmt = e.schema.get("format")
+        return [SchemaError(path, f"expected {_a(want, fmt)}, got {_describe(e.instance)}")]
+    if e.validator == "format":
+        return [SchemaError(path, f"{e.instance} does not fit in an {e.validator_value}")]
+    if e.validator in ("oneOf", "anyOf"):
+        if e.instance is None:   # both branches allow null: an unset int-or-string or quantity
+            return []
+        kinds = [t for s in e.validator_value if isinstance(s, dict)
+                 for t in ([s.get("type")] if isinstance(s.get("type"), str) else s.get("type") or ["?"])[:1]]
+        if sorted(kinds) == ["integer", "string"]:
+            return [SchemaError(path, f"expected an integer or a string (int-or-string), got {_describe(e.instance)}")]
+        if sorted(kinds) == ["number", "string"]:
+            return [SchemaError(path, f"expected a quantity (a string such as 500m or 1Gi, or a number), "
+                                      f"got {_describe(e.instance)}")]
+        return [SchemaError(path, e.message)]
+    if e.validator == "enum":
+        allowed = [v for v in e.validator_value if v is not None]
+        return [SchemaError(path, f"{_describe(e.instance)} is not supported; expected one of "
+                                  f"{', '.join(json.dumps(v) for v in allowed)}")]
+    if e.validator == "required":
+        missing = re.search(r"'([^']+)' is a required property", e.message)
+        field = missing.group(1) if missing else "?"
+        return [SchemaError(path + (field,), "required field missing")]
+    return [SchemaError(path, e.message)]
+
+
+_ARTICLE = {"integer": "an integer", "string": "a string", "boolean": "a boolean", "number": "a number",
+            "array": "a list", "object": "a mapping"}
+
+
+def _a(types: list[str], fmt: str | None) -> str:
+    words = [_ARTICLE.get(t, t) for t in types]
+    text = " or ".join(words) or "null"
+    return f"{text} ({fmt})" if fmt in _INT_RANGES else text
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f'the string "{value}"' if len(value) <= 40 else "a string"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null"
+
+
+# ------------------------------------------------------------------------------------------------ CRDs
+
+def custom_schemas(crd: dict[str, Any]) -> dict[GroupVersionKind, dict[str, Any]]:
+    """Schemas of each served version of a CustomResourceDefinition (apiextensions.k8s.io/v1)."""
+    spec = crd.get("spec") or {}
+    group, kind = spec.get("group", ""), (spec.get("names") or {}).get("kind", "")
+    out: dict[GroupVersionKind, dict[str, Any]] = {}
+    for v in spec.get("versions") or ():
+        if not isinstance(v, dict) or not v.get("served", True):
+            continue
+        schema = ((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object",
+                                                                          "x-kubernetes-preserve-unknown-fields": True}
+        out[GroupVersionKind(f"{group}/{v.get('name', '')}", kind)] = _structural(schema, top=True)
+    return out
+
+
+_META = {"type": "object"}
+
+
+def _structural(s: Any, top: bool = False) -> dict[str, Any]:
+    """An OpenAPI v3 structural schema as JSON Schema: objects without ``x-kubernetes-preserve-unknown-fields``
+    reject unknown properties (apiextensions-apiserver: pruning, reported as unknown fields in strict mode);
+    int-or-string and embedded resources are honoured."""
+    if not isinstance(s, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in ("type", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems",
+                "maxItems", "required", "format", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+        if key in s:
+            out[key] = s[key]
+    if s.get("nullable") and "type" in s:
+        out["type"] = [s["type"], "null"]
+    if s.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if out.get("format") not in _INT_RANGES:
+        out.pop("format", None)
+    props = s.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {k: _structural(v) for k, v in props.items()}
+    if top:
+        out.setdefault("properties", {})
+        for key in ("apiVersion", "kind"):
+            out["properties"].setdefault(key, {"type": "string"})
+        out["properties"]["metadata"] = _META
+    if "items" in s:
+        out["items"] = _structural(s["items"])
+    extra = s.get("additionalProperties")
+    if isinstance(extra, dict):
+        out["additionalProperties"] = _structural(extra)
+    elif s.get("type") == "object" and not s.get("x-kubernetes-preserve-unknown-fields") \
+            and not s.get("x-kubernetes-embedded-resource") and (isinstance(props, dict) or top):
+        out["additionalProperties"] = False
+    for key in ("allOf", "anyOf", "oneOf"):
+        if key in s and key not in out:
+            out[key] = [_structural(x) for x in s[key]]
+    return out

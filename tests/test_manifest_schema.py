@@ -1,0 +1,386 @@
+"""Strict decoding of manifests per Kubernetes version: unknown fields, wrong types, unserved apiVersions,
+kind: List, CustomResourceDefinitions, and kinds stored without a model (with their warning)."""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+from typing import Any
+
+import pytest
+import yaml
+
+from podlife.scenario.errors import ScenarioError
+from podlife.scenario.load import load_scenario
+from podlife.scenario.run import report, run
+
+HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata:\n  name: test\n"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def scenario(manifests: str, version: str = "1.34", until: str = "5s") -> str:
+    with open("app.yaml", "w", encoding="utf-8") as fh:
+        fh.write(textwrap.dedent(manifests))
+    with open("scenario.yaml", "w", encoding="utf-8") as fh:
+        fh.write(HEAD + f'spec:\n  kubernetesVersion: "{version}"\n  until: {until}\n  objectsFrom: [app.yaml]\n')
+    return "scenario.yaml"
+
+
+def error(manifests: str, version: str = "1.34") -> str:
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(scenario(manifests, version))
+    return str(exc.value)
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: app
+    image: nginx
+"""
+
+
+# ------------------------------------------------------------------------------------------ pods
+
+@pytest.mark.parametrize("extra, message", [
+    ("  terminationGracePeriod: 5\n",
+     'app.yaml:8: spec.terminationGracePeriod: unknown field in PodSpec; did you mean '
+     '"terminationGracePeriodSeconds"?'),
+    ("    lifecycle:\n      prestop: {exec: {command: [sleep, '1']}}\n",
+     'app.yaml:9: spec.containers[0].lifecycle.prestop: unknown field in Lifecycle; did you mean "preStop"?'),
+    ("    ports: [{containerPort: \"80\"}]\n",
+     'app.yaml:8: spec.containers[0].ports[0].containerPort: expected an integer (int32), got the string "80"'),
+    ("    ports: [{containerPort: 4294967296}]\n",
+     "app.yaml:8: spec.containers[0].ports[0].containerPort: 4294967296 does not fit in an int32"),
+    ("    command: sh -c 'sleep 1'\n",
+     "app.yaml:8: spec.containers[0].command: expected a list, got the string \"sh -c 'sleep 1'\""),
+    ("    resources: {limits: {cpu: [1]}}\n",
+     "app.yaml:8: spec.containers[0].resources.limits.cpu: expected a quantity (a string such as 500m or 1Gi, "
+     "or a number), got a list"),
+    ("    stdin: yes please\n", 'app.yaml:8: spec.containers[0].stdin: expected a boolean, got the string '
+                               '"yes please"'),
+])
+def test_pod_fields_are_decoded_strictly(extra, message):
+    assert error(POD + extra) == message
+
+
+def test_type_errors_name_the_line_of_the_value_not_the_object():
+    text = POD.replace("metadata: {name: web}", "metadata:\n  name: web\n  labels: {tier: [a]}")
+    assert error(text) == "app.yaml:5: metadata.labels.tier: expected a string, got a list"
+
+
+@pytest.mark.parametrize("version, ok", [("1.18", True), ("1.19", False), ("1.28", False), ("1.34", False)])
+def test_legacy_sidecar_type_only_on_1_18(version, ok):
+    # the lifecycle.type field came with the sidecar pull request the seed-000 kubelet carried; no release has it
+    text = POD + "    lifecycle: {type: Sidecar}\n"
+    if ok:
+        load_scenario(scenario(text, version))
+    else:
+        assert error(text, version).startswith("app.yaml:8: spec.containers[0].lifecycle.type: unknown field in "
+                                               "Lifecycle; known fields: postStart, preStop")
+
+
+@pytest.mark.parametrize("version, ok", [("1.27", False), ("1.28", True)])
+def test_init_container_restart_policy_from_1_28(version, ok):
+    text = POD + "  initContainers:\n  - name: proxy\n    image: envoy\n    restartPolicy: Always\n"
+    if ok:
+        load_scenario(scenario(text, version))
+    else:
+        assert error(text, version) == ("app.yaml:11: spec.initContainers[0].restartPolicy: unknown field in "
+                                        "Container: Kubernetes 1.27 does not have it (it exists from 1.28)")
+
+
+@pytest.mark.parametrize("version, ok", [("1.22", False), ("1.23", True)])
+def test_pod_os_from_1_23_on_the_1_25_schema(version, ok):
+    text = POD + "  os: {name: linux}\n"
+    if ok:
+        load_scenario(scenario(text, version))
+    else:
+        assert error(text, version) == ("app.yaml:8: spec.os: unknown field in PodSpec: Kubernetes 1.22 does not "
+                                        "have it (it exists from 1.23)")
+
+
+# ------------------------------------------------------------------------------------------ apiVersions
+
+@pytest.mark.parametrize("manifest, version, message", [
+    ("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n", "1.34",
+     'app.yaml:1: apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1" on Kubernetes '
+     "1.34; expected apiVersion apps/v1"),
+    ("apiVersion: v2\nkind: Pod\nmetadata: {name: a}\n", "1.34",
+     'app.yaml:1: apiVersion: no matches for kind "Pod" in version "v2" on Kubernetes 1.34; expected apiVersion v1'),
+    ("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: a}\n", "1.20",
+     'app.yaml:1: apiVersion: no matches for kind "CronJob" in version "batch/v1" on Kubernetes 1.20; expected '
+     "apiVersion batch/v1beta1"),
+    ("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: a}\n", "1.25",
+     'app.yaml:1: apiVersion: no matches for kind "CronJob" in version "batch/v1beta1" on Kubernetes 1.25; '
+     "expected apiVersion batch/v1"),
+    ("apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: a}\n", "1.25",
+     'app.yaml:1: apiVersion: no matches for kind "PodDisruptionBudget" in version "policy/v1beta1" on '
+     "Kubernetes 1.25; expected apiVersion policy/v1"),
+    ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n", "1.34",
+     'app.yaml:1: apiVersion: no matches for kind "Widget" in version "example.com/v1" on Kubernetes 1.34; '
+     "expected a built-in kind or a kind defined by a CustomResourceDefinition in the scenario"),
+])
+def test_unserved_api_versions(manifest, version, message):
+    assert error(manifest, version) == message
+
+
+def test_retired_group_versions_load_on_their_versions():
+    # batch/v1beta1 CronJob and policy/v1beta1 PodDisruptionBudget were served through 1.24
+    sc = load_scenario(scenario("""\
+        apiVersion: batch/v1beta1
+        kind: CronJob
+        metadata: {name: nightly}
+        spec:
+          schedule: "0 3 * * *"
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  restartPolicy: OnFailure
+                  containers: [{name: c, image: busybox}]
+        ---
+        apiVersion: policy/v1beta1
+        kind: PodDisruptionBudget
+        metadata: {name: web}
+        spec: {minAvailable: 1}
+        """, "1.20"))
+    assert [m.obj["kind"] for m in sc.objects] == ["CronJob", "PodDisruptionBudget"]
+
+
+# ------------------------------------------------------------------------------------------ every kind
+
+# (manifest, path to a mapping that gets a misspelt key, the key, the field it should have been,
+#  path of a field that gets a wrong type, that value, the expected type phrase)
+_KINDS: list[tuple[dict[str, Any], tuple, str, str, tuple, Any, str]] = [
+    ({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "a"}},
+               "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c",
+                                                                                             "image": "x"}]}}}},
+     ("spec",), "replica", "replicas", ("spec", "replicas"), "2", "an integer (int32)"),
+    ({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a"},
+      "spec": {"serviceName": "a", "selector": {"matchLabels": {"app": "a"}},
+               "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c",
+                                                                                             "image": "x"}]}}}},
+     ("spec",), "podManagmentPolicy", "podManagementPolicy", ("spec", "serviceName"), 5, "a string"),
+    ({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "a"},
+      "spec": {"selector": {"matchLabels": {"app": "a"}},
+               "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c",
+                                                                                             "image": "x"}]}}}},
+     ("spec",), "minReadySecond", "minReadySeconds", ("spec", "selector"), "app=a", "a mapping"),
+    ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"},
+      "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}}},
+     ("spec",), "backofLimit", "backoffLimit", ("spec", "template", "spec", "containers"), {"name": "c"},
+     "a list"),
+    ({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "a"},
+      "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+          "restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}}}}},
+     ("spec",), "concurencyPolicy", "concurrencyPolicy", ("spec", "suspend"), "no", "a boolean"),
+    ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"},
+      "spec": {"selector": {"app": "a"}, "ports": [{"port": 80}]}},
+     ("spec", "ports", 0), "targetport", "targetPort", ("spec", "ports", 0, "port"), "http", "an integer (int32)"),
+    ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}},
+     (), "dat", "data", ("data", "k"), 1, "a string"),
+    ({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}, "stringData": {"k": "v"}},
+     (), "stringdata", "stringData", ("type",), ["Opaque"], "a string"),
+    ({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "a"}},
+     (), "automountServiceAccountTokens", "automountServiceAccountToken", ("secrets",), "x", "a list"),
+    ({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "a"},
+      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+     ("spec",), "storageClass", "storageClassName", ("spec", "accessModes"), "ReadWriteOnce", "a list"),
+    ({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "a"},
+      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/d"}}},
+     ("spec",), "persistentVolumeReclaimPolicies", "persistentVolumeReclaimPolicy", ("spec", "hostPath"), "/d",
+     "a mapping"),
+    ({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "a"},
+      "provisioner": "example.com/disk"},
+     (), "volumeBindingMod", "volumeBindingMode", ("allowVolumeExpansion",), "true", "a boolean"),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "a"},
+      "spec": {"minAvailable": 1}},
+     ("spec",), "maxUnavailabe", "maxUnavailable", ("spec", "selector"), [], "a mapping"),
+    ({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"},
+      "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a"}, "maxReplicas": 3}},
+     ("spec",), "minReplica", "minReplicas", ("spec", "maxReplicas"), "3", "an integer (int32)"),
+    ({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "a"},
+      "spec": {"ingressClassName": "nginx"}},
+     ("spec",), "rule", "rules", ("spec", "ingressClassName"), 1, "a string"),
+    ({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "a"},
+      "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+     ("rules", 0), "verb", "verbs", ("rules", 0, "resources"), "pods", "a list"),
+    ({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "a"}, "value": 1000},
+     (), "globalDefaults", "globalDefault", ("value",), 2 ** 40, None),
+    ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},
+     ("metadata",), "label", "labels", ("metadata", "labels"), ["x"], "a mapping"),
+    ({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "a"},
+      "spec": {"podSelector": {}}},
+     ("spec",), "policyType", "policyTypes", ("spec", "podSelector"), "all", "a mapping"),
+]
+
+
+def _with(obj: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    node = out
+    for seg in path[:-1]:
+        node = node[seg]
+    node[path[-1]] = value
+    return out
+
+
+def _line_of(text: str, key: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.lstrip(" -").startswith(f"{key}:"))
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for seg in path:
+        out += f"[{seg}]" if isinstance(seg, int) else (f".{seg}" if out else seg)
+    return out
+
+
+@pytest.mark.parametrize("case", _KINDS, ids=[c[0]["kind"] for c in _KINDS])
+def test_every_kind_rejects_a_misspelt_field(case):
+    obj, parent, typo, meant, *_ = case
+    bad = _with(obj, parent + (typo,), "x")
+    text = yaml.safe_dump(bad, sort_keys=False)
+    field = _dotted(parent + (typo,))
+    assert error(text).startswith(f"app.yaml:{_line_of(text, typo)}: {field}: unknown field in ")
+    assert error(text).endswith(f'did you mean "{meant}"?')
+
+
+@pytest.mark.parametrize("case", _KINDS, ids=[c[0]["kind"] for c in _KINDS])
+def test_every_kind_rejects_a_wrong_type(case):
+    obj, *_, path, value, phrase = case
+    bad = _with(obj, path, value)
+    text = yaml.safe_dump(bad, sort_keys=False)
+    message = error(text)
+    assert message.startswith(f"app.yaml:{_line_of(text, [p for p in path if isinstance(p, str)][-1])}: "
+                              f"{_dotted(path)}: ")
+    assert (f"expected {phrase}, got" in message) if phrase else "does not fit in an int32" in message
+
+
+@pytest.mark.parametrize("case", _KINDS, ids=[c[0]["kind"] for c in _KINDS])
+def test_every_kind_rejects_an_unknown_api_version(case):
+    obj = dict(case[0], apiVersion="example.invalid/v9")
+    message = error(yaml.safe_dump(obj, sort_keys=False))
+    assert message.startswith(f'app.yaml:1: apiVersion: no matches for kind "{obj["kind"]}" in version '
+                              '"example.invalid/v9" on Kubernetes 1.34; expected apiVersion ')
+
+
+@pytest.mark.parametrize("case", _KINDS, ids=[c[0]["kind"] for c in _KINDS])
+def test_every_kind_loads_and_is_stored(case):
+    obj = case[0]
+    sc = load_scenario(scenario(yaml.safe_dump(obj, sort_keys=False)))
+    result = run(sc)
+    stored = [o for o in result.cluster.store.all_objects()
+              if o["kind"] == obj["kind"] and o["metadata"]["name"] == "a"]
+    assert len(stored) == 1
+
+
+# ------------------------------------------------------------------------------------------ lists, CRDs, warnings
+
+def test_kind_list_stands_for_its_items():
+    sc = load_scenario(scenario("""\
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: settings}
+        - apiVersion: v1
+          kind: PodList
+          items:
+          - apiVersion: v1
+            kind: Pod
+            metadata: {name: web}
+            spec: {containers: [{name: app, image: nginx}]}
+        """))
+    assert [(m.obj["kind"], m.source.path, m.source.line) for m in sc.objects] == [
+        ("ConfigMap", "items[0]", 4), ("Pod", "items[1].items[0]", 10)]
+
+
+def test_error_inside_a_list_names_the_item():
+    assert error("""\
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: v1
+          kind: Pod
+          metadata: {name: web}
+          spec: {containers: [{name: app, image: nginx}], restartPolicyy: Never}
+        """) == 'app.yaml:7: items[0].spec.restartPolicyy: unknown field in PodSpec; did you mean "restartPolicy"?'
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, minimum: 1}
+              port: {x-kubernetes-int-or-string: true}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+"""
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("{size: three}", 'app.yaml:27: spec.size: expected an integer, got the string "three"'),
+    ("{size: 2, colour: red}", 'app.yaml:27: spec.colour: unknown field; known fields: extra, port, size'),
+    ("{port: 80}", "app.yaml:27: spec.size: required field missing"),
+    ("{size: 0}", "app.yaml:27: spec.size: 0 is less than the minimum of 1"),
+    ("{size: 1, port: [80]}", "app.yaml:27: spec.port: expected an integer or a string (int-or-string), got a list"),
+])
+def test_custom_resources_are_checked_against_their_crd(spec, message):
+    cr = f"apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w}}\nspec: {spec}\n"
+    assert error(CRD + cr) == message
+
+
+def test_custom_resources_are_stored_with_their_crd_scope_and_warned_about():
+    cr = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 2, port: http, extra: {a: 1}}\n"
+    sc = load_scenario(scenario(CRD + cr))
+    assert sc.warnings == ["app.yaml:24: custom resource Widget (example.com/v1) is stored and validated but not "
+                           "modelled: nothing acts on its 1 object"]
+    rep = report(run(sc))
+    assert rep["warnings"] == sc.warnings
+    widget = [o for o in rep["final"]["objects"] if o["kind"] == "Widget"]
+    assert [(w["metadata"]["namespace"], w["spec"]["extra"]) for w in widget] == [("default", {"a": 1})]
+
+
+def test_one_warning_per_unmodelled_kind_and_storage_as_given():
+    sc = load_scenario(scenario("""\
+        apiVersion: storage.k8s.io/v1
+        kind: StorageClass
+        metadata: {name: fast}
+        provisioner: example.com/disk
+        ---
+        apiVersion: storage.k8s.io/v1
+        kind: StorageClass
+        metadata: {name: slow}
+        provisioner: example.com/disk
+        """))
+    assert sc.warnings == ["app.yaml:1: kind StorageClass (storage.k8s.io/v1) is stored and validated but not "
+                           "modelled: nothing acts on its 2 objects"]
+    classes = [o for o in run(sc).cluster.store.all_objects() if o["kind"] == "StorageClass"]
+    assert [(c["metadata"]["name"], "namespace" in c["metadata"]) for c in classes] == [("fast", False),
+                                                                                       ("slow", False)]
