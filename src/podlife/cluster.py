@@ -49,6 +49,7 @@ class Cluster:
                            negative_delete_grace=self.profile.negative_delete_grace,
                            history_size=self.api_server_config.watchHistorySize,
                            served=schema.discovery(self.profile.minor))
+        self.store.profile = self.profile   # version-dependent field handling in the registry strategies
         ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
         self.store.admission = admission.default_plugins(
@@ -68,9 +69,11 @@ class Cluster:
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController
+        from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
-                         DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector):
+                         DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
+                         ServiceAccountsController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

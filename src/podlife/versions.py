@@ -90,6 +90,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),
     )),
+    Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
+        Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
+        Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),
+    )),
     Rule("native_sidecars", "init containers with restartPolicy: Always", (
         Change(18, "off", "not available"),
         Change(28, "unordered", "KEP-753 alpha: restartable init containers, no termination order"),

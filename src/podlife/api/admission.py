@@ -82,6 +82,39 @@ def forbidden(resource: str, name: str, why: str) -> ApiError:
     return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')
 
 
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+DEFAULT_SERVICE_ACCOUNT = "default"
+
+
+class ServiceAccount:
+    """plugin/pkg/admission/serviceaccount/admission.go Admit, on pod create: spec.serviceAccountName defaults to
+    "default" and must name an existing ServiceAccount of the pod's namespace (Forbidden otherwise). Mirror pods
+    are left alone. The default account is created by the serviceaccounts controller as its namespace appears;
+    the plugin retries the default one for a while (getServiceAccount), so a pod created in the same instant as
+    its namespace is admitted. Token volumes are not added (podlife mounts nothing)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def admit(self, obj: Obj) -> None:
+        if obj.get("kind") != "Pod" or self.store is None:
+            return
+        md = obj.get("metadata") or {}
+        if MIRROR_ANNOTATION in (md.get("annotations") or {}):
+            return
+        spec = obj.setdefault("spec", {})
+        name = spec.get("serviceAccountName") or spec.get("serviceAccount") or DEFAULT_SERVICE_ACCOUNT
+        spec["serviceAccountName"] = name
+        spec["serviceAccount"] = name   # the deprecated field, as v1 conversion fills it
+        ns = md.get("namespace") or "default"
+        if self.store.try_get("ServiceAccount", ns, name) is not None:
+            return
+        if name == DEFAULT_SERVICE_ACCOUNT and self.store.try_get("Namespace", None, ns) is not None:
+            return
+        raise forbidden("pods", md.get("name") or "", f"error looking up service account {ns}/{name}: "
+                                                      f'serviceaccount "{name}" not found')
+
+
 class Priority:
     """plugin/pkg/admission/priority admitPod, on pod create: spec.priority (and spec.preemptionPolicy, when
     NonPreemptingPriority is on) from the PriorityClass named by spec.priorityClassName; with no name, from the
@@ -143,17 +176,16 @@ class Priority:
 
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
                     preemption_policy: bool = True) -> list[Plugin]:
-    """The default-enabled mutating plugins podlife models, in kube-apiserver's order (Priority before
+    """The default-enabled mutating plugins podlife models, in kube-apiserver's order (ServiceAccount, Priority,
     DefaultTolerationSeconds; both on by default in every modelled version). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
-    return [Priority(store, preemption_policy),
+    return [ServiceAccount(store), Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds)]
 
 
 # ---- NodeRestriction: plugin/pkg/admission/noderestriction/admission.go --------------------------------------
 
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 
 
 def _forbidden(resource: str, name: str, why: str) -> ApiError:

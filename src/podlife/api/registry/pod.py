@@ -22,6 +22,17 @@ class PodStrategy(Strategy):
         for plugin in getattr(store, "admission", ()):
             plugin.admit(obj)
         obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
+        profile = getattr(store, "profile", None)
+        if obj["spec"].get("schedulingGates"):
+            if profile is not None and not profile.scheduling_gates:
+                del obj["spec"]["schedulingGates"]   # dropDisabledPodFields: the gate is off
+            else:
+                # applySchedulingGatedCondition
+                obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                                "reason": "SchedulingGated",
+                                                "message": "Scheduling is blocked due to non-empty scheduling gates",
+                                                "lastProbeTime": None,
+                                                "lastTransitionTime": store.trace.timestamp()}]
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_update(new, old)

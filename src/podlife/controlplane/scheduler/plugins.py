@@ -50,6 +50,9 @@ def _allocatable(node: Obj) -> dict[str, int]:
         v = alloc.get(r)
         q = parse_quantity(v) if v is not None else 0
         out[r] = math.ceil(q * 1000) if r == "cpu" else math.ceil(q)
+    for r in sorted(alloc):   # extended resources (nvidia.com/gpu) and hugepages: integers of their unit
+        if r not in out:
+            out[r] = math.ceil(parse_quantity(alloc[r]))
     return out
 
 
@@ -173,8 +176,8 @@ class NodeCache:
         entry = PodEntry(pod, req)
         entry.req = dict(req, _nz_cpu=nz.get("cpu", 0), _nz_mem=nz.get("memory", 0))
         info.pods[uid] = entry
-        for r in RESOURCES:
-            info.requested[r] += req.get(r, 0)
+        for r, v in req.items():
+            info.requested[r] = info.requested.get(r, 0) + v
         info.nz_cpu += nz.get("cpu", 0)
         info.nz_mem += nz.get("memory", 0)
         if entry.anti:
@@ -191,8 +194,9 @@ class NodeCache:
         entry = info.pods.pop(uid, None)
         if entry is None:
             return
-        for r in RESOURCES:
-            info.requested[r] -= entry.req.get(r, 0)
+        for r, v in entry.req.items():
+            if not r.startswith("_"):
+                info.requested[r] -= v
         info.nz_cpu -= entry.req["_nz_cpu"]
         info.nz_mem -= entry.req["_nz_mem"]
         if entry.anti:
@@ -242,6 +246,7 @@ class PodContext:
         self.namespace = md.get("namespace", "")
         self.labels = md.get("labels") or {}
         self.req = pod_requests(spec)
+        self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
         self.tolerations = spec.get("tolerations") or []
@@ -320,6 +325,9 @@ def filter_node(ctx: PodContext, info: NodeInfo) -> tuple[tuple[str, ...], bool]
     for r in RESOURCES:
         want = req.get(r, 0)
         if want and requested[r] + want > alloc[r]:
+            reasons += (f"Insufficient {r}",)
+    for r in ctx.scalar:   # ScalarResources: extended resources and hugepages, absent from a node = 0
+        if requested.get(r, 0) + req[r] > alloc.get(r, 0):
             reasons += (f"Insufficient {r}",)
     if reasons:
         return reasons, True

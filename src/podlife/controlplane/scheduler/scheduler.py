@@ -92,6 +92,9 @@ class Scheduler:
         if pod["metadata"].get("deletionTimestamp"):
             self._pods.pop(uid, None)
             return
+        # plugins/schedulinggates: PreEnqueue keeps a gated pod out of the queue until its gates are removed
+        if pod["spec"].get("schedulingGates") and (self.profile is None or self.profile.scheduling_gates):
+            return
         if uid not in self._pods:
             md = pod["metadata"]
             self._pods[uid] = _QueuedPod(uid, (md["namespace"], md["name"]))
