@@ -134,3 +134,59 @@ def test_extended_resources_are_scheduled_by_node_capacity(tmp_path):
     failed = records(r, "event", reason="FailedScheduling", object="Pod/default/infer-b")
     assert failed[0]["message"] == ("0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes "
                                     "are available: 2 No preemption victims found for incoming pod..")
+
+
+REFS = """
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: env}
+    spec:
+      containers:
+      - name: app
+        image: app:1
+        env:
+        - {name: MODE, valueFrom: {configMapKeyRef: {name: settings, key: mode}}}
+        - {name: TOKEN, valueFrom: {secretKeyRef: {name: absent, key: token, optional: true}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: vol}
+    spec:
+      volumes:
+      - {name: cfg, configMap: {name: settings}}
+      - {name: extra, secret: {secretName: absent, optional: true}}
+      containers:
+      - name: app
+        image: app:1
+        volumeMounts: [{name: cfg, mountPath: /etc/app}]
+  actions:
+  - at: 5s
+    create: {apiVersion: v1, kind: ConfigMap, metadata: {name: settings}, data: {mode: fast}}
+"""
+
+
+def test_missing_config_map_in_env_is_create_container_config_error(tmp_path):
+    # kubelet_pods.go makeEnvironmentVariables → startContainer: Warning Failed "Error: configmap ... not found",
+    # waiting CreateContainerConfigError; the optional Secret is skipped. The failed sync is retried after the
+    # pod worker's backoff (10 s, jitter 0.5: 10-15 s), by which time the ConfigMap (5 s) exists
+    r = run_text(tmp_path, scenario(REFS))
+    failed = [(e["t"], e["message"]) for e in records(r, "event", reason="Failed", object="Pod/default/env")]
+    assert failed == [(0.0, 'Error: configmap "settings" not found')]
+    waiting = [(x["t"], x["state"], x.get("reason")) for x in
+               records(r, "container", object="Pod/default/env", container="app")]
+    retry = waiting[1][0]
+    assert 10.0 <= retry <= 15.0
+    assert waiting[1][1:] == ("waiting", "CreateContainerConfigError")
+    started = records(r, "event", reason="Started", object="Pod/default/env")
+    assert len(started) == 1 and retry <= started[0]["t"] <= retry + 1.0
+
+
+def test_missing_config_map_volume_fails_mount_with_backoff(tmp_path):
+    # MountVolume.SetUp retried by the reconciler with 500 ms doubling backoff: 0, 0.5, 1.5, 3.5, then 7.5 s
+    # finds the ConfigMap (created at 5 s); the containers start in the sync that follows, reported at the
+    # next PLEG relist (8 s). The optional Secret volume does not block.
+    r = run_text(tmp_path, scenario(REFS))
+    mounts = [(e["t"], e["message"]) for e in records(r, "event", reason="FailedMount")]
+    assert mounts == [(t, 'MountVolume.SetUp failed for volume "cfg" : configmap "settings" not found')
+                      for t in (0.0, 0.5, 1.5, 3.5)]
+    assert [x["t"] for x in records(r, "phase", object="Pod/default/vol", to="Running")] == [8.0]

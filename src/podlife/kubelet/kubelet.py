@@ -32,6 +32,7 @@ from podlife.kubelet.nodeshutdown import ShutdownManager
 from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase
 from podlife.kubelet.status.manager import StatusManager
+from podlife.kubelet.volumemanager import VolumeManager
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import Container
 from podlife.trace.recorder import Trace
@@ -68,6 +69,7 @@ class Kubelet:
         self.last_contact: float | None = None
         self.pod_manager: dict[str, Obj] = {}         # pod uid → newest pod seen from the API
         self.pod_workers = PodWorkers(self)
+        self.volume_manager = VolumeManager(self)
         self.runtime_manager = RuntimeManager(self)
         self.images = ImageManager(self)
         self.remote = RemoteRuntime(self)
@@ -234,6 +236,7 @@ class Kubelet:
         if type_ == "DELETED":
             self.log("sync_remove", pod)
             self.pod_manager.pop(uid, None)
+            self.volume_manager.forget(uid)
             if not self.profile_modern_deletion() and not self.runtime.pod_containers(uid) and \
                     self.pod_workers.is_finished(uid):
                 self.log("delete_not_found", pod, error="pod not found")
@@ -327,6 +330,8 @@ class Kubelet:
             return True
         if not self.profile_modern_deletion() and pod["metadata"].get("deletionTimestamp"):
             return True  # <=1.21: SyncPod itself kills a deleted pod; here the terminating path does it
+        if not self.volume_manager.wait_for_attach_and_mount(pod):
+            return False   # the volume manager syncs the pod once its volumes mount
         result = yield from self.runtime_manager.sync_pod(pod)
         if result.errors:
             # pod_workers.go wrapUp: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from podlife.api.meta import Obj
+from podlife.kubelet.envvars import environment_error
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
 from podlife.runtime.behavior import behavior_for
@@ -196,6 +197,13 @@ class RuntimeManager:
         ok = yield from kl.images.ensure_image_exists(pod, spec)
         if not ok:
             result.errors.append(f"image {image}")
+            return
+        # generateContainerConfig: the environment needs its ConfigMaps and Secrets
+        err = environment_error(kl.store, pod, spec)
+        if err is not None:
+            kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
+            self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
+            result.errors.append(err)
             return
         behavior = behavior_for(pod, spec, kl.runtime.behaviors)
         c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)

@@ -1,0 +1,89 @@
+"""The kubelet's volume manager, for the volumes whose source can be missing: pkg/kubelet/volumemanager.
+
+podlife mounts instantly what exists. A configMap or secret volume (or projected source) naming an object that
+does not exist, and is not optional, fails MountVolume.SetUp (pkg/volume/configmap, pkg/volume/secret): the
+reconciler records a FailedMount event and retries with the operation executor's exponential backoff
+(nestedpendingoperations: 500 ms, doubling, at most 2m2s), and SyncPod's WaitForAttachAndMount keeps the
+containers from starting, so the pod stays ContainerCreating. Once every volume mounts, the pod is synced.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from podlife.api.meta import Obj
+
+if TYPE_CHECKING:
+    from podlife.kubelet.kubelet import Kubelet
+
+INITIAL_RETRY = 0.5    # initialDurationBeforeRetry
+MAX_RETRY = 122.0      # maxDurationBeforeRetry: 2m2s
+
+
+def _sources(volume: Obj) -> list[tuple[str, str, bool]]:
+    """(kind, name, optional) of the objects a volume needs."""
+    out = []
+    if "configMap" in volume:
+        cm = volume["configMap"] or {}
+        out.append(("ConfigMap", cm.get("name", ""), bool(cm.get("optional"))))
+    if "secret" in volume:
+        sec = volume["secret"] or {}
+        out.append(("Secret", sec.get("secretName", ""), bool(sec.get("optional"))))
+    for src in ((volume.get("projected") or {}).get("sources") or ()):
+        for key, kind in (("configMap", "ConfigMap"), ("secret", "Secret")):
+            if key in src:
+                ref = src[key] or {}
+                out.append((kind, ref.get("name", ""), bool(ref.get("optional"))))
+    return out
+
+
+def mount_error(store: Any, namespace: str, volume: Obj) -> str | None:
+    for kind, name, optional in _sources(volume):
+        if not optional and store.try_get(kind, namespace, name) is None:
+            return f'{kind.lower()} "{name}" not found'
+    return None
+
+
+class VolumeManager:
+    def __init__(self, kl: Kubelet) -> None:
+        self.kl = kl
+        self.mounted: set[str] = set()                  # pod UIDs whose volumes are all mounted
+        self._retry: dict[str, tuple[float, Any]] = {}  # uid → (current backoff, pending call)
+
+    def wait_for_attach_and_mount(self, pod: Obj) -> bool:
+        """True when every volume is mounted; otherwise the reconciler keeps trying and syncs the pod later."""
+        uid = pod["metadata"]["uid"]
+        if uid in self.mounted:
+            return True
+        if uid not in self._retry:
+            self._attempt(uid, INITIAL_RETRY)
+        return uid in self.mounted
+
+    def forget(self, uid: str) -> None:
+        self.mounted.discard(uid)
+        entry = self._retry.pop(uid, None)
+        if entry is not None:
+            self.kl.kernel.cancel(entry[1])
+
+    def _attempt(self, uid: str, backoff: float) -> None:
+        kl = self.kl
+        self._retry.pop(uid, None)
+        pod = kl.pod_manager.get(uid)
+        if pod is None or pod["metadata"].get("deletionTimestamp") or not kl.running:
+            return
+        ns = pod["metadata"].get("namespace", "default")
+        failed = False
+        for vol in pod["spec"].get("volumes") or ():
+            err = mount_error(kl.store, ns, vol)
+            if err is not None:
+                failed = True
+                kl.events.pod_event(pod, "Warning", "FailedMount",
+                                    f'MountVolume.SetUp failed for volume "{vol.get("name", "")}" : {err}')
+        if failed:
+            call = kl.kernel.call_later(backoff, lambda: self._attempt(uid, min(backoff * 2, MAX_RETRY)))
+            self._retry[uid] = (backoff, call)
+            return
+        first = uid not in self.mounted
+        self.mounted.add(uid)
+        if first and backoff > INITIAL_RETRY:   # it waited: the pod worker syncs again now
+            kl.pod_workers.update_pod(pod, "sync")
