@@ -63,6 +63,7 @@ class Cluster:
         self.scheduler.start()
         # controller-manager: each controller has start(); they talk to the rest only through the store
         self.controllers: list = []
+        from podlife.controlplane.controllers.cronjob import CronJobController
         from podlife.controlplane.controllers.daemonset import DaemonSetController
         from podlife.controlplane.controllers.deployment import DeploymentController
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
@@ -73,7 +74,7 @@ class Cluster:
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
-                         ServiceAccountsController):
+                         ServiceAccountsController, CronJobController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

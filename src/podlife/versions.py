@@ -90,6 +90,19 @@ RULES: tuple[Rule, ...] = (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),
     )),
+    Rule("cronjob_controller", "which CronJob controller runs", (
+        Change(18, "v1", "cronjob_controller.go: every CronJob looked at every 10 s (syncAll)"),
+        Change(21, "v2", "CronJobControllerV2 on by default (beta, 1.21): requeued for the next time + 100 ms"),
+    )),
+    Rule("cronjob_scheduled_annotation", "Jobs of a CronJob carry batch.kubernetes.io/cronjob-scheduled-timestamp", (
+        Change(18, False, "not set"),
+        Change(28, True, "CronJobsScheduledAnnotation beta, on by default in 1.28"),
+    )),
+    Rule("cronjob_completed_word", "wording of the SawCompletedJob event (\"…, status: Complete\")", (
+        Change(18, "status", "PR #75712: \"Saw completed job: NAME, status: TYPE\""),
+        Change(31, "condition", "cronjob_controllerv2.go: \"…, condition: TYPE\" (jobutil.FinishedCondition); the "
+                                "release that switched is not confirmed, 1.31 assumed"),
+    )),
     Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),

@@ -372,7 +372,18 @@ def _default_priority_class(obj: dict) -> None:
         obj["preemptionPolicy"] = "PreemptLowerPriority"
 
 
+def _default_cronjob(obj: dict) -> None:
+    """batch/v1 SetDefaults_CronJob (the Job template is defaulted when its Job is created)."""
+    spec = _child(obj, "spec")
+    _setdefault(spec, "concurrencyPolicy", "Allow")
+    _setdefault(spec, "suspend", False)
+    _setdefault(spec, "successfulJobsHistoryLimit", 3)
+    _setdefault(spec, "failedJobsHistoryLimit", 1)
+    _default_template(_child(spec, "jobTemplate"))   # the generated defaulters reach the nested pod template
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
+    "CronJob": _default_cronjob,
     "Pod": _default_pod,
     "Deployment": _default_deployment,
     "ReplicaSet": _default_replicaset,

@@ -37,6 +37,7 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("StatefulSet", "apps/v1", "statefulsets", True, True, True),
     KindInfo("DaemonSet", "apps/v1", "daemonsets", True, True, True),
     KindInfo("Job", "batch/v1", "jobs", True, True, True),
+    KindInfo("CronJob", "batch/v1", "cronjobs", True, True, True),
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, False, False),
 )}
 
@@ -85,7 +86,7 @@ def custom_kind_info(crd: Obj, kind: str, api_version: str) -> KindInfo | None:
 # kubectl-style names accepted in scenario references (pod/web-0, deploy/web, rs/x, sts/x, ...)
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
-            "pc": "PriorityClass", "sa": "ServiceAccount",
+            "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob",
             "ep": "Endpoints", "eps": "EndpointSlice"}
 
 

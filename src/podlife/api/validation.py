@@ -1660,7 +1660,52 @@ def _new_style_event_errors(obj: Mapping) -> Errs:
 
 # --- dispatch ---------------------------------------------------------------------------------
 
+def validate_cronjob(obj: Mapping) -> Errs:
+    """ValidateCronJob: the schedule parses (robfig/cron ParseStandard), no TZ inside it, a loadable timeZone,
+    the usual policy and the Job template's restart policy; names at most 52 characters (the Job name adds 11)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from podlife.controlplane.controllers.cronjob import parse_schedule
+
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    name = _s(_d(obj.get("metadata")).get("name"))
+    if len(name) > 52:
+        errs.append(_invalid("metadata.name", name, "must be no more than 52 characters"))
+    schedule = _s(spec.get("schedule"))
+    if not schedule:
+        errs.append(_required("spec.schedule"))
+    elif "TZ" in schedule:
+        errs.append(_invalid("spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field "
+                                                         "instead"))
+    else:
+        try:
+            parse_schedule(schedule)
+        except ValueError as e:
+            errs.append(_invalid("spec.schedule", schedule, str(e)))
+    tz = spec.get("timeZone")
+    if tz is not None:
+        try:
+            ZoneInfo(_s(tz))
+        except (ZoneInfoNotFoundError, ValueError):
+            errs.append(_invalid("spec.timeZone", tz, "unknown time zone " + _s(tz)))
+    policy = spec.get("concurrencyPolicy")
+    if policy not in ("Allow", "Forbid", "Replace"):
+        errs.append(_not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
+    for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+        if spec.get(key) is not None:
+            errs += _nonnegative(spec[key], f"spec.{key}")
+    job_spec = _d(_d(spec.get("jobTemplate")).get("spec"))
+    errs += _validate_pod_template(job_spec.get("template"), "spec.jobTemplate.spec.template")
+    restart = _d(_d(job_spec.get("template")).get("spec")).get("restartPolicy") or ""
+    if restart not in ("OnFailure", "Never"):
+        errs.append(_not_supported("spec.jobTemplate.spec.template.spec.restartPolicy", restart,
+                                   ["OnFailure", "Never"]))
+    return errs
+
+
 _CREATE: dict[str, Callable[[Mapping], Errs]] = {
+    "CronJob": validate_cronjob,
     "Pod": validate_pod,
     "Deployment": validate_deployment,
     "ReplicaSet": validate_replicaset,
