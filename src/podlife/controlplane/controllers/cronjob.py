@@ -12,6 +12,7 @@ start first. Schedules are evaluated in spec.timeZone, else in the controller ma
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -73,16 +74,21 @@ class CronJobController:
     def start(self) -> None:
         self.store.watch("CronJob", self._on_cronjob)
         self.store.watch("Job", self._on_job)
+        self._origin = self.kernel.now
+        self._pass: Any = None
         if self.v2:
             for cj in self.store.list("CronJob"):
                 self.queue.add(_key(cj))
         else:
-            self.kernel.call_at(self.kernel.now, self._sync_all)
+            self._schedule_pass()
 
     # ---- informers -----------------------------------------------------------------------------------------
 
     def _on_cronjob(self, type_: str, cj: Obj, old: Obj | None) -> None:
-        if not self.v2 or type_ == DELETED:
+        if not self.v2:
+            self._schedule_pass()
+            return
+        if type_ == DELETED:
             return
         if type_ == "ADDED" or old is None:
             self.queue.add(_key(cj))
@@ -107,14 +113,24 @@ class CronJobController:
         if cj is not None and cj["metadata"]["uid"] == ref.get("uid"):
             self.queue.add(_key(cj))
 
+    def _schedule_pass(self) -> None:
+        """The v1 controller's passes run on a 10 s grid from its start; podlife runs them only while there
+        is a CronJob to look at, so an idle cluster stays idle."""
+        if self._pass is not None or not self.store.count("CronJob"):
+            return
+        ticks = math.ceil((self.kernel.now - self._origin) / V1_SYNC_PERIOD - 1e-9)
+        self._pass = self.kernel.call_at(self._origin + ticks * V1_SYNC_PERIOD, self._sync_all)
+
     def _sync_all(self) -> None:
         """The v1 controller: every CronJob, every 10 s."""
+        self._pass = None
         for cj in self.store.list("CronJob"):
             try:
                 self.sync(_key(cj))
             except ApiError:
                 pass
-        self.kernel.call_later(V1_SYNC_PERIOD, self._sync_all)
+        if self.store.count("CronJob"):
+            self._pass = self.kernel.call_later(V1_SYNC_PERIOD, self._sync_all)
 
     # ---- time --------------------------------------------------------------------------------------------------
 
