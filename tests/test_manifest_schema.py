@@ -369,18 +369,18 @@ def test_custom_resources_are_stored_with_their_crd_scope_and_warned_about():
 
 def test_one_warning_per_unmodelled_kind_and_storage_as_given():
     sc = load_scenario(scenario("""\
-        apiVersion: storage.k8s.io/v1
-        kind: StorageClass
-        metadata: {name: fast}
-        provisioner: example.com/disk
+        apiVersion: networking.k8s.io/v1
+        kind: IngressClass
+        metadata: {name: public}
+        spec: {controller: example.com/ingress}
         ---
-        apiVersion: storage.k8s.io/v1
-        kind: StorageClass
-        metadata: {name: slow}
-        provisioner: example.com/disk
+        apiVersion: networking.k8s.io/v1
+        kind: IngressClass
+        metadata: {name: private}
+        spec: {controller: example.com/ingress}
         """))
-    assert sc.warnings == ["app.yaml:1: kind StorageClass (storage.k8s.io/v1) is stored and validated but not "
+    assert sc.warnings == ["app.yaml:1: kind IngressClass (networking.k8s.io/v1) is stored and validated but not "
                            "modelled: nothing acts on its 2 objects"]
-    classes = [o for o in run(sc).cluster.store.all_objects() if o["kind"] == "StorageClass"]
-    assert [(c["metadata"]["name"], "namespace" in c["metadata"]) for c in classes] == [("fast", False),
-                                                                                       ("slow", False)]
+    classes = [o for o in run(sc).cluster.store.all_objects() if o["kind"] == "IngressClass"]
+    assert [(c["metadata"]["name"], "namespace" in c["metadata"]) for c in classes] == [("private", False),
+                                                                                       ("public", False)]

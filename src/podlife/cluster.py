@@ -69,15 +69,19 @@ class Cluster:
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
-                         ServiceAccountsController, CronJobController):
+                         ServiceAccountsController, CronJobController, PersistentVolumeController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)
+        from podlife.controlplane.provisioner import ExternalProvisioner
+        self.provisioner = ExternalProvisioner(self.kernel, self.trace, self.store)
+        self.provisioner.start()
         # node lifecycle (asks a node's kubelet side whether its Lease renewals go on), taint eviction, pod GC
         cm = self.controller_manager_config
         for ctrl in (NodeLifecycleController(self.kernel, self.trace, self.store, cm, self.profile,

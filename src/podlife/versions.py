@@ -103,6 +103,14 @@ RULES: tuple[Rule, ...] = (
         Change(31, "condition", "cronjob_controllerv2.go: \"…, condition: TYPE\" (jobutil.FinishedCondition); the "
                                 "release that switched is not confirmed, 1.31 assumed"),
     )),
+    Rule("external_provisioning_message", "the PersistentVolume controller's ExternalProvisioning event", (
+        Change(18, 'waiting for a volume to be created, either by external provisioner "{provisioner}" or manually '
+                   "created by system administrator", "pv_controller.go provisionClaim"),
+        Change(28, "Waiting for a volume to be created either by the external provisioner '{provisioner}' or manually "
+                   "by the system administrator. If volume creation is delayed, please verify that the provisioner "
+                   "is running and correctly registered.",
+               "pv_controller.go: reworded message (1.28 assumed; the exact release is not confirmed)"),
+    )),
     Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),

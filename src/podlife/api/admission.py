@@ -115,6 +115,42 @@ class ServiceAccount:
                                                       f'serviceaccount "{name}" not found')
 
 
+DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                             "storageclass.beta.kubernetes.io/is-default-class")
+
+
+def default_storage_class(store: Any, newest_wins: bool = True) -> Obj | None:
+    """pkg/volume/util/storageclass.go GetDefaultClass: the classes annotated as default; with several, the
+    newest (then the first by name) from 1.26, none (an error) before."""
+    found = [sc for sc in store.list("StorageClass")
+             if any((sc["metadata"].get("annotations") or {}).get(a) == "true" for a in DEFAULT_CLASS_ANNOTATIONS)]
+    if len(found) > 1 and not newest_wins:
+        return None
+    found.sort(key=lambda sc: (sc["metadata"].get("creationTimestamp", ""), sc["metadata"]["name"]))
+    newest = [sc for sc in found if sc["metadata"].get("creationTimestamp") == found[-1]["metadata"].get(
+        "creationTimestamp")] if found else []
+    return newest[0] if newest else None
+
+
+class DefaultStorageClass:
+    """plugin/pkg/admission/storage/storageclass/setdefault: a claim that names no class (the field absent, not
+    "") gets the default StorageClass's name."""
+
+    def __init__(self, store: Any, newest_wins: bool = True) -> None:
+        self.store = store
+        self.newest_wins = newest_wins
+
+    def admit(self, obj: Obj) -> None:
+        if obj.get("kind") != "PersistentVolumeClaim" or self.store is None:
+            return
+        spec = obj.setdefault("spec", {})
+        if spec.get("storageClassName") is not None:
+            return
+        sc = default_storage_class(self.store, self.newest_wins)
+        if sc is not None:
+            spec["storageClassName"] = sc["metadata"]["name"]
+
+
 class Priority:
     """plugin/pkg/admission/priority admitPod, on pod create: spec.priority (and spec.preemptionPolicy, when
     NonPreemptingPriority is on) from the PriorityClass named by spec.priorityClassName; with no name, from the
@@ -179,7 +215,7 @@ def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
     """The default-enabled mutating plugins podlife models, in kube-apiserver's order (ServiceAccount, Priority,
     DefaultTolerationSeconds; both on by default in every modelled version). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
-    return [ServiceAccount(store), Priority(store, preemption_policy),
+    return [ServiceAccount(store), DefaultStorageClass(store), Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds)]
 

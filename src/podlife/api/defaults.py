@@ -382,8 +382,29 @@ def _default_cronjob(obj: dict) -> None:
     _default_template(_child(spec, "jobTemplate"))   # the generated defaulters reach the nested pod template
 
 
+def _default_pvc(obj: dict) -> None:
+    """SetDefaults_PersistentVolumeClaimSpec."""
+    _setdefault(_child(obj, "spec"), "volumeMode", "Filesystem")
+
+
+def _default_pv(obj: dict) -> None:
+    """SetDefaults_PersistentVolume: Retain unless given, Filesystem."""
+    spec = _child(obj, "spec")
+    _setdefault(spec, "persistentVolumeReclaimPolicy", "Retain")
+    _setdefault(spec, "volumeMode", "Filesystem")
+
+
+def _default_storage_class(obj: dict) -> None:
+    """storage/v1 SetDefaults_StorageClass."""
+    _setdefault(obj, "reclaimPolicy", "Delete")
+    _setdefault(obj, "volumeBindingMode", "Immediate")
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
     "CronJob": _default_cronjob,
+    "PersistentVolumeClaim": _default_pvc,
+    "PersistentVolume": _default_pv,
+    "StorageClass": _default_storage_class,
     "Pod": _default_pod,
     "Deployment": _default_deployment,
     "ReplicaSet": _default_replicaset,

@@ -39,6 +39,9 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("Job", "batch/v1", "jobs", True, True, True),
     KindInfo("CronJob", "batch/v1", "cronjobs", True, True, True),
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, False, False),
+    KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, False, True),
+    KindInfo("PersistentVolume", "v1", "persistentvolumes", False, False, True),
+    KindInfo("StorageClass", "storage.k8s.io/v1", "storageclasses", False, False, False),
 )}
 
 # kinds served outside a namespace (each type's +genclient:nonNamespaced in staging/src/k8s.io/api)
@@ -86,7 +89,8 @@ def custom_kind_info(crd: Obj, kind: str, api_version: str) -> KindInfo | None:
 # kubectl-style names accepted in scenario references (pod/web-0, deploy/web, rs/x, sts/x, ...)
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
-            "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob",
+            "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
+            "sc": "StorageClass",
             "ep": "Endpoints", "eps": "EndpointSlice"}
 
 

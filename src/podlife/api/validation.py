@@ -1704,8 +1704,25 @@ def validate_cronjob(obj: Mapping) -> Errs:
     return errs
 
 
+def validate_persistent_volume_claim(obj: Mapping) -> Errs:
+    """ValidatePersistentVolumeClaimSpec: access modes and a storage request are required."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    modes = _l(spec.get("accessModes"))
+    if not modes:
+        errs.append(_required("spec.accessModes", "at least 1 access mode is required"))
+    for i, m in enumerate(modes):
+        if m not in ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"):
+            errs.append(_not_supported(f"spec.accessModes[{i}]", m,
+                                       ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]))
+    if _d(_d(spec.get("resources")).get("requests")).get("storage") is None:
+        errs.append(_required("spec.resources[storage]"))
+    return errs
+
+
 _CREATE: dict[str, Callable[[Mapping], Errs]] = {
     "CronJob": validate_cronjob,
+    "PersistentVolumeClaim": validate_persistent_volume_claim,
     "Pod": validate_pod,
     "Deployment": validate_deployment,
     "ReplicaSet": validate_replicaset,

@@ -41,12 +41,26 @@ def _ref(obj: dict[str, Any]) -> str:
     return f"{kind}/{name}" if kind in CLUSTER_SCOPED else f"{kind}/{md.get('namespace') or 'default'}/{name}"
 
 
+def _storage_class(obj: dict[str, Any]) -> list[dict[str, str]]:
+    from podlife.controlplane.provisioner import DEFAULT_DELAY, DELAY_ANNOTATION, provisioning_delay
+
+    provisioner = obj.get("provisioner")
+    if not provisioner or provisioner == "kubernetes.io/no-provisioner" or not provisioning_delay(obj)[1]:
+        return []
+    return [{"object": _ref(obj), "container": "",
+             "assumption": f"provisioner {provisioner}: assumed to provision a volume {DEFAULT_DELAY:g} s after it "
+                           f"is asked ({DELAY_ANNOTATION} sets it)"}]
+
+
 def assumptions(sc: Scenario) -> list[dict[str, str]]:
     """One entry per assumption: {object, container, assumption}, in manifest and container order."""
     manifests = [m.obj for m in sc.objects] + [a.manifest for a in sc.actions if a.manifest is not None]
     out: list[dict[str, str]] = []
     seen: set[tuple[str, str, str]] = set()
     for obj in manifests:
+        if obj.get("kind") == "StorageClass":
+            out += _storage_class(obj)
+            continue
         pod = _pod_like(obj)
         if pod is None:
             continue

@@ -15,10 +15,15 @@ class Strategy:
     def prepare_for_create(self, obj: Obj, store: object) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
         defaults.apply_defaults(obj)
+        for plugin in getattr(store, "admission", ()):   # each plugin looks only at its kinds
+            plugin.admit(obj)
         if self.info.has_status:
             obj["status"] = self.initial_status(obj)
 
     def initial_status(self, obj: Obj) -> dict:
+        if self.kind in ("PersistentVolumeClaim", "PersistentVolume"):
+            # persistentvolume(claim)Strategy.PrepareForCreate: a new claim is Pending, a new volume Pending
+            return {"phase": "Pending"}
         return obj.get("status") or {} if self.kind in ("Node", "Namespace") else {}
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:

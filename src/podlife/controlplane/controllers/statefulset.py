@@ -10,7 +10,7 @@ when the rest are healthy. Parallel: all at once.
 
 Not modelled: ControllerRevision objects (the revision name is ``<set>-<hash>`` with the hash computed from
 the template's canonical JSON, not a real cluster's bytes), partitions (every new pod gets the update
-revision), PVCs from volumeClaimTemplates, maxUnavailable, start ordinals.
+revision), the PVC retention policy (claims are always retained), maxUnavailable, start ordinals.
 """
 
 from __future__ import annotations
@@ -292,11 +292,44 @@ class StatefulSetController:
         pod["spec"]["hostname"] = name
         if sset["spec"].get("serviceName"):
             pod["spec"]["subdomain"] = sset["spec"]["serviceName"]
+        # updateStorage: each volumeClaimTemplate becomes a volume using the pod's own claim
+        templates = sset["spec"].get("volumeClaimTemplates") or ()
+        if templates:
+            named = {t["metadata"]["name"] for t in templates}
+            volumes = [v for v in pod["spec"].get("volumes") or () if v.get("name") not in named]
+            pod["spec"]["volumes"] = volumes + [
+                {"name": t["metadata"]["name"],
+                 "persistentVolumeClaim": {"claimName": f"{t['metadata']['name']}-{name}"}} for t in templates]
         return pod
+
+    def _create_claims(self, sset: Obj, pod: Obj) -> None:
+        """createPersistentVolumeClaims: the claims of the pod that do not exist yet (getPersistentVolumeClaims:
+        the template, named TEMPLATE-POD, with the set's selector labels)."""
+        set_name, pod_name = sset["metadata"]["name"], pod["metadata"]["name"]
+        ns = sset["metadata"]["namespace"]
+        for t in sset["spec"].get("volumeClaimTemplates") or ():
+            claim_name = f"{t['metadata']['name']}-{pod_name}"
+            if self.store.try_get("PersistentVolumeClaim", ns, claim_name) is not None:
+                continue
+            md = clone(t.get("metadata") or {})
+            md.update(name=claim_name, namespace=ns)
+            labels = md.setdefault("labels", {})
+            labels.update(((sset["spec"].get("selector") or {}).get("matchLabels")) or {})
+            claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": md,
+                     "spec": clone(t.get("spec") or {})}
+            try:
+                self.store.create(claim, by=COMPONENT)
+            except ApiError as e:
+                self.events.event(sset, "Warning", "FailedCreate", f"create Claim {claim_name} for Pod {pod_name} "
+                                                                   f"in StatefulSet {set_name} failed error: {e.message}")
+                raise
+            self.events.event(sset, "Normal", "SuccessfulCreate",
+                              f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success")
 
     def _create_pod(self, sset: Obj, ordinal: int, revision: str) -> None:
         pod = self.new_pod(sset, ordinal, revision)
         name, set_name = pod["metadata"]["name"], sset["metadata"]["name"]
+        self._create_claims(sset, pod)
         try:
             self.store.create(pod, by=COMPONENT)
         except ApiError as e:

@@ -47,6 +47,7 @@ class Scheduler:
     _pods: dict[str, _QueuedPod] = field(default_factory=dict)
     _seq: Any = field(default_factory=itertools.count)
     _wake_scheduled: bool = False
+    _prebind: dict[str, tuple[Obj, str, list[tuple[str, str]]]] = field(default_factory=dict)  # waiting binds
 
     def __post_init__(self) -> None:
         self.cache = plugins.NodeCache()
@@ -61,6 +62,7 @@ class Scheduler:
     def start(self) -> None:
         self.store.watch("Node", self._on_node)
         self.store.watch("Pod", self._on_pod)
+        self.store.watch("PersistentVolumeClaim", self._on_claim)
 
     # ---- informers --------------------------------------------------------------------------------
 
@@ -95,7 +97,7 @@ class Scheduler:
         # plugins/schedulinggates: PreEnqueue keeps a gated pod out of the queue until its gates are removed
         if pod["spec"].get("schedulingGates") and (self.profile is None or self.profile.scheduling_gates):
             return
-        if uid not in self._pods:
+        if uid not in self._pods and uid not in self._prebind:
             md = pod["metadata"]
             self._pods[uid] = _QueuedPod(uid, (md["namespace"], md["name"]))
             self._push(uid, pod)
@@ -166,10 +168,85 @@ class Scheduler:
 
     def _schedule_one(self, pod: Obj, q: _QueuedPod) -> None:
         q.attempts += 1
+        reason, delayed = self._volume_binding(pod)
+        if reason is not None:   # VolumeBinding PreFilter: UnschedulableAndUnresolvable on every node
+            diagnosis = plugins.Diagnosis()
+            diagnosis.reasons[reason] = diagnosis.unresolvable = self.cache.node_count()
+            self._unschedulable(pod, q, diagnosis)
+            return
         node, diagnosis = self.find_node(pod)
         if node is None:
             self._unschedulable(pod, q, diagnosis)
             return
+        if delayed:
+            self._pods.pop(q.uid, None)
+            self._pre_bind(pod, node, delayed)
+            return
+        self._bind(pod, node)
+
+    # ---- VolumeBinding (plugins/volumebinding, pkg/scheduler/framework/plugins/volumebinding/binder.go) ----------
+
+    def _volume_binding(self, pod: Obj) -> tuple[str | None, list[Obj]]:
+        """PreFilter: every claim must exist; an unbound claim must be of a WaitForFirstConsumer class (bound
+        in PreBind), else the pod waits for the PersistentVolume controller."""
+        from podlife.controlplane.controllers.persistentvolume import claim_class, claim_ref_error, is_bound
+
+        ns = pod["metadata"].get("namespace", "default")
+        delayed = []
+        for vol in pod["spec"].get("volumes") or ():
+            ref = vol.get("persistentVolumeClaim")
+            if not ref:
+                continue
+            err = claim_ref_error(self.store, ns, ref.get("claimName", ""))
+            if err is not None:
+                return err, []
+            claim = self.store.get("PersistentVolumeClaim", ns, ref.get("claimName", ""))
+            if is_bound(claim):
+                continue
+            sc = self.store.try_get("StorageClass", None, claim_class(claim)) if claim_class(claim) else None
+            if sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer" and \
+                    not claim["spec"].get("volumeName"):
+                delayed.append(claim)
+            else:
+                return "pod has unbound immediate PersistentVolumeClaims", []
+        return None, delayed
+
+    def _pre_bind(self, pod: Obj, node: str, claims: list[Obj]) -> None:
+        """PreBind: the chosen node goes on each delayed claim (volume.kubernetes.io/selected-node), and the
+        binding waits until the provisioner's volume is bound to every one of them."""
+        from podlife.controlplane.controllers.persistentvolume import SELECTED_NODE
+
+        keys = []
+        for claim in claims:
+            md = claim["metadata"]
+            keys.append((md["namespace"], md["name"]))
+            if (md.get("annotations") or {}).get(SELECTED_NODE) != node:
+                new = clone(claim)
+                new["metadata"].setdefault("annotations", {})[SELECTED_NODE] = node
+                try:
+                    self.store.update(new, by=SCHEDULER_NAME)
+                except ApiError:
+                    pass
+        self._prebind[pod["metadata"]["uid"]] = (pod, node, keys)
+        self._check_prebind()
+
+    def _on_claim(self, type_: str, claim: Obj, old: Obj | None) -> None:
+        self._check_prebind()
+        self._move_all_to_active()
+
+    def _check_prebind(self) -> None:
+        from podlife.controlplane.controllers.persistentvolume import is_bound
+
+        for uid in sorted(self._prebind):
+            pod, node, keys = self._prebind[uid]
+            claims = [self.store.try_get("PersistentVolumeClaim", *k) for k in keys]
+            if all(c is not None and is_bound(c) for c in claims):
+                del self._prebind[uid]
+                current = self.store.try_get("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
+                if current is not None and current["metadata"]["uid"] == uid and not current["spec"].get("nodeName"):
+                    self._bind(current, node)
+
+    def _bind(self, pod: Obj, node: str) -> None:
         md = pod["metadata"]
         try:
             bound = self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
@@ -177,7 +254,7 @@ class Scheduler:
             return
         # schedule_one.go assume: the pod counts on its node at once, before the binding is observed
         self.cache.add_pod(bound)
-        self._pods.pop(q.uid, None)
+        self._pods.pop(md["uid"], None)
         self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
 
     # ---- schedule_one.go schedulePod ---------------------------------------------------------------

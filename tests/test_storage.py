@@ -1,0 +1,160 @@
+"""PersistentVolumeClaims, PersistentVolumes and StorageClasses: binding, provisioning, scheduling, StatefulSet
+claims."""
+
+from __future__ import annotations
+
+from podlife.scenario.assumptions import assumptions
+from podlife.scenario.load import load_scenario
+from tests.helpers import records, run_text
+
+HEAD = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: storage}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 20s
+  objects:
+"""
+
+DEFAULT_WFFC = """
+  - apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata:
+      name: standard
+      annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+    provisioner: disk.csi.example.com
+    volumeBindingMode: WaitForFirstConsumer
+"""
+
+STATEFULSET = """
+  - apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: db}
+    spec:
+      serviceName: db
+      replicas: 2
+      selector: {matchLabels: {app: db}}
+      template:
+        metadata: {labels: {app: db}}
+        spec:
+          containers:
+          - name: db
+            image: postgres
+            volumeMounts: [{name: data, mountPath: /var/lib/postgresql}]
+      volumeClaimTemplates:
+      - metadata: {name: data}
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources: {requests: {storage: 1Gi}}
+"""
+
+
+def scenario(body: str, version: str = "1.34") -> str:
+    return HEAD.replace("VERSION", version) + body
+
+
+def events(r, obj: str) -> list[tuple[float, str]]:
+    return [(e["t"], e["reason"]) for e in records(r, "event") if e["object"] == obj]
+
+
+def test_statefulset_claims_are_provisioned_when_each_pod_is_scheduled(tmp_path):
+    # the set creates data-db-0 then db-0 (createPersistentVolumeClaims); the default class (admission) waits for
+    # the first consumer: the scheduler picks node-1 and annotates the claim, the provisioner answers after its
+    # 2 s, the binder binds, then the pod is bound. OrderedReady: db-1 after db-0 is Ready (3 s), bound at 5 s.
+    r = run_text(tmp_path, scenario(DEFAULT_WFFC + STATEFULSET))
+    assert events(r, "PersistentVolumeClaim/default/data-db-0") == [
+        (0.0, "WaitForFirstConsumer"), (0.0, "ExternalProvisioning"), (0.0, "Provisioning"),
+        (2.0, "ProvisioningSucceeded")]
+    assert [(x["t"], x["object"]) for x in records(r, "api", verb="bind")] == [
+        (2.0, "Pod/default/db-0"), (5.0, "Pod/default/db-1")]
+    claim = r.cluster.store.get("PersistentVolumeClaim", "default", "data-db-1")
+    assert claim["spec"]["storageClassName"] == "standard"
+    assert claim["metadata"]["labels"] == {"app": "db"}
+    assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == "node-1"
+    assert claim["status"] == {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}}
+    pv = r.cluster.store.get("PersistentVolume", None, claim["spec"]["volumeName"])
+    assert pv["status"]["phase"] == "Bound" and pv["spec"]["persistentVolumeReclaimPolicy"] == "Delete"
+    set_events = [e["message"] for e in records(r, "event", object="StatefulSet/default/db")]
+    assert set_events[:2] == ["create Claim data-db-0 Pod db-0 in StatefulSet db success",
+                              "create Pod db-0 in StatefulSet db successful"]
+
+
+def test_immediate_claim_holds_the_pod_until_bound(tmp_path):
+    r = run_text(tmp_path, scenario("""
+  - apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata:
+      name: fast
+      annotations: {podlife/provisioning-seconds: "5"}
+    provisioner: disk.csi.example.com
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: cache}
+    spec: {storageClassName: fast, accessModes: [ReadWriteOnce], resources: {requests: {storage: 2Gi}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: web}
+    spec:
+      volumes: [{name: cache, persistentVolumeClaim: {claimName: cache}}]
+      containers: [{name: app, image: app:1}]
+"""))
+    # the binder's update of the claim (the provisioner annotation) sends the pod back to the queue: it is tried
+    # again after its 1 s backoff and fails the same way; the bound claim (5 s) lets it through
+    failed = records(r, "event", reason="FailedScheduling")
+    assert [(e["t"], e["message"]) for e in failed] == [
+        (t, "0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes "
+            "are available: 1 Preemption is not helpful for scheduling..") for t in (0.0, 1.0)]
+    assert [x["t"] for x in records(r, "api", verb="bind")] == [5.0]
+
+
+def test_static_volumes_bind_to_the_smallest_that_fits(tmp_path):
+    r = run_text(tmp_path, scenario("""
+  - apiVersion: v1
+    kind: PersistentVolume
+    metadata: {name: big}
+    spec: {capacity: {storage: 10Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /big}}
+  - apiVersion: v1
+    kind: PersistentVolume
+    metadata: {name: small}
+    spec: {capacity: {storage: 5Gi}, accessModes: [ReadWriteOnce, ReadOnlyMany], hostPath: {path: /small}}
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: data}
+    spec: {storageClassName: "", accessModes: [ReadWriteOnce], resources: {requests: {storage: 3Gi}}}
+"""))
+    claim = r.cluster.store.get("PersistentVolumeClaim", "default", "data")
+    assert claim["spec"]["volumeName"] == "small"
+    assert claim["status"]["capacity"] == {"storage": "5Gi"}
+    assert r.cluster.store.get("PersistentVolume", None, "big")["status"]["phase"] == "Available"
+    assert r.cluster.store.get("PersistentVolume", None, "small")["spec"]["claimRef"]["name"] == "data"
+
+
+def test_missing_claim_is_unschedulable(tmp_path):
+    r = run_text(tmp_path, scenario("""
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: web}
+    spec:
+      volumes: [{name: data, persistentVolumeClaim: {claimName: nowhere}}]
+      containers: [{name: app, image: app:1}]
+"""))
+    assert [e["message"] for e in records(r, "event", reason="FailedScheduling")] == [
+        '0/1 nodes are available: 1 persistentvolumeclaim "nowhere" not found. preemption: 0/1 nodes are available: '
+        "1 Preemption is not helpful for scheduling.."]
+
+
+def test_external_provisioning_wording_before_1_28(tmp_path):
+    r = run_text(tmp_path, scenario(DEFAULT_WFFC + STATEFULSET, version="1.27"))
+    msg = next(e["message"] for e in records(r, "event", reason="ExternalProvisioning"))
+    assert msg == ('waiting for a volume to be created, either by external provisioner "disk.csi.example.com" or '
+                   "manually created by system administrator")
+
+
+def test_the_provisioning_delay_is_listed_as_an_assumption(tmp_path):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(scenario(DEFAULT_WFFC))
+    assert assumptions(load_scenario(str(path))) == [
+        {"object": "StorageClass/standard", "container": "",
+         "assumption": "provisioner disk.csi.example.com: assumed to provision a volume 2 s after it is asked "
+                       "(podlife/provisioning-seconds sets it)"}]
