@@ -74,3 +74,41 @@ def test_failed_post_start_hook_kills_and_restarts(tmp_path):
     assert [(x["t"], x["signal"]) for x in records(r, "signal")][:1] == [(1.1, "SIGTERM")]
     starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
     assert starts[0] == 0.1 and len(starts) > 2  # and it is started again, under the restart backoff
+
+
+LIVENESS = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: live}
+spec:
+  kubernetesVersion: "1.34"
+  until: 40s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: web
+      annotations:
+        podlife/behavior: |
+          app: {failProbesAfterSeconds: 5}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        command: [nginx]
+        livenessProbe: {exec: {command: [check]}, periodSeconds: 10, failureThreshold: 1}
+"""
+
+
+def test_liveness_kill_back_off_follows_do_back_off(tmp_path):
+    # kuberuntime_manager.go doBackOff, keyed on the dead container's finish time: the first liveness kill (10 s;
+    # nginx exits 0.1 s after SIGTERM) has no back-off entry yet, so the container starts again in the same
+    # SyncPod (Started 10.2 s); the second (20 s) finds the 10 s back-off running since 20.1 s: one BackOff event
+    # in that SyncPod, one more at the PLEG relist (21 s), and the start waits for the pod worker's retry
+    # (10-15 s after 21 s)
+    r = run_text(tmp_path, LIVENESS)
+    ev = [(e["t"], e["reason"]) for e in records(r, "event")
+          if e["reason"] in ("Killing", "Started", "BackOff")]
+    assert ev[:6] == [(0.1, "Started"), (10.0, "Killing"), (10.2, "Started"), (20.0, "Killing"),
+                      (20.1, "BackOff"), (21.0, "BackOff")]
+    assert ev[6][1] == "Started" and 31.1 <= ev[6][0] <= 36.1

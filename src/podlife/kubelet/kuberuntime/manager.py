@@ -119,6 +119,8 @@ class RuntimeManager:
                 result.errors.append(str(e))
                 return result
         # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
+        # (once: it is in ContainersToStart a single time, so the loops below leave it alone)
+        handled: set[str] = set()
         for key in [k for k in self.unhealthy if k[0] == uid]:
             message, grace = self.unhealthy.pop(key)
             c = self.latest(uid).get(key[1])
@@ -127,6 +129,7 @@ class RuntimeManager:
                 spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
                              if x["name"] == key[1]), None)
                 if spec is not None:
+                    handled.add(key[1])
                     yield from self._restart(pod, sb, spec, c, result)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
@@ -152,6 +155,8 @@ class RuntimeManager:
             return result
         # main containers, in order (the start loop of SyncPod)
         for spec in pod["spec"].get("containers") or ():
+            if spec["name"] in handled:
+                continue
             c = latest.get(spec["name"])
             if c is None:
                 yield from self._start(pod, sb, spec, self._first_attempt(uid, spec["name"]), result)
