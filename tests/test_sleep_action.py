@@ -36,3 +36,20 @@ def test_prestop_sleep_delays_sigterm(tmp_path, version, hook_end, timeout):
     assert hooks == [(10.0, "started"), (hook_end, "completed")]
     sigterm = records(r, "signal", object="Pod/default/web", signal="SIGTERM")
     assert [(x["t"], x["timeoutSeconds"]) for x in sigterm] == [(hook_end, timeout)]
+
+
+@pytest.mark.parametrize("version, ok", [("1.32", False), ("1.33", True), ("1.34", True)])
+def test_sleep_zero_needs_allow_zero(tmp_path, version, ok):
+    """validateSleepAction: 0 s is refused until PodLifecycleSleepActionAllowZero is on by default (beta, 1.33)."""
+    from podlife.scenario.errors import ScenarioError
+
+    text = SCENARIO.replace("seconds: 5", "seconds: 0")
+    if ok:
+        r = run_text(tmp_path, text, version=version)
+        assert [x["t"] for x in records(r, "signal", signal="SIGTERM")] == [10.0]
+        return
+    with pytest.raises(ScenarioError) as exc:
+        run_text(tmp_path, text, version=version)
+    assert str(exc.value).endswith(
+        'spec.objects[0]: Pod "web" is invalid: spec.containers[0].lifecycle.preStop.sleep: Invalid value: 0: '
+        "must be greater than 0 and less than terminationGracePeriodSeconds (30)")

@@ -81,6 +81,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
     )),
+    Rule("sleep_action_allow_zero", "a lifecycle sleep action of 0 s passes validation", (
+        Change(18, False, "validateSleepAction: must be greater than 0 (PodLifecycleSleepActionAllowZero alpha, "
+                          "off, in 1.32)"),
+        Change(33, True, "pkg/features/kube_features.go: PodLifecycleSleepActionAllowZero beta, on by default in 1.33"),
+    )),
     Rule("probe_termination_grace_period", "a probe's own terminationGracePeriodSeconds is honoured", (
         Change(18, False, "ProbeTerminationGracePeriod off by default (alpha 1.21, beta off 1.22): the field is "
                           "dropped and a liveness/startup kill uses the pod's grace"),

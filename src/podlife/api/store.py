@@ -11,11 +11,12 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from podlife.api import errors
+from podlife.api import errors, validation
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.registry import strategy_for
 from podlife.api.statusdiff import status_records
@@ -171,6 +172,17 @@ class Store:
         kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
         return [o for kind in kinds for _, o in sorted(self._objects[kind].items())]
 
+    @contextmanager
+    def _features(self) -> Iterator[None]:
+        """The version's validation options (feature gates) for one write."""
+        profile = getattr(self, "profile", None)
+        token = validation.FEATURES.set({"sleep_action_allow_zero": profile.sleep_action_allow_zero}
+                                        if profile is not None else {})
+        try:
+            yield
+        finally:
+            validation.FEATURES.reset(token)
+
     def _info(self, kind: str) -> KindInfo:
         return self.kinds.get(kind) or builtin_kind_info(kind, "v1")
 
@@ -208,7 +220,8 @@ class Store:
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
         strategy.prepare_for_create(obj, self)
-        causes = strategy.validate(obj)
+        with self._features():
+            causes = strategy.validate(obj)
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
         key = (md.get("namespace", ""), md["name"])
@@ -268,7 +281,8 @@ class Store:
                 new["metadata"]["generation"] = gen + 1 if bump else gen
             elif "generation" in old["metadata"]:
                 new["metadata"]["generation"] = old["metadata"]["generation"]
-        causes = [] if subresource == "status" else strategy.validate_update(new, old)
+        with self._features():
+            causes = [] if subresource == "status" else strategy.validate_update(new, old)
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         nmd = new["metadata"]

@@ -19,6 +19,8 @@ upstream walks a Go map (map keys are visited in sorted order here).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -41,6 +43,11 @@ Errs = list[FieldError]
 
 
 # --- small helpers ---------------------------------------------------------------------
+
+
+# PodValidationOptions that depend on the version's feature gates, set by the store around each write
+# (versions rules); empty outside a cluster: the newest behaviour
+FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
 
 
 def _required(path: str, detail: str = "") -> FieldError:
@@ -473,9 +480,13 @@ def _validate_action(kind: str, action: Mapping, grace: int | None, path: str) -
         return errs
     if kind in ("tcpSocket", "grpc"):
         return _port_num_or_name(_int(action.get("port")) if kind == "grpc" else action.get("port"), f"{path}.port")
-    seconds = _int(action.get("seconds"))  # sleep; PodLifecycleSleepActionAllowZero is on by default
-    if grace is not None and (seconds < 0 or seconds > grace):
-        return [_invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds ({grace})")]
+    seconds = _int(action.get("seconds"))  # validateSleepAction
+    if FEATURES.get().get("sleep_action_allow_zero", True):
+        if grace is not None and (seconds < 0 or seconds > grace):
+            return [_invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds "
+                                            f"({grace})")]
+    elif grace is not None and (seconds <= 0 or seconds > grace):
+        return [_invalid(path, seconds, f"must be greater than 0 and less than terminationGracePeriodSeconds ({grace})")]
     return []
 
 
