@@ -172,3 +172,44 @@ def test_no_pass_without_work(tmp_path, monkeypatch):
     run_text(tmp_path, partition("1.34", "1h"))
     # a partitioned node, a Terminating pod from 370 on, nothing for PodGC to do: not one pass in an hour
     assert passes == []
+
+
+LEAVE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: leave}
+spec:
+  kubernetesVersion: "1.34"
+  until: 90s
+  cluster:
+    nodes: [{name: node-1}, {name: node-2}]
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: web}
+    spec:
+      nodeName: node-2
+      containers: [{name: app, image: nginx}]
+  actions:
+  - {at: 10s, VERB: node-2}
+"""
+
+
+def test_a_node_that_leaves_has_its_pods_collected_as_orphans(tmp_path):
+    # leave: the machine stops and its Node is deleted at 10 s. PodGC's passes run every 20 s from 0: the one at
+    # 20 s sees the pod's node missing and quarantines it for 40 s; the one at 60 s marks the pod Failed
+    # (1.26+: DisruptionTarget DeletionByPodGC) and force-deletes it. The stopped kubelet sends no signal.
+    r = run_text(tmp_path, LEAVE.replace("VERB", "leave"))
+    assert [(x["t"], x["by"]) for x in records(r, "api", verb="delete", object="Node/node-2")] == [
+        (10.0, "cloud-node-lifecycle-controller")]
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/web")] == [60.0]
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/web")][-1] == (60.0, "Failed")
+    assert records(r, "signal", object="Pod/default/web") == []
+
+
+def test_deleting_only_the_node_object_leaves_the_kubelet_running(tmp_path):
+    # delete node/NAME removes the object only: the same PodGC pass deletes the pod at 60 s, and the kubelet,
+    # still running, stops the container it sees deleted
+    r = run_text(tmp_path, LEAVE.replace("{at: 10s, VERB: node-2}", "{at: 10s, delete: node/node-2}"))
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/web")] == [60.0]
+    assert [x["t"] for x in records(r, "signal", object="Pod/default/web", signal="SIGTERM")] == [60.0]

@@ -91,6 +91,9 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             rec["nodes"] = [spec.name for spec in action.nodes or ()]
             for spec in action.nodes or ():
                 cluster.add_node(spec)  # its kubelet starts, registers the Node and renews its Lease
+        elif verb == "leave":
+            rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
+            leave(cluster, action.target or "")
         elif verb == "fault" and action.fault is not None:
             from podlife.scenario.faults import start_fault
 
@@ -100,6 +103,20 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             raise ApiError(400, "BadRequest", f"action {verb} is not modelled yet")
     except ApiError as e:
         rec["error"] = e.message
+
+
+CLOUD_NODE_LIFECYCLE = "cloud-node-lifecycle-controller"
+
+
+def leave(cluster: Cluster, node_name: str) -> None:
+    """The machine is removed (scaled in, terminated): its kubelet and runtime stop at once and the Node object is
+    deleted, as the cloud node lifecycle controller does for an instance that no longer exists
+    (staging/src/k8s.io/cloud-provider/controllers/nodelifecycle). Its pods are orphans for PodGC."""
+    kl = cluster.kubelets.get(node_name)
+    if kl is not None and kl.running:
+        kl.stop()
+        kl.runtime.power_off()
+    cluster.store.delete("Node", None, node_name, by=CLOUD_NODE_LIFECYCLE)
 
 
 def cordon(cluster: Cluster, node_name: str, unschedulable: bool) -> None:

@@ -84,7 +84,7 @@ from podlife.scenario.model import (
 
 API_VERSION = "podlife/v1alpha1"
 DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
-VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "fault", "join")
+VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "fault", "join", "leave")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
@@ -1070,6 +1070,7 @@ _ACTION_FIELDS = {
     "drain": (),
     "fault": (),
     "join": (),
+    "leave": (),
 }
 
 
@@ -1105,7 +1106,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     elif verb == "join":
         # parsed with the cluster's nodes (names unique across both); the loader attaches the NodeSpecs
         action.raw_join_names = _node_names(ck, ck.mapping(raw[verb], vpath, _NODE_FIELDS, optional=False), vpath)
-    elif verb in ("cordon", "uncordon", "drain"):
+    elif verb in ("cordon", "uncordon", "drain", "leave"):
         action.target = ck.dns_subdomain(ck.string(raw[verb], vpath, "a node name"), vpath)
         if action.target not in nodes:
             ck.warn(vpath, f'"{action.target}" is not a node of this scenario ({_names(nodes)})')

@@ -53,7 +53,7 @@ class Source:
 @dataclass
 class Action:
     at: float                      # seconds since start
-    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault | join
+    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault | join | leave
     target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
     namespace: str = "default"
     manifest: dict[str, Any] | None = None          # create / apply
