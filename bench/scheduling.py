@@ -1,6 +1,6 @@
 """Scheduler throughput benchmark: N nodes, P pods created over time, scheduled by podlife's kube-scheduler.
 
-    python bench/scheduling.py [--nodes 5000] [--pods 150000] [--seed 0]
+    python bench/scheduling.py [--nodes 5000] [--pods 150000] [--seed 0] [--owners 0]
 
 Nodes (allocatable cpu 32, memory 128Gi, pods 110; spread over 3 zones) go straight into the scheduler's
 cache; pod i (cpu 100m, memory 128Mi) is created in the API store at ``3600 * i / pods`` simulated seconds and
@@ -9,6 +9,8 @@ selectHost → bind in the store. No kubelets run: bound pods just stay bound.
 
 Baseline, measured in the same run: the same pods through a trivial "first node that fits" loop (requests vs
 allocatable, cached node list, no store), so the ratio says what the faithful scheduling costs on top.
+With ``--owners K`` the pods belong round-robin to K ReplicaSets (label app=rs-K, controller ownerReference),
+so the scheduler runs the default topology spreading real workloads get (helper.DefaultSelector).
 This is a benchmark, not a test: problems are printed as WARNING lines.
 """
 
@@ -43,13 +45,27 @@ def node(i: int) -> dict:
         "spec": {}, "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110"}}}
 
 
-def pod(i: int) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p-{i:06}", "namespace": "default"},
+def pod(i: int, owners: int = 0) -> dict:
+    md: dict = {"name": f"p-{i:06}", "namespace": "default"}
+    if owners:
+        rs = f"rs-{i % owners}"
+        md["labels"] = {"app": rs}
+        md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": f"uid-{rs}",
+                                  "controller": True}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md,
             "spec": {"containers": [{"name": "app", "image": "app:1",
                                      "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}
 
 
-def run_model(nodes: int, pods: int, seed: int) -> dict:
+def replica_set(k: int) -> dict:
+    rs = f"rs-{k}"
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": rs, "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": rs}},
+                     "template": {"metadata": {"labels": {"app": rs}},
+                                  "spec": {"containers": [{"name": "app", "image": "app:1"}]}}}}
+
+
+def run_model(nodes: int, pods: int, seed: int, owners: int = 0) -> dict:
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
     store = Store(kernel, trace)
@@ -58,8 +74,10 @@ def run_model(nodes: int, pods: int, seed: int) -> dict:
     sched.start()
     for i in range(nodes):
         sched.cache.set_node(node(i))
+    for k in range(owners):
+        store.create(replica_set(k), by="bench")
     for i in range(pods):
-        kernel.call_at(SPAN * i / pods, lambda i=i: store.create(pod(i), by="bench"))
+        kernel.call_at(SPAN * i / pods, lambda i=i: store.create(pod(i, owners), by="bench"))
     t0 = time.perf_counter()
     kernel.run()
     wall = time.perf_counter() - t0
@@ -92,12 +110,13 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods", type=int, default=150000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--owners", type=int, default=0)
     args = ap.parse_args()
-    m = run_model(args.nodes, args.pods, args.seed)
+    m = run_model(args.nodes, args.pods, args.seed, args.owners)
     b = run_baseline(args.nodes, args.pods)
     rate, base = m["bound"] / m["wall"], b["bound"] / b["wall"]
     print(f"podlife scheduling benchmark (python {sys.version.split()[0]})")
-    rows = [("nodes / pods / seed", f"{args.nodes} / {args.pods} / {args.seed}"),
+    rows = [("nodes / pods / seed / owners", f"{args.nodes} / {args.pods} / {args.seed} / {args.owners}"),
             ("model: pods bound", f"{m['bound']:,}"),
             ("model: wall s", f"{m['wall']:.2f}"),
             ("model: pods scheduled per wall s", f"{rate:,.0f}"),

@@ -246,3 +246,25 @@ def test_priority_admission_user_and_default_class():
         admission.Priority(store).admit({"kind": "Pod", "metadata": {"name": "x"},
                                          "spec": {"priorityClassName": "high", "priority": 7}})
     assert "the integer value of priority (7) must not be provided in pod spec" in e.value.message
+
+
+def test_node_cache_refreshes_a_known_pod_and_its_match_counts():
+    # internal/cache updatePod: a pod already on a node that gets a deletionTimestamp or new labels is refreshed;
+    # countPodsMatchSelector skips terminating pods, so the count follows
+    from podlife.controlplane.scheduler.plugins import NodeCache, _count_matching
+
+    cache = NodeCache()
+    cache.set_node({"metadata": {"name": "n1", "labels": {}}, "spec": {}, "status": {"allocatable": {"pods": "10"}}})
+    pod = {"metadata": {"uid": "u1", "name": "a", "namespace": "default", "labels": {"app": "web"}},
+           "spec": {"nodeName": "n1", "containers": []}}
+    cache.add_pod(pod)
+    info = cache.nodes["n1"]
+    sel = {"matchLabels": {"app": "web"}}
+    assert _count_matching(info, "default", sel) == 1
+    terminating = {**pod, "metadata": {**pod["metadata"], "deletionTimestamp": "2025-01-01T00:00:10Z"}}
+    cache.add_pod(terminating)
+    assert _count_matching(info, "default", sel) == 0
+    relabelled = {**pod, "metadata": {**pod["metadata"], "labels": {"app": "api"}}}
+    cache.add_pod(relabelled)
+    assert _count_matching(info, "default", sel) == 0
+    assert _count_matching(info, "default", {"matchLabels": {"app": "api"}}) == 1

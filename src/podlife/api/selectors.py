@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import orjson
+
 from podlife.api import names
 from podlife.api.errors import FieldError
 
@@ -357,7 +359,28 @@ def matches(selector: Mapping | None, labels: Mapping[str, str] | None) -> bool:
     key, In without values, ...) raises ValueError, as LabelSelectorAsSelector
     returns an error; callers that want "no match" must catch it.
     """
-    return label_selector_as_selector(selector).matches(labels)
+    return compiled(selector).matches(labels)
+
+
+_COMPILED: dict[bytes, Selector] = {}
+
+
+def compiled(selector: Mapping | None) -> Selector:
+    """label_selector_as_selector, parsed once per distinct selector (controllers and the scheduler ask the same
+    few selectors millions of times). Malformed selectors are not cached: they raise every time."""
+    if selector is None:
+        return NOTHING
+    try:
+        key = orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return label_selector_as_selector(selector)
+    sel = _COMPILED.get(key)
+    if sel is None:
+        sel = label_selector_as_selector(selector)
+        if len(_COMPILED) > 100_000:
+            _COMPILED.clear()
+        _COMPILED[key] = sel
+    return sel
 
 
 def to_string(selector: Mapping | None) -> str:

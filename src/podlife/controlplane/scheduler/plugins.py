@@ -12,10 +12,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from podlife.api.defaults import pod_requests
 from podlife.api.meta import Obj
 from podlife.api.quantity import parse_quantity
-from podlife.api.selectors import matches, matches_node_selector_term
+from podlife.api.selectors import compiled, matches, matches_node_selector_term
 
 RESOURCES = ("cpu", "memory", "ephemeral-storage")
 HOSTNAME = "kubernetes.io/hostname"
@@ -87,7 +89,8 @@ def _term_matches(term: tuple[dict, set[str] | None], owner_ns: str, ns: str, la
 
 class NodeInfo:
     __slots__ = ("name", "node", "labels", "allocatable", "requested", "nz_cpu", "nz_mem", "pods",
-                 "unschedulable", "hard_taints", "soft_taints", "zone_key", "anti_pods", "_sig")
+                 "unschedulable", "hard_taints", "soft_taints", "zone_key", "anti_pods", "_sig", "version",
+                 "match_counts")
 
     def __init__(self, node: Obj) -> None:
         self.name = node["metadata"]["name"]
@@ -96,6 +99,8 @@ class NodeInfo:
         self.nz_mem = 0
         self.pods: dict[str, PodEntry] = {}
         self.anti_pods = 0   # pods here with required hostname anti-affinity
+        self.version = 0     # bumped whenever the node's pods change (the match count cache's key)
+        self.match_counts: dict[tuple[str, bytes], tuple[int, int]] = {}
         self._sig: Any = None
         self.update(node)
 
@@ -167,6 +172,15 @@ class NodeCache:
         uid = pod["metadata"]["uid"]
         node = pod["spec"]["nodeName"]
         if uid in self._pod_node:
+            # internal/cache updatePod: a known pod's labels and deletion are refreshed
+            known = self.nodes.get(self._pod_node[uid])
+            entry = known.pods.get(uid) if known is not None else None
+            md = pod["metadata"]
+            if entry is not None and (entry.labels != (md.get("labels") or {}) or
+                                      entry.terminating != bool(md.get("deletionTimestamp"))):
+                entry.labels = md.get("labels") or {}
+                entry.terminating = bool(md.get("deletionTimestamp"))
+                known.version += 1
             return
         info = self.nodes.get(node)
         if info is None:
@@ -183,6 +197,7 @@ class NodeCache:
         if entry.anti:
             info.anti_pods += 1
             self.anti_pods += 1
+        info.version += 1
         self._pod_node[uid] = node
 
     def remove_pod(self, pod: Obj) -> None:
@@ -194,6 +209,7 @@ class NodeCache:
         entry = info.pods.pop(uid, None)
         if entry is None:
             return
+        info.version += 1
         for r, v in entry.req.items():
             if not r.startswith("_"):
                 info.requested[r] -= v
@@ -220,10 +236,21 @@ def _tolerates(taint: Obj, tolerations: list[Obj]) -> bool:
     return False
 
 
-def _count_matching(info: NodeInfo, ns: str, selector: dict) -> int:
-    """podtopologyspread countPodsMatchSelector: same namespace, not terminating, labels match."""
-    return sum(1 for p in info.pods.values()
-               if p.namespace == ns and not p.terminating and matches(selector, p.labels))
+def _count_matching(info: NodeInfo, ns: str, selector: dict, key: bytes | None = None) -> int:
+    """podtopologyspread countPodsMatchSelector: same namespace, not terminating, labels match. Counted once per
+    node and selector until the node's pods change (``info.version``)."""
+    cache_key = (ns, key if key is not None else selector_key(selector))
+    hit = info.match_counts.get(cache_key)
+    if hit is not None and hit[0] == info.version:
+        return hit[1]
+    sel = compiled(selector)
+    n = sum(1 for p in info.pods.values() if p.namespace == ns and not p.terminating and sel.matches(p.labels))
+    info.match_counts[cache_key] = (info.version, n)
+    return n
+
+
+def selector_key(selector: dict) -> bytes:
+    return orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
 
 
 @dataclass
@@ -234,6 +261,10 @@ class SpreadConstraint:
     self_match: int = 0
     counts: dict[str, int] = field(default_factory=dict)   # domain value → matching pods (filter)
     min_match: int = 0
+    sel_key: bytes = b""
+
+    def __post_init__(self) -> None:
+        self.sel_key = selector_key(self.selector)
 
 
 class PodContext:
@@ -297,7 +328,7 @@ class PodContext:
                 continue
             for c in self.hard:
                 v = info.labels[c.key]
-                c.counts[v] = c.counts.get(v, 0) + _count_matching(info, self.namespace, c.selector)
+                c.counts[v] = c.counts.get(v, 0) + _count_matching(info, self.namespace, c.selector, c.sel_key)
         for c in self.hard:
             c.min_match = min(c.counts.values()) if c.counts else 0
 
@@ -423,7 +454,7 @@ def _spread_scores(ctx: PodContext, feasible: list[NodeInfo], cache: NodeCache) 
         for info in cache.nodes.values():
             v = info.labels.get(c.key)
             if v in counts and ctx.node_matches_affinity(info):
-                counts[v] += _count_matching(info, ctx.namespace, c.selector)
+                counts[v] += _count_matching(info, ctx.namespace, c.selector, c.sel_key)
         zone_counts.append(counts)
     raw = []
     for info in feasible:
@@ -435,7 +466,7 @@ def _spread_scores(ctx: PodContext, feasible: list[NodeInfo], cache: NodeCache) 
             v = info.labels.get(c.key)
             if v is None:
                 continue
-            cnt = _count_matching(info, ctx.namespace, c.selector) if zc is None else zc[v]
+            cnt = _count_matching(info, ctx.namespace, c.selector, c.sel_key) if zc is None else zc[v]
             s += cnt * w + (c.max_skew - 1)
         raw.append(int(math.floor(s + 0.5)))   # math.Round
     valid = [s for s in raw if s is not None]
