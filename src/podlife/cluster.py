@@ -79,7 +79,13 @@ class Cluster:
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)
+        from podlife.controlplane.controllers.podautoscaler import HorizontalPodAutoscalerController
+        from podlife.controlplane.metrics import MetricsServer
         from podlife.controlplane.provisioner import ExternalProvisioner
+        self.metrics = MetricsServer(self)
+        hpa = HorizontalPodAutoscalerController(self.kernel, self.trace, self.store, self.profile, self.metrics)
+        hpa.start()
+        self.controllers.append(hpa)
         self.provisioner = ExternalProvisioner(self.kernel, self.trace, self.store)
         self.provisioner.start()
         # node lifecycle (asks a node's kubelet side whether its Lease renewals go on), taint eviction, pod GC

@@ -35,7 +35,7 @@ from podlife.api.quantity import to_bytes
 
 ANNOTATION = "podlife/behavior"
 _FIELDS = {"startSeconds", "exitAfterSeconds", "exitCode", "onTerm", "termSeconds", "readySeconds",
-           "failProbesAfterSeconds", "memory", "hookSeconds"}
+           "failProbesAfterSeconds", "memory", "cpu", "hookSeconds"}
 _HOOKS = ("postStart", "preStop")
 
 
@@ -49,6 +49,7 @@ class Behavior:
     ready_seconds: float = 0.0
     fail_probes_after: float | None = None
     memory: int | None = None             # bytes of working set
+    cpu: tuple[tuple[float, int], ...] = ()   # (seconds after start, millicores in use from then on)
     hook_seconds: dict[str, float] = field(default_factory=dict)
     hook_exit_code: dict[str, int] = field(default_factory=dict)
     term_exit_code: int | None = None     # exit status after SIGTERM when onTerm is exit; None: exit_code
@@ -177,6 +178,12 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
                 to_bytes(v)
             except ValueError:
                 raise BehaviorError(p, f"{v!r} is not a quantity") from None
+        elif k == "cpu":
+            try:
+                cpu_steps(v)
+            except ValueError:
+                raise BehaviorError(p, f"{v!r} is not a cpu quantity, or a mapping of seconds after the start to "
+                                       "cpu quantities") from None
         elif k == "hookSeconds":
             if not isinstance(v, dict) or any(h not in _HOOKS for h in v):
                 raise BehaviorError(p, "expected a mapping with postStart and/or preStop seconds")
@@ -186,6 +193,37 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
         elif k in ("startSeconds", "exitAfterSeconds", "termSeconds", "readySeconds",
                    "failProbesAfterSeconds") and v is not None and not _is_seconds(v):
             raise BehaviorError(p, f"{v!r} is not a number of seconds")
+
+
+def cpu_steps(value: Any) -> tuple[tuple[float, int], ...]:
+    """``250m`` (in use from the start) or ``{0: 100m, 5m: 900m}`` (time after the start, in seconds or as a
+    duration → cpu from then on), as (seconds, millicores) in time order; ValueError when malformed."""
+    from podlife.api.quantity import parse_quantity
+    from podlife.scenario.durations import parse_duration
+
+    items = value.items() if isinstance(value, dict) else [(0, value)]
+    out = []
+    for after, q in items:
+        if isinstance(after, str):
+            after = parse_duration(after)
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or after < 0 or after != after:
+            raise ValueError(after)
+        if isinstance(q, bool) or not isinstance(q, (str, int, float)):
+            raise ValueError(q)
+        milli = parse_quantity(str(q)) * 1000
+        if milli < 0:
+            raise ValueError(q)
+        out.append((float(after), int(round(milli))))
+    return tuple(sorted(out))
+
+
+def cpu_at(behavior: Behavior, since_start: float) -> int:
+    """Millicores the container uses this long after it started."""
+    used = 0
+    for after, milli in behavior.cpu:
+        if since_start >= after:
+            used = milli
+    return used
 
 
 @dataclass(frozen=True)
@@ -328,6 +366,7 @@ def resolve(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> t
         ready_seconds=float(spec.get("readySeconds", 0.0)),
         fail_probes_after=spec.get("failProbesAfterSeconds"),
         memory=to_bytes(spec["memory"]) if spec.get("memory") is not None else None,
+        cpu=cpu_steps(spec["cpu"]) if spec.get("cpu") is not None else (),
         hook_seconds=hook_seconds,
         hook_exit_code=hook_codes,
         term_exit_code=term_code,

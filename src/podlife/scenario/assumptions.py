@@ -57,6 +57,7 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
     manifests = [m.obj for m in sc.objects] + [a.manifest for a in sc.actions if a.manifest is not None]
     out: list[dict[str, str]] = []
     seen: set[tuple[str, str, str]] = set()
+    autoscaled = any(obj.get("kind") == "HorizontalPodAutoscaler" for obj in manifests)
     for obj in manifests:
         if obj.get("kind") == "StorageClass":
             out += _storage_class(obj)
@@ -70,7 +71,11 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
         for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
             if not isinstance(c, dict) or not c.get("name"):
                 continue
-            for text in resolve(named, c, sc.behaviors)[1]:
+            behavior, texts = resolve(named, c, sc.behaviors)
+            if autoscaled and not behavior.cpu:
+                texts = texts + ["cpu: none declared; assumed 0 in use (an autoscaler reads it; behaviour cpu "
+                                 "sets it)"]
+            for text in texts:
                 key = (ref, c["name"], text)
                 if key not in seen:   # an apply of the same object repeats its containers
                     seen.add(key)

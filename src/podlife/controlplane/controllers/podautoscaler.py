@@ -1,0 +1,265 @@
+"""The HorizontalPodAutoscaler controller: pkg/controller/podautoscaler (horizontal.go, replica_calculator.go).
+
+Every 15 s (--horizontal-pod-autoscaler-sync-period, on a grid from the controller's start) each autoscaler
+reads its target's scale and the CPU metrics of the target's pods. For a Utilization target the ratio is
+(sum of usage / sum of requests) / target; within the 0.1 tolerance nothing changes, else the recommendation is
+ceil(ratio x pods with metrics), pods without metrics counting as 100 % of their request when scaling down and 0
+when scaling up, and unready pods (not Ready within the 5 min CPU initialisation period) as 0 when scaling up.
+The recommendation is stabilised (scale-down: the highest of the last 300 s, scale-up: the lowest of its
+window, 0 s by default) and limited by the scaling policies (defaults: up by max(4 pods, 100 %) per 15 s, down
+by 100 % per 15 s) and min/maxReplicas; a change is written to the target's scale with SuccessfulRescale.
+Only CPU resource metrics are modelled; other metrics are left out of the computation, and the report says so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone
+from podlife.api.selectors import compiled
+from podlife.controlplane.metrics import MetricsServer
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "horizontal-pod-autoscaler"
+SYNC_PERIOD = 15.0
+TOLERANCE = 0.1
+CPU_INITIALIZATION_PERIOD = 300.0
+DOWN_STABILIZATION = 300
+_DEFAULT_UP = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
+               "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15},
+                            {"type": "Percent", "value": 100, "periodSeconds": 15}]}
+_DEFAULT_DOWN = {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}
+
+Key = tuple[str, str]
+
+
+def _milli(q: Any) -> int:
+    from podlife.api.quantity import parse_quantity
+
+    return int(round(parse_quantity(str(q)) * 1000))
+
+
+def cpu_target(hpa: Obj) -> int | None:
+    """The averageUtilization of a cpu Resource metric (autoscaling/v2), or targetCPUUtilizationPercentage (v1);
+    v1 without a target defaults to 80 %."""
+    spec = hpa.get("spec") or {}
+    if "targetCPUUtilizationPercentage" in spec or hpa.get("apiVersion") == "autoscaling/v1":
+        return int(spec.get("targetCPUUtilizationPercentage") or 80)
+    if not spec.get("metrics"):
+        return 80   # autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: cpu at 80 %
+    for m in spec.get("metrics") or ():
+        res = m.get("resource") or {}
+        target = res.get("target") or {}
+        if m.get("type") == "Resource" and res.get("name") == "cpu" and target.get("type") == "Utilization":
+            return int(target.get("averageUtilization", 0))
+    return None
+
+
+class HorizontalPodAutoscalerController:
+    def __init__(self, kernel: Kernel, trace: Trace, store: Any, profile: Profile, metrics: MetricsServer) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.metrics = metrics
+        self.events = EventRecorder(store, COMPONENT)
+        self.recommendations: dict[Key, list[tuple[float, int]]] = {}
+        self.scale_events: dict[Key, list[tuple[float, int]]] = {}   # (time, replicas changed by; + up, - down)
+        self._tick: Any = None
+
+    def start(self) -> None:
+        self.store.watch("HorizontalPodAutoscaler", lambda *_: self._schedule())
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Passes on the 15 s grid, only while an autoscaler exists (an idle cluster stays idle)."""
+        if self._tick is not None or not self.store.count("HorizontalPodAutoscaler"):
+            return
+        nxt = math.floor(self.kernel.now / SYNC_PERIOD + 1e-9) * SYNC_PERIOD
+        if nxt < self.kernel.now:
+            nxt += SYNC_PERIOD
+        self._tick = self.kernel.call_at(nxt, self._pass)
+
+    def _pass(self) -> None:
+        self._tick = None
+        for hpa in self.store.list("HorizontalPodAutoscaler"):
+            try:
+                self.reconcile(hpa)
+            except ApiError:
+                pass
+        if self.store.count("HorizontalPodAutoscaler"):
+            self._tick = self.kernel.call_later(SYNC_PERIOD, self._pass)
+
+    # ---- reconcileAutoscaler -------------------------------------------------------------------------------
+
+    def reconcile(self, hpa: Obj) -> None:
+        md, spec = hpa["metadata"], hpa["spec"]
+        key = (md["namespace"], md["name"])
+        ref = spec.get("scaleTargetRef") or {}
+        target = self.store.try_get(ref.get("kind", ""), md["namespace"], ref.get("name", "")) \
+            if ref.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet") else None
+        if target is None:
+            self.events.event(hpa, "Warning", "FailedGetScale",
+                              f'{(ref.get("kind") or "").lower()}s "{ref.get("name", "")}" not found')
+            return
+        current = int(target["spec"].get("replicas", 1))
+        min_r, max_r = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
+        utilization = None
+        if current == 0 and min_r != 0:
+            desired, reason = 0, ""          # scaling is disabled
+        elif current > max_r:
+            desired, reason = max_r, "Current number of replicas above Spec.MaxReplicas"
+        elif current < min_r:
+            desired, reason = min_r, "Current number of replicas below Spec.MinReplicas"
+        else:
+            proposal, utilization = self._cpu_replicas(hpa, target, current)
+            reason = "cpu resource utilization (percentage of request) above target"
+            desired = self._normalize(key, hpa, current, proposal, min_r, max_r)
+            if desired < current:
+                reason = "All metrics below target"
+        if desired != current:
+            new = clone(target)
+            new["spec"]["replicas"] = desired
+            self.store.update(new, by=COMPONENT, subresource="scale")
+            self.events.event(hpa, "Normal", "SuccessfulRescale", f"New size: {desired}; reason: {reason}")
+            self.scale_events.setdefault(key, []).append((self.kernel.now, desired - current))
+        self._status(hpa, current, desired, utilization, desired != current)
+
+    def _pods(self, target: Obj) -> list[Obj]:
+        sel = compiled(target["spec"].get("selector"))
+        return [p for p in self.store.list("Pod", target["metadata"]["namespace"])
+                if sel.matches(p["metadata"].get("labels") or {})]
+
+    def _cpu_replicas(self, hpa: Obj, target: Obj, current: int) -> tuple[int, int | None]:
+        """replica_calculator.go GetResourceReplicas for cpu Utilization."""
+        goal = cpu_target(hpa)
+        if goal is None or goal <= 0:
+            return current, None
+        now = self.kernel.now
+        ready: dict[str, int] = {}
+        unready, missing = [], []
+        requests: dict[str, int] = {}
+        for pod in self._pods(target):
+            md, status = pod["metadata"], pod.get("status") or {}
+            if md.get("deletionTimestamp") or status.get("phase") == "Failed":
+                continue   # ignoredPods
+            uid = md["uid"]
+            requests[uid] = sum(_milli(((c.get("resources") or {}).get("requests") or {}).get("cpu", 0))
+                                for c in pod["spec"].get("containers") or ())
+            usage = self.metrics.pod_cpu(uid, now)
+            if usage is None:
+                missing.append(uid)
+                continue
+            if not self._ready_for_cpu(pod, now):
+                unready.append(uid)
+                continue
+            ready[uid] = usage
+        if not ready or any(requests[u] == 0 for u in ready):
+            return current, None
+        utilization = sum(ready.values()) * 100 // sum(requests[u] for u in ready)
+        ratio = utilization / goal
+        rebalance = bool(unready) and ratio > 1.0
+        if not rebalance and not missing:
+            if abs(1.0 - ratio) <= TOLERANCE:
+                return current, utilization
+            return math.ceil(ratio * len(ready)), utilization
+        usage = dict(ready)
+        for uid in missing:
+            usage[uid] = requests[uid] if ratio < 1.0 else 0
+        if rebalance:
+            for uid in unready:
+                usage[uid] = 0
+        new_util = sum(usage.values()) * 100 // max(sum(requests[u] for u in usage), 1)
+        new_ratio = new_util / goal
+        if abs(1.0 - new_ratio) <= TOLERANCE or (ratio > 1.0 > new_ratio) or (ratio < 1.0 < new_ratio):
+            return current, utilization
+        proposal = math.ceil(new_ratio * len(usage))
+        if (new_ratio < 1.0 and proposal > current) or (new_ratio > 1.0 and proposal < current):
+            return current, utilization
+        return proposal, utilization
+
+    def _ready_for_cpu(self, pod: Obj, now: float) -> bool:
+        """groupPods: within the CPU initialisation period after its start a pod counts only when Ready."""
+        ready = next((c for c in (pod.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), None)
+        start = (pod.get("status") or {}).get("startTime")
+        started = self._seconds(start) if start else now
+        if now - started < CPU_INITIALIZATION_PERIOD:
+            return ready is not None and ready.get("status") == "True"
+        return ready is not None
+
+    def _seconds(self, ts: str) -> float:
+        from datetime import datetime, timezone
+
+        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        return (when - self.trace.start_time).total_seconds()
+
+    def _normalize(self, key: Key, hpa: Obj, current: int, proposal: int, min_r: int, max_r: int) -> int:
+        """normalizeDesiredReplicasWithBehaviors: stabilisation windows, then the scaling policies' limits."""
+        behavior = (hpa["spec"].get("behavior") or {})
+        up = {**_DEFAULT_UP, **(behavior.get("scaleUp") or {})}
+        down = {**_DEFAULT_DOWN, **(behavior.get("scaleDown") or {})}
+        now = self.kernel.now
+        recs = self.recommendations.setdefault(key, [])
+        recs.append((now, proposal))
+        up_window = int(up.get("stabilizationWindowSeconds") or 0)
+        down_window = int(down.get("stabilizationWindowSeconds", DOWN_STABILIZATION)
+                          if down.get("stabilizationWindowSeconds") is not None else DOWN_STABILIZATION)
+        up_rec = min([r for t, r in recs if now - t <= up_window] or [proposal])
+        down_rec = max([r for t, r in recs if now - t <= down_window] or [proposal])
+        longest = max(up_window, down_window)
+        recs[:] = [(t, r) for t, r in recs if now - t <= longest]
+        stabilized = current
+        if stabilized < up_rec:
+            stabilized = up_rec
+        if stabilized > down_rec:
+            stabilized = down_rec
+        events = self.scale_events.setdefault(key, [])
+        if stabilized > current:
+            limit = self._limit(up, current, events, now, up=True)
+            return max(min(stabilized, limit, max_r), min_r)
+        if stabilized < current:
+            limit = self._limit(down, current, events, now, up=False)
+            return min(max(stabilized, limit, min_r), max_r)
+        return max(min(stabilized, max_r), min_r)
+
+    @staticmethod
+    def _limit(rules: dict, current: int, events: list[tuple[float, int]], now: float, up: bool) -> int:
+        """calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors."""
+        select = rules.get("selectPolicy", "Max")
+        if select == "Disabled":
+            return current
+        limits = []
+        for pol in rules.get("policies") or ():
+            period = int(pol.get("periodSeconds", 15))
+            changed = sum(d for t, d in events if now - t < period and (d > 0) == up)
+            start = current - changed
+            value = int(pol.get("value", 0))
+            if pol.get("type") == "Pods":
+                limits.append(start + value if up else start - value)
+            else:
+                limits.append(math.ceil(start * (1 + value / 100)) if up else math.ceil(start * (1 - value / 100)))
+        if not limits:
+            return current
+        pick_max = (select == "Max") == up
+        return max(limits) if pick_max else min(limits)
+
+    def _status(self, hpa: Obj, current: int, desired: int, utilization: int | None, rescaled: bool) -> None:
+        new = clone(hpa)
+        status = new.setdefault("status", {})
+        status["currentReplicas"] = current
+        status["desiredReplicas"] = desired
+        if rescaled:
+            status["lastScaleTime"] = self.trace.timestamp()
+        if utilization is not None:
+            status["currentMetrics"] = [{"type": "Resource", "resource": {
+                "name": "cpu", "current": {"averageUtilization": utilization}}}]
+        if status != (hpa.get("status") or {}):
+            try:
+                self.store.update(new, by=COMPONENT, subresource="status", quiet=True)
+            except ApiError:
+                pass

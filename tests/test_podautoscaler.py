@@ -1,0 +1,65 @@
+"""The HorizontalPodAutoscaler controller on CPU utilization declared by behaviours."""
+
+from __future__ import annotations
+
+from tests.helpers import records, run_text
+
+SCENARIO = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: hpa}
+spec:
+  kubernetesVersion: "1.34"
+  until: 15m
+  behaviors:
+  - container: app
+    behavior: {cpu: {0: 400m, 5m: 50m}}
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+          - {name: app, image: nginx, resources: {requests: {cpu: 200m}}}
+  - apiVersion: autoscaling/v2
+    kind: HorizontalPodAutoscaler
+    metadata: {name: web}
+    spec:
+      scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+      minReplicas: 2
+      maxReplicas: 10
+      metrics:
+      - type: Resource
+        resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+"""
+
+
+def test_scale_up_by_policy_and_down_after_the_stabilization_window(tmp_path):
+    # 15 s passes; metrics-server scrapes every 15 s. At 15 s: 2 Ready pods at 400m of 200m requested = 200 %,
+    # ratio 200/50 = 4 → ceil(4 x 2) = 8, limited by the default scale-up policies to max(2 + 4, 2 x 2) = 6.
+    # At 30 s: 6 pods at 200 % → 24, limit max(6 + 4, 6 x 2) = 12, capped at maxReplicas 10.
+    # Each container drops to 50m 5 min after its start; from the 345 s pass all 10 are at 25 %: ratio 0.5 →
+    # 5. The scale-down window keeps the highest recommendation of the last 300 s, so 5 is applied at 645 s.
+    r = run_text(tmp_path, SCENARIO)
+    events = [(e["t"], e["message"]) for e in records(r, "event", reason="SuccessfulRescale")]
+    up = "cpu resource utilization (percentage of request) above target"
+    assert events == [(15.0, f"New size: 6; reason: {up}"), (30.0, f"New size: 10; reason: {up}"),
+                      (645.0, "New size: 5; reason: All metrics below target")]
+    hpa = r.cluster.store.get("HorizontalPodAutoscaler", "default", "web")
+    assert hpa["status"]["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 25
+    assert r.cluster.store.get("Deployment", "default", "web")["spec"]["replicas"] == 5
+
+
+def test_undeclared_cpu_is_an_assumption(tmp_path):
+    from podlife.scenario.assumptions import assumptions
+    from podlife.scenario.load import load_scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text(SCENARIO.replace("  behaviors:\n  - container: app\n    behavior: {cpu: {0: 400m, 5m: 50m}}\n", ""))
+    texts = [a["assumption"] for a in assumptions(load_scenario(str(path)))]
+    assert "cpu: none declared; assumed 0 in use (an autoscaler reads it; behaviour cpu sets it)" in texts
