@@ -233,6 +233,6 @@ def test_behaviors_validated_strictly(tmp_path):
     assert _error(tmp_path, "    - {pod: web, behavior: {onTerm: stop}}\n") == \
         's.yaml:6: spec.behaviors[0].behavior.onTerm: "stop" is not one of exit, ignore'
     assert _error(tmp_path, "    - {pod: web, behavior: {exitAfter: 3}}\n").startswith(
-        "s.yaml:6: spec.behaviors[0].behavior.exitAfter: unknown field; known fields: exitAfterSeconds, ")
+        "s.yaml:6: spec.behaviors[0].behavior.exitAfter: unknown field; known fields: cpu, exitAfterSeconds, ")
     assert _error(tmp_path, "    - {image: 3, behavior: {}}\n") == \
         "s.yaml:6: spec.behaviors[0].image: expected a glob pattern, got 3"
