@@ -50,6 +50,13 @@ def test_scale_up_by_policy_and_down_after_the_stabilization_window(tmp_path):
     up = "cpu resource utilization (percentage of request) above target"
     assert events == [(15.0, f"New size: 6; reason: {up}"), (30.0, f"New size: 10; reason: {up}"),
                       (645.0, "New size: 5; reason: All metrics below target")]
+    limited = [(x["t"], x["status"], x["reason"]) for x in
+               records(r, "condition", object="HorizontalPodAutoscaler/default/web", conditionType="ScalingLimited")]
+    assert limited == [(0.0, "False", "DesiredWithinRange"), (30.0, "True", "TooManyReplicas"),
+                       (345.0, "False", "DesiredWithinRange")]
+    able = [(x["t"], x["reason"]) for x in
+            records(r, "condition", object="HorizontalPodAutoscaler/default/web", conditionType="AbleToScale")]
+    assert (345.0, "ScaleDownStabilized") in able and (645.0, "SucceededRescale") in able
     hpa = r.cluster.store.get("HorizontalPodAutoscaler", "default", "web")
     assert hpa["status"]["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 25
     assert r.cluster.store.get("Deployment", "default", "web")["spec"]["replicas"] == 5

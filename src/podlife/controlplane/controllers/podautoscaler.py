@@ -110,6 +110,8 @@ class HorizontalPodAutoscalerController:
         current = int(target["spec"].get("replicas", 1))
         min_r, max_r = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
         utilization = None
+        self._limited = ""
+        self._stabilized = False
         if current == 0 and min_r != 0:
             desired, reason = 0, ""          # scaling is disabled
         elif current > max_r:
@@ -122,6 +124,7 @@ class HorizontalPodAutoscalerController:
             desired = self._normalize(key, hpa, current, proposal, min_r, max_r)
             if desired < current:
                 reason = "All metrics below target"
+            self._limited = "TooManyReplicas" if proposal > max_r else "TooFewReplicas" if proposal < min_r else ""
         if desired != current:
             new = clone(target)
             new["spec"]["replicas"] = desired
@@ -218,6 +221,7 @@ class HorizontalPodAutoscalerController:
             stabilized = up_rec
         if stabilized > down_rec:
             stabilized = down_rec
+        self._stabilized = stabilized > proposal
         events = self.scale_events.setdefault(key, [])
         if stabilized > current:
             limit = self._limit(up, current, events, now, up=True)
@@ -258,6 +262,34 @@ class HorizontalPodAutoscalerController:
         if utilization is not None:
             status["currentMetrics"] = [{"type": "Resource", "resource": {
                 "name": "cpu", "current": {"averageUtilization": utilization}}}]
+        # horizontal.go setCondition: AbleToScale, ScalingActive, ScalingLimited
+        if rescaled:
+            able = ("SucceededRescale", f"the HPA controller was able to update the target scale to {desired}")
+        elif self._stabilized:
+            able = ("ScaleDownStabilized", "recent recommendations were higher than current one, applying the "
+                                           "highest recent recommendation")
+        else:
+            able = ("ReadyForNewScale", "recommended size matches current size")
+        active = ("True", "ValidMetricFound", "the HPA was able to successfully calculate a replica count from cpu "
+                                              "resource utilization (percentage of request)") \
+            if utilization is not None else ("False", "FailedGetResourceMetric",
+                                             "the HPA was unable to compute the replica count: no metrics returned "
+                                             "from resource metrics API")
+        limited = {"TooManyReplicas": ("True", "TooManyReplicas",
+                                       "the desired replica count is more than the maximum replica count"),
+                   "TooFewReplicas": ("True", "TooFewReplicas",
+                                      "the desired replica count is less than the minimum replica count"),
+                   }.get(self._limited, ("False", "DesiredWithinRange", "the desired count is within the acceptable "
+                                                                        "range"))
+        old = {c["type"]: c for c in status.get("conditions") or ()}
+        conds = []
+        for ctype, (cstatus, creason, cmessage) in (("AbleToScale", ("True",) + able), ("ScalingActive", active),
+                                                   ("ScalingLimited", limited)):
+            prev = old.get(ctype)
+            since = prev["lastTransitionTime"] if prev and prev.get("status") == cstatus else self.trace.timestamp()
+            conds.append({"type": ctype, "status": cstatus, "lastTransitionTime": since, "reason": creason,
+                          "message": cmessage})
+        status["conditions"] = conds
         if status != (hpa.get("status") or {}):
             try:
                 self.store.update(new, by=COMPONENT, subresource="status", quiet=True)
