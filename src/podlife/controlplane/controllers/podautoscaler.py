@@ -121,7 +121,8 @@ class HorizontalPodAutoscalerController:
         else:
             proposal, utilization = self._cpu_replicas(hpa, target, current)
             reason = "cpu resource utilization (percentage of request) above target"
-            desired = self._normalize(key, hpa, current, proposal, min_r, max_r)
+            # without a metric computeReplicasForMetrics fails: no recommendation, no change
+            desired = current if utilization is None else self._normalize(key, hpa, current, proposal, min_r, max_r)
             if desired < current:
                 reason = "All metrics below target"
             self._limited = "TooManyReplicas" if proposal > max_r else "TooFewReplicas" if proposal < min_r else ""
