@@ -733,10 +733,10 @@ def action(text: str) -> str:
                          "(e.g. 500ms, 3s, 1m30s, 2h or a number of seconds)"),
     ("at: -1s\ncordon: node-1\n", 'scenario.yaml:7: spec.actions[0].at: "-1s" is negative; expected a duration >= 0'),
     ("at: 1s\n", "scenario.yaml:7: spec.actions[0]: expected exactly one verb among delete, create, apply, scale, "
-                 "patch, cordon, uncordon, drain, fault, join, leave; found none"),
+                 "patch, cordon, uncordon, drain, evict, fault, join, leave; found none"),
     ("at: 1s\ncordon: node-1\ndrain: node-1\n",
      "scenario.yaml:7: spec.actions[0]: expected exactly one verb among delete, create, apply, scale, patch, cordon, "
-     "uncordon, drain, fault, join, leave; found cordon, drain"),
+     "uncordon, drain, evict, fault, join, leave; found cordon, drain"),
     ("at: 1s\ncordon: node-1\nreplicas: 3\n",
      "scenario.yaml:9: spec.actions[0].replicas: unknown field; known fields: at, cordon"),
     ("at: 1s\ndelete: web\n", 'scenario.yaml:8: spec.actions[0].delete: "web" is not kind/name; expected e.g. '

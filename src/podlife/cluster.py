@@ -66,6 +66,7 @@ class Cluster:
         from podlife.controlplane.controllers.cronjob import CronJobController
         from podlife.controlplane.controllers.daemonset import DaemonSetController
         from podlife.controlplane.controllers.deployment import DeploymentController
+        from podlife.controlplane.controllers.disruption import DisruptionController
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
@@ -75,7 +76,8 @@ class Cluster:
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
-                         ServiceAccountsController, CronJobController, PersistentVolumeController):
+                         ServiceAccountsController, CronJobController, PersistentVolumeController,
+                         DisruptionController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

@@ -180,6 +180,14 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available: a shutdown is a power-off for the pods"),
         Change(21, True, "beta, on by default (KEP-2000); active when shutdownGracePeriod > 0"),
     )),
+    Rule("pdb_condition", "PodDisruptionBudget status carries the DisruptionAllowed condition", (
+        Change(18, False, "no conditions in PodDisruptionBudgetStatus"),
+        Change(21, True, "policy/v1 (1.21): disruption.go updatePdbStatus sets DisruptionAllowed"),
+    )),
+    Rule("pdb_unhealthy_pod_eviction_policy", "spec.unhealthyPodEvictionPolicy is honoured by evictions", (
+        Change(18, False, "not available; IfHealthyBudget behaviour (1.26: alpha, off, the field is dropped)"),
+        Change(27, True, "pkg/features/kube_features.go: PDBUnhealthyPodEvictionPolicy beta, on by default in 1.27"),
+    )),
     Rule("disruption_target_condition", "pods stopped by the kubelet or a controller get DisruptionTarget", (
         Change(18, False, "no such condition"),
         Change(26, True, "KEP-3329 PodDisruptionConditions beta, on by default"),

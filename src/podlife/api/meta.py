@@ -39,6 +39,7 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("Job", "batch/v1", "jobs", True, True, True),
     KindInfo("CronJob", "batch/v1", "cronjobs", True, True, True),
     KindInfo("HorizontalPodAutoscaler", "autoscaling/v2", "horizontalpodautoscalers", True, False, True),
+    KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True, True, True),
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, False, False),
     KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, False, True),
     KindInfo("PersistentVolume", "v1", "persistentvolumes", False, False, True),
@@ -91,7 +92,7 @@ def custom_kind_info(crd: Obj, kind: str, api_version: str) -> KindInfo | None:
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
             "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
-            "sc": "StorageClass", "hpa": "HorizontalPodAutoscaler",
+            "sc": "StorageClass", "hpa": "HorizontalPodAutoscaler", "pdb": "PodDisruptionBudget",
             "ep": "Endpoints", "eps": "EndpointSlice"}
 
 

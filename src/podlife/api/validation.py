@@ -1731,8 +1731,34 @@ def validate_persistent_volume_claim(obj: Mapping) -> Errs:
     return errs
 
 
+def validate_pod_disruption_budget(obj: Mapping) -> Errs:
+    """ValidatePodDisruptionBudgetSpec: not both minAvailable and maxUnavailable; non-negative values,
+    percentages at most 100 %; a valid selector."""
+    spec = _d(obj.get("spec"))
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        errs.append(_invalid("spec", dict(spec), "minAvailable and maxUnavailable cannot be both set"))
+    for key in ("minAvailable", "maxUnavailable"):
+        v = spec.get(key)
+        if isinstance(v, str):
+            if not (v.endswith("%") and v[:-1].isdigit()):
+                errs.append(_invalid(f"spec.{key}", v, "a valid percent string must be a numeric string followed "
+                                                       "by an ending '%'"))
+            elif int(v[:-1]) > 100:
+                errs.append(_invalid(f"spec.{key}", v, "must not be greater than 100%"))
+        elif v is not None:
+            errs += _nonnegative(v, f"spec.{key}")
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in ("IfHealthyBudget", "AlwaysAllow"):
+        errs.append(_not_supported("spec.unhealthyPodEvictionPolicy", policy, ["AlwaysAllow", "IfHealthyBudget"]))
+    if spec.get("selector") is not None:
+        errs += selectors.validate_selector(_d(spec["selector"]), "spec.selector")
+    return errs
+
+
 _CREATE: dict[str, Callable[[Mapping], Errs]] = {
     "CronJob": validate_cronjob,
+    "PodDisruptionBudget": validate_pod_disruption_budget,
     "PersistentVolumeClaim": validate_persistent_volume_claim,
     "Pod": validate_pod,
     "Deployment": validate_deployment,

@@ -81,11 +81,21 @@ def apply_action(cluster: Cluster, action: Action) -> None:
                 store.update(new, by=USER)
             else:
                 store.create(manifest, by=USER)
-        elif verb in ("cordon", "uncordon", "drain"):
+        elif verb in ("cordon", "uncordon"):
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             cordon(cluster, action.target or "", verb != "uncordon")
-            if verb == "drain":
-                drain(cluster, action.target or "")
+        elif verb == "drain":
+            from podlife.kubectl.drain import drain
+
+            rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
+            drain(cluster, action.target or "", action.drain_options)
+        elif verb == "evict":
+            from podlife.api.registry.eviction import evict
+
+            ns = action.namespace
+            name = (action.target or "").partition("/")[2]
+            rec = _record(cluster, action, ref_of("Pod", ns, name))
+            evict(cluster.store, ns, name, USER, action.grace_period_seconds, cluster.profile)
         elif verb == "join":
             rec = _record(cluster, action, None)
             rec["nodes"] = [spec.name for spec in action.nodes or ()]
@@ -128,13 +138,3 @@ def cordon(cluster: Cluster, node_name: str, unschedulable: bool) -> None:
     else:
         node["spec"].pop("unschedulable", None)
     cluster.store.update(node, by=USER)
-
-
-def drain(cluster: Cluster, node_name: str) -> None:
-    """kubectl drain: evict every pod on the node but DaemonSet pods (policy/v1 Eviction = graceful delete)."""
-    for pod in cluster.store.list("Pod", where=lambda p: p["spec"].get("nodeName") == node_name):
-        owners = pod["metadata"].get("ownerReferences") or ()
-        if any(o.get("kind") == "DaemonSet" for o in owners) or pod["metadata"].get("deletionTimestamp"):
-            continue
-        md = pod["metadata"]
-        cluster.store.delete("Pod", md["namespace"], md["name"], by=USER)

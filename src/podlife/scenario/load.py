@@ -58,6 +58,7 @@ import yaml
 
 from podlife.api import schema
 from podlife.api.meta import KINDS
+from podlife.kubectl.drain import DrainOptions
 from podlife.config import (
     ApiServerConfiguration,
     ControllerManagerConfiguration,
@@ -84,7 +85,8 @@ from podlife.scenario.model import (
 
 API_VERSION = "podlife/v1alpha1"
 DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
-VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "fault", "join", "leave")
+VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "evict", "fault", "join",
+         "leave")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
@@ -1067,7 +1069,8 @@ _ACTION_FIELDS = {
     "patch": ("namespace", "mergePatch"),
     "cordon": (),
     "uncordon": (),
-    "drain": (),
+    "drain": ("ignoreDaemonSets", "force", "deleteEmptyDirData", "gracePeriodSeconds", "timeout", "disableEviction"),
+    "evict": ("namespace", "gracePeriodSeconds"),
     "fault": (),
     "join": (),
     "leave": (),
@@ -1091,10 +1094,15 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     if "namespace" in raw:
         action.namespace = ck.dns_label(raw["namespace"], f"{path}.namespace")
     vpath = f"{path}.{verb}"
-    if verb in ("delete", "scale", "patch"):
+    if verb in ("delete", "scale", "patch", "evict"):
         action.target = _target(ck, raw[verb], vpath)
     if verb == "delete":
         _delete_options(ck, raw, path, action)
+    elif verb == "evict":
+        if action.target.partition("/")[0] not in ("pod", "pods", "po"):
+            raise ck.error(vpath, f'"{raw[verb]}" is not a pod; expected pod/NAME (evictions are for pods)')
+        if raw.get("gracePeriodSeconds") is not None:
+            action.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds")
     elif verb in ("create", "apply"):
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
         _manifest_namespace(ck, action, raw, path)
@@ -1108,6 +1116,8 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
         action.raw_join_names = _node_names(ck, ck.mapping(raw[verb], vpath, _NODE_FIELDS, optional=False), vpath)
     elif verb in ("cordon", "uncordon", "drain", "leave"):
         action.target = ck.dns_subdomain(ck.string(raw[verb], vpath, "a node name"), vpath)
+        if verb == "drain":
+            action.drain_options = _drain_options(ck, raw, path)
         if action.target not in nodes:
             ck.warn(vpath, f'"{action.target}" is not a node of this scenario ({_names(nodes)})')
     else:
@@ -1140,6 +1150,24 @@ def _delete_options(ck: _Check, raw: dict[str, Any], path: str, action: Action) 
             raise ck.error(f"{path}.gracePeriodSeconds", f"{grace} with force: true; expected 0 or no "
                            "gracePeriodSeconds (as kubectl refuses --force with --grace-period greater than 0)")
         action.grace_period_seconds = 0
+
+
+def _drain_options(ck: _Check, raw: dict[str, Any], path: str) -> DrainOptions:
+    """kubectl drain's flags: --ignore-daemonsets, --force, --delete-emptydir-data, --grace-period, --timeout,
+    --disable-eviction (each with kubectl's default)."""
+    opts = DrainOptions()
+    for key, attr in (("ignoreDaemonSets", "ignore_daemonsets"), ("force", "force"),
+                      ("deleteEmptyDirData", "delete_emptydir_data"), ("disableEviction", "disable_eviction")):
+        if raw.get(key) is not None:
+            setattr(opts, attr, ck.boolean(raw[key], f"{path}.{key}"))
+    if raw.get("gracePeriodSeconds") is not None:
+        opts.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds", -1)
+    if raw.get("timeout") is not None:
+        opts.timeout = ck.duration(raw["timeout"], f"{path}.timeout")
+        if opts.timeout < 0:
+            raise ck.error(f"{path}.timeout", f'"{raw["timeout"]}" is negative; expected a duration >= 0 (0: no '
+                                              "timeout)")
+    return opts
 
 
 def _manifest_namespace(ck: _Check, action: Action, raw: dict[str, Any], path: str) -> None:

@@ -53,13 +53,14 @@ class Source:
 @dataclass
 class Action:
     at: float                      # seconds since start
-    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | fault | join | leave
+    verb: str                      # delete | create | apply | scale | patch | cordon | uncordon | drain | evict | fault | join | leave
     target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
     namespace: str = "default"
     manifest: dict[str, Any] | None = None          # create / apply
     replicas: int | None = None                     # scale
     merge_patch: dict[str, Any] | None = None       # patch
-    grace_period_seconds: int | None = None         # delete
+    grace_period_seconds: int | None = None         # delete, evict
+    drain_options: Any = None                       # drain: podlife.kubectl.drain.DrainOptions
     force: bool = False                             # delete
     propagation_policy: str | None = None           # delete: Background | Foreground | Orphan
     fault: "Fault | None" = None

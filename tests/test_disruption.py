@@ -1,0 +1,140 @@
+"""PodDisruptionBudgets, the Eviction API and kubectl drain built on them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import records, run_text
+
+BASE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: drain}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 60s
+  cluster:
+    nodes:
+    - name: node-1
+    - name: node-2
+      taints: [{key: maintenance, effect: NoSchedule}]
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          terminationGracePeriodSeconds: 5
+          containers: [{name: app, image: nginx, command: [nginx]}]
+  - apiVersion: policy/v1
+    kind: PodDisruptionBudget
+    metadata: {name: web}
+    spec:
+      BUDGET
+      selector: {matchLabels: {app: web}}
+EXTRA
+  actions:
+  - at: 10s
+    patch: node/node-2
+    mergePatch: {spec: {taints: null}}
+  - at: 20s
+    drain: node-1
+DRAIN
+"""
+
+
+def scenario(version: str = "1.34", budget: str = "minAvailable: 2", drain: str = "    ignoreDaemonSets: true",
+             extra: str = "") -> str:
+    return BASE.replace("VERSION", version).replace("BUDGET", budget).replace("DRAIN", drain) \
+        .replace("EXTRA", extra)
+
+
+def kubectl(r) -> list[tuple[float, str]]:
+    return [(x["t"], x["message"]) for x in records(r, "log", component="kubectl")]
+
+
+def test_budget_status(tmp_path):
+    # all three pods land on node-1 (node-2 is tainted until 10 s); Ready at 1 s: 3 healthy, 2 desired, 1 allowed
+    r = run_text(tmp_path, scenario())
+    cond = [(x["t"], x["status"], x["reason"]) for x in
+            records(r, "condition", object="PodDisruptionBudget/default/web", conditionType="DisruptionAllowed")]
+    assert cond[:2] == [(0.0, "False", "InsufficientPods"), (1.0, "True", "SufficientPods")]
+    r = run_text(tmp_path, scenario().replace("  - at: 20s\n    drain: node-1\n    ignoreDaemonSets: true\n", ""))
+    status = r.cluster.store.get("PodDisruptionBudget", "default", "web")["status"]
+    assert {k: status[k] for k in ("expectedPods", "currentHealthy", "desiredHealthy", "disruptionsAllowed",
+                                   "observedGeneration")} == {
+        "expectedPods": 3, "currentHealthy": 3, "desiredHealthy": 2, "disruptionsAllowed": 1, "observedGeneration": 1}
+
+
+def test_drain_evicts_within_the_budget_and_retries_every_5_seconds(tmp_path):
+    # 20 s: cordon; the first eviction uses the one allowed disruption, the other two get 429 and are retried
+    # 5 s later. Each evicted pod's replacement (on node-2) is Ready 1 s later, which allows the next one.
+    # waitForDelete polls every second from the eviction: a pod deleted at 21 s is seen gone at 22 s.
+    r = run_text(tmp_path, scenario())
+    evictions = [(x["t"], x.get("error") is None) for x in records(r, "api", verb="evict")]
+    assert evictions == [(20.0, True), (20.0, False), (20.0, False), (25.0, True), (25.0, False), (30.0, True)]
+    out = kubectl(r)
+    assert out[0] == (20.0, "node/node-1 cordoned")
+    retry = [m for t, m in out if m.startswith("error when evicting")]
+    assert retry[0].endswith("(will retry after 5s): Cannot evict pod as it would violate the pod's disruption "
+                             "budget.")
+    assert out[-1] == (32.0, "node/node-1 drained")
+    assert sum(1 for _, m in out if m.endswith(" evicted")) == 3
+
+
+@pytest.mark.parametrize("version, condition", [("1.25", False), ("1.26", True)])
+def test_evicted_pods_get_disruption_target_from_1_26(tmp_path, version, condition):
+    r = run_text(tmp_path, scenario(version))
+    first = records(r, "api", verb="evict")[0]["object"]
+    got = [(x["t"], x["reason"]) for x in records(r, "condition", object=first, conditionType="DisruptionTarget")]
+    assert got == ([(20.0, "EvictionByEvictionAPI")] if condition else [])
+
+
+def test_drain_refuses_bare_pods_and_daemonset_pods_without_their_flags(tmp_path):
+    extra = """  - apiVersion: v1
+    kind: Pod
+    metadata: {name: scratch}
+    spec:
+      nodeName: node-1
+      containers: [{name: app, image: busybox, command: [sleep, "3600"]}]
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent}
+    spec:
+      selector: {matchLabels: {app: agent}}
+      template:
+        metadata: {labels: {app: agent}}
+        spec:
+          tolerations: [{operator: Exists}]
+          containers: [{name: agent, image: agent:1}]"""
+    r = run_text(tmp_path, scenario(extra=extra, drain=""))
+    assert kubectl(r)[1][1].startswith('error: unable to drain node "node-1" due to error: cannot delete '
+                                       "DaemonSet-managed Pods (use --ignore-daemonsets to ignore): default/agent-")
+    assert kubectl(r)[1][1].endswith(", cannot delete Pods that declare no controller (use --force to override): "
+                                     "default/scratch, continuing command...")
+    assert records(r, "api", verb="evict") == []
+    r = run_text(tmp_path, scenario(extra=extra, drain="    ignoreDaemonSets: true\n    force: true"))
+    warnings = [m for _, m in kubectl(r) if m.startswith("Warning:")]
+    assert warnings[0].startswith("Warning: ignoring DaemonSet-managed Pods: default/agent-")
+    assert warnings[1] == "Warning: deleting Pods that declare no controller: default/scratch"
+    assert "Pod/default/scratch" in [x["object"] for x in records(r, "api", verb="evict")]
+
+
+def test_drain_timeout(tmp_path):
+    # maxUnavailable 0 never allows a disruption: 429 at 20, 25, 30; the 12 s timeout ends the drain at 32 s
+    r = run_text(tmp_path, scenario(budget="maxUnavailable: 0", drain="    ignoreDaemonSets: true\n    timeout: 12s"))
+    assert sorted({x["t"] for x in records(r, "api", verb="evict")}) == [20.0, 25.0, 30.0]
+    assert kubectl(r)[-1] == (32.0, 'error: unable to drain node "node-1" due to error: drain did not complete '
+                                    "within 12s, continuing command...")
+
+
+def test_evict_action(tmp_path):
+    text = scenario(budget="maxUnavailable: 0", drain="").replace(
+        "  - at: 20s\n    drain: node-1\n", "  - at: 20s\n    evict: pod/web-595f98c755-49sxw\n")
+    r = run_text(tmp_path, text)
+    action = records(r, "action", action="evict")
+    assert action[0]["error"] == "Cannot evict pod as it would violate the pod's disruption budget."
