@@ -12,14 +12,13 @@ SufficientPods or InsufficientPods. Syncs follow pod and budget changes at once.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone, get_condition
 from podlife.api.selectors import compiled
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.controller_utils import WorkQueue
+from podlife.controlplane.controllers.controller_utils import WorkQueue, parse_time
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -144,17 +143,13 @@ class DisruptionController:
             pod = by_name.get(name)
             if pod is None or pod["metadata"].get("deletionTimestamp"):
                 continue
-            since = now - self._seconds(ts)
+            since = now - (parse_time(self.trace, ts) or 0.0)
             if since >= DELETION_TIMEOUT:
                 continue
             out[name] = ts
             left = DELETION_TIMEOUT - since
             recheck = left if recheck is None else min(recheck, left)
         return out, recheck
-
-    def _seconds(self, ts: str) -> float:
-        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-        return (when - self.trace.start_time).total_seconds()
 
     def _update_status(self, pdb: Obj, healthy: int, desired: int, expected: int, allowed: int,
                        disrupted: dict[str, str]) -> None:

@@ -20,6 +20,7 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone
 from podlife.api.selectors import compiled
+from podlife.controlplane.controllers.controller_utils import parse_time
 from podlife.controlplane.metrics import MetricsServer
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -191,16 +192,10 @@ class HorizontalPodAutoscalerController:
         """groupPods: within the CPU initialisation period after its start a pod counts only when Ready."""
         ready = next((c for c in (pod.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), None)
         start = (pod.get("status") or {}).get("startTime")
-        started = self._seconds(start) if start else now
+        started = parse_time(self.trace, start) if start else now
         if now - started < CPU_INITIALIZATION_PERIOD:
             return ready is not None and ready.get("status") == "True"
         return ready is not None
-
-    def _seconds(self, ts: str) -> float:
-        from datetime import datetime, timezone
-
-        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-        return (when - self.trace.start_time).total_seconds()
 
     def _normalize(self, key: Key, hpa: Obj, current: int, proposal: int, min_r: int, max_r: int) -> int:
         """normalizeDesiredReplicasWithBehaviors: stabilisation windows, then the scaling policies' limits."""
