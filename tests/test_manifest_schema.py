@@ -384,3 +384,27 @@ def test_one_warning_per_unmodelled_kind_and_storage_as_given():
     classes = [o for o in run(sc).cluster.store.all_objects() if o["kind"] == "IngressClass"]
     assert [(c["metadata"]["name"], "namespace" in c["metadata"]) for c in classes] == [("private", False),
                                                                                        ("public", False)]
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("    resources: {requests: {memory: 1..5Gi}}\n",
+     'app.yaml:8: spec.containers[0].resources.requests.memory: the string "1..5Gi" is not a quantity: quantities '
+     "must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("    resources: {limits: {cpu: 10Zi}}\n",
+     'app.yaml:8: spec.containers[0].resources.limits.cpu: the string "10Zi" is not a quantity: quantities must '
+     "match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("    resources: {requests: {memory: 100000000000000000000000000000}}\n",
+     "app.yaml:8: spec.containers[0].resources.requests.memory: 100000000000000000000000000000 does not fit in an "
+     "int64"),
+])
+def test_quantities_are_parsed_at_decoding(extra, message):
+    # resource.Quantity's UnmarshalJSON: a malformed quantity is a decode error, before defaulting (QoS)
+    assert error(POD + extra) == message
+
+
+def test_null_items_of_string_lists_decode_as_empty_strings():
+    # encoding/json: null in a []string is ""; a command [sh, -c, null] is accepted and runs "sh -c ''"
+    sc = load_scenario(scenario(POD + "    command: [sh, -c, null]\n"))
+    result = run(sc)
+    pod = result.cluster.store.get("Pod", "default", "web")
+    assert pod["spec"]["containers"][0]["command"] == ["sh", "-c", ""]

@@ -159,6 +159,19 @@ def _default_volume(vol: dict) -> None:
             _setdefault(item["fieldRef"], "apiVersion", "v1")
 
 
+def _null_strings(c: dict) -> None:
+    """encoding/json decodes a null item of a []string as "": commands and arguments, and the exec commands of
+    probes and hooks."""
+    lists = [c, *(_as_dict(c.get(k)).get("exec") for k in ("livenessProbe", "readinessProbe", "startupProbe")),
+             *(_as_dict(_as_dict(c.get("lifecycle")).get(h)).get("exec") for h in ("postStart", "preStop"))]
+    for holder in lists:
+        if not isinstance(holder, dict):
+            continue
+        for key in ("command", "args"):
+            if isinstance(holder.get(key), list):
+                holder[key] = ["" if x is None else x for x in holder[key]]
+
+
 def default_pod_spec(spec: dict) -> None:
     """SetDefaults_PodSpec and everything nested in a PodSpec; shared by Pods and pod templates."""
     _setdefault(spec, "dnsPolicy", "ClusterFirst")
@@ -171,6 +184,7 @@ def default_pod_spec(spec: dict) -> None:
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in _as_list(spec.get(key)):
             if isinstance(c, dict):
+                _null_strings(c)
                 _default_container(c)
     for vol in _as_list(spec.get("volumes")):
         if isinstance(vol, dict):

@@ -70,6 +70,10 @@ def _definitions(minor: int) -> dict[str, Any]:
     """The ``$defs`` document of a minor, with the changes for minors older than the schemas applied."""
     shipped = schema_minor(minor)
     doc = json.loads(_schema_dir(shipped).joinpath("_definitions.json").read_text())
+    # resource.Quantity's UnmarshalJSON parses the string at decoding: a malformed one is a decode error
+    quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
+    if quantity is not None:
+        quantity["format"] = "quantity"
     if minor >= shipped:
         return doc
     defs = doc["$defs"]
@@ -123,7 +127,16 @@ def _format_checker() -> jsonschema.FormatChecker:
     checker = jsonschema.FormatChecker(formats=())
     for fmt, (lo, hi) in _INT_RANGES.items():
         checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
+    checker.checks("quantity", raises=ValueError)(_quantity)
     return checker
+
+
+def _quantity(value: Any) -> bool:
+    from podlife.api.quantity import parse_quantity
+
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        parse_quantity(str(value))   # raises ValueError (QuantityError) with upstream's message
+    return True
 
 
 _FORMATS = _format_checker()
@@ -159,9 +172,27 @@ def _properties(minor: int) -> dict[str, frozenset[str]]:
 
 # ------------------------------------------------------------------------------------------------ checking
 
+def _out_of_range(node: Any, path: tuple[str | int, ...] = ()) -> SchemaError | None:
+    """A JSON integer no Kubernetes field can hold (beyond int64, the widest; quantities included)."""
+    if isinstance(node, bool):
+        return None
+    if isinstance(node, int):
+        lo, hi = _INT_RANGES["int64"]
+        return None if lo <= node <= hi else SchemaError(path, f"{node} does not fit in an int64")
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in items:
+        err = _out_of_range(v, path + (k,))
+        if err is not None:
+            return err
+    return None
+
+
 def check(obj: dict[str, Any], minor: int, custom: dict[GroupVersionKind, dict[str, Any]] | None = None
           ) -> list[SchemaError]:
     """Errors of strict decoding; the caller has checked apiVersion and kind are strings."""
+    huge = _out_of_range(obj)
+    if huge is not None:
+        return [huge]
     gvk = GroupVersionKind(obj["apiVersion"], obj["kind"])
     if custom and gvk in custom:
         schema = custom[gvk]
@@ -218,6 +249,8 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
         want = [w for w in want if w != "null"]
         fmt = e.schema.get("format")
         return [SchemaError(path, f"expected {_a(want, fmt)}, got {_describe(e.instance)}")]
+    if e.validator == "format" and e.validator_value == "quantity":
+        return [SchemaError(path, f"{_describe(e.instance)} is not a quantity: {e.cause or 'malformed'}")]
     if e.validator == "format":
         return [SchemaError(path, f"{e.instance} does not fit in an {e.validator_value}")]
     if e.validator in ("oneOf", "anyOf"):
