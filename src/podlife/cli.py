@@ -66,17 +66,13 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import load_scenario
+    from podlife.scenario.load import load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace import klog, summary
     console = Console(highlight=False)
     with user_input(scenario):
         path = "<stdin>" if scenario == "-" else scenario
-        if scenario == "-":
-            text = sys.stdin.read()
-        else:
-            with open(scenario, encoding="utf-8") as fh:
-                text = fh.read()
+        text = sys.stdin.read() if scenario == "-" else read_text(scenario)
         if not plain.is_scenario(text):
             text = plain.wrap(scenario, text, plain.delete_actions(deletes, path))
         elif deletes:
@@ -171,7 +167,7 @@ def _against(value: str) -> dict[str, object]:
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
          until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
-    from podlife.scenario.load import load_scenario
+    from podlife.scenario.load import load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
 
@@ -230,7 +226,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
             seed: int | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
-    from podlife.scenario.load import load_scenario
+    from podlife.scenario.load import load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
 

@@ -1,7 +1,8 @@
 """Component configuration, named as upstream names it (KubeletConfiguration, kube-controller-manager flags, …).
 
 Each field's metadata says how a scenario value is parsed: ``duration`` (Go duration → seconds), ``int``,
-``float``, ``bool``, ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
+``float``, ``bool``, ``positive duration`` / ``positive int`` (> 0, as the component's config validation
+demands), ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
 signal → duration). Defaults that change between Kubernetes versions are ``None`` here and filled from
 ``podlife.versions`` when the cluster is built.
 """
@@ -25,10 +26,10 @@ FEATURE_GATES = ("EventedPLEG",)
 @dataclass
 class KubeletConfiguration:
     # pkg/kubelet/apis/config/v1beta1/defaults.go
-    syncFrequency: float = _f(60.0, "duration")
-    nodeStatusUpdateFrequency: float = _f(10.0, "duration")
-    nodeStatusReportFrequency: float = _f(300.0, "duration")
-    nodeLeaseDurationSeconds: int = _f(40, "int")
+    syncFrequency: float = _f(60.0, "positive duration")
+    nodeStatusUpdateFrequency: float = _f(10.0, "positive duration")
+    nodeStatusReportFrequency: float = _f(300.0, "positive duration")
+    nodeLeaseDurationSeconds: int = _f(40, "positive int")
     runtimeRequestTimeout: float = _f(120.0, "duration")
     maxPods: int = _f(110, "int")
     evictionHard: dict[str, str] = _f(
@@ -38,7 +39,7 @@ class KubeletConfiguration:
     evictionSoftGracePeriod: dict[str, float] = _f({}, "durations")
     evictionMaxPodGracePeriod: int = _f(0, "int")
     evictionPressureTransitionPeriod: float = _f(300.0, "duration")
-    evictionMonitoringPeriod: float = _f(10.0, "duration")  # housekeeping interval of the eviction manager
+    evictionMonitoringPeriod: float = _f(10.0, "positive duration")  # housekeeping interval of the eviction manager
     shutdownGracePeriod: float = _f(0.0, "duration")
     shutdownGracePeriodCriticalPods: float = _f(0.0, "duration")
     serializeImagePulls: bool = _f(True, "bool")
@@ -49,9 +50,9 @@ class KubeletConfiguration:
 @dataclass
 class ControllerManagerConfiguration:
     # cmd/kube-controller-manager/app/options; nodeMonitorGracePeriod default is per version (40s, 50s from 1.32)
-    nodeMonitorGracePeriod: float | None = _f(None, "duration")
-    nodeMonitorPeriod: float = _f(5.0, "duration")
-    nodeStartupGracePeriod: float = _f(60.0, "duration")
+    nodeMonitorGracePeriod: float | None = _f(None, "positive duration")
+    nodeMonitorPeriod: float = _f(5.0, "positive duration")
+    nodeStartupGracePeriod: float = _f(60.0, "positive duration")
     podEvictionTimeout: float = _f(300.0, "duration")
     nodeEvictionRate: float = _f(0.1, "float")
     secondaryNodeEvictionRate: float = _f(0.01, "float")
@@ -71,7 +72,7 @@ class ApiServerConfiguration:
 @dataclass
 class SchedulerConfiguration:
     # pkg/scheduler/apis/config/v1 defaults
-    podInitialBackoffSeconds: int = _f(1, "int")
+    podInitialBackoffSeconds: int = _f(1, "positive int")
     podMaxBackoffSeconds: int = _f(10, "int")
     percentageOfNodesToScore: int = _f(0, "int")  # 0 = adaptive, as upstream
 

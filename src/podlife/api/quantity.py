@@ -100,6 +100,9 @@ def _split(s: str) -> tuple[bool, str, str, str, str]:
     return positive, value, num, denom, s[suffix_start:]
 
 
+MAX_EXPONENT = 60   # 10^60 dwarfs any resource amount; beyond it a quantity is refused, not computed
+
+
 def _interpret(suffix: str) -> tuple[int, int, str] | None:
     """suffixHandler.interpret: (base, exponent, format) or None."""
     if suffix in _DEC_SUFFIXES:
@@ -109,8 +112,10 @@ def _interpret(suffix: str) -> tuple[int, int, str] | None:
     if len(suffix) > 1 and suffix[0] in "eE":
         exp = suffix[1:]
         body = exp[1:] if exp[0] in "+-" else exp
-        if body and all(c in _DIGITS for c in body):
-            return 10, int(exp), DECIMAL_EXPONENT
+        if body and all(c in _DIGITS for c in body) and len(body) <= 10:   # strconv.ParseInt(…, 10, 32)
+            e = int(exp)
+            if -(2 ** 31) <= e < 2 ** 31:
+                return 10, e, DECIMAL_EXPONENT
     return None
 
 
@@ -152,6 +157,10 @@ def _parse(v: str | int | float) -> Quantity:
     if interpreted is None:
         raise QuantityError(v, ERR_SUFFIX)
     base, exponent, fmt = interpreted
+    if abs(exponent) > MAX_EXPONENT:
+        # upstream keeps such a value as an arbitrary-precision decimal; exact arithmetic on it here would not end
+        raise QuantityError(v, f"an exponent of {exponent} is beyond what podlife computes (at most "
+                               f"±{MAX_EXPONENT})")
     try:
         amount = Fraction(int(num + denom or "0"), 10 ** len(denom))
     except ValueError as exc:  # pragma: no cover - the scanner only admits digits

@@ -93,12 +93,17 @@ def _command_effect(argv: tuple[str, ...]) -> CommandEffect:
             continue
         head = words[0].rsplit("/", 1)[-1]
         if head == "sleep" and len(words) == 2:
-            if words[1] == "infinity":
-                return CommandEffect(None, 0, True)
+            arg = words[1]
+            unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(arg[-1:], 0)   # GNU sleep's suffixes
             try:
-                seconds += float(words[1].rstrip("s"))
+                value = float(arg[:-1] if unit else arg) * (unit or 1)
             except ValueError:
                 return CommandEffect(None, 0, False)
+            if value == float("inf"):
+                return CommandEffect(None, 0, True)   # sleep inf / infinity: for ever
+            if value != value or value < 0:
+                return CommandEffect(None, 0, False)  # nan, negative: sleep refuses it; not modelled
+            seconds += value
         elif head == "exit":
             return CommandEffect(seconds, int(words[1]) if len(words) > 1 and words[1].isdigit() else 0, True)
         elif head == "true" and len(words) == 1:

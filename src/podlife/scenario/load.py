@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from podlife.api import schema
+from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
 from podlife.kubectl.drain import DrainOptions
 from podlife.config import (
@@ -142,6 +143,10 @@ _RFC3339 = re.compile(
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 _DURATION_HINT = "e.g. 500ms, 3s, 1m30s, 2h or a number of seconds"
+MAX_YAML_VALUES = 1_000_000          # values one YAML document may expand to
+MAX_UNTIL = 7 * 24 * 3600.0          # the longest simulated span podlife runs (a week)
+MAX_NODES = 5000                     # Kubernetes' supported cluster size
+MAX_REPLICAS = 150_000               # pods one workload may ask for
 _LABEL_HINT = "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters"
 _SUBDOMAIN_HINT = ("lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, "
                    "at most 253 characters")
@@ -197,7 +202,12 @@ def _yaml_error(exc: yaml.YAMLError, file: str, path: str = "") -> ScenarioError
 
 def _compose(text: str, file: str) -> list[yaml.Node]:
     """Every document of a YAML stream as nodes (syntax errors → ScenarioError with the line)."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)   # the reader refuses NUL and other control characters here
+    except yaml.reader.ReaderError as exc:
+        raise ScenarioError(file, text[:exc.position].count("\n") + 1, "",
+                            f"invalid YAML: unacceptable character #x{exc.character:04x} (control characters "
+                            "are not allowed)") from None
     try:
         nodes = []
         while loader.check_node():
@@ -205,6 +215,9 @@ def _compose(text: str, file: str) -> list[yaml.Node]:
         return nodes
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, file) from None
+    except RecursionError:
+        raise ScenarioError(file, None, "", "invalid YAML: nested too deeply to read; expected an ordinary "
+                                            "document") from None
     finally:
         loader.dispose()
 
@@ -216,13 +229,25 @@ class _Builder:
         self.file, self.lines, self.texts = file, lines, texts
         self.constructor = yaml.constructor.SafeConstructor()
         self.active: set[int] = set()
+        self.budget = MAX_YAML_VALUES
 
     def fail(self, node: yaml.Node, path: str, message: str) -> ScenarioError:
         return ScenarioError(self.file, node.start_mark.line + 1, path, message)
 
+    def tree(self, node: yaml.Node) -> Any:
+        """The whole document; nesting deeper than Python can follow is an error, not a crash."""
+        try:
+            return self.build(node, "")
+        except RecursionError:
+            raise self.fail(node, "", "nested too deeply; expected an ordinary document") from None
+
     def build(self, node: yaml.Node, path: str) -> Any:
         if id(node) in self.active:
             raise self.fail(node, path, "recursive YAML alias; expected a tree")
+        self.budget -= 1
+        if self.budget < 0:   # aliases can expand a small file without bound ("billion laughs")
+            raise self.fail(node, path, f"more than {MAX_YAML_VALUES:,} values once YAML aliases are expanded; "
+                                        "expected a document of ordinary size")
         try:
             if isinstance(node, yaml.ScalarNode):
                 return self._scalar(node, path)
@@ -283,9 +308,20 @@ class _Builder:
         return out
 
 
+def read_text(file: str) -> str:
+    return _read(file)
+
+
 def _read(file: str) -> str:
-    with open(file, encoding="utf-8") as fh:
-        return fh.read()
+    """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte."""
+    with open(file, "rb") as fh:
+        data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ScenarioError(file, line, "", f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded; "
+                                            "expected a UTF-8 YAML file") from None
 
 
 # ---------------------------------------------------------------------------------------------- overrides
@@ -392,7 +428,7 @@ class _Raw:
             nodes = _compose(text, self.file)
             lines: dict[str, int] = {}
             texts: dict[str, str] = {}
-            value = _Builder(self.file, lines, texts).build(nodes[0], "") if nodes else None
+            value = _Builder(self.file, lines, texts).tree(nodes[0]) if nodes else None
         except ScenarioError as exc:
             raise ScenarioError(self.file, None, f"--set {canonical}",
                                 f'invalid value "{text}": {exc.message}') from None
@@ -557,7 +593,20 @@ class _Check:
             value = str(value)  # cpu: 8 is a quantity too
         if not isinstance(value, str) or not _QUANTITY.match(value) or value.startswith("-"):
             raise self.error(path, f"{_describe(value)} is not a quantity; expected e.g. 250m, 2, 1Gi, 500Mi")
+        try:
+            parse_quantity(value)
+        except ValueError as e:
+            raise self.error(path, f"{_describe(value)} is not a quantity: {e}") from None
         return value
+
+    def resource_name(self, key: str, path: str) -> None:
+        """validateResourceName for node capacity: a standard name or a fully-qualified extended resource."""
+        standard = key in ("cpu", "memory", "pods", "ephemeral-storage", "storage") or key.startswith("hugepages-")
+        prefix, slash, name = key.partition("/")
+        if standard or (slash and "." in prefix and _is_subdomain(prefix) and _is_qualified_name(name)):
+            return
+        raise self.error(path, "unknown resource name; expected cpu, memory, pods, ephemeral-storage, "
+                               "hugepages-<size> or a fully-qualified extended resource such as nvidia.com/gpu")
 
     def str_map(self, value: Any, path: str, check_key: Callable[[str, str], None] | None = None,
                 check_value: Callable[[Any, str], str] | None = None) -> dict[str, str]:
@@ -621,7 +670,7 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
                             "expected one YAML document (a Scenario), found another one here")
     lines: dict[str, int] = {"": nodes[0].start_mark.line + 1}
     texts: dict[str, str] = {}
-    raw = _Raw(path, _Builder(path, lines, texts).build(nodes[0], ""), lines, texts)
+    raw = _Raw(path, _Builder(path, lines, texts).tree(nodes[0]), lines, texts)
     for expr in overrides:
         raw.apply_set(expr)
     if kubernetes_version is not None:  # v1.34 and 1.34.2 name the minor 1.34, for every command
@@ -655,6 +704,9 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     start_time = _start_time(ck, spec.get("startTime"), "spec.startTime")
     seed = ck.integer(spec["seed"], "spec.seed", 0) if spec.get("seed") is not None else 0
     until = ck.duration(spec["until"], "spec.until") if spec.get("until") is not None else None
+    if until is not None and not 0 < until <= MAX_UNTIL:
+        raise ck.error("spec.until", f"{_describe(spec['until'])} is {'not greater than 0' if until <= 0 else 'longer than a week'}; "
+                                     f"expected a duration > 0 and at most {format_duration(MAX_UNTIL)}")
     cluster = _cluster(ck, spec.get("cluster"))
     objects, pending = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
     behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
@@ -759,11 +811,26 @@ def _cluster(ck: _Check, value: Any) -> ClusterSpec:
         nodes, explicit = [], []
         for i, entry in enumerate(ck.sequence(cluster["nodes"], f"{path}.nodes")):
             nodes.extend(_node_entry(ck, entry, f"{path}.nodes[{i}]", nodes, explicit))
+            if len(nodes) > MAX_NODES:
+                raise ck.error(f"{path}.nodes[{i}]", f"{len(nodes):,} nodes; podlife runs clusters of at most "
+                                                     f"{MAX_NODES:,} nodes (Kubernetes' supported maximum)")
         if not nodes:
             ck.warn(f"{path}.nodes", "no nodes: every pod will stay Pending")
     _default_pod_cidrs(ck, nodes, explicit, f"{path}.nodes")
     components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls) for name, cls in _COMPONENTS}
+    _check_scheduler(ck, components["scheduler"], f"{path}.scheduler")
     return ClusterSpec(nodes=nodes, **components)
+
+
+def _check_scheduler(ck: _Check, config: SchedulerConfiguration, path: str) -> None:
+    """pkg/scheduler/apis/config/validation: backoffs ordered, percentageOfNodesToScore within 0-100."""
+    if config.podMaxBackoffSeconds < config.podInitialBackoffSeconds:
+        raise ck.error(f"{path}.podMaxBackoffSeconds", f"{config.podMaxBackoffSeconds} must be greater than or "
+                                                       f"equal to podInitialBackoffSeconds "
+                                                       f"({config.podInitialBackoffSeconds})")
+    if not 0 <= config.percentageOfNodesToScore <= 100:
+        raise ck.error(f"{path}.percentageOfNodesToScore", f"{config.percentageOfNodesToScore} is not in the "
+                                                           "range 0-100")
 
 
 def _node_entry(ck: _Check, value: Any, path: str, previous: list[NodeSpec],
@@ -785,7 +852,8 @@ def _node_entry(ck: _Check, value: Any, path: str, previous: list[NodeSpec],
                                            "expected one of them, or the same value")
         labels[ZONE_LABEL] = zone
     capacity = NodeSpec(name="").capacity
-    capacity.update(ck.str_map(entry.get("capacity"), f"{path}.capacity", check_value=ck.quantity))
+    capacity.update(ck.str_map(entry.get("capacity"), f"{path}.capacity", check_key=ck.resource_name,
+                               check_value=ck.quantity))
     runtime = ck.one_of(entry["runtime"], f"{path}.runtime", RUNTIMES, "runtime") \
         if entry.get("runtime") is not None else "containerd"
     cidr = _pod_cidr(ck, entry, path, names, explicit)
@@ -803,6 +871,9 @@ def _node_names(ck: _Check, entry: dict[str, Any], path: str) -> list[str]:
         return [ck.dns_subdomain(entry["name"], f"{path}.name")]
     prefix = ck.string(entry["namePrefix"], f"{path}.namePrefix")
     count = ck.integer(ck.required(entry, "count", path, "an integer >= 1 with namePrefix"), f"{path}.count", 1)
+    if count > MAX_NODES:
+        raise ck.error(f"{path}.count", f"{count:,} nodes; podlife runs clusters of at most {MAX_NODES:,} nodes "
+                                        "(Kubernetes' supported maximum)")
     names = [f"{prefix}{i}" for i in range(count)]
     for n in (names[0], names[-1]):
         if not _is_subdomain(n):
@@ -898,6 +969,14 @@ def _component(ck: _Check, value: Any, path: str, cls: type) -> Any:
 def _config_value(ck: _Check, value: Any, path: str, kind: str, key: str) -> Any:
     if kind == "duration":
         return ck.duration(value, path)
+    if kind == "positive duration":   # the components' config validation refuses 0 and negatives
+        seconds = ck.duration(value, path)
+        if seconds <= 0:
+            raise ck.error(path, f"{_describe(value)} must be greater than 0; expected a duration "
+                                 f"({_DURATION_HINT}) > 0")
+        return seconds
+    if kind == "positive int":
+        return ck.integer(value, path, 1)
     if kind == "int":
         return ck.integer(value, path, None if key == "evictionMaxPodGracePeriod" else 0)
     if kind == "float":
@@ -1013,7 +1092,7 @@ def _objects_file(ck: _Check, file: str, path: str, out: list[Manifest], pending
     for node in _compose(text, file):
         lines: dict[str, int] = {}
         texts: dict[str, str] = {}
-        obj = _Builder(file, lines, texts).build(node, "")
+        obj = _Builder(file, lines, texts).tree(node)
         if obj is None:
             continue  # an empty document, as kubectl skips them
         lines[""] = node.start_mark.line + 1
@@ -1057,6 +1136,17 @@ def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
     if errors:
         first = min(errors, key=lambda e: (ck.line(_schema_path(path, e.path)) or 0, [str(p) for p in e.path]))
         raise ck.error(_schema_path(path, first.path), first.message)
+    _workload_size(ck, obj, path)
+
+
+def _workload_size(ck: _Check, obj: dict[str, Any], path: str) -> None:
+    """Valid upstream up to int32, but no simulation of a billion pods ends: podlife's own limit, said plainly."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    for key in ("replicas", "parallelism", "completions"):
+        n = spec.get(key)
+        if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
+            raise ck.error(_join(_join(path, "spec"), key), f"{n:,} pods; podlife runs workloads of at most "
+                                                           f"{MAX_REPLICAS:,} pods")
 
 
 # ------------------------------------------------------------------------------------------------ actions
@@ -1108,6 +1198,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
         _manifest_namespace(ck, action, raw, path)
     elif verb == "scale":
         action.replicas = ck.integer(ck.required(raw, "replicas", path, "an integer >= 0"), f"{path}.replicas", 0)
+        if action.replicas > MAX_REPLICAS:
+            raise ck.error(f"{path}.replicas", f"{action.replicas:,} pods; podlife runs workloads of at most "
+                                               f"{MAX_REPLICAS:,} pods")
     elif verb == "patch":
         action.merge_patch = ck.mapping(ck.required(raw, "mergePatch", path, "a JSON merge patch mapping"),
                                         f"{path}.mergePatch", optional=False)
@@ -1163,10 +1256,7 @@ def _drain_options(ck: _Check, raw: dict[str, Any], path: str) -> DrainOptions:
     if raw.get("gracePeriodSeconds") is not None:
         opts.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds", -1)
     if raw.get("timeout") is not None:
-        opts.timeout = ck.duration(raw["timeout"], f"{path}.timeout")
-        if opts.timeout < 0:
-            raise ck.error(f"{path}.timeout", f'"{raw["timeout"]}" is negative; expected a duration >= 0 (0: no '
-                                              "timeout)")
+        opts.timeout = ck.duration(raw["timeout"], f"{path}.timeout")   # 0: no timeout
     return opts
 
 

@@ -24,7 +24,7 @@ def is_scenario(text: str) -> bool:
         for doc in yaml.safe_load_all(text):
             if doc is not None:
                 return not isinstance(doc, dict) or doc.get("kind") == "Scenario" or "kind" not in doc
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return True
     return True
 
