@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from podlife.cli import main
+from podlife.versions import NEWEST
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -165,7 +166,7 @@ def test_kubernetes_version_flag_out_of_range_lists_versions():
     for flag in ("v1.17.3", "2.0", "latest"):
         res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--kubernetes-version", flag)
         assert res.exit_code == 2, res.output
-        assert 'is not a modelled version' in res.output and '"1.18" … "1.34"' in res.output
+        assert 'is not a modelled version' in res.output and f'"1.18" … "{NEWEST}"' in res.output
 
 
 POD = """apiVersion: v1
@@ -191,7 +192,7 @@ def test_run_plain_manifests_with_delete(tmp_path):
 def test_run_plain_manifests_from_stdin():
     res = CliRunner().invoke(main, ["run", "-", "--delete", "pod/web"], input=POD)
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("stdin  (Kubernetes 1.34")
+    assert res.output.startswith(f"stdin  (Kubernetes {NEWEST}")
 
 
 def test_run_plain_manifests_bad_input(tmp_path):

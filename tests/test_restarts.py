@@ -112,3 +112,40 @@ def test_liveness_kill_back_off_follows_do_back_off(tmp_path):
     assert ev[:6] == [(0.1, "Started"), (10.0, "Killing"), (10.2, "Started"), (20.0, "Killing"),
                       (20.1, "BackOff"), (21.0, "BackOff")]
     assert ev[6][1] == "Started" and 31.1 <= ev[6][0] <= 36.1
+
+
+RULES = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: rules}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 30s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      annotations:
+        podlife/behavior: |
+          trainer: {exitAfterSeconds: 5, exitCode: 42}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: trainer
+        image: trainer:1
+        restartPolicyRules:
+        - action: Restart
+          exitCodes: {operator: In, values: [42]}
+"""
+
+
+@pytest.mark.parametrize("version, restarted, phase", [("1.34", False, "Failed"), ("1.35", True, "Running")])
+def test_container_restart_rules_from_1_35(tmp_path, version, restarted, phase):
+    # KEP-5307: exit code 42 matches the Restart rule, so the container starts again although the pod's
+    # restartPolicy is Never: the exit (5.1 s) is seen at the next relist (6 s) and, with no back-off entry yet,
+    # the container starts at once (6.1 s). On 1.34 the gate is off and the API server drops the rules.
+    r = run_text(tmp_path, RULES.replace("VERSION", version))
+    starts = [x["t"] for x in records(r, "event", reason="Started", object="Pod/default/train")]
+    assert starts[:2] == ([0.1, 6.1] if restarted else [0.1])
+    assert [x["to"] for x in records(r, "phase", object="Pod/default/train")][-1] == phase

@@ -98,7 +98,7 @@ def test_scenario_error_rendering():
 def test_defaults():
     s = load()
     assert s.name == "test" and s.description == "" and s.path == "scenario.yaml"
-    assert s.kubernetes_version == NEWEST == "1.34"
+    assert s.kubernetes_version == NEWEST == "1.35"
     assert s.start_time == datetime(2025, 1, 1, tzinfo=timezone.utc)
     assert (s.seed, s.until, s.objects, s.actions, s.expect, s.warnings) == (0, None, [], [], [], [])
     [node] = s.cluster.nodes
@@ -436,7 +436,7 @@ def test_keyword_override_invalid():
     assert error("", seed=-1) == "scenario.yaml: spec.seed: expected an integer >= 0, got -1 (set by --seed)"
     assert error("", kubernetes_version="1.17") == \
         'scenario.yaml: spec.kubernetesVersion: "1.17" is not a modelled version; expected a minor version, ' \
-        'one of "1.18" … "1.34" (set by --kubernetes-version)'
+        f'one of "1.18" … "{NEWEST}" (set by --kubernetes-version)'
 
 
 # ----------------------------------------------------------------------------------- file and YAML errors
@@ -528,12 +528,12 @@ def test_version_errors():
         'e.g. "1.20"'
     assert error("spec:\n  kubernetesVersion: 1.2\n") == \
         'scenario.yaml:6: spec.kubernetesVersion: 1.2 is not a modelled version; expected a quoted minor version, ' \
-        'one of "1.18" … "1.34"'
+        f'one of "1.18" … "{NEWEST}"'
     assert error('spec:\n  kubernetesVersion: "1.17"\n') == \
         'scenario.yaml:6: spec.kubernetesVersion: "1.17" is not a modelled version; expected a minor version, ' \
-        'one of "1.18" … "1.34"'
+        f'one of "1.18" … "{NEWEST}"'
     assert error("spec:\n  kubernetesVersion: 1\n") == \
-        'scenario.yaml:6: spec.kubernetesVersion: expected a quoted minor version such as "1.34", got 1'
+        f'scenario.yaml:6: spec.kubernetesVersion: expected a quoted minor version such as "{NEWEST}", got 1'
 
 
 def test_start_time_errors():

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 OLDEST_MINOR = 18
-NEWEST_MINOR = 34
+NEWEST_MINOR = 35
 MODELLED_VERSIONS: tuple[str, ...] = tuple(f"1.{m}" for m in range(OLDEST_MINOR, NEWEST_MINOR + 1))
 NEWEST = MODELLED_VERSIONS[-1]
 
@@ -119,6 +119,10 @@ RULES: tuple[Rule, ...] = (
     Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),
+    )),
+    Rule("container_restart_rules", "a regular container's own restartPolicy and restartPolicyRules", (
+        Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
+        Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
     )),
     Rule("native_sidecars", "init containers with restartPolicy: Always", (
         Change(18, "off", "not available"),

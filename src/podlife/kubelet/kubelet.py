@@ -419,7 +419,8 @@ class Kubelet:
             statuses.append(container_status(self, pod, spec, cur, prev, init_pending,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
-        phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal)
+        phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
+                          self.profile)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
         if not prev_status.get("startTime"):
             self._started_at.setdefault(uid, self.kernel.now)

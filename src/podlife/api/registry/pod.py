@@ -23,6 +23,9 @@ class PodStrategy(Strategy):
             plugin.admit(obj)
         obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
         profile = getattr(store, "profile", None)
+        from podlife.kubelet.restartpolicy import drop_disabled_fields
+
+        drop_disabled_fields(obj["spec"], profile)
         if obj["spec"].get("schedulingGates"):
             if profile is not None and not profile.scheduling_gates:
                 del obj["spec"]["schedulingGates"]   # dropDisabledPodFields: the gate is off

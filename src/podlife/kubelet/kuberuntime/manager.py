@@ -11,6 +11,7 @@ import simpy
 
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import environment_error
+from podlife.kubelet.restartpolicy import restarts
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
 from podlife.runtime.behavior import behavior_for
@@ -160,7 +161,7 @@ class RuntimeManager:
             c = latest.get(spec["name"])
             if c is None:
                 yield from self._start(pod, sb, spec, self._first_attempt(uid, spec["name"]), result)
-            elif c.state == EXITED and self._should_restart(policy, c):
+            elif c.state == EXITED and restarts(pod, spec, c.exit_code or 0, kl.profile):
                 yield from self._restart(pod, sb, spec, c, result)
         return result
 
@@ -169,10 +170,6 @@ class RuntimeManager:
         (calcRestartCountByLogDir): a rebooted node's runtime forgot its containers, the logs did not."""
         last = self.kl.runtime.log_attempts.get((uid, name))
         return 0 if last is None else last + 1
-
-    @staticmethod
-    def _should_restart(policy: str, c: Container) -> bool:
-        return policy == "Always" or (policy == "OnFailure" and c.exit_code != 0)
 
     def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult) -> Gen:
         """doBackOff, then start the next attempt."""

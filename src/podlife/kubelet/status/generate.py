@@ -86,7 +86,7 @@ def _waiting(reason: str, message: str) -> Obj:
 
 
 def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_terminal: bool,
-              terminal_phase_rule: bool) -> str:
+              terminal_phase_rule: bool, profile: Any = None) -> str:
     """getPhase (pkg/kubelet/kubelet_pods.go); sidecars do not count for the pod's phase."""
     spec = pod["spec"]
     policy = spec.get("restartPolicy", "Always")
@@ -119,9 +119,15 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
         if "running" in state:
             running += 1
         elif "terminated" in state:
+            if _rule_restarts(pod, c, state["terminated"]["exitCode"], profile):
+                running += 1   # its own restart policy or rules start it again: the pod is not done
+                continue
             stopped += 1
             succeeded += state["terminated"]["exitCode"] == 0
         elif s.get("lastState", {}).get("terminated"):
+            if _rule_restarts(pod, c, s["lastState"]["terminated"]["exitCode"], profile):
+                running += 1   # backing off before the restart its rules ask for
+                continue
             stopped += 1
         else:
             waiting += 1
@@ -155,6 +161,17 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
             return "Failed"
         return "Running"
     return "Pending"
+
+
+def _rule_restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+    """Only the container-level policy or rules (1.35+) change the phase; the pod-level policy is handled by
+    getPhase's own cases."""
+    if profile is None or not profile.container_restart_rules or not (
+            container.get("restartPolicy") or container.get("restartPolicyRules")):
+        return False
+    from podlife.kubelet.restartpolicy import restarts
+
+    return restarts(pod, container, exit_code, profile)
 
 
 def _condition(ctype: str, ok: bool, reason: str = "", message: str = "") -> Obj:

@@ -1,0 +1,42 @@
+"""Whether a regular container that exited is started again: the pod's restartPolicy, or from 1.35
+(ContainerRestartRules, KEP-5307, beta and on by default; alpha in 1.34) the container's own restartPolicy and
+its restartPolicyRules, the first rule whose exit codes match deciding (pkg/kubelet/container/helpers.go
+ShouldContainerBeRestarted and the rules' evaluation in pkg/kubelet/kuberuntime)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api.meta import Obj
+
+
+def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+    policy = pod["spec"].get("restartPolicy", "Always")
+    if profile is not None and profile.container_restart_rules:
+        for rule in container.get("restartPolicyRules") or ():
+            codes = rule.get("exitCodes") or {}
+            values = set(codes.get("values") or ())
+            matched = exit_code in values if codes.get("operator") == "In" else exit_code not in values
+            if matched:
+                return rule.get("action") == "Restart"
+        policy = container.get("restartPolicy") or policy
+    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
+
+
+def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
+    """pkg/api/pod/util.go dropDisabledFields: with the gate off the API server drops a regular container's
+    restartPolicy and restartPolicyRules (init containers keep restartPolicy: Always, the sidecar marker).
+    Returns the dropped field paths, for the user's warning."""
+    if profile is None or profile.container_restart_rules:
+        return []
+    dropped = []
+    for i, c in enumerate(pod_spec.get("containers") or ()):
+        for key in ("restartPolicy", "restartPolicyRules"):
+            if isinstance(c, dict) and key in c:
+                del c[key]
+                dropped.append(f"spec.containers[{i}].{key}")
+    for i, c in enumerate(pod_spec.get("initContainers") or ()):
+        if isinstance(c, dict) and "restartPolicyRules" in c:
+            del c["restartPolicyRules"]
+            dropped.append(f"spec.initContainers[{i}].restartPolicyRules")
+    return dropped
