@@ -3,6 +3,8 @@ claims."""
 
 from __future__ import annotations
 
+import pytest
+
 from podlife.scenario.assumptions import assumptions
 from podlife.scenario.load import load_scenario
 from tests.helpers import records, run_text
@@ -158,3 +160,16 @@ def test_the_provisioning_delay_is_listed_as_an_assumption(tmp_path):
         {"object": "StorageClass/standard", "container": "",
          "assumption": "provisioner disk.csi.example.com: assumed to provision a volume 2 s after it is asked "
                        "(podlife/provisioning-seconds sets it)"}]
+
+
+@pytest.mark.parametrize("version, kept", [("1.26", 2), ("1.27", 1)])
+def test_claims_deleted_on_scale_down_by_retention_policy(tmp_path, version, kept):
+    # whenScaled: Delete (StatefulSetAutoDeletePVC on from 1.27): scaling 2 → 1 makes db-1 the owner of data-db-1,
+    # and the garbage collector deletes the claim once the pod is gone; on 1.26 the policy is not honoured
+    text = scenario(DEFAULT_WFFC + STATEFULSET.replace(
+        "      serviceName: db\n", "      serviceName: db\n"
+                                  "      persistentVolumeClaimRetentionPolicy: {whenScaled: Delete}\n"), version)
+    text = text.replace("  until: 20s\n", "  until: 40s\n") + "  actions:\n  - {at: 20s, scale: statefulset/db, replicas: 1}\n"
+    r = run_text(tmp_path, text)
+    claims = [c["metadata"]["name"] for c in r.cluster.store.list("PersistentVolumeClaim")]
+    assert len(claims) == kept and claims[0] == "data-db-0"

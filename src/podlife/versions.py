@@ -116,6 +116,10 @@ RULES: tuple[Rule, ...] = (
                    "is running and correctly registered.",
                "pv_controller.go: reworded message (1.28 assumed; the exact release is not confirmed)"),
     )),
+    Rule("statefulset_pvc_retention", "StatefulSet persistentVolumeClaimRetentionPolicy is honoured", (
+        Change(18, False, "not available (1.23-1.26: StatefulSetAutoDeletePVC alpha, off)"),
+        Change(27, True, "pkg/features/kube_features.go: StatefulSetAutoDeletePVC beta, on by default in 1.27"),
+    )),
     Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),

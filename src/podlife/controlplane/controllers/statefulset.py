@@ -10,7 +10,7 @@ when the rest are healthy. Parallel: all at once.
 
 Not modelled: ControllerRevision objects (the revision name is ``<set>-<hash>`` with the hash computed from
 the template's canonical JSON, not a real cluster's bytes), partitions (every new pod gets the update
-revision), the PVC retention policy (claims are always retained), maxUnavailable, start ordinals.
+revision), maxUnavailable, start ordinals.
 """
 
 from __future__ import annotations
@@ -49,6 +49,13 @@ REVISION_LABEL = "controller-revision-hash"              # apps.ControllerRevisi
 STATUS_UPDATE_RETRIES = 10                               # stateful_set_status_updater.go (RetryOnConflict)
 
 _POD_RE = re.compile(r"(.*)-([0-9]+)$")                  # statefulPodRegex
+
+
+def _owner_ref(owner: Obj) -> Obj:
+    """The claims' owner reference: not a controller, blocking the owner's foreground deletion."""
+    md = owner["metadata"]
+    return {"apiVersion": owner.get("apiVersion") or "v1", "kind": owner["kind"], "name": md["name"],
+            "uid": md["uid"], "blockOwnerDeletion": True}
 
 
 def parent_and_ordinal(pod: Obj) -> tuple[str, int]:
@@ -264,6 +271,7 @@ class StatefulSetController:
                 continue
             if not is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
                 return
+            self._claims_follow_pod(sset, pod)
             self._delete_pod(sset, pod)
             if monotonic:
                 return
@@ -302,6 +310,33 @@ class StatefulSetController:
                  "persistentVolumeClaim": {"claimName": f"{t['metadata']['name']}-{name}"}} for t in templates]
         return pod
 
+    def _retention(self, sset: Obj) -> tuple[str, str]:
+        """persistentVolumeClaimRetentionPolicy (whenDeleted, whenScaled); Retain, Retain while the
+        StatefulSetAutoDeletePVC gate is off."""
+        if not self.profile.statefulset_pvc_retention:
+            return "Retain", "Retain"
+        policy = sset["spec"].get("persistentVolumeClaimRetentionPolicy") or {}
+        return policy.get("whenDeleted", "Retain"), policy.get("whenScaled", "Retain")
+
+    def _claims_follow_pod(self, sset: Obj, pod: Obj) -> None:
+        """whenScaled Delete: a condemned pod becomes the owner of its claims, which the garbage collector then
+        deletes with it (stateful_set_control.go processCondemned → updatePVCRetentionPolicy)."""
+        if self._retention(sset)[1] != "Delete":
+            return
+        for t in sset["spec"].get("volumeClaimTemplates") or ():
+            claim = self.store.try_get("PersistentVolumeClaim", pod["metadata"]["namespace"],
+                                       f"{t['metadata']['name']}-{pod['metadata']['name']}")
+            if claim is None or any(r.get("uid") == pod["metadata"]["uid"]
+                                    for r in claim["metadata"].get("ownerReferences") or ()):
+                continue
+            new = clone(claim)
+            new["metadata"]["ownerReferences"] = [r for r in new["metadata"].get("ownerReferences") or ()
+                                                  if r.get("kind") != "StatefulSet"] + [_owner_ref(pod)]
+            try:
+                self.store.update(new, by=COMPONENT)
+            except ApiError:
+                pass
+
     def _create_claims(self, sset: Obj, pod: Obj) -> None:
         """createPersistentVolumeClaims: the claims of the pod that do not exist yet (getPersistentVolumeClaims:
         the template, named TEMPLATE-POD, with the set's selector labels)."""
@@ -313,6 +348,9 @@ class StatefulSetController:
                 continue
             md = clone(t.get("metadata") or {})
             md.update(name=claim_name, namespace=ns)
+            if self._retention(sset)[0] == "Delete":
+                # updateClaimOwnerRefForSetAndPod: whenDeleted Delete makes the set the claim's owner
+                md["ownerReferences"] = [_owner_ref(sset)]
             labels = md.setdefault("labels", {})
             labels.update(((sset["spec"].get("selector") or {}).get("matchLabels")) or {})
             claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": md,
