@@ -169,3 +169,27 @@ def test_alias_bomb_in_set(tmp_path):
                           [f"&a{i} [{','.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]) + "]"
     code, out, _ = _run(path, "--set", f"metadata.description={bomb}")
     assert code == 2 and "more than 1,000,000 values once YAML aliases are expanded" in out
+
+
+HELLO = Path(__file__).parent.parent / "examples" / "hello.yaml"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--until", "0"], f'{HELLO}: spec.until: "0" is not greater than 0; expected a duration > 0 and at most '
+                       "168h0m0s (set by --until)"),
+    (["--until", "abc"], f'{HELLO}: spec.until: "abc" is not a duration; expected e.g. 500ms, 3s, 1m30s, 2h or a '
+                         "number of seconds (set by --until)"),
+    (["--seed", "-1"], f"{HELLO}: spec.seed: expected an integer >= 0, got -1 (set by --seed)"),
+    (["--at", "5q"], '--at: unknown unit "q" in duration "5q"'),
+    (["--set", "spec.until"], f'{HELLO}: --set: "spec.until": expected PATH=VALUE'),
+    (["--set", "=3"], f'{HELLO}: --set: "=3": empty path; expected PATH=VALUE'),
+    (["--kubernetes-version", "2.0"], None),
+    (["--delete", "pod/web"], f"{HELLO}: --delete: only for plain manifests; a Scenario lists its deletes in "
+                              "spec.actions"),
+    (["--report", "/nonexistent/dir/x.json"], "/nonexistent/dir/x.json: No such file or directory"),
+])
+def test_command_line_case(args, message):
+    code, out, _ = _run(HELLO, *args)
+    assert code == 2
+    if message is not None:
+        assert out.splitlines()[-1] == message
