@@ -107,3 +107,11 @@ def test_time_zone(tmp_path):
                                                              "      timeZone: Europe/Paris", until="2m"))
     assert [(x["t"], x["object"]) for x in records(r, "api", verb="create", by="cronjob-controller")] == [
         (60.1, "Job/default/report-28928640")]   # 2025-01-01T08:00:00Z = 1735718400 s = 28928640 min
+
+
+def test_time_zone_is_ignored_while_its_gate_is_off(tmp_path):
+    # 1.24: CronJobTimeZone alpha and off, the field is dropped: 09:00 is read in UTC (t = 3660 from 07:59)
+    r = run_text(tmp_path, scenario("2025-01-01T07:59:00Z", "      schedule: '0 9 * * *'\n"
+                                                             "      timeZone: Europe/Paris", version="1.24",
+                                    until="2h"))
+    assert [x["t"] for x in records(r, "api", verb="create", by="cronjob-controller")] == [3660.1]

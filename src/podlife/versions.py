@@ -99,6 +99,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, "v1", "cronjob_controller.go: every CronJob looked at every 10 s (syncAll)"),
         Change(21, "v2", "CronJobControllerV2 on by default (beta, 1.21): requeued for the next time + 100 ms"),
     )),
+    Rule("cronjob_time_zone", "a CronJob's spec.timeZone is honoured", (
+        Change(18, False, "not available; on 1.24 CronJobTimeZone is alpha and off (the field is dropped)"),
+        Change(25, True, "pkg/features/kube_features.go: CronJobTimeZone beta, on by default in 1.25"),
+    )),
     Rule("cronjob_scheduled_annotation", "Jobs of a CronJob carry batch.kubernetes.io/cronjob-scheduled-timestamp", (
         Change(18, False, "not set"),
         Change(28, True, "CronJobsScheduledAnnotation beta, on by default in 1.28"),
@@ -326,6 +330,7 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
     SchemaChange("io.k8s.api.core.v1.PersistentVolumeClaimSpec", "dataSourceRef", 22,
                  source="AnyVolumeDataSource alpha, 1.22"),
     SchemaChange("io.k8s.api.batch.v1.CronJob", None, 21, source="batch/v1 CronJob GA, 1.21"),
+    SchemaChange("io.k8s.api.batch.v1.CronJobSpec", "timeZone", 24, source="CronJobTimeZone alpha, 1.24"),
     SchemaChange("io.k8s.api.policy.v1.PodDisruptionBudget", None, 21, source="policy/v1 PodDisruptionBudget GA, 1.21"),
     SchemaChange("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", None, 23, source="autoscaling/v2 GA, 1.23"),
     SchemaChange("io.k8s.api.networking.v1.Ingress", None, 19, source="networking.k8s.io/v1 Ingress GA, 1.19"),

@@ -146,7 +146,7 @@ class CronJobController:
         return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
 
     def _zone(self, cj: Obj) -> Any:
-        name = (cj.get("spec") or {}).get("timeZone")
+        name = (cj.get("spec") or {}).get("timeZone") if self.profile.cronjob_time_zone else None
         return ZoneInfo(name) if name else timezone.utc
 
     def _times(self, cj: Obj, after: datetime) -> Any:
@@ -242,7 +242,7 @@ class CronJobController:
         if cj["metadata"].get("deletionTimestamp"):
             return None, update
         spec = cj["spec"]
-        if spec.get("timeZone"):
+        if spec.get("timeZone") and self.profile.cronjob_time_zone:
             try:
                 ZoneInfo(spec["timeZone"])
             except (ZoneInfoNotFoundError, ValueError):
