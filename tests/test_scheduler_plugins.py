@@ -268,3 +268,33 @@ def test_node_cache_refreshes_a_known_pod_and_its_match_counts():
     cache.add_pod(relabelled)
     assert _count_matching(info, "default", sel) == 0
     assert _count_matching(info, "default", {"matchLabels": {"app": "api"}}) == 1
+
+
+def test_kept_domain_counts_follow_pods():
+    # the running per-zone counts equal a fresh sum over the nodes after adds, relabels, deletions and removals
+    from podlife.controlplane.scheduler.plugins import NodeCache, selector_key
+
+    cache = NodeCache()
+    for i, zone in enumerate(("a", "a", "b")):
+        cache.set_node({"metadata": {"name": f"n{i}", "labels": {"topology.kubernetes.io/zone": zone}},
+                        "spec": {}, "status": {"allocatable": {"pods": "10"}}})
+    sel = {"matchLabels": {"app": "web"}}
+    key = selector_key(sel)
+
+    def pod(uid, node, app="web", deleting=False):
+        md = {"uid": uid, "name": uid, "namespace": "default", "labels": {"app": app}}
+        if deleting:
+            md["deletionTimestamp"] = "2025-01-01T00:00:01Z"
+        return {"metadata": md, "spec": {"nodeName": node, "containers": []}}
+
+    cache.add_pod(pod("p1", "n0"))
+    assert cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone") == {"a": 1, "b": 0}
+    cache.add_pod(pod("p2", "n1"))
+    cache.add_pod(pod("p3", "n2"))
+    cache.add_pod(pod("p4", "n2", app="api"))
+    cache.add_pod(pod("p2", "n1", deleting=True))
+    cache.add_pod(pod("p4", "n2", app="web"))
+    cache.remove_pod(pod("p1", "n0"))
+    kept = cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone")
+    cache._domains.clear()
+    assert kept == cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone") == {"a": 0, "b": 2}

@@ -131,6 +131,34 @@ class NodeCache:
         self._pod_node: dict[str, str] = {}
         self._order: list[NodeInfo] | None = None
         self.anti_pods = 0   # cluster-wide count of pods with required hostname anti-affinity
+        # matching pods per topology value, kept up to date for the (namespace, selector, key) triples scoring
+        # has asked about: the sum over all nodes that podtopologyspread computes for every pod
+        self._domains: dict[tuple[str, bytes, str], dict[str, int]] = {}
+        self._domain_selectors: dict[tuple[str, bytes], Any] = {}
+
+    def domain_counts(self, ns: str, selector: dict, sel_key: bytes, topology_key: str) -> dict[str, int]:
+        key = (ns, sel_key, topology_key)
+        counts = self._domains.get(key)
+        if counts is None:
+            counts = {}
+            for info in self.nodes.values():
+                v = info.labels.get(topology_key)
+                if v is not None:
+                    counts[v] = counts.get(v, 0) + _count_matching(info, ns, selector, sel_key)
+            self._domains[key] = counts
+            self._domain_selectors.setdefault((ns, sel_key), compiled(selector))
+        return counts
+
+    def _count_entry(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:
+        """Add (+1) or take away (-1) one pod's contribution to the kept domain counts."""
+        if not self._domains or entry.terminating:
+            return
+        for (ns, sel_key, topology_key), counts in self._domains.items():
+            v = info.labels.get(topology_key)
+            if v is None or entry.namespace != ns:
+                continue
+            if self._domain_selectors[(ns, sel_key)].matches(entry.labels):
+                counts[v] = counts.get(v, 0) + sign
 
     def node_count(self) -> int:
         return len(self.nodes)
@@ -141,15 +169,19 @@ class NodeCache:
         if info is None:
             self.nodes[name] = NodeInfo(node)
             self._order = None
+            self._domains.clear()
         else:
-            old_zone = info.zone_key
+            old_zone, old_labels = info.zone_key, info.labels
             info.update(node)
             if info.zone_key != old_zone:
                 self._order = None
+            if info.labels != old_labels:
+                self._domains.clear()
 
     def remove_node(self, name: str) -> None:
         if self.nodes.pop(name, None) is not None:
             self._order = None
+            self._domains.clear()
 
     def ordered(self) -> list[NodeInfo]:
         """internal/cache/node_tree.go list(): zones in order of first appearance, nodes of a zone in order of
@@ -178,8 +210,10 @@ class NodeCache:
             md = pod["metadata"]
             if entry is not None and (entry.labels != (md.get("labels") or {}) or
                                       entry.terminating != bool(md.get("deletionTimestamp"))):
+                self._count_entry(known, entry, -1)
                 entry.labels = md.get("labels") or {}
                 entry.terminating = bool(md.get("deletionTimestamp"))
+                self._count_entry(known, entry, +1)
                 known.version += 1
             return
         info = self.nodes.get(node)
@@ -198,6 +232,7 @@ class NodeCache:
             info.anti_pods += 1
             self.anti_pods += 1
         info.version += 1
+        self._count_entry(info, entry, +1)
         self._pod_node[uid] = node
 
     def remove_pod(self, pod: Obj) -> None:
@@ -210,6 +245,7 @@ class NodeCache:
         if entry is None:
             return
         info.version += 1
+        self._count_entry(info, entry, -1)
         for r, v in entry.req.items():
             if not r.startswith("_"):
                 info.requested[r] -= v
@@ -450,6 +486,11 @@ def _spread_scores(ctx: PodContext, feasible: list[NodeInfo], cache: NodeCache) 
             zone_counts.append(None)
             continue
         wanted = {i.labels[c.key] for i in feasible if c.key in i.labels}
+        if not ctx.node_selector and not ctx.affinity_terms:
+            # every node passes the pod's node affinity: the cache's running counts are the sum below
+            kept = cache.domain_counts(ctx.namespace, c.selector, c.sel_key, c.key)
+            zone_counts.append({v: kept.get(v, 0) for v in wanted})
+            continue
         counts = {v: 0 for v in wanted}
         for info in cache.nodes.values():
             v = info.labels.get(c.key)
