@@ -31,13 +31,20 @@ spec:
 
 
 
-def test_crash_loop_backoff(tmp_path):
-    r = run_text(tmp_path, POD.replace("RESTART", "Always"))
+@pytest.mark.parametrize("version", ["1.33", "1.34"])
+def test_crash_loop_backoff(tmp_path, version):
+    r = run_text(tmp_path, POD.replace("RESTART", "Always").replace('"1.34"', f'"{version}"'))
     starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
     assert starts[:2] == [0.1, 1.1]  # exit at 0.1, relist at 1.0, restarted at once
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     for backoff, gap in zip([10, 20, 40, 80, 160], gaps[1:]):
-        assert backoff <= gap <= backoff + 16, (backoff, gap)
+        if version == "1.33":
+            # the failed sync is retried every 10-15 s (pod worker backOffPeriod, jitter 0.5): the restart
+            # comes at most 15 s after the back-off expires (+1 s for the relist that saw the exit)
+            assert backoff <= gap <= backoff + 16, (backoff, gap)
+        else:
+            # PR #133066: the retry waits for the back-off's expiry, jittered by up to half of what is left
+            assert backoff <= gap <= backoff * 1.5 + 1, (backoff, gap)
     waiting = [x for x in records(r, "container", object="Pod/default/crash") if x["reason"] == "CrashLoopBackOff"]
     # the sync at 2.0 hits the backoff; SyncPod generates status before acting (reasonCache from the previous
     # sync), so the reason reaches the API at the next sync: the failed sync's retry, 10-15 s later
@@ -45,9 +52,10 @@ def test_crash_loop_backoff(tmp_path):
     events = records(r, "event", reason="BackOff")
     assert events[0]["message"] == "Back-off restarting failed container app in pod crash_default(" + \
         r.cluster.store.get("Pod", "default", "crash")["metadata"]["uid"] + ")"
-    status = r.cluster.store.get("Pod", "default", "crash")["status"]
-    msg = status["containerStatuses"][0]["state"]["waiting"]["message"]
-    assert msg.startswith("back-off 5m0s restarting failed container=app pod=crash_default(")
+    if version == "1.33":   # at 10 m the container waits out the 5 m maximum
+        status = r.cluster.store.get("Pod", "default", "crash")["status"]
+        msg = status["containerStatuses"][0]["state"]["waiting"]["message"]
+        assert msg.startswith("back-off 5m0s restarting failed container=app pod=crash_default(")
 
 
 @pytest.mark.parametrize("policy,phase,attempts", [("Never", "Failed", 1), ("OnFailure", "Running", None)])
@@ -104,14 +112,14 @@ def test_liveness_kill_back_off_follows_do_back_off(tmp_path):
     # kuberuntime_manager.go doBackOff, keyed on the dead container's finish time: the first liveness kill (10 s;
     # nginx exits 0.1 s after SIGTERM) has no back-off entry yet, so the container starts again in the same
     # SyncPod (Started 10.2 s); the second (20 s) finds the 10 s back-off running since 20.1 s: one BackOff event
-    # in that SyncPod, one more at the PLEG relist (21 s), and the start waits for the pod worker's retry
-    # (10-15 s after 21 s)
+    # in that SyncPod, one more at the PLEG relist (21 s), and the start waits for the pod worker's retry: from
+    # 1.34 (PR #133066) at the back-off's expiry (30.1 s) jittered by up to half of the 9.1 s left, + 0.1 s start
     r = run_text(tmp_path, LIVENESS)
     ev = [(e["t"], e["reason"]) for e in records(r, "event")
           if e["reason"] in ("Killing", "Started", "BackOff")]
     assert ev[:6] == [(0.1, "Started"), (10.0, "Killing"), (10.2, "Started"), (20.0, "Killing"),
                       (20.1, "BackOff"), (21.0, "BackOff")]
-    assert ev[6][1] == "Started" and 31.1 <= ev[6][0] <= 36.1
+    assert ev[6][1] == "Started" and 30.2 <= ev[6][0] <= 30.1 + 9.1 * 0.5 + 0.1
 
 
 RULES = """

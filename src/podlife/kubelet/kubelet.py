@@ -334,8 +334,13 @@ class Kubelet:
             return False   # the volume manager syncs the pod once its volumes mount
         result = yield from self.runtime_manager.sync_pod(pod)
         if result.errors:
-            # pod_workers.go wrapUp: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5)
-            self._requeue_after(uid, WORKER_BACKOFF * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
+            # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
+            # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is
+            # wait.Jitter(expiry - now, 0.5) instead
+            wait = WORKER_BACKOFF
+            if self.profile.crashloop_requeue_at_expiry and result.backoff_until is not None:
+                wait = max(result.backoff_until - self.kernel.now, 0.0)
+            self._requeue_after(uid, wait * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
         return False
 
     def _requeue_after(self, uid: str, delay: float) -> None:

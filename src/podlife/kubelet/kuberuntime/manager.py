@@ -36,6 +36,7 @@ class _BackoffEntry:
 @dataclass
 class SyncResult:
     errors: list[str] = field(default_factory=list)
+    backoff_until: float | None = None   # the earliest CrashLoopBackOff expiry (BackoffError, 1.34+)
 
 
 class Backoff:
@@ -186,6 +187,8 @@ class RuntimeManager:
                                          f"({pod['metadata']['uid']})"))
             self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)
             result.errors.append(msg)
+            expiry = finished + delay   # NewBackoffError(ErrCrashLoopBackOff, ts.Add(backoff))
+            result.backoff_until = expiry if result.backoff_until is None else min(result.backoff_until, expiry)
             return
         self.backoff.next(key, finished, kl.kernel.now)
         yield from self._start(pod, sb, spec, c.attempt + 1, result)
