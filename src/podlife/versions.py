@@ -136,6 +136,14 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5)"),
     )),
+    Rule("pod_generation", "pods carry metadata.generation, bumped when their spec changes", (
+        Change(18, False, "pods have no generation"),
+        Change(33, True, "KEP-5067 (1.33): the API server sets and bumps a pod's metadata.generation"),
+    )),
+    Rule("pod_observed_generation", "the kubelet reports status.observedGeneration of a pod", (
+        Change(18, False, "not reported (1.33: PodObservedGenerationTracking alpha, off)"),
+        Change(34, True, "KEP-5067: PodObservedGenerationTracking beta, on by default in 1.34 (GA 1.35)"),
+    )),
     Rule("native_sidecars", "init containers with restartPolicy: Always", (
         Change(18, "off", "not available"),
         Change(28, "unordered", "KEP-753 alpha: restartable init containers, no termination order"),

@@ -280,7 +280,11 @@ class Store:
                         (old["metadata"].get("annotations") or {})
                 new["metadata"]["generation"] = gen + 1 if bump else gen
             elif "generation" in old["metadata"]:
-                new["metadata"]["generation"] = old["metadata"]["generation"]
+                # pods carry a generation from 1.33 (KEP-5067): podStrategy.PrepareForUpdate bumps it when the
+                # spec changes
+                gen = old["metadata"]["generation"]
+                bump = kind == "Pod" and new.get("spec") != old.get("spec")
+                new["metadata"]["generation"] = gen + 1 if bump else gen
         with self._features():
             causes = [] if subresource == "status" else strategy.validate_update(new, old)
         if causes:

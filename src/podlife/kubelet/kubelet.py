@@ -437,6 +437,8 @@ class Kubelet:
                                   "hostIP": self.node_ip}
         if self.profile.minor >= 28:
             status["hostIPs"] = [{"ip": self.node_ip}]
+        if self.profile.pod_observed_generation and pod["metadata"].get("generation"):
+            status["observedGeneration"] = pod["metadata"]["generation"]   # the spec this status was made from
         ip = sb.ip if sb else prev_status.get("podIP")
         if ip:
             status["podIP"] = ip

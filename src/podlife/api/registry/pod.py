@@ -23,6 +23,10 @@ class PodStrategy(Strategy):
             plugin.admit(obj)
         obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
         profile = getattr(store, "profile", None)
+        if profile is not None and profile.pod_generation:
+            obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
+        else:
+            obj["metadata"].pop("generation", None)
         from podlife.kubelet.restartpolicy import drop_disabled_fields
 
         drop_disabled_fields(obj["spec"], profile)
