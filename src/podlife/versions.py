@@ -144,6 +144,22 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not reported (1.33: PodObservedGenerationTracking alpha, off)"),
         Change(34, True, "KEP-5067: PodObservedGenerationTracking beta, on by default in 1.34 (GA 1.35)"),
     )),
+    Rule("created_event_colon", "wording of the kubelet's Created event", (
+        Change(18, False, "kuberuntime_container.go startContainer: \"Created container NAME\""),
+        Change(32, True, "kuberuntime_container.go startContainer: \"Created container: NAME\" (1.32)"),
+    )),
+    Rule("backoff_event_names_pod", "the BackOff event names the container and its pod", (
+        Change(18, False, "doBackOff: \"Back-off restarting failed container\""),
+        Change(26, True, "doBackOff: \"Back-off restarting failed container NAME in pod POD\" (1.26)"),
+    )),
+    Rule("pod_host_ips", "pod status reports hostIPs", (
+        Change(18, False, "only hostIP (1.28: PodHostIPs alpha, off)"),
+        Change(29, True, "KEP-2681: PodHostIPs beta, on by default in 1.29"),
+    )),
+    Rule("pod_ready_to_start_containers", "the PodReadyToStartContainers condition", (
+        Change(18, False, "not reported (PodHasNetwork alpha from 1.25, renamed in 1.28, off)"),
+        Change(29, True, "KEP-3085: PodReadyToStartContainersCondition beta, on by default in 1.29"),
+    )),
     Rule("native_sidecars", "init containers with restartPolicy: Always", (
         Change(18, "off", "not available"),
         Change(28, "unordered", "KEP-753 alpha: restartable init containers, no termination order"),

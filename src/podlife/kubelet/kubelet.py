@@ -212,7 +212,7 @@ class Kubelet:
 
     def profile_message(self, what: str, name: str) -> str:
         if what == "created":
-            return f"Created container: {name}" if self.profile.minor >= 32 else f"Created container {name}"
+            return f"Created container: {name}" if self.profile.created_event_colon else f"Created container {name}"
         raise KeyError(what)
 
     def profile_modern_deletion(self) -> bool:
@@ -435,7 +435,7 @@ class Kubelet:
         status: dict[str, Any] = {"phase": phase,
                                   "conditions": conditions(self, pod, phase, init_statuses, statuses, sb is not None),
                                   "hostIP": self.node_ip}
-        if self.profile.minor >= 28:
+        if self.profile.pod_host_ips:
             status["hostIPs"] = [{"ip": self.node_ip}]
         if self.profile.pod_observed_generation and pod["metadata"].get("generation"):
             status["observedGeneration"] = pod["metadata"]["generation"]   # the spec this status was made from

@@ -182,7 +182,7 @@ class RuntimeManager:
             msg = (f"back-off {go_duration(delay)} restarting failed container={spec['name']} "
                    f"pod={pod['metadata']['name']}_{pod['metadata']['namespace']}({pod['metadata']['uid']})")
             kl.events.container_event(pod, spec["name"], "Warning", "BackOff", "Back-off restarting failed container"
-                                      + ("" if kl.profile.minor < 26 else f" {spec['name']} in pod "
+                                      + ("" if not kl.profile.backoff_event_names_pod else f" {spec['name']} in pod "
                                          f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
                                          f"({pod['metadata']['uid']})"))
             self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)

@@ -187,7 +187,7 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
                sandbox_ready: bool) -> list[Obj]:
     """PodReadyToStartContainers (1.29+), Initialized, Ready, ContainersReady, PodScheduled."""
     out = []
-    if kl.profile.minor >= 29:
+    if kl.profile.pod_ready_to_start_containers:
         out.append(_condition("PodReadyToStartContainers", sandbox_ready))
     incomplete = [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
                   if not (("terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0)
