@@ -402,6 +402,12 @@ def test_quantities_are_parsed_at_decoding(extra, message):
     assert error(POD + extra) == message
 
 
+def test_a_null_quantity_decodes_as_zero():
+    sc = load_scenario(scenario(POD + "    resources: {requests: {memory: null}}\n"))
+    pod = run(sc).cluster.store.get("Pod", "default", "web")
+    assert pod["spec"]["containers"][0]["resources"]["requests"] == {"memory": "0"}
+
+
 def test_null_items_of_string_lists_decode_as_empty_strings():
     # encoding/json: null in a []string is ""; a command [sh, -c, null] is accepted and runs "sh -c ''"
     sc = load_scenario(scenario(POD + "    command: [sh, -c, null]\n"))

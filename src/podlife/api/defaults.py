@@ -170,6 +170,13 @@ def _null_strings(c: dict) -> None:
         for key in ("command", "args"):
             if isinstance(holder.get(key), list):
                 holder[key] = ["" if x is None else x for x in holder[key]]
+    # a null Quantity in a ResourceList decodes as the zero quantity
+    for key in ("requests", "limits"):
+        values = _as_dict(c.get("resources")).get(key)
+        if isinstance(values, dict):
+            for name, q in list(values.items()):
+                if q is None:
+                    values[name] = "0"
 
 
 def default_pod_spec(spec: dict) -> None:

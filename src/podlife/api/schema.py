@@ -315,6 +315,21 @@ def custom_schemas(crd: dict[str, Any]) -> dict[GroupVersionKind, dict[str, Any]
     return out
 
 
+def invalid_custom_schemas(crd: dict[str, Any]) -> list[tuple[int, str]]:
+    """(version index, problem) for each openAPIV3Schema that is not a usable schema (the apiextensions
+    validation refuses those CRDs)."""
+    out = []
+    for i, v in enumerate((crd.get("spec") or {}).get("versions") or ()):
+        raw = ((v.get("schema") or {}).get("openAPIV3Schema")) if isinstance(v, dict) else None
+        if raw is None:
+            continue
+        try:
+            jsonschema.Draft202012Validator.check_schema(_structural(raw, top=True))
+        except jsonschema.SchemaError as e:
+            out.append((i, e.message))
+    return out
+
+
 _META = {"type": "object"}
 
 

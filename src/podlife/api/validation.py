@@ -1296,6 +1296,17 @@ def validate_statefulset(obj: Mapping) -> Errs:
         errs += selectors.validate_labels(meta.get("labels"), "spec.template.labels")
         errs += validate_annotations(meta.get("annotations"), "spec.template.annotations")
         errs += _validate_pod_annotations(meta.get("annotations"), _d(template.get("spec")), "spec.template.annotations")
+    # validateVolumeClaimTemplates: each is a named claim with access modes and a storage request
+    for k, t in enumerate(_l(spec.get("volumeClaimTemplates"))):
+        tpath = f"spec.volumeClaimTemplates[{k}]"
+        name = _s(_d(_d(t).get("metadata")).get("name"))
+        if not name:
+            errs.append(_required(f"{tpath}.metadata.name"))
+        claim = {"metadata": {"name": name or "x", "namespace": "x"}, "spec": _d(_d(t).get("spec"))}
+        for e in validate_persistent_volume_claim(claim):
+            if e.path.startswith("spec"):
+                errs.append(FieldError(f"{tpath}.{e.path}", e.type, e.detail, e.value))
+
     return errs + _always_restart_template(spec, "StatefulSet")
 
 
