@@ -80,3 +80,40 @@ def test_a_mutated_example_ends_with_0_1_or_2(tmp_path_factory, example, pick, o
         target.unlink(missing_ok=True)
     assert result.exit_code in (0, 1, 2), (f"{example.name} {place} {op} {value!r}: exit {result.exit_code}\n"
                                            f"{result.output[-500:]}")
+
+
+MANIFESTS = [d for f in sorted(ROOT.rglob("*-manifests.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(pick=st.integers(0, 10 ** 6), op=st.sampled_from(["delete", "add", "set"]), value=st.sampled_from(SUSPECTS))
+def test_a_mutated_manifest_ends_with_0_1_or_2(tmp_path_factory, pick, op, value):
+    """The objectsFrom manifests of the examples (StatefulSet with claims, CRD and custom resource, RBAC, GPU
+    Deployment, ...), inlined into one scenario, with one place changed."""
+    doc = {"apiVersion": "podlife/v1alpha1", "kind": "Scenario", "metadata": {"name": "mutated"},
+           "spec": {"until": "60s", "cluster": {"nodes": [{"name": "n1", "capacity": {
+               "cpu": "16", "memory": "64Gi", "pods": "110", "nvidia.com/gpu": "2"}}]},
+               "objects": copy.deepcopy(MANIFESTS)}}
+    places = _places(doc["spec"]["objects"])
+    place = ("spec", "objects") + places[pick % len(places)]
+    parent: Any = doc
+    for seg in place[:-1]:
+        parent = parent[seg]
+    if op == "delete" and isinstance(parent, dict):
+        del parent[place[-1]]
+    elif op == "add" and isinstance(parent, dict):
+        parent[f"{place[-1]}x"] = value
+    else:
+        parent[place[-1]] = value
+    target = tmp_path_factory.mktemp("m") / "mutated.yaml"
+    target.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(SECONDS)
+    try:
+        result = CliRunner().invoke(main, ["run", str(target), "--quiet"])
+    except _Slow:
+        raise AssertionError(f"{place} {op} {value!r}: still running after {SECONDS} s") from None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.exit_code in (0, 1, 2), f"{place} {op} {value!r}: exit {result.exit_code}\n{result.output[-500:]}"
