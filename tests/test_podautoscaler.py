@@ -70,3 +70,21 @@ def test_undeclared_cpu_is_an_assumption(tmp_path):
     path.write_text(SCENARIO.replace("  behaviors:\n  - container: app\n    behavior: {cpu: {0: 400m, 5m: 50m}}\n", ""))
     texts = [a["assumption"] for a in assumptions(load_scenario(str(path)))]
     assert "cpu: none declared; assumed 0 in use (an autoscaler reads it; behaviour cpu sets it)" in texts
+
+
+def test_memory_and_cpu_targets_take_the_larger_proposal(tmp_path):
+    # cpu at 400m of 200m = 200 % against 50 % → 8; memory at 100Mi of 200Mi = 50 % against 40 % → ratio 1.25,
+    # ceil(1.25 x 2) = 3. The larger (cpu) wins, limited to 2 + 4 = 6 by the scale-up policies.
+    text = SCENARIO.replace("behavior: {cpu: {0: 400m, 5m: 50m}}", "behavior: {cpu: 400m, memory: 100Mi}") \
+        .replace("resources: {requests: {cpu: 200m}}", "resources: {requests: {cpu: 200m, memory: 200Mi}}") \
+        .replace("        resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}",
+                 "        resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n"
+                 "      - type: Resource\n"
+                 "        resource: {name: memory, target: {type: Utilization, averageUtilization: 40}}") \
+        .replace("until: 15m", "until: 20s")
+    r = run_text(tmp_path, text)
+    events = [(e["t"], e["message"]) for e in records(r, "event", reason="SuccessfulRescale")]
+    assert events == [(15.0, "New size: 6; reason: cpu resource utilization (percentage of request) above target")]
+    metrics = r.cluster.store.get("HorizontalPodAutoscaler", "default", "web")["status"]["currentMetrics"]
+    assert [(m["resource"]["name"], m["resource"]["current"]["averageUtilization"]) for m in metrics] == [
+        ("cpu", 200), ("memory", 50)]

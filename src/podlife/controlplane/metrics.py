@@ -1,4 +1,4 @@
-"""metrics-server: pod CPU usage for the metrics.k8s.io API, scraped from the kubelets every 15 s
+"""metrics-server: pod CPU and memory usage for the metrics.k8s.io API, scraped from the kubelets every 15 s
 (--metric-resolution, on a grid from the cluster's start). A container's usage is what its behaviour declares
 (``cpu``); a pod has a metric once it has been running at a scrape.
 """
@@ -23,8 +23,9 @@ class MetricsServer:
     def last_scrape(self, now: float) -> float:
         return math.floor(now / RESOLUTION + 1e-9) * RESOLUTION
 
-    def pod_cpu(self, uid: str, now: float) -> int | None:
-        """Millicores of the pod at the last scrape, or None when it has no metric yet."""
+    def pod_usage(self, uid: str, now: float, resource: str) -> int | None:
+        """The pod's usage at the last scrape (cpu in millicores, memory working set in milli-bytes, the unit of
+        the autoscaler's request sums), or None when it has no metric yet."""
         at = self.last_scrape(now)
         total, seen = 0, False
         for kl in self.cluster.kubelets.values():
@@ -34,5 +35,5 @@ class MetricsServer:
                 if c.started_at is None or c.started_at > at or (c.finished_at is not None and c.finished_at <= at):
                     continue
                 seen = True
-                total += cpu_at(c.behavior, at - c.started_at)
+                total += cpu_at(c.behavior, at - c.started_at) if resource == "cpu" else (c.behavior.memory or 0) * 1000
         return total if seen else None

@@ -57,7 +57,10 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
     manifests = [m.obj for m in sc.objects] + [a.manifest for a in sc.actions if a.manifest is not None]
     out: list[dict[str, str]] = []
     seen: set[tuple[str, str, str]] = set()
-    autoscaled = any(obj.get("kind") == "HorizontalPodAutoscaler" for obj in manifests)
+    from podlife.controlplane.controllers.podautoscaler import utilization_targets
+
+    autoscaled = {resource for obj in manifests if obj.get("kind") == "HorizontalPodAutoscaler"
+                  for resource, _ in utilization_targets(obj)}
     for obj in manifests:
         if obj.get("kind") == "StorageClass":
             out += _storage_class(obj)
@@ -72,9 +75,12 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
             if not isinstance(c, dict) or not c.get("name"):
                 continue
             behavior, texts = resolve(named, c, sc.behaviors)
-            if autoscaled and not behavior.cpu:
+            if "cpu" in autoscaled and not behavior.cpu:
                 texts = texts + ["cpu: none declared; assumed 0 in use (an autoscaler reads it; behaviour cpu "
                                  "sets it)"]
+            if "memory" in autoscaled and behavior.memory is None:
+                texts = texts + ["memory: none declared; assumed 0 in use (an autoscaler reads it; behaviour "
+                                 "memory sets it)"]
             for text in texts:
                 key = (ref, c["name"], text)
                 if key not in seen:   # an apply of the same object repeats its containers

@@ -8,7 +8,8 @@ when scaling up, and unready pods (not Ready within the 5 min CPU initialisation
 The recommendation is stabilised (scale-down: the highest of the last 300 s, scale-up: the lowest of its
 window, 0 s by default) and limited by the scaling policies (defaults: up by max(4 pods, 100 %) per 15 s, down
 by 100 % per 15 s) and min/maxReplicas; a change is written to the target's scale with SuccessfulRescale.
-Only CPU resource metrics are modelled; other metrics are left out of the computation, and the report says so.
+CPU and memory Resource metrics with Utilization targets are modelled (usage from the behaviours' cpu and memory);
+other metrics (AverageValue targets, Pods, Object, External) are left out of the computation.
 """
 
 from __future__ import annotations
@@ -45,20 +46,22 @@ def _milli(q: Any) -> int:
     return int(round(parse_quantity(str(q)) * 1000))
 
 
-def cpu_target(hpa: Obj) -> int | None:
-    """The averageUtilization of a cpu Resource metric (autoscaling/v2), or targetCPUUtilizationPercentage (v1);
-    v1 without a target defaults to 80 %."""
+def utilization_targets(hpa: Obj) -> list[tuple[str, int]]:
+    """(resource, averageUtilization) of each Resource metric with a Utilization target (autoscaling/v2), or
+    targetCPUUtilizationPercentage (v1; 80 % when unset, as is v2 without metrics)."""
     spec = hpa.get("spec") or {}
     if "targetCPUUtilizationPercentage" in spec or hpa.get("apiVersion") == "autoscaling/v1":
-        return int(spec.get("targetCPUUtilizationPercentage") or 80)
+        return [("cpu", int(spec.get("targetCPUUtilizationPercentage") or 80))]
     if not spec.get("metrics"):
-        return 80   # autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: cpu at 80 %
+        return [("cpu", 80)]   # autoscaling/v2 SetDefaults_HorizontalPodAutoscaler
+    out = []
     for m in spec.get("metrics") or ():
         res = m.get("resource") or {}
         target = res.get("target") or {}
-        if m.get("type") == "Resource" and res.get("name") == "cpu" and target.get("type") == "Utilization":
-            return int(target.get("averageUtilization", 0))
-    return None
+        if m.get("type") == "Resource" and res.get("name") in ("cpu", "memory") and \
+                target.get("type") == "Utilization":
+            out.append((res["name"], int(target.get("averageUtilization", 0))))
+    return out
 
 
 class HorizontalPodAutoscalerController:
@@ -120,10 +123,16 @@ class HorizontalPodAutoscalerController:
         elif current < min_r:
             desired, reason = min_r, "Current number of replicas below Spec.MinReplicas"
         else:
-            proposal, utilization = self._cpu_replicas(hpa, target, current)
-            reason = "cpu resource utilization (percentage of request) above target"
+            # computeReplicasForMetrics: the largest proposal of the metrics that could be computed
+            results = [(resource,) + self._resource_replicas(target, current, resource, goal)
+                       for resource, goal in utilization_targets(hpa)]
+            computed = [r for r in results if r[2] is not None]
+            utilization = {r[0]: r[2] for r in computed} or None
+            best = max(computed, key=lambda r: r[1], default=None)
+            proposal = best[1] if best else current
+            reason = f"{best[0] if best else 'cpu'} resource utilization (percentage of request) above target"
             # without a metric computeReplicasForMetrics fails: no recommendation, no change
-            desired = current if utilization is None else self._normalize(key, hpa, current, proposal, min_r, max_r)
+            desired = current if best is None else self._normalize(key, hpa, current, proposal, min_r, max_r)
             if desired < current:
                 reason = "All metrics below target"
             self._limited = "TooManyReplicas" if proposal > max_r else "TooFewReplicas" if proposal < min_r else ""
@@ -140,10 +149,9 @@ class HorizontalPodAutoscalerController:
         return [p for p in self.store.list("Pod", target["metadata"]["namespace"])
                 if sel.matches(p["metadata"].get("labels") or {})]
 
-    def _cpu_replicas(self, hpa: Obj, target: Obj, current: int) -> tuple[int, int | None]:
-        """replica_calculator.go GetResourceReplicas for cpu Utilization."""
-        goal = cpu_target(hpa)
-        if goal is None or goal <= 0:
+    def _resource_replicas(self, target: Obj, current: int, resource: str, goal: int) -> tuple[int, int | None]:
+        """replica_calculator.go GetResourceReplicas for a Utilization target (cpu or memory)."""
+        if goal <= 0:
             return current, None
         now = self.kernel.now
         ready: dict[str, int] = {}
@@ -154,13 +162,13 @@ class HorizontalPodAutoscalerController:
             if md.get("deletionTimestamp") or status.get("phase") == "Failed":
                 continue   # ignoredPods
             uid = md["uid"]
-            requests[uid] = sum(_milli(((c.get("resources") or {}).get("requests") or {}).get("cpu", 0))
+            requests[uid] = sum(_milli(((c.get("resources") or {}).get("requests") or {}).get(resource, 0))
                                 for c in pod["spec"].get("containers") or ())
-            usage = self.metrics.pod_cpu(uid, now)
+            usage = self.metrics.pod_usage(uid, now, resource)
             if usage is None:
                 missing.append(uid)
                 continue
-            if not self._ready_for_cpu(pod, now):
+            if resource == "cpu" and not self._ready_for_cpu(pod, now):   # groupPods: only CPU sets unready aside
                 unready.append(uid)
                 continue
             ready[uid] = usage
@@ -248,7 +256,8 @@ class HorizontalPodAutoscalerController:
         pick_max = (select == "Max") == up
         return max(limits) if pick_max else min(limits)
 
-    def _status(self, hpa: Obj, current: int, desired: int, utilization: int | None, rescaled: bool) -> None:
+    def _status(self, hpa: Obj, current: int, desired: int, utilization: dict[str, int] | None,
+                rescaled: bool) -> None:
         new = clone(hpa)
         status = new.setdefault("status", {})
         status["currentReplicas"] = current
@@ -257,7 +266,7 @@ class HorizontalPodAutoscalerController:
             status["lastScaleTime"] = self.trace.timestamp()
         if utilization is not None:
             status["currentMetrics"] = [{"type": "Resource", "resource": {
-                "name": "cpu", "current": {"averageUtilization": utilization}}}]
+                "name": name, "current": {"averageUtilization": value}}} for name, value in utilization.items()]
         # horizontal.go setCondition: AbleToScale, ScalingActive, ScalingLimited
         if rescaled:
             able = ("SucceededRescale", f"the HPA controller was able to update the target scale to {desired}")
