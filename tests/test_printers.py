@@ -106,3 +106,14 @@ def test_run_prints_pod_tables_at_instants() -> None:
     i = lines.index("pods at 8s")
     assert lines[i + 2] == "kirovpre-krds-sf-f3dec-0 2/2 Terminating 0 8s node-1"
     assert "pods at 21.468s: none" in lines
+
+
+def test_report_carries_the_pod_tables():
+    # the summary's kubectl-style tables (at each --at instant, then at the end) are in the report too
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import report, run
+
+    rep = report(run(load_scenario("examples/hello.yaml"), [5.0]))
+    assert rep["podTables"][0] == {"t": 5.0, "rows": [{"NAME": "web", "READY": "1/1", "STATUS": "Running",
+                                                        "RESTARTS": "0", "AGE": "5s", "NODE": "node-1"}]}
+    assert rep["podTables"][-1]["t"] == rep["endSeconds"]

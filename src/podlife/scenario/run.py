@@ -120,5 +120,7 @@ def report(result: Result) -> dict[str, Any]:
         "expectations": [v.as_dict() for v in result.verdicts],
         "assumptions": assumptions(sc),
         "warnings": list(sc.warnings),
+        # kubectl get pods at each --at instant and at the end, as the summary prints them
+        "podTables": [{"t": round(t, 3), "rows": rows} for t, rows in result.pods_at],
         "final": {"objects": result.cluster.store.all_objects()},
     }
