@@ -142,6 +142,7 @@ spec:
       containers:
       - name: trainer
         image: trainer:1
+        restartPolicy: Never          # rules need the container's own policy, even when it matches the pod's
         restartPolicyRules:
         - action: Restart
           exitCodes: {operator: In, values: [42]}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 OLDEST_MINOR = 18
-NEWEST_MINOR = 35
+NEWEST_MINOR = 37
 MODELLED_VERSIONS: tuple[str, ...] = tuple(f"1.{m}" for m in range(OLDEST_MINOR, NEWEST_MINOR + 1))
 NEWEST = MODELLED_VERSIONS[-1]
 
@@ -131,6 +131,20 @@ RULES: tuple[Rule, ...] = (
     Rule("container_restart_rules", "a regular container's own restartPolicy and restartPolicyRules", (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
+    )),
+    Rule("restart_all_containers", "a restartPolicyRules action RestartAllContainers restarts the pod in place", (
+        Change(18, False, "not available (1.35: RestartAllContainersOnContainerExits alpha, off: validation "
+                          "refuses the action)"),
+        Change(36, True, "KEP-5532: RestartAllContainersOnContainerExits beta, on by default in 1.36 (PR #136681)"),
+    )),
+    Rule("container_stop_signals", "a container's lifecycle.stopSignal replaces SIGTERM", (
+        Change(18, False, "not available (1.33-1.36: ContainerStopSignals alpha, off: the API server drops it)"),
+        Change(37, True, "KEP-4960: ContainerStopSignals beta, on by default in 1.37"),
+    )),
+    Rule("ready_to_start_at_sandbox", "PodReadyToStartContainers turns True right after the sandbox is created", (
+        Change(18, False, "the condition follows the runtime state at the next SyncPod (after the image pulls and "
+                          "container starts of the first one)"),
+        Change(36, True, "PR #134660: the kubelet writes the condition as soon as the sandbox exists"),
     )),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),

@@ -30,6 +30,7 @@ from podlife.api.errors import FieldError
 
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
 DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
+TOO_MANY = "Too many"
 
 IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
 IS_NOT_POSITIVE_ERROR_MSG = "must be greater than zero"
@@ -48,6 +49,7 @@ Errs = list[FieldError]
 # PodValidationOptions that depend on the version's feature gates, set by the store around each write
 # (versions rules); empty outside a cluster: the newest behaviour
 FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
+GATED = ("sleep_action_allow_zero", "container_restart_rules", "restart_all_containers", "container_stop_signals")   # versions rules
 
 
 def _required(path: str, detail: str = "") -> FieldError:
@@ -517,6 +519,37 @@ def _validate_lifecycle(lifecycle: Mapping, grace: int | None, path: str) -> Err
     return errs
 
 
+# KEP-4960 (ContainerStopSignals): the signals a Linux pod may name, and the two a Windows pod may
+_STOP_SIGNALS_LINUX = frozenset(
+    ["SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO",
+     "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT", "SIGSEGV", "SIGSTKFLT", "SIGSTOP",
+     "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM",
+     "SIGWINCH", "SIGXCPU", "SIGXFSZ", "SIGRTMIN", "SIGRTMAX"]
+    + [f"SIGRTMIN+{i}" for i in range(1, 16)] + [f"SIGRTMAX-{i}" for i in range(1, 15)])
+_STOP_SIGNALS_WINDOWS = ("SIGKILL", "SIGTERM")
+
+
+def _validate_stop_signals(spec: Mapping, path: str) -> Errs:
+    """validateContainerStopSignal for every container: lifecycle.stopSignal needs spec.os.name, and the signal
+    must be one that OS supports."""
+    if not FEATURES.get().get("container_stop_signals", True):
+        return []   # the API server drops the field with the gate off (restartpolicy.drop_disabled_fields)
+    os_name = _s(_d(spec.get("os")).get("name"))
+    supported = list(_STOP_SIGNALS_WINDOWS) if os_name == "windows" else sorted(_STOP_SIGNALS_LINUX)
+    errs: Errs = []
+    for field in ("initContainers", "containers"):
+        for i, c in enumerate(_l(spec.get(field))):
+            signal = _d(_d(c).get("lifecycle")).get("stopSignal")
+            if signal is None:
+                continue
+            p = f"{path}.{field}[{i}].lifecycle.stopSignal"
+            if not os_name:
+                errs.append(_forbidden(p, "may not be set for containers with empty `spec.os.name`"))
+            elif _s(signal) not in supported:
+                errs.append(_not_supported(p, _s(signal), supported))
+    return errs
+
+
 def _probes_and_hooks(c: Mapping, grace: int | None, path: str) -> Errs:
     errs: Errs = []
     if c.get("lifecycle") is not None:
@@ -556,9 +589,55 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         seen.add(name)
         errs += _probes_and_hooks(c, grace, p)
-        if c.get("restartPolicy") is not None:
+        policy = c.get("restartPolicy")
+        if FEATURES.get().get("container_restart_rules", True):
+            # KEP-5307 (ContainerRestartRules): a regular container may set its own restart policy
+            if policy is not None and policy not in _RESTART_POLICIES:
+                errs.append(_not_supported(f"{p}.restartPolicy", policy, list(_RESTART_POLICIES)))
+            errs += _validate_restart_rules(c, p)
+        elif policy is not None:
             errs.append(_forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
     errs += _host_port_conflicts(containers, path)
+    return errs
+
+
+_RESTART_RULE_OPERATORS = ("In", "NotIn")
+_MAX_RESTART_RULES = 20        # Container.restartPolicyRules: at most 20 rules
+_MAX_RESTART_RULE_VALUES = 255  # ContainerRestartRuleOnExitCodes.values: at most 255 elements
+
+
+def _validate_restart_rules(c: Mapping, path: str) -> Errs:
+    """validateContainerRestartPolicyRules: rules need the container's own restartPolicy; actions Restart and,
+    with RestartAllContainersOnContainerExits, RestartAllContainers; exit codes In/NotIn."""
+    rules = _l(c.get("restartPolicyRules"))
+    if not rules:
+        return []
+    errs: Errs = []
+    if c.get("restartPolicy") is None:
+        errs.append(_required(f"{path}.restartPolicy", "must be set when restartPolicyRules are specified"))
+    if len(rules) > _MAX_RESTART_RULES:
+        errs.append(FieldError(f"{path}.restartPolicyRules", TOO_MANY,
+                               f"must have at most {_MAX_RESTART_RULES} items", len(rules)))
+    actions = ["Restart"] + (["RestartAllContainers"] if FEATURES.get().get("restart_all_containers", True) else [])
+    for i, rule in enumerate(rules):
+        rule, rp = _d(rule), f"{path}.restartPolicyRules[{i}]"
+        action = _s(rule.get("action"))
+        if not action:
+            errs.append(_required(f"{rp}.action"))
+        elif action not in actions:
+            errs.append(_not_supported(f"{rp}.action", action, actions))
+        codes = rule.get("exitCodes")
+        if codes is None:
+            errs.append(_required(f"{rp}.exitCodes", "must be specified"))
+            continue
+        codes = _d(codes)
+        operator = _s(codes.get("operator"))
+        if operator not in _RESTART_RULE_OPERATORS:
+            errs.append(_not_supported(f"{rp}.exitCodes.operator", operator, list(_RESTART_RULE_OPERATORS)))
+        values = _l(codes.get("values"))
+        if len(values) > _MAX_RESTART_RULE_VALUES:
+            errs.append(FieldError(f"{rp}.exitCodes.values", TOO_MANY,
+                                   f"must have at most {_MAX_RESTART_RULE_VALUES} items", len(values)))
     return errs
 
 
@@ -581,6 +660,8 @@ def _validate_init_containers(inits: list, regular: list, volumes: set[str], gra
         elif name:
             seen.add(name)
         errs += _host_port_conflicts([c], path)
+        if FEATURES.get().get("container_restart_rules", True):
+            errs += _validate_restart_rules(c, p)
         if policy == "Always":
             errs += _probes_and_hooks(c, grace, p)
         else:
@@ -803,6 +884,7 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
     containers = _l(spec.get("containers"))
     errs += _validate_containers(containers, volumes, grace, f"{path}.containers")
     errs += _validate_init_containers(_l(spec.get("initContainers")), containers, volumes, grace, f"{path}.initContainers")
+    errs += _validate_stop_signals(spec, path)
     errs += _validate_host_network(spec, path, is_pod)
     errs += _validate_enum(spec.get("restartPolicy") or "", f"{path}.restartPolicy", _RESTART_POLICIES)
     errs += _validate_enum(spec.get("dnsPolicy") or "", f"{path}.dnsPolicy", _DNS_POLICIES)

@@ -333,6 +333,10 @@ class Kubelet:
         if not self.volume_manager.wait_for_attach_and_mount(pod):
             return False   # the volume manager syncs the pod once its volumes mount
         result = yield from self.runtime_manager.sync_pod(pod)
+        if result.removed_all:
+            # SyncPod: once RestartAllContainers removed the containers the pod is synced again at once, to
+            # clear the condition and start from the first init container
+            self._requeue_after(uid, 0.0)
         if result.errors:
             # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
             # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is

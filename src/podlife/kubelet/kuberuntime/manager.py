@@ -11,7 +11,7 @@ import simpy
 
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import environment_error
-from podlife.kubelet.restartpolicy import restarts
+from podlife.kubelet.restartpolicy import restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
 from podlife.runtime.behavior import behavior_for
@@ -37,6 +37,7 @@ class _BackoffEntry:
 class SyncResult:
     errors: list[str] = field(default_factory=list)
     backoff_until: float | None = None   # the earliest CrashLoopBackOff expiry (BackoffError, 1.34+)
+    removed_all: bool = False            # RestartAllContainers removed every container: sync again at once
 
 
 class Backoff:
@@ -120,6 +121,9 @@ class RuntimeManager:
                                     f"Failed to create pod sandbox: {e}")
                 result.errors.append(str(e))
                 return result
+        if self.restarting_all(pod):
+            yield from self._remove_all(pod, result)
+            return result
         # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
         # (once: it is in ContainersToStart a single time, so the loops below leave it alone)
         handled: set[str] = set()
@@ -165,6 +169,43 @@ class RuntimeManager:
             elif c.state == EXITED and restarts(pod, spec, c.exit_code or 0, kl.profile):
                 yield from self._restart(pod, sb, spec, c, result)
         return result
+
+    # ---- RestartAllContainers (KEP-5532, 1.36+) -------------------------------------------------------
+
+    def restart_all_trigger(self, pod: Obj) -> bool:
+        """pkg/kubelet/container/helpers.go ShouldAllContainersRestart, from the runtime: a container (init,
+        sidecar or regular) exited with a code that matches a rule whose action is RestartAllContainers."""
+        if not self.kl.profile.restart_all_containers:
+            return False
+        latest = self.latest(pod["metadata"]["uid"])
+        for spec in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or []):
+            c = latest.get(spec["name"])
+            if c is not None and c.state == EXITED and restarts_all(spec, c.exit_code or 0, self.kl.profile):
+                return True
+        return False
+
+    def restarting_all(self, pod: Obj) -> bool:
+        """The pod is in the termination phase of an in-place restart: triggered now, or the
+        AllContainersRestarting condition the kubelet wrote is still True and containers are left."""
+        uid = pod["metadata"]["uid"]
+        if self.restart_all_trigger(pod):
+            return True
+        return restart_condition_true(self.kl, pod) and bool(self.kl.runtime.pod_containers(uid))
+
+    def _remove_all(self, pod: Obj, result: SyncResult) -> Gen:
+        """computePodActions with restartAllContainers: kill every running container at once with no grace
+        (termination grace periods are not respected; podlife passes an override of 0: no preStop hook, the
+        2 s minimum window of killContainer), then remove every container from the runtime; the sandbox, its
+        IP and the volumes stay."""
+        kl = self.kl
+        uid = pod["metadata"]["uid"]
+        errors = yield from self._kill_all(pod, self.running(uid), 0, None)
+        if errors:
+            result.errors.extend(errors)
+            return
+        for c in list(kl.runtime.pod_containers(uid)):
+            yield from kl.runtime.remove_container(c.id)
+        result.removed_all = True
 
     def _first_attempt(self, uid: str, name: str) -> int:
         """With no container in the runtime, the restart count comes from the pod's log directory
@@ -301,6 +342,13 @@ class RuntimeManager:
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
             return (yield from self._kill_all(pod, sidecars, override, None))
         return []
+
+
+def restart_condition_true(kl: Kubelet, pod: Obj) -> bool:
+    """The AllContainersRestarting condition of the status the kubelet last wrote is True."""
+    status = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
+    return any(c.get("type") == "AllContainersRestarting" and c.get("status") == "True"
+               for c in status.get("conditions") or ())
 
 
 def _legacy_sidecars(pod: Obj) -> set[str]:
