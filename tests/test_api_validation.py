@@ -7,7 +7,7 @@ import pytest
 
 from podlife.api import names
 from podlife.api.defaults import apply_defaults
-from podlife.api.validation import POD_UPDATE_FORBIDDEN_MSG, validate, validate_object_meta_update, validate_update
+from podlife.api.validation import FEATURES, POD_UPDATE_FORBIDDEN_MSG, validate, validate_object_meta_update, validate_update
 
 
 def errs(obj, **kw):
@@ -246,8 +246,15 @@ def test_init_container_restart_policy_only_always():
     assert errs(p) == []
     p = make_pod(init=[c("init", image="busybox", restartPolicy="Never")])
     assert errs(p) == ['spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"']
+    # a regular container's own restartPolicy: allowed with ContainerRestartRules (1.35+, the default here),
+    # forbidden while the gate is off
     p = make_pod(c(restartPolicy="Always"))
-    assert errs(p) == ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
+    assert errs(p) == []
+    token = FEATURES.set({"container_restart_rules": False})
+    try:
+        assert errs(p) == ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
+    finally:
+        FEATURES.reset(token)
 
 
 def test_init_containers_without_always_may_not_have_probes_or_hooks():

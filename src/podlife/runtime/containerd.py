@@ -99,6 +99,7 @@ class ContainerdRuntime:
                      created_at=self.kernel.now)
         self.sandboxes[sb.id] = sb
         self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
+        self._changed(sb.pod_uid)
         return sb
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:

@@ -121,6 +121,9 @@ class RuntimeManager:
                                     f"Failed to create pod sandbox: {e}")
                 result.errors.append(str(e))
                 return result
+            if kl.profile.ready_to_start_at_sandbox:
+                # PR #134660: PodReadyToStartContainers is written once the sandbox exists, before image pulls
+                kl.status_manager.set_pod_status(pod, kl.generate_status(pod, terminal=False))
         if self.restarting_all(pod):
             yield from self._remove_all(pod, result)
             return result
