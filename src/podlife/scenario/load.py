@@ -70,7 +70,7 @@ from podlife.config import (
 from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version
+from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version, profile
 from podlife.scenario.model import (
     RUNTIMES,
     Action,
@@ -1123,6 +1123,7 @@ def _strict(pending: _Pending, version: str) -> None:
     for c, obj, path in pending:
         if obj.get("kind") != "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, custom)
+            _gated_fields(c, obj, path, version)
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
     for (kind, api_version), places in unmodelled.items():
@@ -1131,6 +1132,26 @@ def _strict(pending: _Pending, version: str) -> None:
         count = f"{len(places)} objects" if len(places) > 1 else "1 object"
         c.warn(path, f"{what} {kind} ({api_version}) is stored and validated but not modelled: nothing acts on "
                      f"its {count}")
+
+
+def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, version: str) -> None:
+    """Fields the version's API server drops because their feature gate is off (dropDisabledPodFields): said,
+    not silently lost."""
+    from podlife.kubelet.restartpolicy import drop_disabled_fields
+
+    # a Pod, a pod template, a CronJob's job template
+    for keys in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
+        spec: Any = obj
+        for key in keys:
+            spec = spec.get(key) if isinstance(spec, dict) else None
+        if isinstance(spec, dict) and "containers" in spec:
+            break
+    else:
+        return
+    for dropped in drop_disabled_fields(copy.deepcopy(spec), profile(version)):
+        field = ".".join(keys[:-1] + (dropped,))
+        ck.warn(f"{path}.{field}" if path else field, f"dropped: Kubernetes {version} does not have this field (its feature gate "
+                                    "is off)")
 
 
 def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,

@@ -255,7 +255,9 @@ class RuntimeManager:
             result.errors.append(err)
             return
         behavior = behavior_for(pod, spec, kl.runtime.behaviors)
-        c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)
+        # generateContainerConfig: the stop signal reaches the runtime only with ContainerStopSignals (1.37+)
+        stop_signal = (spec.get("lifecycle") or {}).get("stopSignal") if kl.profile.container_stop_signals else None
+        c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior, stop_signal)
         kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
         try:

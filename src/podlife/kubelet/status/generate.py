@@ -81,6 +81,10 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
                                "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
                                "containerID": kl.runtime.container_id(prev)}}
     st["lastState"] = last
+    signal = (spec.get("lifecycle") or {}).get("stopSignal")
+    if c is not None and signal and kl.profile.container_stop_signals:
+        # KEP-4960: the effective stop signal (podlife knows the spec's; an image's STOPSIGNAL it cannot see)
+        st["stopSignal"] = signal
     return st
 
 
