@@ -146,6 +146,11 @@ RULES: tuple[Rule, ...] = (
                           "container starts of the first one)"),
         Change(36, True, "PR #134660: the kubelet writes the condition as soon as the sandbox exists"),
     )),
+    Rule("hpa_sync_on_change", "a new HorizontalPodAutoscaler, or one whose spec changed, is synced at once", (
+        Change(18, False, "horizontal.go enqueueHPA: AddRateLimited, the first sync one resync period (15 s) later"),
+        Change(37, True, "PR #138294 (v1.37.0-alpha.1): newly created and spec-changed autoscalers reconciled "
+                         "immediately"),
+    )),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5)"),
