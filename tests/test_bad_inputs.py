@@ -89,7 +89,7 @@ TEXT_CASES = [
     ("extensions Deployment", "  objects:\n  - {apiVersion: extensions/v1beta1, kind: Deployment, metadata: "
                               "{name: d}}\n",
      '6: spec.objects[0].apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1" on '
-     "Kubernetes 1.35; expected apiVersion apps/v1"),
+     "Kubernetes 1.37; expected apiVersion apps/v1"),
     ("misspelt field", "  objects:\n" + POD.replace("spec: {containers", "spec: {terminationGracePeriod: 5, "
                                                                        "containers") % "",
      '6: spec.objects[0].spec.terminationGracePeriod: unknown field in PodSpec; did you mean '

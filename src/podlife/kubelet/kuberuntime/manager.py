@@ -25,6 +25,7 @@ Gen = Generator[simpy.Event, Any, Any]
 # client-go util/flowcontrol backoff as the kubelet configures it (pkg/kubelet/kubelet.go)
 BACKOFF_INITIAL = 10.0
 BACKOFF_MAX = 300.0
+_EPSILON = 1e-9   # virtual times are floats: a difference that is exactly the backoff is not inside it
 
 
 @dataclass
@@ -48,28 +49,32 @@ class Backoff:
         self.entries: dict[str, _BackoffEntry] = {}
 
     def in_backoff_since(self, key: str, t: float, now: float) -> bool:
+        """IsInBackOffSince(eventTime): Since(eventTime) < backoff, unless the entry expired by eventTime."""
         e = self.entries.get(key)
-        return e is not None and not self._expired(e, now) and now - t < e.backoff
+        return e is not None and not self._expired(e, t) and now - t < e.backoff - _EPSILON
 
     def in_backoff_since_update(self, key: str, now: float) -> bool:
         """IsInBackOffSinceUpdate: still within the backoff counted from the last failure."""
         e = self.entries.get(key)
-        return e is not None and not self._expired(e, now) and now - e.last_update < e.backoff
+        return e is not None and not self._expired(e, now) and now - e.last_update < e.backoff - _EPSILON
 
     def next(self, key: str, t: float, now: float) -> None:
+        """Next(id, eventTime): a new entry (or one expired by eventTime) starts at the initial backoff, else
+        the backoff doubles; lastUpdate is the clock's now."""
         e = self.entries.get(key)
-        if e is None or self._expired(e, now):
-            self.entries[key] = _BackoffEntry(self.initial, t)
+        if e is None or self._expired(e, t):
+            self.entries[key] = _BackoffEntry(self.initial, now)
         else:
             e.backoff = min(e.backoff * 2, self.max)
-            e.last_update = t
+            e.last_update = now
 
     def get(self, key: str) -> float:
         e = self.entries.get(key)
         return e.backoff if e else 0.0
 
-    def _expired(self, e: _BackoffEntry, now: float) -> bool:
-        return now - e.last_update > 2 * self.max
+    def _expired(self, e: _BackoffEntry, event_time: float) -> bool:
+        """hasExpired: eventTime.Sub(lastUpdate) > 2 × maxDuration."""
+        return event_time - e.last_update > 2 * self.max + _EPSILON
 
 
 def go_duration(seconds: float) -> str:
@@ -134,12 +139,15 @@ class RuntimeManager:
             message, grace = self.unhealthy.pop(key)
             c = self.latest(uid).get(key[1])
             if c is not None and c.state == RUNNING:
+                # doBackOff reads the pod status this SyncPod started from, where the container killed here still
+                # runs: the back-off is keyed on the finish time of the instance before it, if any
+                before = self.last_exited(uid, key[1])
                 yield from kill_container(kl, pod, c, message, None, grace=grace)
                 spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
                              if x["name"] == key[1]), None)
                 if spec is not None:
                     handled.add(key[1])
-                    yield from self._restart(pod, sb, spec, c, result)
+                    yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
         # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
@@ -156,7 +164,7 @@ class RuntimeManager:
                 return result
             if c.state == EXITED:
                 if sidecar or (c.exit_code != 0 and policy != "Never"):
-                    yield from self._restart(pod, sb, ic, c, result)
+                    yield from self._restart(pod, sb, ic, c, result, c)
                     return result
                 if c.exit_code != 0:
                     return result  # restartPolicy Never: the pod fails
@@ -170,7 +178,7 @@ class RuntimeManager:
             if c is None:
                 yield from self._start(pod, sb, spec, self._first_attempt(uid, spec["name"]), result)
             elif c.state == EXITED and restarts(pod, spec, c.exit_code or 0, kl.profile):
-                yield from self._restart(pod, sb, spec, c, result)
+                yield from self._restart(pod, sb, spec, c, result, c)
         return result
 
     # ---- RestartAllContainers (KEP-5532, 1.36+) -------------------------------------------------------
@@ -216,11 +224,22 @@ class RuntimeManager:
         last = self.kl.runtime.log_attempts.get((uid, name))
         return 0 if last is None else last + 1
 
-    def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult) -> Gen:
-        """doBackOff, then start the next attempt."""
+    def last_exited(self, uid: str, name: str) -> Container | None:
+        """The newest exited container of that name (the runtime lists containers newest first)."""
+        exited = [c for c in self.kl.runtime.pod_containers(uid) if c.name == name and c.state == EXITED]
+        return max(exited, key=lambda c: (c.attempt, c.created_at), default=None)
+
+    def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult,
+                 dead: Container | None) -> Gen:
+        """doBackOff, then start the attempt after ``c``. ``dead`` is the newest exited instance doBackOff finds
+        in the pod status the sync started from (``c`` itself when it had exited by then); with none there is
+        no back-off to check and no entry to advance."""
         kl = self.kl
         key = f"{pod['metadata']['uid']}/{spec['name']}"
-        finished = c.finished_at or kl.kernel.now
+        if dead is None:
+            yield from self._start(pod, sb, spec, c.attempt + 1, result)
+            return
+        finished = dead.finished_at if dead.finished_at is not None else kl.kernel.now
         if self.backoff.in_backoff_since(key, finished, kl.kernel.now):
             delay = self.backoff.get(key)
             msg = (f"back-off {go_duration(delay)} restarting failed container={spec['name']} "
