@@ -410,22 +410,21 @@ class Kubelet:
             by_name.setdefault(c.name, []).append(c)
         sb = rm.sandbox(uid)
         init_specs = pod["spec"].get("initContainers") or []
+        # convertToAPIContainerStatuses: a container not yet in the runtime waits with PodInitializing in a pod
+        # that has init containers (init containers included), ContainerCreating otherwise
+        has_init = bool(init_specs)
         init_statuses = []
-        init_pending = False
         for ic in init_specs:
             cs = by_name.get(ic["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            s = container_status(self, pod, ic, cur, prev, False, cur is not None and self.probes.is_ready(uid, cur),
+            s = container_status(self, pod, ic, cur, prev, has_init, cur is not None and self.probes.is_ready(uid, cur),
                                  cur is not None and self.probes.is_started(uid, cur))
             init_statuses.append(s)
-            done = "terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0
-            if not done and not (ic.get("restartPolicy") == "Always" and s["started"]):
-                init_pending = True
         statuses = []
         for spec in pod["spec"].get("containers") or ():
             cs = by_name.get(spec["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            statuses.append(container_status(self, pod, spec, cur, prev, init_pending,
+            statuses.append(container_status(self, pod, spec, cur, prev, has_init,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,

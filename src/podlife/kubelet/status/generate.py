@@ -26,7 +26,7 @@ def _ts(kl: Kubelet, t: float | None) -> str | None:
 
 
 def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev: Container | None,
-                     init_pending: bool, ready: bool, started: bool) -> Obj:
+                     has_init: bool, ready: bool, started: bool) -> Obj:
     """convertToAPIContainerStatuses for one container."""
     uid = pod["metadata"]["uid"]
     st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
@@ -34,7 +34,7 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     last: dict[str, Any] = {}
     waiting_reason = kl.runtime_manager.reasons.get((uid, spec["name"]))
     if c is None:
-        reason = waiting_reason or (("PodInitializing", "") if init_pending else ("ContainerCreating", ""))
+        reason = waiting_reason or (("PodInitializing", "") if has_init else ("ContainerCreating", ""))
         st["state"] = {"waiting": _waiting(*reason)}
         old = _old_status(kl, pod, spec["name"])
         if old is not None and restart_condition_true(kl, pod) and "waiting" not in (old.get("state") or {}):
