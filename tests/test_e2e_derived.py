@@ -1,0 +1,219 @@
+"""Scenarios of upstream's e2e tests, with the exact times podlife derives for them.
+
+Each test names the upstream e2e case it follows (test/e2e/common/node/lifecycle_hook.go, container_probe.go,
+init_container.go) and checks the outcome that case asserts, then the precise timeline podlife computes; the
+derivation is in the docstring. Upstream only bounds the times (a real node is not exact); podlife's are
+exact on its virtual clock: relists on whole seconds, a container starts 0.1 s after its sync, a probe worker
+ticks every periodSeconds from the pod's first sync.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import records, run_text
+
+SLEEP_HOOK = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: sleep-hook}
+spec:
+  until: 3m
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: pod-with-prestop-sleep-hook}
+    spec:
+      terminationGracePeriodSeconds: 100
+      RESTART
+      containers:
+      - name: pod-with-prestop-sleep-hook
+        image: IMAGE
+        lifecycle: {preStop: {sleep: {seconds: SLEEP}}}
+  actions:
+  - {at: 10s, delete: pod/pod-with-prestop-sleep-hook DELETE}
+"""
+
+
+def _sleep_hook(sleep: int = 50, delete: str = "", image: str = "registry.k8s.io/pause:3.10",
+                restart: str = "") -> str:
+    return (SLEEP_HOOK.replace("SLEEP", str(sleep)).replace(" DELETE", delete).replace("IMAGE", image)
+            .replace("      RESTART\n", restart))
+
+
+def _finished(r, container: str) -> list[float]:
+    return [x["t"] for x in records(r, "runtime", op="exit", container=container)]
+
+
+@pytest.mark.parametrize("delete, hook_end, phase, sigterm_timeout", [
+    # "valid prestop hook using sleep action": grace 100, sleep 50: the hook completes at 10 + 50 = 60 and
+    # SIGTERM follows with the 50 s left; pause exits at once (0.1 s): the sleep lasted 50 s, within [50, 100]
+    ("", 60.0, "completed", 50),
+    # "reduce GracePeriodSeconds during runtime": a DELETE with grace 30 cuts the 50 s sleep at 40; nothing is
+    # left, so killContainer's 2 s minimum window: the container ends 30 s after the DELETE, within [30, 50]
+    (", gracePeriodSeconds: 30", 40.0, "timedOut", 2),
+])
+def test_lifecycle_sleep_hook(tmp_path, delete, hook_end, phase, sigterm_timeout):
+    r = run_text(tmp_path, _sleep_hook(delete=delete))
+    name = "pod-with-prestop-sleep-hook"
+    assert [(x["t"], x["phase"]) for x in records(r, "hook", container=name)] == [(10.0, "started"),
+                                                                                  (hook_end, phase)]
+    assert [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")] == [
+        (hook_end, "SIGTERM", sigterm_timeout)]
+    assert _finished(r, name) == [round(hook_end + 0.1, 3)]
+
+
+def test_lifecycle_sleep_hook_ignores_a_terminated_container(tmp_path):
+    """"ignore terminated container": the container (sh -c "sleep 3", restartPolicy Never) ends by itself
+    before anyone deletes the pod; preStop hooks run only when the kubelet kills a running container, so the
+    10 s sleep never runs: started 0.1, finished 3.1."""
+    text = _sleep_hook(sleep=10, image="busybox", restart="      restartPolicy: Never\n").replace(
+        "        lifecycle:", '        command: [/bin/sh, -c, "sleep 3"]\n        lifecycle:').replace(
+        "  - {at: 10s, delete: pod/pod-with-prestop-sleep-hook}\n", "  - {at: 10s, cordon: node-1}\n")
+    r = run_text(tmp_path, text)
+    assert _finished(r, "pod-with-prestop-sleep-hook") == [3.1]
+    assert records(r, "hook") == [] and records(r, "signal") == []
+    [status] = r.cluster.store.get("Pod", "default", "pod-with-prestop-sleep-hook")["status"]["containerStatuses"]
+    assert status["state"]["terminated"]["exitCode"] == 0
+
+
+def test_lifecycle_sleep_hook_of_zero_seconds(tmp_path):
+    """"prestop hook using sleep action with zero duration" (1.33+, PodLifecycleSleepActionAllowZero): the hook
+    returns at once, SIGTERM with the whole 100 s grace, the pod is gone at the next relist (11)."""
+    r = run_text(tmp_path, _sleep_hook(sleep=0))
+    assert [(x["t"], x["phase"]) for x in records(r, "hook")] == [(10.0, "started"), (10.0, "completed")]
+    assert [(x["t"], x.get("timeoutSeconds")) for x in records(r, "signal")] == [(10.0, 100)]
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/pod-with-prestop-sleep-hook")] == [11.0]
+
+
+PROBED = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: probes}
+spec:
+  until: 4m
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: liveness-exec
+      annotations:
+        podlife/behavior: |
+          busybox: {failProbesAfterSeconds: FAIL}
+    spec:
+      containers:
+      - name: busybox
+        image: busybox
+        command: [/bin/sh, -c, "CMD"]
+PROBES
+"""
+
+
+def _starts(r) -> list[float]:
+    return [x["t"] for x in records(r, "runtime", op="start", container="busybox")]
+
+
+def test_liveness_exec_probe_restarts_the_container(tmp_path):
+    """'should be restarted with a exec "cat /tmp/health" liveness probe' (restart count 1): the file is removed
+    10 s after the start (0.1), so probes fail from 10.1. initialDelaySeconds 15, period 10 from the first sync
+    (0): the probe at 10 is skipped (9.9 s < 15), the one at 20 fails, failureThreshold 1: killed at 20 with
+    the pod's 30 s grace; /bin/sh as PID 1 ignores SIGTERM, so SIGKILL at 50; no dead instance before it, no
+    back-off: started again at 50.1 (restartCount 1). The next failure is at 70 (the probe at 60 is 9.9 s after
+    the start)."""
+    text = PROBED.replace("FAIL", "10").replace("CMD", "echo ok >/tmp/health; sleep 10; rm -rf /tmp/health; "
+                                                       "sleep 600").replace("PROBES", (
+        "        livenessProbe: {exec: {command: [cat, /tmp/health]}, initialDelaySeconds: 15, timeoutSeconds: 5,"
+        " failureThreshold: 1}"))
+    r = run_text(tmp_path, text)
+    kills = [x["t"] for x in records(r, "event", reason="Killing")]
+    assert kills[:2] == [20.0, 70.0]
+    assert [(x["t"], x["signal"]) for x in records(r, "signal")][:2] == [(20.0, "SIGTERM"), (50.0, "SIGKILL")]
+    assert _starts(r)[:2] == [0.1, 50.1]
+    running = [(x["t"], x["restartCount"]) for x in records(r, "container", container="busybox", state="running")]
+    assert running[1] == (51.0, 1)
+    assert records(r, "event", reason="Killing")[0]["message"] == \
+        "Container busybox failed liveness probe, will be restarted"
+
+
+@pytest.mark.parametrize("threshold, kills", [
+    # "should be restarted startup probe fails": /bin/false, initialDelaySeconds 15, failureThreshold 3: failures
+    # at 20, 30, 40 (10 is 9.9 s after the start): killed at 40, SIGKILL at 70, started again at 70.1
+    (3, [40.0, 110.0, 180.0]),
+    # "should *not* be restarted by liveness probe because startup probe delays it": failureThreshold 60 gives
+    # the container 600 s; the liveness probe (/bin/false) never runs before the startup probe succeeds
+    (60, []),
+])
+def test_startup_probe(tmp_path, threshold, kills):
+    text = PROBED.replace("FAIL", "0").replace("CMD", "sleep 600").replace("PROBES", (
+        "        livenessProbe: {exec: {command: [/bin/true]}, initialDelaySeconds: 15, failureThreshold: 1}\n"
+        f"        startupProbe: {{exec: {{command: [/bin/false]}}, initialDelaySeconds: 15, "
+        f"failureThreshold: {threshold}}}"))
+    r = run_text(tmp_path, text)
+    got = [(x["t"], x["message"]) for x in records(r, "event", reason="Killing")]
+    assert got == [(t, "Container busybox failed startup probe, will be restarted") for t in kills]
+    if kills:
+        assert _starts(r)[:2] == [0.1, 70.1]
+    else:
+        assert _starts(r) == [0.1]
+        assert [x["message"] for x in records(r, "event", reason="Unhealthy")][:1] == ["Startup probe failed: "]
+
+
+INIT = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: init}
+spec:
+  until: 100s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: pod-init}
+    spec:
+      restartPolicy: POLICY
+      initContainers:
+      - {name: init1, image: busybox, command: [INIT1]}
+      - {name: init2, image: busybox, command: [INIT2]}
+      containers:
+      - {name: run1, image: RUN1}
+"""
+
+
+def _init(policy: str, init1: str, init2: str, run1: str) -> str:
+    return INIT.replace("POLICY", policy).replace("INIT1", init1).replace("INIT2", init2).replace("RUN1", run1)
+
+
+def test_failing_init_container_of_a_restart_always_pod(tmp_path):
+    """"should not start app containers if init containers fail on a RestartAlways pod": init1 (/bin/false)
+    restarts with back-off while init2 and run1 stay waiting PodInitializing with no restart, and the pod is
+    not Initialized. init1 exits at 0.1 (seen at 1) and at once restarted (no back-off entry); it exits at 1.1,
+    seen at 2: in back-off (10 s from 1.1), retried at the expiry (11.1) jittered by up to half the 9.1 s left
+    (PR #133066), and so on, the back-off doubling."""
+    r = run_text(tmp_path, _init("Always", "/bin/false", "/bin/true", "registry.k8s.io/pause:3.10"))
+    starts = [x["t"] for x in records(r, "runtime", op="start")]
+    assert starts[:2] == [0.1, 1.1] and 11.2 <= starts[2] <= 11.1 + 9.1 * 0.5 + 0.1
+    assert {x["container"] for x in records(r, "runtime", op="start")} == {"init1"}
+    for name in ("init2", "run1"):
+        assert {(x["state"], x.get("reason"), x["restartCount"])
+                for x in records(r, "container", container=name)} == {("waiting", "PodInitializing", 0)}
+    status = r.cluster.store.get("Pod", "default", "pod-init")["status"]
+    assert status["phase"] == "Pending"
+    initialized = next(c for c in status["conditions"] if c["type"] == "Initialized")
+    assert (initialized["status"], initialized["reason"], initialized["message"]) == (
+        "False", "ContainersNotInitialized", "containers with incomplete status: [init1 init2]")
+    assert status["initContainerStatuses"][0]["lastState"]["terminated"]["exitCode"] == 1
+
+
+def test_failing_init_container_of_a_restart_never_pod(tmp_path):
+    """"should not start app containers and fail the pod if init containers fail on a RestartNever pod":
+    init1 completes (0.1, seen at 1), init2 starts at 1.1 and fails (seen at 2): SyncPod finds the pod
+    terminal; the Failed phase is written once the pod worker has terminated it (the next relist, 3). run1
+    never leaves waiting PodInitializing; Initialized is False for init2."""
+    r = run_text(tmp_path, _init("Never", "/bin/true", "/bin/false", "busybox"))
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/pod-init")] == [
+        (0.0, "Pending"), (3.0, "Failed")]
+    status = r.cluster.store.get("Pod", "default", "pod-init")["status"]
+    assert [s["state"]["terminated"]["exitCode"] for s in status["initContainerStatuses"]] == [0, 1]
+    assert status["containerStatuses"][0]["state"] == {"waiting": {"reason": "PodInitializing"}}
+    initialized = next(c for c in status["conditions"] if c["type"] == "Initialized")
+    assert (initialized["status"], initialized["reason"], initialized["message"]) == (
+        "False", "ContainersNotInitialized", "containers with incomplete status: [init2]")
