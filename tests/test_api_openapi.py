@@ -16,7 +16,7 @@ import pytest
 from podlife.api import openapi
 from podlife.api.meta import builtin_kind_info
 from podlife.api.protobuf import _fields
-from podlife.api.schema import _catalog
+from podlife.api.schema import builtin_kinds
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
        "metadata": {"name": "crontabs.stable.example.com"},
@@ -97,7 +97,7 @@ class _Server(BaseHTTPRequestHandler):
 
     def _groups(self) -> dict[str, dict[str, list[str]]]:
         out: dict[str, dict[str, list[str]]] = {}
-        for gvk in _catalog(self.minor):
+        for gvk in builtin_kinds(self.minor):
             group, _, version = gvk.api_version.rpartition("/")
             out.setdefault(group, {}).setdefault(version, []).append(gvk.kind)
         return out

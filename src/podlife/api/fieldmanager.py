@@ -232,10 +232,6 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
             out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
 
 
-def _members(s: dict[Path, Any]) -> set[Path]:
-    return set(s)
-
-
 def _ensure_named(paths: set[Path]) -> set[Path]:
     """EnsureNamedFieldsAreMembers: a field that has owned children is itself a member."""
     out = set(paths)
@@ -432,12 +428,8 @@ def _compare(old: dict[Path, Any], new: dict[Path, Any]) -> tuple[set[Path], set
     added = set(new) - set(old)
     removed = set(old) - set(new)
     modified = {p for p in set(old) & set(new)
-                if old[p] is not _NODE and new[p] is not _NODE and _canon_or(old[p]) != _canon_or(new[p])}
+                if old[p] is not _NODE and new[p] is not _NODE and _canon(old[p]) != _canon(new[p])}
     return added, modified, removed
-
-
-def _canon_or(v: Any) -> str:
-    return _canon(v)
 
 
 def _api_version(obj: dict[str, Any], schema_api_version: str | None) -> str:

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from podlife.api.meta import builtin_kind_info
-from podlife.api.schema import _catalog, _definitions
+from podlife.api.schema import builtin_kinds, definitions
 
 # kube-openapi pkg/handler: asked for as either, answered with the second
 V2_PROTOBUF_ACCEPTED = ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
@@ -85,7 +85,7 @@ def _swagger_schema(s: Any, ref_prefix: str) -> Any:
 
 @lru_cache(maxsize=4)
 def _builtin_definitions(minor: int, ref_prefix: str) -> dict[str, Any]:
-    defs = _definitions(minor)["$defs"]
+    defs = definitions(minor)
     return {name: _swagger_schema(d, ref_prefix) for name, d in sorted(defs.items())}
 
 
@@ -205,7 +205,7 @@ def _resource_paths(group: str, version: str, kind: str, plural: str, namespaced
 def _kinds(minor: int) -> list[tuple[str, str, str, str]]:
     """(group, version, kind, definition) of every kind the version serves, sorted."""
     out = []
-    for gvk, definition in sorted(_catalog(minor).items(), key=lambda kv: (kv[0].api_version, kv[0].kind)):
+    for gvk, definition in sorted(builtin_kinds(minor).items(), key=lambda kv: (kv[0].api_version, kv[0].kind)):
         group, _, version = gvk.api_version.rpartition("/")
         out.append((group, version, gvk.kind, definition))
     return out
@@ -241,11 +241,11 @@ def _info(minor: int) -> dict[str, str]:
 def v2_document(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
     prefix = "#/definitions/"
     custom = _custom(crds, prefix)
-    definitions = dict(_builtin_definitions(minor, prefix))
+    published = dict(_builtin_definitions(minor, prefix))
     for c in custom:
-        definitions[c["name"]] = c["schema"]
+        published[c["name"]] = c["schema"]
     return {"swagger": "2.0", "info": _info(minor), "paths": _paths(minor, custom, prefix, v3=False),
-            "definitions": dict(sorted(definitions.items()))}
+            "definitions": dict(sorted(published.items()))}
 
 
 def _group_versions(minor: int, custom: list[dict[str, Any]]) -> list[str]:

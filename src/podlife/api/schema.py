@@ -112,6 +112,11 @@ def builtin_kinds(minor: int) -> dict[GroupVersionKind, str]:
     return _catalog(minor)
 
 
+def definitions(minor: int) -> dict[str, Any]:
+    """Every schema definition of the version, by name (io.k8s.api.apps.v1.Deployment); do not modify."""
+    return _definitions(minor)["$defs"]
+
+
 def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
     """What the store asks about a kind outside podlife's model: is it served, and how."""
     return lambda kind, api_version: (builtin_kind_info(kind, api_version)
