@@ -211,3 +211,38 @@ def test_unhealthy_pod_eviction_policy(tmp_path, version, policy, evicted):
     else:
         assert action["error"] == "Cannot evict pod as it would violate the pod's disruption budget."
         assert records(r, "terminating", object="Pod/default/stuck") == []
+
+
+def test_drain_local_storage_needs_its_flag_and_its_warning_is_dropped(tmp_path):
+    """localStorageFilter refuses a pod with an emptyDir volume without --delete-emptydir-data. With it, the pod
+    passes with a warning, but the next filter (unreplicatedFilter, Okay for a pod with a controller) replaces
+    the pod's status, so kubectl prints no warning: only the last filter's message is kept (filters.go)."""
+    text = scenario(budget="maxUnavailable: 3", drain="    ignoreDaemonSets: true\n    deleteEmptyDirData: DATA")
+    text = text.replace("          containers: [{name: app, image: nginx, command: [nginx]}]",
+                        "          volumes: [{name: scratch, emptyDir: {}}]\n"
+                        "          containers: [{name: app, image: nginx, command: [nginx]}]")
+    r = run_text(tmp_path, text.replace("DATA", "false"))
+    out = [m for _, m in kubectl(r)]
+    assert out[1].startswith('error: unable to drain node "node-1" due to error: cannot delete Pods with local '
+                             "storage (use --delete-emptydir-data to override): default/web-")
+    r = run_text(tmp_path, text.replace("DATA", "true"))
+    out = [m for _, m in kubectl(r)]
+    assert not any(m.startswith("Warning:") for m in out)
+    assert out[-1] == "node/node-1 drained" and sum(m.endswith(" evicted") for m in out) == 3
+
+
+def test_drain_with_disable_eviction_deletes_with_the_grace_given(tmp_path):
+    """--disable-eviction: deletePods sends DELETEs (no Eviction API, no budget, no DisruptionTarget) with
+    --grace-period; waitForDelete then prints each pod deleted. The pods (nginx: exits 0.1 s after SIGTERM)
+    are removed at the next relist, 21, which the poll of that instant does not see yet: seen gone at 22."""
+    r = run_text(tmp_path, scenario(budget="maxUnavailable: 0",
+                                    drain="    ignoreDaemonSets: true\n    disableEviction: true\n"
+                                          "    gracePeriodSeconds: 3"))
+    assert records(r, "api", verb="evict") == []
+    deletes = [(x["t"], x.get("gracePeriodSeconds")) for x in records(r, "api", verb="delete", by="kubectl")]
+    assert deletes == [(20.0, 3)] * 3
+    assert [x["status"] for x in records(r, "condition", conditionType="DisruptionTarget")] == []
+    out = kubectl(r)
+    assert [x["t"] for x in records(r, "deleted") if x["object"].startswith("Pod/")][:3] == [21.0] * 3
+    assert [t for t, m in out if m.endswith(" deleted")] == [22.0] * 3
+    assert out[-1] == (22.0, "node/node-1 drained")
