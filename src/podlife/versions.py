@@ -132,6 +132,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
     )),
+    Rule("terminating_replicas_status", "ReplicaSet and Deployment status.terminatingReplicas", (
+        Change(18, False, "not reported (1.33-1.34: DeploymentReplicaSetTerminatingReplicas alpha, off)"),
+        Change(35, True, "KEP-3973: DeploymentReplicaSetTerminatingReplicas beta, on by default in 1.35: pods "
+                         "deleted but not yet Succeeded or Failed"),
+    )),
     Rule("restart_all_containers", "a restartPolicyRules action RestartAllContainers restarts the pod in place", (
         Change(18, False, "not available (1.35: RestartAllContainersOnContainerExits alpha, off: validation "
                           "refuses the action)"),
