@@ -217,3 +217,95 @@ def test_failing_init_container_of_a_restart_never_pod(tmp_path):
     initialized = next(c for c in status["conditions"] if c["type"] == "Initialized")
     assert (initialized["status"], initialized["reason"], initialized["message"]) == (
         "False", "ContainersNotInitialized", "containers with incomplete status: [init2]")
+
+
+SIDECARS = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: sidecars}
+spec:
+  until: 2m
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: serialize-termination
+      annotations:
+        podlife/behavior: |
+          restartable-init-1: {exitAfterSeconds: 60, onTerm: exit, termSeconds: 5, hookSeconds: {preStop: HOOK}}
+          restartable-init-2: {exitAfterSeconds: 60, onTerm: exit, termSeconds: 5, hookSeconds: {preStop: HOOK}}
+          restartable-init-3: {exitAfterSeconds: 60, onTerm: exit, termSeconds: 5, hookSeconds: {preStop: HOOK}}
+          regular-1: {exitAfterSeconds: 5, exitCode: 0}
+    spec:
+      restartPolicy: Never
+      initContainers:
+      - {name: restartable-init-1, image: busybox, restartPolicy: Always PRESTOP}
+      - {name: restartable-init-2, image: busybox, restartPolicy: Always PRESTOP}
+      - {name: restartable-init-3, image: busybox, restartPolicy: Always PRESTOP}
+      containers:
+      - {name: regular-1, image: busybox}
+"""
+PRESTOP = ", lifecycle: {preStop: {exec: {command: [/bin/sh, -c, hook]}}}"
+
+
+def _sidecar_pod(prestop_seconds: int | None) -> str:
+    return SIDECARS.replace(" PRESTOP", PRESTOP if prestop_seconds is not None else "").replace(
+        "HOOK", str(prestop_seconds or 0))
+
+
+def _signals(r) -> list[tuple[float, str, str, int | None]]:
+    return [(x["t"], x["container"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")]
+
+
+def test_sidecars_start_in_order_and_stop_in_reverse(tmp_path):
+    """e2e_node container_lifecycle_test.go "should terminate sidecars in reverse order after all main containers
+    have exited" (restartPolicy Never). Each sidecar counts as started once a relist has seen it running, so
+    the next init container starts a second later: 0.1, 1.1, 2.1, then regular-1 at 3.1. It exits 0 at 8.1
+    (seen at 9): the pod is done (sidecars do not count for its phase), terminated at the next relist (10):
+    sidecars in reverse order, each waiting for the later ones, sharing the 30 s grace; each exits 5 s after
+    SIGTERM."""
+    r = run_text(tmp_path, _sidecar_pod(None))
+    assert [(x["t"], x["container"]) for x in records(r, "runtime", op="start")] == [
+        (0.1, "restartable-init-1"), (1.1, "restartable-init-2"), (2.1, "restartable-init-3"), (3.1, "regular-1")]
+    assert _signals(r) == [(10.0, "restartable-init-3", "SIGTERM", 30), (15.0, "restartable-init-2", "SIGTERM", 25),
+                           (20.0, "restartable-init-1", "SIGTERM", 20)]
+    assert [(x["t"], x["container"]) for x in records(r, "runtime", op="exit")] == [
+        (8.1, "regular-1"), (15.0, "restartable-init-3"), (20.0, "restartable-init-2"), (25.0, "restartable-init-1")]
+    assert [(x["t"], x["to"]) for x in records(r, "phase")][-1] == (25.0, "Succeeded")
+
+
+def test_sidecar_prestop_hooks_run_together(tmp_path):
+    """"should call sidecar container PreStop hook simultaneously": every preStop (1 s) starts at 10; then the
+    reverse order, the grace less the second spent in the hook (and each later sidecar's 5 s)."""
+    r = run_text(tmp_path, _sidecar_pod(1))
+    assert [(x["t"], x["phase"]) for x in records(r, "hook")] == [(10.0, "started")] * 3 + [(11.0, "completed")] * 3
+    assert _signals(r) == [(11.0, "restartable-init-3", "SIGTERM", 29), (16.0, "restartable-init-2", "SIGTERM", 24),
+                           (21.0, "restartable-init-1", "SIGTERM", 19)]
+
+
+def test_sidecar_prestop_hooks_that_never_end(tmp_path):
+    """"should terminate sidecars simultaneously if prestop doesn't exit": the hooks loop; each is cut at the
+    end of the 30 s grace, no time is left to wait for turns, so all three get SIGTERM with killContainer's 2 s
+    minimum together and SIGKILL 2 s later: the hooks lived 32 s ("30 seconds + 2 second minimum grace")."""
+    r = run_text(tmp_path, _sidecar_pod(3600))
+    assert [(x["t"], x["phase"]) for x in records(r, "hook")] == [(10.0, "started")] * 3 + [(40.0, "timedOut")] * 3
+    assert sorted(_signals(r)) == sorted(
+        [(40.0, f"restartable-init-{i}", "SIGTERM", 2) for i in (1, 2, 3)] +
+        [(42.0, f"restartable-init-{i}", "SIGKILL", None) for i in (1, 2, 3)])
+
+
+def test_pod_deleted_during_initialization_does_not_wait_for_sidecars(tmp_path):
+    """"should not hang in termination if terminated during initialization": the first init container runs
+    (300 s) when the pod is deleted with grace 3 at 10; the sidecars never started, so nothing waits for them:
+    the init container exits at SIGTERM, the pod is Failed (it was Pending and deleted) and removed at the next
+    relist, 11, within grace + 2 s."""
+    text = _sidecar_pod(1).replace(
+        "      initContainers:\n", "      initContainers:\n      - {name: start-init, image: busybox}\n").replace(
+        "          regular-1:", "          start-init: {exitAfterSeconds: 300, onTerm: exit, termSeconds: 0}\n"
+                               "          regular-1:") + "  actions:\n  - {at: 10s, delete: pod/serialize-termination, " \
+                                                          "gracePeriodSeconds: 3}\n"
+    r = run_text(tmp_path, text)
+    assert [(x["t"], x["container"]) for x in records(r, "runtime", op="start")] == [(0.1, "start-init")]
+    assert _signals(r) == [(10.0, "start-init", "SIGTERM", 3)]
+    assert records(r, "hook") == []
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/serialize-termination")] == [11.0]
