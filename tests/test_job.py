@@ -218,3 +218,59 @@ def test_job_active_deadline(tmp_path, version, conditions):
     assert deletes == [15.0]
     warn = [x["t"] for x in records(r, "event", object="Job/default/j", reason="DeadlineExceeded")]
     assert warn == [conditions[-1][0]]
+
+
+POLICY = """
+        backoffLimit: 6
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onExitCodes: {containerName: work, operator: In, values: [42]}
+            onPodConditions: []
+          - action: Ignore
+            onPodConditions: [{type: DisruptionTarget, status: "True"}]"""
+
+
+@pytest.mark.parametrize("version, conditions", [
+    ("1.34", [("FailureTarget", "04"), ("Failed", "04")]),
+    ("1.30", [("FailureTarget", "04"), ("Failed", "04")]),   # FailureTarget is the policy's from 1.26
+])
+def test_pod_failure_policy_fail_job(tmp_path, version, conditions):
+    """The container exits 42 at 1.1 (seen at 2); the pod is Failed at 3 and synced at 4: the FailJob rule matches
+    (matchPodFailurePolicy), so the Job fails at once despite backoffLimit 6, FailureTarget first with reason
+    PodFailurePolicy and upstream's message, then Failed when no pod is left to count."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY), version=version))
+    [(_, pod)] = _creates(r)
+    assert _cond_types(r) == conditions
+    message = f"Container work for pod default/{pod} failed with exit code 42 matching FailJob rule at index 0"
+    cond = _status(r)["conditions"][-1]
+    assert (cond["reason"], cond["message"]) == ("PodFailurePolicy", message)
+    assert _events(r)[-1] == (4.0, "PodFailurePolicy", message)
+    assert _status(r)["failed"] == 1
+
+
+def test_pod_failure_policy_is_dropped_before_its_beta(tmp_path):
+    """1.25: JobPodFailurePolicy alpha and off: the API server drops the field (the user is warned), so the
+    exit 42 is an ordinary failure and the Job retries: a second pod after the 10 s back-off."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY), version="1.25"))
+    assert len(_creates(r)) >= 2
+    assert not any(c == "Failed" for c, _ in _cond_types(r))
+    assert any(w.endswith("spec.objects[0].spec.podFailurePolicy: dropped: Kubernetes 1.25 does not have this "
+                          "field (its feature gate is off)") for w in r.scenario.warnings)
+
+
+@pytest.mark.parametrize("version, replaced", [("1.34", 36.0), ("1.28", 6.0)])
+def test_pod_failure_policy_ignores_an_eviction(tmp_path, version, replaced):
+    """backoffLimit 0 would fail the Job at its first failure; the pod is evicted at 5 s (DisruptionTarget
+    EvictionByEvictionAPI, then a delete with its 30 s grace; the shell ignores SIGTERM: SIGKILL at 35, and the
+    terminating sync writes Failed at once, 1.27+ setting a terminal phase before removal). The Ignore rule
+    matches the DisruptionTarget condition: the failure is not counted and a replacement is created when the Job
+    syncs the Failed pod, after the 1 s batching (36)."""
+    text = _scenario(_job('["sh", "-c", "sleep 600"]', POLICY.replace("backoffLimit: 6", "backoffLimit: 0")),
+                     until="45s", version=version)
+    r0 = run_text(tmp_path, text)
+    [(_, pod)] = _creates(r0)[:1]
+    r = run_text(tmp_path, text.replace("  until: 45s", f"  until: 45s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"))
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object=f"Pod/default/{pod}")][-1] == (35.0, "Failed")
+    assert [t for t, _ in _creates(r)] == [0.0, replaced]
+    assert "failed" not in _status(r) and not _cond_types(r)

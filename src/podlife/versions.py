@@ -316,6 +316,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
         Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
     )),
+    Rule("job_pod_failure_policy", "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
+        Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
+        Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
+    )),
     Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
         Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
         Change(24, 1.0, "KEP-2879 JobReadyPods beta: podUpdateBatchPeriod 1 s (later syncJobBatchPeriod)"),
@@ -376,6 +380,7 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
     SchemaChange("io.k8s.api.apps.v1.RollingUpdateDaemonSet", "maxSurge", 21, source="DaemonSetUpdateSurge alpha, 1.21"),
     SchemaChange("io.k8s.api.batch.v1.JobSpec", "completionMode", 21, source="IndexedJob alpha, 1.21"),
     SchemaChange("io.k8s.api.batch.v1.JobSpec", "suspend", 21, source="SuspendJob alpha, 1.21"),
+    SchemaChange("io.k8s.api.batch.v1.JobSpec", "podFailurePolicy", 25, source="JobPodFailurePolicy alpha, 1.25"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "clusterIPs", 20, source="IPv6DualStack rework, 1.20"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilies", 20, source="IPv6DualStack rework, 1.20"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilyPolicy", 20, source="IPv6DualStack rework, 1.20"),

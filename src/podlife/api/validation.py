@@ -1474,6 +1474,11 @@ def validate_job(obj: Mapping) -> Errs:
     policy = _d(_d(spec.get("template")).get("spec")).get("restartPolicy") or ""
     if policy not in ("OnFailure", "Never"):
         errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
+    if spec.get("podFailurePolicy") is not None:
+        if policy != "Never":
+            errs.append(_invalid("spec.template.spec.restartPolicy", policy,
+                                 'only "Never" is supported when podFailurePolicy is specified'))
+        errs += _validate_pod_failure_policy(_d(spec["podFailurePolicy"]), mode == "Indexed")
     sel = spec.get("selector")
     if sel is None:
         errs.append(_required("spec.selector"))
@@ -1483,6 +1488,33 @@ def validate_job(obj: Mapping) -> Errs:
     labels = _template_labels(spec)
     if selector is not None and not selector.matches(labels):
         errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    return errs
+
+
+_PFP_ACTIONS = ["Count", "FailIndex", "FailJob", "Ignore"]
+
+
+def _validate_pod_failure_policy(pfp: Mapping, indexed: bool) -> Errs:
+    """validatePodFailurePolicy: each rule has a known action and exactly one of onExitCodes / onPodConditions;
+    FailIndex only for Indexed Jobs; exit code rules name In or NotIn, never 0 with In."""
+    errs: Errs = []
+    for i, rule in enumerate(_l(pfp.get("rules"))):
+        rule, rp = _d(rule), f"spec.podFailurePolicy.rules[{i}]"
+        action = _s(rule.get("action"))
+        if action not in _PFP_ACTIONS or (action == "FailIndex" and not indexed):
+            errs.append(_not_supported(f"{rp}.action", action,
+                                       _PFP_ACTIONS if indexed else [a for a in _PFP_ACTIONS if a != "FailIndex"]))
+        codes, conds = rule.get("onExitCodes"), _l(rule.get("onPodConditions"))
+        if codes is not None and conds:
+            errs.append(_invalid(rp, None, "specifying both OnExitCodes and OnPodConditions is not supported"))
+        elif codes is None and not conds:
+            errs.append(_invalid(rp, None, "specifying one of OnExitCodes and OnPodConditions is required"))
+        if codes is not None:
+            op = _s(_d(codes).get("operator"))
+            if op not in ("In", "NotIn"):
+                errs.append(_not_supported(f"{rp}.onExitCodes.operator", op, ["In", "NotIn"]))
+            if op == "In" and 0 in _l(_d(codes).get("values")):
+                errs.append(_invalid(f"{rp}.onExitCodes.values", 0, "must not be 0 for the In operator"))
     return errs
 
 

@@ -1137,8 +1137,16 @@ def _strict(pending: _Pending, version: str) -> None:
 def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, version: str) -> None:
     """Fields the version's API server drops because their feature gate is off (dropDisabledPodFields): said,
     not silently lost."""
+    from podlife.api.registry.job import drop_disabled_job_fields
     from podlife.kubelet.restartpolicy import drop_disabled_fields
 
+    job_spec = obj.get("spec") if obj.get("kind") == "Job" else \
+        ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") if obj.get("kind") == "CronJob" else None
+    if isinstance(job_spec, dict):
+        where = "spec" if obj["kind"] == "Job" else "spec.jobTemplate.spec"
+        for dropped in drop_disabled_job_fields(copy.deepcopy(job_spec), profile(version)):
+            ck.warn(f"{path}.{where}{dropped[len('spec'):]}" if path else where + dropped[len("spec"):],
+                    f"dropped: Kubernetes {version} does not have this field (its feature gate is off)")
     # a Pod, a pod template, a CronJob's job template
     for keys in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
         spec: Any = obj
