@@ -274,3 +274,24 @@ def test_pod_failure_policy_ignores_an_eviction(tmp_path, version, replaced):
     assert [(x["t"], x["to"]) for x in records(r, "phase", object=f"Pod/default/{pod}")][-1] == (35.0, "Failed")
     assert [t for t, _ in _creates(r)] == [0.0, replaced]
     assert "failed" not in _status(r) and not _cond_types(r)
+
+
+@pytest.mark.parametrize("version, complete_at, deleted_at", [("1.34", 6.0, 16.0), ("1.20", 4.0, None)])
+def test_ttl_seconds_after_finished(tmp_path, version, complete_at, deleted_at):
+    """ttlafterfinished_controller.go: the Job finished (Complete at 6 on 1.34, with the tracking finalizers'
+    two writes) is deleted 10 s after that condition's lastTransitionTime, Foreground: the garbage collector
+    deletes its pod (Succeeded: at once), then the Job. On 1.20 TTLAfterFinished is alpha and off: the field
+    is dropped (with a warning) and the Job stays."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 3"]', "        ttlSecondsAfterFinished: 10"),
+                                     version=version, until="30s"))
+    complete = [x["t"] for x in records(r, "condition", object="Job/default/pi", conditionType="Complete")]
+    assert complete == [complete_at]
+    deleted = [x["t"] for x in records(r, "deleted", object="Job/default/pi")]
+    assert deleted == ([deleted_at] if deleted_at else [])
+    if deleted_at:
+        assert [x["by"] for x in records(r, "api", verb="delete", object="Job/default/pi")] == [
+            "ttl-after-finished-controller"]
+        [pod] = [x for x in records(r, "deleted") if x["object"].startswith("Pod/")]
+        assert pod["t"] == deleted_at
+    else:
+        assert any("ttlSecondsAfterFinished: dropped" in w for w in r.scenario.warnings)

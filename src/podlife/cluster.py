@@ -74,10 +74,11 @@ class Cluster:
         from podlife.controlplane.controllers.replicaset import ReplicaSetController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
+        from podlife.controlplane.controllers.ttlafterfinished import TTLAfterFinishedController
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, CronJobController, PersistentVolumeController,
-                         DisruptionController):
+                         DisruptionController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

@@ -320,6 +320,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
     )),
+    Rule("ttl_after_finished", "a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
+        Change(18, False, "TTLAfterFinished alpha and off (1.12-1.20): the API server drops the field"),
+        Change(21, True, "KEP-592: TTLAfterFinished beta, on by default in 1.21 (GA 1.23)"),
+    )),
     Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
         Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
         Change(24, 1.0, "KEP-2879 JobReadyPods beta: podUpdateBatchPeriod 1 s (later syncJobBatchPeriod)"),

@@ -51,11 +51,15 @@ def generate_selector(job: Obj, prefixed: bool) -> None:
 def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
     """dropDisabledFields (pkg/api/job): the Job fields whose feature gate is off in the version; returns their
     paths, for the user's warning."""
-    if profile is None or profile.job_pod_failure_policy or not isinstance(spec, dict) or \
-            "podFailurePolicy" not in spec:
+    if profile is None or not isinstance(spec, dict):
         return []
-    del spec["podFailurePolicy"]
-    return ["spec.podFailurePolicy"]
+    dropped = []
+    for field, on in (("ttlSecondsAfterFinished", profile.ttl_after_finished),
+                      ("podFailurePolicy", profile.job_pod_failure_policy)):
+        if not on and field in spec:
+            del spec[field]
+            dropped.append(f"spec.{field}")
+    return dropped
 
 
 class JobStrategy(Strategy):

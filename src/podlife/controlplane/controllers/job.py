@@ -20,8 +20,8 @@ policy only pods in phase Failed are failures.
 From 1.29 a replacement waits for the pod it replaces to be terminal when podReplacementPolicy is Failed, the
 default with a podFailurePolicy (onlyReplaceFailedPods).
 
-Not modelled: Indexed completion mode (and FailIndex), successPolicy, suspend, ttlSecondsAfterFinished,
-managedBy. Before 1.25 pods are counted while they exist
+Not modelled: Indexed completion mode (and FailIndex), successPolicy, suspend, managedBy.
+ttlSecondsAfterFinished is the TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist
 (getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
 
