@@ -295,3 +295,51 @@ def test_ttl_seconds_after_finished(tmp_path, version, complete_at, deleted_at):
         assert pod["t"] == deleted_at
     else:
         assert any("ttlSecondsAfterFinished: dropped" in w for w in r.scenario.warnings)
+
+
+SUSPENDED = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: job}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 30s
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {name: pi}
+      spec:
+        suspend: true
+        parallelism: 2
+        completions: 4
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: work, image: busybox:1.36, command: [sleep, "600"]}]
+  actions:
+    - {at: 10s, patch: job/pi, mergePatch: {spec: {suspend: false}}}
+    - {at: 15s, patch: job/pi, mergePatch: {spec: {suspend: true}}}
+"""
+
+
+def test_suspended_job(tmp_path):
+    """e2e job.go "should not create pods when created in suspend state" / "should delete pods when suspended":
+    created suspended, the Job has no pods, no startTime and Suspended=True (JobSuspended, event Suspended).
+    Resumed at 10: Suspended=False (JobResumed, event Resumed), startTime 10, two pods at once; suspended again at
+    15: both active pods are deleted and the condition is True again."""
+    r = run_text(tmp_path, SUSPENDED.replace("VERSION", "1.34"))
+    assert [t for t, _ in _creates(r)] == [10.0, 10.0]
+    assert [(t, reason) for t, reason, _ in _events(r) if reason in ("Suspended", "Resumed", "SuccessfulDelete")] == [
+        (0.0, "Suspended"), (10.0, "Resumed"), (15.0, "SuccessfulDelete"), (15.0, "SuccessfulDelete"),
+        (15.0, "Suspended")]
+    cond = [(x["t"], x["status"], x["reason"]) for x in records(r, "condition", object="Job/default/pi",
+                                                                conditionType="Suspended")]
+    assert cond == [(0.0, "True", "JobSuspended"), (10.0, "False", "JobResumed"), (15.0, "True", "JobSuspended")]
+    assert _status(r)["startTime"] == "2025-01-01T00:00:10Z"
+
+
+def test_suspend_is_dropped_before_its_beta(tmp_path):
+    """1.21: SuspendJob alpha, off: the field is dropped (with a warning) and the Job runs at once."""
+    r = run_text(tmp_path, SUSPENDED.replace("VERSION", "1.21").split("  actions:")[0])
+    assert [t for t, _ in _creates(r)] == [0.0, 0.0]
+    assert any("spec.suspend: dropped" in w for w in r.scenario.warnings)

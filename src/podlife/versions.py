@@ -320,6 +320,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
     )),
+    Rule("job_suspend", "spec.suspend of a Job holds it without pods", (
+        Change(18, False, "not available (1.21: SuspendJob alpha, off: the API server drops the field)"),
+        Change(22, True, "KEP-2232: SuspendJob beta, on by default in 1.22 (GA 1.24)"),
+    )),
     Rule("ttl_after_finished", "a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
         Change(18, False, "TTLAfterFinished alpha and off (1.12-1.20): the API server drops the field"),
         Change(21, True, "KEP-592: TTLAfterFinished beta, on by default in 1.21 (GA 1.23)"),

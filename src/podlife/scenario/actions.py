@@ -60,7 +60,9 @@ def apply_action(cluster: Cluster, action: Action) -> None:
                 store.update(obj, by=USER)
             else:
                 obj = store.get(kind, ns, name)
-                new = merge_patch(obj, action.merge_patch or {})
+                # a deep copy: merge_patch shares what the patch leaves alone, and the store's update must not
+                # reach into the stored object (its watchers compare the old and the new one)
+                new = merge_patch(clone(obj), action.merge_patch or {})
                 new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
                 store.update(new, by=USER)
         elif verb in ("create", "apply"):

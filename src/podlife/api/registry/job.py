@@ -55,6 +55,7 @@ def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
         return []
     dropped = []
     for field, on in (("ttlSecondsAfterFinished", profile.ttl_after_finished),
+                      ("suspend", profile.job_suspend),
                       ("podFailurePolicy", profile.job_pod_failure_policy)):
         if not on and field in spec:
             del spec[field]

@@ -20,7 +20,10 @@ policy only pods in phase Failed are failures.
 From 1.29 a replacement waits for the pod it replaces to be terminal when podReplacementPolicy is Failed, the
 default with a podFailurePolicy (onlyReplaceFailedPods).
 
-Not modelled: Indexed completion mode (and FailIndex), successPolicy, suspend, managedBy.
+A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
+startTime; resuming it restarts startTime.
+
+Not modelled: Indexed completion mode (and FailIndex), successPolicy, managedBy.
 ttlSecondsAfterFinished is the TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist
 (getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
@@ -254,7 +257,8 @@ class JobController:
             succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
             failed = max(int(st.get("failed") or 0) + len(new_failed),
                          sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed"))
-        if not st.get("startTime"):
+        suspended = bool(spec.get("suspend")) and self.profile.job_suspend
+        if not st.get("startTime") and not suspended:
             st["startTime"] = self.trace.timestamp()
         record = self._new_backoff_record(key, new_succeeded, new_failed)
 
@@ -281,6 +285,7 @@ class JobController:
             else:          # "Job has activeDeadlineSeconds configuration. Will sync this job again"
                 self.queue.add_after(key, left)
         err: ApiError | None = None
+        suspend_changed = False
         if finished is not None:
             deleted, err = self._delete_pods(job, active_pods)
             if deleted != active or not satisfied:
@@ -290,7 +295,14 @@ class JobController:
             ready -= sum(1 for p in active_pods[:deleted] if is_pod_ready(p))
             if not self.tracking:
                 failed += deleted  # legacy: the active pods of a failed Job count as failed
+        elif suspended:
+            # manageJob of a suspended Job: its active pods are deleted, none is created
+            deleted, err = self._delete_pods(job, active_pods)
+            active -= deleted
+            terminating += deleted
+            suspend_changed = self._suspended_condition(job, True)
         else:
+            suspend_changed = self._suspended_condition(job, False)
             if satisfied and not job["metadata"].get("deletionTimestamp"):
                 active, err = self._manage_job(job, key, active_pods, succeeded, record, terminating)
             completions = spec.get("completions")
@@ -300,7 +312,7 @@ class JobController:
                 complete = succeeded >= int(completions) and active == 0
             if complete:
                 finished = self._condition("SuccessCriteriaMet" if self.delay_terminal else "Complete", "", "")
-        needs_flush = active != int(st.get("active") or 0)
+        needs_flush = suspend_changed or active != int(st.get("active") or 0)
         st["active"] = active
         if self.batch:  # status.ready arrived with JobReadyPods
             needs_flush = needs_flush or st.get("ready") != ready
@@ -316,6 +328,30 @@ class JobController:
         self._track_status(key, job, pods, finished, record, terminating, needs_flush)
         if err is not None:
             raise err
+
+    def _suspended_condition(self, job: Obj, suspended: bool) -> bool:
+        """ensureJobConditionStatus for Suspended: True (JobSuspended) when suspended; a Suspended condition
+        turns False (JobResumed) on resume, which restarts startTime (the deadline counts active time)."""
+        st = job["status"]
+        conds = st.setdefault("conditions", [])
+        cur = next((c for c in conds if c.get("type") == "Suspended"), None)
+        want = "True" if suspended else "False"
+        if (cur is None and not suspended) or (cur is not None and cur.get("status") == want):
+            if not conds:
+                st.pop("conditions")
+            return False
+        now = self.trace.timestamp()
+        reason, message = ("JobSuspended", "Job suspended") if suspended else ("JobResumed", "Job resumed")
+        new = {"type": "Suspended", "status": want, "lastProbeTime": now, "lastTransitionTime": now,
+               "reason": reason, "message": message}
+        if cur is None:
+            conds.append(new)
+        else:
+            conds[conds.index(cur)] = new
+        self.events.event(job, "Normal", "Suspended" if suspended else "Resumed", message)
+        if not suspended:
+            st["startTime"] = now
+        return True
 
     def _active_deadline_left(self, job: Obj, st: Obj) -> float | None:
         """job_controller.go pastActiveDeadline: seconds until activeDeadlineSeconds have passed since
