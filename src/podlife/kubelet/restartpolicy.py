@@ -31,6 +31,14 @@ def restarts_all(container: Obj, exit_code: int, profile: Any) -> bool:
     return rule is not None and rule.get("action") == "RestartAllContainers" and profile.restart_all_containers
 
 
+def could_restart_all(pod: Obj, profile: Any) -> bool:
+    """podutil.AllContainersCouldRestart: some container has a RestartAllContainers rule (1.36+)."""
+    return bool(profile is not None and profile.restart_all_containers) and any(
+        rule.get("action") == "RestartAllContainers"
+        for c in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])
+        for rule in c.get("restartPolicyRules") or ())
+
+
 def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
     """The container runs again: alone (Restart) or with the whole pod (RestartAllContainers)."""
     policy = pod["spec"].get("restartPolicy", "Always")

@@ -11,7 +11,7 @@ import simpy
 
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import environment_error
-from podlife.kubelet.restartpolicy import restarts, restarts_all
+from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
 from podlife.runtime.behavior import behavior_for
@@ -186,7 +186,7 @@ class RuntimeManager:
     def restart_all_trigger(self, pod: Obj) -> bool:
         """pkg/kubelet/container/helpers.go ShouldAllContainersRestart, from the runtime: a container (init,
         sidecar or regular) exited with a code that matches a rule whose action is RestartAllContainers."""
-        if not self.kl.profile.restart_all_containers:
+        if not could_restart_all(pod, self.kl.profile):
             return False
         latest = self.latest(pod["metadata"]["uid"])
         for spec in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or []):
@@ -198,10 +198,11 @@ class RuntimeManager:
     def restarting_all(self, pod: Obj) -> bool:
         """The pod is in the termination phase of an in-place restart: triggered now, or the
         AllContainersRestarting condition the kubelet wrote is still True and containers are left."""
-        uid = pod["metadata"]["uid"]
+        if not could_restart_all(pod, self.kl.profile):
+            return False
         if self.restart_all_trigger(pod):
             return True
-        return restart_condition_true(self.kl, pod) and bool(self.kl.runtime.pod_containers(uid))
+        return restart_condition_true(self.kl, pod) and bool(self.kl.runtime.pod_containers(pod["metadata"]["uid"]))
 
     def _remove_all(self, pod: Obj, result: SyncResult) -> Gen:
         """computePodActions with restartAllContainers: kill every running container at once with no grace

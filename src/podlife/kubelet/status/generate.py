@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from podlife.api.meta import Obj
 from podlife.kubelet.kuberuntime.manager import restart_condition_true
 from podlife.kubelet.kuberuntime.ordering import is_restartable_init
-from podlife.kubelet.restartpolicy import restarts_all
+from podlife.kubelet.restartpolicy import could_restart_all as could_restart_all_in, restarts_all
 from podlife.runtime.cri import EXITED, RUNNING, Container
 
 if TYPE_CHECKING:
@@ -224,10 +224,7 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
                           or (is_restartable_init(ic) and s.get("started")))]
     if phase == "Succeeded" or (phase == "Failed" and not incomplete):
         incomplete = []
-    could_restart_all = kl.profile.restart_all_containers and any(
-        rule.get("action") == "RestartAllContainers"
-        for c in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
-        for rule in c.get("restartPolicyRules") or ())
+    could_restart_all = could_restart_all_in(pod, kl.profile)
     if could_restart_all and _was_initialized(kl, pod):
         incomplete = []   # KEP-5532: a pod restarting in place stays Initialized
     out.append(_condition("Initialized", not incomplete, "ContainersNotInitialized",
