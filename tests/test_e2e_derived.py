@@ -309,3 +309,58 @@ def test_pod_deleted_during_initialization_does_not_wait_for_sidecars(tmp_path):
     assert _signals(r) == [(10.0, "start-init", "SIGTERM", 3)]
     assert records(r, "hook") == []
     assert [x["t"] for x in records(r, "deleted", object="Pod/default/serialize-termination")] == [11.0]
+
+
+TAINTED = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: taints}
+spec:
+  until: 60s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: no-tol}
+    spec:
+      containers: [{name: app, image: nginx, command: [nginx]}]
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: tol-15}
+    spec:
+      tolerations: [{key: kubernetes.io/e2e-evict-taint-key, operator: Equal, value: evictTaintVal,
+                     effect: NoExecute, tolerationSeconds: 15}]
+      containers: [{name: app, image: nginx, command: [nginx]}]
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: tol-inf}
+    spec:
+      tolerations: [{key: kubernetes.io/e2e-evict-taint-key, operator: Equal, value: evictTaintVal,
+                     effect: NoExecute}]
+      containers: [{name: app, image: nginx, command: [nginx]}]
+  actions:
+  - {at: 10s, patch: node/node-1, mergePatch: {spec: {taints: [{key: kubernetes.io/e2e-evict-taint-key,
+     value: evictTaintVal, effect: NoExecute}]}}}
+"""
+
+
+def test_no_execute_taint_evictions(tmp_path):
+    """test/e2e/node/taints.go NoExecuteTaintManager: a NoExecute taint added at 10 evicts at once the pod that
+    does not tolerate it, after its tolerationSeconds (15 s: 25) the one that tolerates it for a while, never the
+    one that tolerates it for ever; each gets DisruptionTarget (DeletionByTaintManager) and is gone at the next
+    relist after nginx exits."""
+    r = run_text(tmp_path, TAINTED)
+    marked = [(x["t"], x["object"]) for x in records(r, "event", reason="TaintManagerEviction")]
+    assert marked == [(10.0, "Pod/default/no-tol"), (25.0, "Pod/default/tol-15")]
+    assert [(x["t"], x["object"]) for x in records(r, "deleted")] == [(11.0, "Pod/default/no-tol"),
+                                                                     (26.0, "Pod/default/tol-15")]
+    assert r.cluster.store.try_get("Pod", "default", "tol-inf") is not None
+
+
+def test_removing_the_taint_cancels_the_eviction(tmp_path):
+    """taints.go "removing taint cancels eviction": the taint goes at 20, before the 15 s toleration ran out
+    (25): the pending deletion is cancelled."""
+    text = TAINTED + "  - {at: 20s, patch: node/node-1, mergePatch: {spec: {taints: null}}}\n"
+    r = run_text(tmp_path, text)
+    assert [(x["t"], x["message"]) for x in records(r, "event", reason="TaintManagerEviction")] == [
+        (10.0, "Marking for deletion Pod default/no-tol"), (20.0, "Cancelling deletion of Pod default/tol-15")]
+    assert [x["object"] for x in records(r, "deleted")] == ["Pod/default/no-tol"]
