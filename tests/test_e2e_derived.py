@@ -364,3 +364,49 @@ def test_removing_the_taint_cancels_the_eviction(tmp_path):
     assert [(x["t"], x["message"]) for x in records(r, "event", reason="TaintManagerEviction")] == [
         (10.0, "Marking for deletion Pod default/no-tol"), (20.0, "Cancelling deletion of Pod default/tol-15")]
     assert [x["object"] for x in records(r, "deleted")] == ["Pod/default/no-tol"]
+
+
+RECREATE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: recreate}
+spec:
+  until: 40s
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 3
+      strategy: {type: Recreate}
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          terminationGracePeriodSeconds: 5
+          containers: [{name: app, image: busybox, command: [sh, -c, "sleep 3600"]}]
+  actions:
+  - {at: 10s, patch: deployment/web, mergePatch: {spec: {template: {metadata: {labels: {app: web, v: "2"}}}}}}
+"""
+
+
+@pytest.mark.parametrize("version, new_at, wording", [
+    ("1.37", 15.0, "Scaled up replica set {rs} from 0 to 3"),
+    ("1.34", 16.0, "Scaled up replica set {rs} from 0 to 3"),
+    ("1.26", 16.0, "Scaled up replica set {rs} to 3"),
+])
+def test_recreate_deployment_never_overlaps_old_and_new_pods(tmp_path, version, new_at, wording):
+    """test/e2e/apps/deployment.go "RecreateDeployment should delete old pods and create new ones": the old
+    ReplicaSet goes to 0 at 10 and its pods (a shell ignoring SIGTERM, grace 5) get SIGKILL at 15 and are gone
+    at 16. recreate.go oldPodsRunning counts every old pod not Succeeded or Failed, and the Deployment syncs on
+    ReplicaSet changes and pod deletions. From 1.35 the old set's terminatingReplicas drops when the kubelet marks
+    its pods Failed (15, terminal phase before removal): that status update syncs the Deployment, which scales
+    the new set up at once. Before, nothing the Deployment watches changes at 15: it scales up when the pods are
+    deleted (16). Either way no new pod exists while an old one can run."""
+    r = run_text(tmp_path, RECREATE, version=version)
+    scaling = [(x["t"], x["message"]) for x in records(r, "event", reason="ScalingReplicaSet") if x["t"] >= 10]
+    new_rs = [x["object"].split("/")[-1] for x in records(r, "api", verb="create", by="deployment-controller")][-1]
+    assert scaling[1] == (new_at, wording.format(rs=new_rs))
+    old_stopped = max(x["t"] for x in records(r, "runtime", op="exit"))
+    new_pods = [x["t"] for x in records(r, "api", verb="create", by="replicaset-controller") if new_rs in x["object"]]
+    assert old_stopped == 15.0 and new_pods == [new_at] * 3
