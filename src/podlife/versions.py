@@ -296,6 +296,12 @@ RULES: tuple[Rule, ...] = (
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),
+    Rule("statefulset_max_unavailable", "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
+        Change(18, False, "one pod at a time (1.24-1.34: MaxUnavailableStatefulSet alpha, off)"),
+        Change(35, True, "KEP-961: MaxUnavailableStatefulSet beta, on by default in 1.35"),
+        Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
+        Change(37, True, "PR #139466: on by default in 1.37"),
+    )),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),

@@ -1135,31 +1135,41 @@ def _strict(pending: _Pending, version: str) -> None:
 
 
 def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, version: str) -> None:
-    """Fields the version's API server drops because their feature gate is off (dropDisabledPodFields): said,
-    not silently lost."""
+    """Fields the version's API server drops because their feature gate is off (dropDisabledFields): said, not
+    silently lost."""
+    for field in _dropped_fields(obj, profile(version)):
+        ck.warn(f"{path}.{field}" if path else field,
+                f"dropped: Kubernetes {version} does not have this field (its feature gate is off)")
+
+
+def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:
+    """The paths (from the object's root) of the gated fields the version drops: in a pod spec (a Pod, a pod
+    template, a CronJob's job template), a Job spec, a StatefulSet's update strategy."""
     from podlife.api.registry.job import drop_disabled_job_fields
     from podlife.kubelet.restartpolicy import drop_disabled_fields
 
-    job_spec = obj.get("spec") if obj.get("kind") == "Job" else \
-        ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") if obj.get("kind") == "CronJob" else None
-    if isinstance(job_spec, dict):
-        where = "spec" if obj["kind"] == "Job" else "spec.jobTemplate.spec"
-        for dropped in drop_disabled_job_fields(copy.deepcopy(job_spec), profile(version)):
-            ck.warn(f"{path}.{where}{dropped[len('spec'):]}" if path else where + dropped[len("spec"):],
-                    f"dropped: Kubernetes {version} does not have this field (its feature gate is off)")
-    # a Pod, a pod template, a CronJob's job template
-    for keys in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
-        spec: Any = obj
+    def at(*keys: str) -> Any:
+        node: Any = obj
         for key in keys:
-            spec = spec.get(key) if isinstance(spec, dict) else None
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
+
+    out: list[str] = []
+    kind = obj.get("kind")
+    for keys in ((("spec",),) if kind == "Job" else (("spec", "jobTemplate", "spec"),) if kind == "CronJob" else ()):
+        if isinstance(at(*keys), dict):
+            prefix = ".".join(keys[:-1])
+            out += [f"{prefix}.{d}" if prefix else d for d in drop_disabled_job_fields(copy.deepcopy(at(*keys)), prof)]
+    if kind == "StatefulSet" and "maxUnavailable" in (at("spec", "updateStrategy", "rollingUpdate") or {}) and \
+            not prof.statefulset_max_unavailable:
+        out.append("spec.updateStrategy.rollingUpdate.maxUnavailable")
+    for keys in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
+        spec = at(*keys)
         if isinstance(spec, dict) and "containers" in spec:
+            prefix = ".".join(keys[:-1])
+            out += [f"{prefix}.{d}" if prefix else d for d in drop_disabled_fields(copy.deepcopy(spec), prof)]
             break
-    else:
-        return
-    for dropped in drop_disabled_fields(copy.deepcopy(spec), profile(version)):
-        field = ".".join(keys[:-1] + (dropped,))
-        ck.warn(f"{path}.{field}" if path else field, f"dropped: Kubernetes {version} does not have this field (its feature gate "
-                                    "is off)")
+    return out
 
 
 def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
