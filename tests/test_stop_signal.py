@@ -70,3 +70,14 @@ def test_validation_needs_the_pod_os(tmp_path, change, message):
     with pytest.raises(ScenarioError) as e:
         run_text(tmp_path, text, version="1.37")
     assert message in str(e.value)
+
+
+def test_html_timeline_marks_the_stop_signal(tmp_path):
+    """The stop signal opens the container's shutdown in the report like SIGTERM does, under its own name."""
+    from podlife.scenario.run import report
+    from podlife.trace.html import timeline
+
+    tl = timeline(report(run_text(tmp_path, POD, version="1.37")))
+    [mark] = [m for m in tl["markers"] if m["t"] == 5.0 and m["kind"] == "SIGTERM"]
+    assert mark["label"] == "nginx: SIGQUIT" and mark["detail"] == "grace 20 s"
+    assert any(s["state"] == "terminating" and s["start"] == 5.0 for s in tl["segments"])
