@@ -171,3 +171,15 @@ def test_ready_to_start_containers_once_the_sandbox_exists(tmp_path, version, tr
                       (0.0, "Failed", "Error: ErrImagePull"),
                       (1.0, "BackOff", 'Back-off pulling image "registry.example/app:1"'),
                       (1.0, "Failed", "Error: ImagePullBackOff")]
+
+
+@pytest.mark.parametrize("version, phases", [("1.34", [(0.0, "Pending"), (21.0, "Failed")]),
+                                             ("1.26", [(0.0, "Pending")])])
+def test_pod_deleted_while_its_image_pull_backs_off_is_removed(tmp_path, version, phases):
+    """The pull fails for ever (ErrImagePull, then ImagePullBackOff): no container ever runs. Deleted at 20, the
+    pod worker terminates it at the next relist (21) with nothing to stop; 1.27+ marks it Failed there
+    (TerminatePod) and the API server removes it; before, it is removed without a terminal phase."""
+    text = PULL_FAILS.replace(", for: 12s}", "}") + "    - {at: 20s, delete: pod/web}\n"
+    r = run_text(tmp_path, text.replace("until: 20s", "until: 60s"), version=version)
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/web")] == phases
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/web")] == [21.0]
