@@ -183,3 +183,14 @@ def test_pod_deleted_while_its_image_pull_backs_off_is_removed(tmp_path, version
     r = run_text(tmp_path, text.replace("until: 20s", "until: 60s"), version=version)
     assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/web")] == phases
     assert [x["t"] for x in records(r, "deleted", object="Pod/default/web")] == [21.0]
+
+
+@pytest.mark.parametrize("version", ["1.18", "1.37"])
+def test_succeeded_pod_ready_reason(tmp_path, version):
+    """status/generate.go GenerateContainersReadyCondition: a Succeeded pod whose containers are all known is not
+    ready with reason PodCompleted and no message (long before PR #110256 added PodFailed)."""
+    r = run_text(tmp_path, FAILING.replace("exit 1", "exit 0"), version=version)
+    assert [x["to"] for x in records(r, "phase", object="Pod/default/job")][-1] == "Succeeded"
+    final = [c for c in r.cluster.store.get("Pod", "default", "job")["status"]["conditions"]
+             if c["type"] in ("Ready", "ContainersReady")]
+    assert [(c["status"], c.get("reason"), "message" in c) for c in final] == [("False", "PodCompleted", False)] * 2
