@@ -410,3 +410,42 @@ def test_recreate_deployment_never_overlaps_old_and_new_pods(tmp_path, version, 
     old_stopped = max(x["t"] for x in records(r, "runtime", op="exit"))
     new_pods = [x["t"] for x in records(r, "api", verb="create", by="replicaset-controller") if new_rs in x["object"]]
     assert old_stopped == 15.0 and new_pods == [new_at] * 3
+
+
+IMAGE_UPDATE = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: image-update}
+spec:
+  until: 100s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: pod-back-off-image}
+    spec:
+      containers:
+      - {name: back-off, image: "busybox:1.36", command: [/bin/sh, -c, "sleep 5; exit 1"]}
+  actions:
+  - {at: 60s, patch: pod/pod-back-off-image, mergePatch: {spec: {containers: [{name: back-off,
+     image: "nginx:1.27", command: [/bin/sh, -c, "sleep 5; exit 1"]}]}}}
+"""
+
+
+def test_image_update_restarts_the_container_and_resets_its_back_off(tmp_path):
+    """test/e2e/common/node/pods.go "should have their auto-restart back-off timer reset on image update": the
+    container crash-loops (back-off 10 s, then 20 s); its image changes at 60 while it runs (started 57.418):
+    computePodActions kills it, "definition changed, will be restarted" (the shell ignores SIGTERM and ends by
+    itself at 62.418), and starts the new image at once: getStableKey hashes the container spec, so the new
+    definition has no back-off yet. Its first crash (67.518) then waits the initial 10 s again (expiry 77.518,
+    retried within half of the 9.518 s left), not the 40 s the old definition had reached."""
+    r = run_text(tmp_path, IMAGE_UPDATE)
+    killing = [(x["t"], x["message"]) for x in records(r, "event", reason="Killing")]
+    assert killing == [(60.0, "Container back-off definition changed, will be restarted")]
+    starts = [x["t"] for x in records(r, "runtime", op="start", container="back-off")]
+    assert starts[:5] == [0.1, 6.1, starts[2], starts[3], 62.518]
+    assert 21.2 <= starts[2] <= 21.1 + 9.1 * 0.5 + 0.1 and 50.843 <= starts[3] <= 50.743 + 19.743 * 0.5 + 0.1
+    assert 77.618 <= starts[5] <= 77.518 + 9.518 * 0.5 + 0.1
+    created = [x["detail"] for x in records(r, "runtime", op="create", container="back-off")]
+    assert created[4].endswith("attempt 4")
+    [status] = r.cluster.store.get("Pod", "default", "pod-back-off-image")["status"]["containerStatuses"]
+    assert status["image"] == "nginx:1.27"

@@ -148,6 +148,18 @@ class RuntimeManager:
                 if spec is not None:
                     handled.add(key[1])
                     yield from self._restart(pod, sb, spec, c, result, before)
+        # computePodActions: a running container whose definition changed (a new image) is killed and started
+        # again, whatever the restart policy; the back-off is looked up under the new definition's key
+        for spec in [ic for ic in pod["spec"].get("initContainers") or () if is_restartable_init(ic)] + \
+                (pod["spec"].get("containers") or []):
+            c = self.latest(uid).get(spec["name"])
+            if spec["name"] in handled or c is None or c.state != RUNNING or c.image == spec.get("image", ""):
+                continue
+            before = self.last_exited(uid, spec["name"])
+            yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be restarted",
+                                      None)
+            handled.add(spec["name"])
+            yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
         # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
@@ -236,7 +248,9 @@ class RuntimeManager:
         in the pod status the sync started from (``c`` itself when it had exited by then); with none there is
         no back-off to check and no entry to advance."""
         kl = self.kl
-        key = f"{pod['metadata']['uid']}/{spec['name']}"
+        # getStableKey: the pod, the container's name and the hash of its spec (of which only the image can change
+        # in a running pod): a new image starts a new back-off
+        key = f"{pod['metadata']['uid']}/{spec['name']}/{spec.get('image', '')}"
         if dead is None:
             yield from self._start(pod, sb, spec, c.attempt + 1, result)
             return
