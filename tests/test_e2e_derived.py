@@ -158,6 +158,63 @@ def test_startup_probe(tmp_path, threshold, kills):
         assert [x["message"] for x in records(r, "event", reason="Unhealthy")][:1] == ["Startup probe failed: "]
 
 
+def _ready(r) -> list[tuple[float, str]]:
+    return [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/liveness-exec",
+                                                   conditionType="Ready")]
+
+
+@pytest.mark.parametrize("version, ready_at", [
+    # 1.21+ (PR #98376): the startup probe (period 1 from the first sync at 0) first succeeds at 11, 10.9 s
+    # after the 0.1 start (readySeconds 10); its result syncs the pod at once, the status finds the container
+    # started but not ready and triggers the readiness worker, whose probe (10.9 s) succeeds: Ready at 11
+    ("1.37", 11.0),
+    # before, the readiness worker only probes on its ticker (0, 60): Ready at 60
+    ("1.20", 60.0),
+])
+def test_ready_immediately_after_the_startup_probe_succeeds(tmp_path, version, ready_at):
+    """'should be ready immediately after startupProbe succeeds': readiness period 60, startup period 1; upstream
+    asserts the pod is ready well before the readiness period would allow."""
+    text = PROBED.replace("FAIL", "null").replace("{failProbesAfterSeconds: null}", "{readySeconds: 10}").replace(
+        "CMD", "echo ok >/tmp/health; sleep 10; echo ok >/tmp/startup; sleep 600").replace("PROBES", (
+            "        readinessProbe: {exec: {command: [cat, /tmp/health]}, periodSeconds: 60}\n"
+            "        startupProbe: {exec: {command: [cat, /tmp/startup]}, periodSeconds: 1, failureThreshold: 60}"))
+    r = run_text(tmp_path, text, version=version)
+    assert _ready(r) == [(0.0, "False"), (ready_at, "True")]
+    startup = [x["t"] for x in records(r, "event", reason="Unhealthy")]
+    assert startup == [float(t) for t in range(1, 11)]  # 0.9 … 9.9 s after the start: not yet
+    assert _starts(r) == [0.1]
+
+
+@pytest.mark.parametrize("version, ready_at", [
+    # the status at the relist after the start (1.0) triggers a readiness probe: 0.9 s < 20, nothing; the ticker
+    # (0, 10, 20, 30 from the first sync) then probes at 30, the first tick 20 s after the 0.1 start: Ready at 30
+    ("1.37", 30.0),
+    ("1.20", 30.0),
+])
+def test_readiness_waits_for_its_initial_delay(tmp_path, version, ready_at):
+    """'with readiness probe should not be ready before initial delay and never restart': initialDelaySeconds
+    20; upstream asserts Ready no sooner than 20 s after the container started, and restartCount 0."""
+    text = PROBED.replace("{failProbesAfterSeconds: FAIL}", "{}").replace("CMD", "sleep 600").replace(
+        "PROBES", "        readinessProbe: {exec: {command: [cat, /tmp/health]}, initialDelaySeconds: 20}")
+    r = run_text(tmp_path, text, version=version)
+    assert _ready(r) == [(0.0, "False"), (ready_at, "True")]
+    assert _starts(r) == [0.1] and not records(r, "event", reason="Unhealthy")
+
+
+@pytest.mark.parametrize("version, ready_at", [
+    # no delay: the probe the status at 1.0 triggers succeeds, Ready with the Running status at 1.0
+    ("1.37", 1.0),
+    ("1.21", 1.0),
+    # 1.20: only the ticker probes: 10 (the tick at 0 found no running container)
+    ("1.20", 10.0),
+])
+def test_readiness_probe_runs_as_soon_as_the_container_runs(tmp_path, version, ready_at):
+    text = PROBED.replace("{failProbesAfterSeconds: FAIL}", "{}").replace("CMD", "sleep 600").replace(
+        "PROBES", "        readinessProbe: {exec: {command: [cat, /tmp/health]}}")
+    r = run_text(tmp_path, text, version=version)
+    assert _ready(r) == [(0.0, "False"), (ready_at, "True")]
+
+
 INIT = """
 apiVersion: podlife/v1alpha1
 kind: Scenario

@@ -91,6 +91,11 @@ RULES: tuple[Rule, ...] = (
                           "dropped and a liveness/startup kill uses the pod's grace"),
         Change(25, True, "pkg/features/kube_features.go: ProbeTerminationGracePeriod defaults to true in 1.25"),
     )),
+    Rule("readiness_probe_triggered", "a started container that is not yet ready gets an immediate readiness probe", (
+        Change(18, False, "the readiness worker probes on its ticker only"),
+        Change(21, True, "PR #98376: prober_manager.go UpdatePodStatus triggers the worker (manualTriggerCh) when a "
+                         "started, running container's readiness is not Success"),
+    )),
     Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),

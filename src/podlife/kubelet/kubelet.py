@@ -297,8 +297,12 @@ class Kubelet:
         return any(cs.get("containerID") == cid and "running" in cs.get("state", {})
                    for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []))
 
-    def probe_result_changed(self, pod: Obj) -> None:
-        """A readiness or startup result changed: the pod's status (Ready) follows."""
+    def probe_result_changed(self, pod: Obj, readiness_of: Container | None, ok: bool) -> None:
+        """A readiness or startup result changed: the pod's status (Ready) follows. A readiness result goes
+        into the cached status at once (prober_manager.go updateReadiness, from 1.21 kubelet.go
+        syncLoopIteration: SetContainerReadiness), then the pod syncs (handleProbeSync)."""
+        if readiness_of is not None:
+            self.status_manager.set_container_readiness(pod, self.runtime.container_id(readiness_of), ok)
         st = self.pod_workers.statuses.get(pod["metadata"]["uid"])
         if st is not None and st.state == SYNC:
             self.pod_workers.update_pod(self.pod_manager.get(pod["metadata"]["uid"], pod), "sync")
@@ -427,6 +431,8 @@ class Kubelet:
             statuses.append(container_status(self, pod, spec, cur, prev, has_init,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
+        for cs in by_name.values():
+            self.probes.trigger_readiness(uid, cs[-1])
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
                           self.profile)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
