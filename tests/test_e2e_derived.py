@@ -506,3 +506,62 @@ def test_image_update_restarts_the_container_and_resets_its_back_off(tmp_path):
     assert created[4].endswith("attempt 4")
     [status] = r.cluster.store.get("Pod", "default", "pod-back-off-image")["status"]["containerStatuses"]
     assert status["image"] == "nginx:1.27"
+
+
+ROLLING_ADOPT = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: rolling-update-adopts}
+spec:
+  until: 60s
+  objects:
+  - apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata:
+      name: test-rolling-update-controller
+      labels: {name: sample-pod, pod: httpd}
+      annotations: {deployment.kubernetes.io/revision: "3546343826724305832"}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {name: sample-pod}}
+      template:
+        metadata: {labels: {name: sample-pod, pod: httpd}}
+        spec:
+          containers: [{name: httpd, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4"}]
+  actions:
+  - at: 10s
+    create:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: test-rolling-update-deployment}
+      spec:
+        replicas: 1
+        selector: {matchLabels: {name: sample-pod}}
+        template:
+          metadata: {labels: {name: sample-pod}}
+          spec:
+            containers: [{name: agnhost, image: "registry.k8s.io/e2e-test-images/agnhost:2.53"}]
+"""
+
+
+def test_rolling_update_deployment_adopts_the_old_replica_set(tmp_path):
+    """'RollingUpdateDeployment should delete old pods and create new ones' (test/e2e/apps/deployment.go): an
+    orphan ReplicaSet whose labels match is adopted (ClaimReplicaSets) at the Deployment's first sync, 10; its
+    template differs, so a new ReplicaSet with the next revision (old + 1, as upstream asserts) is scaled up at
+    once (maxSurge 25% of 1 rounds up to 1, maxUnavailable rounds down to 0). The new pod runs and is Ready at
+    the relist at 11, and the old ReplicaSet is scaled to 0 then; its pod exits 0.1 s after SIGTERM and is
+    gone at the next relist, 12. Upstream asserts the Deployment ends with one old ReplicaSet: the adopted one."""
+    r = run_text(tmp_path, ROLLING_ADOPT)
+    old = "ReplicaSet/default/test-rolling-update-controller"
+    assert [x["t"] for x in records(r, "api", verb="patch", object=old)] == [10.0]
+    scaling = [(e["t"], e["message"]) for e in records(r, "event", reason="ScalingReplicaSet")]
+    new_rs = [rs for rs in r.cluster.store.list("ReplicaSet") if rs["metadata"]["name"] != old.split("/")[-1]][0]
+    name = new_rs["metadata"]["name"]
+    assert scaling == [(10.0, f"Scaled up replica set {name} from 0 to 1"),
+                       (11.0, "Scaled down replica set test-rolling-update-controller from 1 to 0")]
+    assert new_rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3546343826724305833"
+    adopted = r.cluster.store.get("ReplicaSet", "default", "test-rolling-update-controller")
+    assert [o["name"] for o in adopted["metadata"]["ownerReferences"]] == ["test-rolling-update-deployment"]
+    assert adopted["spec"]["replicas"] == 0
+    gone = [x["t"] for x in records(r, "deleted") if x["object"].startswith("Pod/default/test-rolling-update-c")]
+    assert gone == [12.0]
