@@ -565,3 +565,53 @@ def test_rolling_update_deployment_adopts_the_old_replica_set(tmp_path):
     assert adopted["spec"]["replicas"] == 0
     gone = [x["t"] for x in records(r, "deleted") if x["object"].startswith("Pod/default/test-rolling-update-c")]
     assert gone == [12.0]
+
+
+SERIAL_SIDECARS = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: sidecar-startup}
+spec:
+  until: 60s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: restartable-init-startup
+      annotations:
+        podlife/behavior: |
+          restartable-init-1: {readySeconds: 5}
+          restartable-init-2: {hookSeconds: {postStart: 3}}
+    spec:
+      restartPolicy: Never
+      initContainers:
+      - name: restartable-init-1
+        image: busybox
+        restartPolicy: Always
+        startupProbe: {exec: {command: [test, -f, /tmp/started]}, periodSeconds: 1, failureThreshold: 30}
+      - name: restartable-init-2
+        image: busybox
+        restartPolicy: Always
+        lifecycle: {postStart: {exec: {command: [sleep, "3"]}}}
+      containers:
+      - {name: regular-1, image: busybox}
+"""
+
+
+def test_restartable_init_containers_launch_serially_after_startup_probe_and_post_start(tmp_path):
+    """test/e2e_node/container_lifecycle_test.go 'should launch restartable init containers serially
+    considering the startup probe' and '... with postStart hook serially': the next container starts only
+    once the sidecar before it has started. restartable-init-1 starts at 0.1; its startup probe (period 1 from
+    the first sync at 0) fails at 1-5 (0.9-4.9 s < readySeconds 5) and succeeds at 6; the result syncs the pod,
+    which starts restartable-init-2 at 6.1; its postStart hook holds that sync until 9.1; the next sync, at the
+    relist at 10, starts regular-1 at 10.1. It exits 1 s later (seen at 12); the pod is terminal and its worker
+    terminates it at the following relist, 13: the sidecars stop in reverse order
+    (kuberuntime_termination_order.go)."""
+    r = run_text(tmp_path, SERIAL_SIDECARS)
+    assert [(x["t"], x["container"]) for x in records(r, "runtime", op="start")] == [
+        (0.1, "restartable-init-1"), (6.1, "restartable-init-2"), (10.1, "regular-1")]
+    assert [(x["t"], x["phase"]) for x in records(r, "hook", container="restartable-init-2")] == [
+        (6.1, "started"), (9.1, "completed")]
+    assert [x["t"] for x in records(r, "event", reason="Unhealthy")] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert [(x["t"], x["container"]) for x in records(r, "signal")] == [
+        (13.0, "restartable-init-2"), (13.1, "restartable-init-1")]
