@@ -615,3 +615,21 @@ def test_restartable_init_containers_launch_serially_after_startup_probe_and_pos
     assert [x["t"] for x in records(r, "event", reason="Unhealthy")] == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert [(x["t"], x["container"]) for x in records(r, "signal")] == [
         (13.0, "restartable-init-2"), (13.1, "restartable-init-1")]
+
+
+def test_sidecar_failing_its_startup_probe_is_restarted_alone(tmp_path):
+    """A sidecar that fails its startup probe (test/e2e_node/container_lifecycle_test.go's restartable init
+    container probe cases; the regular container never starts): computeInitContainerActions kills it with 'Init container X failed
+    startup probe' and puts it in InitContainersToStart once. The startup probe (period 1, failureThreshold 3)
+    fails at 1, 2, 3 (readySeconds 5 never reached): killed at 3 and started again at once (no dead instance
+    before it: no back-off check); killed at 6 (the instance before finished 3.1, no entry yet: started at
+    6.2); killed at 9: the instance before finished 6.1, 3 s < 10 s: BackOff at 9.1, once in that sync, and at
+    the relist at 10."""
+    text = SERIAL_SIDECARS.replace(", failureThreshold: 30}", "}").replace("until: 60s", "until: 20s")
+    r = run_text(tmp_path, text)
+    name = "restartable-init-1"
+    assert [x["t"] for x in records(r, "runtime", op="start")][:3] == [0.1, 3.2, 6.2]
+    assert {x["container"] for x in records(r, "runtime", op="start")} == {name}
+    assert [(e["t"], e["message"]) for e in records(r, "event", reason="Killing")] == [
+        (t, f"Init container {name} failed startup probe") for t in (3.0, 6.0, 9.0)]
+    assert [e["t"] for e in records(r, "event", reason="BackOff")][:2] == [9.1, 10.0]

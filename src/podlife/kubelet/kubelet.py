@@ -315,8 +315,11 @@ class Kubelet:
         # pkg/api/pod/util.go dropDisabledFields: with ProbeTerminationGracePeriod off the API server drops the
         # probe's own grace, so the kill falls back to the pod's
         grace = probe.get("terminationGracePeriodSeconds") if self.profile.probe_termination_grace_period else None
-        self.runtime_manager.unhealthy[(uid, c.name)] = (
-            f"Container {c.name} failed {kind} probe, will be restarted", grace)
+        # kuberuntime_manager.go computePodActions / computeInitContainerActions: a sidecar's kill says so
+        sidecar = any(ic["name"] == c.name for ic in pod["spec"].get("initContainers") or ())
+        message = (f"Init container {c.name} failed {kind} probe" if sidecar
+                   else f"Container {c.name} failed {kind} probe, will be restarted")
+        self.runtime_manager.unhealthy[(uid, c.name)] = (message, grace)
         self.pod_workers.update_pod(self.pod_manager.get(uid, pod), "sync")
 
     # ---- SyncPod ----------------------------------------------------------------------------------

@@ -167,6 +167,8 @@ class RuntimeManager:
         for ic in pod["spec"].get("initContainers") or ():
             c = latest.get(ic["name"])
             sidecar = is_restartable_init(ic) and kl.profile.native_sidecars != "off"
+            if ic["name"] in handled:
+                return result  # killed and restarted above (InitContainersToStart holds it once)
             if c is None:
                 yield from self._start(pod, sb, ic, self._first_attempt(uid, ic["name"]), result)
                 return result
