@@ -633,3 +633,56 @@ def test_sidecar_failing_its_startup_probe_is_restarted_alone(tmp_path):
     assert [(e["t"], e["message"]) for e in records(r, "event", reason="Killing")] == [
         (t, f"Init container {name} failed startup probe") for t in (3.0, 6.0, 9.0)]
     assert [e["t"] for e in records(r, "event", reason="BackOff")][:2] == [9.1, 10.0]
+
+
+READINESS_GATES = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: readiness-gates}
+spec:
+  until: 30s
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: pod-ready}
+    spec:
+      readinessGates:
+      - conditionType: k8s.io/test-condition1
+      - conditionType: k8s.io/test-condition2
+      containers:
+      - {name: pod-readiness-gate, image: registry.k8s.io/pause:3.10}
+  actions:
+  - at: 10s
+    patch: pod/pod-ready
+    subresource: status
+    strategicMergePatch: {status: {conditions: [{type: k8s.io/test-condition1, status: "True"}]}}
+  - at: 15s
+    patch: pod/pod-ready
+    subresource: status
+    strategicMergePatch: {status: {conditions: [{type: k8s.io/test-condition2, status: "True"}]}}
+  - at: 20s
+    patch: pod/pod-ready
+    subresource: status
+    strategicMergePatch: {status: {conditions: [{type: k8s.io/test-condition1, status: "False"}]}}
+"""
+
+
+def test_pod_readiness_gates(tmp_path):
+    """test/e2e/common/node/pods.go 'should support pod readiness gates': the container is ready at the relist
+    after its start (1), but Ready stays False (ReadinessGatesNotReady, GeneratePodReadyCondition's messages
+    joined with ', ') until both gate conditions, set through the status subresource, are True. A status-only
+    change is a RECONCILE; NeedToReconcilePodReadiness syncs the pod when the gates change its Ready, at once
+    here (the relist at the same instant is newer than the last sync)."""
+    r = run_text(tmp_path, READINESS_GATES)
+    got = [(x["t"], x["status"], x.get("reason")) for x in records(r, "condition", object="Pod/default/pod-ready",
+                                                                   conditionType="Ready")]
+    assert got == [(0.0, "False", "ContainersNotReady"), (1.0, "False", "ReadinessGatesNotReady"),
+                   (15.0, "True", None), (20.0, "False", "ReadinessGatesNotReady")]
+    ready = {c["type"]: c for c in r.cluster.store.get("Pod", "default", "pod-ready")["status"]["conditions"]}
+    assert ready["Ready"]["message"] == 'the status of pod readiness gate "k8s.io/test-condition1" is not "True", but False'
+    assert ready["ContainersReady"]["status"] == "True"
+    early = run_text(tmp_path, READINESS_GATES.replace("until: 30s", "until: 5s"))
+    conds = {c["type"]: c for c in early.cluster.store.get("Pod", "default", "pod-ready")["status"]["conditions"]}
+    assert conds["Ready"]["message"] == (
+        'corresponding condition of pod readiness gate "k8s.io/test-condition1" does not exist., '
+        'corresponding condition of pod readiness gate "k8s.io/test-condition2" does not exist.')

@@ -879,3 +879,13 @@ def test_fault_type_not_modelled_yet():
 def test_expectation_errors(text, message):
     body = "spec:\n  expect:\n    - " + textwrap.indent(text, "      ").lstrip()
     assert error(body) == message
+
+
+@pytest.mark.parametrize("fields, message", [
+    ("mergePatch: {spec: {}}, strategicMergePatch: {spec: {}}", "expected exactly one of mergePatch"),
+    ("subresource: status", "expected exactly one of mergePatch"),
+    ("mergePatch: {status: {}}, subresource: scale", '"scale" is not a valid subresource; expected one of: status'),
+])
+def test_patch_action_needs_one_patch_and_a_known_subresource(fields, message):
+    got = error(f"spec:\n  actions: [{{at: 1s, patch: pod/web, {fields}}}]\n")
+    assert "spec.actions[0]" in got and message in got

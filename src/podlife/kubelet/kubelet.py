@@ -30,7 +30,7 @@ from podlife.kubelet.remote import RemoteRuntime
 from podlife.kubelet.eviction import EvictionManager
 from podlife.kubelet.nodeshutdown import ShutdownManager
 from podlife.kubelet.runtimehealth import RuntimeHealth
-from podlife.kubelet.status.generate import conditions, container_status, get_phase
+from podlife.kubelet.status.generate import conditions, container_status, get_phase, need_to_reconcile_readiness
 from podlife.kubelet.status.manager import StatusManager
 from podlife.kubelet.volumemanager import VolumeManager
 from podlife.runtime.containerd import ContainerdRuntime
@@ -262,7 +262,9 @@ class Kubelet:
             return
         if prev is not None and not _differ_semantically(prev, pod):
             # pkg/kubelet/config/config.go checkAndUpdatePod: a status-only change is a RECONCILE, which
-            # does not sync the pod (HandlePodReconcile)
+            # does not sync the pod (HandlePodReconcile) unless its readiness gates changed its Ready
+            if need_to_reconcile_readiness(pod):
+                self.pod_workers.update_pod(pod, "sync")
             return
         was_deleting = bool(old and old["metadata"].get("deletionTimestamp"))
         if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old["metadata"].get(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, clone, kind_from_name, ref_of
+from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch
+from podlife.api.schema import type_schema
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
 from podlife.scenario.model import Action
@@ -62,9 +65,15 @@ def apply_action(cluster: Cluster, action: Action) -> None:
                 obj = store.get(kind, ns, name)
                 # a deep copy: merge_patch shares what the patch leaves alone, and the store's update must not
                 # reach into the stored object (its watchers compare the old and the new one)
-                new = merge_patch(clone(obj), action.merge_patch or {})
+                if action.strategic:
+                    # kubectl patch --type=strategic: lists merge on their patchMergeKey (conditions by type)
+                    schema = type_schema(cluster.profile.minor, obj.get("apiVersion", "v1"), kind)
+                    new = apply_patch(obj, json.dumps(action.merge_patch or {}).encode(), STRATEGIC_MERGE_PATCH,
+                                      schema).object
+                else:
+                    new = merge_patch(clone(obj), action.merge_patch or {})
                 new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
-                store.update(new, by=USER)
+                store.update(new, by=USER, subresource=action.subresource)
         elif verb in ("create", "apply"):
             manifest = clone(action.manifest or {})
             kind = manifest.get("kind", "")

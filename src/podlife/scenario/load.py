@@ -1198,7 +1198,7 @@ _ACTION_FIELDS = {
     "create": ("namespace",),
     "apply": ("namespace",),
     "scale": ("namespace", "replicas"),
-    "patch": ("namespace", "mergePatch"),
+    "patch": ("namespace", "mergePatch", "strategicMergePatch", "subresource"),
     "cordon": (),
     "uncordon": (),
     "drain": ("ignoreDaemonSets", "force", "deleteEmptyDirData", "gracePeriodSeconds", "timeout", "disableEviction"),
@@ -1244,8 +1244,14 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
             raise ck.error(f"{path}.replicas", f"{action.replicas:,} pods; podlife runs workloads of at most "
                                                f"{MAX_REPLICAS:,} pods")
     elif verb == "patch":
-        action.merge_patch = ck.mapping(ck.required(raw, "mergePatch", path, "a JSON merge patch mapping"),
-                                        f"{path}.mergePatch", optional=False)
+        given = [k for k in ("mergePatch", "strategicMergePatch") if k in raw]
+        if len(given) != 1:
+            raise ck.error(path, "expected exactly one of mergePatch (a JSON merge patch mapping) and "
+                                 "strategicMergePatch (a strategic merge patch mapping)")
+        action.strategic = given[0] == "strategicMergePatch"
+        action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        if raw.get("subresource") is not None:
+            action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
     elif verb == "join":
         # parsed with the cluster's nodes (names unique across both); the loader attaches the NodeSpecs
         action.raw_join_names = _node_names(ck, ck.mapping(raw[verb], vpath, _NODE_FIELDS, optional=False), vpath)

@@ -241,12 +241,45 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
     else:
         reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
     ready = not unready and phase != "Succeeded"
-    out.append(_condition("Ready", ready, reason, msg))
+    out.append(_pod_ready(pod, ready, reason, msg))
     out.append(_condition("ContainersReady", ready, reason, msg))
     out.append(_condition("PodScheduled", True))
     if could_restart_all:
         out.append(_all_containers_restarting(kl, pod, phase))
     return out
+
+
+def _pod_ready(pod: Obj, containers_ready: bool, reason: str, msg: str) -> Obj:
+    """GeneratePodReadyCondition: ContainersReady's verdict, then each readiness gate's condition among those
+    others set in the pod's status (a missing or non-True one keeps the pod not ready)."""
+    if not containers_ready:
+        return _condition("Ready", False, reason, msg)
+    have = {c.get("type"): c.get("status") for c in (pod.get("status") or {}).get("conditions") or ()}
+    unready = []
+    for gate in pod["spec"].get("readinessGates") or ():
+        ct = gate.get("conditionType", "")
+        if ct not in have:
+            unready.append(f'corresponding condition of pod readiness gate "{ct}" does not exist.')
+        elif have[ct] != "True":
+            unready.append(f'the status of pod readiness gate "{ct}" is not "True", but {have[ct]}')
+    if unready:
+        return _condition("Ready", False, "ReadinessGatesNotReady", ", ".join(unready))
+    return _condition("Ready", True)
+
+
+def need_to_reconcile_readiness(pod: Obj) -> bool:
+    """NeedToReconcilePodReadiness: a pod with readiness gates whose Ready in the API no longer matches what
+    its gates' conditions give."""
+    if not pod["spec"].get("readinessGates"):
+        return False
+    status = pod.get("status") or {}
+    conds = {c.get("type"): c for c in status.get("conditions") or ()}
+    cur = conds.get("Ready")
+    if cur is None:
+        return False
+    cr = conds.get("ContainersReady") or {}
+    want = _pod_ready(pod, cr.get("status") == "True", cr.get("reason", ""), cr.get("message", ""))
+    return cur.get("status") != want["status"] or cur.get("message", "") != want.get("message", "")
 
 
 def _was_initialized(kl: Kubelet, pod: Obj) -> bool:
