@@ -91,7 +91,8 @@ def apply_action(cluster: Cluster, action: Action) -> None:
                         new["metadata"][k] = md[k]
                 store.update(new, by=USER)
             else:
-                store.create(manifest, by=USER)
+                created = store.create(manifest, by=USER)
+                cluster.node_created(created)  # a Node: the machine podlife assumes behind it starts its kubelet
         elif verb in ("cordon", "uncordon"):
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             cordon(cluster, action.target or "", verb != "uncordon")

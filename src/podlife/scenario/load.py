@@ -1237,6 +1237,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
             action.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds")
     elif verb in ("create", "apply"):
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
+        if action.manifest.get("kind") == "Node" and verb == "create":
+            ck.warn(vpath, f"Node {action.manifest['metadata'].get('name')}: podlife assumes a machine behind it, "
+                           "whose kubelet starts and registers it (as a join action does)")
         _manifest_namespace(ck, action, raw, path)
     elif verb == "scale":
         action.replicas = ck.integer(ck.required(raw, "replicas", path, "an integer >= 0"), f"{path}.replicas", 0)
