@@ -38,8 +38,8 @@ def _places(node: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-class _Slow(Exception):
-    pass
+class _Slow(BaseException):
+    """Not an Exception: the CLI's handlers (internal error, exit 3) must not swallow the time bound."""
 
 
 def _alarm(*_: Any) -> None:

@@ -93,7 +93,14 @@ _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment"
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
             "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
             "sc": "StorageClass", "hpa": "HorizontalPodAutoscaler", "pdb": "PodDisruptionBudget",
-            "ep": "Endpoints", "eps": "EndpointSlice"}
+            "ep": "Endpoints", "eps": "EndpointSlice", "rc": "ReplicationController", "ing": "Ingress",
+            "netpol": "NetworkPolicy", "quota": "ResourceQuota", "limits": "LimitRange",
+            "crd": "CustomResourceDefinition", "crds": "CustomResourceDefinition"}
+
+
+def kind_aliases(kind: str) -> list[str]:
+    """kubectl's short names of a kind (deploy, sts, ...)."""
+    return [a for a, k in _ALIASES.items() if k == kind]
 
 
 def kind_from_name(name: str) -> str | None:

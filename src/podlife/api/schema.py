@@ -118,6 +118,60 @@ def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
                                       if GroupVersionKind(api_version, kind) in _catalog(minor) else None)
 
 
+@dataclass(frozen=True)
+class ServedKind:
+    kind: str
+    namespaced: bool
+    definition: str | None            # the built-in schema definition, None for a custom resource
+    api_versions: tuple[str, ...]
+
+
+def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
+    """What kubectl resolves a resource name to (pod, pods, po, Pod; a CRD's plural, singular, kind and short
+    names): each lower-cased name → the served kind."""
+    from podlife.api.meta import CLUSTER_SCOPED, KINDS, kind_aliases, plural
+
+    out: dict[str, ServedKind] = {}
+    by_kind: dict[str, list[GroupVersionKind]] = {}
+    for gvk in _catalog(minor):
+        by_kind.setdefault(gvk.kind, []).append(gvk)
+    for kind, gvks in sorted(by_kind.items()):
+        preferred = min(gvks, key=lambda g: (KINDS[kind].api_version != g.api_version if kind in KINDS else 0,
+                                             g.api_version))
+        served = ServedKind(kind, kind not in CLUSTER_SCOPED, _catalog(minor)[preferred],
+                            tuple(sorted(g.api_version for g in gvks)))
+        for name in (kind.lower(), plural(kind), *kind_aliases(kind)):
+            out.setdefault(name, served)
+    for crd in crds:
+        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        kind = names.get("kind")
+        if not isinstance(kind, str) or not kind:
+            continue
+        versions = tuple(sorted(f"{spec.get('group')}/{v.get('name')}" for v in spec.get("versions") or ()
+                                if isinstance(v, dict)))
+        served = ServedKind(kind, spec.get("scope") != "Cluster", None, versions)
+        for name in (kind, names.get("plural"), names.get("singular"), *(names.get("shortNames") or ())):
+            if isinstance(name, str) and name:
+                out[name.lower()] = served
+    return out
+
+
+def check_patch(patch: dict[str, Any], definition: str, minor: int) -> list[SchemaError]:
+    """Strict decoding of a JSON merge patch: the fields it sets must exist with the right types (null deletes
+    a field; required fields may be absent, the stored object has them)."""
+    validator, names = _builtin_validator(minor, definition)
+    out: list[SchemaError] = []
+    for e in validator.iter_errors(patch):
+        if e.validator == "required" or e.instance is None:
+            continue
+        if e.validator in ("oneOf", "anyOf") and any(
+                sub.validator == "required" for sub in e.context or ()):
+            continue
+        out.extend(_explain(e, names, definition.rpartition(".")[2], minor))
+    return sorted(set(out), key=lambda s: [str(p) for p in s.path])
+
+
 def served_versions(minor: int, kind: str) -> list[str]:
     """apiVersions that serve ``kind`` in this minor, sorted."""
     return sorted(g.api_version for g in _catalog(minor) if g.kind == kind)

@@ -1560,7 +1560,7 @@ def _validate_taints(taints: list, path: str) -> Errs:
     return errs
 
 
-def _validate_node_resources(status: Mapping) -> Errs:
+def validate_node_resources(status: Mapping) -> Errs:
     errs: Errs = []
     for field in ("capacity", "allocatable"):
         values = _d(status.get(field))
@@ -1581,7 +1581,7 @@ def validate_node(obj: Mapping) -> Errs:
     taints = _l(_d(obj.get("spec")).get("taints"))
     if taints:
         errs += _validate_taints(taints, "metadata.taints")
-    return errs + _validate_node_resources(_d(obj.get("status")))
+    return errs + validate_node_resources(_d(obj.get("status")))
 
 
 def validate_namespace(obj: Mapping) -> Errs:
@@ -1816,7 +1816,7 @@ def validate_update(new: Mapping, old: Mapping) -> Errs:
         return errs
     if kind == "Node":
         taints = _l(new_spec.get("taints"))
-        return errs + (_validate_taints(taints, "metadata.taints") if taints else []) + _validate_node_resources(_d(new.get("status")))
+        return errs + (_validate_taints(taints, "metadata.taints") if taints else []) + validate_node_resources(_d(new.get("status")))
     if kind == "PriorityClass":  # ValidatePriorityClassUpdate: only value/preemptionPolicy immutability
         if _int(new.get("value")) != _int(old.get("value")):
             errs.append(_forbidden("value", "may not be changed in an update."))

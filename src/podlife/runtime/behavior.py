@@ -158,7 +158,9 @@ def parse_annotation(text: str) -> dict[str, dict[str, Any]]:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as e:
-        raise BehaviorError("", f"not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1} of the annotation)" if mark is not None else ""
+        raise BehaviorError("", f"not valid YAML: {getattr(e, 'problem', None) or e}{where}") from None
     if not isinstance(data, dict):
         raise BehaviorError("", "expected a mapping of container name to behavior")
     for cname, spec in data.items():
@@ -180,9 +182,10 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
             raise BehaviorError(p, f"{v!r} is not an exit code (an integer 0-255)")
         elif k == "memory":
             try:
-                to_bytes(v)
+                if isinstance(v, bool) or to_bytes(v) < 0:
+                    raise ValueError(v)
             except ValueError:
-                raise BehaviorError(p, f"{v!r} is not a quantity") from None
+                raise BehaviorError(p, f"{v!r} is not a quantity >= 0 (e.g. 200Mi)") from None
         elif k == "cpu":
             try:
                 cpu_steps(v)
@@ -194,10 +197,10 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
                 raise BehaviorError(p, "expected a mapping with postStart and/or preStop seconds")
             for h, sec in v.items():
                 if not _is_seconds(sec):
-                    raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds")
+                    raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds (0 to a week)")
         elif k in ("startSeconds", "exitAfterSeconds", "termSeconds", "readySeconds",
                    "failProbesAfterSeconds") and v is not None and not _is_seconds(v):
-            raise BehaviorError(p, f"{v!r} is not a number of seconds")
+            raise BehaviorError(p, f"{v!r} is not a number of seconds (0 to a week)")
 
 
 def cpu_steps(value: Any) -> tuple[tuple[float, int], ...]:
@@ -211,7 +214,7 @@ def cpu_steps(value: Any) -> tuple[tuple[float, int], ...]:
     for after, q in items:
         if isinstance(after, str):
             after = parse_duration(after)
-        if isinstance(after, bool) or not isinstance(after, (int, float)) or after < 0 or after != after:
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or not 0 <= after < float("inf"):
             raise ValueError(after)
         if isinstance(q, bool) or not isinstance(q, (str, int, float)):
             raise ValueError(q)
@@ -247,7 +250,11 @@ class BehaviorRule:
 
 
 def _is_seconds(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+    """A finite number of seconds >= 0 (no run outlasts a week, so neither does a behaviour's time)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= MAX_SECONDS
+
+
+MAX_SECONDS = 7 * 24 * 3600
 
 
 def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> Behavior:

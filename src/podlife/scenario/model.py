@@ -94,6 +94,7 @@ class Expectation:
     after: float | None = None
     always: tuple[float, float] | None = None
     source: Source | None = None
+    namespaced: bool = True        # the kind's scope (for kinds podlife stores without modelling)
 
 
 @dataclass
