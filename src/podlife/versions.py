@@ -132,6 +132,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
     )),
+    Rule("relaxed_env_var_names", "environment variable names may be any printable ASCII but '='", (
+        Change(18, False, "IsEnvVarName: letters, digits, '_', '-' and '.', not starting with a digit"),
+        Change(32, True, "RelaxedEnvironmentVariableValidation beta, on by default in 1.32 (alpha 1.30, GA 1.34)"),
+    )),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5)"),

@@ -44,6 +44,9 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, False, True),
     KindInfo("PersistentVolume", "v1", "persistentvolumes", False, False, True),
     KindInfo("StorageClass", "storage.k8s.io/v1", "storageclasses", False, False, False),
+    KindInfo("LimitRange", "v1", "limitranges", True, False, False),
+    KindInfo("ReplicationController", "v1", "replicationcontrollers", True, True, True),
+    KindInfo("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False, False, False),
 )}
 
 # kinds served outside a namespace (each type's +genclient:nonNamespaced in staging/src/k8s.io/api)

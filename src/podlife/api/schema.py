@@ -182,7 +182,13 @@ def _format_checker() -> jsonschema.FormatChecker:
     for fmt, (lo, hi) in _INT_RANGES.items():
         checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
     checker.checks("quantity", raises=ValueError)(_quantity)
+    # metav1.Time's UnmarshalJSON parses RFC 3339 at decoding
+    checker.checks("date-time")(lambda v: not isinstance(v, str) or bool(_RFC3339.fullmatch(v)))
     return checker
+
+
+_RFC3339 = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+                      r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)")
 
 
 def _quantity(value: Any) -> bool:
@@ -305,6 +311,9 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
         return [SchemaError(path, f"expected {_a(want, fmt)}, got {_describe(e.instance)}")]
     if e.validator == "format" and e.validator_value == "quantity":
         return [SchemaError(path, f"{_describe(e.instance)} is not a quantity: {e.cause or 'malformed'}")]
+    if e.validator == "format" and e.validator_value == "date-time":
+        return [SchemaError(path, f"{_describe(e.instance)} is not an RFC 3339 time; expected e.g. "
+                                  '"2024-05-01T12:00:00Z"')]
     if e.validator == "format":
         return [SchemaError(path, f"{e.instance} does not fit in an {e.validator_value}")]
     if e.validator in ("oneOf", "anyOf"):
