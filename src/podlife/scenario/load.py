@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from podlife.api import schema, validation
+from podlife.api.warnings import manifest_warnings as api_warnings
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
 from podlife.kubectl.drain import DrainOptions
@@ -1169,6 +1170,10 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
             _strict_one(c, obj, path, minor, custom)
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
+    prof = profile(version)
+    for c, obj, path in pending:
+        for sub, message in api_warnings(obj, prof):
+            c.warn(f"{path}.{sub}" if path else sub, message)
     for (kind, api_version), places in unmodelled.items():
         c, path = places[0]
         what = "custom resource" if schema.GroupVersionKind(api_version, kind) in custom else "kind"
