@@ -26,6 +26,20 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
+def apply_manifest(existing: Any, manifest: Any) -> Any:
+    """What an apply of ``manifest`` makes of the stored object: its fields replace the stored ones (status
+    and metadata aside), and its labels and annotations the stored ones."""
+    new = clone(existing)
+    md = manifest.get("metadata") or {}
+    for k, v in manifest.items():
+        if k not in ("metadata", "status"):
+            new[k] = v
+    for k in ("labels", "annotations"):
+        if k in md:
+            new["metadata"][k] = md[k]
+    return new
+
+
 def _target(store: Any, action: Action) -> tuple[str, str | None, str]:
     """The action's kind (the loader resolved it: a modelled kind's name as written, or the served kind), its
     namespace when the kind is namespaced, and the name."""
@@ -80,14 +94,7 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             rec = _record(cluster, action, _ref(kind, ns, md.get("name", "")) if md.get("name") else kind)
             existing = store.try_get(kind, ns, md["name"]) if md.get("name") else None
             if verb == "apply" and existing is not None:
-                new = clone(existing)
-                for k, v in manifest.items():
-                    if k not in ("metadata", "status"):
-                        new[k] = v
-                for k in ("labels", "annotations"):
-                    if k in md:
-                        new["metadata"][k] = md[k]
-                store.update(new, by=USER)
+                store.update(apply_manifest(existing, manifest), by=USER)
             else:
                 store.create(manifest, by=USER)
         elif verb in ("cordon", "uncordon"):

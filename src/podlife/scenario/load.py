@@ -74,6 +74,7 @@ from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
 from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version, profile
 from podlife.scenario.model import (
+    HORIZON_SECONDS,
     RUNTIMES,
     Action,
     ClusterSpec,
@@ -737,6 +738,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     kinds = schema.kind_names(minor, crds)
     for i, a in enumerate(actions):
         _action_kind(ck, a, f"spec.actions[{i}]", kinds, minor)
+    _dry_run(ck, objects, actions, kinds, version)
     by_name = {n.name: n for n in joined}
     for a in actions:
         if a.verb == "join":
@@ -1233,6 +1235,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     if until is not None and at > until:
         ck.warn(f"{path}.at", f"{format_duration(at)} is after spec.until ({format_duration(until)}); "
                               "the action will not run")
+    elif until is None and at > HORIZON_SECONDS:
+        ck.warn(f"{path}.at", f"{format_duration(at)} is after {format_duration(HORIZON_SECONDS)}, where a run "
+                              "without spec.until ends; the action will not run (set spec.until)")
     action = Action(at=at, verb=verb, target=None, raw=copy.deepcopy(raw), source=ck.source(path))
     if "namespace" in raw:
         action.namespace = ck.dns_label(raw["namespace"], f"{path}.namespace")
@@ -1301,6 +1306,67 @@ def _action_kind(ck: _Check, action: Action, path: str, kinds: dict[str, schema.
                                                    [str(p) for p in e.path]))
                 raise ck.error(_schema_path(ppath, first.path), first.message)
         _check_patched_annotation(ck, action.merge_patch, ppath)
+
+
+def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: dict[str, schema.ServedKind],
+             version: str) -> None:
+    """Patches and applies the API server refuses whatever happens before them: each is applied, in time order,
+    to the defaulted manifest the scenario created, and validated as the update it is (replicas below 0, an
+    immutable selector or pod field changed, a template whose labels leave the selector). Objects the
+    scenario does not create itself (a controller's pods) are left to the run."""
+    from podlife.api.defaults import apply_defaults
+    from podlife.scenario.actions import apply_manifest, merge_patch
+
+    known: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def key(kind: str, namespace: str | None, name: str) -> tuple[str, str, str]:
+        served = kinds.get(kind.lower())
+        return (served.kind if served else kind, namespace or "default" if not served or served.namespaced else "",
+                name)
+
+    def defaulted(obj: dict[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(obj)
+        apply_defaults(out)
+        return out
+
+    for m in objects:
+        md = m.obj.get("metadata") or {}
+        if md.get("name"):
+            known[key(m.obj["kind"], md.get("namespace"), md["name"])] = defaulted(m.obj)
+    token = validation.FEATURES.set(validation.features(profile(version)))
+    try:
+        for i, a in sorted(enumerate(actions), key=lambda ia: ia[1].at):
+            path = f"spec.actions[{i}]"
+            if a.verb in ("create", "apply") and a.manifest is not None:
+                md = a.manifest.get("metadata") or {}
+                k = key(a.manifest["kind"], a.namespace, md.get("name") or "")
+                old = known.get(k)
+                if a.verb == "apply" and old is not None:
+                    new = defaulted(apply_manifest(old, a.manifest))
+                    _refused(ck, validation.validate(new, old=old), f"{path}.apply", k[0], k[2])
+                    known[k] = new
+                elif md.get("name"):
+                    known[k] = defaulted(a.manifest)
+            elif a.verb in ("patch", "scale", "delete"):
+                kind, _, name = (a.target or "").partition("/")
+                k = key(kind, a.namespace, name)
+                old = known.get(k)
+                if a.verb == "delete":
+                    known.pop(k, None)
+                elif old is not None:
+                    new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
+                                    merge_patch(old, {"spec": {"replicas": a.replicas}}))
+                    where = f"{path}.mergePatch" if a.verb == "patch" else f"{path}.replicas"
+                    _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
+                    known[k] = new
+    finally:
+        validation.FEATURES.reset(token)
+
+
+def _refused(ck: _Check, causes: list[Any], path: str, kind: str, name: str) -> None:
+    if causes:
+        raise ck.error(path, f'{kind} "{name}" is invalid: ' + "; ".join(str(c) for c in causes)
+                       + " (the API server refuses this update whenever it comes)")
 
 
 def _check_patched_annotation(ck: _Check, patch: dict[str, Any], path: str) -> None:

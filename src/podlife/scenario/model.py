@@ -15,6 +15,7 @@ from podlife.config import (
 from podlife.runtime.behavior import BehaviorRule
 
 RUNTIMES = ("containerd", "docker-18.06", "docker-1.13")
+HORIZON_SECONDS = 3600.0   # without spec.until a run stops when nothing is pending, at the latest here
 
 
 @dataclass

@@ -14,9 +14,9 @@ from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate
 from podlife.scenario.faults import MODELLED
-from podlife.scenario.model import Manifest, Scenario, Source
+from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
 
-MAX_SECONDS = 3600.0
+MAX_SECONDS = HORIZON_SECONDS
 
 SUPPORTED_FAULTS = MODELLED  # the loader refuses the other fault types
 
