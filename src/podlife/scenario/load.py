@@ -58,6 +58,7 @@ import yaml
 
 from podlife.api import schema, validation
 from podlife.api.warnings import manifest_warnings as api_warnings
+from podlife.api.warnings import missing_references, scenario_notes, unmodelled_fields
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
 from podlife.kubectl.drain import DrainOptions
@@ -1174,8 +1175,12 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
     prof = profile(version)
     for c, obj, path in pending:
-        for sub, message in api_warnings(obj, prof):
+        for sub, message in api_warnings(obj, prof) + unmodelled_fields(obj):
             c.warn(f"{path}.{sub}" if path else sub, message)
+    objs = [obj for _, obj, _ in pending]
+    for i, sub, message in missing_references(objs) + scenario_notes(objs):
+        c, _, path = pending[i]
+        c.warn(f"{path}.{sub}" if path else sub, message)
     for (kind, api_version), places in unmodelled.items():
         c, path = places[0]
         what = "custom resource" if schema.GroupVersionKind(api_version, kind) in custom else "kind"
