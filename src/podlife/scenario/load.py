@@ -1175,7 +1175,9 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
     prof = profile(version)
     for c, obj, path in pending:
-        for sub, message in api_warnings(obj, prof) + unmodelled_fields(obj):
+        said = api_warnings(obj, prof)
+        told = {sub for sub, _ in said}   # a field the version drops needs no "not modelled" as well
+        for sub, message in said + [(sub, m) for sub, m in unmodelled_fields(obj) if sub not in told]:
             c.warn(f"{path}.{sub}" if path else sub, message)
     objs = [obj for _, obj, _ in pending]
     for i, sub, message in missing_references(objs) + scenario_notes(objs):
