@@ -269,6 +269,12 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
         rep = report(run_scenario(sc))
+    if moment is not None and moment > rep["endSeconds"]:
+        from podlife.scenario.durations import format_duration
+
+        click.echo(f"--at: {at} is after the run's end ({format_duration(rep['endSeconds'])}); expected a moment of "
+                   "the run (or --until to make it longer)", err=True)
+        sys.exit(2)
     try:
         obj, target, steps = explain_pod(rep, pod, moment)
     except ExplainError as e:
