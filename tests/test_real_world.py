@@ -46,7 +46,6 @@ WARNINGS = {
                                  "kind Ingress"],
     "operator-with-crs.yaml": ["operator-with-crs.yaml:48: custom resource ServiceMonitor"],
     "priority-and-spread.yaml": ["priority-and-spread.yaml:7: value: scheduler preemption is not modelled"],
-    "quota-and-limits.yaml": ["quota-and-limits.yaml:8: kind ResourceQuota"],
     "windows-app.yaml": ["windows-app.yaml:15: spec.template.spec.os.name: podlife models Linux nodes"],
 }
 # fixture → {version: warnings only that version prints}

@@ -213,16 +213,18 @@ class Priority:
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
                     preemption_policy: bool = True) -> list[Plugin]:
     """The default-enabled admission plugins podlife models, in kube-apiserver's order (LimitRanger,
-    ServiceAccount, DefaultStorageClass, RuntimeClass, Priority, DefaultTolerationSeconds; all on by default in
-    every modelled version). ``preemption_policy``: the
+    ServiceAccount, DefaultStorageClass, RuntimeClass, Priority, DefaultTolerationSeconds, then the validating
+    ResourceQuota; all on by default in every modelled version). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
     from podlife.api.limitranger import LimitRanger
+    from podlife.api.resourcequota import ResourceQuota
     from podlife.api.runtimeclass import RuntimeClass
 
     return [LimitRanger(store), ServiceAccount(store), DefaultStorageClass(store), RuntimeClass(store),
             Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
-                                     config.defaultUnreachableTolerationSeconds)]
+                                     config.defaultUnreachableTolerationSeconds),
+            ResourceQuota(store)]
 
 
 # ---- NodeRestriction: plugin/pkg/admission/noderestriction/admission.go --------------------------------------

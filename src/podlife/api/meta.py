@@ -46,6 +46,7 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("StorageClass", "storage.k8s.io/v1", "storageclasses", False, False, False),
     KindInfo("LimitRange", "v1", "limitranges", True, False, False),
     KindInfo("ReplicationController", "v1", "replicationcontrollers", True, True, True),
+    KindInfo("ResourceQuota", "v1", "resourcequotas", True, False, True),
     KindInfo("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False, False, False),
 )}
 
