@@ -4,7 +4,6 @@ the corpus keeps its breadth."""
 
 from __future__ import annotations
 
-import signal
 import time
 from pathlib import Path
 
@@ -14,20 +13,13 @@ from click.testing import CliRunner
 from podlife.cli import main
 from podlife.versions import NEWEST
 from tests import bad_corpus
+from tests.helpers import within
 
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: bad}\nspec:\n"
 SECONDS = 5
 CATEGORIES = {name: getattr(bad_corpus, name) for name in ("YAML", "CLUSTER", "PODS", "KINDS", "ACTIONS")}
 CASES = [(cat, case[0], case[1], case[2], case[3] if len(case) > 3 else None)
          for cat, cases in CATEGORIES.items() for case in cases]
-
-
-class _Slow(BaseException):
-    """Raised by the alarm; not an Exception (nor an OSError) so nothing in the CLI can swallow it."""
-
-
-def _alarm(*_: object) -> None:
-    raise _Slow
 
 
 def run_case(tmp_path: Path, text: str | bytes, extra: dict[str, str | bytes] | None = None) -> tuple[int, str, float]:
@@ -38,16 +30,8 @@ def run_case(tmp_path: Path, text: str | bytes, extra: dict[str, str | bytes] | 
         path.write_text(text if text.startswith("#") else HEAD + text, encoding="utf-8")
     for name, content in (extra or {}).items():
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(SECONDS)
     start = time.process_time()
-    try:
-        res = CliRunner().invoke(main, ["run", str(path), "--quiet"])
-    except _Slow:
-        raise AssertionError(f"still running after {SECONDS} s") from None
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    res = within(SECONDS, CliRunner().invoke, main, ["run", str(path), "--quiet"])
     return res.exit_code, res.output, time.process_time() - start
 
 
@@ -73,15 +57,7 @@ def test_bad_command_line_ends_with_exit_2(tmp_path, args, expected):
     for name, content in bad_corpus.CLI_FILES.items():
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     args = [a.replace("<hello>", str(HELLO)).replace("<dir>", str(tmp_path)) for a in args]
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(SECONDS)
-    try:
-        res = CliRunner().invoke(main, args)
-    except _Slow:
-        raise AssertionError(f"still running after {SECONDS} s") from None
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    res = within(SECONDS, CliRunner().invoke, main, args)
     want = expected.replace("<hello>", str(HELLO)).replace("<dir>", str(tmp_path)).replace("<newest>", NEWEST)
     assert res.exit_code == 2 and res.output.strip().splitlines()[-1].startswith(want), res.output
 

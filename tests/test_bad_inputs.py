@@ -7,7 +7,6 @@ tests/bad_inputs/. Every case runs through the real CLI in this process, with a 
 from __future__ import annotations
 
 import shutil
-import signal
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from podlife.cli import main
+from tests.helpers import within
 
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: bad}\nspec:\n"
 CORPUS = Path(__file__).parent / "bad_inputs"
@@ -131,25 +131,9 @@ TEXT_CASES = [
 ]
 
 
-class _Slow(BaseException):
-    """Raised by the alarm: not an Exception (nor an OSError, as TimeoutError is), so the CLI's own handlers,
-    which turn OSError into exit 2, cannot swallow a hang."""
-
-
 def _run(path: Path, *extra: str) -> tuple[int, str, float]:
-    def _slow(*_: object) -> None:
-        raise _Slow
-
-    previous = signal.signal(signal.SIGALRM, _slow)
-    signal.alarm(SECONDS)
     start = time.perf_counter()
-    try:
-        res = CliRunner().invoke(main, ["run", str(path), "--quiet", *extra])
-    except _Slow:
-        raise AssertionError(f"{path.name}: still running after {SECONDS} s") from None
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    res = within(SECONDS, CliRunner().invoke, main, ["run", str(path), "--quiet", *extra], what=path.name)
     return res.exit_code, res.output.strip(), time.perf_counter() - start
 
 

@@ -19,6 +19,7 @@ from podlife.api.validation import (
     _forbidden,
     _int,
     _invalid,
+    _ip_errors as ip_errors,
     _l,
     _msgs,
     _not_supported,
@@ -69,14 +70,6 @@ def quantity_errors(value: object, path: str, *, positive: bool = False) -> Errs
         return [_invalid(path, str(q), "must be greater than zero")]
     if q.value < 0:
         return [_invalid(path, str(q), "must be greater than or equal to 0")]
-    return []
-
-
-def ip_errors(value: object, path: str) -> Errs:
-    try:
-        ipaddress.ip_address(_s(value))
-    except ValueError:
-        return [_invalid(path, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
     return []
 
 

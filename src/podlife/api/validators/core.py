@@ -229,6 +229,12 @@ def validate_resource_quota(obj: Mapping) -> Errs:
 
 
 _LIMIT_TYPES = ["Container", "PersistentVolumeClaim", "Pod"]
+# min <= defaultRequest <= default <= max, checked in ValidateLimitRange's order: (lower, higher, the field the
+# error names, the words for the lower and the higher value)
+_LIMIT_ORDER = (("min", "max", "min", "min", "max"), ("min", "defaultRequest", "defaultRequest", "min", "default request"),
+                ("defaultRequest", "max", "defaultRequest", "default request", "max"),
+                ("defaultRequest", "default", "defaultRequest", "default request", "default limit"),
+                ("min", "default", "default", "min", "default"), ("default", "max", "default", "default", "max"))
 
 
 def _limit_list(item: Mapping, key: str, path: str, errs: Errs) -> dict[str, quantity.Quantity]:
@@ -263,26 +269,12 @@ def validate_limit_range(obj: Mapping) -> Errs:
                 if lists[key] and set(lists[key]) != {"storage"}:
                     errs.append(_not_supported(f"{path}.{key}", sorted(lists[key]), ["storage"]))
         for name in sorted(set().union(*(set(x) for x in lists.values()))):
-            lo, hi = lists["min"].get(name), lists["max"].get(name)
-            dflt, req = lists["default"].get(name), lists["defaultRequest"].get(name)
+            for low, high, field, low_words, high_words in _LIMIT_ORDER:
+                lo, hi = lists[low].get(name), lists[high].get(name)
+                if lo is not None and hi is not None and lo.value > hi.value:
+                    errs.append(_invalid(f"{path}.{field}[{name}]", str(hi if field == high else lo),
+                                         f"{low_words} value {lo} is greater than {high_words} value {hi}"))
             ratio = lists["maxLimitRequestRatio"].get(name)
-            if lo is not None and hi is not None and lo.value > hi.value:
-                errs.append(_invalid(f"{path}.min[{name}]", str(lo), f"min value {lo} is greater than max value {hi}"))
-            if req is not None and lo is not None and lo.value > req.value:
-                errs.append(_invalid(f"{path}.defaultRequest[{name}]", str(req),
-                                     f"min value {lo} is greater than default request value {req}"))
-            if req is not None and hi is not None and req.value > hi.value:
-                errs.append(_invalid(f"{path}.defaultRequest[{name}]", str(req),
-                                     f"default request value {req} is greater than max value {hi}"))
-            if req is not None and dflt is not None and req.value > dflt.value:
-                errs.append(_invalid(f"{path}.defaultRequest[{name}]", str(req),
-                                     f"default request value {req} is greater than default limit value {dflt}"))
-            if dflt is not None and lo is not None and lo.value > dflt.value:
-                errs.append(_invalid(f"{path}.default[{name}]", str(dflt),
-                                     f"min value {lo} is greater than default value {dflt}"))
-            if dflt is not None and hi is not None and dflt.value > hi.value:
-                errs.append(_invalid(f"{path}.default[{name}]", str(dflt),
-                                     f"default value {dflt} is greater than max value {hi}"))
             if ratio is not None and ratio.value < 1:
                 errs.append(_invalid(f"{path}.maxLimitRequestRatio[{name}]", str(ratio),
                                      f"ratio {ratio} is less than 1"))
