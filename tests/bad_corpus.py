@@ -1,8 +1,8 @@
 """The bad-input corpus: scenario files (and the manifests they pull in) that must end with exit status 2 and a
 message naming the file, the line and the field path. Each case is (name, text, expected, [extra files]):
-``text`` is what follows the scenario head (``apiVersion: podlife/v1alpha1 … spec:``), or a whole file when it
-starts with a comment line or is bytes; ``expected`` is the message after the file name, from ``:LINE: PATH:`` on (cut at a
-word boundary); ``<newest>`` stands for the newest modelled version and ``DIR/`` for the scenario's directory.
+``text`` is what follows the scenario head (``apiVersion: podlife/v1alpha1 … spec:``), or a whole file when
+it starts with a comment line or is bytes; ``expected`` is the message after the file name, from
+``:LINE: PATH:`` on (cut at a word boundary); ``<newest>`` stands for the newest modelled version and ``DIR/`` for the scenario's directory.
 The extra files sit next to the scenario (objectsFrom).
 
 Every expectation was read against the rule it comes from: upstream validation (pkg/apis/*/validation), the
