@@ -255,8 +255,9 @@ def test_pod_failure_policy_is_dropped_before_its_beta(tmp_path):
     r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY), version="1.25"))
     assert len(_creates(r)) >= 2
     assert not any(c == "Failed" for c, _ in _cond_types(r))
-    assert any(w.endswith("spec.objects[0].spec.podFailurePolicy: dropped: Kubernetes 1.25 does not have this "
-                          "field (its feature gate is off)") for w in r.scenario.warnings)
+    assert any(w.endswith("spec.objects[0].spec.podFailurePolicy: dropped by the API server: the JobPodFailurePolicy "
+                          "feature gate is off by default on Kubernetes 1.25; the field has no effect")
+               for w in r.scenario.warnings)
 
 
 @pytest.mark.parametrize("version, replaced", [("1.34", 36.0), ("1.28", 6.0)])
