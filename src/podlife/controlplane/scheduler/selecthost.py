@@ -1,0 +1,93 @@
+"""schedule_one.go selectHost: the node with the highest total score; ties broken by reservoir sampling.
+
+Walking the scores in order, a node that beats the best so far is chosen; a node that ties with it replaces the
+choice with probability 1/c, c being how many nodes share that best score so far (``rand.Intn(c) == 0``). The
+draws come from the scheduler's seeded generator, as ``random.Random.randrange(c)`` makes them: k = c's bit
+length, take the top k bits of the next 32-bit output until they are below c. Large clusters have hundreds of
+tied nodes per pod, so the draws are replayed in one short loop over a buffer of the generator's outputs
+(``getrandbits(32 * m)`` yields them in order, the first in the lowest bits); the generator serves nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+
+class HostSelector:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self._words: list[int] = []
+        self._next = 0
+        # per count c: the 32-bit outputs below threshold[c] are accepted (top k bits < c), those below zero[c]
+        # draw 0
+        self._threshold: list[int] = []
+        self._zero: list[int] = []
+
+    def select(self, scores: np.ndarray) -> int:
+        """The index of the selected score."""
+        first = int(scores.argmax())
+        # after the first best score every event is a tie with it: counts 2, 3, ... in order
+        ties = np.flatnonzero(scores[first + 1:] == scores[first])
+        spend = self._prefix_draws(scores[:first]) if first > 1 else []
+        if not len(ties) and not spend:
+            return first
+        n = len(ties) + 2
+        self._tables(n)
+        return self._replay(spend, self._threshold[2:n], self._zero[2:n], (ties + (first + 1)).tolist(), first)
+
+    def _prefix_draws(self, scores: np.ndarray) -> list[int]:
+        """The thresholds of the draws made before the best score is first reached: ties with a lower best."""
+        best_before = np.maximum.accumulate(scores)[:-1]
+        rest = scores[1:]
+        beats, ties = rest > best_before, rest == best_before
+        if not ties.any():
+            return []
+        events = beats | ties
+        is_new = beats[events]
+        tied = np.cumsum(~is_new)
+        counts = (tied - np.maximum.accumulate(np.where(is_new, tied, 0)) + 1)[~is_new].tolist()
+        self._tables(max(counts) + 1)
+        return [self._threshold[c] for c in counts]
+
+    def _replay(self, spend: list[int], thresholds: list[int], zeros: list[int], nodes: list[int],
+                chosen: int) -> int:
+        need = 2 * (len(spend) + len(thresholds)) + 64
+        while True:
+            if len(self._words) - self._next < need:
+                self._refill(need)
+            words, p = self._words, self._next
+            try:
+                for thr in spend:
+                    w = words[p]
+                    p += 1
+                    while w >= thr:
+                        w = words[p]
+                        p += 1
+                pick = chosen
+                for thr, zero, node in zip(thresholds, zeros, nodes):
+                    w = words[p]
+                    p += 1
+                    while w >= thr:
+                        w = words[p]
+                        p += 1
+                    if w < zero:
+                        pick = node
+            except IndexError:   # more rejections than the buffer held: draw more and replay
+                need *= 2
+                continue
+            self._next = p
+            return pick
+
+    def _refill(self, need: int) -> None:
+        m = max(need, 8192)
+        raw = self.rng.getrandbits(32 * m).to_bytes(4 * m, "little")
+        self._words = self._words[self._next:] + np.frombuffer(raw, "<u4").tolist()
+        self._next = 0
+
+    def _tables(self, size: int) -> None:
+        for c in range(len(self._threshold), size):
+            shift = max(32 - c.bit_length(), 0)
+            self._threshold.append(c << shift)
+            self._zero.append(1 << shift)
