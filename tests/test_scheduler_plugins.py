@@ -270,7 +270,7 @@ def test_node_cache_refreshes_a_known_pod_and_its_match_counts():
     assert count(web) == 0
     cache.add_pod({**p, "metadata": {**p["metadata"], "labels": {"app": "api"}}})
     assert count(web) == 0 and count(api) == 1
-    assert int(cache.pod_count[0]) == 1   # refreshed, not added twice
+    assert int(cache.req_fit[-1][0]) == 1   # refreshed, not added twice
 
 
 def _pod(uid: str, node: str, app: str = "web", deleting: bool = False) -> dict:
@@ -325,7 +325,7 @@ def test_counts_survive_nodes_coming_and_going_and_relabelled():
     add("c0", "c")
     cache.remove_node("a0")
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
-    assert web.counts.tolist() == [2, 1, 0] and cache.pod_count.tolist() == [2, 1, 0]
+    assert web.counts.tolist() == [2, 1, 0] and cache.req_fit[-1].tolist() == [2, 1, 0]
     add("b0", "c")      # relabelled into zone c (still first of the two in node order): the zone counts follow
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
     assert web.counts.tolist() == [2, 1, 0]
@@ -404,7 +404,7 @@ def test_watched_pod_updates_refresh_the_cache():
     s.store.update(relabelled, by="test")
     s.kernel.run()
     assert int(web.counts[n0]) == 1
-    assert int(s.cache.pod_count[n0]) == 3 and int(s.cache.req["cpu"][n0]) == 300
+    assert int(s.cache.req_fit[-1][n0]) == 3 and int(s.cache.req_fit[0][n0]) == 300
     assert dict(zip(s.cache.domain_values(ZONE), s.cache.domain_totals(web, ZONE).tolist())) == {"a": 1}
 
 

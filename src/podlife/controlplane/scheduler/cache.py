@@ -28,6 +28,7 @@ from podlife.api.quantity import parse_quantity
 from podlife.api.selectors import Selector, compiled
 
 RESOURCES = ("cpu", "memory", "ephemeral-storage")
+FIT = (*RESOURCES, "pods")   # the rows of the stacked fit arrays (requested "pods": the pods on the node)
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
@@ -38,6 +39,7 @@ MAX_SPECS = 4096     # pod specs whose facts are kept
 # resource amounts are int64 while every one stays below 2**53: then (value * 100) cannot overflow and float64
 # divisions equal Python's exactly rounded int / int; beyond, the arrays hold Python ints
 EXACT_INT64 = 2 ** 53
+LARGE = 2 ** 40   # a pod asking less of everything cannot lift a node past EXACT_INT64 before 8,192 pods
 
 # (namespace, labels, terminating) → does the counter count such a pod
 Match = Callable[[str, dict, bool], bool]
@@ -84,27 +86,30 @@ def _allocatable(node: Obj) -> dict[str, int]:
 class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
     required hostname anti-affinity terms."""
-    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "huge")
+    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "huge", "large", "scalars", "fit", "nz")
 
     def __init__(self, spec: dict) -> None:
         self.req = pod_requests(spec)
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
         self.anti = hostname_anti_terms(spec)
-        self.huge = any(abs(v) >= EXACT_INT64 for v in (*self.req.values(), self.nz_cpu, self.nz_mem))
+        amounts = (*self.req.values(), self.nz_cpu, self.nz_mem)
+        self.huge = any(abs(v) >= EXACT_INT64 for v in amounts)
+        self.large = any(abs(v) >= LARGE for v in amounts)
+        self.scalars = tuple(r for r in self.req if r not in RESOURCES)
+        self.fit = np.array([self.req.get(r, 0) for r in RESOURCES] + [1], object if self.huge else np.int64)
+        self.nz = np.array([self.nz_cpu, self.nz_mem], object if self.huge else np.int64)
 
 
 class PodEntry:
     """What the cache keeps of a pod on a node."""
-    __slots__ = ("uid", "namespace", "labels", "labels_key", "req", "nz_cpu", "nz_mem", "anti", "huge",
-                 "terminating")
+    __slots__ = ("uid", "namespace", "labels", "labels_key", "facts", "anti", "terminating")
 
     def __init__(self, pod: Obj, facts: SpecFacts) -> None:
         md = pod["metadata"]
         self.uid = md["uid"]
         self.namespace = md.get("namespace", "")
-        self.req, self.nz_cpu, self.nz_mem, self.anti = facts.req, facts.nz_cpu, facts.nz_mem, facts.anti
-        self.huge = facts.huge
+        self.facts, self.anti = facts, facts.anti
         self.refresh(pod)
 
     def refresh(self, pod: Obj) -> None:
@@ -165,13 +170,17 @@ class NodeCache:
         self._pod_node: dict[str, str] = {}
         self._order: list[NodeInfo] | None = None   # None: nodes came or went, lay the arrays out again
         self.generation = 0                         # bumped at each layout
+        self.epoch = 0                              # bumped when arrays or counters handed out may be stale
         self.changed: list[int] = []                # positions whose taints, labels or allocatable changed since
         self.anti_pods = 0                          # pods with required hostname anti-affinity, cluster-wide
         self.size = 0
-        self.alloc: dict[str, np.ndarray] = {}      # resource → allocatable per position
-        self.req: dict[str, np.ndarray] = {}        # resource → requested per position
         self.dtype: Any = np.int64                  # of the resource arrays (object: Python ints, see EXACT_INT64)
-        self.nz_cpu = self.nz_mem = self.pod_count = np.zeros(0, np.int64)
+        # per position, rows FIT: allocatable, requested (the pods row: pods on the node), and their difference
+        self.alloc_fit = self.req_fit = self.free_fit = np.zeros((len(FIT), 0), np.int64)
+        # per position, rows cpu and memory: NonZeroRequested, and allocatable minus it
+        self.nz = self.free_nz = np.zeros((2, 0), np.int64)
+        self.scalar_alloc: dict[str, np.ndarray] = {}   # extended resources and hugepages asked about
+        self.scalar_req: dict[str, np.ndarray] = {}
         self.has_host = np.zeros(0, bool)
         self.positive_cpu_mem = True                # every node has cpu and memory allocatable
         self._domain_ids: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
@@ -216,6 +225,8 @@ class NodeCache:
             return
         pos = info.pos
         self._set_static(pos, info)
+        self.free_fit[:, pos] = self.alloc_fit[:, pos] - self.req_fit[:, pos]
+        self.free_nz[:, pos] = self.alloc_fit[:2, pos] - self.nz[:, pos]
         self.changed.append(pos)
         if info.labels != old_labels:
             for key, (ids, values) in self._domain_ids.items():
@@ -252,16 +263,13 @@ class NodeCache:
         kept = old >= 0
         size = len(order)
 
-        def permute(arr: np.ndarray) -> np.ndarray:
-            out = np.zeros(size, arr.dtype)
-            out[kept] = arr[old[kept]]
+        def permute(arr: np.ndarray) -> np.ndarray:   # along the last axis
+            out = np.zeros((*arr.shape[:-1], size), arr.dtype)
+            out[..., kept] = arr[..., old[kept]]
             return out
 
-        for r in RESOURCES:
-            self.req.setdefault(r, np.zeros(self.size, self.dtype))
-        self.req = {r: permute(a) for r, a in self.req.items()}
-        self.nz_cpu, self.nz_mem, self.pod_count = (permute(self.nz_cpu), permute(self.nz_mem),
-                                                    permute(self.pod_count))
+        self.req_fit, self.nz = permute(self.req_fit), permute(self.nz)
+        self.scalar_req = {r: permute(a) for r, a in self.scalar_req.items()}
         for c in self._counters.values():
             c.counts = permute(c.counts)
             c.domains.clear()
@@ -269,19 +277,24 @@ class NodeCache:
         for pos, info in enumerate(order):
             info.pos = pos
         self._order, self.size = order, size
-        self.alloc = {r: np.zeros(size, self.dtype) for r in (*RESOURCES, "pods", *self.alloc)}
+        self.alloc_fit = np.zeros((len(FIT), size), self.dtype)
+        self.scalar_alloc = {r: np.zeros(size, a.dtype) for r, a in self.scalar_alloc.items()}
         self.has_host = np.zeros(size, bool)
         self.positive_cpu_mem = True
         for pos, info in enumerate(order):
             self._set_static(pos, info)
+        self.free_fit = self.alloc_fit - self.req_fit
+        self.free_nz = self.alloc_fit[:2] - self.nz
         self._domain_ids.clear()
         self.generation += 1
+        self.epoch += 1
         self.changed = []
 
     def _set_static(self, pos: int, info: NodeInfo) -> None:
-        if any(v >= EXACT_INT64 for v in info.allocatable.values()):
+        if self.dtype is not object and any(v >= EXACT_INT64 for v in info.allocatable.values()):
             self.exact_ints()
-        for r, arr in self.alloc.items():
+        self.alloc_fit[:, pos] = [info.allocatable.get(r, 0) for r in FIT]
+        for r, arr in self.scalar_alloc.items():
             arr[pos] = info.allocatable.get(r, 0)
         self.has_host[pos] = info.labels.get(HOSTNAME) is not None
         if not (info.allocatable["cpu"] > 0 and info.allocatable["memory"] > 0):
@@ -294,16 +307,16 @@ class NodeCache:
     def scalar(self, resource: str) -> tuple[np.ndarray, np.ndarray]:
         """Allocatable and requested per position of an extended resource or hugepages (0 where absent)."""
         self.ordered()
-        if resource not in self.req:
+        if resource not in self.scalar_req:
             alloc = np.zeros(self.size, object)
             req = np.zeros(self.size, object)
             for info in self._order or ():
                 alloc[info.pos] = info.allocatable.get(resource, 0)
-                req[info.pos] = sum(e.req.get(resource, 0) for e in info.pods.values())
+                req[info.pos] = sum(e.facts.req.get(resource, 0) for e in info.pods.values())
             if self.dtype is not object and max(alloc.max(initial=0), req.max(initial=0)) < EXACT_INT64:
                 alloc, req = alloc.astype(np.int64), req.astype(np.int64)
-            self.alloc[resource], self.req[resource] = alloc, req
-        return self.alloc[resource], self.req[resource]
+            self.scalar_alloc[resource], self.scalar_req[resource] = alloc, req
+        return self.scalar_alloc[resource], self.scalar_req[resource]
 
     def domain_ids(self, key: str) -> np.ndarray:
         """Per position the id of the node's value of a topology label (-1: no such label)."""
@@ -341,9 +354,17 @@ class NodeCache:
         if c is None:
             if len(self._counters) >= MAX_COUNTERS:
                 del self._counters[min(self._counters, key=lambda k: self._counters[k].used)]
+                self.epoch += 1
             c = self._counters[key] = PodCounter(match, self.size)
+            seen: dict[tuple[str, frozenset, bool], bool] = {}   # pods with the same labels match alike
             for info in self._order or ():
-                n = sum(1 for e in info.pods.values() if match(e.namespace, e.labels, e.terminating))
+                n = 0
+                for e in info.pods.values():
+                    k = (e.namespace, e.labels_key, e.terminating)
+                    hit = seen.get(k)
+                    if hit is None:
+                        hit = seen[k] = match(e.namespace, e.labels, e.terminating)
+                    n += hit
                 if n:
                     c.counts[info.pos] = n
             self._matching.clear()
@@ -444,25 +465,35 @@ class NodeCache:
         if self.dtype is object:
             return
         self.dtype = object
-        self.alloc = {r: a.astype(object) for r, a in self.alloc.items()}
-        self.req = {r: a.astype(object) for r, a in self.req.items()}
-        self.nz_cpu, self.nz_mem = self.nz_cpu.astype(object), self.nz_mem.astype(object)
+        self.alloc_fit, self.req_fit, self.free_fit = (a.astype(object) for a in
+                                                       (self.alloc_fit, self.req_fit, self.free_fit))
+        self.nz, self.free_nz = self.nz.astype(object), self.free_nz.astype(object)
+        self.scalar_alloc = {r: a.astype(object) for r, a in self.scalar_alloc.items()}
+        self.scalar_req = {r: a.astype(object) for r, a in self.scalar_req.items()}
 
     def _account(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:
-        pos = info.pos
-        if entry.huge:
+        pos, facts = info.pos, entry.facts
+        if facts.huge:
             self.exact_ints()
-        for r, v in entry.req.items():
-            arr = self.req.get(r)
+        if sign > 0:
+            self.req_fit[:, pos] += facts.fit
+            self.free_fit[:, pos] -= facts.fit
+            self.nz[:, pos] += facts.nz
+            self.free_nz[:, pos] -= facts.nz
+        else:
+            self.req_fit[:, pos] -= facts.fit
+            self.free_fit[:, pos] += facts.fit
+            self.nz[:, pos] -= facts.nz
+            self.free_nz[:, pos] += facts.nz
+        for r in facts.scalars:
+            arr = self.scalar_req.get(r)
             if arr is not None:
-                arr[pos] += sign * v
-                if self.dtype is not object and arr[pos] >= EXACT_INT64:
-                    self.exact_ints()
-        self.nz_cpu[pos] += sign * entry.nz_cpu
-        self.nz_mem[pos] += sign * entry.nz_mem
-        if self.dtype is not object and max(self.nz_cpu[pos], self.nz_mem[pos]) >= EXACT_INT64:
-            self.exact_ints()
-        self.pod_count[pos] += sign
+                arr[pos] += sign * facts.req[r]
+        if self.dtype is not object and (facts.large or self.req_fit[-1, pos] >= 8192):
+            column = [*self.req_fit[:, pos], *self.alloc_fit[:, pos], *self.nz[:, pos]]
+            column += [a[pos] for a in (*self.scalar_req.values(), *self.scalar_alloc.values())]
+            if max(abs(v) for v in column) >= EXACT_INT64:
+                self.exact_ints()
         if entry.anti:
             self.anti_pods += sign
             for term in entry.anti:

@@ -80,8 +80,16 @@ class PodTemplate:
 
     def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts) -> None:
         self.namespace, self.labels = namespace, labels
-        self.req, self.nz_cpu, self.nz_mem, self.huge = facts.req, facts.nz_cpu, facts.nz_mem, facts.huge
-        self.fit = [(r, self.req[r]) for r in RESOURCES if self.req.get(r, 0)]
+        self.req, self.huge = facts.req, facts.huge
+        # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
+        # resource it does not ask for is never short, whatever the node's free amount
+        wants = [self.req.get(r, 0) for r in RESOURCES] + [1]
+        self.fit_want_exact = np.array([[w if w else -math.inf] for w in wants], object)   # for Python ints
+        self.fit_want = self.fit_want_exact if self.huge else \
+            np.array([[w if w else np.iinfo(np.int64).min] for w in wants], np.int64)
+        self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
+        self.nz = facts.nz[:, None]                                    # a column: cpu, memory
+        self.requested = facts.fit[:2, None]                          # a column: cpu, memory
         self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
         self.tolerations = spec.get("tolerations") or []
         self.tolerates_unschedulable = any(
@@ -106,6 +114,7 @@ class PodTemplate:
             sc.self_match = 1 if matches(sc.selector, labels) else 0
             (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
         self.system_defaulted = not own
+        self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
         self.node_constraints = bool(self.node_name or self.node_selector or self.affinity_terms or self.anti
                                      or self.hard)
         # per node position, kept in step with the cache (generation, changed positions)
@@ -119,6 +128,22 @@ class PodTemplate:
         self.taint_raw = np.zeros(0, np.int64)    # PreferNoSchedule taints not tolerated
         self.any_taint_raw = False
         self.pref_raw = np.zeros(0, np.int64)     # the weights of the preferred terms the node matches
+
+    def soft_spreads(self, cache: NodeCache, default_selector: dict | None) -> list[_Spread]:
+        """The scoring constraints: the pod's own, else the system defaults with the selector of its Services /
+        controllers (helper.DefaultSelector; none without one), with their counters (kept per selector while
+        the cache's arrays stay valid)."""
+        key = selector_key(default_selector) if default_selector else None
+        found = self._soft.get(key)
+        if found is None or found[0] != cache.epoch:
+            soft = self.soft if key is None else [SpreadConstraint(k, s, default_selector or {})
+                                                  for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
+            if len(self._soft) > 64:
+                self._soft.clear()
+            found = self._soft[key] = (cache.epoch, [
+                _Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
+                for c in soft])
+        return found[1]
 
     def node_matches_affinity(self, info: NodeInfo) -> bool:
         labels = info.labels
@@ -217,17 +242,12 @@ class PodContext:
         self.simple = not (t.node_constraints or self.check_existing_anti)
         # PodTopologySpread: the pod's own constraints, else the system defaults with the selector of its
         # Services / controllers (helper.DefaultSelector); an empty selector skips them
-        soft = t.soft
-        if t.system_defaulted and default_selector:
-            soft = [SpreadConstraint(k, s, default_selector) for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
         self.system_defaulted = t.system_defaulted
-        self.soft = [self._spread(cache, c) for c in soft]
-        self.hard = [self._spread(cache, c) for c in t.hard]
+        self.soft = t.soft_spreads(cache, default_selector if t.system_defaulted else None)
+        self.hard = [_Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
+                     for c in t.hard]
         if self.hard:
             self._prefilter_spread(cache)
-
-    def _spread(self, cache: NodeCache, c: SpreadConstraint) -> _Spread:
-        return _Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
 
     def _prefilter_spread(self, cache: NodeCache) -> None:
         """Matching pods per domain over the nodes that pass the pod's node affinity (nodeAffinityPolicy Honor)
@@ -269,17 +289,17 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             return out + [(r, m, False) for r, m in by_reason.items()]
 
         yield code != OK, static_reasons
-    # noderesources/fit.go fitsRequest: every insufficient resource is a reason of its own
-    fit = [(R_TOO_MANY_PODS, cache.pod_count[sel] >= cache.alloc["pods"][sel])]
-    for r, want in t.fit:
-        fit.append((f"Insufficient {r}", cache.req[r][sel] + want > cache.alloc[r][sel]))
+    # noderesources/fit.go fitsRequest: requested + asked > allocatable, i.e. free < asked (pods: free < 1);
+    # every insufficient resource is a reason of its own
+    short = cache.free_fit[:, sel] < (t.fit_want if cache.dtype is not object else t.fit_want_exact)
+    fails = short.any(axis=0)
+    scalar = []
     for r in t.scalar:   # ScalarResources: extended resources and hugepages, absent from a node = 0
         alloc, req = cache.scalar(r)
-        fit.append((f"Insufficient {r}", req[sel] + t.req[r] > alloc[sel]))
-    fails = fit[0][1]
-    for _, m in fit[1:]:
-        fails = fails | m
-    yield fails, lambda: [(r, m, True) for r, m in fit]
+        scalar.append((f"Insufficient {r}", req[sel] + t.req[r] > alloc[sel]))
+        fails = fails | scalar[-1][1]
+    yield fails, lambda: [(r, m, True) for r, m in [(R_TOO_MANY_PODS, short[-1]),
+                                                    *((r, short[i]) for r, i in t.fit_rows), *scalar]]
     if ctx.simple:
         return
     if ctx.hard:
@@ -418,30 +438,27 @@ def least_allocated(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.nda
     """noderesources/least_allocated.go over NonZeroRequested (cpu, memory, weight 1 each): per resource
     (allocatable - requested) * 100 / allocatable (0 when over, or without allocatable), then the weighted
     mean; int64 arithmetic."""
-    total = None
-    for cap, free in ((cache.alloc["cpu"][sel], cache.alloc["cpu"][sel] - cache.nz_cpu[sel] - ctx.t.nz_cpu),
-                      (cache.alloc["memory"][sel], cache.alloc["memory"][sel] - cache.nz_mem[sel] - ctx.t.nz_mem)):
-        if cache.positive_cpu_mem:
-            score = np.maximum(free, 0) * MAX_NODE_SCORE // cap
-        else:
-            score = np.where(cap > 0, np.maximum(free, 0) * MAX_NODE_SCORE // np.maximum(cap, 1), 0)
-        total = score if total is None else total + score
-    return total // 2
+    cap = cache.alloc_fit[:2, sel]
+    free = cache.free_nz[:, sel] - ctx.t.nz
+    if cache.positive_cpu_mem:
+        score = np.maximum(free, 0) * MAX_NODE_SCORE // cap
+    else:
+        score = np.where(cap > 0, np.maximum(free, 0) * MAX_NODE_SCORE // np.maximum(cap, 1), 0)
+    return (score[0] + score[1]) // 2
 
 
 def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
     """noderesources/balanced_allocation.go balancedResourceScorer, useRequested (Requested, not NonZero):
     fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2; score = int64((1 - std) * 100)."""
-    cap_cpu, cap_mem = cache.alloc["cpu"][sel], cache.alloc["memory"][sel]
-    used_cpu = cache.req["cpu"][sel] + ctx.t.req.get("cpu", 0)
-    used_mem = cache.req["memory"][sel] + ctx.t.req.get("memory", 0)
+    cap = cache.alloc_fit[:2, sel]
+    used = cache.req_fit[:2, sel] + ctx.t.requested
     if cache.positive_cpu_mem:
-        std = np.abs(np.minimum(used_cpu / cap_cpu, 1.0) - np.minimum(used_mem / cap_mem, 1.0)) / 2
+        fraction = np.minimum(used / cap, 1.0)
+        std = np.abs(fraction[0] - fraction[1]) / 2
     else:   # a resource without allocatable is left out: with fewer than two, std is 0
-        both = (cap_cpu > 0) & (cap_mem > 0)
-        f_cpu = np.minimum(used_cpu / np.where(both, cap_cpu, 1), 1.0)
-        f_mem = np.minimum(used_mem / np.where(both, cap_mem, 1), 1.0)
-        std = np.where(both, np.abs(f_cpu - f_mem) / 2, 0.0)
+        both = (cap[0] > 0) & (cap[1] > 0)
+        fraction = np.minimum(used / np.where(both, cap, 1), 1.0)
+        std = np.where(both, np.abs(fraction[0] - fraction[1]) / 2, 0.0)
     return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
 
 
@@ -475,7 +492,7 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
         c = s.c
         if c.key == HOSTNAME:
             size = count - (int(np.count_nonzero(ignored)) if ignored is not None else 0)
-            cnt = s.counter.counts[sel]
+            term = s.counter.counts[sel] * math.log(size + 2) + (c.max_skew - 1)
         else:
             valid = h if ignored is None else (~ignored if h is None else h & ~ignored)
             size = int(np.count_nonzero(np.bincount(i if valid is None else i[valid])))
@@ -485,11 +502,9 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
                 counted = ctx.t.aff_ok & (s.ids >= 0)
                 totals = np.bincount(s.ids[counted], weights=s.counter.counts[counted],
                                      minlength=cache.domain_count(c.key)).astype(np.int64)
-            if not len(totals):
-                cnt = np.zeros(count, np.int64)
-            else:
-                cnt = totals[i] if h is None else totals[np.maximum(i, 0)]
-        term = cnt * math.log(size + 2) + (c.max_skew - 1)
+            # the constraint's score of each domain, then each node gets its domain's
+            by_domain = totals * math.log(size + 2) + (c.max_skew - 1)
+            term = by_domain[i if h is None else np.maximum(i, 0)] if len(totals) else np.zeros(count)
         if h is not None:
             term = np.where(h, term, 0.0)   # a node without the key gets nothing for the constraint
         raw = term if raw is None else raw + term   # 0.0 + term is term: the sum starts at the first term

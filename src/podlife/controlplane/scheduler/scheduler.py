@@ -12,8 +12,6 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone
@@ -180,6 +178,7 @@ class Scheduler:
             return
         node, diagnosis = self.find_node(pod)
         if node is None:
+            assert diagnosis is not None
             self._unschedulable(pod, q, diagnosis)
             return
         if delayed:
@@ -193,6 +192,8 @@ class Scheduler:
     def _volume_binding(self, pod: Obj) -> tuple[str | None, list[Obj]]:
         """PreFilter: every claim must exist; an unbound claim must be of a WaitForFirstConsumer class (bound
         in PreBind), else the pod waits for the PersistentVolume controller."""
+        if not pod["spec"].get("volumes"):
+            return None, []
         from podlife.controlplane.controllers.persistentvolume import claim_class, claim_ref_error, is_bound
 
         ns = pod["metadata"].get("namespace", "default")
@@ -288,8 +289,8 @@ class Scheduler:
             return None
         return {"matchLabels": match_labels, "matchExpressions": exprs}
 
-    def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis]:
-        """findNodesThatFitPod + prioritizeNodes + selectHost."""
+    def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
+        """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
         spec = pod["spec"]
         default_sel = None if spec.get("topologySpreadConstraints") else self.default_selector(pod)
         ctx = plugins.PodContext(pod, self.cache, default_sel)
@@ -303,12 +304,11 @@ class Scheduler:
         self.next_start_node_index = (start + processed) % n
         if count == 0:
             return None, plugins.diagnose(ctx, self.cache)
-        order = self.cache.ordered()
-        positions = np.arange(start % n, start % n + count) if isinstance(feasible, slice) else feasible
-        if count == 1:
-            return order[int(positions[0])].name, plugins.Diagnosis()   # one feasible node: no scoring
-        scores = plugins.score_nodes(ctx, self.cache, feasible, count, self.weights)
-        return order[int(positions[self.host_selector.select(scores)])].name, plugins.Diagnosis()
+        # schedulePod: one feasible node is used without scoring
+        chosen = 0 if count == 1 else \
+            self.host_selector.select(plugins.score_nodes(ctx, self.cache, feasible, count, self.weights))
+        pos = feasible.start + chosen if isinstance(feasible, slice) else int(feasible[chosen])
+        return self.cache.ordered()[pos].name, None
 
     def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
         total = self.cache.node_count()

@@ -38,18 +38,19 @@ class HostSelector:
         return self._replay(spend, self._threshold[2:n], self._zero[2:n], (ties + (first + 1)).tolist(), first)
 
     def _prefix_draws(self, scores: np.ndarray) -> list[int]:
-        """The thresholds of the draws made before the best score is first reached: ties with a lower best."""
-        best_before = np.maximum.accumulate(scores)[:-1]
-        rest = scores[1:]
-        beats, ties = rest > best_before, rest == best_before
-        if not ties.any():
-            return []
-        events = beats | ties
-        is_new = beats[events]
-        tied = np.cumsum(~is_new)
-        counts = (tied - np.maximum.accumulate(np.where(is_new, tied, 0)) + 1)[~is_new].tolist()
-        self._tables(max(counts) + 1)
-        return [self._threshold[c] for c in counts]
+        """The thresholds of the draws made before the best score is first reached (ties with a lower best so
+        far); the best is usually among the first few nodes, so this walks them in Python."""
+        values = scores.tolist()
+        best, count = values[0], 1
+        spend = []
+        for v in values[1:]:
+            if v > best:
+                best, count = v, 1
+            elif v == best:
+                count += 1
+                self._tables(count + 1)
+                spend.append(self._threshold[count])
+        return spend
 
     def _replay(self, spend: list[int], thresholds: list[int], zeros: list[int], nodes: list[int],
                 chosen: int) -> int:
