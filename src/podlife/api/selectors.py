@@ -9,8 +9,9 @@ k8s.io/component-helpers/scheduling/corev1/nodeaffinity (node selector terms).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import orjson
 
@@ -363,6 +364,22 @@ def matches(selector: Mapping | None, labels: Mapping[str, str] | None) -> bool:
 
 
 _COMPILED: dict[bytes, Selector] = {}
+T = TypeVar("T")
+
+
+def _once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
+    """make(value), kept per distinct JSON form of value (made afresh for a value that has none; nothing is
+    kept when make raises)."""
+    try:
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return make(value)
+    found = memo.get(key)
+    if found is None:
+        if len(memo) > 100_000:
+            memo.clear()
+        found = memo[key] = make(value)
+    return found
 
 
 def compiled(selector: Mapping | None) -> Selector:
@@ -370,17 +387,7 @@ def compiled(selector: Mapping | None) -> Selector:
     few selectors millions of times). Malformed selectors are not cached: they raise every time."""
     if selector is None:
         return NOTHING
-    try:
-        key = orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return label_selector_as_selector(selector)
-    sel = _COMPILED.get(key)
-    if sel is None:
-        sel = label_selector_as_selector(selector)
-        if len(_COMPILED) > 100_000:
-            _COMPILED.clear()
-        _COMPILED[key] = sel
-    return sel
+    return _once(_COMPILED, selector, label_selector_as_selector)
 
 
 def to_string(selector: Mapping | None) -> str:
@@ -508,16 +515,7 @@ _COMPILED_TERMS: dict[bytes, NodeSelectorTermMatcher] = {}
 
 def compiled_node_selector_term(term: object) -> NodeSelectorTermMatcher:
     """A NodeSelectorTerm parsed once per distinct term (the scheduler asks the same few terms of every node)."""
-    try:
-        key = orjson.dumps(term, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return NodeSelectorTermMatcher(term)
-    m = _COMPILED_TERMS.get(key)
-    if m is None:
-        if len(_COMPILED_TERMS) > 100_000:
-            _COMPILED_TERMS.clear()
-        m = _COMPILED_TERMS[key] = NodeSelectorTermMatcher(term)
-    return m
+    return _once(_COMPILED_TERMS, term, NodeSelectorTermMatcher)
 
 
 def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:

@@ -509,7 +509,7 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
             term = np.where(h, term, 0.0)   # a node without the key gets nothing for the constraint
         raw = term if raw is None else raw + term   # 0.0 + term is term: the sum starts at the first term
     assert raw is not None
-    scores = np.floor(raw + 0.5).astype(np.int64)   # math.Round (scores are not negative)
+    scores = (raw + 0.5).astype(np.int64)   # math.Round: scores are not negative, so truncating is flooring
     valid_scores = scores if ignored is None else scores[~ignored]
     lo = int(valid_scores.min()) if len(valid_scores) else 0
     hi = int(valid_scores.max()) if len(valid_scores) else 0

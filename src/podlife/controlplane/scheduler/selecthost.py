@@ -4,8 +4,9 @@ Walking the scores in order, a node that beats the best so far is chosen; a node
 choice with probability 1/c, c being how many nodes share that best score so far (``rand.Intn(c) == 0``). The
 draws come from the scheduler's seeded generator, as ``random.Random.randrange(c)`` makes them: k = c's bit
 length, take the top k bits of the next 32-bit output until they are below c. Large clusters have hundreds of
-tied nodes per pod, so the draws are replayed in one short loop over a buffer of the generator's outputs
-(``getrandbits(32 * m)`` yields them in order, the first in the lowest bits); the generator serves nothing else.
+tied nodes per pod, so the draws are replayed in one short loop over a buffer of the generator's outputs,
+drawn ahead in blocks by numpy's MT19937 started from the generator's state (the same Mersenne Twister: the same
+outputs in the same order); the generator serves nothing else.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import numpy as np
 
 class HostSelector:
     def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
+        _, state, _ = rng.getstate()
+        self._twister = np.random.MT19937()
+        self._twister.state = {"bit_generator": "MT19937",
+                               "state": {"key": np.array(state[:624], np.uint32), "pos": state[624]}}
         self._words: list[int] = []
         self._next = 0
         # per count c: the 32-bit outputs below threshold[c] are accepted (top k bits < c), those below zero[c]
@@ -82,9 +86,7 @@ class HostSelector:
             return pick
 
     def _refill(self, need: int) -> None:
-        m = max(need, 8192)
-        raw = self.rng.getrandbits(32 * m).to_bytes(4 * m, "little")
-        self._words = self._words[self._next:] + np.frombuffer(raw, "<u4").tolist()
+        self._words = self._words[self._next:] + self._twister.random_raw(max(need, 8192)).tolist()
         self._next = 0
 
     def _tables(self, size: int) -> None:
