@@ -34,8 +34,9 @@ START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
 
-# name: (nodes, pods, owners, mix, percentageOfNodesToScore, kubernetes version, seed)
-WORKLOADS: dict[str, tuple[int, int, int, bool, int, str, int]] = {
+# name: (nodes, pods, owners, mix, percentageOfNodesToScore, kubernetes version, seed); mix "combined" also
+# gives pods node constraints together with spreading and anti-affinity
+WORKLOADS: dict[str, tuple[int, int, int, bool | str, int, str, int]] = {
     "owned-120": (120, 1500, 20, False, 0, "1.34", 0),
     "owned-500-k1": (500, 2000, 1, False, 0, "1.34", 1),
     "unowned-500": (500, 2000, 0, False, 0, "1.34", 2),
@@ -45,6 +46,7 @@ WORKLOADS: dict[str, tuple[int, int, int, bool, int, str, int]] = {
     "mixed-250": (250, 1500, 12, True, 0, "1.34", 5),
     "mixed-250-v121": (250, 1200, 12, True, 0, "1.21", 6),
     "mixed-700-p100": (700, 1200, 9, True, 100, "1.30", 7),
+    "combined-150": (150, 1200, 6, "combined", 0, "1.34", 9),
 }
 
 
@@ -82,7 +84,7 @@ def replica_set(k: int) -> dict:
                                   "spec": {"containers": [{"name": "app", "image": "app:1"}]}}}}
 
 
-def pod(i: int, rng: random.Random, owners: int, mix: bool) -> dict:
+def pod(i: int, rng: random.Random, owners: int, mix: bool | str) -> dict:
     md: dict[str, Any] = {"name": f"p-{i:06}", "namespace": "default", "labels": {}}
     cpu, mem = "100m", "128Mi"
     spec: dict[str, Any] = {}
@@ -146,7 +148,37 @@ def pod(i: int, rng: random.Random, owners: int, mix: bool) -> dict:
         container["resources"]["limits"] = {"example.com/gpu": "1"}
     if mix and rng.random() < 0.05:
         del container["resources"]                             # no requests: 100m / 200Mi when scoring
+    if mix == "combined":
+        _combine(rng, md, spec)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": {"containers": [container], **spec}}
+
+
+def _combine(rng: random.Random, md: dict, spec: dict) -> None:
+    """Node constraints together with spreading (own or default) and anti-affinity."""
+    affinity = spec.setdefault("affinity", {})
+    r = rng.random()
+    if r < 0.3:
+        spec["nodeSelector"] = {ZONE: rng.choice(["zone-0", "zone-1"])}
+    elif r < 0.5:
+        affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "rack", "operator": "Lt", "values": [str(rng.randrange(4, 12))]}]}]}}
+    r = rng.random()
+    tier = md["labels"]["tier"]
+    if r < 0.25:
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": rng.choice([1, 2]), "topologyKey": rng.choice([ZONE, HOST, "rack"]),
+             "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"tier": tier}}},
+            {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"tier": tier}}}]
+    elif r < 0.4:
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": 3, "topologyKey": "rack", "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["web"]}]}}]
+    if rng.random() < 0.15:
+        affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": HOST, "labelSelector": {"matchLabels": {"tier": tier}}}]}
+    if not affinity:
+        del spec["affinity"]
 
 
 def run(name: str) -> dict:
