@@ -240,8 +240,9 @@ class Store:
         return obj
 
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
-               extra: dict[str, Any] | None = None, quiet: bool = False) -> Obj:
-        """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency."""
+               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False) -> Obj:
+        """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency.
+        ``dry_run``: everything but the write (the API's dryRun=All)."""
         kind = obj["kind"]
         info = self.kinds[kind]
         md = obj["metadata"]
@@ -289,6 +290,8 @@ class Store:
             causes = [] if subresource == "status" else strategy.validate_update(new, old)
         if causes:
             raise errors.invalid(kind, md["name"], causes)
+        if dry_run:
+            return new
         nmd = new["metadata"]
         # staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go ShouldDeleteDuringUpdate: an update
         # leaving no finalizers on an object being deleted with no (or a 0 s) grace period is not written: the
@@ -447,6 +450,13 @@ class Store:
         else:
             self._watches.setdefault(kind, []).append(w)
         return w
+
+    def unwatch(self, w: Watch) -> None:
+        """End a watch and forget it (a watch request whose client went away)."""
+        w.stop()
+        lists = [self._node_watches.get(w.node, [])] if w.node is not None else [self._watches.get(w.kind, [])]
+        for ws in lists:
+            ws[:] = [x for x in ws if x is not w]
 
     def _route(self, w: Watch, type_: str, obj: Obj, old: Obj | None) -> None:
         if not w.active:
