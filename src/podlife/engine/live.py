@@ -71,7 +71,8 @@ class LiveClock:
     def _run_to(self, t: float) -> None:
         k = self.kernel
         moved = False
-        while k.next_live() <= t:
+        # peek, not next_live: cancelled timers due after t must not carry the clock past t
+        while k.peek() <= t:
             k.step()
             moved = True
         if t > k.now:
@@ -108,7 +109,7 @@ class LiveClock:
         assert self._wake is not None
         while True:
             self.sync()
-            due = self.kernel.next_live()
+            due = self.kernel.peek()
             sleep = min((due - self.target()) / self.speed, _MAX_SLEEP)
             self._wake.clear()
             if sleep > 0:
