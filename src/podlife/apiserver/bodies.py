@@ -43,14 +43,9 @@ def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
     """A create or update body as a dict, or ApiError 400 / 415."""
     mt = media_type(content_type)
     if mt == PROTOBUF:
-        try:
-            from podlife.api import protobuf   # decodes the Kubernetes wire format when present
-        except ImportError:
-            raise unsupported_media([JSON, YAML]) from None
-        try:
-            return protobuf.decode(data)
-        except ValueError as e:
-            raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): {e}") from None
+        from podlife.api import protobuf
+
+        return protobuf.decode(data)
     if mt not in (JSON, YAML, "*/*"):
         raise unsupported_media(WRITE_TYPES)
     try:

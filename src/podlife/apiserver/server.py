@@ -24,7 +24,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, discovery, events, patching, tables
+from podlife.apiserver import bodies, discovery, events, fieldvalidation, patching, tables
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
@@ -380,13 +380,6 @@ class ApiServer:
             md.pop(f, None)
         return obj
 
-    def _validate_fields(self, request: web.Request, t: Target, obj: Obj) -> list[str]:
-        """fieldValidation: Strict rejects unknown and mistyped fields (400), Warn (the default) reports them as
-        warnings; staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go fieldValidation."""
-        from podlife.apiserver import fieldvalidation
-
-        return fieldvalidation.check(self, request, t, obj)
-
     def _namespace_open(self, t: Target) -> None:
         """plugin/pkg/admission/namespace/lifecycle: no new content in a namespace being deleted."""
         if t.resource.namespaced and t.namespace:
@@ -409,12 +402,13 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
         obj = self._check_body(t, obj)
         dry = self._dry_run(request)
-        warnings = self._validate_fields(request, t, obj)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
         try:
             self._namespace_open(t)
         except ApiError as e:
             e.message = e.message.replace("{name}", str(obj["metadata"].get("name", "")))
             raise
+        obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
         return self._respond(created, t.resource, 201, warnings)
@@ -424,7 +418,11 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
-        warnings = self._validate_fields(request, t, obj)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
+        if live is None:
+            raise self.store_not_found(t)
+        obj = patching.managed_on_write(self, request, t, live, obj, subresource)
         out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
         self.clock.settle()
         return self._respond(out, t.resource, 200, warnings)
@@ -438,20 +436,20 @@ class ApiServer:
         if current is None:
             if ptype != patching.APPLY:
                 raise self.store_not_found(t)
-            obj = patching.apply_patch(ptype, {}, data, kind=r.kind, api_version=r.api_version)
+            # an apply creates what does not exist (handlers/patch.go applyPatcher with an empty live object)
+            obj, warnings = patching.patched(self, request, t, {}, {}, data, ptype, subresource)
             obj = self._check_body(t, obj, name=t.name)
-            warnings = self._validate_fields(request, t, obj)
             self._namespace_open(t)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
         shown = self.out(r, current)
-        new = patching.apply_patch(ptype, clone(shown), data, kind=r.kind, api_version=r.api_version)
-        if not isinstance(new, dict):
-            raise bad_request("the patch does not produce an object")
+        new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
         new = self._check_body(t, new, name=t.name)
+        # a patch is applied to the object it read: a concurrent write in between is a conflict, unless the
+        # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
+        # can come in between)
         new["metadata"].setdefault("resourceVersion", current["metadata"]["resourceVersion"])
-        warnings = self._validate_fields(request, t, new)
         out = self.store.update(new, by=self._user(request), subresource=subresource, verb="patch", dry_run=dry)
         self.clock.settle()
         return self._respond(out, r, 200, warnings)

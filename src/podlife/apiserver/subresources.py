@@ -88,8 +88,14 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     if request.method == "PUT":
         new = bodies.decode(data, request.headers.get("Content-Type"), "Scale")
     elif request.method == "PATCH":
+        from podlife.api import patch as patches
+        from podlife.api.schema import type_schema
+
         ptype = patching.patch_type(request.headers.get("Content-Type"), custom=False)
-        new = patching.apply_patch(ptype, clone(current), data, kind="Scale", api_version="autoscaling/v1")
+        if ptype == patching.APPLY:
+            raise method_not_allowed("apply", "Scale")
+        new = patches.apply_patch(clone(current), data, ptype, type_schema(server.minor, "autoscaling/v1", "Scale"),
+                                  "Ignore").object
     else:
         raise method_not_allowed(request.method, "Scale")
     replicas = (new.get("spec") or {}).get("replicas")
@@ -102,7 +108,7 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     if rv:
         updated["metadata"]["resourceVersion"] = rv
     if not server._dry_run(request):
-        updated = server.store.update(updated, by=server._user(request), verb="scale" if False else "update")
+        updated = server.store.update(updated, by=server._user(request), verb="patch" if request.method == "PATCH" else "update")
         server.clock.settle()
     return server._json(_scale_of(updated, t.resource))
 
