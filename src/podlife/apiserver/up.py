@@ -80,7 +80,8 @@ def build_cluster(cfg: UpConfig) -> Cluster:
                             "kubectl and podlife fault)")
     if sc.expect:
         cfg.warnings.append(f"{cfg.cluster_file}: spec.expect is not judged by podlife up")
-    sc.start_time = start
+    if cfg.clock == "realtime":
+        sc.start_time = start   # timestamps follow the wall clock; a manual clock keeps the scenario's start
     cluster = build(sc)
     from podlife.scenario.actions import USER
 
