@@ -324,8 +324,9 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
 @click.option("--kubeconfig", default="~/.podlife/kubeconfig", show_default=True,
               help="Where to write the kubeconfig for kubectl and client libraries.")
 @click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
+@click.option("--tls", is_flag=True, help="Serve with TLS and a bearer token on a loopback address too.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None) -> None:
+       kubeconfig: str, seed: int | None, tls: bool) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
     import asyncio
@@ -339,7 +340,7 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     if not 0 <= port <= 65535:
         click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
         sys.exit(2)
-    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed)
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
     for w in cfg.warnings:

@@ -43,6 +43,7 @@ class UpConfig:
     speed: float = 1.0
     kubeconfig: str = DEFAULT_KUBECONFIG
     seed: int | None = None
+    tls: bool = False          # TLS and a token on loopback too
     warnings: list[str] = field(default_factory=list)
 
 
@@ -138,7 +139,7 @@ def write_kubeconfig(path: str, doc: dict[str, Any]) -> str:
 
 async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
-    secure = not is_loopback(cfg.host)
+    secure = cfg.tls or not is_loopback(cfg.host)
     token = secrets.token_urlsafe(32) if secure else None
     api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}")
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
