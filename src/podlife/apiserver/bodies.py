@@ -19,9 +19,12 @@ WRITE_TYPES = [JSON, YAML, PROTOBUF]
 
 
 def _summary(data: bytes, n: int = 30) -> str:
-    """summarizeData: the start of the body, for the message."""
-    text = data.decode("utf-8", "replace")
-    return text if len(text) <= n else text[:n] + " ..."
+    """handlers/rest.go summarizeData: a JSON object's start as text, anything else in hex."""
+    if not data:
+        return "<empty>"
+    if data[:1] == b"{":
+        return data[:n].decode("utf-8", "replace") + (" ..." if len(data) > n else "")
+    return data[:n].hex() + (" ..." if len(data) > n else "")
 
 
 def _go_json_error(data: bytes, err: Exception) -> str:
