@@ -380,17 +380,6 @@ class ApiServer:
             md.pop(f, None)
         return obj
 
-    def _namespace_open(self, t: Target) -> None:
-        """plugin/pkg/admission/namespace/lifecycle: no new content in a namespace being deleted."""
-        if t.resource.namespaced and t.namespace:
-            ns = self.store.try_get("Namespace", None, t.namespace)
-            if ns is None:
-                raise ApiError(404, "NotFound", f'namespaces "{t.namespace}" not found')
-            if ns["metadata"].get("deletionTimestamp"):
-                raise ApiError(403, "Forbidden", f"{t.resource.resource} \"{{name}}\" is forbidden: unable to create "
-                                                 f"new content in namespace {t.namespace} because it is being "
-                                                 "terminated")
-
     def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
         resp = self._json(self.out(r, obj), status=status)
         for w in warnings:
@@ -403,11 +392,6 @@ class ApiServer:
         obj = self._check_body(t, obj)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
-        try:
-            self._namespace_open(t)
-        except ApiError as e:
-            e.message = e.message.replace("{name}", str(obj["metadata"].get("name", "")))
-            raise
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
@@ -439,7 +423,6 @@ class ApiServer:
             # an apply creates what does not exist (handlers/patch.go applyPatcher with an empty live object)
             obj, warnings = patching.patched(self, request, t, {}, {}, data, ptype, subresource)
             obj = self._check_body(t, obj, name=t.name)
-            self._namespace_open(t)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
