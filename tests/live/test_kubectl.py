@@ -6,7 +6,6 @@ import json
 import subprocess
 import time
 
-import pytest
 
 from tests.live.conftest import Live, rows, write
 

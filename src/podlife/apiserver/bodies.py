@@ -35,7 +35,7 @@ def _go_json_error(data: bytes, err: Exception) -> str:
     c = text[0]
     if c not in '{["-0123456789tfn':
         return f"invalid character {c!r} looking for beginning of value"
-    return f"unexpected end of JSON input" if "unexpected end" in str(err).lower() else str(err).split(":")[0]
+    return "unexpected end of JSON input" if "unexpected end" in str(err).lower() else str(err).split(":")[0]
 
 
 def media_type(content_type: str | None) -> str:

@@ -7,7 +7,6 @@ the request path follows staging/src/k8s.io/apiserver/pkg/endpoints/request/requ
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hmac
 import logging
@@ -19,7 +18,6 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from podlife.api import schema
 from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
@@ -306,8 +304,7 @@ class ApiServer:
         since = None
         if rv not in (None, "", "0"):
             if not rv.isdigit():
-                raise bad_request(f'invalid resource version "{rv}"') if False else ApiError(
-                    400, "BadRequest", f"strconv.ParseUint: parsing \"{rv}\": invalid syntax")
+                raise bad_request(f'strconv.ParseUint: parsing "{rv}": invalid syntax')
             since = int(rv)
         if q.get("sendInitialEvents") == "true":
             since = None
@@ -340,9 +337,8 @@ class ApiServer:
         values = request.query.getall("dryRun", []) + list((body or {}).get("dryRun") or [])
         for v in values:
             if v != "All":
-                raise bad_request(f'unsupported dry run option: "{v}"') if False else ApiError(
-                    400, "BadRequest", f"Invalid dry run parameter: dryRun: Unsupported value: \"{v}\": "
-                                       "supported values: \"All\"")
+                raise bad_request(f'Invalid dry run parameter: dryRun: Unsupported value: "{v}": supported '
+                                  'values: "All"')
         return bool(values)
 
     def _check_body(self, t: Target, obj: Obj, *, name: str | None = None) -> Obj:

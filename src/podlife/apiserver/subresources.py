@@ -51,7 +51,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         opts = body.get("deleteOptions") or {}
         name = (body.get("metadata") or {}).get("name")
         if name and name != t.name:
-            raise bad_request(f"name in URL does not match name in Eviction object")
+            raise bad_request("name in URL does not match name in Eviction object")
         try:
             evict(server.store, t.namespace, t.name, server._user(request), opts.get("gracePeriodSeconds"),
                   server.cluster.profile)
