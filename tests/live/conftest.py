@@ -79,10 +79,15 @@ class Live:
         return code, json.loads(raw) if raw else None
 
     def advance(self, duration: str) -> float:
-        p = subprocess.run([*PODLIFE, "advance", duration, "--kubeconfig", self.kubeconfig], capture_output=True,
-                           text=True, timeout=120)
-        assert p.returncode == 0, p.stderr
-        return float(p.stdout.split()[2].rstrip("s"))
+        """The manual clock moves (the endpoint ``podlife advance`` calls)."""
+        code, state = self.json("POST", f"/podlife/advance?by={duration}")
+        assert code == 200, state
+        return state["seconds"]
+
+    def podlife(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """A podlife command against this cluster (advance, fault, trace)."""
+        return subprocess.run([*PODLIFE, *args, "--kubeconfig", self.kubeconfig], capture_output=True, text=True,
+                              timeout=120)
 
     def seconds(self) -> float:
         return self.json("GET", "/podlife/clock")[1]["seconds"]

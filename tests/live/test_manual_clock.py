@@ -57,7 +57,8 @@ def test_delete_with_prestop_matches_podlife_run(live_factory, tmp_path) -> None
     live: Live = live_factory("1.32", clock="manual", cluster=scenario)
     assert "spec.actions are not run by podlife up" in live.output()
     assert live.seconds() == 0
-    assert live.advance("10s") == 10
+    advanced = live.podlife("advance", "10s")
+    assert (advanced.returncode, advanced.stdout) == (0, "clock at 10s\n"), advanced.stderr
     assert live.kubectl("delete", "pod", "web", "--wait=false").stdout.strip() == 'pod "web" deleted'
     # frozen: the preStop hook runs, nothing else moves
     assert rows(live.kubectl("get", "pods").stdout)["web"][:2] == ["1/1", "Terminating"]
@@ -67,6 +68,8 @@ def test_delete_with_prestop_matches_podlife_run(live_factory, tmp_path) -> None
     assert live.kubectl("get", "pods", "web", check=False).returncode == 1
     got = live.trace()
     assert _comparable(got) == _comparable(expected)
+    streamed = live.podlife("trace", "--no-follow")
+    assert [json.loads(line) for line in streamed.stdout.splitlines()] == got
     # the upstream sequence, by time: DELETE at 10 s, preStop 10 → 40 s, SIGTERM at 40 s with the 30 s left of
     # the 60 s grace (kuberuntime_container.go killContainer), SIGKILL at 70 s
     pod = [r for r in got if r.get("object") == "Pod/default/web"]
@@ -126,8 +129,7 @@ def test_kubectl_status_column(live_factory, tmp_path) -> None:
     live.advance("1m")
     live.kubectl("delete", "pod", "stopping", "--wait=false")
     # node-2 runs out of memory: a BestEffort pod sent there is refused by the kubelet's admission (Evicted)
-    fault = subprocess.run([sys.executable, "-m", "podlife.cli", "fault", "MemoryUsage", "--node", "node-2", "--value",
-                            "32Gi", "--kubeconfig", live.kubeconfig], capture_output=True, text=True)
+    fault = live.podlife("fault", "MemoryUsage", "--node", "node-2", "--value", "32Gi")
     assert fault.stdout.strip() == "MemoryUsage started at 60s", fault.stderr
     live.advance("20s")
     live.kubectl("create", "-f", write(tmp_path, "refused.yaml", REFUSED))
@@ -137,14 +139,12 @@ def test_kubectl_status_column(live_factory, tmp_path) -> None:
     assert status == {"done": "Completed", "crash": "CrashLoopBackOff", "init": "Init:0/1",
                       "stopping": "Terminating", "refused": "Evicted"}
     assert table["done"][3] == "90s" and table["refused"][3] == "10s"   # AGE on the virtual clock
-    bad = subprocess.run([sys.executable, "-m", "podlife.cli", "fault", "MemoryUsage", "--node", "node-9", "--value",
-                          "1Gi", "--kubeconfig", live.kubeconfig], capture_output=True, text=True)
+    bad = live.podlife("fault", "MemoryUsage", "--node", "node-9", "--value", "1Gi")
     assert bad.returncode == 2
     assert 'fault.node: "node-9" is not a node of this scenario' in bad.stderr
 
 
 def test_advance_on_a_realtime_clock_is_refused(live) -> None:
-    p = subprocess.run([sys.executable, "-m", "podlife.cli", "advance", "1m", "--kubeconfig", live.kubeconfig],
-                       capture_output=True, text=True)
+    p = live.podlife("advance", "1m")
     assert p.returncode == 1
     assert p.stderr.strip().endswith("advance: the clock is realtime; start podlife up with --clock manual")
