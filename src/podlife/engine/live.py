@@ -16,12 +16,14 @@ deliveries, controllers' reactions), as an action of a scenario would.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
 from podlife.engine.kernel import Kernel
 
 CLOCKS = ("realtime", "manual")
+log = logging.getLogger("podlife.live")
 # the realtime task never sleeps longer than this, so a clock that was not woken still catches up
 _MAX_SLEEP = 1.0
 
@@ -108,7 +110,10 @@ class LiveClock:
     async def _follow(self) -> None:
         assert self._wake is not None
         while True:
-            self.sync()
+            try:
+                self.sync()
+            except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on
+                log.exception("the kernel failed at %.3f s", self.kernel.now)
             due = self.kernel.peek()
             sleep = min((due - self.target()) / self.speed, _MAX_SLEEP)
             self._wake.clear()
