@@ -126,7 +126,15 @@ def test_logs_of_the_simulated_process(frozen: Live) -> None:
     assert code == 200
     assert raw.decode().splitlines() == ["podlife: process of container app started (simulated; its output is not "
                                          "modelled)"]
-    frozen.json("DELETE", f"{PODS}/logged?gracePeriodSeconds=0")
+    # -f streams until the process exits: the DELETE lets SIGTERM end nginx (0.1 s: a container without a command)
+    import urllib.request
+
+    with urllib.request.urlopen(frozen.url + f"{PODS}/logged/log?follow=true", timeout=30) as stream:
+        assert stream.readline().decode().startswith("podlife: process of container app started")
+        frozen.json("DELETE", f"{PODS}/logged")
+        frozen.advance("5s")
+        assert stream.read().decode().splitlines() == ["podlife: received SIGTERM",
+                                                       "podlife: process exited (exitCode 0)"]
 
 
 def test_namespace_finalization(frozen: Live) -> None:

@@ -506,6 +506,16 @@ class ApiServer:
             if r.custom and r.kind not in self.store.kinds:
                 self.store.kinds[r.kind] = kind_info(r)
         if type_ == "DELETED":
+            # the customresourcecleanup finalizer: a CRD's resources go with it (apiextensions-apiserver
+            # pkg/controller/finalizer)
+            kind = ((obj.get("spec") or {}).get("names") or {}).get("kind")
+            if kind and not any(r.custom and r.kind == kind for r in self.catalog.all()):
+                for o in self.store.list(kind):
+                    try:
+                        self.store.delete(kind, o["metadata"].get("namespace"), o["metadata"]["name"],
+                                          by="apiextensions-apiserver")
+                    except ApiError:
+                        pass
             return
         spec = obj.get("spec") or {}
         conds = (obj.get("status") or {}).get("conditions") or []

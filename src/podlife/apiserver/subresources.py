@@ -60,6 +60,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
     if sub == "log" and m == "GET":
+        if request.query.get("follow") in ("true", "1"):
+            return await _follow_log(server, request, t)
         return _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
         raise bad_request("Upgrade request required")
@@ -116,6 +118,53 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
 # ---- logs ----------------------------------------------------------------------------------------------------
 
 def _log(server: Any, request: web.Request, t: Any) -> web.Response:
+    return web.Response(text="".join(line + "\n" for line in _lines(server, request, t)), content_type="text/plain")
+
+
+async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
+    """logs -f: the lines so far, then each new one as the kernel moves, until the process exits or the pod
+    goes."""
+    import asyncio
+
+    first = _lines(server, request, t)
+    lines = _lines(server, request, t, tail=False)
+    pod = server.store.get("Pod", t.namespace, t.name)
+    container = request.query.get("container") or (pod["spec"].get("containers") or [{}])[0].get("name", "")
+    timestamps = request.query.get("timestamps") in ("true", "1")
+    resp = web.StreamResponse(headers={"Content-Type": "text/plain"})
+    resp.enable_chunked_encoding()
+    await resp.prepare(request)
+    moved = asyncio.Event()
+    server.clock.listeners.append(moved.set)
+    await resp.write("".join(line + "\n" for line in first).encode())
+    sent = len(lines)
+    try:
+        while True:
+            if len(lines) > sent:
+                await resp.write("".join(line + "\n" for line in lines[sent:]).encode())
+                sent = len(lines)
+            if lines and "process exited" in lines[-1]:
+                break
+            moved.clear()
+            try:
+                await asyncio.wait_for(moved.wait(), timeout=5.0)
+            except asyncio.TimeoutError:
+                if request.transport is None or request.transport.is_closing():
+                    break
+            if server.store.try_get("Pod", t.namespace, t.name) is None:
+                # the pod is gone: what its process did until then, and the stream ends
+                rest = log_lines(server.cluster, pod, container, False, timestamps) or []
+                await resp.write("".join(line + "\n" for line in rest[sent:]).encode())
+                break
+            lines = _lines(server, request, t, tail=False)
+    except (ConnectionResetError, asyncio.CancelledError, ApiError):
+        pass
+    finally:
+        server.clock.listeners.remove(moved.set)
+    return resp
+
+
+def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list[str]:
     q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
@@ -143,11 +192,10 @@ def _log(server: Any, request: web.Request, t: Any) -> web.Response:
     if previous and lines is None:
         raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
     lines = lines or []
-    tail = q.get("tailLines")
-    if tail and tail.isdigit():
-        lines = lines[-int(tail):] if int(tail) else []
-    text = "".join(line + "\n" for line in lines)
-    return web.Response(text=text, content_type="text/plain")
+    n = q.get("tailLines")
+    if tail and n and n.isdigit():
+        lines = lines[-int(n):] if int(n) else []
+    return lines
 
 
 def log_lines(cluster: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:
