@@ -22,7 +22,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, discovery, events, fieldvalidation, patching, tables
+from podlife.apiserver import bodies, crds, discovery, events, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
@@ -65,7 +65,8 @@ class ApiServer:
         for r in self.catalog.builtin:
             if r.kind not in self.store.kinds and r.kind not in KINDS:
                 self.store.kinds[r.kind] = kind_info(r)
-        self.store.watch("CustomResourceDefinition", self._crd_changed)
+        self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
+        self.crds.start()
 
     # ---- the application ----------------------------------------------------------------------------
 
@@ -386,8 +387,8 @@ class ApiServer:
         data = await self._body(request)
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
         obj = self._check_body(t, obj)
-        if t.resource.kind in REVIEWS:
-            return self._json(review(obj), status=201)
+        if t.resource.kind in reviews.REVIEWS:
+            return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
@@ -494,72 +495,6 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
-
-    # ---- custom resource definitions -----------------------------------------------------------------
-
-    def _crd_changed(self, type_: str, obj: Obj, old: Obj | None) -> None:
-        """apiextensions-apiserver: a stored CRD's resources are served (and listed in discovery) once it is
-        established; its status says so (pkg/controller/establish, pkg/controller/status naming controller)."""
-        crds = [c for c in self.store.list("CustomResourceDefinition")]
-        self.catalog.set_crds(crds)
-        for r in self.catalog.all():
-            if r.custom and r.kind not in self.store.kinds:
-                self.store.kinds[r.kind] = kind_info(r)
-        if type_ == "DELETED":
-            # the customresourcecleanup finalizer: a CRD's resources go with it (apiextensions-apiserver
-            # pkg/controller/finalizer)
-            kind = ((obj.get("spec") or {}).get("names") or {}).get("kind")
-            if kind and not any(r.custom and r.kind == kind for r in self.catalog.all()):
-                for o in self.store.list(kind):
-                    try:
-                        self.store.delete(kind, o["metadata"].get("namespace"), o["metadata"]["name"],
-                                          by="apiextensions-apiserver")
-                    except ApiError:
-                        pass
-            return
-        spec = obj.get("spec") or {}
-        conds = (obj.get("status") or {}).get("conditions") or []
-        if any(c.get("type") == "Established" and c.get("status") == "True" for c in conds):
-            return
-        new = clone(obj)
-        ts = self.cluster.trace.timestamp()
-        storage = [v.get("name") for v in spec.get("versions") or () if v.get("storage")]
-        new["status"] = {
-            "acceptedNames": spec.get("names") or {},
-            "conditions": [
-                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-                 "message": "no conflicts found", "lastTransitionTime": ts},
-                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": ts}],
-            "storedVersions": storage}
-        try:
-            self.store.update(new, by="apiextensions-apiserver", subresource="status")
-        except ApiError:
-            pass
-
-
-# requests that are answered, not stored (pkg/registry/authorization, pkg/registry/authentication)
-REVIEWS = frozenset({"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview",
-                     "SelfSubjectRulesReview", "SelfSubjectReview", "TokenReview"})
-# who every request is: podlife serves one user, allowed everything (there is no RBAC to model the answer)
-USER = {"username": "podlife-admin", "groups": ["system:masters", "system:authenticated"]}
-
-
-def review(obj: Obj) -> Obj:
-    out = clone(obj)
-    out.setdefault("metadata", {})
-    kind = obj.get("kind")
-    if kind == "SelfSubjectRulesReview":
-        out["status"] = {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-                         "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}], "incomplete": False}
-    elif kind == "SelfSubjectReview":
-        out["status"] = {"userInfo": USER}
-    elif kind == "TokenReview":
-        out["status"] = {"authenticated": True, "user": USER}
-    else:
-        out["status"] = {"allowed": True}
-    return out
-
 
 def _key(o: Obj) -> str:
     md = o["metadata"]
