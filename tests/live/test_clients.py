@@ -44,8 +44,8 @@ def test_python_client_list_watch_create_patch_delete(live: Live) -> None:
         events.append((ev["type"], ev["raw_object"]["metadata"].get("name")))
         if ev["type"] == "BOOKMARK":
             assert int(ev["raw_object"]["metadata"]["resourceVersion"]) >= int(patched.metadata.resource_version)
-    assert events[0] == ("ADDED", "py") and events[-1] == ("BOOKMARK", None)
-    assert {t for t, _ in events[1:-1]} <= {"MODIFIED"}
+    assert events[0] == ("ADDED", "py") and ("BOOKMARK", None) in events
+    assert {t for t, _ in events[1:]} <= {"MODIFIED", "BOOKMARK"}
     v1.delete_namespaced_pod("py", "default")
     live.wait_for("the pod to go", lambda: not v1.list_namespaced_pod("default", label_selector="client=py").items)
     with pytest.raises(client.ApiException) as e:
