@@ -125,6 +125,14 @@ def test_delete_grace_force_and_wait(live: Live, tmp_path) -> None:
 def test_server_side_apply_and_create_errors(live: Live, tmp_path) -> None:
     path = write(tmp_path, "ssa.yaml", POD.format(name="ssa", grace=0))
     assert live.kubectl("apply", "--server-side", "-f", path).stdout.strip() == "pod/ssa serverside-applied"
+    managers = live.kubectl("get", "pod", "ssa", "-o",
+                            "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation} {end}").stdout.split()
+    assert managers[0] == "kubectl/Apply"
+    other = write(tmp_path, "other.yaml", POD.format(name="ssa", grace=0).replace("{app: ssa}", "{app: other}"))
+    conflict = live.kubectl("apply", "--server-side", "--field-manager=other", "-f", other, check=False)
+    assert conflict.returncode == 1
+    assert conflict.stderr.startswith('error: Apply failed with 1 conflict: conflict with "kubectl": '
+                                      ".metadata.labels.app")
     again = live.kubectl("create", "-f", path, check=False)
     assert again.stderr.strip() == f'Error from server (AlreadyExists): error when creating "{path}": pods "ssa" ' \
                                    "already exists"

@@ -109,6 +109,7 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     updated.setdefault("spec", {})["replicas"] = replicas
     if rv:
         updated["metadata"]["resourceVersion"] = rv
+    updated = patching.managed_on_write(server, request, t, obj, updated, "scale")
     if not server._dry_run(request):
         updated = server.store.update(updated, by=server._user(request), verb="patch" if request.method == "PATCH" else "update")
         server.clock.settle()
