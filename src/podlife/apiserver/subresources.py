@@ -28,8 +28,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         if m == "GET":
             return server._json(server.out(t.resource, server.store.get(kind, t.namespace, t.name)))
         if m == "PUT":
-            return await server._update(request, t, subresource="status" if sub == "status" else None)
-        if m == "PATCH":
+            return await server._update(request, t, subresource=sub)
+        if m == "PATCH" and sub == "status":
             return await server._patch(request, t, subresource="status")
         raise method_not_allowed(m, t.resource.kind)
     if sub == "scale":
