@@ -58,3 +58,15 @@ def test_settle_runs_follow_ups_of_a_write_without_moving_time() -> None:
     k.call_later(1.0, lambda: seen.append(k.now))
     clock.settle()
     assert (k.now, seen) == (0.0, [0.0])
+
+
+def test_moving_the_clock_leaves_nothing_behind() -> None:
+    """An idle cluster costs nothing: following the wall clock schedules no event of its own (SimPy's
+    run(until=) would leave its stop event due at the target, and the realtime task would spin on it)."""
+    wall = [0.0]
+    k = Kernel()
+    clock = LiveClock(k, "realtime", wall=lambda: wall[0])
+    for step in range(1, 4):
+        wall[0] = float(step)
+        clock.sync()
+        assert (k.now, k.peek()) == (float(step), float("inf"))

@@ -78,7 +78,7 @@ class LiveClock:
             k.step()
             moved = True
         if t > k.now:
-            k.run(until=t)   # nothing is due before t: this only moves the clock
+            k.move_to(t)
             moved = True
         if moved:
             for fn in self.listeners:
