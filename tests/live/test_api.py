@@ -170,3 +170,15 @@ def test_watch_table_events_and_bookmarks_over_http(frozen: Live) -> None:
     assert code == 200 and [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[0]["object"]["kind"] == "Table" and events[0]["object"]["rows"][0]["cells"][0] == "w"
     frozen.json("DELETE", f"{PODS}/w?gracePeriodSeconds=0")
+
+
+def test_watch_list_ends_its_initial_events_with_a_bookmark(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("listed", wl="yes"))
+    code, _, raw = frozen.request("GET", f"{PODS}?watch=true&labelSelector=wl%3Dyes&sendInitialEvents=true"
+                                         "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1")
+    events = [json.loads(line) for line in raw.splitlines()]
+    # then the watch's own bookmark, 2 s before its 1 s timeout: at once
+    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK", "BOOKMARK"]
+    assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert "annotations" not in events[2]["object"]["metadata"]
+    frozen.json("DELETE", f"{PODS}/listed?gracePeriodSeconds=0")

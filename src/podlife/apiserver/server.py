@@ -307,7 +307,12 @@ class ApiServer:
             if not rv.isdigit():
                 raise bad_request(f'strconv.ParseUint: parsing "{rv}": invalid syntax')
             since = int(rv)
-        if q.get("sendInitialEvents") == "true":
+        initial = q.get("sendInitialEvents") == "true"
+        if initial:
+            if q.get("allowWatchBookmarks") not in ("true", "1"):
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
+                                               "Required value: allowWatchBookmarks must be set to true when "
+                                               "sendInitialEvents is set")
             since = None
         timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds", "").isdigit() else None
         matches = self._selectors(request, t)
@@ -325,7 +330,7 @@ class ApiServer:
             return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
 
         stream = WatchStream(self, r.storage_kind, t.namespace, matches, encode, bookmark, since,
-                             q.get("allowWatchBookmarks") in ("true", "1"), timeout)
+                             q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial)
         return await stream.serve(request)
 
     # -- writes
