@@ -182,3 +182,18 @@ def test_watch_list_ends_its_initial_events_with_a_bookmark(frozen: Live) -> Non
     assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
     assert "annotations" not in events[2]["object"]["metadata"]
     frozen.json("DELETE", f"{PODS}/listed?gracePeriodSeconds=0")
+
+
+def test_autoscaling_v1_is_the_stored_v2(frozen: Live) -> None:
+    """kubectl autoscale (to 1.33) posts autoscaling/v1: its CPU target is the v2 cpu Utilization metric."""
+    base = "/apis/autoscaling/{}/namespaces/default/horizontalpodautoscalers"
+    hpa = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+           "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                    "minReplicas": 1, "maxReplicas": 3, "targetCPUUtilizationPercentage": 50}}
+    code, created = frozen.json("POST", base.format("v1"), hpa)
+    assert code == 201 and created["spec"]["targetCPUUtilizationPercentage"] == 50
+    _, v2 = frozen.json("GET", base.format("v2") + "/h")
+    assert v2["apiVersion"] == "autoscaling/v2"
+    assert v2["spec"]["metrics"] == [{"type": "Resource", "resource": {"name": "cpu", "target": {
+        "type": "Utilization", "averageUtilization": 50}}}]
+    frozen.json("DELETE", base.format("v1") + "/h")
