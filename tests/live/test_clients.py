@@ -153,6 +153,8 @@ def test_kubectl_of_other_minors(live_factory, tmp_path, minor: str) -> None:
     out = live.kubectl("create", "deployment", "d", "--image=nginx", "--replicas=1").stdout
     assert out.strip() == "deployment.apps/d created"
     live.kubectl("rollout", "status", "deploy/d", "--timeout=30s")
+    assert live.kubectl("autoscale", "deploy", "d", "--min=1", "--max=2", "--cpu-percent=50").stdout.strip() == \
+        "horizontalpodautoscaler.autoscaling/d autoscaled"
     # 1.27 and 1.28 read /openapi/v2 as protobuf for explain; later ones /openapi/v3
     assert "FIELD: nodeName <string>" in live.kubectl("explain", "pod.spec.nodeName").stdout
     # a SelfSubjectAccessReview (protobuf from 1.32) is answered, not stored: one user, allowed everything
