@@ -197,3 +197,18 @@ def test_autoscaling_v1_is_the_stored_v2(frozen: Live) -> None:
     assert v2["spec"]["metrics"] == [{"type": "Resource", "resource": {"name": "cpu", "target": {
         "type": "Utilization", "averageUtilization": 50}}}]
     frozen.json("DELETE", base.format("v1") + "/h")
+
+
+def test_job_table(frozen: Live) -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
+           "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                          "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}}
+    base = "/apis/batch/v1/namespaces/default/jobs"
+    assert frozen.json("POST", base, job)[0] == 201
+    _, _, table = _get(frozen, f"{base}/once", TABLE)
+    assert [c["name"] for c in table["columnDefinitions"]][:5] == ["Name", "Status", "Completions", "Duration", "Age"]
+    assert table["rows"][0]["cells"][:3] == ["once", "Running", "0/1"]
+    frozen.advance("10s")
+    _, _, table = _get(frozen, f"{base}/once", TABLE)
+    assert table["rows"][0]["cells"][:3] == ["once", "Complete", "1/1"]
+    frozen.json("DELETE", f"{base}/once?propagationPolicy=Background")

@@ -249,6 +249,7 @@ class ApiServer:
                list_meta: dict[str, Any] | None = None) -> web.Response:
         include = request.query.get("includeObject", "Metadata")
         doc = tables.table(t.resource.kind, [self.out(t.resource, o) for o in objs], self.now(), version=version,
+                           profile=self.cluster.profile,
                            include=include, crd=t.resource.crd, served_version=t.resource.version,
                            list_meta=list_meta)
         return self._json(doc)
@@ -322,6 +323,7 @@ class ApiServer:
         def encode(type_: str, obj: Obj, first: bool) -> Any:
             if tv:
                 return tables.table(r.kind, [self.out(r, obj)], self.now(), version=tv, include=include,
+                                    profile=self.cluster.profile,
                                     crd=r.crd, served_version=r.version, headers=first)
             return self.out(r, obj)
 
