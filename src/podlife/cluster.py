@@ -70,6 +70,7 @@ class Cluster:
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.namespace import NamespaceController
         from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController, ReplicationManager
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
@@ -78,7 +79,7 @@ class Cluster:
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
-                         DisruptionController):
+                         DisruptionController, NamespaceController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)
