@@ -71,6 +71,7 @@ class Cluster:
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.namespace import NamespaceController
         from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController, ReplicationManager
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
@@ -80,7 +81,7 @@ class Cluster:
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
-                         DisruptionController, TTLAfterFinishedController):
+                         DisruptionController, NamespaceController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

@@ -1694,3 +1694,12 @@ def _timing(ck: _Check, raw: dict[str, Any], path: str, exp: Expectation, until:
     latest = max([t for t in (exp.by, exp.at, exp.after) if t is not None] + list(exp.always or ()), default=None)
     if until is not None and latest is not None and latest > until:
         ck.warn(path, f"checks up to {format_duration(latest)}, after spec.until ({format_duration(until)})")
+
+
+def load_fault(spec: Any, nodes: list[str], origin: str = "fault") -> Fault:
+    """One fault given outside a scenario (``podlife fault`` on a running cluster), checked as a scenario's
+    fault action is: the same types, fields and node names."""
+    from podlife.scenario.faults import MODELLED
+
+    raw = _Raw(origin, {"fault": spec}, {}, {})
+    return _fault(_Check(raw), spec, "fault", nodes, MODELLED)
