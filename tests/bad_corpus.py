@@ -204,7 +204,7 @@ CLUSTER = [
     ('cluster list', '  cluster: [1]\n',
      ':5: spec.cluster: expected a mapping, got a list'),
     ('cluster unknown', '  cluster: {node: []}\n',
-     ':5: spec.cluster.node: unknown field; known fields: nodes, kubelet, controllerManager, apiServer, scheduler'),
+     ':5: spec.cluster.node: unknown field; known fields: nodes, kubelet, controllerManager, apiServer, scheduler, featureGates'),
     ('nodes map', '  cluster: {nodes: {a: 1}}\n',
      ':5: spec.cluster.nodes: expected a list, got a mapping'),
     ('node name missing', '  cluster: {nodes: [{zone: a}]}\n',
@@ -342,13 +342,31 @@ CLUSTER = [
     ('kubelet imageMinimumGCAge neg', '  cluster: {kubelet: {imageMinimumGCAge: -1m}}\n',
      ':5: spec.cluster.kubelet.imageMinimumGCAge: "-1m" is negative; expected a duration >= 0'),
     ('kubelet featureGates unknown', '  cluster: {kubelet: {featureGates: {Foo: true}}}\n',
-     ':5: spec.cluster.kubelet.featureGates.Foo: unknown feature gate; modelled gates: EventedPLEG'),
+     ':5: spec.cluster.kubelet.featureGates.Foo: unrecognized feature gate: Foo (not a gate podlife models; '
+     'modelled on <newest>: '),
     ('kubelet featureGates str', "  cluster: {kubelet: {featureGates: {EventedPLEG: 'true'}}}\n",
      ':5: spec.cluster.kubelet.featureGates.EventedPLEG: expected true or false, got "true"'),
     ('kubelet featureGates list', '  cluster: {kubelet: {featureGates: [EventedPLEG]}}\n',
      ':5: spec.cluster.kubelet.featureGates: expected a mapping, got a list'),
     ('kubelet EventedPLEG on 1.25', "  kubernetesVersion: '1.25'\n  cluster: {kubelet: {featureGates: {EventedPLEG: true}}}\n",
      ':6: spec.cluster.kubelet.featureGates.EventedPLEG: unrecognized feature gate: EventedPLEG (Kubernetes 1.25 has no such'),
+    # spec.cluster.featureGates (every component's): featuregate SetFromMap's refusals
+    ('cluster featureGates unknown', '  cluster: {featureGates: {Foo: true}}\n',
+     ':5: spec.cluster.featureGates.Foo: unrecognized feature gate: Foo (not a gate podlife models'),
+    ('cluster featureGates locked', '  cluster: {featureGates: {SidecarContainers: false}}\n',
+     ':5: spec.cluster.featureGates.SidecarContainers: cannot set feature gate SidecarContainers to false, feature '
+     'is locked to true'),
+    ('cluster featureGates removed', "  kubernetesVersion: '1.30'\n  cluster: {featureGates: {CronJobTimeZone: true}}\n",
+     ':6: spec.cluster.featureGates.CronJobTimeZone: unrecognized feature gate: CronJobTimeZone (Kubernetes 1.30 has '
+     'no such gate; it exists in 1.24-1.28)'),
+    ('cluster featureGates too early', "  kubernetesVersion: '1.27'\n  cluster: {featureGates: {SidecarContainers: true}}\n",
+     ':6: spec.cluster.featureGates.SidecarContainers: unrecognized feature gate: SidecarContainers (Kubernetes 1.27 '
+     'has no such gate; it exists from 1.28)'),
+    ('cluster featureGates str', "  cluster: {featureGates: {SidecarContainers: 'on'}}\n",
+     ':5: spec.cluster.featureGates.SidecarContainers: expected true or false, got "on"'),
+    ('kubelet featureGates locked', '  cluster: {kubelet: {featureGates: {PodIndexLabel: false}}}\n',
+     ':5: spec.cluster.kubelet.featureGates.PodIndexLabel: cannot set feature gate PodIndexLabel to false, feature '
+     'is locked to true'),
     ('kubelet duration huge', '  cluster: {kubelet: {syncFrequency: 100000000h}}\n',
      ':5: spec.cluster.kubelet.syncFrequency: "100000000h" is not a duration; expected e.g. 500ms, 3s, 1m30s, 2h or a number'),
     ('kubelet duration 1e30', '  cluster: {kubelet: {nodeStatusUpdateFrequency: 1e30}}\n',

@@ -7,6 +7,7 @@ import pytest
 from podlife.api.errors import ApiError
 from podlife.api.fieldvalidation import decode_body, directive, prune, unknown_fields
 from podlife.api.schema import type_schema
+from podlife.versions import profile
 
 DEPLOYMENT = type_schema(32, "apps/v1", "Deployment")
 BODY = {"apiVersion": "apps/v1", "kind": "Deployment",
@@ -48,11 +49,11 @@ def test_decode_body_per_directive():
 
 
 def test_directive_defaults_and_bad_values():
-    assert directive(None, 32) == "Warn"          # handlers/rest.go fieldValidation: "" means Warn
-    assert directive("Strict", 32) == "Strict"
-    assert directive("Strict", 24) == "Ignore"    # before the ServerSideFieldValidation beta: no such parameter
+    assert directive(None, profile("1.32")) == "Warn"          # handlers/rest.go fieldValidation: "" means Warn
+    assert directive("Strict", profile("1.32")) == "Strict"
+    assert directive("Strict", profile("1.24")) == "Ignore"    # before the ServerSideFieldValidation beta: no such parameter
     with pytest.raises(ApiError) as e:
-        directive("strict", 30, "PatchOptions")
+        directive("strict", profile("1.30"), "PatchOptions")
     assert (e.value.code, e.value.reason) == (422, "Invalid")
     assert e.value.message == ('PatchOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: '
                                '"strict": supported values: "", "Ignore", "Strict", "Warn"')

@@ -37,9 +37,12 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), feature_gates: dict[str, bool] | None = None) -> None:
         self.behaviors = behaviors
-        self.profile: Profile = profile(version)
+        # the control plane's behaviour: the version with the cluster's feature gates (API server,
+        # controller-manager and scheduler alike); kubelets add their own featureGates (kubelet_profile)
+        self.feature_gates = dict(feature_gates or {})
+        self.profile: Profile = profile(version, self.feature_gates)
         self.kernel = Kernel(seed)
         self.trace = Trace(self.kernel, start_time)
         self.api_server_config = api_server or ApiServerConfiguration()
@@ -103,6 +106,7 @@ class Cluster:
             ctrl.start()
             self.controllers.append(ctrl)
         self.kubelet_config = kubelet or KubeletConfiguration()
+        self.kubelet_profile: Profile = profile(version, {**self.feature_gates, **self.kubelet_config.featureGates})
         self.kubelets: dict[str, Kubelet] = {}
         for spec in nodes:
             self.add_node(spec)
@@ -119,7 +123,8 @@ class Cluster:
         runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
                                     self.behaviors)
         node_ip = str(NODE_NETWORK.network_address + 10 + index)
-        kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
+        kl = Kubelet(self.kernel, self.trace, self.store, self.kubelet_profile, self.kubelet_config, spec, runtime,
+                     node_ip)
         self.kubelets[spec.name] = kl
         kl.start()
         return kl
@@ -142,7 +147,7 @@ class Cluster:
     def restart_kubelet(self, name: str) -> Kubelet:
         """A new kubelet process on the node: same runtime and node, no memory of the old one."""
         old = self.kubelets[name]
-        kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, old.node_spec,
+        kl = Kubelet(self.kernel, self.trace, self.store, self.kubelet_profile, self.kubelet_config, old.node_spec,
                      old.runtime, old.node_ip)
         kl.images.failing = old.images.failing
         self.kubelets[name] = kl

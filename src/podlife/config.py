@@ -19,10 +19,6 @@ def _f(default: Any, kind: str) -> Any:
     return field(default=default, metadata={"kind": kind})
 
 
-# feature gates a scenario may set on the kubelet (KubeletConfiguration featureGates)
-FEATURE_GATES = ("EventedPLEG",)
-
-
 @dataclass
 class KubeletConfiguration:
     # pkg/kubelet/apis/config/v1beta1/defaults.go
@@ -44,7 +40,7 @@ class KubeletConfiguration:
     shutdownGracePeriodCriticalPods: float = _f(0.0, "duration")
     serializeImagePulls: bool = _f(True, "bool")
     imageMinimumGCAge: float = _f(120.0, "duration")
-    featureGates: dict[str, bool] = _f({}, "gates")
+    featureGates: dict[str, bool] = _f({}, "gates")   # over spec.cluster.featureGates (podlife.features)
 
 
 @dataclass

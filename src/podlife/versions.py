@@ -1,7 +1,9 @@
 """Behaviour that changed between Kubernetes minor versions: one table, consulted where each rule lives.
 
 A rule maps version ranges to a value; ``profile("1.27").terminal_phase_before_removal`` is the value for
-that minor. Nothing else in podlife compares versions.
+that minor. A rule that is a feature gate's behaviour names the gate (podlife.features): its table gives the
+value with the release's default gates, and ``profile("1.28", {"SidecarContainers": True})`` the value with the
+gates a scenario sets. Nothing else in podlife compares versions.
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ class Rule:
     name: str
     summary: str
     changes: tuple[Change, ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
+    # the feature gate (or gates, any of which) switching this behaviour (podlife.features); ``changes`` give
+    # the value with every gate at its default, ``on`` / ``off`` the value when a scenario sets the gates
+    # the other way
+    gate: str | tuple[str, ...] | None = None
+    on: Any = True
+    off: Any = False
 
     def at(self, minor: int) -> Any:
         value = self.changes[0].value
@@ -45,6 +53,19 @@ class Rule:
             if minor >= c.since:
                 value = c.value
         return value
+
+    def gates(self) -> tuple[str, ...]:
+        return (self.gate,) if isinstance(self.gate, str) else tuple(self.gate or ())
+
+    def value(self, minor: int, gates: dict[str, bool], defaults: dict[str, bool]) -> Any:
+        """The value with the release's gates set as given (``gates`` and ``defaults`` name only the gates the
+        release knows; a rule none of whose gates it knows takes the table's value)."""
+        names = [g for g in self.gates() if g in defaults]
+        if names:
+            state = any(gates[g] for g in names)
+            if state != any(defaults[g] for g in names):
+                return self.on if state else self.off
+        return self.at(minor)
 
 
 RULES: tuple[Rule, ...] = (
@@ -80,17 +101,17 @@ RULES: tuple[Rule, ...] = (
     Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
-    )),
+    ), gate="PodLifecycleSleepAction"),
     Rule("sleep_action_allow_zero", "a lifecycle sleep action of 0 s passes validation", (
         Change(18, False, "validateSleepAction: must be greater than 0 (PodLifecycleSleepActionAllowZero alpha, "
                           "off, in 1.32)"),
         Change(33, True, "pkg/features/kube_features.go: PodLifecycleSleepActionAllowZero beta, on by default in 1.33"),
-    )),
+    ), gate="PodLifecycleSleepActionAllowZero"),
     Rule("probe_termination_grace_period", "a probe's own terminationGracePeriodSeconds is honoured", (
         Change(18, False, "ProbeTerminationGracePeriod off by default (alpha 1.21, beta off 1.22): the field is "
                           "dropped and a liveness/startup kill uses the pod's grace"),
         Change(25, True, "pkg/features/kube_features.go: ProbeTerminationGracePeriod defaults to true in 1.25"),
-    )),
+    ), gate="ProbeTerminationGracePeriod"),
     Rule("readiness_probe_triggered", "a started container that is not yet ready gets an immediate readiness probe", (
         Change(18, False, "the readiness worker probes on its ticker only"),
         Change(21, True, "PR #98376: prober_manager.go UpdatePodStatus triggers the worker (manualTriggerCh) when a "
@@ -103,15 +124,15 @@ RULES: tuple[Rule, ...] = (
     Rule("cronjob_controller", "which CronJob controller runs", (
         Change(18, "v1", "cronjob_controller.go: every CronJob looked at every 10 s (syncAll)"),
         Change(21, "v2", "CronJobControllerV2 on by default (beta, 1.21): requeued for the next time + 100 ms"),
-    )),
+    ), gate="CronJobControllerV2", on="v2", off="v1"),
     Rule("cronjob_time_zone", "a CronJob's spec.timeZone is honoured", (
         Change(18, False, "not available; on 1.24 CronJobTimeZone is alpha and off (the field is dropped)"),
         Change(25, True, "pkg/features/kube_features.go: CronJobTimeZone beta, on by default in 1.25"),
-    )),
+    ), gate="CronJobTimeZone"),
     Rule("cronjob_scheduled_annotation", "Jobs of a CronJob carry batch.kubernetes.io/cronjob-scheduled-timestamp", (
         Change(18, False, "not set"),
         Change(28, True, "CronJobsScheduledAnnotation beta, on by default in 1.28"),
-    )),
+    ), gate="CronJobsScheduledAnnotation"),
     Rule("cronjob_completed_word", "wording of the SawCompletedJob event (\"…, status: Complete\")", (
         Change(18, "status", "PR #75712: \"Saw completed job: NAME, status: TYPE\""),
         Change(31, "condition", "cronjob_controllerv2.go: \"…, condition: TYPE\" (jobutil.FinishedCondition); the "
@@ -128,29 +149,29 @@ RULES: tuple[Rule, ...] = (
     Rule("statefulset_pvc_retention", "StatefulSet persistentVolumeClaimRetentionPolicy is honoured", (
         Change(18, False, "not available (1.23-1.26: StatefulSetAutoDeletePVC alpha, off)"),
         Change(27, True, "pkg/features/kube_features.go: StatefulSetAutoDeletePVC beta, on by default in 1.27"),
-    )),
+    ), gate="StatefulSetAutoDeletePVC"),
     Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),
-    )),
+    ), gate="PodSchedulingReadiness"),
     Rule("container_restart_rules", "a regular container's own restartPolicy and restartPolicyRules", (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
-    )),
+    ), gate="ContainerRestartRules"),
     Rule("terminating_replicas_status", "ReplicaSet and Deployment status.terminatingReplicas", (
         Change(18, False, "not reported (1.33-1.34: DeploymentReplicaSetTerminatingReplicas alpha, off)"),
         Change(35, True, "KEP-3973: DeploymentReplicaSetTerminatingReplicas beta, on by default in 1.35: pods "
                          "deleted but not yet Succeeded or Failed"),
-    )),
+    ), gate="DeploymentReplicaSetTerminatingReplicas"),
     Rule("restart_all_containers", "a restartPolicyRules action RestartAllContainers restarts the pod in place", (
         Change(18, False, "not available (1.35: RestartAllContainersOnContainerExits alpha, off: validation "
                           "refuses the action)"),
         Change(36, True, "KEP-5532: RestartAllContainersOnContainerExits beta, on by default in 1.36 (PR #136681)"),
-    )),
+    ), gate="RestartAllContainersOnContainerExits"),
     Rule("container_stop_signals", "a container's lifecycle.stopSignal replaces SIGTERM", (
         Change(18, False, "not available (1.33-1.36: ContainerStopSignals alpha, off: the API server drops it)"),
         Change(37, True, "KEP-4960: ContainerStopSignals beta, on by default in 1.37"),
-    )),
+    ), gate="ContainerStopSignals"),
     Rule("ready_to_start_at_sandbox", "PodReadyToStartContainers turns True right after the sandbox is created", (
         Change(18, False, "the condition follows the runtime state at the next SyncPod (after the image pulls and "
                           "container starts of the first one)"),
@@ -161,27 +182,10 @@ RULES: tuple[Rule, ...] = (
         Change(37, True, "PR #138294 (v1.37.0-alpha.1): newly created and spec-changed autoscalers reconciled "
                          "immediately"),
     )),
-    Rule("dropped_fields", "fields the version's API has but drops, their feature gate being off by default", (
-        Change(18, frozenset(), "none"),
-        Change(21, frozenset({"probe_grace"}), "ProbeTerminationGracePeriod alpha (1.21), beta but off (1.22)"),
-        Change(23, frozenset({"probe_grace", "probe_grpc", "sts_pvc_retention"}),
-               "GRPCContainerProbe and StatefulSetAutoDeletePVC alpha"),
-        Change(24, frozenset({"probe_grace", "cronjob_time_zone", "sts_pvc_retention"}),
-               "CronJobTimeZone alpha; GRPCContainerProbe beta and on"),
-        Change(25, frozenset({"sts_pvc_retention", "job_pod_failure_policy"}),
-               "ProbeTerminationGracePeriod and CronJobTimeZone on; JobPodFailurePolicy alpha"),
-        Change(26, frozenset({"sts_pvc_retention", "scheduling_gates", "pdb_unhealthy_policy"}),
-               "PodSchedulingReadiness and PDBUnhealthyPodEvictionPolicy alpha"),
-        Change(27, frozenset(), "those three beta and on"),
-        Change(29, frozenset({"lifecycle_sleep"}), "PodLifecycleSleepAction alpha"),
-        Change(30, frozenset(), "PodLifecycleSleepAction beta and on"),
-        Change(34, frozenset({"container_restart_rules"}), "ContainerRestartRules alpha"),
-        Change(35, frozenset(), "ContainerRestartRules beta and on"),
-    )),
     Rule("relaxed_env_var_names", "environment variable names may be any printable ASCII but '='", (
         Change(18, False, "IsEnvVarName: letters, digits, '_', '-' and '.', not starting with a digit"),
         Change(32, True, "RelaxedEnvironmentVariableValidation beta, on by default in 1.32 (alpha 1.30, GA 1.34)"),
-    )),
+    ), gate="RelaxedEnvironmentVariableValidation"),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5)"),
@@ -193,7 +197,7 @@ RULES: tuple[Rule, ...] = (
     Rule("pod_observed_generation", "the kubelet reports status.observedGeneration of a pod", (
         Change(18, False, "not reported (1.33: PodObservedGenerationTracking alpha, off)"),
         Change(34, True, "KEP-5067: PodObservedGenerationTracking beta, on by default in 1.34 (GA 1.35)"),
-    )),
+    ), gate="PodObservedGenerationTracking"),
     Rule("created_event_colon", "wording of the kubelet's Created event", (
         Change(18, False, "kuberuntime_container.go startContainer: \"Created container NAME\""),
         Change(32, True, "kuberuntime_container.go startContainer: \"Created container: NAME\" (1.32)"),
@@ -205,16 +209,18 @@ RULES: tuple[Rule, ...] = (
     Rule("pod_host_ips", "pod status reports hostIPs", (
         Change(18, False, "only hostIP (1.28: PodHostIPs alpha, off)"),
         Change(29, True, "KEP-2681: PodHostIPs beta, on by default in 1.29"),
-    )),
+    ), gate="PodHostIPs"),
     Rule("pod_ready_to_start_containers", "the PodReadyToStartContainers condition", (
         Change(18, False, "not reported (PodHasNetwork alpha from 1.25, renamed in 1.28, off)"),
         Change(29, True, "KEP-3085: PodReadyToStartContainersCondition beta, on by default in 1.29"),
-    )),
+    ), gate="PodReadyToStartContainersCondition"),
     Rule("native_sidecars", "init containers with restartPolicy: Always", (
-        Change(18, "off", "not available"),
-        Change(28, "unordered", "KEP-753 alpha: restartable init containers, no termination order"),
-        Change(29, "ordered", "PR #120620: sidecars stop after the main containers, in reverse order"),
-    )),
+        Change(18, "off", "not available; 1.28: SidecarContainers alpha and off, the API server drops restartPolicy "
+                          "(dropDisabledFields) and the container is an ordinary init container. With the gate on, "
+                          "1.28 runs sidecars without a termination order (KEP-753 alpha)"),
+        Change(29, "ordered", "SidecarContainers beta, on; PR #120620: sidecars stop after the main containers, in "
+                              "reverse order"),
+    ), gate="SidecarContainers", on="unordered", off="off"),
     Rule("node_monitor_grace_period", "kube-controller-manager --node-monitor-grace-period default (s)", (
         Change(18, 40.0, "pkg/controller/nodelifecycle defaults"),
         Change(32, 50.0, "PR #126287"),
@@ -226,11 +232,11 @@ RULES: tuple[Rule, ...] = (
     Rule("taint_eviction_component", "source component of the taint-based eviction controller's events", (
         Change(18, "taint-controller", "NoExecuteTaintManager inside the node lifecycle controller"),
         Change(29, "taint-eviction-controller", "KEP-3902 SeparateTaintEvictionController beta"),
-    )),
+    ), gate="SeparateTaintEvictionController", on="taint-eviction-controller", off="taint-controller"),
     Rule("podgc_out_of_service", "PodGC force-deletes terminating pods on NotReady out-of-service nodes", (
         Change(18, False, "not available (alpha, off, in 1.24-1.25)"),
         Change(26, True, "KEP-2268 NodeOutOfServiceVolumeDetach beta, on by default"),
-    )),
+    ), gate="NodeOutOfServiceVolumeDetach"),
     Rule("podgc_evicted_first", "PodGC over terminatedPodGCThreshold deletes Evicted pods first", (
         Change(18, False, "oldest creationTimestamp first (byCreationTimestamp)"),
         Change(27, True, "PR #116167: byEvictionAndCreationTimestamp"),
@@ -238,7 +244,7 @@ RULES: tuple[Rule, ...] = (
     Rule("soft_eviction_grace", "grace given to a pod evicted on a soft threshold", (
         Change(18, "max-pod-grace", "evictionMaxPodGracePeriod"),
         Change(32, "min-of-max-and-pod", "PR #122890: min(evictionMaxPodGracePeriod, pod grace)"),
-    )),
+    ), gate="AllowOverwriteTerminationGracePeriodSeconds", on="max-pod-grace", off="min-of-max-and-pod"),
     Rule("hard_eviction_grace", "grace override the eviction manager passes for a hard threshold (s)", (
         Change(18, 0, "eviction_manager.go: 0, which the pod workers then treat per zero_grace"),
         Change(31, 1, "PR #124063: immediateEvictionGracePeriodSeconds = 1"),
@@ -269,7 +275,7 @@ RULES: tuple[Rule, ...] = (
     Rule("graceful_node_shutdown", "the kubelet's graceful node shutdown manager (GracefulNodeShutdown)", (
         Change(18, False, "not available: a shutdown is a power-off for the pods"),
         Change(21, True, "beta, on by default (KEP-2000); active when shutdownGracePeriod > 0"),
-    )),
+    ), gate="GracefulNodeShutdown"),
     Rule("pdb_condition", "PodDisruptionBudget status carries the DisruptionAllowed condition", (
         Change(18, False, "no conditions in PodDisruptionBudgetStatus"),
         Change(21, True, "policy/v1 (1.21): disruption.go updatePdbStatus sets DisruptionAllowed"),
@@ -277,15 +283,14 @@ RULES: tuple[Rule, ...] = (
     Rule("pdb_unhealthy_pod_eviction_policy", "spec.unhealthyPodEvictionPolicy is honoured by evictions", (
         Change(18, False, "not available; IfHealthyBudget behaviour (1.26: alpha, off, the field is dropped)"),
         Change(27, True, "pkg/features/kube_features.go: PDBUnhealthyPodEvictionPolicy beta, on by default in 1.27"),
-    )),
+    ), gate="PDBUnhealthyPodEvictionPolicy"),
     Rule("disruption_target_condition", "pods stopped by the kubelet or a controller get DisruptionTarget", (
         Change(18, False, "no such condition"),
         Change(26, True, "KEP-3329 PodDisruptionConditions beta, on by default"),
-    )),
-    Rule("evented_pleg", "the EventedPLEG feature gate can be enabled", (
-        Change(18, False, "not available"),
-        Change(26, True, "KEP-3386 alpha (1.26), beta but off by default from 1.27"),
-    )),
+    ), gate="PodDisruptionConditions"),
+    Rule("evented_pleg", "the kubelet takes container events from the runtime (EventedPLEG)", (
+        Change(18, False, "generic relist only; EventedPLEG exists from 1.26 (KEP-3386), off by default"),
+    ), gate="EventedPLEG"),
     Rule("pulled_duration", "the Pulled event says how long the pull took", (
         Change(18, False, "'Successfully pulled image \"X\"'"),
         Change(19, True, "PR #91563: '... in 1.2s'"),
@@ -297,11 +302,11 @@ RULES: tuple[Rule, ...] = (
     Rule("pod_deletion_cost", "ReplicaSet scale-down ranks by the controller.kubernetes.io/pod-deletion-cost annotation", (
         Change(18, False, "not available (1.21: KEP-2255 alpha, feature gate PodDeletionCost off)"),
         Change(22, True, "PodDeletionCost beta, on by default (pkg/controller/controller_utils.go ActivePodsWithRanks)"),
-    )),
+    ), gate="PodDeletionCost"),
     Rule("logarithmic_scale_down", "ReplicaSet scale-down compares ready/creation times in log2 buckets, ties by UID", (
         Change(18, False, "exact timestamps, newer first (1.21: KEP-2185 alpha, LogarithmicScaleDown off)"),
         Change(22, True, "LogarithmicScaleDown beta, on by default; GA 1.31 (controller_utils.go logarithmicRankDiff)"),
-    )),
+    ), gate="LogarithmicScaleDown"),
     Rule("scaling_replica_set_message", "wording of the deployment controller's ScalingReplicaSet events", (
         Change(18, "to", "sync.go scaleReplicaSet: 'Scaled up replica set X to N'"),
         Change(23, "to-from", "PR #101142 (release unverified): 'Scaled up replica set X to N from M'; a new "
@@ -316,7 +321,7 @@ RULES: tuple[Rule, ...] = (
     Rule("priority_preemption_policy", "the Priority admission plugin copies the class's preemptionPolicy", (
         Change(18, False, "NonPreemptingPriority alpha, off"),
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
-    )),
+    ), gate="NonPreemptingPriority"),
     Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
         Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2}, "v1beta1/v1beta2"),
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
@@ -327,15 +332,15 @@ RULES: tuple[Rule, ...] = (
         Change(35, True, "KEP-961: MaxUnavailableStatefulSet beta, on by default in 1.35"),
         Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
         Change(37, True, "PR #139466: on by default in 1.37"),
-    )),
+    ), gate="MaxUnavailableStatefulSet"),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
-    )),
+    ), gate="PodIndexLabel"),
     Rule("statefulset_available_replicas", "StatefulSet status.availableReplicas and spec.minReadySeconds", (
         Change(18, False, "not available (1.22: KEP-2599 alpha, StatefulSetMinReadySeconds off)"),
         Change(23, True, "KEP-2599 StatefulSetMinReadySeconds beta, on by default"),
-    )),
+    ), gate="StatefulSetMinReadySeconds"),
     Rule("job_prefixed_labels", "the Job registry labels pods batch.kubernetes.io/controller-uid and job-name too", (
         Change(18, False, "pkg/registry/batch/job/strategy.go generateSelector: controller-uid, job-name"),
         Change(27, True, "PR #114930: batch.kubernetes.io/ prefixed labels added; selector on the prefixed uid"),
@@ -343,39 +348,39 @@ RULES: tuple[Rule, ...] = (
     Rule("job_tracking_finalizer", "Job pods carry batch.kubernetes.io/job-tracking; counts via uncountedTerminatedPods", (
         Change(18, False, "pods counted while they exist (1.22 alpha; beta but off in 1.23-1.24, PR #109491)"),
         Change(25, True, "PR #110948: JobTrackingWithFinalizers re-enabled by default (GA 1.26)"),
-    )),
+    ), gate="JobTrackingWithFinalizers"),
     Rule("job_delay_terminal_condition", "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
         Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
         Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
-    )),
+    ), gate=("JobPodReplacementPolicy", "JobManagedBy")),
     Rule("job_pod_failure_policy", "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
-    )),
+    ), gate="JobPodFailurePolicy"),
     Rule("job_suspend", "spec.suspend of a Job holds it without pods", (
         Change(18, False, "not available (1.21: SuspendJob alpha, off: the API server drops the field)"),
         Change(22, True, "KEP-2232: SuspendJob beta, on by default in 1.22 (GA 1.24)"),
-    )),
+    ), gate="SuspendJob"),
     Rule("ttl_after_finished", "a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
         Change(18, False, "TTLAfterFinished alpha and off (1.12-1.20): the API server drops the field"),
         Change(21, True, "KEP-592: TTLAfterFinished beta, on by default in 1.21 (GA 1.23)"),
-    )),
+    ), gate="TTLAfterFinished"),
     Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
         Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
         Change(24, 1.0, "KEP-2879 JobReadyPods beta: podUpdateBatchPeriod 1 s (later syncJobBatchPeriod)"),
-    )),
+    ), gate="JobReadyPods", on=1.0, off=0.0),
     Rule("job_status_terminating", "Job status.terminating counts pods being deleted", (
         Change(18, False, "no such field"),
         Change(29, True, "KEP-3939 JobPodReplacementPolicy beta, on by default"),
-    )),
+    ), gate="JobPodReplacementPolicy"),
     Rule("endpoint_terminating_condition", "EndpointSlices keep terminating pods with serving/terminating", (
         Change(18, False, "ShouldPodBeInEndpoints drops pods with a deletionTimestamp; conditions: ready only"),
         Change(22, True, "KEP-1672 EndpointSliceTerminatingCondition beta, on by default (alpha 1.20, GA 1.26)"),
-    )),
+    ), gate="EndpointSliceTerminatingCondition"),
     Rule("field_validation_default", "fieldValidation of a write that names none", (
         Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
         Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
-    )),
+    ), gate="ServerSideFieldValidation", on="Warn", off="Ignore"),
     Rule("job_status_column", "the Jobs table (kubectl get jobs) has a Status column", (
         Change(18, False, "pkg/printers/internalversion: Name, Completions, Duration, Age"),
         Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "
@@ -469,15 +474,47 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
 )
 
 
-class Profile:
-    """The behaviour of one Kubernetes minor version; attribute access reads the table."""
+# fields the API server drops before storing while their gate is off (dropDisabledFields): what to look for
+# in a manifest → the gate
+DROPPED_FIELD_GATES: dict[str, str] = {
+    "probe_grace": "ProbeTerminationGracePeriod",
+    "probe_grpc": "GRPCContainerProbe",
+    "sts_pvc_retention": "StatefulSetAutoDeletePVC",
+    "cronjob_time_zone": "CronJobTimeZone",
+    "scheduling_gates": "PodSchedulingReadiness",
+    "pdb_unhealthy_policy": "PDBUnhealthyPodEvictionPolicy",
+    "lifecycle_sleep": "PodLifecycleSleepAction",
+    "container_restart_rules": "ContainerRestartRules",
+    "job_pod_failure_policy": "JobPodFailurePolicy",
+    "sidecar_restart_policy": "SidecarContainers",
+}
 
-    def __init__(self, version: str) -> None:
+
+class Profile:
+    """The behaviour of one Kubernetes minor version with its feature gates (defaults, or the values a
+    scenario sets); attribute access reads the table."""
+
+    def __init__(self, version: str, gates: dict[str, bool] | None = None) -> None:
+        from podlife import features
+
         if version not in MODELLED_VERSIONS:
             raise ValueError(f'Kubernetes version "{version}" is not modelled (modelled: {OLDEST_MINOR}..{NEWEST_MINOR})')
         self.version = version
         self.minor = int(version.split(".")[1])
-        self._values = {r.name: r.at(self.minor) for r in RULES}
+        for name, value in sorted((gates or {}).items()):
+            problem = features.check(name, value, self.minor)
+            if problem is not None:
+                raise ValueError(problem)
+        defaults = features.defaults(self.minor)
+        self.gates: dict[str, bool] = features.effective(self.minor, gates)
+        self.set_gates: dict[str, bool] = {k: v for k, v in sorted((gates or {}).items()) if defaults[k] != v}
+        self._values = {r.name: r.value(self.minor, self.gates, defaults) for r in RULES}
+        # a field is dropped where its gate exists and is off
+        self._values["dropped_fields"] = frozenset(
+            key for key, gate in DROPPED_FIELD_GATES.items() if gate in self.gates and not self.gates[gate])
+
+    def enabled(self, gate: str) -> bool:
+        return self.gates.get(gate, False)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -486,17 +523,17 @@ class Profile:
             raise AttributeError(name) from None
 
 
-def profile(version: str) -> Profile:
-    return Profile(version)
+def profile(version: str, gates: dict[str, bool] | None = None) -> Profile:
+    return Profile(version, gates)
 
 
 def describe() -> list[tuple[str, str, str, str]]:
-    """Rows (rule, versions, value, source) for ``podlife versions``."""
+    """Rows (rule, versions, value, source) for ``podlife versions``; a gated rule names its gate."""
     rows = []
     for r in RULES:
+        name = f"{r.name} ({' or '.join(r.gates())})" if r.gate else r.name
         for i, c in enumerate(r.changes):
             end = r.changes[i + 1].since - 1 if i + 1 < len(r.changes) else NEWEST_MINOR
             span = f"1.{c.since}" if c.since == end else f"1.{c.since}-1.{end}"
-            value = ", ".join(sorted(c.value)) or "none" if isinstance(c.value, frozenset) else str(c.value)
-            rows.append((r.name, span, value, c.source))
+            rows.append((name, span, str(c.value), c.source))
     return rows

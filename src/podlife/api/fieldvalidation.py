@@ -2,7 +2,7 @@
 
 Public functions (what the HTTP layer calls):
 
-- ``directive(value, minor, options_kind) -> str``: the effective ``fieldValidation`` of a create, update or
+- ``directive(value, profile, options_kind) -> str``: the effective ``fieldValidation`` of a create, update or
   patch request (``Ignore``, ``Warn`` or ``Strict``), refusing a value upstream does not allow (422).
 - ``unknown_fields(obj, schema) -> list[str]``: every field a built-in type does not have, as upstream's
   strict decoders name them (``unknown field "spec.template.spec.containers[0].foo"``).
@@ -24,17 +24,17 @@ from typing import Any
 from podlife.api.errors import ApiError
 from podlife.api.gofmt import go_quote
 from podlife.api.schema import TypeSchema
-from podlife.versions import profile
+from podlife.versions import Profile
 
 IGNORE, WARN, STRICT = "Ignore", "Warn", "Strict"
 _ALLOWED = ("", IGNORE, STRICT, WARN)   # sets.NewString(...).List(): sorted
 
 
-def directive(value: str | None, minor: int, options_kind: str = "CreateOptions") -> str:
-    """handlers/rest.go fieldValidation: empty means the version's default. Before the
-    ServerSideFieldValidation gate was on (beta, 1.25) the parameter did not exist: decoding ignored
-    unknown fields whatever the client sent."""
-    default = profile(f"1.{minor}").field_validation_default
+def directive(value: str | None, prof: Profile, options_kind: str = "CreateOptions") -> str:
+    """handlers/rest.go fieldValidation: empty means the version's default. With the ServerSideFieldValidation
+    gate off (before its beta, 1.25) the parameter did nothing: decoding ignored unknown fields whatever the
+    client sent."""
+    default = prof.field_validation_default
     if default == IGNORE:
         return IGNORE
     value = value or ""

@@ -12,22 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from podlife.api import quantity
+from podlife.versions import DROPPED_FIELD_GATES
 
 _BYTE_RESOURCES = ("memory", "ephemeral-storage")
-
-# dropped field → (what to look for, the feature gate)
-_GATES = {
-    "probe_grace": "ProbeTerminationGracePeriod",
-    "probe_grpc": "GRPCContainerProbe",
-    "sts_pvc_retention": "StatefulSetAutoDeletePVC",
-    "cronjob_time_zone": "CronJobTimeZone",
-    "scheduling_gates": "PodSchedulingReadiness",
-    "pdb_unhealthy_policy": "PDBUnhealthyPodEvictionPolicy",
-    "lifecycle_sleep": "PodLifecycleSleepAction",
-    "container_restart_rules": "ContainerRestartRules",
-    "job_pod_failure_policy": "JobPodFailurePolicy",
-}
-
 
 def pod_specs(obj: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path, pod spec) of a manifest: a pod's own, a workload's template, a CronJob's job template."""
@@ -75,7 +62,7 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
                                            "containers are stopped with CTRL_SHUTDOWN_EVENT, not signals, and "
                                            "podlife's times for this pod follow Linux semantics"))
         if "scheduling_gates" in dropped and spec.get("schedulingGates"):
-            out.append((f"{path}.schedulingGates", _dropped("scheduling_gates", version)))
+            out.append((f"{path}.schedulingGates", _dropped("scheduling_gates", profile)))
         for cpath, init, c in _containers(spec):
             for kind in ("requests", "limits"):
                 for name, value in ((c.get("resources") or {}).get(kind) or {}).items():
@@ -93,35 +80,36 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
                     continue
                 if "probe_grace" in dropped and p.get("terminationGracePeriodSeconds") is not None:
                     out.append((f"{path}.{cpath}.{probe}.terminationGracePeriodSeconds",
-                                _dropped("probe_grace", version)))
+                                _dropped("probe_grace", profile)))
                 if "probe_grpc" in dropped and p.get("grpc") is not None:
-                    out.append((f"{path}.{cpath}.{probe}.grpc", _dropped("probe_grpc", version)))
+                    out.append((f"{path}.{cpath}.{probe}.grpc", _dropped("probe_grpc", profile)))
             for hook in ("postStart", "preStop"):
                 handler = (c.get("lifecycle") or {}).get(hook) if isinstance(c.get("lifecycle"), dict) else None
                 if "lifecycle_sleep" in dropped and isinstance(handler, dict) and handler.get("sleep") is not None:
-                    out.append((f"{path}.{cpath}.lifecycle.{hook}.sleep", _dropped("lifecycle_sleep", version)))
-            if init and c.get("restartPolicy") == "Always" and profile.native_sidecars == "unordered":
-                out.append((f"{path}.{cpath}.restartPolicy",
-                            f"SidecarContainers is alpha and off by default on Kubernetes {version}: with default "
-                            "feature gates the API server drops this field and the container must complete like "
-                            "any init container; podlife runs it as a sidecar (the gate on)"))
+                    out.append((f"{path}.{cpath}.lifecycle.{hook}.sleep", _dropped("lifecycle_sleep", profile)))
+            if init and c.get("restartPolicy") is not None and "sidecar_restart_policy" in dropped:
+                out.append((f"{path}.{cpath}.restartPolicy", _dropped("sidecar_restart_policy", profile)
+                            + ": the container is an ordinary init container, which must complete before the "
+                              "next one starts"))
             if "container_restart_rules" in dropped:
                 for key in ("restartPolicyRules",) if init else ("restartPolicy", "restartPolicyRules"):
                     if c.get(key) is not None:
-                        out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", version)))
+                        out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", profile)))
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
                                                                             "podFailurePolicy", "Job"),
                              ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
                              ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget")):
         if key in dropped and obj.get("kind") == kind and spec.get(field) is not None:
-            out.append((f"spec.{field}", _dropped(key, version)))
+            out.append((f"spec.{field}", _dropped(key, profile)))
     return out
 
 
-def _dropped(key: str, version: str) -> str:
-    return (f"dropped by the API server: the {_GATES[key]} feature gate is off by default on Kubernetes "
-            f"{version}; the field has no effect")
+def _dropped(key: str, profile: Any) -> str:
+    gate = DROPPED_FIELD_GATES[key]
+    how = "turned off by the scenario's feature gates" if gate in profile.set_gates else "off by default"
+    return (f"dropped by the API server: the {gate} feature gate is {how} on Kubernetes {profile.version}; the "
+            "field has no effect")
 
 
 def _references(spec: dict[str, Any]) -> Iterator[tuple[str, str, str]]:

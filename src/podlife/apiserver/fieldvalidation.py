@@ -19,7 +19,7 @@ from podlife.api.meta import Obj
 
 
 def mode(server: Any, request: web.Request, options_kind: str) -> str:
-    return fv.directive(request.query.get("fieldValidation"), server.minor, options_kind)
+    return fv.directive(request.query.get("fieldValidation"), server.cluster.profile, options_kind)
 
 
 def type_schema(server: Any, r: Any) -> schema.TypeSchema | None:

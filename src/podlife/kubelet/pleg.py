@@ -25,7 +25,7 @@ EVENTED_RELIST_THRESHOLD = 600.0
 class GenericPLEG:
     def __init__(self, kubelet: Kubelet, period: float = RELIST_PERIOD) -> None:
         self.kl = kubelet
-        self.evented = kubelet.profile.evented_pleg and kubelet.config.featureGates.get("EventedPLEG", False)
+        self.evented = bool(kubelet.profile.evented_pleg)   # the kubelet's EventedPLEG gate
         self.period = EVENTED_RELIST_PERIOD if self.evented else period
         self.threshold = EVENTED_RELIST_THRESHOLD if self.evented else RELIST_THRESHOLD
         self.dirty: dict[str, None] = {}

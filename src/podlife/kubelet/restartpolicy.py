@@ -74,6 +74,13 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
     if profile is None:
         return []
     dropped = []
+    if "sidecar_restart_policy" in profile.dropped_fields:
+        # SidecarContainers off (1.28's default): an init container's restartPolicy goes, so a would-be sidecar
+        # is an ordinary init container (and validation then refuses its probes and lifecycle hooks)
+        for i, c in enumerate(pod_spec.get("initContainers") or ()):
+            if isinstance(c, dict) and "restartPolicy" in c:
+                del c["restartPolicy"]
+                dropped.append(f"spec.initContainers[{i}].restartPolicy")
     # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
     if "container_restart_rules" in profile.dropped_fields:
         for i, c in enumerate(pod_spec.get("containers") or ()):
@@ -94,3 +101,14 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
                     del lifecycle["stopSignal"]
                     dropped.append(f"spec.{field}[{i}].lifecycle.stopSignal")
     return dropped
+
+
+def drop_disabled_pod_fields(pod_spec: Obj, profile: Any) -> None:
+    """pkg/api/pod/util.go dropDisabledFields on a new pod or pod template (DropDisabledPodFields,
+    DropDisabledTemplateFields): every field whose feature gate is off in the API server."""
+    if profile is None or not isinstance(pod_spec, dict):
+        return
+    drop_disabled_fields(pod_spec, profile)
+    drop_sleep_action(pod_spec, profile)
+    if pod_spec.get("schedulingGates") and not profile.scheduling_gates:
+        del pod_spec["schedulingGates"]

@@ -73,7 +73,8 @@ from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
 from podlife.scenario.assumptions import unmatched_rules
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version, profile
+from podlife import features
+from podlife.versions import MODELLED_VERSIONS, NEWEST, Profile, normalize_version, profile
 from podlife.scenario.model import (
     HORIZON_SECONDS,
     RUNTIMES,
@@ -720,6 +721,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
         raise ck.error("spec.until", f"{_describe(spec['until'])} is {'not greater than 0' if until <= 0 else 'longer than a week'}; "
                                      f"expected a duration > 0 and at most {format_duration(MAX_UNTIL)}")
     cluster = _cluster(ck, spec.get("cluster"), version)
+    api = profile(version, cluster.featureGates)   # the API server's behaviour, with the cluster's gates
     objects, pending = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
     behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
                       for i, b in enumerate(ck.sequence(spec.get("behaviors"), "spec.behaviors")))
@@ -734,12 +736,12 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
                for i, a in enumerate(raw_actions)]
     pending += [(ck, a.manifest, f"spec.actions[{i}].{a.verb}") for i, a in enumerate(actions)
                 if a.manifest is not None]
-    crds = _strict(pending, version)
+    crds = _strict(pending, api)
     minor = int(version.split(".")[1])
     kinds = schema.kind_names(minor, crds)
     for i, a in enumerate(actions):
         _action_kind(ck, a, f"spec.actions[{i}]", kinds, minor)
-    _dry_run(ck, objects, actions, kinds, version)
+    _dry_run(ck, objects, actions, kinds, api)
     by_name = {n.name: n for n in joined}
     for a in actions:
         if a.verb == "join":
@@ -823,7 +825,7 @@ _COMPONENTS = (("kubelet", KubeletConfiguration), ("controllerManager", Controll
 
 def _cluster(ck: _Check, value: Any, version: str) -> ClusterSpec:
     path = "spec.cluster"
-    cluster = ck.mapping(value, path, ("nodes",) + tuple(name for name, _ in _COMPONENTS))
+    cluster = ck.mapping(value, path, ("nodes",) + tuple(name for name, _ in _COMPONENTS) + ("featureGates",))
     if cluster.get("nodes") is None:
         nodes = [NodeSpec(name="node-1")]
         explicit: list[tuple[str, ipaddress.IPv4Network]] = []
@@ -837,10 +839,28 @@ def _cluster(ck: _Check, value: Any, version: str) -> ClusterSpec:
         if not nodes:
             ck.warn(f"{path}.nodes", "no nodes: every pod will stay Pending")
     _default_pod_cidrs(ck, nodes, explicit, f"{path}.nodes")
-    components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls, version)
+    minor = int(version.split(".")[1])
+    # set on every component (--feature-gates of the API server, controller-manager and scheduler, the
+    # kubelets' featureGates), as an operator sets a cluster's gates
+    gates = _gates(ck, cluster["featureGates"], f"{path}.featureGates", minor) \
+        if cluster.get("featureGates") is not None else {}
+    components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls, version, gates)
                   for name, cls in _COMPONENTS}
     _check_scheduler(ck, components["scheduler"], f"{path}.scheduler")
-    return ClusterSpec(nodes=nodes, **components)
+    return ClusterSpec(nodes=nodes, featureGates=gates, **components)
+
+
+def _gates(ck: _Check, value: Any, path: str, minor: int) -> dict[str, bool]:
+    """A featureGates map: each gate known to the release and not locked to the other value (featuregate
+    SetFromMap), among those podlife models."""
+    gates = {}
+    for gate, v in ck.mapping(value, path).items():
+        on = ck.boolean(v, _join(path, gate))
+        problem = features.check(gate, on, minor)
+        if problem is not None:
+            raise ck.error(_join(path, gate), problem)
+        gates[gate] = on
+    return gates
 
 
 def _check_scheduler(ck: _Check, config: SchedulerConfiguration, path: str) -> None:
@@ -973,7 +993,7 @@ def _taints(ck: _Check, value: Any, path: str) -> list[dict[str, Any]]:
     return out
 
 
-def _component(ck: _Check, value: Any, path: str, cls: type, version: str) -> Any:
+def _component(ck: _Check, value: Any, path: str, cls: type, version: str, gates: dict[str, bool]) -> Any:
     kinds = field_kinds(cls)
     given = ck.mapping(value, path, list(kinds))
     config = cls()
@@ -984,20 +1004,20 @@ def _component(ck: _Check, value: Any, path: str, cls: type, version: str) -> An
         # A given evictionHard (or any map) replaces the default map as a whole, as upstream: the kubelet only
         # applies DefaultEvictionHard when the field is unset (pkg/kubelet/apis/config/v1beta1/defaults.go), so
         # signals left out are not enforced. (The newer upstream mergeDefaultEvictionSettings is not modelled.)
+        if kinds[key] == "gates":
+            config.featureGates = _gates(ck, v, fpath, int(version.split(".")[1]))
+            continue
         setattr(config, key, _config_value(ck, v, fpath, kinds[key], key))
     if cls is KubeletConfiguration:
         _check_soft_eviction(ck, config, path)
-        _check_kubelet(ck, config, path, given, profile(version))
+        # the kubelet's own featureGates win over the cluster's
+        _check_kubelet(ck, config, path, given, profile(version, {**gates, **config.featureGates}))
     return config
 
 
 def _check_kubelet(ck: _Check, kc: KubeletConfiguration, path: str, given: dict[str, Any], prof: Any) -> None:
     """pkg/kubelet/apis/config/validation ValidateKubeletConfiguration: the checks on the fields podlife reads;
-    a feature gate the version does not know makes the kubelet refuse to start (featuregate SetFromMap)."""
-    if kc.featureGates.get("EventedPLEG") is not None and not prof.evented_pleg:
-        raise ck.error(_join(f"{path}.featureGates", "EventedPLEG"),
-                       f"unrecognized feature gate: EventedPLEG (Kubernetes {prof.version} has no such gate; it "
-                       "exists from 1.26)")
+    its feature gates were checked as they were read (_gates)."""
     sgp, critical = kc.shutdownGracePeriod, kc.shutdownGracePeriodCriticalPods
     if (sgp > 0 or critical > 0) and not prof.graceful_node_shutdown:
         key = "shutdownGracePeriod" if sgp > 0 else "shutdownGracePeriodCriticalPods"
@@ -1037,15 +1057,6 @@ def _config_value(ck: _Check, value: Any, path: str, kind: str, key: str) -> Any
             _signal(ck, signal, _join(path, signal))
             out[signal] = ck.duration(v, _join(path, signal))
         return out
-    if kind == "gates":
-        from podlife.config import FEATURE_GATES
-
-        gates = {}
-        for gate, v in ck.mapping(value, path).items():
-            if gate not in FEATURE_GATES:
-                raise ck.error(_join(path, gate), f"unknown feature gate; modelled gates: {', '.join(FEATURE_GATES)}")
-            gates[gate] = ck.boolean(v, _join(path, gate))
-        return gates
     raise AssertionError(f"unknown config kind {kind!r} for {path}")
 
 
@@ -1155,10 +1166,10 @@ def _schema_path(path: str, segments: Sequence[str | int]) -> str:
     return path
 
 
-def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
+def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
     """Decode every manifest strictly against the version's schema (kubectl apply --validate=strict), custom
     resources against their CustomResourceDefinition; then one warning per kind podlife does not model."""
-    minor = int(version.split(".")[1])
+    minor = prof.minor
     custom: dict[schema.GroupVersionKind, dict[str, Any]] = {}
     for c, obj, path in pending:
         if obj.get("kind") == "CustomResourceDefinition":
@@ -1171,10 +1182,9 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
     for c, obj, path in pending:
         if obj.get("kind") != "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, custom)
-            _gated_fields(c, obj, path, version)
+            _gated_fields(c, obj, path, prof)
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
-    prof = profile(version)
     for c, obj, path in pending:
         said = api_warnings(obj, prof)
         told = {sub for sub, _ in said}   # a field the version drops needs no "not modelled" as well
@@ -1193,18 +1203,17 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
     return [obj for _, obj, _ in pending if obj.get("kind") == "CustomResourceDefinition"]
 
 
-def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, version: str) -> None:
+def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, prof: Profile) -> None:
     """Fields the version's API server drops because their feature gate is off (dropDisabledFields): said, not
     silently lost."""
     from podlife.api.warnings import manifest_warnings
 
-    prof = profile(version)
     covered = {p for p, _ in manifest_warnings(obj, prof)}   # said there, in its own words
     for field in _dropped_fields(obj, prof):
         if field in covered:
             continue
         ck.warn(f"{path}.{field}" if path else field,
-                f"dropped: Kubernetes {version} does not have this field (its feature gate is off)")
+                f"dropped: Kubernetes {prof.version} does not have this field (its feature gate is off)")
 
 
 def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:
@@ -1372,7 +1381,7 @@ def _action_kind(ck: _Check, action: Action, path: str, kinds: dict[str, schema.
 
 
 def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: dict[str, schema.ServedKind],
-             version: str) -> None:
+             prof: Profile) -> None:
     """Patches and applies the API server refuses whatever happens before them: each is applied, in time order,
     to the defaulted manifest the scenario created, and validated as the update it is (replicas below 0, an
     immutable selector or pod field changed, a template whose labels leave the selector). Objects the
@@ -1394,14 +1403,14 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
         if out.get("kind") == "Job" and not (out.get("spec") or {}).get("manualSelector"):
             # the Job strategy generates its selector and template labels from the UID at create
             out.setdefault("metadata", {}).setdefault("uid", "00000000-0000-0000-0000-000000000000")
-            generate_selector(out, profile(version).job_prefixed_labels)
+            generate_selector(out, prof.job_prefixed_labels)
         return out
 
     for m in objects:
         md = m.obj.get("metadata") or {}
         if md.get("name"):
             known[key(m.obj["kind"], md.get("namespace"), md["name"])] = defaulted(m.obj)
-    token = validation.FEATURES.set(validation.features(profile(version)))
+    token = validation.FEATURES.set(validation.features(prof))
     try:
         for i, a in sorted(enumerate(actions), key=lambda ia: ia[1].at):
             path = f"spec.actions[{i}]"

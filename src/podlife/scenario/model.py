@@ -37,6 +37,7 @@ class ClusterSpec:
     controllerManager: ControllerManagerConfiguration = field(default_factory=ControllerManagerConfiguration)
     apiServer: ApiServerConfiguration = field(default_factory=ApiServerConfiguration)
     scheduler: SchedulerConfiguration = field(default_factory=SchedulerConfiguration)
+    featureGates: dict[str, bool] = field(default_factory=dict)   # every component's (podlife.features)
 
 
 @dataclass

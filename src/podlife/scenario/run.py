@@ -73,7 +73,7 @@ def build(sc: Scenario) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
-                   api_server=c.apiServer, behaviors=sc.behaviors)
+                   api_server=c.apiServer, behaviors=sc.behaviors, feature_gates=c.featureGates)
 
 
 # a table "at t" shows the state once everything that happens at t has happened

@@ -7,6 +7,19 @@ from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj
 
 
+def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
+    """DropDisabledTemplateFields in each workload strategy's PrepareForCreate: the pod template's fields whose
+    feature gate is off go, as from a pod (a CronJob's job template included)."""
+    from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
+
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if obj.get("kind") == "CronJob":
+        spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if isinstance(spec.get("jobTemplate"), dict) else {}
+    template = obj.get("template") if obj.get("kind") == "PodTemplate" else spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        drop_disabled_pod_fields(template["spec"], profile)
+
+
 class Strategy:
     def __init__(self, info: KindInfo) -> None:
         self.kind = info.kind
@@ -15,6 +28,7 @@ class Strategy:
     def prepare_for_create(self, obj: Obj, store: object) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
         defaults.apply_defaults(obj)
+        drop_disabled_template_fields(obj, getattr(store, "profile", None))
         for plugin in getattr(store, "admission", ()):   # each plugin looks only at its kinds
             plugin.admit(obj)
         if self.info.has_status:

@@ -14,7 +14,7 @@ from typing import Any
 from podlife.api import defaults
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
-from podlife.api.registry.generic import Strategy
+from podlife.api.registry.generic import Strategy, drop_disabled_template_fields
 
 LEGACY_UID_LABEL = "controller-uid"
 LEGACY_NAME_LABEL = "job-name"
@@ -73,6 +73,7 @@ class JobStrategy(Strategy):
         obj.setdefault("apiVersion", self.info.api_version)
         drop_disabled_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
         defaults.apply_defaults(obj)
+        drop_disabled_template_fields(obj, getattr(store, "profile", None))
         obj["status"] = {}
         obj["metadata"]["uid"] = store._new_uid()
         if not (obj.get("spec") or {}).get("manualSelector"):

@@ -27,20 +27,16 @@ class PodStrategy(Strategy):
             obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
         else:
             obj["metadata"].pop("generation", None)
-        from podlife.kubelet.restartpolicy import drop_disabled_fields, drop_sleep_action
+        from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
 
-        drop_disabled_fields(obj["spec"], profile)
-        drop_sleep_action(obj["spec"], profile)
+        drop_disabled_pod_fields(obj["spec"], profile)
         if obj["spec"].get("schedulingGates"):
-            if profile is not None and not profile.scheduling_gates:
-                del obj["spec"]["schedulingGates"]   # dropDisabledPodFields: the gate is off
-            else:
-                # applySchedulingGatedCondition
-                obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
-                                                "reason": "SchedulingGated",
-                                                "message": "Scheduling is blocked due to non-empty scheduling gates",
-                                                "lastProbeTime": None,
-                                                "lastTransitionTime": store.trace.timestamp()}]
+            # applySchedulingGatedCondition
+            obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                            "reason": "SchedulingGated",
+                                            "message": "Scheduling is blocked due to non-empty scheduling gates",
+                                            "lastProbeTime": None,
+                                            "lastTransitionTime": store.trace.timestamp()}]
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_update(new, old)

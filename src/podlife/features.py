@@ -1,0 +1,164 @@
+"""Feature gates: pkg/features/kube_features.go (defaultVersionedKubernetesFeatureGates) and
+component-base/featuregate, for the gates whose behaviour podlife models.
+
+A gate exists from its first stage to ``last`` (the last release that still knows it; None: every modelled
+release from its first stage on). Its default is the stage's. A GA gate is locked to its default: setting it to
+the other value is refused, as ``featuregate.SetFromMap`` refuses it. Setting a gate the release does not know
+is refused as upstream's components refuse to start. The behaviour each gate switches is a rule in
+``podlife.versions`` that names the gate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
+
+
+@dataclass(frozen=True)
+class Stage:
+    since: int                 # first minor of this stage
+    default: bool
+    prerelease: str
+    locked: bool = False       # LockToDefault
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str
+    stages: tuple[Stage, ...]  # ascending by ``since``
+    last: int | None = None    # last minor that knows the gate
+    source: str = ""
+
+    def stage(self, minor: int) -> Stage | None:
+        if minor < self.stages[0].since or (self.last is not None and minor > self.last):
+            return None
+        current = self.stages[0]
+        for s in self.stages:
+            if minor >= s.since:
+                current = s
+        return current
+
+
+def _g(name: str, *stages: tuple, last: int | None = None, source: str = "") -> Gate:
+    return Gate(name, tuple(Stage(*s) for s in stages), last, source)
+
+
+_KF = "pkg/features/kube_features.go"
+_REMOVED = "feature-gates-removed (kubernetes.io): last release listed"
+_ASSUMED = "removal release not confirmed: assumed two releases after GA"
+
+GATES: tuple[Gate, ...] = (
+    _g("AllowOverwriteTerminationGracePeriodSeconds", (32, False, DEPRECATED),
+       source=f"{_KF}: added deprecated (default off) with PR #122890"),
+    _g("CronJobControllerV2", (20, False, ALPHA), (21, True, BETA), (22, True, GA, True), last=23, source=_REMOVED),
+    _g("CronJobTimeZone", (24, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28, source=_REMOVED),
+    _g("CronJobsScheduledAnnotation", (28, True, BETA), (32, True, GA, True), source=_KF),
+    _g("ContainerRestartRules", (34, False, ALPHA), (35, True, BETA), source="KEP-5307"),
+    _g("ContainerStopSignals", (33, False, ALPHA), (37, True, BETA), source=f"{_KF}; KEP-4960 beta in 1.37"),
+    _g("DaemonSetUpdateSurge", (21, False, ALPHA), (22, True, BETA), (25, True, GA, True), last=28,
+       source=_REMOVED),
+    _g("DeploymentReplicaSetTerminatingReplicas", (33, False, ALPHA), (35, True, BETA), source=f"{_KF}; KEP-3973"),
+    _g("EndpointSliceTerminatingCondition", (20, False, ALPHA), (22, True, BETA), (26, True, GA, True), last=27,
+       source=_REMOVED),
+    _g("EventedPLEG", (26, False, ALPHA), source=_KF),
+    _g("GRPCContainerProbe", (23, False, ALPHA), (24, True, BETA), (27, True, GA, True), last=28, source=_REMOVED),
+    _g("GracefulNodeShutdown", (20, False, ALPHA), (21, True, BETA), source=_KF),
+    _g("IndexedJob", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25, source=_REMOVED),
+    _g("JobBackoffLimitPerIndex", (28, False, ALPHA), (29, True, BETA), (33, True, GA, True), source=_KF),
+    _g("JobManagedBy", (30, False, ALPHA), (32, True, BETA), source=_KF),
+    _g("JobPodFailurePolicy", (25, False, ALPHA), (26, True, BETA), (31, True, GA, True), last=32,
+       source=f"{_KF} (GA 1.31, absent from 1.33)"),
+    _g("JobPodReplacementPolicy", (28, False, ALPHA), (29, True, BETA), source=_KF),
+    _g("JobReadyPods", (23, False, ALPHA), (24, True, BETA), (29, True, GA, True), last=30, source=_ASSUMED),
+    _g("JobSuccessPolicy", (30, False, ALPHA), (31, True, BETA), (33, True, GA, True), source=_KF),
+    _g("JobTrackingWithFinalizers", (22, False, ALPHA), (23, False, BETA), (25, True, BETA), (26, True, GA, True),
+       last=28, source=_REMOVED),
+    _g("LogarithmicScaleDown", (21, False, ALPHA), (22, True, BETA), (31, True, GA, True), source=_KF),
+    _g("MaxUnavailableStatefulSet", (24, False, ALPHA), (35, True, BETA), (36, False, BETA), (37, True, BETA),
+       source=f"{_KF}; beta 1.35, off again in 1.36 (PR #137904), on in 1.37 (PR #139466)"),
+    _g("NodeOutOfServiceVolumeDetach", (24, False, ALPHA), (26, True, BETA), (28, True, GA, True), last=30,
+       source=_ASSUMED),
+    _g("NonPreemptingPriority", (18, False, ALPHA), (19, True, BETA), (24, True, GA, True), last=25,
+       source=_REMOVED),
+    _g("PDBUnhealthyPodEvictionPolicy", (26, False, ALPHA), (27, True, BETA), (31, True, GA, True), last=32,
+       source=f"{_KF} (GA 1.31, absent from 1.33)"),
+    _g("PodDeletionCost", (21, False, ALPHA), (22, True, BETA), source=_KF),
+    _g("PodDisruptionConditions", (25, False, ALPHA), (26, True, BETA), (31, True, GA, True), source=_KF),
+    _g("PodHostIPs", (28, False, ALPHA), (29, True, BETA), (30, True, GA, True), last=31, source=_ASSUMED),
+    _g("PodIndexLabel", (28, True, BETA), (32, True, GA, True), source=_KF),
+    _g("PodLifecycleSleepAction", (29, False, ALPHA), (30, True, BETA), source=_KF),
+    _g("PodLifecycleSleepActionAllowZero", (32, False, ALPHA), (33, True, BETA), source=_KF),
+    _g("PodObservedGenerationTracking", (33, False, ALPHA), (34, True, BETA), (35, True, GA, True),
+       source=f"{_KF}; KEP-5067"),
+    _g("PodReadyToStartContainersCondition", (28, False, ALPHA), (29, True, BETA), source=_KF),
+    _g("PodSchedulingReadiness", (26, False, ALPHA), (27, True, BETA), (30, True, GA, True), source=_KF),
+    _g("ProbeTerminationGracePeriod", (21, False, ALPHA), (22, False, BETA), (25, True, BETA), (28, True, GA, True),
+       last=28, source=_REMOVED),
+    _g("RelaxedEnvironmentVariableValidation", (30, False, ALPHA), (32, True, BETA), (34, True, GA, True),
+       source=_KF),
+    _g("RestartAllContainersOnContainerExits", (35, False, ALPHA), (36, True, BETA), source="KEP-5532, PR #136681"),
+    _g("SeparateTaintEvictionController", (29, True, BETA), source=_KF),
+    _g("ServerSideFieldValidation", (23, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28,
+       source=_ASSUMED),
+    _g("SidecarContainers", (28, False, ALPHA), (29, True, BETA), (33, True, GA, True), source=_KF),
+    _g("StatefulSetAutoDeletePVC", (23, False, ALPHA), (27, True, BETA), (32, True, GA, True), source=_KF),
+    _g("StatefulSetMinReadySeconds", (22, False, ALPHA), (23, True, BETA), (25, True, GA, True), last=26,
+       source=_REMOVED),
+    _g("SuspendJob", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25, source=_REMOVED),
+    _g("TTLAfterFinished", (18, False, ALPHA), (21, True, BETA), (23, True, GA, True), last=24, source=_REMOVED),
+)
+
+BY_NAME: dict[str, Gate] = {g.name: g for g in GATES}
+
+
+def known(minor: int) -> list[str]:
+    """The modelled gates the release knows, by name."""
+    return [g.name for g in GATES if g.stage(minor) is not None]
+
+
+def defaults(minor: int) -> dict[str, bool]:
+    return {g.name: s.default for g in GATES if (s := g.stage(minor)) is not None}
+
+
+def check(name: str, value: bool, minor: int) -> str | None:
+    """Why a release refuses ``name=value`` (featuregate SetFromMap), or None."""
+    gate = BY_NAME.get(name)
+    stage = gate.stage(minor) if gate is not None else None
+    if stage is None:
+        if gate is not None:
+            first = gate.stages[0].since
+            when = f"it exists in 1.{first}-1.{gate.last}" if gate.last is not None else f"it exists from 1.{first}"
+            return f"unrecognized feature gate: {name} (Kubernetes 1.{minor} has no such gate; {when})"
+        return (f"unrecognized feature gate: {name} (not a gate podlife models; modelled on 1.{minor}: "
+                f"{', '.join(known(minor)) or 'none'})")
+    if stage.locked and value != stage.default:
+        return f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to {str(stage.default).lower()}"
+    return None
+
+
+def effective(minor: int, overrides: dict[str, bool] | None) -> dict[str, bool]:
+    """Every modelled gate the release knows, with the given values over the defaults."""
+    out = defaults(minor)
+    for name, value in (overrides or {}).items():
+        if name in out:
+            out[name] = value
+    return out
+
+
+def describe() -> list[tuple[str, str, str, str]]:
+    """Rows (gate, versions, stage and default, source) for ``podlife versions``."""
+    from podlife.versions import NEWEST_MINOR, OLDEST_MINOR
+
+    rows = []
+    for g in GATES:
+        end_of_gate = NEWEST_MINOR if g.last is None else g.last
+        for i, s in enumerate(g.stages):
+            end = g.stages[i + 1].since - 1 if i + 1 < len(g.stages) else end_of_gate
+            start = max(s.since, OLDEST_MINOR)
+            if end < OLDEST_MINOR or start > NEWEST_MINOR:
+                continue
+            span = f"1.{start}" if start == end else f"1.{start}-1.{end}"
+            value = f"{s.prerelease}, {'on' if s.default else 'off'}{' (locked)' if s.locked else ''}"
+            rows.append((g.name, span, value, g.source))
+    return rows
