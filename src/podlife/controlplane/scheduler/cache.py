@@ -7,7 +7,8 @@ bind, pod update and deletion. Here the per-node numbers are numpy arrays in nod
 - allocatable and requested resources (also the 100m / 200Mi non-zero requests scoring uses), pod counts;
 - per (namespace, label selector) the matching pods that are not terminating, per node and per topology domain
   (podtopologyspread countPodsMatchSelector and its per-domain sums), for the selectors scheduling asked about;
-- per required pod anti-affinity term: the pods it selects and the pods that carry it, per node.
+- per required pod anti-affinity term: the pods it selects and the pods that carry it, per node;
+- per set of required pod affinity terms: the pods matching all of them, per node.
 
 Every count moves with the pod that moves it: nothing is recounted per scheduling cycle. When nodes come or
 go the arrays are permuted into the new node-tree order.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
@@ -43,30 +44,51 @@ LARGE = 2 ** 40   # a pod asking less of everything cannot lift a node past EXAC
 
 # (namespace, labels, terminating) → does the counter count such a pod
 Match = Callable[[str, dict, bool], bool]
-# a required anti-affinity term on kubernetes.io/hostname: (selector, namespaces or None for the pod's own)
-AntiTerm = tuple[Selector, "frozenset[str] | None", bytes]
 
 
 def selector_key(selector: Any) -> bytes:
     return orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
 
 
-def hostname_anti_terms(spec: dict) -> tuple[AntiTerm, ...]:
-    """Required pod anti-affinity terms on kubernetes.io/hostname, their selectors parsed once."""
-    aff = ((spec.get("affinity") or {}).get("podAntiAffinity") or {})
+class Term(NamedTuple):
+    """A required pod (anti-)affinity term (framework.AffinityTerm), its selector parsed once."""
+    selector: Selector                    # labels.Nothing() when the term has no labelSelector
+    namespaces: frozenset[str] | None     # None: the pod's own namespace; ALL_NAMESPACES: every one
+    sel_key: bytes
+    topology_key: str
+
+
+ALL_NAMESPACES = frozenset({"*"})   # namespaceSelector {} selects every namespace ("*" names none)
+
+
+def _terms(terms: Any) -> tuple[Term, ...]:
     out = []
-    for t in aff.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
-        if t.get("topologyKey") == HOSTNAME:
-            sel = t.get("labelSelector") or {}
-            out.append((compiled(sel), frozenset(t["namespaces"]) if t.get("namespaces") else None,
-                        selector_key(sel)))
+    for t in terms or ():
+        # metav1.LabelSelectorAsSelector: a missing labelSelector is labels.Nothing(), {} is Everything()
+        sel = t.get("labelSelector")
+        namespaces = frozenset(t.get("namespaces") or ())
+        if t.get("namespaceSelector") == {}:
+            namespaces = ALL_NAMESPACES
+        out.append(Term(compiled(sel), namespaces or None, selector_key(sel), t.get("topologyKey", "")))
     return tuple(out)
 
 
-def anti_term_matches(term: AntiTerm, owner_ns: str, ns: str, labels: dict) -> bool:
-    """interpodaffinity: the term of a pod in ``owner_ns`` selects a pod in ``ns`` with these labels."""
-    sel, namespaces, _ = term
-    return (ns in namespaces if namespaces is not None else ns == owner_ns) and sel.matches(labels)
+def required_terms(spec: dict) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """The pod's required anti-affinity and affinity terms (interpodaffinity, any topology key)."""
+    aff = spec.get("affinity") or {}
+    anti = (aff.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    affinity = (aff.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    return _terms(anti), _terms(affinity)
+
+
+def term_matches(term: Term, owner_ns: str, ns: str, labels: dict) -> bool:
+    """AffinityTerm.Matches: the term of a pod in ``owner_ns`` selects a pod in ``ns`` with these labels."""
+    sel, namespaces, _, _ = term
+    if namespaces is None:
+        ok = ns == owner_ns
+    else:
+        ok = namespaces is ALL_NAMESPACES or ns in namespaces
+    return ok and sel.matches(labels)
 
 
 def _allocatable(node: Obj) -> dict[str, int]:
@@ -85,14 +107,14 @@ def _allocatable(node: Obj) -> dict[str, int]:
 
 class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
-    required hostname anti-affinity terms."""
-    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "huge", "large", "scalars", "fit", "nz")
+    required pod anti-affinity and affinity terms."""
+    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "huge", "large", "scalars", "fit", "nz")
 
     def __init__(self, spec: dict) -> None:
         self.req = pod_requests(spec)
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
-        self.anti = hostname_anti_terms(spec)
+        self.anti, self.affinity = required_terms(spec)
         amounts = (*self.req.values(), self.nz_cpu, self.nz_mem)
         self.huge = any(abs(v) >= EXACT_INT64 for v in amounts)
         self.large = any(abs(v) >= LARGE for v in amounts)
@@ -172,7 +194,7 @@ class NodeCache:
         self.generation = 0                         # bumped at each layout
         self.epoch = 0                              # bumped when arrays or counters handed out may be stale
         self.changed: list[int] = []                # positions whose taints, labels or allocatable changed since
-        self.anti_pods = 0                          # pods with required hostname anti-affinity, cluster-wide
+        self.anti_pods = 0                          # pods with required anti-affinity, cluster-wide
         self.size = 0
         self.dtype: Any = np.int64                  # of the resource arrays (object: Python ints, see EXACT_INT64)
         # per position, rows FIT: allocatable, requested (the pods row: pods on the node), and their difference
@@ -185,9 +207,10 @@ class NodeCache:
         self.positive_cpu_mem = True                # every node has cpu and memory allocatable
         self._domain_ids: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._everywhere: dict[str, bool] = {}      # topology key → every node has the label
+        self._per_node: dict[str, bool] = {}        # topology key → no two nodes share a value
         self._counters: dict[Any, PodCounter] = {}
         self._matching: dict[tuple[str, frozenset, bool], tuple[PodCounter, ...]] = {}
-        self._carriers: dict[tuple, tuple[AntiTerm, str, np.ndarray]] = {}   # anti term → carriers per position
+        self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
         self._tick = 0
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
@@ -233,6 +256,7 @@ class NodeCache:
                 v = info.labels.get(key)
                 ids[pos] = -1 if v is None else values.setdefault(v, len(values))
                 self._everywhere[key] = bool(ids.min(initial=0) >= 0)
+                self._per_node.pop(key, None)
                 for c in self._counters.values():
                     c.domains.pop(key, None)
 
@@ -286,6 +310,7 @@ class NodeCache:
         self.free_fit = self.alloc_fit - self.req_fit
         self.free_nz = self.alloc_fit[:2] - self.nz
         self._domain_ids.clear()
+        self._per_node.clear()
         self.generation += 1
         self.epoch += 1
         self.changed = []
@@ -382,12 +407,24 @@ class NodeCache:
         c.used = self._tick
         return c
 
-    def anti_counter(self, term: AntiTerm, owner_ns: str) -> PodCounter:
+    def anti_counter(self, term: Term, owner_ns: str) -> PodCounter:
         """The pods (terminating ones too) an incoming pod's anti-affinity term selects."""
-        key = ("anti", owner_ns, term[1], term[2])
+        key = ("anti", owner_ns, term.namespaces, term.sel_key)
         c = self._counters.get(key)
         if c is None:
-            c = self.counter(key, lambda ns, labels, terminating: anti_term_matches(term, owner_ns, ns, labels))
+            c = self.counter(key, lambda ns, labels, terminating: term_matches(term, owner_ns, ns, labels))
+        self._tick += 1
+        c.used = self._tick
+        return c
+
+    def affinity_counter(self, terms: tuple[Term, ...], owner_ns: str) -> PodCounter:
+        """interpodaffinity getExistingAffinityCounts... podMatchesAllAffinityTerms: the pods (terminating ones
+        too) that every one of an incoming pod's required affinity terms selects."""
+        key = ("affinity", owner_ns, tuple((t.namespaces, t.sel_key) for t in terms))
+        c = self._counters.get(key)
+        if c is None:
+            c = self.counter(key, lambda ns, labels, terminating: all(term_matches(t, owner_ns, ns, labels)
+                                                                      for t in terms))
         self._tick += 1
         c.used = self._tick
         return c
@@ -403,7 +440,21 @@ class NodeCache:
             c.domains[key] = totals
         return totals
 
-    def carriers(self) -> list[tuple[AntiTerm, str, np.ndarray]]:
+    def occupied(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
+        """Of the selected nodes, those that carry the label ``key`` and whose domain (the nodes with the same
+        value) holds at least one of ``per_position`` (a count per node position)."""
+        ids = self.domain_ids(key)
+        if self._per_node.get(key) is None:
+            has = ids[ids >= 0]
+            self._per_node[key] = len(has) == self.domain_count(key)
+        mine = ids[sel]
+        if self._per_node[key]:   # every value on one node (kubernetes.io/hostname): the domain is the node
+            return (mine >= 0) & (per_position[sel] > 0)
+        has = ids >= 0
+        totals = np.bincount(ids[has], weights=per_position[has], minlength=self.domain_count(key))
+        return (mine >= 0) & (totals[np.maximum(mine, 0)] > 0) if len(totals) else np.zeros(len(mine), bool)
+
+    def carriers(self) -> list[tuple[Term, str, np.ndarray]]:
         """Anti-affinity terms of the pods in the cache: (term, its pod's namespace, carrier pods per position)."""
         self.ordered()
         return list(self._carriers.values())
@@ -497,7 +548,7 @@ class NodeCache:
         if entry.anti:
             self.anti_pods += sign
             for term in entry.anti:
-                key = (entry.namespace, term[1], term[2])
+                key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key)
                 found = self._carriers.get(key)
                 if found is None:
                     found = self._carriers[key] = (term, entry.namespace, np.zeros(self.size, np.int64))

@@ -22,7 +22,7 @@ import orjson
 from podlife.api.meta import Obj
 from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
 from podlife.controlplane.scheduler.cache import (HOSTNAME, RESOURCES, ZONE, NodeCache, NodeInfo, PodCounter,
-                                                  SpecFacts, anti_term_matches, selector_key)
+                                                  SpecFacts, selector_key, term_matches)
 
 MAX_NODE_SCORE = 100
 # schedule_one.go
@@ -35,6 +35,7 @@ R_UNSCHEDULABLE = "node(s) were unschedulable"                                  
 R_NODE_NAME = "node(s) didn't match the requested node name"                     # nodename
 R_AFFINITY = "node(s) didn't match Pod's node affinity/selector"                 # nodeaffinity ErrReasonPod
 R_TOO_MANY_PODS = "Too many pods"                                                # noderesources/fit.go
+R_POD_AFFINITY = "node(s) didn't match pod affinity rules"                       # interpodaffinity/filtering.go
 R_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"                 # interpodaffinity/filtering.go
 R_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"     # interpodaffinity/filtering.go
 R_SPREAD = "node(s) didn't match pod topology spread constraints"                # podtopologyspread/filtering.go
@@ -105,7 +106,7 @@ class PodTemplate:
         self.preferred: list[tuple[int, NodeSelectorTermMatcher]] = [
             (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
             for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
-        self.anti = facts.anti
+        self.anti, self.affinity = facts.anti, facts.affinity
         own = spec.get("topologySpreadConstraints") or []
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
@@ -116,6 +117,7 @@ class PodTemplate:
         self.system_defaulted = not own
         self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
         self.node_constraints = bool(self.node_name or self.node_selector or self.affinity_terms or self.anti
+                                     or self.affinity
                                      or self.hard)
         # per node position, kept in step with the cache (generation, changed positions)
         self._generation = -1
@@ -249,6 +251,17 @@ class PodContext:
         if self.hard:
             self._prefilter_spread(cache)
 
+    def affinity_first(self, cache: NodeCache, counter: PodCounter) -> bool:
+        """satisfyPodAffinity: no pod on a node with any of the terms' keys matches every term, and the pod
+        matches all its own terms (podMatchesAllAffinityTerms)."""
+        terms = self.t.affinity
+        if not all(term_matches(term, self.namespace, self.namespace, self.labels) for term in terms):
+            return False
+        keyed = np.zeros(cache.size, bool)
+        for term in terms:
+            keyed |= cache.domain_ids(term.topology_key) >= 0
+        return not counter.counts[keyed].any()
+
     def _prefilter_spread(self, cache: NodeCache) -> None:
         """Matching pods per domain over the nodes that pass the pod's node affinity (nodeAffinityPolicy Honor)
         and carry every constraint's key; the global minimum over those domains."""
@@ -321,19 +334,29 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             left = ~failed if left is None else left & ~failed
         assert left is not None
         yield ~left, lambda: spread
-    host = cache.has_host[sel]
-    if ctx.t.anti:
-        hit = np.zeros(len(host), bool)
-        for term in ctx.t.anti:
-            hit |= cache.anti_counter(term, ctx.namespace).counts[sel] > 0
-        hit &= host
+    # interpodaffinity/filtering.go Filter: the pod's affinity (UnschedulableAndUnresolvable), its
+    # anti-affinity, then existing pods' anti-affinity (Unschedulable); a domain is the nodes sharing the
+    # term's topology label value
+    if t.affinity:
+        counter = cache.affinity_counter(t.affinity, ctx.namespace)
+        unmet = np.zeros(len(cache.has_host[sel]), bool)
+        for term in t.affinity:   # satisfyPodAffinity: every key on the node, matching pods in each domain
+            unmet |= ~cache.occupied(counter.counts, term.topology_key, sel)
+        if unmet.any() and ctx.affinity_first(cache, counter):
+            # the first pod of a group with affinity to itself: nodes with every topology key pass
+            for term in t.affinity:
+                unmet &= cache.domain_ids(term.topology_key)[sel] < 0
+        yield unmet, lambda: [(R_POD_AFFINITY, unmet, False)]
+    if t.anti:
+        hit = np.zeros(len(cache.has_host[sel]), bool)
+        for term in t.anti:
+            hit |= cache.occupied(cache.anti_counter(term, ctx.namespace).counts, term.topology_key, sel)
         yield hit, lambda: [(R_ANTI_AFFINITY, hit, True)]
     if ctx.check_existing_anti:
-        existing = np.zeros(len(host), bool)
+        existing = np.zeros(len(cache.has_host[sel]), bool)
         for term, owner_ns, carriers in cache.carriers():
-            if anti_term_matches(term, owner_ns, ctx.namespace, ctx.labels):
-                existing |= carriers[sel] > 0
-        existing &= host
+            if term_matches(term, owner_ns, ctx.namespace, ctx.labels):
+                existing |= cache.occupied(carriers, term.topology_key, sel)
         yield existing, lambda: [(R_EXISTING_ANTI, existing, True)]
 
 
