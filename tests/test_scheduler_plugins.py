@@ -94,9 +94,27 @@ def test_least_allocated_counts_non_zero_defaults():
     # a: cpu (1000-100)*100/1000 = 90, memory (2000-200)Mi*100/2000Mi = 90 → 90
     # b: cpu (1000-200)*100/1000 = 80, memory (2000-400)*100/2000 = 80 → 80
     assert plugins.least_allocated(ctx, s.cache, ab).tolist() == [90, 80]
-    # BalancedAllocation uses real requests (all 0): fractions 0, 0 → 100; TaintToleration: no taints → 100 × 3
-    assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 100 + 300, 80 + 100 + 300]
+    # TaintToleration: no taints → 100 × 3; BalancedAllocation: from 1.33 (PR #130260) a pod requesting no cpu
+    # and no memory is not scored by it (Skip: 0 everywhere) ...
+    assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 0 + 300, 80 + 0 + 300]
+    # ... before, it used the real requests (all 0): fractions 0, 0 → 100
+    old = plugins.Weights(balanced_skips_best_effort=False)
+    assert plugins.score_nodes(ctx, s.cache, ab, 2, old).tolist() == [90 + 100 + 300, 80 + 100 + 300]
     assert s.find_node(pod("new"))[0] == "a"
+
+
+def test_balanced_allocation_of_a_best_effort_pod_by_version():
+    # x is unbalanced (cpu 3/4 requested, memory none), y is empty; LeastAllocated over non-zero requests (the
+    # memory-less pods count 200Mi each): x cpu (4000-3100)*100//4000 = 22, memory (4096-400)*100//4096 = 90
+    # → 56; y 97 and 95 → 96. BalancedAllocation over real requests, before 1.33: x 1 - |0.75-0|/2 → 62, y 100;
+    # from 1.33 nothing.
+    s = scheduler([node("x", cpu="4", memory="4Gi"), node("y", cpu="4", memory="4Gi")])
+    s.cache.add_pod(pod("old", cpu="3", node_name="x"))
+    ctx = plugins.PodContext(pod("new"), s.cache, None)
+    xy = s.cache.positions(["x", "y"])
+    assert plugins.score_nodes(ctx, s.cache, xy, 2, s.weights).tolist() == [56 + 300, 96 + 300]
+    old = plugins.Weights(balanced_skips_best_effort=False)
+    assert plugins.score_nodes(ctx, s.cache, xy, 2, old).tolist() == [56 + 62 + 300, 96 + 100 + 300]
 
 
 def test_balanced_allocation():
@@ -114,11 +132,11 @@ def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     pref = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 5, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}}
     ctx = plugins.PodContext(pod("p", affinity=pref), s.cache, None)
-    # fit 90 and balanced 100 everywhere; taint raw 1,0,0 → reversed normalize 0,100,100 (× 3);
-    # node affinity raw 0,0,5 → 0,0,100 (× 2)
-    assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [190, 490, 690]
-    # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1
-    old = plugins.Weights(node_affinity=1, taint=1)
+    # fit 90 everywhere, balanced nothing (a best-effort pod, 1.33+); taint raw 1,0,0 → reversed normalize
+    # 0,100,100 (× 3); node affinity raw 0,0,5 → 0,0,100 (× 2)
+    assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [90, 390, 590]
+    # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1; balanced 100 everywhere
+    old = plugins.Weights(node_affinity=1, taint=1, balanced_skips_best_effort=False)
     assert plugins.score_nodes(ctx, s.cache, infos, 3, old).tolist() == [190, 290, 390]
 
 
@@ -132,9 +150,10 @@ def test_default_topology_spread_keeps_replicas_apart():
     # no zone labels: only the hostname constraint (maxSkew 3) counts; weight log(2 feasible + 2) = 1.386
     # n0: 2 * 1.386 + 2 = 4.77 → 5; n1: 0 + 2 = 2; normalized 100*(5+2-s)/5: n0 40, n1 100 (× 2)
     assert plugins.spread_scores(ctx, s.cache, infos, 2).tolist() == [40, 100]
-    # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading
-    assert plugins.score_nodes(ctx, s.cache, infos, 2, s.weights).tolist() == [99 + 100 + 300 + 80,
-                                                                                99 + 100 + 300 + 200]
+    # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading (balanced:
+    # nothing for a best-effort pod from 1.33)
+    assert plugins.score_nodes(ctx, s.cache, infos, 2, s.weights).tolist() == [99 + 0 + 300 + 80,
+                                                                                99 + 0 + 300 + 200]
 
 
 def test_default_selector_from_service():

@@ -293,6 +293,11 @@ RULES: tuple[Rule, ...] = (
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),
+    Rule("balanced_allocation_skips_best_effort", "NodeResourcesBalancedAllocation does not score a pod "
+         "requesting no cpu and no memory", (
+        Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
+        Change(33, True, "PR #130260 (issue #129138): PreScore returns Skip for best-effort pods"),
+    )),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),

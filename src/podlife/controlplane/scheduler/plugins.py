@@ -544,12 +544,14 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
 
 @dataclass
 class Weights:
-    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go)."""
+    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go), and whether
+    BalancedAllocation skips best-effort pods (versions rule balanced_allocation_skips_best_effort)."""
     fit: int = 1
     balanced: int = 1
     node_affinity: int = 2
     taint: int = 3
     spread: int = 2
+    balanced_skips_best_effort: bool = True
 
 
 def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w: Weights) -> np.ndarray:
@@ -560,7 +562,9 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     totals = least_allocated(ctx, cache, sel)
     if w.fit != 1:
         totals *= w.fit
-    totals += w.balanced * balanced_allocation(ctx, cache, sel)
+    # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
+    if not (w.balanced_skips_best_effort and not t.requested.any()):
+        totals += w.balanced * balanced_allocation(ctx, cache, sel)
     if t.preferred:
         totals += w.node_affinity * _normalize(t.pref_raw[sel], False)
     if t.any_taint_raw:

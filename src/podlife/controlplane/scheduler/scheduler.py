@@ -59,7 +59,8 @@ class Scheduler:
         self.weights = plugins.Weights()
         if self.profile is not None:
             self.fit_error_suffix = self.profile.fit_error_preemption_suffix
-            self.weights = plugins.Weights(**self.profile.score_weights)
+            self.weights = plugins.Weights(**self.profile.score_weights,
+                                           balanced_skips_best_effort=self.profile.balanced_allocation_skips_best_effort)
 
     def start(self) -> None:
         self.store.watch("Node", self._on_node)
