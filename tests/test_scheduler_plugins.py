@@ -156,6 +156,18 @@ def test_default_topology_spread_keeps_replicas_apart():
                                                                                 99 + 0 + 300 + 200]
 
 
+def test_default_spreading_counts_nodes_without_a_zone_as_one_more_domain():
+    s = scheduler([node("a1", zone="a"), node("b1", zone="b"), node("z")])
+    for i in range(3):
+        s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name="a1"))
+    ctx = plugins.PodContext(pod("web-3", labels={"app": "web"}), s.cache, {"matchLabels": {"app": "web"}})
+    # podtopologyspread/scoring.go initPreScoreState with the system defaults: z is scored (not ignored) and its
+    # missing zone label counts as the value "", so the zone weight is log(3 domains + 2) = 1.609 (not log(4));
+    # hostname: log(3 nodes + 2) = 1.609. a1: 3*1.609+2 + 3*1.609+4 = 15.66 → 16; b1: 2 + 4 = 6; z (no zone
+    # term): 2. Normalized 100*(16+2-s)//16: 12, 75, 100 (with log(4) a1 would be 14.99 → 15: 13, 73, 100)
+    assert plugins.spread_scores(ctx, s.cache, s.cache.positions(["a1", "b1", "z"]), 3).tolist() == [12, 75, 100]
+
+
 def test_default_selector_from_service():
     s = scheduler([node("n0")])
     ensure_namespaces(s.store, ["default"])

@@ -499,7 +499,8 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
     """podtopologyspread/scoring.go: per constraint count * log(domains + 2) + (maxSkew - 1), summed in float64
     and rounded; then normalized as MaxNodeScore * (max + min - s) / max. Domain counts are over all nodes
     that pass the pod's node affinity; hostname counts the node's own pods; the domain count of hostname is
-    the number of feasible nodes."""
+    the number of feasible nodes. A node without a constraint's label gets nothing for it; with the system
+    defaults such nodes are scored and make one more domain (the value "") in the weight."""
     ids = [s.ids[sel] for s in ctx.soft]
     has = [None if cache.everywhere(s.c.key) else i >= 0 for s, i in zip(ctx.soft, ids)]
     ignored = None
@@ -518,7 +519,14 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
             term = s.counter.counts[sel] * math.log(size + 2) + (c.max_skew - 1)
         else:
             valid = h if ignored is None else (~ignored if h is None else h & ~ignored)
-            size = int(np.count_nonzero(np.bincount(i if valid is None else i[valid])))
+            present = np.bincount(i if valid is None else i[valid])
+            size = int(np.count_nonzero(present))
+            if ignored is None and h is not None and not h.all():
+                # initPreScoreState: a scored node without the label (system defaults only; otherwise it is
+                # ignored) adds the value "" to the domains counted for the weight, once
+                empty = cache.domain_values(c.key).index("") if "" in cache.domain_values(c.key) else -1
+                if not (0 <= empty < len(present) and present[empty]):
+                    size += 1
             if not ctx.t.node_selector and not ctx.t.affinity_terms:
                 totals = cache.domain_totals(s.counter, c.key)   # every node passes the pod's node affinity
             else:
