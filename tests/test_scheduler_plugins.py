@@ -357,12 +357,59 @@ def test_counts_survive_nodes_coming_and_going_and_relabelled():
     cache.remove_node("a0")
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
     assert web.counts.tolist() == [2, 1, 0] and cache.req_fit[-1].tolist() == [2, 1, 0]
-    add("b0", "c")      # relabelled into zone c (still first of the two in node order): the zone counts follow
+    add("b0", "c")      # relabelled into zone c: the zone counts follow
+    # node_tree.go updateNode moves b0 to the end of zone c (zone b, now empty, is forgotten), but the cache's
+    # UpdateSnapshot rebuilds the node list from the tree only when a node comes or goes: the order stays
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
     assert web.counts.tolist() == [2, 1, 0]
     values = dict(zip(cache.domain_values(ZONE), cache.domain_totals(web, ZONE).tolist()))
     assert values == {"a": 2, "c": 1}
     assert cache.domain_totals(web, ZONE).tolist() == _recounted(cache, sel, ZONE)
+    add("d0", "d")      # a node comes: zones a [a1], c [c0, b0], d [d0], interleaved
+    assert [i.name for i in cache.ordered()] == ["a1", "c0", "d0", "b0"]
+    assert web.counts.tolist() == [2, 0, 0, 1]
+
+
+def test_zone_order_forgets_an_emptied_zone():
+    # node_tree.go: zones in the order they were added; removeZone drops a zone whose last node went, so a zone
+    # that comes back is last (not where its first node once was)
+    cache = NodeCache()
+    for name, zone in (("a0", "a"), ("b0", "b"), ("a1", "a")):
+        cache.set_node({"metadata": {"name": name, "labels": {ZONE: zone}}, "spec": {}, "status": {}})
+    cache.remove_node("a0")
+    assert [i.name for i in cache.ordered()] == ["a1", "b0"]   # zone a kept its place: a1 is still in it
+    cache.remove_node("a1")
+    cache.set_node({"metadata": {"name": "a2", "labels": {ZONE: "a"}}, "spec": {}, "status": {}})
+    cache.set_node({"metadata": {"name": "b1", "labels": {ZONE: "b"}}, "spec": {}, "status": {}})
+    assert [i.name for i in cache.ordered()] == ["b0", "a2", "b1"]
+
+
+def test_a_node_deleted_and_added_again_keeps_its_pods():
+    # cache.go RemoveNode keeps the NodeInfo while pods are on it; AddNode of the same name finds them (the pods'
+    # own deletions come through another watch, possibly later)
+    cache = NodeCache()
+
+    def add(name: str) -> None:
+        cache.set_node({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}, "spec": {},
+                        "status": {"allocatable": {"pods": "10", "cpu": "4", "memory": "4Gi"}}})
+
+    add("n0")
+    add("n1")
+    sel = {"matchLabels": {"app": "web"}}
+    web = cache.spread_counter("default", sel, selector_key(sel))
+    for i in range(3):
+        cache.add_pod(_pod(f"p{i}", "n1"))
+    cache.remove_node("n1")
+    assert [i.name for i in cache.ordered()] == ["n0"] and web.counts.tolist() == [0]
+    cache.remove_pod(_pod("p2", "n1"))          # one pod's deletion arrives while the node is gone
+    add("n1")
+    assert [i.name for i in cache.ordered()] == ["n0", "n1"]   # the arrays are laid out again, pods counted
+    assert cache.req_fit[-1].tolist() == [0, 2] and web.counts.tolist() == [0, 2]
+    assert cache.domain_totals(web, "kubernetes.io/hostname").tolist() == [0, 2]
+    cache.add_pod(_pod("p9", "gone"))           # bound to a node the cache has not seen: kept for it
+    add("gone")
+    cache.ordered()
+    assert cache.req_fit[-1].tolist() == [0, 2, 1] and web.counts.tolist() == [0, 2, 1]
 
 
 def test_node_taint_change_reaches_the_filters():

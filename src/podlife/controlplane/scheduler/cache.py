@@ -189,6 +189,9 @@ class PodCounter:
 class NodeCache:
     def __init__(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
+        self._tree: dict[str, list[NodeInfo]] = {}   # node_tree.go: zone → nodes, zones in order of addition
+        self._gone: dict[str, NodeInfo] = {}         # deleted nodes that still have pods (not scheduled onto)
+        self._restored: list[NodeInfo] = []         # nodes back with pods, counted at the next layout
         self._pod_node: dict[str, str] = {}
         self._order: list[NodeInfo] | None = None   # None: nodes came or went, lay the arrays out again
         self.generation = 0                         # bumped at each layout
@@ -237,14 +240,26 @@ class NodeCache:
         name = node["metadata"]["name"]
         info = self.nodes.get(name)
         if info is None:
-            self.nodes[name] = NodeInfo(node)
+            # cache.go AddNode: a node deleted while pods were still on it comes back with them
+            info = self._gone.pop(name, None)
+            if info is None:
+                info = NodeInfo(node)
+            else:
+                info.update(node)
+                self._restored.append(info)
+            self.nodes[name] = info
+            self._tree_add(info)
             self._order = None
             return
         old_zone, old_labels = info.zone_key, info.labels
-        if not info.update(node) or self._order is None:
+        if not info.update(node):
             return
         if info.zone_key != old_zone:
-            self._order = None
+            # node_tree.go updateNode: out of the old zone, to the end of the new one; the scheduling order
+            # (the snapshot's node list) is rebuilt from the tree only when a node comes or goes
+            self._tree_remove(info, old_zone)
+            self._tree_add(info)
+        if self._order is None:
             return
         pos = info.pos
         self._set_static(pos, info)
@@ -261,12 +276,34 @@ class NodeCache:
                     c.domains.pop(key, None)
 
     def remove_node(self, name: str) -> None:
-        if self.nodes.pop(name, None) is not None:
-            self._order = None
+        """cache.go RemoveNode: the node leaves the tree; its pods stay known (the NodeInfo is kept while pods
+        are on it, and a node of that name added again has them)."""
+        info = self.nodes.pop(name, None)
+        if info is None:
+            return
+        self._tree_remove(info, info.zone_key)
+        if info in self._restored:
+            self._restored.remove(info)   # re-added and removed again before its pods were counted
+        else:   # the next layout drops its columns from every per-node array; the cluster-wide count stays
+            self.anti_pods -= sum(1 for e in info.pods.values() if e.anti)
+        if info.pods:
+            self._gone[name] = info
+        info.pos = -1
+        self._order = None
+
+    def _tree_add(self, info: NodeInfo) -> None:
+        self._tree.setdefault(info.zone_key, []).append(info)
+
+    def _tree_remove(self, info: NodeInfo, zone: str) -> None:
+        nodes = self._tree.get(zone, [])
+        if info in nodes:
+            nodes.remove(info)
+        if not nodes:
+            self._tree.pop(zone, None)   # node_tree.go removeZone
 
     def ordered(self) -> list[NodeInfo]:
-        """internal/cache/node_tree.go list(): zones in order of first appearance, nodes of a zone in order of
-        addition, taken one per zone in turn (zones interleaved)."""
+        """internal/cache/node_tree.go list(): zones in the order they were added (a zone that emptied is
+        forgotten), nodes of a zone in order of addition, taken one per zone in turn (zones interleaved)."""
         if self._order is None:
             self._layout()
         assert self._order is not None
@@ -274,11 +311,8 @@ class NodeCache:
 
     def _layout(self) -> None:
         """Lay every per-node array out in the new node-tree order: kept nodes keep their numbers."""
-        zones: dict[str, list[NodeInfo]] = {}
-        for info in self.nodes.values():
-            zones.setdefault(info.zone_key, []).append(info)
         order: list[NodeInfo] = []
-        lists = list(zones.values())
+        lists = list(self._tree.values())
         for i in range(max((len(x) for x in lists), default=0)):
             for z in lists:
                 if i < len(z):
@@ -314,6 +348,10 @@ class NodeCache:
         self.generation += 1
         self.epoch += 1
         self.changed = []
+        restored, self._restored = self._restored, []
+        for info in restored:
+            for entry in info.pods.values():
+                self._account(info, entry, +1)
 
     def _set_static(self, pos: int, info: NodeInfo) -> None:
         if self.dtype is not object and any(v >= EXACT_INT64 for v in info.allocatable.values()):
@@ -482,6 +520,11 @@ class NodeCache:
             known = self.nodes.get(self._pod_node[uid])
             entry = known.pods.get(uid) if known is not None else None
             md = pod["metadata"]
+            if known is None:   # on a deleted node: nothing counted to move
+                ghost = self._gone.get(self._pod_node[uid])
+                if ghost is not None and uid in ghost.pods:
+                    ghost.pods[uid].refresh(pod)
+                return
             if entry is not None and (entry.labels != (md.get("labels") or {}) or
                                       entry.terminating != bool(md.get("deletionTimestamp"))):
                 self.ordered()
@@ -492,6 +535,13 @@ class NodeCache:
         node = pod["spec"]["nodeName"]
         info = self.nodes.get(node)
         if info is None:
+            # cache.go AddPod: a pod bound to a node the cache does not have (deleted, or not yet seen) is kept
+            # on a NodeInfo without node; the node, once added, has it
+            ghost = self._gone.get(node)
+            if ghost is None:
+                ghost = self._gone[node] = NodeInfo({"metadata": {"name": node}})
+            ghost.pods[uid] = PodEntry(pod, self.spec_facts(pod["spec"]))
+            self._pod_node[uid] = node
             return
         self.ordered()
         entry = PodEntry(pod, self.spec_facts(pod["spec"]))
@@ -504,6 +554,14 @@ class NodeCache:
         node = self._pod_node.pop(uid, None)
         info = self.nodes.get(node) if node else None
         if info is None:
+            ghost = self._gone.get(node) if node else None
+            if ghost is not None:
+                ghost.pods.pop(uid, None)
+                if not ghost.pods:   # cache.go RemovePod: the NodeInfo of a deleted node goes with its last pod
+                    del self._gone[node]
+            return
+        if info in self._restored:   # back with its pods, not yet counted
+            info.pods.pop(uid, None)
             return
         entry = info.pods.pop(uid, None)
         if entry is None:
