@@ -45,7 +45,6 @@ WARNINGS = {
     "network-and-ingress.yaml": ["network-and-ingress.yaml:3: kind NetworkPolicy", "network-and-ingress.yaml:30: "
                                  "kind Ingress"],
     "operator-with-crs.yaml": ["operator-with-crs.yaml:48: custom resource ServiceMonitor"],
-    "priority-and-spread.yaml": ["priority-and-spread.yaml:7: value: scheduler preemption is not modelled"],
     "windows-app.yaml": ["windows-app.yaml:15: spec.template.spec.os.name: podlife models Linux nodes"],
 }
 # fixture → {version: warnings only that version prints}

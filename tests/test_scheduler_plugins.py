@@ -217,8 +217,9 @@ def test_fit_error_counts_every_insufficient_resource():
     # fit.go: full → Too many pods (cpu/memory fit there); small → Insufficient cpu and Insufficient memory
     assert diag.message(2) == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
                                "1 Too many pods.")
-    assert diag.preemption_message(2) == "preemption: 0/2 nodes are available: 2 No preemption victims found " \
-                                         "for incoming pod.."
+    # both failures are Unschedulable (preemption might help), but neither node has a lower-priority pod
+    assert s.preemption.post_filter(pod("big", cpu="500m", memory="1Gi"), diag).message == \
+        "0/2 nodes are available: 2 No preemption victims found for incoming pod."
 
 
 def test_select_host_is_random_among_the_best_only():

@@ -298,6 +298,21 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
         Change(33, True, "PR #130260 (issue #129138): PreScore returns Skip for best-effort pods"),
     )),
+    Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
+        Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "
+                          "alpha and off in 1.21)"),
+        Change(22, True, "KEP-1923 PreferNominatedNode beta, on by default (GA 1.24): evaluateNominatedNode"),
+    )),
+    Rule("async_preemption", "preemption deletes the victims after the scheduling cycle has handled the failure", (
+        Change(18, False, "prepareCandidate inside PostFilter: victims deleted before the FailedScheduling Event "
+                          "and the nomination (1.32: SchedulerAsyncPreemption alpha, off)"),
+        Change(33, True, "KEP-4832 SchedulerAsyncPreemption beta, on by default: prepareCandidateAsync"),
+    )),
+    Rule("preempted_event_message", "message of the Preempted Event on a victim", (
+        Change(18, "name", "prepareCandidate: 'Preempted by NAMESPACE/NAME on node NODE'"),
+        Change(23, "anonymous", "PR #114923 (in 1.23-1.26 patch releases): 'Preempted by a pod on node NODE'"),
+        Change(29, "uid", "PR #119971: 'Preempted by pod UID on node NODE'"),
+    )),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),

@@ -227,13 +227,3 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
             out.append((f"{path}.readinessGates[{i}]", f"nothing in podlife sets the {cond} condition (an external "
                                                        "controller would): the pod never becomes Ready"))
     return out
-
-
-def scenario_notes(manifests: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
-    """(manifest index, path, message) of what podlife leaves out for the scenario as a whole."""
-    for i, m in enumerate(manifests):
-        if m.get("kind") == "PriorityClass" and isinstance(m.get("value"), int) and m["value"] > 0 and \
-                m.get("preemptionPolicy") != "Never":
-            return [(i, "value", "scheduler preemption is not modelled: a pod of this class that does not fit "
-                                 "stays Pending instead of evicting lower-priority pods")]
-    return []

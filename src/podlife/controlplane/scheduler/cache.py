@@ -108,9 +108,11 @@ def _allocatable(node: Obj) -> dict[str, int]:
 class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
     required pod anti-affinity and affinity terms."""
-    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "huge", "large", "scalars", "fit", "nz")
+    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "huge", "large", "scalars", "fit", "nz",
+                 "priority")
 
     def __init__(self, spec: dict) -> None:
+        self.priority = int(spec.get("priority") or 0)   # corev1helpers.PodPriority: 0 when unset
         self.req = pod_requests(spec)
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
@@ -125,12 +127,13 @@ class SpecFacts:
 
 class PodEntry:
     """What the cache keeps of a pod on a node."""
-    __slots__ = ("uid", "namespace", "labels", "labels_key", "facts", "anti", "terminating")
+    __slots__ = ("uid", "namespace", "name", "labels", "labels_key", "facts", "anti", "terminating")
 
     def __init__(self, pod: Obj, facts: SpecFacts) -> None:
         md = pod["metadata"]
         self.uid = md["uid"]
         self.namespace = md.get("namespace", "")
+        self.name = md.get("name", "")
         self.facts, self.anti = facts, facts.anti
         self.refresh(pod)
 
@@ -568,6 +571,36 @@ class NodeCache:
             return
         self.ordered()
         self._account(info, entry, -1)
+
+    # ---- what-if (preemption's dry runs, nominated pods) --------------------------------------------
+
+    def take_pods(self, info: NodeInfo, entries: list[PodEntry]) -> None:
+        """Count these pods off their node for a dry run (put_back undoes it exactly)."""
+        self.ordered()
+        for e in entries:
+            del info.pods[e.uid]
+            self._account(info, e, -1)
+
+    def put_back(self, info: NodeInfo, entries: list[PodEntry], order: list[str]) -> None:
+        """Count taken pods on their node again; ``order``: the node's pods in their order before."""
+        for e in entries:
+            info.pods[e.uid] = e
+            self._account(info, e, +1)
+        info.pods = {uid: info.pods[uid] for uid in order if uid in info.pods}
+
+    def reserve(self, pos: int, facts: SpecFacts, sign: int) -> None:
+        """Add (sign 1) or remove (-1) a nominated pod's requests on a node for the fit filter
+        (framework.go addGEPriorityNominatedPods)."""
+        if facts.huge:
+            self.exact_ints()
+        for r in facts.scalars:
+            self.scalar(r)   # made (from the pods alone) before the reservation counts on it
+        self.req_fit[:, pos] += sign * facts.fit
+        self.free_fit[:, pos] -= sign * facts.fit
+        for r in facts.scalars:
+            arr = self.scalar_req.get(r)
+            if arr is not None:
+                arr[pos] += sign * facts.req[r]
 
     def exact_ints(self) -> None:
         """From now on keep resource amounts as Python ints (some are too large for exact int64 arithmetic)."""

@@ -385,21 +385,13 @@ class Diagnosis:
     reasons: Counter[str] = field(default_factory=Counter)
     resolvable: int = 0      # nodes whose failure preemption might fix (Unschedulable)
     unresolvable: int = 0    # UnschedulableAndUnresolvable
+    resolvable_nodes: np.ndarray | None = None   # per node position: failed Unschedulable (None: no node did)
 
     def message(self, total: int) -> str:
         """FitError.Error(): "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were unschedulable."."""
         parts = sorted(f"{n} {reason}" for reason, n in self.reasons.items())
         return f"0/{total} nodes are available: {', '.join(parts)}."
 
-    def preemption_message(self, total: int) -> str:
-        """DefaultPreemption's PostFilter message when no candidate is found (preemption is not modelled:
-        every node where it might help is reported as having no victims)."""
-        parts = []
-        if self.resolvable:
-            parts.append(f"{self.resolvable} No preemption victims found for incoming pod")
-        if self.unresolvable:
-            parts.append(f"{self.unresolvable} Preemption is not helpful for scheduling")
-        return f"preemption: 0/{total} nodes are available: {', '.join(sorted(parts))}.."
 
 
 def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
@@ -407,6 +399,7 @@ def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
     diag = Diagnosis()
     sel = slice(0, cache.size)
     left = np.ones(cache.size, bool)
+    diag.resolvable_nodes = np.zeros(cache.size, bool)
     for fails, reasons in _filters(ctx, cache, sel):
         failed = fails & left
         if not failed.any():
@@ -420,6 +413,7 @@ def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
                 if res:
                     resolvable |= hit
         diag.resolvable += int(np.count_nonzero(resolvable))
+        diag.resolvable_nodes |= resolvable
         diag.unresolvable += int(np.count_nonzero(failed & ~resolvable))
         left &= ~failed
     return diag
