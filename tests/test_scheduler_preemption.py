@@ -174,8 +174,8 @@ def test_victims_chosen_by_budget_then_priority(tmp_path):
 
     objects = [_pod("mid", "600m", node="n0", cls="mid"), _pod("a", "500m", node="n1"), _pod("b", "500m", node="n1")]
     r = run_text(tmp_path, scenario(2, objects, [HIGH_AT_5]))
-    # n0 needs one victim of priority 100, n1 two of priority 0 (500m + 600m > 1 cpu): the lowest highest-victim priority (rule 2)
-    # comes before the fewest victims (rule 4), so a and b go
+    # n0 needs one victim of priority 100, n1 two of priority 0 (500m + 600m > 1 cpu): the lowest highest-victim
+    # priority (rule 2) comes before the fewest victims (rule 4), so a and b go
     assert sorted(s[1] for s in _story(r, "mid", "a", "b") if s[2] == "Preempted") == ["Pod/default/a",
                                                                                         "Pod/default/b"]
     assert records(r, "api", verb="bind", object="Pod/default/high")[0]["node"] == "n1"

@@ -36,7 +36,7 @@ def _line(r: dict[str, Any]) -> str | None:
         return f"{r['conditionType']}={r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
     if t == "taint":
         return f"taint {r['key']}:{r['effect']} {r['op']}"
-    if t == "event" and r["eventType"] == "Warning":
+    if t == "event" and (r["eventType"] == "Warning" or r["reason"] == "Preempted"):
         return f"{r['reason']}: {r['message']}"
     if t == "runtime" and r["op"] == "exit":
         return f"{r['container']}: process exited ({r['detail']})"
