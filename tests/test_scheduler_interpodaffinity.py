@@ -113,3 +113,44 @@ def test_zone_anti_affinity_in_the_scheduling_cycle():
         s.cache.add_pod(p)
         placed.append(s.cache.nodes[name].labels[ZONE])
     assert sorted(placed) == ["a", "b", "c"]
+
+
+def _preferred(kind: str, weight: int, key: str, selector: dict) -> dict:
+    return {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": weight, "podAffinityTerm": {"topologyKey": key, "labelSelector": selector}}]}}
+
+
+def _scores(s, p, names):
+    ctx = plugins.PodContext(p, s.cache, None)
+    return plugins.inter_pod_affinity_scores(ctx, s.cache, s.cache.positions(names), len(names)).tolist()
+
+
+def test_preferred_anti_affinity_of_the_incoming_pod():
+    s = scheduler([node("n0"), node("n1"), node("n2")])
+    s.cache.add_pod(pod("web-0", labels={"app": "web"}, node_name="n0"))
+    s.cache.add_pod(pod("web-1", labels={"app": "web"}, node_name="n0"))
+    s.cache.add_pod(pod("web-2", labels={"app": "web"}, node_name="n1"))
+    p = pod("web-3", labels={"app": "web"},
+            affinity=_preferred("podAntiAffinity", 100, "kubernetes.io/hostname", {"matchLabels": {"app": "web"}}))
+    # interpodaffinity/scoring.go: n0 -200, n1 -100, n2 0; normalized 100 * (s - min) / (max - min): 0, 50, 100
+    assert _scores(s, p, ["n0", "n1", "n2"]) == [0, 50, 100]
+    # weighed 2 from 1.23 (v1beta3) in the total; the other plugins score the three nodes alike but for
+    # LeastAllocated (n0 has two pods, n1 one, each counted as 100m / 200Mi): n2 is chosen
+    assert s.find_node(p)[0] == "n2"
+
+
+def test_existing_pods_preferred_and_required_terms_weigh_the_incoming_pod():
+    s = scheduler(_zones())
+    cache_sel = {"matchLabels": {"app": "cache"}}
+    s.cache.add_pod(pod("api", labels={"app": "api"}, node_name="a1",
+                        affinity=_preferred("podAffinity", 30, ZONE, cache_sel)))
+    s.cache.add_pod(pod("worker", labels={"app": "worker"}, node_name="b1",
+                        affinity=_affinity(ZONE, cache_sel)))
+    s.cache.add_pod(pod("batch", labels={"app": "batch"}, node_name="c1",
+                        affinity=_preferred("podAntiAffinity", 10, ZONE, cache_sel)))
+    # a cache pod is pulled to zone a by api's preferred affinity (+30), to zone b by worker's required affinity
+    # (hardPodAffinityWeight +1) and pushed from zone c by batch's preferred anti-affinity (-10):
+    # a1 30, a2 30, b1 1, c1 -10 → 100 * (s + 10) / 40: 100, 100, 27 (27.5), 0
+    assert _scores(s, pod("cache-0", labels={"app": "cache"}), ["a1", "a2", "b1", "c1"]) == [100, 100, 27, 0]
+    # a pod none of the terms select: every node alike
+    assert _scores(s, pod("other", labels={"app": "other"}), ["a1", "a2", "b1", "c1"]) == [0, 0, 0, 0]

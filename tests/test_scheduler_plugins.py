@@ -98,7 +98,7 @@ def test_least_allocated_counts_non_zero_defaults():
     # and no memory is not scored by it (Skip: 0 everywhere) ...
     assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 0 + 300, 80 + 0 + 300]
     # ... before, it used the real requests (all 0): fractions 0, 0 → 100
-    old = plugins.Weights(balanced_skips_best_effort=False)
+    old = plugins.Weights(balanced_skips_best_effort=False, balanced_by_change=False)
     assert plugins.score_nodes(ctx, s.cache, ab, 2, old).tolist() == [90 + 100 + 300, 80 + 100 + 300]
     assert s.find_node(pod("new"))[0] == "a"
 
@@ -113,7 +113,7 @@ def test_balanced_allocation_of_a_best_effort_pod_by_version():
     ctx = plugins.PodContext(pod("new"), s.cache, None)
     xy = s.cache.positions(["x", "y"])
     assert plugins.score_nodes(ctx, s.cache, xy, 2, s.weights).tolist() == [56 + 300, 96 + 300]
-    old = plugins.Weights(balanced_skips_best_effort=False)
+    old = plugins.Weights(balanced_skips_best_effort=False, balanced_by_change=False)
     assert plugins.score_nodes(ctx, s.cache, xy, 2, old).tolist() == [56 + 62 + 300, 96 + 100 + 300]
 
 
@@ -123,6 +123,13 @@ def test_balanced_allocation():
     ctx = plugins.PodContext(pod("new", cpu="1", memory="1Gi"), s.cache, None)
     # cpu (2000+1000)/4000 = 0.75, memory 1Gi/4Gi = 0.25; std = |0.75-0.25|/2 = 0.25 → int(0.75*100) = 75
     assert plugins.balanced_allocation(ctx, s.cache, s.cache.positions(["x"])).tolist() == [75]
+    # from 1.36 (PR #135573) the change counts: without the pod cpu 0.5, memory 0 → std 0.25 → 75, with it 75:
+    # 50 + (50 + 75 - 75) // 2 = 75; a pod that evens the node out scores more
+    assert plugins.balanced_allocation(ctx, s.cache, s.cache.positions(["x"]), True).tolist() == [75]
+    even = plugins.PodContext(pod("mem", memory="2Gi"), s.cache, None)
+    # with it: cpu 0.5, memory 0.5 → 100; 50 + (50 + 100 - 75) // 2 = 87 (before 1.36: 100)
+    assert plugins.balanced_allocation(even, s.cache, s.cache.positions(["x"]), True).tolist() == [87]
+    assert plugins.balanced_allocation(even, s.cache, s.cache.positions(["x"])).tolist() == [100]
 
 
 def test_prefer_no_schedule_taint_and_preferred_node_affinity():
@@ -136,7 +143,7 @@ def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     # 0,100,100 (× 3); node affinity raw 0,0,5 → 0,0,100 (× 2)
     assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [90, 390, 590]
     # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1; balanced 100 everywhere
-    old = plugins.Weights(node_affinity=1, taint=1, balanced_skips_best_effort=False)
+    old = plugins.Weights(node_affinity=1, taint=1, balanced_skips_best_effort=False, balanced_by_change=False)
     assert plugins.score_nodes(ctx, s.cache, infos, 3, old).tolist() == [190, 290, 390]
 
 

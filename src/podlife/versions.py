@@ -318,14 +318,20 @@ RULES: tuple[Rule, ...] = (
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
     )),
     Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
-        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2}, "v1beta1/v1beta2"),
-        Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
+        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1},
+               "v1beta1/v1beta2"),
+        Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2, "inter_pod": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),
     Rule("balanced_allocation_skips_best_effort", "NodeResourcesBalancedAllocation does not score a pod "
          "requesting no cpu and no memory", (
         Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
         Change(33, True, "PR #130260 (issue #129138): PreScore returns Skip for best-effort pods"),
+    )),
+    Rule("balanced_allocation_by_change", "NodeResourcesBalancedAllocation scores how much the pod improves "
+         "the node's balance", (
+        Change(18, False, "balanced_allocation.go: the balance with the pod, int64((1 - std) * 100)"),
+        Change(36, True, "PR #135573: 50 + (50 + with - without) / 2 (no change: 75)"),
     )),
     Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
         Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "

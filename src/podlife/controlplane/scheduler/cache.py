@@ -81,6 +81,21 @@ def required_terms(spec: dict) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
     return _terms(anti), _terms(affinity)
 
 
+def weighted_terms(spec: dict) -> tuple[tuple[Term, int], ...]:
+    """What InterPodAffinity scoring weighs of a pod's own terms, each with its signed weight: preferred
+    affinity (+weight), preferred anti-affinity (-weight), required affinity (hardPodAffinityWeight, 1)."""
+    aff = spec.get("affinity") or {}
+    out: list[tuple[Term, int]] = []
+    for kind, sign in (("podAffinity", 1), ("podAntiAffinity", -1)):
+        for p in (aff.get(kind) or {}).get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+            for term in _terms([p.get("podAffinityTerm") or {}]):
+                out.append((term, sign * int(p.get("weight") or 0)))
+    return tuple(out)
+
+
+HARD_POD_AFFINITY_WEIGHT = 1   # InterPodAffinityArgs default
+
+
 def term_matches(term: Term, owner_ns: str, ns: str, labels: dict) -> bool:
     """AffinityTerm.Matches: the term of a pod in ``owner_ns`` selects a pod in ``ns`` with these labels."""
     sel, namespaces, _, _ = term
@@ -108,8 +123,8 @@ def _allocatable(node: Obj) -> dict[str, int]:
 class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
     required pod anti-affinity and affinity terms."""
-    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "huge", "large", "scalars", "fit", "nz",
-                 "priority")
+    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "preferred", "huge", "large", "scalars", "fit",
+                 "nz", "priority", "weighs")
 
     def __init__(self, spec: dict) -> None:
         self.priority = int(spec.get("priority") or 0)   # corev1helpers.PodPriority: 0 when unset
@@ -117,6 +132,9 @@ class SpecFacts:
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
         self.anti, self.affinity = required_terms(spec)
+        self.preferred = weighted_terms(spec)   # the pod's own preferred terms (scoring an incoming pod)
+        # the terms by which the pod, once on a node, weighs others (existing pods' terms in scoring)
+        self.weighs = self.preferred + tuple((t, HARD_POD_AFFINITY_WEIGHT) for t in self.affinity)
         amounts = (*self.req.values(), self.nz_cpu, self.nz_mem)
         self.huge = any(abs(v) >= EXACT_INT64 for v in amounts)
         self.large = any(abs(v) >= LARGE for v in amounts)
@@ -217,6 +235,8 @@ class NodeCache:
         self._counters: dict[Any, PodCounter] = {}
         self._matching: dict[tuple[str, frozenset, bool], tuple[PodCounter, ...]] = {}
         self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
+        # weighted term (InterPodAffinity scoring) → (term, namespace, weight, carriers per position)
+        self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
         self._tick = 0
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
@@ -335,6 +355,7 @@ class NodeCache:
             c.counts = permute(c.counts)
             c.domains.clear()
         self._carriers = {k: (term, ns, permute(arr)) for k, (term, ns, arr) in self._carriers.items()}
+        self._weighing = {k: (term, ns, w, permute(arr)) for k, (term, ns, w, arr) in self._weighing.items()}
         for pos, info in enumerate(order):
             info.pos = pos
         self._order, self.size = order, size
@@ -448,9 +469,9 @@ class NodeCache:
         c.used = self._tick
         return c
 
-    def anti_counter(self, term: Term, owner_ns: str) -> PodCounter:
-        """The pods (terminating ones too) an incoming pod's anti-affinity term selects."""
-        key = ("anti", owner_ns, term.namespaces, term.sel_key)
+    def term_counter(self, term: Term, owner_ns: str) -> PodCounter:
+        """The pods (terminating ones too) an incoming pod's (anti-)affinity term selects."""
+        key = ("term", owner_ns, term.namespaces, term.sel_key)
         c = self._counters.get(key)
         if c is None:
             c = self.counter(key, lambda ns, labels, terminating: term_matches(term, owner_ns, ns, labels))
@@ -481,19 +502,37 @@ class NodeCache:
             c.domains[key] = totals
         return totals
 
-    def occupied(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
-        """Of the selected nodes, those that carry the label ``key`` and whose domain (the nodes with the same
-        value) holds at least one of ``per_position`` (a count per node position)."""
+    def domain_sums(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
+        """For each selected node, ``per_position`` (a count per node position) summed over its domain (the
+        nodes with the same value of the label ``key``); 0 for a node without the label."""
         ids = self.domain_ids(key)
         if self._per_node.get(key) is None:
             has = ids[ids >= 0]
             self._per_node[key] = len(has) == self.domain_count(key)
         mine = ids[sel]
         if self._per_node[key]:   # every value on one node (kubernetes.io/hostname): the domain is the node
-            return (mine >= 0) & (per_position[sel] > 0)
+            return np.where(mine >= 0, per_position[sel], 0)
         has = ids >= 0
-        totals = np.bincount(ids[has], weights=per_position[has], minlength=self.domain_count(key))
-        return (mine >= 0) & (totals[np.maximum(mine, 0)] > 0) if len(totals) else np.zeros(len(mine), bool)
+        totals = np.bincount(ids[has], weights=per_position[has], minlength=self.domain_count(key)).astype(np.int64)
+        if not len(totals):
+            return np.zeros(len(mine), np.int64)
+        return np.where(mine >= 0, totals[np.maximum(mine, 0)], 0)
+
+    def occupied(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
+        """Of the selected nodes, those that carry the label ``key`` and whose domain holds at least one of
+        ``per_position``."""
+        return self.domain_sums(per_position, key, sel) > 0
+
+    @property
+    def weighs(self) -> bool:
+        """Some pod in the cache has a term InterPodAffinity scoring weighs."""
+        return bool(self._weighing)
+
+    def weighing(self) -> list[tuple[Term, str, int, np.ndarray]]:
+        """The weighted terms of the pods in the cache: (term, its pod's namespace, signed weight, carrier pods
+        per position)."""
+        self.ordered()
+        return list(self._weighing.values())
 
     def carriers(self) -> list[tuple[Term, str, np.ndarray]]:
         """Anti-affinity terms of the pods in the cache: (term, its pod's namespace, carrier pods per position)."""
@@ -646,4 +685,12 @@ class NodeCache:
                 found[2][pos] += sign
                 if sign < 0 and not found[2].any():
                     del self._carriers[key]
+        for term, weight in entry.facts.weighs:
+            key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key, weight)
+            found2 = self._weighing.get(key)
+            if found2 is None:
+                found2 = self._weighing[key] = (term, entry.namespace, weight, np.zeros(self.size, np.int64))
+            found2[3][pos] += sign
+            if sign < 0 and not found2[3].any():
+                del self._weighing[key]
         self._count(info, entry, sign)

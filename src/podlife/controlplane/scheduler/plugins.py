@@ -106,7 +106,7 @@ class PodTemplate:
         self.preferred: list[tuple[int, NodeSelectorTermMatcher]] = [
             (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
             for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
-        self.anti, self.affinity = facts.anti, facts.affinity
+        self.anti, self.affinity, self.pod_preferred = facts.anti, facts.affinity, facts.preferred
         own = spec.get("topologySpreadConstraints") or []
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
@@ -350,7 +350,7 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
     if t.anti:
         hit = np.zeros(len(cache.has_host[sel]), bool)
         for term in t.anti:
-            hit |= cache.occupied(cache.anti_counter(term, ctx.namespace).counts, term.topology_key, sel)
+            hit |= cache.occupied(cache.term_counter(term, ctx.namespace).counts, term.topology_key, sel)
         yield hit, lambda: [(R_ANTI_AFFINITY, hit, True)]
     if ctx.check_existing_anti:
         existing = np.zeros(len(cache.has_host[sel]), bool)
@@ -464,19 +464,28 @@ def least_allocated(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.nda
     return (score[0] + score[1]) // 2
 
 
-def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
-    """noderesources/balanced_allocation.go balancedResourceScorer, useRequested (Requested, not NonZero):
-    fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2; score = int64((1 - std) * 100)."""
-    cap = cache.alloc_fit[:2, sel]
-    used = cache.req_fit[:2, sel] + ctx.t.requested
-    if cache.positive_cpu_mem:
+def _balance(cap: np.ndarray, used: np.ndarray, positive: bool) -> np.ndarray:
+    """balancedResourceScorer: fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2;
+    score = int64((1 - std) * 100). A resource without allocatable is left out (with fewer than two, std 0)."""
+    if positive:
         fraction = np.minimum(used / cap, 1.0)
         std = np.abs(fraction[0] - fraction[1]) / 2
-    else:   # a resource without allocatable is left out: with fewer than two, std is 0
+    else:
         both = (cap[0] > 0) & (cap[1] > 0)
         fraction = np.minimum(used / np.where(both, cap, 1), 1.0)
         std = np.where(both, np.abs(fraction[0] - fraction[1]) / 2, 0.0)
     return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection, by_change: bool = False) -> np.ndarray:
+    """noderesources/balanced_allocation.go, useRequested (Requested, not NonZero): the node's balance with the
+    pod; ``by_change`` (PR #135573): 50 + (50 + with - without) / 2, the improvement of the balance."""
+    cap = cache.alloc_fit[:2, sel]
+    with_pod = _balance(cap, cache.req_fit[:2, sel] + ctx.t.requested, cache.positive_cpu_mem)
+    if not by_change:
+        return with_pod
+    without = _balance(cap, cache.req_fit[:2, sel], cache.positive_cpu_mem)
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
 
 
 def _normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
@@ -546,27 +555,29 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
 
 @dataclass
 class Weights:
-    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go), and whether
-    BalancedAllocation skips best-effort pods (versions rule balanced_allocation_skips_best_effort)."""
+    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go), and how
+    BalancedAllocation scores (versions rules balanced_allocation_skips_best_effort and
+    balanced_allocation_by_change)."""
     fit: int = 1
     balanced: int = 1
     node_affinity: int = 2
     taint: int = 3
     spread: int = 2
+    inter_pod: int = 2
     balanced_skips_best_effort: bool = True
+    balanced_by_change: bool = True
 
 
 def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w: Weights) -> np.ndarray:
-    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality and InterPodAffinity
-    scoring are not modelled: they give every node the same score for pods without images cached / without
-    preferred pod affinity)."""
+    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality is not modelled: it
+    gives every node the same score while every node has the pod's images)."""
     t = ctx.t
     totals = least_allocated(ctx, cache, sel)
     if w.fit != 1:
         totals *= w.fit
     # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
     if not (w.balanced_skips_best_effort and not t.requested.any()):
-        totals += w.balanced * balanced_allocation(ctx, cache, sel)
+        totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
     if t.preferred:
         totals += w.node_affinity * _normalize(t.pref_raw[sel], False)
     if t.any_taint_raw:
@@ -575,7 +586,26 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
         totals += w.taint * MAX_NODE_SCORE
     if ctx.soft:
         totals += w.spread * spread_scores(ctx, cache, sel, count)
+    if t.pod_preferred or cache.weighs:
+        totals += w.inter_pod * inter_pod_affinity_scores(ctx, cache, sel, count)
     return totals
+
+
+def inter_pod_affinity_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:
+    """interpodaffinity/scoring.go: per node, over the domain of each term's topology key, the pods the incoming
+    pod's preferred terms select (times +weight for affinity, -weight for anti-affinity), plus the existing pods
+    whose preferred terms (+/-weight) or required affinity terms (hardPodAffinityWeight 1) select the incoming
+    pod; then int64(100 * (s - min) / (max - min)) over the scored nodes (all 0 when max = min)."""
+    raw = np.zeros(count, np.int64)
+    for term, weight in ctx.t.pod_preferred:
+        raw += weight * cache.domain_sums(cache.term_counter(term, ctx.namespace).counts, term.topology_key, sel)
+    for term, owner_ns, weight, carriers in cache.weighing():
+        if term_matches(term, owner_ns, ctx.namespace, ctx.labels):
+            raw += weight * cache.domain_sums(carriers, term.topology_key, sel)
+    lo, hi = (int(raw.min()), int(raw.max())) if count else (0, 0)
+    if hi == lo:
+        return np.zeros(count, np.int64)
+    return (float(MAX_NODE_SCORE) * ((raw - lo) / float(hi - lo))).astype(np.int64)
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:

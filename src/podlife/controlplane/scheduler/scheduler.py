@@ -72,8 +72,9 @@ class Scheduler:
             self.prefer_nominated_node = self.profile.prefer_nominated_node
             self.async_preemption = self.profile.async_preemption
             self.fit_error_suffix = self.profile.fit_error_preemption_suffix
-            skips = self.profile.balanced_allocation_skips_best_effort
-            self.weights = plugins.Weights(**self.profile.score_weights, balanced_skips_best_effort=skips)
+            self.weights = plugins.Weights(
+                **self.profile.score_weights, balanced_skips_best_effort=self.profile.balanced_allocation_skips_best_effort,
+                balanced_by_change=self.profile.balanced_allocation_by_change)
 
     def start(self) -> None:
         self.store.watch("Node", self._on_node)
