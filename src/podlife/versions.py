@@ -333,6 +333,16 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "balanced_allocation.go: the balance with the pod, int64((1 - std) * 100)"),
         Change(36, True, "PR #135573: 50 + (50 + with - without) / 2 (no change: 75)"),
     )),
+    Rule("spread_constraint_fields", "topologySpreadConstraints fields the API keeps (the rest it drops, their "
+         "feature gate off)", (
+        Change(18, frozenset(), "none of minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy (1.25: "
+                                "MinDomainsInPodTopologySpread beta but off, the other two gates alpha)"),
+        Change(26, frozenset({"nodeAffinityPolicy", "nodeTaintsPolicy"}),
+               "NodeInclusionPolicyInPodTopologySpread beta, on by default (KEP-3094)"),
+        Change(27, frozenset({"minDomains", "matchLabelKeys", "nodeAffinityPolicy", "nodeTaintsPolicy"}),
+               "MinDomainsInPodTopologySpread (KEP-3022) and MatchLabelKeysInPodTopologySpread (KEP-3243) beta, "
+               "on by default"),
+    )),
     Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
         Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "
                           "alpha and off in 1.21)"),

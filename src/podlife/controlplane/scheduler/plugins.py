@@ -70,6 +70,9 @@ class SpreadConstraint:
     selector: dict
     self_match: int = 0
     sel_key: bytes = b""
+    min_domains: int = 0          # below this many eligible domains the global minimum is 0
+    honor_affinity: bool = True   # nodeAffinityPolicy Honor: only nodes the pod's node affinity admits count
+    honor_taints: bool = False    # nodeTaintsPolicy Honor: only nodes whose taints the pod tolerates count
 
     def __post_init__(self) -> None:
         self.sel_key = selector_key(self.selector)
@@ -111,7 +114,10 @@ class PodTemplate:
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
         for c in own:
-            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), c.get("labelSelector") or {})
+            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), _with_label_keys(c, labels),
+                                  min_domains=int(c.get("minDomains") or 0),
+                                  honor_affinity=c.get("nodeAffinityPolicy", "Honor") == "Honor",
+                                  honor_taints=c.get("nodeTaintsPolicy", "Ignore") == "Honor")
             sc.self_match = 1 if matches(sc.selector, labels) else 0
             (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
         self.system_defaulted = not own
@@ -126,7 +132,9 @@ class PodTemplate:
         self.taint_reason: dict[int, str] = {}    # position → the first untolerated taint's reason
         self.static_ok = np.zeros(0, bool)
         self.all_static_ok = True
+        self.all_taint_ok = True
         self.aff_ok = np.zeros(0, bool)           # the node passes the pod's node selector and required affinity
+        self.taint_ok = np.zeros(0, bool)         # the pod tolerates the node's NoSchedule / NoExecute taints
         self.taint_raw = np.zeros(0, np.int64)    # PreferNoSchedule taints not tolerated
         self.any_taint_raw = False
         self.pref_raw = np.zeros(0, np.int64)     # the weights of the preferred terms the node matches
@@ -159,6 +167,7 @@ class PodTemplate:
             n = len(order)
             self.code = np.zeros(n, np.int8)
             self.aff_ok = np.ones(n, bool)
+            self.taint_ok = np.ones(n, bool)
             self.taint_raw = np.zeros(n, np.int64)
             self.pref_raw = np.zeros(n, np.int64)
             self.taint_reason = {}
@@ -175,6 +184,7 @@ class PodTemplate:
             return
         self.static_ok = self.code == OK
         self.all_static_ok = bool(self.static_ok.all())
+        self.all_taint_ok = bool(self.taint_ok.all())
         self.any_taint_raw = bool(self.taint_raw.any())
 
     def _node(self, pos: int, info: NodeInfo) -> None:
@@ -198,6 +208,7 @@ class PodTemplate:
                 if not aff:
                     code = AFFINITY
         self.code[pos] = code
+        self.taint_ok[pos] = all(_tolerates(taint, self.tolerations) for taint in info.hard_taints)
         self.taint_raw[pos] = sum(1 for t in info.soft_taints if not _tolerates(t, self.tolerations_soft))
         self.pref_raw[pos] = sum(w for w, t in self.preferred if t.matches(info.labels, info.name))
 
@@ -263,17 +274,43 @@ class PodContext:
         return not counter.counts[keyed].any()
 
     def _prefilter_spread(self, cache: NodeCache) -> None:
-        """Matching pods per domain over the nodes that pass the pod's node affinity (nodeAffinityPolicy Honor)
-        and carry every constraint's key; the global minimum over those domains."""
-        eligible = self.t.aff_ok.copy()
+        """filtering.go calPreFilterState: matching pods per domain over the nodes that carry every constraint's
+        key and match the constraint's node inclusion policies; the global minimum over those domains (0 while
+        there are fewer than minDomains of them)."""
+        keyed = np.ones(cache.size, bool)
         for s in self.hard:
-            eligible &= s.ids >= 0
+            keyed &= s.ids >= 0
         for s in self.hard:
+            eligible = _included(s.c, self.t, keyed)
             ids = s.ids[eligible]
             size = cache.domain_count(s.c.key)
             s.totals = np.bincount(ids, weights=s.counter.counts[eligible], minlength=size).astype(np.int64)
             present = np.bincount(ids, minlength=size) > 0
             s.min_match = int(s.totals[present].min()) if present.any() else 0
+            if int(np.count_nonzero(present)) < s.c.min_domains:
+                s.min_match = 0
+
+
+def _included(c: SpreadConstraint, t: PodTemplate, nodes: np.ndarray | None) -> np.ndarray:
+    """common.go matchNodeInclusionPolicies: of ``nodes`` (a mask, None: all), those the constraint counts."""
+    out = np.ones(len(t.aff_ok), bool) if nodes is None else nodes.copy()
+    if c.honor_affinity:
+        out &= t.aff_ok
+    if c.honor_taints:
+        out &= t.taint_ok
+    return out
+
+
+def _with_label_keys(c: dict, labels: dict) -> dict:
+    """common.go filterTopologySpreadConstraints: matchLabelKeys add the pod's own values of those labels to
+    the selector (from 1.34 the API server merges them in at creation, to the same effect)."""
+    selector = c.get("labelSelector") or {}
+    keys = [k for k in c.get("matchLabelKeys") or () if k in labels]
+    if not keys:
+        return selector
+    exprs = list(selector.get("matchExpressions") or ())
+    exprs += [{"key": k, "operator": "In", "values": [labels[k]]} for k in keys]
+    return {**selector, "matchExpressions": exprs}
 
 
 # ---- filters ---------------------------------------------------------------------------------------------
@@ -530,10 +567,12 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
                 empty = cache.domain_values(c.key).index("") if "" in cache.domain_values(c.key) else -1
                 if not (0 <= empty < len(present) and present[empty]):
                     size += 1
-            if not ctx.t.node_selector and not ctx.t.affinity_terms:
-                totals = cache.domain_totals(s.counter, c.key)   # every node passes the pod's node affinity
+            t = ctx.t
+            if not (c.honor_affinity and (t.node_selector or t.affinity_terms)) and \
+                    not (c.honor_taints and not t.all_taint_ok):
+                totals = cache.domain_totals(s.counter, c.key)   # every node counts
             else:
-                counted = ctx.t.aff_ok & (s.ids >= 0)
+                counted = _included(c, t, s.ids >= 0)
                 totals = np.bincount(s.ids[counted], weights=s.counter.counts[counted],
                                      minlength=cache.domain_count(c.key)).astype(np.int64)
             # the constraint's score of each domain, then each node gets its domain's
