@@ -510,3 +510,39 @@ def test_amounts_beyond_int64_stay_exact():
     assert s.find_node(pod("q", cpu="1", memory="1000Mi"))[0] == "huge"
     name, diag = s.find_node(pod("r", cpu=str(2 * huge)))
     assert name is None and diag.message(2) == "0/2 nodes are available: 2 Insufficient cpu."
+
+
+def _ports(*ports: tuple) -> dict:
+    return {"containers": [{"name": "app", "image": "app:1", "ports": [
+        {"containerPort": p, "hostPort": p, **({"protocol": proto} if proto else {}), **({"hostIP": ip} if ip else {})}
+        for p, proto, ip in ports]}]}
+
+
+def test_node_ports_filter():
+    s = scheduler([node("n0"), node("n1"), node("n2")])
+    ingress = pod("ingress-0", node_name="n0")
+    ingress["spec"]["containers"] = _ports((80, None, None), (443, None, None))["containers"]
+    s.cache.add_pod(ingress)
+    dns = pod("dns-0", node_name="n1")
+    dns["spec"]["containers"] = _ports((53, "UDP", "10.0.0.1"))["containers"]
+    s.cache.add_pod(dns)
+
+    def fits(ports):
+        p = pod("p")
+        p["spec"]["containers"] = _ports(*ports)["containers"]
+        ctx = plugins.PodContext(p, s.cache, None)
+        return [n for n in ("n0", "n1", "n2") if plugins.filter_node(ctx, s.cache, n) is None]
+
+    # HostPortInfo.CheckConflict: TCP 80 on every IP is taken on n0
+    assert fits([(80, None, None)]) == ["n1", "n2"]
+    # UDP 53 on 10.0.0.1 is taken on n1 for that IP and for every-IP binds, not for another IP or TCP
+    assert fits([(53, "UDP", None)]) == ["n0", "n2"]
+    assert fits([(53, "UDP", "10.0.0.1")]) == ["n0", "n2"]
+    assert fits([(53, "UDP", "10.0.0.2")]) == ["n0", "n1", "n2"]
+    assert fits([(53, None, None)]) == ["n0", "n1", "n2"]
+    p = pod("p")
+    p["spec"]["containers"] = _ports((443, None, None))["containers"]
+    ctx = plugins.PodContext(p, s.cache, None)
+    assert plugins.filter_node(ctx, s.cache, "n0") == ((plugins.R_PORTS,), True)
+    s.cache.remove_pod(ingress)
+    assert fits([(80, None, None)]) == ["n0", "n1", "n2"]

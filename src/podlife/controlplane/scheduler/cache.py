@@ -17,6 +17,7 @@ go the arrays are permuted into the new node-tree order.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -94,6 +95,18 @@ def weighted_terms(spec: dict) -> tuple[tuple[Term, int], ...]:
 
 
 HARD_POD_AFFINITY_WEIGHT = 1   # InterPodAffinityArgs default
+ALL_IPS = "0.0.0.0"            # framework.DefaultBindAllHostIP
+
+
+def host_ports(spec: dict) -> tuple[tuple[str, str, int], ...]:
+    """nodeports.go getContainerPorts: (hostIP, protocol, hostPort) of the containers' host ports, sanitized as
+    HostPortInfo does (no IP: every IP, no protocol: TCP)."""
+    out = []
+    for c in spec.get("containers") or ():
+        for p in c.get("ports") or ():
+            if int(p.get("hostPort") or 0) > 0:
+                out.append((p.get("hostIP") or ALL_IPS, p.get("protocol") or "TCP", int(p["hostPort"])))
+    return tuple(out)
 
 
 def term_matches(term: Term, owner_ns: str, ns: str, labels: dict) -> bool:
@@ -124,7 +137,7 @@ class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
     required pod anti-affinity and affinity terms."""
     __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "preferred", "huge", "large", "scalars", "fit",
-                 "nz", "priority", "weighs")
+                 "nz", "priority", "weighs", "ports")
 
     def __init__(self, spec: dict) -> None:
         self.priority = int(spec.get("priority") or 0)   # corev1helpers.PodPriority: 0 when unset
@@ -132,6 +145,7 @@ class SpecFacts:
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
         self.anti, self.affinity = required_terms(spec)
+        self.ports = host_ports(spec)
         self.preferred = weighted_terms(spec)   # the pod's own preferred terms (scoring an incoming pod)
         # the terms by which the pod, once on a node, weighs others (existing pods' terms in scoring)
         self.weighs = self.preferred + tuple((t, HARD_POD_AFFINITY_WEIGHT) for t in self.affinity)
@@ -164,11 +178,12 @@ class PodEntry:
 
 class NodeInfo:
     __slots__ = ("name", "node", "labels", "allocatable", "unschedulable", "hard_taints", "soft_taints",
-                 "zone_key", "pods", "pos", "_sig")
+                 "zone_key", "pods", "pos", "_sig", "ports")
 
     def __init__(self, node: Obj) -> None:
         self.name = node["metadata"]["name"]
         self.pods: dict[str, PodEntry] = {}
+        self.ports: Counter[tuple[str, str, int]] = Counter()   # framework.HostPortInfo: used host ports
         self.pos = -1        # position in the node-tree order (-1 until laid out)
         self._sig: Any = None
         self.update(node)
@@ -238,6 +253,7 @@ class NodeCache:
         # weighted term (InterPodAffinity scoring) → (term, namespace, weight, carriers per position)
         self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
         self._tick = 0
+        self._port_users: dict[tuple[str, int], dict[str, int]] = {}   # (protocol, port) → node → pods using it
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
 
@@ -307,8 +323,11 @@ class NodeCache:
         self._tree_remove(info, info.zone_key)
         if info in self._restored:
             self._restored.remove(info)   # re-added and removed again before its pods were counted
-        else:   # the next layout drops its columns from every per-node array; the cluster-wide count stays
+        else:   # the next layout drops its columns from every per-node array; the cluster-wide counts stay
             self.anti_pods -= sum(1 for e in info.pods.values() if e.anti)
+            for (_, protocol, port) in info.ports:
+                self._port_users.get((protocol, port), {}).pop(name, None)
+            info.ports.clear()
         if info.pods:
             self._gone[name] = info
         info.pos = -1
@@ -534,6 +553,20 @@ class NodeCache:
         self.ordered()
         return list(self._weighing.values())
 
+    def port_conflicts(self, wanted: tuple[tuple[str, str, int], ...]) -> np.ndarray:
+        """Per node position: a wanted host port is taken (HostPortInfo.CheckConflict: the same protocol and
+        port, on the same IP or where either side binds every IP)."""
+        self.ordered()
+        taken = np.zeros(self.size, bool)
+        for ip, protocol, port in wanted:
+            for name in self._port_users.get((protocol, port), ()):
+                info = self.nodes.get(name)
+                if info is None or taken[info.pos]:
+                    continue
+                taken[info.pos] = any(p[1] == protocol and p[2] == port and
+                                      (ip == ALL_IPS or p[0] in (ALL_IPS, ip)) for p in info.ports)
+        return taken
+
     def carriers(self) -> list[tuple[Term, str, np.ndarray]]:
         """Anti-affinity terms of the pods in the cache: (term, its pod's namespace, carrier pods per position)."""
         self.ordered()
@@ -685,6 +718,14 @@ class NodeCache:
                 found[2][pos] += sign
                 if sign < 0 and not found[2].any():
                     del self._carriers[key]
+        for port in facts.ports:
+            info.ports[port] += sign
+            if info.ports[port] <= 0:
+                del info.ports[port]
+            users = self._port_users.setdefault(port[1:], {})
+            users[info.name] = users.get(info.name, 0) + sign
+            if users[info.name] <= 0:
+                del users[info.name]
         for term, weight in entry.facts.weighs:
             key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key, weight)
             found2 = self._weighing.get(key)

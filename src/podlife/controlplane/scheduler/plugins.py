@@ -35,6 +35,7 @@ R_UNSCHEDULABLE = "node(s) were unschedulable"                                  
 R_NODE_NAME = "node(s) didn't match the requested node name"                     # nodename
 R_AFFINITY = "node(s) didn't match Pod's node affinity/selector"                 # nodeaffinity ErrReasonPod
 R_TOO_MANY_PODS = "Too many pods"                                                # noderesources/fit.go
+R_PORTS = "node(s) didn't have free ports for the requested pod ports"           # nodeports/node_ports.go
 R_POD_AFFINITY = "node(s) didn't match pod affinity rules"                       # interpodaffinity/filtering.go
 R_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"                 # interpodaffinity/filtering.go
 R_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"     # interpodaffinity/filtering.go
@@ -110,6 +111,7 @@ class PodTemplate:
             (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
             for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
         self.anti, self.affinity, self.pod_preferred = facts.anti, facts.affinity, facts.preferred
+        self.ports = facts.ports
         own = spec.get("topologySpreadConstraints") or []
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
@@ -322,7 +324,7 @@ Reasons = Callable[[], list[tuple[str, np.ndarray, bool]]]
 
 
 def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tuple[np.ndarray, Reasons]]:
-    """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+    """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
     NodeResourcesFit, PodTopologySpread, InterPodAffinity): what each fails among the selected nodes."""
     t = ctx.t
     if not t.all_static_ok:
@@ -339,6 +341,9 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             return out + [(r, m, False) for r, m in by_reason.items()]
 
         yield code != OK, static_reasons
+    if t.ports:   # NodePorts (before NodeResourcesFit in the default filter order)
+        taken = cache.port_conflicts(t.ports)[sel]
+        yield taken, lambda: [(R_PORTS, taken, True)]
     # noderesources/fit.go fitsRequest: requested + asked > allocatable, i.e. free < asked (pods: free < 1);
     # every insufficient resource is a reason of its own
     short = cache.free_fit[:, sel] < (t.fit_want if cache.dtype is not object else t.fit_want_exact)
