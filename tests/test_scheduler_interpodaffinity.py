@@ -154,3 +154,25 @@ def test_existing_pods_preferred_and_required_terms_weigh_the_incoming_pod():
     assert _scores(s, pod("cache-0", labels={"app": "cache"}), ["a1", "a2", "b1", "c1"]) == [100, 100, 27, 0]
     # a pod none of the terms select: every node alike
     assert _scores(s, pod("other", labels={"app": "other"}), ["a1", "a2", "b1", "c1"]) == [0, 0, 0, 0]
+
+
+def test_a_term_namespace_selector_with_labels_is_said_to_be_unmodelled():
+    from podlife.api.warnings import unmodelled_fields
+
+    term = {"topologyKey": ZONE, "labelSelector": {}, "namespaces": ["team-a"],
+            "namespaceSelector": {"matchLabels": {"tier": "prod"}}}
+    obj = {"kind": "Deployment", "spec": {"template": {"spec": {"affinity": {"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [term],
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "podAffinityTerm": {**term,
+                                                                                            "namespaces": []}}]}}}}}}
+    base = "spec.template.spec.affinity.podAffinity."
+    assert unmodelled_fields(obj) == [
+        (base + "requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector",
+         "not modelled: podlife's scheduler does not match namespace labels; the term selects pods in team-a only"),
+        (base + "preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.namespaceSelector",
+         "not modelled: podlife's scheduler does not match namespace labels; the term selects pods in the pod's "
+         "own namespace only")]
+    # an empty namespaceSelector (every namespace) is modelled: nothing to say
+    term["namespaceSelector"] = {}
+    obj["spec"]["template"]["spec"]["affinity"]["podAffinity"].pop("preferredDuringSchedulingIgnoredDuringExecution")
+    assert unmodelled_fields(obj) == []
