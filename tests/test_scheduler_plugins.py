@@ -175,6 +175,25 @@ def test_default_spreading_counts_nodes_without_a_zone_as_one_more_domain():
     assert plugins.spread_scores(ctx, s.cache, s.cache.positions(["a1", "b1", "z"]), 3).tolist() == [12, 75, 100]
 
 
+def test_selector_spread_is_the_default_spreading_before_1_20():
+    s = scheduler([node("a1", zone="a"), node("a2", zone="a"), node("b1", zone="b")])
+    for i, n in enumerate(("a1", "a1", "b1")):
+        s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name=n))
+    sel = {"matchLabels": {"app": "web"}}
+    ctx = plugins.PodContext(pod("web-3", labels={"app": "web"}), s.cache, sel, selector_spread=True)
+    assert ctx.soft == []   # no system default constraints for PodTopologySpread then
+    names = ["a1", "a2", "b1"]
+    # defaultpodtopologyspread NormalizeScore: per node 100 * (2 - n) / 2: 0, 100, 50; per zone (a 2, b 1)
+    # 100 * (2 - z) / 2: 0, 0, 50; blended n/3 + 2z/3: 0, 33.3 → 33, 50
+    assert plugins.selector_spread_scores(ctx, s.cache, s.cache.positions(names), 3).tolist() == [0, 33, 50]
+    # 1.18's weights: everything 1; a best-effort pod's BalancedAllocation is 100 everywhere then
+    w18 = plugins.Weights(node_affinity=1, taint=1, spread=1, inter_pod=1, selector_spread=1,
+                          balanced_skips_best_effort=False, balanced_by_change=False)
+    least = plugins.least_allocated(ctx, s.cache, s.cache.positions(names)).tolist()
+    assert plugins.score_nodes(ctx, s.cache, s.cache.positions(names), 3, w18).tolist() == [
+        least[0] + 100 + 100 + 0, least[1] + 100 + 100 + 33, least[2] + 100 + 100 + 50]
+
+
 def test_default_selector_from_service():
     s = scheduler([node("n0")])
     ensure_namespaces(s.store, ["default"])

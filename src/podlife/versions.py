@@ -318,8 +318,16 @@ RULES: tuple[Rule, ...] = (
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
     )),
     Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
-        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1},
-               "v1beta1/v1beta2"),
+        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 1, "inter_pod": 1,
+                    "selector_spread": 1},
+               "v1alpha2: default spreading by DefaultPodTopologySpread (SelectorSpread), PodTopologySpread 1"),
+        Change(19, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
+                    "selector_spread": 1},
+               "PR #91258: PodTopologySpread 2 (1.19: DefaultPodTopologySpread gate alpha, off: SelectorSpread stays)"),
+        Change(20, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
+                    "selector_spread": 0},
+               "PR #91793: DefaultPodTopologySpread beta, on: system default constraints replace SelectorSpread "
+               "(v1beta1/v1beta2)"),
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2, "inter_pod": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),

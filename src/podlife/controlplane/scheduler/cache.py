@@ -247,6 +247,7 @@ class NodeCache:
         self._domain_ids: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._everywhere: dict[str, bool] = {}      # topology key → every node has the label
         self._per_node: dict[str, bool] = {}        # topology key → no two nodes share a value
+        self._zone_ids: np.ndarray | None = None    # per position: the id of the node's zone key (-1: none)
         self._counters: dict[Any, PodCounter] = {}
         self._matching: dict[tuple[str, frozenset, bool], tuple[PodCounter, ...]] = {}
         self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
@@ -294,6 +295,7 @@ class NodeCache:
         if not info.update(node):
             return
         if info.zone_key != old_zone:
+            self._zone_ids = None
             # node_tree.go updateNode: out of the old zone, to the end of the new one; the scheduling order
             # (the snapshot's node list) is rebuilt from the tree only when a node comes or goes
             self._tree_remove(info, old_zone)
@@ -388,6 +390,7 @@ class NodeCache:
         self.free_nz = self.alloc_fit[:2] - self.nz
         self._domain_ids.clear()
         self._per_node.clear()
+        self._zone_ids = None
         self.generation += 1
         self.epoch += 1
         self.changed = []
@@ -435,6 +438,15 @@ class NodeCache:
             found = self._domain_ids[key] = (ids, values)
             self._everywhere[key] = bool(ids.min(initial=0) >= 0)
         return found[0]
+
+    def zone_ids(self) -> np.ndarray:
+        """Per position the id of the node's zone key (GetZoneKey: region and zone), -1 for a node without."""
+        self.ordered()
+        if self._zone_ids is None:
+            values: dict[str, int] = {}
+            self._zone_ids = np.fromiter((values.setdefault(i.zone_key, len(values)) if i.zone_key else -1
+                                          for i in self._order or ()), np.int64, self.size)
+        return self._zone_ids
 
     def everywhere(self, key: str) -> bool:
         """Every node has the label ``key``."""

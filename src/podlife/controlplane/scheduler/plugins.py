@@ -248,7 +248,8 @@ class _Spread:
 class PodContext:
     """Everything about the pod the filters and scores need, for one scheduling attempt."""
 
-    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None) -> None:
+    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None,
+                 selector_spread: bool = False) -> None:
         t = self.t = template(cache, pod)
         if t.huge:
             cache.exact_ints()
@@ -258,6 +259,11 @@ class PodContext:
         # PodTopologySpread: the pod's own constraints, else the system defaults with the selector of its
         # Services / controllers (helper.DefaultSelector); an empty selector skips them
         self.system_defaulted = t.system_defaulted
+        # before 1.20 the default spreading is the SelectorSpread plugin over the same selector
+        self.selector_spread = cache.spread_counter(self.namespace, default_selector, selector_key(
+            default_selector)) if selector_spread and default_selector and t.system_defaulted else None
+        if selector_spread:
+            default_selector = None
         self.soft = t.soft_spreads(cache, default_selector if t.system_defaulted else None)
         self.hard = [_Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
                      for c in t.hard]
@@ -608,6 +614,7 @@ class Weights:
     taint: int = 3
     spread: int = 2
     inter_pod: int = 2
+    selector_spread: int = 0   # DefaultPodTopologySpread (SelectorSpread): 1 before 1.20, then not in the profile
     balanced_skips_best_effort: bool = True
     balanced_by_change: bool = True
 
@@ -630,9 +637,33 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
         totals += w.taint * MAX_NODE_SCORE
     if ctx.soft:
         totals += w.spread * spread_scores(ctx, cache, sel, count)
+    if ctx.selector_spread is not None:
+        totals += w.selector_spread * selector_spread_scores(ctx, cache, sel, count)
     if t.pod_preferred or cache.weighs:
         totals += w.inter_pod * inter_pod_affinity_scores(ctx, cache, sel, count)
     return totals
+
+
+ZONE_WEIGHTING = 2.0 / 3.0   # selector_spread.go zoneWeighting
+
+
+def selector_spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:
+    """defaultpodtopologyspread (SelectorSpread, the default spreading before 1.20): per scored node the
+    non-terminating pods its Services and controller select, as 100 * (max - n) / max; with zones (GetZoneKey),
+    blended with the same over the scored nodes' zones, 1/3 node and 2/3 zone; float64, then int64."""
+    assert ctx.selector_spread is not None
+    counts = ctx.selector_spread.counts[sel].astype(np.float64)
+    top = counts.max() if count else 0.0
+    score = np.full(count, float(MAX_NODE_SCORE)) if top == 0 else float(MAX_NODE_SCORE) * ((top - counts) / top)
+    zones = cache.zone_ids()[sel]
+    zoned = zones >= 0
+    if zoned.any():
+        by_zone = np.bincount(zones[zoned], weights=counts[zoned])
+        top_zone = by_zone.max()
+        zone_score = np.full(count, float(MAX_NODE_SCORE)) if top_zone == 0 else \
+            float(MAX_NODE_SCORE) * ((top_zone - by_zone[np.maximum(zones, 0)]) / top_zone)
+        score = np.where(zoned, score * (1.0 - ZONE_WEIGHTING) + ZONE_WEIGHTING * zone_score, score)
+    return score.astype(np.int64)
 
 
 def inter_pod_affinity_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:

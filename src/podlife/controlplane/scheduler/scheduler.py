@@ -367,7 +367,7 @@ class Scheduler:
 
     def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
         """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
-        ctx = plugins.PodContext(pod, self.cache, self.default_selector_of(pod))
+        ctx = plugins.PodContext(pod, self.cache, self.default_selector_of(pod), self.weights.selector_spread > 0)
         n = self.cache.size
         if n == 0:
             return None, plugins.Diagnosis()
