@@ -255,6 +255,7 @@ class NodeCache:
         self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
         self._tick = 0
         self._port_users: dict[tuple[str, int], dict[str, int]] = {}   # (protocol, port) → node → pods using it
+        self.priorities: Counter[int] = Counter()   # the priorities of the pods on the nodes, counted
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
 
@@ -327,6 +328,10 @@ class NodeCache:
             self._restored.remove(info)   # re-added and removed again before its pods were counted
         else:   # the next layout drops its columns from every per-node array; the cluster-wide counts stay
             self.anti_pods -= sum(1 for e in info.pods.values() if e.anti)
+            for e in info.pods.values():
+                self.priorities[e.facts.priority] -= 1
+                if self.priorities[e.facts.priority] <= 0:
+                    del self.priorities[e.facts.priority]
             for (_, protocol, port) in info.ports:
                 self._port_users.get((protocol, port), {}).pop(name, None)
             info.ports.clear()
@@ -603,7 +608,9 @@ class NodeCache:
     def add_pod(self, pod: Obj) -> None:
         uid = pod["metadata"]["uid"]
         if uid in self._pod_node:
-            # internal/cache updatePod: a known pod's labels and deletion are refreshed
+            # internal/cache updatePod: a known pod's labels and deletion are refreshed. Its requests stay: an
+            # in-place resize (InPlacePodVerticalScaling: alpha 1.27, on by default from 1.33) goes through the
+            # pods/resize subresource, which podlife does not serve, and a plain update may not change them
             known = self.nodes.get(self._pod_node[uid])
             entry = known.pods.get(uid) if known is not None else None
             md = pod["metadata"]
@@ -730,6 +737,9 @@ class NodeCache:
                 found[2][pos] += sign
                 if sign < 0 and not found[2].any():
                     del self._carriers[key]
+        self.priorities[facts.priority] += sign
+        if self.priorities[facts.priority] <= 0:
+            del self.priorities[facts.priority]
         for port in facts.ports:
             info.ports[port] += sign
             if info.ports[port] <= 0:

@@ -97,6 +97,9 @@ class DefaultPreemption:
         clean: list[Candidate] = []
         violating: list[Candidate] = []
         reasons: dict[str, int] = {NOT_HELPFUL: total - len(potential)} if total > len(potential) else {}
+        if not cache.priorities or min(cache.priorities) >= prio:   # no pod anywhere has a lower priority
+            reasons[NO_VICTIMS] = len(potential)
+            potential = []
         for i in range(len(potential)):
             info = potential[(offset + i) % len(potential)]
             found = self._select_victims(pod, prio, info, pdbs)
