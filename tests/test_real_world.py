@@ -52,6 +52,8 @@ VERSION_WARNINGS = {
                                   "API server: the StatefulSetAutoDeletePVC feature gate is off by default"]},
     "probes-and-hooks.yaml": {"1.29": ["probes-and-hooks.yaml:49: spec.containers[2].lifecycle.preStop.sleep: "
                                        "dropped by the API server: the PodLifecycleSleepAction feature gate is off"]},
+    "priority-and-spread.yaml": {"1.25": ["priority-and-spread.yaml:38: spec.template.spec.topologySpreadConstraints"
+                                          "[0].minDomains: dropped: Kubernetes 1.25 does not have this field"]},
     "jobs.yaml": {"1.25": ["jobs.yaml:12: spec.podFailurePolicy: dropped by the API server: the "
                            "JobPodFailurePolicy feature gate is off by default on Kubernetes 1.25"]},
 }
