@@ -255,7 +255,7 @@ class NodeCache:
         self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
         self._tick = 0
         self._port_users: dict[tuple[str, int], dict[str, int]] = {}   # (protocol, port) → node → pods using it
-        self.priorities: Counter[int] = Counter()   # the priorities of the pods on the nodes, counted
+        self.priorities: dict[int, int] = {}        # priority → how many pods on the nodes have it
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
 
@@ -329,9 +329,11 @@ class NodeCache:
         else:   # the next layout drops its columns from every per-node array; the cluster-wide counts stay
             self.anti_pods -= sum(1 for e in info.pods.values() if e.anti)
             for e in info.pods.values():
-                self.priorities[e.facts.priority] -= 1
-                if self.priorities[e.facts.priority] <= 0:
-                    del self.priorities[e.facts.priority]
+                left = self.priorities.get(e.facts.priority, 0) - 1
+                if left > 0:
+                    self.priorities[e.facts.priority] = left
+                else:
+                    self.priorities.pop(e.facts.priority, None)
             for (_, protocol, port) in info.ports:
                 self._port_users.get((protocol, port), {}).pop(name, None)
             info.ports.clear()
@@ -737,9 +739,12 @@ class NodeCache:
                 found[2][pos] += sign
                 if sign < 0 and not found[2].any():
                     del self._carriers[key]
-        self.priorities[facts.priority] += sign
-        if self.priorities[facts.priority] <= 0:
-            del self.priorities[facts.priority]
+        prio = self.priorities
+        left = prio.get(facts.priority, 0) + sign
+        if left > 0:
+            prio[facts.priority] = left
+        else:
+            prio.pop(facts.priority, None)
         for port in facts.ports:
             info.ports[port] += sign
             if info.ports[port] <= 0:

@@ -95,6 +95,7 @@ class PodTemplate:
         self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
         self.nz = facts.nz[:, None]                                    # a column: cpu, memory
         self.requested = facts.fit[:2, None]                          # a column: cpu, memory
+        self.best_effort = not (self.req.get("cpu") or self.req.get("memory"))   # requests no cpu, no memory
         self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
         self.tolerations = spec.get("tolerations") or []
         self.tolerates_unschedulable = any(
@@ -627,7 +628,7 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     if w.fit != 1:
         totals *= w.fit
     # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
-    if not (w.balanced_skips_best_effort and not t.requested.any()):
+    if not (w.balanced_skips_best_effort and t.best_effort):
         totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
     if t.preferred:
         totals += w.node_affinity * _normalize(t.pref_raw[sel], False)

@@ -93,11 +93,12 @@ class Scheduler:
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         uid = pod["metadata"]["uid"]
         node = pod["spec"].get("nodeName")
-        nominated = (pod.get("status") or {}).get("nominatedNodeName")
+        status = pod.get("status")
+        nominated = status.get("nominatedNodeName") if status else None
         if nominated and not node and type_ != "DELETED":
             md = pod["metadata"]
             self.nominated[uid] = (nominated, self.cache.spec_facts(pod["spec"]), (md["namespace"], md["name"]))
-        else:
+        elif self.nominated:
             self.nominated.pop(uid, None)
         if type_ == "DELETED":
             self._pods.pop(uid, None)
@@ -349,21 +350,29 @@ class Scheduler:
         """framework.go addGEPriorityNominatedPods: the filters see on each node the requests of the pods
         nominated to it with at least this pod's priority (its own nomination aside). Only requests: a
         nominated pod's labels do not reach affinity or spreading here."""
-        uid, prio = pod["metadata"]["uid"], int(pod["spec"].get("priority") or 0)
-        held = []
-        if self.nominated:
-            self.cache.ordered()
-            for other in sorted(self.nominated):
-                node, facts, _ = self.nominated[other]
-                info = self.cache.nodes.get(node)
-                if other != uid and facts.priority >= prio and info is not None:
-                    self.cache.reserve(info.pos, facts, +1)
-                    held.append((info.pos, facts))
+        held = self._reserve_nominated(pod)
         try:
             yield
         finally:
-            for pos, facts in held:
-                self.cache.reserve(pos, facts, -1)
+            self._release(held)
+
+    def _reserve_nominated(self, pod: Obj) -> list[tuple[int, SpecFacts]]:
+        if not self.nominated:
+            return []
+        uid, prio = pod["metadata"]["uid"], int(pod["spec"].get("priority") or 0)
+        held = []
+        self.cache.ordered()
+        for other in sorted(self.nominated):
+            node, facts, _ = self.nominated[other]
+            info = self.cache.nodes.get(node)
+            if other != uid and facts.priority >= prio and info is not None:
+                self.cache.reserve(info.pos, facts, +1)
+                held.append((info.pos, facts))
+        return held
+
+    def _release(self, held: list[tuple[int, SpecFacts]]) -> None:
+        for pos, facts in held:
+            self.cache.reserve(pos, facts, -1)
 
     def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
         """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
@@ -371,7 +380,8 @@ class Scheduler:
         n = self.cache.size
         if n == 0:
             return None, plugins.Diagnosis()
-        with self._nominated_reserved(pod):
+        held = self._reserve_nominated(pod)   # (a plain try: this path runs for every pod)
+        try:
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and self.prefer_nominated_node and nominated in self.cache.nodes and \
                     plugins.filter_node(ctx, self.cache, nominated) is None:
@@ -384,6 +394,9 @@ class Scheduler:
             self.next_start_node_index = (start + processed) % n
             if count == 0:
                 return None, plugins.diagnose(ctx, self.cache)
+        finally:
+            if held:
+                self._release(held)
         # schedulePod: one feasible node is used without scoring
         chosen = 0 if count == 1 else \
             self.host_selector.select(plugins.score_nodes(ctx, self.cache, feasible, count, self.weights))
