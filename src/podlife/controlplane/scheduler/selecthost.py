@@ -51,6 +51,8 @@ class HostSelector:
         """The thresholds of the draws made before the best score is first reached (ties with a lower best so
         far); the best is usually among the first few nodes, so this walks them in Python."""
         values = scores.tolist()
+        self._tables(len(values) + 1)
+        threshold = self._threshold
         best, count = values[0], 1
         spend = []
         for v in values[1:]:
@@ -58,8 +60,7 @@ class HostSelector:
                 best, count = v, 1
             elif v == best:
                 count += 1
-                self._tables(count + 1)
-                spend.append(self._threshold[count])
+                spend.append(threshold[count])
         return spend
 
     def _replay(self, spend: list[int], thresholds: list[int], zeros: list[int], nodes: list[int],
