@@ -187,3 +187,25 @@ def test_only_as_many_victims_as_needed(tmp_path):
     # both are below 1000; removing both, high fits; reprieve from the most important (mid, priority 100):
     # 400m + 500m fits, so mid stays; then old: 400 + 400 + 500 > 1000, old is the only victim
     assert [s[1] for s in _story(r, "old", "newer") if s[2] == "Preempted"] == ["Pod/default/old"]
+
+
+def test_a_higher_preemptor_takes_over_a_lower_nomination(tmp_path):
+    slow = ", annotations: {podlife/behavior: 'app: {onTerm: ignore}'}"
+    low = _pod("low", "600m", node="n0", extra=slow).replace("spec: {", "spec: {terminationGracePeriodSeconds: 20, ")
+    r = run_text(tmp_path, scenario(1, [low], [
+        "{at: 5s, create: " + _pod("mid", "600m", cls="mid") + "}",
+        "{at: 8s, create: " + _pod("high", "1", cls="high") + "}"], until="40s"))
+    story = _story(r, "low", "mid", "high")
+    # 5 s: mid (100) preempts low and is nominated to n0. 8 s: high (1000) asks the whole cpu; mid's nomination
+    # does not hold room against a higher priority, and low (0) is still the only pod on n0: low is high's victim
+    # again (deleted again, a second Preempted Event), and mid, of lower priority and nominated to the same node,
+    # loses its nomination (ClearNominatedNodeName)
+    assert [s[1:3] for s in story if s[2] in ("Preempted", "bind")] == [
+        ("Pod/default/low", "Preempted"), ("Pod/default/low", "Preempted"), ("Pod/default/high", "bind")]
+    mid = r.cluster.store.get("Pod", "default", "mid")
+    assert "nominatedNodeName" not in mid["status"] and not mid["spec"].get("nodeName")
+    # 25 s: low is killed; high binds; mid does not fit beside it and finds no pod below its priority 100
+    assert [s for s in story if s[2] == "bind"] == [(25.0, "Pod/default/high", "bind", "n0")]
+    assert (25.0, "Pod/default/mid", "FailedScheduling",
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "victims found for incoming pod..") in story

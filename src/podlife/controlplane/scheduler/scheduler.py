@@ -289,7 +289,8 @@ class Scheduler:
             self.preemption.prepare(pod, candidate)
 
     def clear_nomination(self, key: tuple[str, str]) -> None:
-        """util.ClearNominatedNodeName: the pod's status loses nominatedNodeName; it is tried again at once."""
+        """util.ClearNominatedNodeName: the pod's status loses nominatedNodeName (a status-only change: the queue
+        does not count it as an update that moves the pod, isPodUpdated)."""
         pod = self.store.try_get("Pod", *key)
         if pod is None or not (pod.get("status") or {}).get("nominatedNodeName"):
             return
@@ -298,8 +299,7 @@ class Scheduler:
         try:
             self.store.update_status(new, by=SCHEDULER_NAME)
         except ApiError:
-            return
-        self._requeue(pod["metadata"]["uid"])
+            pass
 
     def _bind(self, pod: Obj, node: str) -> None:
         md = pod["metadata"]
