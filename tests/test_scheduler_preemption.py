@@ -209,3 +209,14 @@ def test_a_higher_preemptor_takes_over_a_lower_nomination(tmp_path):
     assert (25.0, "Pod/default/mid", "FailedScheduling",
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
             "victims found for incoming pod..") in story
+
+
+def test_the_preemption_part_names_what_still_fails_without_the_lower_pods(tmp_path):
+    objects = [_pod("low", "300m", node="n0"), _pod("top", "600m", node="n0", cls="high")]
+    r = run_text(tmp_path, scenario(1, objects, ["{at: 5s, create: " + _pod("mid", "800m", cls="mid") + "}"]))
+    # SelectVictimsOnNode: without low (the only pod below 100) top's 600m + 800m still exceed 1 cpu, so the node's
+    # dry-run status is NodeResourcesFit's own reason, counted in the PostFilter's FitError
+    assert _story(r, "mid")[0] == (5.0, "Pod/default/mid", "FailedScheduling",
+                                   "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                                   "available: 1 Insufficient cpu..")
+    assert records(r, "event", reason="Preempted") == []
