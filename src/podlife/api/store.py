@@ -113,6 +113,12 @@ class Store:
     _uid_rng: Any = None
     _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
     _materializing: bool = False
+    # keys in order per kind, as etcd keeps them: new keys are merged in and removed ones dropped at the next list
+    _sorted: dict[str, list[Key]] = field(default_factory=dict)
+    _unsorted: dict[str, list[Key]] = field(default_factory=dict)
+    _removed: dict[str, int] = field(default_factory=dict)
+    # pods by spec.nodeName, the field the kubelet lists and watches by (the watch cache's index)
+    _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -153,12 +159,32 @@ class Store:
         return self._fresh(kind, self._objects[kind].get((namespace or "", name)))
 
     def list(self, kind: str, namespace: str | None = None,
-             where: Callable[[Obj], bool] | None = None) -> list[Obj]:
-        """Objects of a kind in key order (namespace, name), as etcd returns them."""
+             where: Callable[[Obj], bool] | None = None, *, node: str | None = None) -> list[Obj]:
+        """Objects of a kind in key order (namespace, name), as etcd returns them; ``node`` lists only the pods
+        bound to that node (the field selector spec.nodeName, served from an index)."""
         items = self._objects[kind]
-        keys = sorted(k for k in items if namespace is None or k[0] == namespace)
+        if node is not None:
+            keys = sorted(k for k in self._pods_by_node.get(node, ()) if namespace is None or k[0] == namespace)
+        else:
+            keys = [k for k in self._keys(kind) if namespace is None or k[0] == namespace]
         out = [self._fresh(kind, items[k]) for k in keys]
         return [o for o in out if where(o)] if where else out
+
+    def _keys(self, kind: str) -> list[Key]:
+        """The kind's keys in order. Keys added since the last call are sorted in (a merge of two sorted runs),
+        removed ones dropped, so a list costs the number of objects, not a sort of them."""
+        keys = self._sorted.setdefault(kind, [])
+        added = self._unsorted.pop(kind, None)
+        if self._removed.pop(kind, 0):
+            items = self._objects[kind]
+            keys[:] = [k for k in keys if k in items]
+            if added:
+                kept = set(keys)   # a key removed and created again is in both
+                added = [k for k in dict.fromkeys(added) if k in items and k not in kept]
+        if added:
+            keys.extend(sorted(added))
+            keys.sort()
+        return keys
 
     def count(self, kind: str) -> int:
         return len(self._objects[kind])
@@ -213,7 +239,7 @@ class Store:
         md = obj.setdefault("metadata", {})
         if info.namespaced:
             md.setdefault("namespace", "default")
-            if md["namespace"] not in {k[1] for k in self._objects["Namespace"]} and kind != "Namespace":
+            if ("", md["namespace"]) not in self._objects["Namespace"] and kind != "Namespace":
                 raise errors.not_found("namespaces", md["namespace"])
         else:
             md.pop("namespace", None)
@@ -484,6 +510,10 @@ class Store:
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
+        if old is None:
+            self._unsorted.setdefault(kind, []).append(key)
+        if kind == "Pod":
+            self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
@@ -499,6 +529,9 @@ class Store:
     def _remove(self, kind: str, key: Key, by: str, record_api: bool,
                 record: dict[str, Any] | None = None) -> None:
         old = self._objects[kind].pop(key)
+        self._removed[kind] = self._removed.get(kind, 0) + 1
+        if kind == "Pod":
+            self._index_node(key, old, None)
         self._rv += 1
         if record_api and kind not in ("Event", "Lease"):
             self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
@@ -515,6 +548,19 @@ class Store:
                 for w in self._node_watches.get(n, ()):
                     self._route(w, type_, obj, old)
         self._schedule_flush()
+
+    def _index_node(self, key: Key, old: Obj | None, new: Obj | None) -> None:
+        was = old["spec"].get("nodeName") if old is not None else None
+        now = new["spec"].get("nodeName") if new is not None else None
+        if was == now:
+            return
+        if was:
+            on = self._pods_by_node[was]
+            del on[key]
+            if not on:
+                del self._pods_by_node[was]
+        if now:
+            self._pods_by_node.setdefault(now, {})[key] = None
 
     def _new_uid(self) -> str:
         b = self._uid_rng.getrandbits(128).to_bytes(16, "big")
