@@ -45,7 +45,9 @@ def user_input(path: str) -> Iterator[None]:
 
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Write the trace report: JSON, or newline-delimited JSON written as the run goes when FILE "
+                   "ends in .ndjson or .jsonl (for large runs).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write the timeline as one self-contained HTML page.")
@@ -57,21 +59,28 @@ def user_input(path: str) -> Iterator[None]:
 @click.option("--at", "at", metavar="D[,D...]",
               help="Also print kubectl-style pod tables at these simulated instants (e.g. 30s,1m).")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
+@click.option("--trace", "trace_level", type=click.Choice(["full", "objects", "summary"]), default="full",
+              show_default=True,
+              help="Which records the run makes: full; objects (no component log records); summary (only the "
+                   "aggregate figures, no records or final objects in the report).")
 @click.option("--delete", "deletes", multiple=True, metavar="KIND/NAME[@TIME]",
               help="With plain manifests: delete this object at TIME (default 0s), e.g. pod/web@10s.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
-        quiet: bool, deletes: tuple[str, ...]) -> None:
+        quiet: bool, trace_level: str, deletes: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario, read_text
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
-    from podlife.trace import klog, summary
+    from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
+    from podlife.trace import klog, stream, summary
     console = Console(highlight=False)
     with user_input(scenario):
         path = "<stdin>" if scenario == "-" else scenario
+        if klog_path and trace_level != "full":
+            raise ScenarioError("--klog", None, "", f"the component logs are not recorded at --trace {trace_level}; "
+                                                    "use --trace full")
         text = sys.stdin.read() if scenario == "-" else read_text(scenario)
         if not plain.is_scenario(text):
             text = plain.wrap(scenario, text, plain.delete_actions(deletes, path))
@@ -83,12 +92,29 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
-        result = run_scenario(sc, instants)
+        streamed = stream.is_streamed(report_path)
+        # records are kept in memory for a JSON report, the HTML page or the summary's timelines; a streamed
+        # run writes them as they are made and keeps none
+        keep = trace_level != "summary" and (not streamed or html_path is not None)
+        sinks = []
+        ndjson = klog_out = None
+        if streamed:
+            ndjson = stream.NdjsonReport(report_path, {**header(sc), "trace": trace_level})  # type: ignore[arg-type]
+            if trace_level != "summary":
+                sinks.append(ndjson.record)
+        if klog_path and not keep:
+            klog_out = stream.KlogStream(klog_path, sc.start_time)
+            sinks.append(klog_out.record)
+        result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
+        if klog_out is not None:
+            klog_out.close()
         rep = report(result)
-        if report_path:
+        if ndjson is not None:
+            ndjson.finish(rep["final"]["objects"], outcome(result))
+        elif report_path:
             with open(report_path, "wb") as f:
                 f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")
-        if klog_path:
+        if klog_path and klog_out is None:
             with open(klog_path, "w", encoding="utf-8") as f:
                 f.write(klog.render(rep["records"], sc.start_time))
         if html_path:
@@ -126,9 +152,19 @@ def _write_html(rep: dict[str, object], path: str) -> None:
               help="Write the timeline as one self-contained HTML page.")
 def report_cmd(trace: str, html_path: str) -> None:
     """Draw a saved trace report (from run --report) as HTML."""
+    from podlife.trace import stream
+
     try:
         with open(trace, "rb") as f:
-            rep = orjson.loads(f.read())
+            data = f.read()
+        if stream.is_streamed(trace):
+            try:
+                rep = stream.read(data)
+            except ValueError as e:
+                click.echo(f"{trace}: {e}", err=True)
+                sys.exit(2)
+        else:
+            rep = orjson.loads(data)
         if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
             click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
             sys.exit(2)

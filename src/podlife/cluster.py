@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from podlife.api import admission, schema
@@ -24,7 +25,7 @@ from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
-from podlife.trace.recorder import Trace
+from podlife.trace.recorder import Record, Trace
 from podlife.versions import Profile, profile
 
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
@@ -36,11 +37,13 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
+                 trace_sinks: Sequence[Callable[[Record], None]] = ()) -> None:
         self.behaviors = behaviors
         self.profile: Profile = profile(version)
         self.kernel = Kernel(seed)
-        self.trace = Trace(self.kernel, start_time)
+        self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
+        self.trace.sinks.extend(trace_sinks)
         self.api_server_config = api_server or ApiServerConfiguration()
         self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
         if self.controller_manager_config.nodeMonitorGracePeriod is None:

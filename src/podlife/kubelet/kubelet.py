@@ -190,6 +190,8 @@ class Kubelet:
     # ---- logging ----------------------------------------------------------------------------------
 
     def log(self, site_name: str, pod: Obj | None = None, **ctx: Any) -> None:
+        if not self.trace.logs:
+            return
         site = logsites.SITES[site_name]
         if pod is not None:
             md = pod["metadata"]
