@@ -108,9 +108,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
         if klog_out is not None:
             klog_out.close()
-        rep = report(result)
+        rep = report(result, final=ndjson is None)
         if ndjson is not None:
-            ndjson.finish(rep["final"]["objects"], outcome(result))
+            objects = result.cluster.store.iter_objects() if trace_level != "summary" else iter(())
+            ndjson.finish(objects, outcome(result))
         elif report_path:
             with open(report_path, "wb") as f:
                 f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")

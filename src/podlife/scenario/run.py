@@ -9,6 +9,7 @@ from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
+from podlife.engine import few_collections
 from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
 from podlife.scenario.actions import USER, apply_action
 from podlife.scenario.assumptions import assumptions
@@ -91,6 +92,12 @@ def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = 
     for a in sc.actions:
         if a.manifest is not None and a.source is not None:
             _check_behaviors(Manifest(a.manifest, a.source))
+    with few_collections():
+        return _run(sc, pods_at, trace_level, keep_trace, sinks)
+
+
+def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace: bool,
+         sinks: Sequence[Callable[[Record], None]]) -> Result:
     all_sinks = list(sinks)
     figures = Figures() if trace_level != "full" or not keep_trace else None
     if figures is not None:
@@ -160,14 +167,15 @@ def outcome(result: Result) -> dict[str, Any]:
     return out
 
 
-def report(result: Result) -> dict[str, Any]:
+def report(result: Result, final: bool = True) -> dict[str, Any]:
     """The trace report (docs/scenario-format.md section 4); below ``--trace full`` it also names the level
-    and carries the figures, and at ``summary`` it has neither records nor final objects."""
+    and carries the figures, and at ``summary`` it has neither records nor final objects (nor without
+    ``final``: a streamed report writes them one by one)."""
     rep = header(result.scenario)
     rest = outcome(result)
     rep["endSeconds"] = rest.pop("endSeconds")
     rep["records"] = result.cluster.trace.records
     rep.update(rest)
-    summary_only = result.cluster.trace.level == "summary"
-    rep["final"] = {"objects": [] if summary_only else result.cluster.store.all_objects()}
+    objects = final and result.cluster.trace.level != "summary"
+    rep["final"] = {"objects": result.cluster.store.all_objects() if objects else []}
     return rep

@@ -16,6 +16,7 @@ The lines of a streamed report (docs/scenario-format.md section 4.1):
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from datetime import datetime
 from typing import IO, Any
 
@@ -45,7 +46,7 @@ class NdjsonReport:
         """A trace sink: one line per record."""
         self._line(rec)
 
-    def finish(self, objects: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
+    def finish(self, objects: Iterable[dict[str, Any]], outcome: dict[str, Any]) -> None:
         for obj in objects:
             self._line({"final": obj})
         self._line(outcome)
