@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,9 +86,13 @@ class PackedObjects(MutableMapping[Key, Obj]):
         t = type(v)
         if t is dict:
             keys = tuple(v)
-            return _PackedDict((self._shapes.setdefault(keys, keys), *map(self._pack, v.values())))
+            packed = [self._shapes.setdefault(keys, keys)]
+            for x in v.values():
+                tx = type(x)
+                packed.append(self._pack(x) if tx is dict or tx is list else x)
+            return _PackedDict(packed)
         if t is list:
-            return _PackedList(map(self._pack, v))
+            return _PackedList([self._pack(x) if type(x) is dict or type(x) is list else x for x in v])
         return v
 
     def __getitem__(self, key: Key) -> Obj:
@@ -182,6 +185,8 @@ class Store:
     _removed: dict[str, int] = field(default_factory=dict)
     # pods by spec.nodeName, the field the kubelet lists and watches by (the watch cache's index)
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
+    _features_of: Any = None                   # the profile _features were made from
+    _features: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -268,14 +273,16 @@ class Store:
             for k in list(self._keys(kind)):
                 yield items[k]
 
-    @contextmanager
-    def _features(self) -> Iterator[None]:
-        """The version's validation options (feature gates) for one write."""
+    def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
+        """``check()`` with the version's validation options (feature gates) set, for one write."""
         profile = getattr(self, "profile", None)
-        token = validation.FEATURES.set({"sleep_action_allow_zero": profile.sleep_action_allow_zero}
-                                        if profile is not None else {})
+        if profile is not self._features_of:
+            self._features_of = profile
+            self._features = {"sleep_action_allow_zero": profile.sleep_action_allow_zero} \
+                if profile is not None else {}
+        token = validation.FEATURES.set(self._features)
         try:
-            yield
+            return check()
         finally:
             validation.FEATURES.reset(token)
 
@@ -316,8 +323,7 @@ class Store:
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
         strategy.prepare_for_create(obj, self)
-        with self._features():
-            causes = strategy.validate(obj)
+        causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
         key = (md.get("namespace", ""), md["name"])
@@ -381,8 +387,7 @@ class Store:
                 gen = old["metadata"]["generation"]
                 bump = kind == "Pod" and new.get("spec") != old.get("spec")
                 new["metadata"]["generation"] = gen + 1 if bump else gen
-        with self._features():
-            causes = [] if subresource == "status" else strategy.validate_update(new, old)
+        causes = [] if subresource == "status" else self._validate(lambda: strategy.validate_update(new, old))
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         nmd = new["metadata"]
@@ -613,10 +618,10 @@ class Store:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
         for w in self._watches.get(kind, ()):
             self._route(w, type_, obj, old)
-        if kind == "Pod":
-            nodes = {obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")}
-            for n in sorted(x for x in nodes if x):
-                for w in self._node_watches.get(n, ()):
+        if kind == "Pod" and self._node_watches:
+            now, was = obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")
+            for n in sorted((now, was)) if now and was and now != was else (now or was,):
+                for w in self._node_watches.get(n, ()) if n else ():
                     self._route(w, type_, obj, old)
         self._schedule_flush()
 
