@@ -1139,7 +1139,7 @@ def _normalize(x: object, quantities: bool = False) -> object:
 
 
 def semantic_equal(a: object, b: object) -> bool:
-    return _normalize(a) == _normalize(b)
+    return a == b or _normalize(a) == _normalize(b)
 
 
 def _diff(old: object, new: object, path: str) -> list[str]:
