@@ -278,8 +278,7 @@ class Store:
         profile = getattr(self, "profile", None)
         if profile is not self._features_of:
             self._features_of = profile
-            self._features = {"sleep_action_allow_zero": profile.sleep_action_allow_zero} \
-                if profile is not None else {}
+            self._features = validation.features(profile) if profile is not None else {}
         token = validation.FEATURES.set(self._features)
         try:
             return check()

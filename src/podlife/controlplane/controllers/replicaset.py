@@ -240,12 +240,15 @@ def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: 
 class ReplicaSetController:
     """pkg/controller/replicaset/replica_set.go ReplicaSetController."""
 
+    KIND = "ReplicaSet"
+    COMPONENT = COMPONENT
+
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         self.kernel = kernel
         self.trace = trace
         self.store = store
         self.profile = profile
-        self.events = EventRecorder(store, COMPONENT)
+        self.events = EventRecorder(store, self.COMPONENT)
         self.expectations = Expectations(kernel)
         self.queue = WorkQueue(kernel, self.sync_replica_set, sync=True)
         # informer caches and indexes
@@ -255,12 +258,12 @@ class ReplicaSetController:
         self.tallies: dict[str, _Tally] = {}                # RS uid -> status figures of its pods
 
     def start(self) -> None:
-        for rs in self.store.list("ReplicaSet"):
+        for rs in self.store.list(self.KIND):
             self._index_rs(rs, None)
             self.queue.add(_key(rs))
         for pod in self.store.list("Pod"):
             self.index.update(pod, None)
-        self.store.watch("ReplicaSet", self._on_rs)
+        self.store.watch(self.KIND, self._on_rs)
         self.store.watch("Pod", self._on_pod)
 
     # ---- indexes ---------------------------------------------------------------------------------------
@@ -372,7 +375,7 @@ class ReplicaSetController:
         uid, sig = rs["metadata"]["uid"], _tally_sig(rs)
         tally = self.tallies.get(uid)
         if tally is None or tally.sig != sig:
-            tally = self.tallies[uid] = _Tally(sig, label_selector(rs["spec"].get("selector")), sig[1], sig[2])
+            tally = self.tallies[uid] = _Tally(sig, self._selector(rs), sig[1], sig[2])
             for pod_uid in self.index.by_owner.get(uid, ()):
                 tally.add(self.trace, self.index.pods[pod_uid])
         return tally
@@ -387,7 +390,7 @@ class ReplicaSetController:
 
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
         """resolveControllerRef: by name, then the UID must match."""
-        return resolve_controller_ref(self.rss, namespace, ref, "ReplicaSet")
+        return resolve_controller_ref(self.rss, namespace, ref, self.KIND)
 
     def _pod_replica_sets(self, pod: Obj) -> list[Obj]:
         """GetPodReplicaSets: the ReplicaSets of the pod's namespace whose selector matches its labels."""
@@ -395,7 +398,7 @@ class ReplicaSetController:
         out = []
         for key in sorted(k for k in self.rss if k[0] == ns):
             rs = self.rss[key]
-            sel = label_selector(rs["spec"].get("selector"))
+            sel = self._selector(rs)
             if not sel.empty() and sel.matches(labels):
                 out.append(rs)
         return out
@@ -409,7 +412,7 @@ class ReplicaSetController:
             self.expectations.delete(skey)
             return
         needs_sync = self.expectations.satisfied(skey)
-        selector = label_selector(rs["spec"].get("selector"))
+        selector = self._selector(rs)
         tally = self._tally(rs)
         if not tally.unmatched and not self._adoptable(rs, selector):
             # ClaimPods would neither release nor adopt: the claimed pods are the tallied ones
@@ -421,7 +424,7 @@ class ReplicaSetController:
             # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
             # same candidates (pods controlled by someone else are never claimed)
             candidates = self.index.candidates(rs)
-            filtered = claim_pods(self.store, COMPONENT, rs, selector,
+            filtered = claim_pods(self.store, self.COMPONENT, rs, selector,
                                   [p for p in candidates if is_pod_active(p)], controller_ref(rs))
             counts = self._count(rs, filtered)
 
@@ -473,7 +476,7 @@ class ReplicaSetController:
         if not pod["metadata"].get("labels"):
             return ApiError(500, "InternalError", "unable to create pods, no labels")
         try:
-            created = self.store.create(pod, by=COMPONENT)
+            created = self.store.create(pod, by=self.COMPONENT)
         except ApiError as e:
             if "because it is being terminated" in e.message:
                 return None  # NamespaceTerminatingCause: no event, and not an error to retry
@@ -486,7 +489,7 @@ class ReplicaSetController:
         """RealPodControl.DeletePod (default DeleteOptions: the pod's own grace period)."""
         name = pod["metadata"]["name"]
         try:
-            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=self.COMPONENT)
         except ApiError as e:
             if e.reason != "NotFound":
                 self.events.event(rs, "Warning", "FailedDelete", f"Error deleting: {e.message}")
@@ -505,7 +508,7 @@ class ReplicaSetController:
             related = self.rss.get(key)
             if related is None:
                 continue
-            sel = label_selector(related["spec"].get("selector"))
+            sel = self._selector(related)
             for pod in self.index.candidates(related):
                 if not sel.empty() and sel.matches(pod["metadata"].get("labels") or {}):
                     seen.setdefault(pod["metadata"]["uid"], pod)
@@ -574,15 +577,30 @@ class ReplicaSetController:
             new_status.pop("observedGeneration", None)
         cur = rs
         for i in range(STATUS_UPDATE_RETRIES + 1):
-            obj = {"apiVersion": cur.get("apiVersion"), "kind": "ReplicaSet",
+            obj = {"apiVersion": cur.get("apiVersion"), "kind": self.KIND,
                    "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
                                 "uid": cur["metadata"]["uid"],
                                 "resourceVersion": cur["metadata"]["resourceVersion"]},
                    "status": clone(new_status)}
             try:
-                return self.store.update_status(obj, by=COMPONENT)
+                return self.store.update_status(obj, by=self.COMPONENT)
             except ApiError:
                 if i >= STATUS_UPDATE_RETRIES:
                     raise
-                cur = self.store.get("ReplicaSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
+                cur = self.store.get(self.KIND, cur["metadata"]["namespace"], cur["metadata"]["name"])
         return rs  # not reached
+
+    def _selector(self, rs: Obj) -> Any:
+        return label_selector(rs["spec"].get("selector"))
+
+
+class ReplicationManager(ReplicaSetController):
+    """pkg/controller/replication: the ReplicaSet controller run on ReplicationControllers (their equality-based
+    selector map converted to a LabelSelector, as the controller's conversion adapter does), with the
+    replication-controller event source."""
+
+    KIND = "ReplicationController"
+    COMPONENT = "replication-controller"
+
+    def _selector(self, rs: Obj) -> Any:
+        return label_selector({"matchLabels": rs["spec"].get("selector") or {}})

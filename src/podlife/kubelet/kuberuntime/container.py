@@ -68,6 +68,11 @@ def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
     try:
         if "exec" in handler:
             code = yield from kl.runtime.exec_sync(c.id, seconds, code)
+        elif "tcpSocket" in handler:
+            # pkg/kubelet/lifecycle/handlers.go Run: tcpSocket is kept in the API for compatibility only, the
+            # runner has no case for it
+            yield kl.kernel.timeout(0)
+            return "Cannot run handler: invalid handler"
         elif "sleep" in handler and kl.profile.lifecycle_sleep_action:
             # pkg/kubelet/lifecycle/handlers.go runSleepHandler: waits the seconds (the caller's grace timer
             # cuts it short); nothing runs in the container
