@@ -37,12 +37,13 @@ class EventRecorder:
         involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.store.trace
         source = {"component": self.component, **({"host": self.host} if self.host else {})}
-        trace.emit("event", object=ref(obj), eventType=type_, reason=reason, message=message,
+        involved_ref = ref(obj)
+        trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
                    source=self.component + (f"/{self.host}" if self.host else ""))
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"
-        key = (ns, ref(obj), field_path, reason, message)
+        key = (ns, involved_ref, field_path, reason, message)
         now = trace.timestamp()
         name = self._seen.get(key)
         if name is not None:
