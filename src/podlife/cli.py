@@ -389,6 +389,130 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
 
 
 @main.command()
+@click.argument("cluster", required=False, type=click.Path(dir_okay=False))
+@click.option("--kubernetes-version", help="Kubernetes version of the cluster (1.32, v1.32 or 1.32.4).")
+@click.option("--port", type=int, default=6443, show_default=True, help="Port to serve on (0: any free port).")
+@click.option("--address", default="127.0.0.1", show_default=True,
+              help="Address to serve on; any but loopback is served with TLS and a bearer token.")
+@click.option("--clock", "clock", type=click.Choice(["realtime", "manual"]), default="realtime", show_default=True,
+              help="realtime: time follows the wall clock (times --speed); manual: only podlife advance moves it.")
+@click.option("--speed", type=float, default=1.0, show_default=True, help="Realtime clock: simulated seconds per "
+                                                                          "wall-clock second.")
+@click.option("--kubeconfig", default="~/.podlife/kubeconfig", show_default=True,
+              help="Where to write the kubeconfig for kubectl and client libraries.")
+@click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
+@click.option("--tls", is_flag=True, help="Serve with TLS and a bearer token on a loopback address too.")
+def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
+       kubeconfig: str, seed: int | None, tls: bool) -> None:
+    """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
+    Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
+    import asyncio
+    import logging
+
+    from podlife.apiserver.up import UpConfig, build_cluster, serve
+
+    if not speed > 0:
+        click.echo(f"--speed: expected a positive number, got {speed}", err=True)
+        sys.exit(2)
+    if not 0 <= port <= 65535:
+        click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
+        sys.exit(2)
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls)
+    with user_input(cluster or "--kubernetes-version"):
+        built = build_cluster(cfg)
+    for w in cfg.warnings:
+        click.echo(f"warning: {w}", err=True)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    try:
+        asyncio.run(serve(cfg, built, out=lambda line: click.echo(line)))
+    except OSError as e:
+        click.echo(f"--port: cannot serve on {address}:{port}: {e.strerror or e}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        pass
+
+
+def _endpoint(kubeconfig: str | None):
+    from podlife.apiserver.client import ClientError, Endpoint
+
+    try:
+        return Endpoint.from_kubeconfig(kubeconfig)
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+
+
+@main.command()
+@click.argument("duration")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+def advance(duration: str, kubeconfig: str | None) -> None:
+    """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m)."""
+    from urllib.parse import quote
+
+    from podlife.apiserver.client import ClientError
+    from podlife.scenario.durations import parse_duration
+
+    try:
+        parse_duration(duration)
+    except ValueError as e:
+        click.echo(f"DURATION: {e}", err=True)
+        sys.exit(2)
+    ep = _endpoint(kubeconfig)
+    try:
+        state = ep.call("POST", f"/podlife/advance?by={quote(duration)}")
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    click.echo(f"clock at {state['seconds']:g}s")
+
+
+@main.command()
+@click.argument("fault_type", metavar="TYPE")
+@click.option("--node", help="The node the fault happens on.")
+@click.option("--pod", help="namespace/name of the pod (OOMKill, ContainerHang, LostExitEvent).")
+@click.option("--container", help="The container (OOMKill, ContainerHang, LostExitEvent).")
+@click.option("--image", help="The image (ImagePullFailure).")
+@click.option("--value", help="A quantity (MemoryUsage, DiskUsage).")
+@click.option("--for", "for_", metavar="DURATION", help="Heal after this long (simulated time).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+def fault(fault_type: str, node: str | None, pod: str | None, container: str | None, image: str | None,
+          value: str | None, for_: str | None, kubeconfig: str | None) -> None:
+    """Inject a fault into a running podlife up, as a scenario's fault action does (same types and fields)."""
+    from podlife.apiserver.client import ClientError
+
+    spec = {k: v for k, v in (("type", fault_type), ("node", node), ("pod", pod), ("container", container),
+                              ("image", image), ("value", value), ("for", for_)) if v is not None}
+    ep = _endpoint(kubeconfig)
+    try:
+        state = ep.call("POST", "/podlife/faults", spec)
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2 if ": fault" in str(e) else 1)
+    click.echo(f"{fault_type} started at {state['seconds']:g}s")
+
+
+@main.command()
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--follow/--no-follow", "-f", default=True, show_default=True,
+              help="Keep streaming new records.")
+def trace(kubeconfig: str | None, follow: bool) -> None:
+    """Stream the trace records of a running podlife up (one JSON record per line, the report's format)."""
+    from podlife.apiserver.client import ClientError
+
+    ep = _endpoint(kubeconfig)
+    try:
+        with ep.open("GET", f"/podlife/trace?follow={'true' if follow else 'false'}", timeout=None) as resp:
+            for line in resp:
+                sys.stdout.write(line.decode())
+                sys.stdout.flush()
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command()
 def versions() -> None:
     """List the modelled Kubernetes versions and the behaviour that differs between them."""
     from rich.table import Table

@@ -99,6 +99,7 @@ class ContainerdRuntime:
                      created_at=self.kernel.now)
         self.sandboxes[sb.id] = sb
         self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
+        self._changed(sb.pod_uid)
         return sb
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
@@ -128,9 +129,10 @@ class ContainerdRuntime:
 
     # ---- containers -------------------------------------------------------------------------------
 
-    def create_container(self, sandbox: Sandbox, name: str, image: str, attempt: int, behavior: Behavior) -> Call:
+    def create_container(self, sandbox: Sandbox, name: str, image: str, attempt: int, behavior: Behavior,
+                         stop_signal: str | None = None) -> Call:
         c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, image, attempt, behavior,
-                      created_at=self.kernel.now)
+                      created_at=self.kernel.now, stop_signal=stop_signal or "SIGTERM")
         self.containers[c.id] = c
         self._by_pod.setdefault(c.pod_uid, {})[c.id] = c
         key = (c.pod_uid, name)
@@ -160,14 +162,15 @@ class ContainerdRuntime:
     def stop_container(self, container_id: str, timeout: int) -> Call:
         """StopContainer(timeout): the stop signal, up to ``timeout`` seconds for the process to exit, then
         SIGKILL. containerd skips straight to SIGKILL when timeout <= 0; docker waits forever when it is
-        negative (moby daemon/stop.go containerStop)."""
+        negative (moby daemon/stop.go containerStop). A container's behaviour on SIGTERM (onTerm) is its
+        behaviour on whatever stop signal it was given; a stop signal of SIGKILL ends it at once."""
         c = self._get(container_id)
         yield from self._lock(c)
         if c.state == RUNNING:
             done = self._exit_events[c.id]
-            if timeout > 0 or self.profile.negative_timeout_waits:
-                self._signal(c, "SIGTERM", timeout)
-                if c.behavior.on_term == "exit" and "SIGTERM" not in c.signals[:-1]:
+            if (timeout > 0 or self.profile.negative_timeout_waits) and c.stop_signal != "SIGKILL":
+                self._signal(c, c.stop_signal, timeout)
+                if c.behavior.on_term == "exit" and c.stop_signal not in c.signals[:-1]:
                     code = c.behavior.exit_code if c.behavior.term_exit_code is None \
                         else c.behavior.term_exit_code
                     self.kernel.call_later(c.behavior.term_seconds,

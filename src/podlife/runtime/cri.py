@@ -46,3 +46,4 @@ class Container:
     exit_code: int | None = None
     reason: str = ""      # Completed | Error | OOMKilled
     signals: list[str] = field(default_factory=list)
+    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default

@@ -168,15 +168,18 @@ class _Tally:
     min_ready: int
     members: dict[str, tuple[bool, bool, float | None]] = field(default_factory=dict)  # uid -> counted as
     unmatched: set[str] = field(default_factory=set)   # active controlled pods the selector does not match
+    terminating: set[str] = field(default_factory=set)  # controlled pods deleted, not yet terminal, it matches
     fully: int = 0
     ready: int = 0
     available_from: list[float] = field(default_factory=list)  # sorted: when each ready pod turns available
 
     def add(self, trace: Trace, pod: Obj) -> None:
-        if not is_pod_active(pod):
-            return
         uid = pod["metadata"]["uid"]
         labels = pod["metadata"].get("labels") or {}
+        if _terminating(pod) and self.selector.matches(labels):
+            self.terminating.add(uid)
+        if not is_pod_active(pod):
+            return
         if self.selector.empty() or not self.selector.matches(labels):
             self.unmatched.add(uid)
             return
@@ -198,6 +201,7 @@ class _Tally:
 
     def remove(self, uid: str) -> None:
         self.unmatched.discard(uid)
+        self.terminating.discard(uid)
         counted = self.members.pop(uid, None)
         if counted is None:
             return
@@ -221,8 +225,9 @@ def _tally_sig(rs: Obj) -> tuple[Any, ...]:
 
 
 def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: int,
-               conditions: list[Obj] | None) -> Obj:
-    """apps/v1 ReplicaSetStatus as serialised (omitempty fields left out when zero)."""
+               conditions: list[Obj] | None, terminating: int | None = None) -> Obj:
+    """apps/v1 ReplicaSetStatus as serialised (omitempty fields left out when zero; terminatingReplicas is a
+    pointer, present whenever its feature gate is on)."""
     st: dict[str, Any] = {"replicas": replicas}
     if fully:
         st["fullyLabeledReplicas"] = fully
@@ -230,11 +235,19 @@ def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: 
         st["readyReplicas"] = ready
     if available:
         st["availableReplicas"] = available
+    if terminating is not None:
+        st["terminatingReplicas"] = terminating
     if observed:
         st["observedGeneration"] = observed
     if conditions:
         st["conditions"] = conditions
     return st
+
+
+def _terminating(pod: Obj) -> bool:
+    """controller.FilterTerminatingPods: deleted, not yet Succeeded or Failed."""
+    return bool(pod["metadata"].get("deletionTimestamp")) and \
+        (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
 class ReplicaSetController:
@@ -433,7 +446,11 @@ class ReplicaSetController:
         err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             err = self._manage_replicas(counts[0], claimed, rs)
-        status = self._calculate_status(rs, counts, err)
+        terminating = None
+        if self.profile.terminating_replicas_status:
+            # FilterTerminatingPods, then the ones this set controls (FilterClaimedPods)
+            terminating = len(tally.terminating)
+        status = self._calculate_status(rs, counts, err, terminating)
         updated = self._update_status(rs, status)
         mrs = int(updated["spec"].get("minReadySeconds") or 0)
         st, replicas = updated.get("status") or {}, int(updated["spec"].get("replicas", 1))
@@ -545,7 +562,8 @@ class ReplicaSetController:
                     available += 1
         return len(filtered), fully, ready, available
 
-    def _calculate_status(self, rs: Obj, counts: tuple[int, int, int, int], err: ApiError | None) -> Obj:
+    def _calculate_status(self, rs: Obj, counts: tuple[int, int, int, int], err: ApiError | None,
+                          terminating: int | None = None) -> Obj:
         """calculateStatus."""
         st = rs.get("status") or {}
         replicas, fully, ready, available = counts
@@ -559,7 +577,8 @@ class ReplicaSetController:
                                "message": err.message})
         elif err is None and failure is not None:
             conditions = [c for c in conditions if c.get("type") != "ReplicaFailure"]
-        return _rs_status(replicas, fully, ready, available, int(st.get("observedGeneration") or 0), conditions)
+        return _rs_status(replicas, fully, ready, available, int(st.get("observedGeneration") or 0), conditions,
+                          terminating)
 
     def _update_status(self, rs: Obj, status: Obj) -> Obj:
         """updateReplicaSetStatus: nothing to write in the steady state; else one GET/PUT retry."""
@@ -567,6 +586,7 @@ class ReplicaSetController:
         gen = int(rs["metadata"].get("generation") or 0)
         if all(int(st.get(f) or 0) == int(status.get(f) or 0)
                for f in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas")) and \
+                st.get("terminatingReplicas") == status.get("terminatingReplicas") and \
                 gen == int(st.get("observedGeneration") or 0) and \
                 (st.get("conditions") or []) == (status.get("conditions") or []):
             return rs

@@ -1,0 +1,84 @@
+"""Request bodies: size limit, media types and decoding, with the API server's error wording
+(staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go limitedReadBody, create.go transformDecodeError)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import yaml
+
+from podlife.api.errors import ApiError
+from podlife.apiserver.status import bad_request, unsupported_media
+
+MAX_BODY = 3 * 1024 * 1024   # the apiserver's MaxRequestBodyBytes default
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+WRITE_TYPES = [JSON, YAML, PROTOBUF]
+
+
+def _summary(data: bytes, n: int = 30) -> str:
+    """handlers/rest.go summarizeData: a JSON object's start as text, anything else in hex."""
+    if not data:
+        return "<empty>"
+    if data[:1] == b"{":
+        return data[:n].decode("utf-8", "replace") + (" ..." if len(data) > n else "")
+    return data[:n].hex() + (" ..." if len(data) > n else "")
+
+
+def _go_json_error(data: bytes, err: Exception) -> str:
+    """encoding/json's words for the first problem of a body that is not JSON."""
+    text = data.decode("utf-8", "replace").lstrip()
+    if not text:
+        return "unexpected end of JSON input"
+    c = text[0]
+    if c not in '{["-0123456789tfn':
+        return f"invalid character {c!r} looking for beginning of value"
+    return "unexpected end of JSON input" if "unexpected end" in str(err).lower() else str(err).split(":")[0]
+
+
+def media_type(content_type: str | None) -> str:
+    return (content_type or JSON).split(";")[0].strip().lower() or JSON
+
+
+def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
+    """A create or update body as a dict, or ApiError 400 / 415."""
+    mt = media_type(content_type)
+    if mt == PROTOBUF:
+        from podlife.api import protobuf
+
+        return protobuf.decode(data)
+    if mt not in (JSON, YAML, "*/*"):
+        raise unsupported_media(WRITE_TYPES)
+    try:
+        obj = orjson.loads(data) if mt != YAML else yaml.safe_load(data)
+    except (orjson.JSONDecodeError, yaml.YAMLError) as e:
+        why = _go_json_error(data, e) if mt != YAML else str(e).splitlines()[0]
+        raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): couldn't get "
+                          f"version/kind; json parse error: {why} ({_summary(data)})") from None
+    if not isinstance(obj, dict):
+        raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): couldn't get "
+                          f"version/kind; json parse error: json: cannot unmarshal {_go_type(obj)} into Go value "
+                          f"of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                          f"\"json:\\\"kind,omitempty\\\"\" }} ({_summary(data)})")
+    return obj
+
+
+def _go_type(v: Any) -> str:
+    return {list: "array", str: "string", bool: "bool", int: "number", float: "number"}.get(type(v), "null") \
+        if v is not None else "null"
+
+
+def options(data: bytes, kind: str = "DeleteOptions") -> dict[str, Any]:
+    """An options body (DeleteOptions, Eviction): JSON or nothing."""
+    if not data.strip():
+        return {}
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        raise bad_request(f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
+                          f"json parse error: {_go_json_error(data, e)} ({_summary(data)})") from None
+    if not isinstance(obj, dict):
+        raise ApiError(400, "BadRequest", f"the object provided is unrecognized (must be of type {kind})")
+    return obj

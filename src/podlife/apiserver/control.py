@@ -1,0 +1,106 @@
+"""podlife's own endpoints beside the Kubernetes API: the clock, faults and the trace.
+
+- ``GET  /podlife/clock``: the clock's mode, speed and the kernel's time.
+- ``POST /podlife/advance?by=5m``: the manual clock moves forward (409 on a realtime clock).
+- ``POST /podlife/faults``: a fault as a scenario's fault action writes it (JSON: type, node, pod, container,
+  image, value, for), validated as scenarios are (400 with the field and what was expected).
+- ``GET  /podlife/trace?since=N&follow=true``: the trace records as JSON lines, from record N; with follow the
+  stream stays open and sends each new record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from podlife.api.errors import ApiError
+from podlife.apiserver.status import bad_request, not_found_path
+
+
+async def serve(server: Any, request: web.Request, parts: list[str]) -> web.StreamResponse:
+    what = parts[0] if parts else ""
+    if what == "clock" and request.method == "GET":
+        return server._json(_clock(server))
+    if what == "advance" and request.method == "POST":
+        return _advance(server, request)
+    if what == "faults" and request.method == "POST":
+        return await _fault(server, request)
+    if what == "trace" and request.method == "GET":
+        return await _trace(server, request)
+    raise not_found_path()
+
+
+def _clock(server: Any) -> dict[str, Any]:
+    c = server.clock
+    return {"mode": c.mode, "speed": c.speed, "seconds": round(server.cluster.kernel.now, 6),
+            "records": len(server.cluster.trace.records)}
+
+
+def _advance(server: Any, request: web.Request) -> web.Response:
+    from podlife.scenario.durations import parse_duration
+
+    text = request.query.get("by", "")
+    try:
+        seconds = parse_duration(text)
+    except ValueError as e:
+        raise bad_request(f"by: {e}") from None
+    try:
+        server.clock.advance(seconds)
+    except ValueError as e:
+        raise ApiError(409, "Conflict", str(e)) from None
+    return server._json(_clock(server))
+
+
+async def _fault(server: Any, request: web.Request) -> web.Response:
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.faults import start_fault
+    from podlife.scenario.load import load_fault
+
+    try:
+        spec = orjson.loads(await server._body(request))
+    except orjson.JSONDecodeError as e:
+        raise bad_request(f"fault: not JSON: {e}") from None
+    try:
+        fault = load_fault(spec, sorted(server.cluster.kubelets))
+    except ScenarioError as e:
+        raise bad_request(str(e)) from None
+    start_fault(server.cluster, fault)
+    server.clock.settle()
+    return server._json(_clock(server), status=201)
+
+
+async def _trace(server: Any, request: web.Request) -> web.StreamResponse:
+    since = request.query.get("since", "0")
+    pos = int(since) if since.isdigit() else 0
+    follow = request.query.get("follow") in ("true", "1")
+    resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    resp.enable_chunked_encoding()
+    await resp.prepare(request)
+    records = server.cluster.trace.records
+    wake = asyncio.Event()
+
+    def moved() -> None:
+        wake.set()
+    server.clock.listeners.append(moved)
+    try:
+        while True:
+            if pos < len(records):
+                chunk = b"".join(orjson.dumps(r) + b"\n" for r in records[pos:])
+                pos = len(records)
+                await resp.write(chunk)
+            if not follow:
+                break
+            wake.clear()
+            try:
+                await asyncio.wait_for(wake.wait(), timeout=5.0)
+            except asyncio.TimeoutError:
+                if request.transport is None or request.transport.is_closing():
+                    break
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        server.clock.listeners.remove(moved)
+    return resp

@@ -1,0 +1,68 @@
+"""Field selectors (staging/src/k8s.io/apimachinery/pkg/fields): ``a=b``, ``a==b``, ``a!=b``, comma-separated,
+on the fields each resource supports (its registry's GetAttrs / the conversion funcs' field label
+conversions: metadata.name and metadata.namespace everywhere, a few more per kind)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj
+
+
+def _get(path: str) -> Callable[[Obj], str]:
+    keys = path.split(".")
+
+    def read(o: Obj) -> str:
+        cur: Any = o
+        for k in keys:
+            cur = cur.get(k) if isinstance(cur, dict) else None
+        if isinstance(cur, bool):
+            return "true" if cur else "false"
+        return "" if cur is None else str(cur)
+    return read
+
+
+_COMMON = ("metadata.name", "metadata.namespace")
+SUPPORTED: dict[str, tuple[str, ...]] = {
+    # pkg/apis/core/v1/conversion.go AddFieldLabelConversionsForPod
+    "Pod": _COMMON + ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                      "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"),
+    "Node": _COMMON + ("spec.unschedulable",),
+    "Namespace": _COMMON + ("status.phase",),
+    "Secret": _COMMON + ("type",),
+    "Event": _COMMON + ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                        "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                        "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
+    "ReplicaSet": _COMMON + ("status.replicas",),
+    "Job": _COMMON + ("status.successful",),
+    "PersistentVolumeClaim": _COMMON,
+}
+_ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"): "status.succeeded",
+            ("Pod", "status.podIPs"): "status.podIP"}
+
+
+class FieldSelector:
+    def __init__(self, kind: str, text: str) -> None:
+        self.reqs: list[tuple[Callable[[Obj], str], bool, str]] = []   # (read, equal?, value)
+        allowed = SUPPORTED.get(kind, _COMMON)
+        for part in (p.strip() for p in text.split(",") if p.strip()):
+            if "!=" in part:
+                field, value, eq = *part.split("!=", 1), False
+            elif "==" in part:
+                field, value, eq = *part.split("==", 1), True
+            elif "=" in part:
+                field, value, eq = *part.split("=", 1), True
+            else:
+                raise ApiError(400, "BadRequest", f"invalid field selector: {part!r}: expected an operator")
+            field = field.strip()
+            if field not in allowed:
+                raise ApiError(400, "BadRequest", f'field label not supported: {field}')
+            self.reqs.append((_get(_ALIASES.get((kind, field), field)), eq, value.strip()))
+
+    def matches(self, obj: Obj) -> bool:
+        return all((read(obj) == value) == eq for read, eq, value in self.reqs)
+
+    def __bool__(self) -> bool:
+        return bool(self.reqs)

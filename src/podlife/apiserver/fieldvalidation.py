@@ -1,0 +1,63 @@
+"""Field validation of create and update bodies (the fieldValidation query parameter, KEP-2885).
+
+Built-in kinds go through podlife.api.fieldvalidation (strict decoding and pruning as the Go types do it).
+Custom resources are checked against their CRD's structural schema (podlife.api.schema): an unknown field
+is reported as for built-in kinds (400 in Strict, a warning in Warn), a value of the wrong type is 422
+Invalid, as the apiextensions server's validation answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from podlife.api import fieldvalidation as fv
+from podlife.api import schema
+from podlife.api.errors import ApiError, FieldError
+from podlife.api.meta import Obj
+
+
+def mode(server: Any, request: web.Request, options_kind: str) -> str:
+    return fv.directive(request.query.get("fieldValidation"), server.minor, options_kind)
+
+
+def type_schema(server: Any, r: Any) -> schema.TypeSchema | None:
+    return None if r.custom else schema.type_schema(server.minor, r.api_version, r.kind)
+
+
+def _path(p: tuple[str | int, ...]) -> str:
+    out = ""
+    for seg in p:
+        out += f"[{seg}]" if isinstance(seg, int) else (f".{seg}" if out else str(seg))
+    return out
+
+
+def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kind: str) -> tuple[Obj, list[str]]:
+    """The body as it will be stored (pruned for built-in kinds) and the warnings to send."""
+    m = mode(server, request, options_kind)
+    r = target.resource
+    if not r.custom:
+        ts = schema.type_schema(server.minor, str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        return fv.decode_body(obj, ts, m) if ts is not None else (obj, [])
+    return obj, check_custom(r, obj, m)
+
+
+def check_custom(r: Any, obj: Obj, m: str) -> list[str]:
+    """A custom resource against its version's schema."""
+    if m == fv.IGNORE or r.crd is None or not isinstance(obj.get("apiVersion"), str):
+        return []
+    errs = [e for e in schema.check(obj, 0, schema.custom_schemas(r.crd))
+            if e.message != "required field missing" and " is not supported; expected one of " not in e.message]
+    unknown = [e for e in errs if e.message.startswith("unknown field")]
+    typed = [e for e in errs if e not in unknown]
+    if typed:
+        causes = [FieldError(_path(e.path), "Invalid value", e.message) for e in typed]
+        name = (obj.get("metadata") or {}).get("name", "")
+        raise ApiError(422, "Invalid", f'{r.kind}.{r.group} "{name}" is invalid: '
+                                       f'{"; ".join(str(c) for c in causes)}', causes)
+    found = [f'unknown field "{_path(e.path)}"' for e in unknown]
+    if found and m == fv.STRICT:
+        raise ApiError(400, "BadRequest", f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: '
+                                          f"{fv.strict_decoding_error(found)}")
+    return found

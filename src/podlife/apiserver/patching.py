@@ -1,0 +1,81 @@
+"""PATCH requests: the patch (podlife.api.patch) or the server-side apply (podlife.api.fieldmanager) of the
+current object, and the managedFields of every write (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/
+patch.go, create.go, update.go)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from aiohttp import web
+
+from podlife.api import fieldmanager
+from podlife.api import patch as patches
+from podlife.api import errors
+from podlife.api.errors import ApiError, FieldError
+from podlife.api.meta import Obj
+from podlife.apiserver import fieldvalidation
+
+APPLY = patches.APPLY_PATCH
+
+
+def patch_type(content_type: str | None, custom: bool) -> str:
+    return patches.patch_type(content_type or "", custom)
+
+
+def manager(request: web.Request, ptype: str | None = None) -> str:
+    q = request.query
+    name = fieldmanager.manager_name(q.get("fieldManager"), request.headers.get("User-Agent"))
+    # apimachinery pkg/apis/meta/v1/validation ValidatePatchOptions
+    if ptype == APPLY and not q.get("fieldManager"):
+        raise errors.invalid("PatchOptions.meta.k8s.io", "", [FieldError("fieldManager", "Required value",
+                                                                         "is required for apply patch")])
+    if ptype is not None and ptype != APPLY and "force" in q:
+        raise errors.invalid("PatchOptions.meta.k8s.io", "", [FieldError("force", "Forbidden",
+                                                                         "may not be specified for non-apply patch")])
+    return name
+
+
+def decode_apply(data: bytes) -> Obj:
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError as e:
+        raise ApiError(400, "BadRequest", f"error decoding YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(doc, dict):
+        raise ApiError(400, "BadRequest", "error decoding YAML: the apply configuration is not an object")
+    return doc
+
+
+def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Obj, data: bytes, ptype: str,
+            subresource: str | None) -> tuple[Obj, list[str]]:
+    """The patched object with its managedFields, and the field validation warnings."""
+    r = target.resource
+    schema = fieldvalidation.type_schema(server, r)
+    now = server.cluster.trace.timestamp()
+    who = manager(request, ptype)
+    has_status = any(s[0] == "status" for s in r.subresources)
+    if ptype == APPLY:
+        applied = decode_apply(data)
+        force = request.query.get("force") in ("true", "1")
+        if not live and r.namespaced and target.namespace:
+            applied.setdefault("metadata", {}).setdefault("namespace", target.namespace)
+        out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
+                                 has_status=has_status)
+        return out, []
+    m = fieldvalidation.mode(server, request, "PatchOptions")
+    result = patches.apply_patch(shown, data, ptype, schema, m)
+    warnings = list(result.warnings)
+    if r.custom:
+        warnings += fieldvalidation.check_custom(r, result.object, m)
+    out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
+                              has_status=has_status)
+    return out, warnings
+
+
+def managed_on_write(server: Any, request: web.Request, target: Any, live: Obj, new: Obj,
+                     subresource: str | None) -> Obj:
+    """managedFields of a create (``live`` = {}) or an update."""
+    r = target.resource
+    return fieldmanager.update(live, new, manager(request), fieldvalidation.type_schema(server, r),
+                               server.cluster.trace.timestamp(), subresource=subresource or "",
+                               has_status=any(s[0] == "status" for s in r.subresources))

@@ -1,0 +1,521 @@
+"""The live API server: the Kubernetes REST API over podlife's store, served with aiohttp.
+
+Requests are store operations at the kernel's current instant (podlife.engine.live): the clock is synced
+before each request, and what a write sets off at that instant runs before the answer is sent. The layout of
+the request path follows staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import logging
+import traceback
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import KINDS, Obj, clone
+from podlife.api.selectors import parse as parse_labels
+from podlife.api.store import DeleteOptions, Store
+from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver.fields import FieldSelector
+from podlife.apiserver.resources import Catalog, Resource, kind_info
+from podlife.apiserver.status import (
+    bad_request,
+    method_not_allowed,
+    not_found_path,
+    status_body,
+    success,
+    too_large,
+)
+from podlife.apiserver.watch import WatchStream
+
+log = logging.getLogger("podlife.apiserver")
+
+# kinds whose REST storage returns the deleted object rather than a Status (ReturnDeletedObject)
+RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim",
+                             "Service", "ReplicationController"})
+NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubresources
+
+
+@dataclass
+class Target:
+    resource: Resource
+    namespace: str | None
+    name: str | None
+    sub: str | None
+
+
+class ApiServer:
+    def __init__(self, cluster: Any, clock: Any, *, token: str | None = None, max_body: int = bodies.MAX_BODY,
+                 host: str = "127.0.0.1:6443") -> None:
+        self.cluster = cluster
+        self.store: Store = cluster.store
+        self.clock = clock
+        self.token = token
+        self.max_body = max_body
+        self.host = host
+        self.minor = cluster.profile.minor
+        self.catalog = Catalog(self.minor)
+        for r in self.catalog.builtin:
+            if r.kind not in self.store.kinds and r.kind not in KINDS:
+                self.store.kinds[r.kind] = kind_info(r)
+        self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
+        self.crds.start()
+
+    # ---- the application ----------------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=self.max_body + 1)
+        app.router.add_route("*", "/{tail:.*}", self.dispatch)
+        return app
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        try:
+            if self.token is not None and not self._authorized(request):
+                raise ApiError(401, "Unauthorized", "Unauthorized")
+            self.clock.sync()
+            resp = await self._route(request)
+            self.clock.wake()
+            return resp
+        except ApiError as e:
+            return self._error(e)
+        except Exception as e:  # noqa: BLE001 - the server answers 500 and stays up
+            log.error("internal error serving %s %s: %s", request.method, request.path, traceback.format_exc())
+            return self._error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
+
+    def _authorized(self, request: web.Request) -> bool:
+        auth = request.headers.get("Authorization", "")
+        return auth.startswith("Bearer ") and hmac.compare_digest(auth[7:].strip(), self.token or "")
+
+    def _json(self, body: Any, status: int = 200, content_type: str = "application/json") -> web.Response:
+        return web.Response(body=orjson.dumps(body), status=status, headers={"Content-Type": content_type})
+
+    def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
+        kwargs: dict[str, Any] = {}
+        if target is not None:
+            kwargs = {"name": name or target.name, "group": target.resource.group or None,
+                      "kind": target.resource.resource if err.code != 422 else target.resource.kind}
+        return self._json(status_body(err, **kwargs), status=err.code)
+
+    async def _body(self, request: web.Request) -> bytes:
+        if request.content_length is not None and request.content_length > self.max_body:
+            raise too_large(self.max_body)
+        data = bytearray()
+        async for chunk in request.content.iter_chunked(65536):
+            data += chunk
+            if len(data) > self.max_body:
+                raise too_large(self.max_body)
+        return bytes(data)
+
+    # ---- routing -------------------------------------------------------------------------------------
+
+    async def _route(self, request: web.Request) -> web.StreamResponse:
+        parts = [p for p in request.path.split("/") if p]
+        if not parts:
+            return self._json({"paths": ["/api", "/api/v1", "/apis", "/openapi/v2", "/openapi/v3", "/version",
+                                         "/healthz", "/livez", "/readyz"]})
+        head = parts[0]
+        if head in ("healthz", "livez", "readyz"):
+            return web.Response(text="ok", content_type="text/plain")
+        if head == "version":
+            return self._json(self.version())
+        if head == "openapi":
+            from podlife.apiserver import openapi
+
+            return await openapi.serve(self, request, parts[1:])
+        if head == "podlife":
+            from podlife.apiserver import control
+
+            return await control.serve(self, request, parts[1:])
+        if head == "api":
+            if len(parts) == 1:
+                return self._discovery(request, legacy=True)
+            group, version, rest = "", parts[1], parts[2:]
+        elif head == "apis":
+            if len(parts) == 1:
+                return self._discovery(request, legacy=False)
+            if len(parts) == 2:
+                doc = discovery.api_group(self.catalog, parts[1])
+                if doc is None:
+                    raise not_found_path()
+                return self._json(doc)
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            raise not_found_path()
+        if not rest:
+            doc = discovery.resource_list(self.catalog, group, version)
+            if doc is None:
+                raise not_found_path()
+            return self._json(doc)
+        target = self._target(group, version, rest)
+        try:
+            return await self._resource(request, target)
+        except ApiError as e:
+            return self._error(e, target)
+
+    def _discovery(self, request: web.Request, legacy: bool) -> web.Response:
+        wanted = discovery.negotiate_aggregated(request.headers.get("Accept", ""))
+        if wanted is not None:
+            resp = self._json(discovery.aggregated(self.catalog, wanted, legacy),
+                              content_type=discovery.AGGREGATED[wanted])
+        elif legacy:
+            resp = self._json(discovery.api_versions(self.host))
+        else:
+            resp = self._json(discovery.api_group_list(self.catalog))
+        resp.headers["Vary"] = "Accept"
+        return resp
+
+    def _target(self, group: str, version: str, rest: list[str]) -> Target:
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) > 1:
+            namespace = rest[1]
+            if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
+                rest = rest[2:]
+        resource = self.catalog.lookup(group, version, rest[0])
+        if resource is None or len(rest) > 3:
+            raise not_found_path()
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else None
+        if resource.resource == "namespaces" and len(rest) <= 3 and rest[0] == "namespaces":
+            name, namespace = (rest[1] if len(rest) > 1 else None), None
+        if not resource.namespaced:
+            namespace = None
+        if sub is not None and resource.subresource(sub) is None:
+            raise not_found_path()
+        return Target(resource, namespace, name, sub)
+
+    def version(self) -> dict[str, str]:
+        # staging/src/k8s.io/apimachinery/pkg/version.Info
+        return {"major": "1", "minor": str(self.minor), "gitVersion": f"v1.{self.minor}.0",
+                "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+                "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.24.0", "compiler": "gc",
+                "platform": "linux/amd64"}
+
+    # ---- resources -----------------------------------------------------------------------------------
+
+    async def _resource(self, request: web.Request, t: Target) -> web.StreamResponse:
+        m = request.method
+        q = request.query
+        if t.sub is not None:
+            from podlife.apiserver import subresources
+
+            return await subresources.serve(self, request, t)
+        if t.name is None:
+            if m == "GET":
+                if q.get("watch") in ("true", "1"):
+                    return await self._watch(request, t)
+                return self._list(request, t)
+            if m == "POST":
+                return await self._create(request, t)
+            if m == "DELETE":
+                return await self._delete_collection(request, t)
+            raise method_not_allowed(m, t.resource.kind)
+        if m == "GET":
+            return self._get(request, t)
+        if m == "PUT":
+            return await self._update(request, t)
+        if m == "PATCH":
+            return await self._patch(request, t)
+        if m == "DELETE":
+            return await self._delete(request, t)
+        raise method_not_allowed(m, t.resource.kind)
+
+    # -- conversion out
+
+    def now(self):
+        return self.cluster.trace.start_time + timedelta(seconds=self.cluster.kernel.now)
+
+    def out(self, r: Resource, obj: Obj) -> Obj:
+        """The stored object as the served version shows it."""
+        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        return conv[0](obj) if conv is not None else obj
+
+    def _wants_table(self, request: web.Request) -> str | None:
+        for part in request.headers.get("Accept", "").split(","):
+            params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
+            if params.get("as") == "Table" and params.get("g") == "meta.k8s.io":
+                return params.get("v", "v1")
+            if part.split(";")[0].strip() in ("application/json", "*/*") and not params:
+                return None
+        return None
+
+    def _table(self, request: web.Request, t: Target, objs: list[Obj], version: str,
+               list_meta: dict[str, Any] | None = None) -> web.Response:
+        include = request.query.get("includeObject", "Metadata")
+        doc = tables.table(t.resource.kind, [self.out(t.resource, o) for o in objs], self.now(), version=version,
+                           profile=self.cluster.profile,
+                           include=include, crd=t.resource.crd, served_version=t.resource.version,
+                           list_meta=list_meta)
+        return self._json(doc)
+
+    # -- reads
+
+    def _get(self, request: web.Request, t: Target) -> web.Response:
+        obj = self.store.get(t.resource.storage_kind, t.namespace, t.name or "")
+        tv = self._wants_table(request)
+        if tv:
+            return self._table(request, t, [obj], tv, {"resourceVersion": obj["metadata"].get("resourceVersion", "")})
+        return self._json(self.out(t.resource, obj))
+
+    def _selectors(self, request: web.Request, t: Target):
+        q = request.query
+        try:
+            labels = parse_labels(q.get("labelSelector", "")) if q.get("labelSelector") else None
+        except ValueError as e:
+            raise bad_request(f"unable to parse requirement: {e}") from None
+        fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
+
+        def matches(o: Obj) -> bool:
+            if labels is not None and not labels.matches(o["metadata"].get("labels") or {}):
+                return False
+            return fields is None or fields.matches(o)
+        return matches
+
+    def _list(self, request: web.Request, t: Target) -> web.Response:
+        q = request.query
+        matches = self._selectors(request, t)
+        objs = [o for o in self.store.list(t.resource.storage_kind, t.namespace) if matches(o)]
+        meta: dict[str, Any] = {"resourceVersion": str(self.store.resource_version)}
+        start = q.get("continue")
+        if start:
+            key = _decode_continue(start)
+            objs = [o for o in objs if _key(o) > key]
+        limit = q.get("limit")
+        if limit and limit.isdigit() and int(limit) > 0 and len(objs) > int(limit):
+            objs = objs[:int(limit)]
+            meta["continue"] = _encode_continue(_key(objs[-1]), self.store.resource_version)
+            meta["remainingItemCount"] = None
+        meta = {k: v for k, v in meta.items() if v is not None}
+        tv = self._wants_table(request)
+        if tv:
+            return self._table(request, t, objs, tv, meta)
+        r = t.resource
+        return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version, "metadata": meta,
+                           "items": [self.out(r, o) for o in objs]})
+
+    async def _watch(self, request: web.Request, t: Target) -> web.StreamResponse:
+        q = request.query
+        rv = q.get("resourceVersion")
+        since = None
+        if rv not in (None, "", "0"):
+            if not rv.isdigit():
+                raise bad_request(f'strconv.ParseUint: parsing "{rv}": invalid syntax')
+            since = int(rv)
+        initial = q.get("sendInitialEvents") == "true"
+        if initial:
+            if q.get("allowWatchBookmarks") not in ("true", "1"):
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
+                                               "Required value: allowWatchBookmarks must be set to true when "
+                                               "sendInitialEvents is set")
+            since = None
+        timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds", "").isdigit() else None
+        matches = self._selectors(request, t)
+        tv = self._wants_table(request)
+        r = t.resource
+        include = q.get("includeObject", "Metadata")
+
+        def encode(type_: str, obj: Obj, first: bool) -> Any:
+            if tv:
+                return tables.table(r.kind, [self.out(r, obj)], self.now(), version=tv, include=include,
+                                    profile=self.cluster.profile,
+                                    crd=r.crd, served_version=r.version, headers=first)
+            return self.out(r, obj)
+
+        def bookmark(rv_: str) -> Any:
+            return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
+
+        stream = WatchStream(self, r.storage_kind, t.namespace, matches, encode, bookmark, since,
+                             q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial)
+        return await stream.serve(request)
+
+    # -- writes
+
+    def _user(self, request: web.Request) -> str:
+        ua = request.headers.get("User-Agent", "")
+        return ua.split("/")[0].split(" ")[0] or "client"
+
+    def _dry_run(self, request: web.Request, body: dict[str, Any] | None = None) -> bool:
+        values = request.query.getall("dryRun", []) + list((body or {}).get("dryRun") or [])
+        for v in values:
+            if v != "All":
+                raise bad_request(f'Invalid dry run parameter: dryRun: Unsupported value: "{v}": supported '
+                                  'values: "All"')
+        return bool(values)
+
+    def _check_body(self, t: Target, obj: Obj, *, name: str | None = None) -> Obj:
+        r = t.resource
+        av = obj.setdefault("apiVersion", r.api_version)
+        kind = obj.setdefault("kind", r.kind)
+        if av != r.api_version:
+            raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
+                              f"({r.api_version})")
+        if kind != r.kind:
+            raise bad_request(f'{kind} in version "{r.version}" cannot be handled as a {r.kind}: no kind '
+                              f'"{kind}" is registered for version "{r.api_version}"')
+        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        if conv is not None:
+            obj = conv[1](obj)
+        md = obj.get("metadata")
+        if md is None:
+            md = obj["metadata"] = {}
+        if not isinstance(md, dict):
+            raise bad_request(f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: json: cannot '
+                              "unmarshal into Go struct field of type v1.ObjectMeta")
+        if r.namespaced:
+            ns = md.get("namespace")
+            if ns and t.namespace and ns != t.namespace:
+                raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                                  "request")
+            if t.namespace:
+                md["namespace"] = t.namespace
+        if name is not None and md.get("name") not in (None, name):
+            raise bad_request(f"the name of the object ({md.get('name')}) does not match the name on the URL ({name})")
+        if name is not None:
+            md.setdefault("name", name)
+        for f in ("managedFields",) if not isinstance(md.get("managedFields"), list) else ():
+            md.pop(f, None)
+        return obj
+
+    def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
+        resp = self._json(self.out(r, obj), status=status)
+        for w in warnings:
+            resp.headers.add("Warning", f'299 - "{w}"')
+        return resp
+
+    async def _create(self, request: web.Request, t: Target) -> web.Response:
+        data = await self._body(request)
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        obj = self._check_body(t, obj)
+        if t.resource.kind in reviews.REVIEWS:
+            return self._json(reviews.review(obj), status=201)
+        dry = self._dry_run(request)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
+        obj = patching.managed_on_write(self, request, t, {}, obj, None)
+        created = self.store.create(obj, by=self._user(request), dry_run=dry)
+        self.clock.settle()
+        return self._respond(created, t.resource, 201, warnings)
+
+    async def _update(self, request: web.Request, t: Target, subresource: str | None = None) -> web.Response:
+        data = await self._body(request)
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        obj = self._check_body(t, obj, name=t.name)
+        dry = self._dry_run(request)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
+        if live is None:
+            raise self.store_not_found(t)
+        obj = patching.managed_on_write(self, request, t, live, obj, subresource)
+        out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
+        self.clock.settle()
+        return self._respond(out, t.resource, 200, warnings)
+
+    async def _patch(self, request: web.Request, t: Target, subresource: str | None = None) -> web.Response:
+        r = t.resource
+        ptype = patching.patch_type(request.headers.get("Content-Type"), r.custom)
+        data = await self._body(request)
+        dry = self._dry_run(request)
+        current = self.store.try_get(r.storage_kind, t.namespace, t.name or "")
+        if current is None:
+            if ptype != patching.APPLY:
+                raise self.store_not_found(t)
+            # an apply creates what does not exist (handlers/patch.go applyPatcher with an empty live object)
+            obj, warnings = patching.patched(self, request, t, {}, {}, data, ptype, subresource)
+            obj = self._check_body(t, obj, name=t.name)
+            created = self.store.create(obj, by=self._user(request), dry_run=dry)
+            self.clock.settle()
+            return self._respond(created, r, 201, warnings)
+        shown = self.out(r, current)
+        new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
+        new = self._check_body(t, new, name=t.name)
+        # a patch is applied to the object it read: a concurrent write in between is a conflict, unless the
+        # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
+        # can come in between)
+        new["metadata"].setdefault("resourceVersion", current["metadata"]["resourceVersion"])
+        out = self.store.update(new, by=self._user(request), subresource=subresource, verb="patch", dry_run=dry)
+        self.clock.settle()
+        return self._respond(out, r, 200, warnings)
+
+    def store_not_found(self, t: Target) -> ApiError:
+        g = t.resource.group
+        res = f"{t.resource.resource}.{g}" if g else t.resource.resource
+        return ApiError(404, "NotFound", f'{res} "{t.name}" not found')
+
+    def _delete_options(self, request: web.Request, body: dict[str, Any]) -> DeleteOptions:
+        q = request.query
+        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
+        if grace is not None:
+            try:
+                grace = int(grace)
+            except (TypeError, ValueError):
+                raise bad_request(f"invalid gracePeriodSeconds: {grace!r}") from None
+        policy = body.get("propagationPolicy", q.get("propagationPolicy"))
+        orphan = body.get("orphanDependents", q.get("orphanDependents"))
+        if policy is None and orphan is not None:
+            policy = "Orphan" if orphan in (True, "true") else "Background"
+        if policy not in (None, "Background", "Foreground", "Orphan"):
+            raise ApiError(422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported '
+                                           f'value: "{policy}": supported values: "Foreground", "Background", '
+                                           '"Orphan", "nil"')
+        pre = body.get("preconditions") or {}
+        return DeleteOptions(grace_period_seconds=grace, uid=pre.get("uid"),
+                             resource_version=pre.get("resourceVersion"), propagation_policy=policy)
+
+    async def _delete(self, request: web.Request, t: Target) -> web.Response:
+        body = bodies.options(await self._body(request))
+        opts = self._delete_options(request, body)
+        r = t.resource
+        if self._dry_run(request, body):
+            obj = self.store.get(r.storage_kind, t.namespace, t.name or "")
+            return self._json(self.out(r, obj))
+        before = self.store.get(r.storage_kind, t.namespace, t.name or "")
+        left = self.store.delete(r.storage_kind, t.namespace, t.name or "", by=self._user(request), options=opts)
+        self.clock.settle()
+        if left is not None:
+            return self._json(self.out(r, left))
+        if r.kind in RETURNS_DELETED:
+            return self._json(self.out(r, before))
+        return self._json(success(t.name or "", r.group, r.resource, before["metadata"].get("uid")))
+
+    async def _delete_collection(self, request: web.Request, t: Target) -> web.Response:
+        body = bodies.options(await self._body(request))
+        opts = self._delete_options(request, body)
+        matches = self._selectors(request, t)
+        r = t.resource
+        objs = [o for o in self.store.list(r.storage_kind, t.namespace) if matches(o)]
+        if not self._dry_run(request, body):
+            for o in objs:
+                md = o["metadata"]
+                try:
+                    self.store.delete(r.storage_kind, md.get("namespace"), md["name"], by=self._user(request),
+                                      options=opts)
+                except ApiError:
+                    pass
+            self.clock.settle()
+        return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
+                           "metadata": {"resourceVersion": str(self.store.resource_version)},
+                           "items": [self.out(r, o) for o in objs]})
+
+def _key(o: Obj) -> str:
+    md = o["metadata"]
+    return f"{md.get('namespace', '')}/{md['name']}"
+
+
+def _encode_continue(key: str, rv: int) -> str:
+    # staging/src/k8s.io/apiserver/pkg/storage/continue.go: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":KEY}
+    raw = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": key + "\x00"})
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_continue(token: str) -> str:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        doc = orjson.loads(raw)
+        return str(doc["start"]).rstrip("\x00")
+    except Exception:  # noqa: BLE001
+        raise bad_request("continue key is not valid: invalid continue token") from None

@@ -1,0 +1,150 @@
+"""Watch: the store's watch, streamed as chunked JSON lines (one metav1.WatchEvent per line).
+
+As the watch cache does (staging/src/k8s.io/apiserver/pkg/storage/cacher): without a resourceVersion (or "0")
+the stream starts with an ADDED event per current object; with one, it replays the changes after it, or
+answers an ERROR event with 410 Expired when that version is older than the history kept. An object that
+starts or stops matching the selectors is ADDED or DELETED. With allowWatchBookmarks a BOOKMARK carrying the
+current resourceVersion is sent 2 s before the timeout and every minute (cacher.go nextBookmarkTime).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj
+
+ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+BOOKMARK_EVERY = 60.0
+_ALIVE_CHECK = 5.0   # how often an idle watch looks whether its client is still there
+
+
+class WatchStream:
+    """One watch request. ``matches(obj)`` applies the selectors; ``encode(type, obj, first)`` renders the
+    event's object (the object itself, converted, or a Table)."""
+
+    def __init__(self, server: Any, kind: str, namespace: str | None, matches: Callable[[Obj], bool],
+                 encode: Callable[[str, Obj, bool], Any], bookmark_object: Callable[[str], Any],
+                 since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False
+                 ) -> None:
+        self.server = server
+        self.kind = kind
+        self.namespace = namespace
+        self.matches = matches
+        self.encode = encode
+        self.bookmark_object = bookmark_object
+        self.since = since
+        self.bookmarks = bookmarks
+        self.timeout = timeout
+        self.initial_events_end = initial_events_end   # sendInitialEvents: a bookmark marks their end
+        self._events: deque[tuple[str, Obj]] = deque()
+        self._ready = asyncio.Event()
+        self._watch: Any = None
+        self._first = True
+
+    def _on_change(self, type_: str, obj: Obj, old: Obj | None) -> None:
+        now = self.matches(obj) if type_ != DELETED else False
+        before = old is not None and self.matches(old)
+        if type_ == DELETED:
+            if self.matches(obj):
+                self._push(DELETED, obj)
+            return
+        if type_ == ADDED:
+            if now:
+                self._push(ADDED, obj)
+            return
+        if now and before:
+            self._push(MODIFIED, obj)
+        elif now:
+            self._push(ADDED, obj)
+        elif before:
+            self._push(DELETED, obj)
+
+    def _push(self, type_: str, obj: Obj) -> None:
+        self._events.append((type_, obj))
+        self._ready.set()
+
+    def _line(self, type_: str, obj: Any) -> bytes:
+        return orjson.dumps({"type": type_, "object": obj}) + b"\n"
+
+    async def serve(self, request: web.Request) -> web.StreamResponse:
+        store = self.server.store
+        error: ApiError | None = None
+        if self.since is None:
+            for o in store.list(self.kind, self.namespace):
+                if self.matches(o):
+                    self._push(ADDED, o)
+        try:
+            self._watch = store.watch(self.kind, self._on_change, namespace=self.namespace, since=self.since)
+        except ApiError as e:
+            error = e
+        self.server.clock.settle()   # the replay is delivered through the kernel at this instant
+        resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+                                                       "Cache-Control": "no-cache, private"})
+        resp.enable_chunked_encoding()
+        await resp.prepare(request)
+        try:
+            if error is not None:
+                from podlife.apiserver.status import status_body
+
+                await resp.write(self._line(ERROR, status_body(error)))
+                return resp
+            if self.initial_events_end:
+                # KEP-3157 watch-list: the initial ADDED events end with a bookmark annotated
+                # k8s.io/initial-events-end (cacher.go)
+                while self._events:
+                    type_, obj = self._events.popleft()
+                    await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                    self._first = False
+                mark = self.bookmark_object(str(store.resource_version))
+                mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
+                await resp.write(self._line(BOOKMARK, mark))
+            await self._stream(request, resp)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            if self._watch is not None:
+                store.unwatch(self._watch)
+        return resp
+
+    async def _stream(self, request: web.Request, resp: web.StreamResponse) -> None:
+        start = time.monotonic()
+        deadline = start + self.timeout if self.timeout is not None else None
+        next_bookmark = None
+        if self.bookmarks:
+            next_bookmark = start + BOOKMARK_EVERY
+            if deadline is not None:
+                next_bookmark = min(next_bookmark, deadline - 2.0)
+        while True:
+            while self._events:
+                type_, obj = self._events.popleft()
+                await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                self._first = False
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return
+            if next_bookmark is not None and now >= next_bookmark:
+                rv = str(self.server.store.resource_version)
+                await resp.write(self._line(BOOKMARK, self.bookmark_object(rv)))
+                next_bookmark = now + BOOKMARK_EVERY
+                if deadline is not None:
+                    next_bookmark = min(next_bookmark, max(deadline - 2.0, now + BOOKMARK_EVERY))
+                continue
+            wake = [t for t in (deadline, next_bookmark) if t is not None]
+            wait = min([*(t - now for t in wake), _ALIVE_CHECK])
+            self._ready.clear()
+            if self._events:
+                continue
+            try:
+                await asyncio.wait_for(self._ready.wait(), timeout=max(wait, 0.0))
+            except asyncio.TimeoutError:
+                transport = request.transport
+                if transport is None or transport.is_closing():
+                    return

@@ -1,0 +1,126 @@
+"""The live driver: the same kernel as ``podlife run``, advanced by a clock instead of run to the end.
+
+Two clocks decide how far the kernel may run:
+
+- ``realtime``: kernel time = wall time since start × ``speed``. A background task sleeps until the next
+  kernel event is due (or until a request wakes it) and runs the kernel up to the wall clock's instant.
+- ``manual``: the kernel moves only when ``advance`` is called; between calls the cluster is frozen and every
+  request is answered at the same virtual instant, so what a client sees after ``advance(300)`` is exactly
+  what ``podlife run`` shows at 300 s.
+
+Either way a request is served at the kernel's current instant: ``sync`` first brings the kernel up to the
+clock, the request acts on the store, and ``settle`` runs what that write set off at the same instant (watch
+deliveries, controllers' reactions), as an action of a scenario would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from podlife.engine.kernel import Kernel
+
+CLOCKS = ("realtime", "manual")
+log = logging.getLogger("podlife.live")
+# the realtime task never sleeps longer than this, so a clock that was not woken still catches up
+_MAX_SLEEP = 1.0
+
+
+class LiveClock:
+    def __init__(self, kernel: Kernel, mode: str = "realtime", speed: float = 1.0,
+                 wall: Callable[[], float] = time.monotonic) -> None:
+        if mode not in CLOCKS:
+            raise ValueError(f"clock: expected one of {', '.join(CLOCKS)}, got {mode!r}")
+        if not speed > 0:
+            raise ValueError(f"speed: expected a positive number, got {speed}")
+        self.kernel = kernel
+        self.mode = mode
+        self.speed = speed
+        self._wall = wall
+        self._start = wall()
+        self._manual_target = kernel.now
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
+
+    # ---- where the kernel may be --------------------------------------------------------------------
+
+    def target(self) -> float:
+        if self.mode == "manual":
+            return self._manual_target
+        return max((self._wall() - self._start) * self.speed, self.kernel.now)
+
+    def sync(self) -> None:
+        """Run the kernel up to the clock's instant, everything due at that instant included."""
+        self._run_to(self.target())
+
+    def settle(self) -> None:
+        """Run what is due at the current instant (the follow-ups of a write), without moving time."""
+        self._run_to(self.kernel.now)
+
+    def advance(self, seconds: float) -> float:
+        """Manual clock: move time forward by ``seconds`` and run everything due until then."""
+        if self.mode != "manual":
+            raise ValueError("advance: the clock is realtime; start podlife up with --clock manual")
+        if seconds < 0:
+            raise ValueError(f"advance: expected a duration of zero or more, got {seconds}")
+        self._manual_target = self.kernel.now + seconds
+        self.sync()
+        return self.kernel.now
+
+    def _run_to(self, t: float) -> None:
+        k = self.kernel
+        moved = False
+        # peek, not next_live: cancelled timers due after t must not carry the clock past t
+        while k.peek() <= t:
+            k.step()
+            moved = True
+        if t > k.now:
+            k.move_to(t)
+            moved = True
+        if moved:
+            for fn in self.listeners:
+                fn()
+
+    # ---- the realtime task ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start following the wall clock (realtime) from the running asyncio loop."""
+        self._wake = asyncio.Event()
+        self.sync()
+        if self.mode == "realtime":
+            self._task = asyncio.get_running_loop().create_task(self._follow())
+
+    def wake(self) -> None:
+        """Something was scheduled: the realtime task re-reads when the next event is due."""
+        if self._wake is not None:
+            self._wake.set()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def _follow(self) -> None:
+        assert self._wake is not None
+        while True:
+            try:
+                self.sync()
+            except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on
+                log.exception("the kernel failed at %.3f s", self.kernel.now)
+            due = self.kernel.peek()
+            sleep = min((due - self.target()) / self.speed, _MAX_SLEEP)
+            self._wake.clear()
+            if sleep > 0:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=sleep)
+                except asyncio.TimeoutError:
+                    pass
+            else:
+                await asyncio.sleep(0)   # let requests in between two busy instants
