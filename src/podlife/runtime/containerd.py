@@ -66,6 +66,7 @@ class ContainerdRuntime:
         self.profile = profile
         self.ipam = IPAM(pod_cidr)
         self.sandboxes: dict[str, Sandbox] = {}
+        self._sandboxes_by_pod: dict[str, dict[str, Sandbox]] = {}   # pod uid -> its sandboxes, in creation order
         self.containers: dict[str, Container] = {}
         self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
@@ -81,7 +82,7 @@ class ContainerdRuntime:
     # ---- reads (instant) --------------------------------------------------------------------------
 
     def pod_sandboxes(self, pod_uid: str) -> list[Sandbox]:
-        return [s for s in self.sandboxes.values() if s.pod_uid == pod_uid]
+        return list(self._sandboxes_by_pod.get(pod_uid, {}).values())
 
     def pod_containers(self, pod_uid: str) -> list[Container]:
         return list(self._by_pod.get(pod_uid, {}).values())
@@ -98,6 +99,7 @@ class ContainerdRuntime:
         sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], self.ipam.allocate(),
                      created_at=self.kernel.now)
         self.sandboxes[sb.id] = sb
+        self._sandboxes_by_pod.setdefault(sb.pod_uid, {})[sb.id] = sb
         self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
         self._changed(sb.pod_uid)
         return sb
@@ -120,6 +122,10 @@ class ContainerdRuntime:
     def remove_pod_sandbox(self, sandbox_id: str) -> Call:
         sb = self.sandboxes.pop(sandbox_id, None)
         if sb is not None:
+            mine = self._sandboxes_by_pod[sb.pod_uid]
+            del mine[sandbox_id]
+            if not mine:
+                del self._sandboxes_by_pod[sb.pod_uid]
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
             for c in [c for c in self.pod_containers(sb.pod_uid) if c.sandbox_id == sandbox_id]:
@@ -253,6 +259,7 @@ class ContainerdRuntime:
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
         self.sandboxes.clear()
+        self._sandboxes_by_pod.clear()
 
     # ---- process model ----------------------------------------------------------------------------
 
