@@ -304,6 +304,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "ShouldPodBeInEndpoints drops pods with a deletionTimestamp; conditions: ready only"),
         Change(22, True, "KEP-1672 EndpointSliceTerminatingCondition beta, on by default (alpha 1.20, GA 1.26)"),
     )),
+    Rule("field_validation_default", "fieldValidation of a write that names none", (
+        Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
+        Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
+    )),
     Rule("endpointslice_api", "EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),

@@ -112,6 +112,11 @@ def builtin_kinds(minor: int) -> dict[GroupVersionKind, str]:
     return _catalog(minor)
 
 
+def definitions(minor: int) -> dict[str, Any]:
+    """Every schema definition of the version, by name (io.k8s.api.apps.v1.Deployment); do not modify."""
+    return _definitions(minor)["$defs"]
+
+
 def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
     """What the store asks about a kind outside podlife's model: is it served, and how."""
     return lambda kind, api_version: (builtin_kind_info(kind, api_version)
@@ -371,3 +376,65 @@ def _structural(s: Any, top: bool = False) -> dict[str, Any]:
         if key in s and key not in out:
             out[key] = [_structural(x) for x in s[key]]
     return out
+
+
+# ------------------------------------------------------------------------------------------------ types
+
+class TypeSchema:
+    """One node of a built-in type's schema, seen as the Go type behind it: a struct (``properties``), a map
+    (``additionalProperties``), a list (``items``), or a value decoded whole (scalars, Quantity, IntOrString,
+    RawExtension). Strategic merge patch, server-side apply and pruning walk objects with it."""
+
+    __slots__ = ("_defs", "node", "name")
+
+    def __init__(self, defs: dict[str, Any], node: dict[str, Any], name: str = "") -> None:
+        while True:
+            if node.get("allOf"):
+                node = node["allOf"][0]
+            ref = node.get("$ref")
+            if not ref:
+                break
+            name = ref.rpartition("/")[2]
+            node = defs[name]
+        self._defs, self.node, self.name = defs, node, name
+
+    @property
+    def go_name(self) -> str:
+        """The Go type's name, as upstream's errors print it (``PodSpec``)."""
+        return self.name.rpartition(".")[2]
+
+    @property
+    def is_struct(self) -> bool:
+        return "properties" in self.node
+
+    @property
+    def is_map(self) -> bool:
+        return isinstance(self.node.get("additionalProperties"), dict)
+
+    @property
+    def is_list(self) -> bool:
+        return "items" in self.node
+
+    def field(self, key: str) -> tuple[TypeSchema, dict[str, Any]] | None:
+        """A struct field's schema and its property node (where the x-kubernetes extensions are)."""
+        prop = (self.node.get("properties") or {}).get(key)
+        return None if prop is None else (TypeSchema(self._defs, prop), prop)
+
+    def fields(self) -> dict[str, Any]:
+        return self.node.get("properties") or {}
+
+    def items(self) -> TypeSchema:
+        return TypeSchema(self._defs, self.node.get("items") or {})
+
+    def values(self) -> TypeSchema:
+        extra = self.node.get("additionalProperties")
+        return TypeSchema(self._defs, extra if isinstance(extra, dict) else {})
+
+
+def type_schema(minor: int, api_version: str, kind: str) -> TypeSchema | None:
+    """The schema of a built-in kind in this minor, or None when the version does not serve it."""
+    definition = _catalog(minor).get(GroupVersionKind(api_version, kind))
+    if definition is None:
+        return None
+    defs = _definitions(minor)["$defs"]
+    return TypeSchema(defs, defs[definition], definition)

@@ -1,0 +1,721 @@
+"""managedFields and server-side apply, as kube-apiserver's field manager keeps them
+(k8s.io/apimachinery pkg/util/managedfields/internal, over sigs.k8s.io/structured-merge-diff).
+
+Public API:
+
+- ``manager_name(field_manager, user_agent) -> str``: the manager of a create, update or non-apply patch
+  (handlers/create.go managerOrUserAgent: the fieldManager parameter, else the user agent up to its first
+  '/', printable characters only, at most 128 bytes).
+- ``update(live, new, manager, schema, now, subresource="") -> dict``: ``new`` with ``metadata.managedFields``
+  brought up to date for an ordinary write (operation Update; FieldManager.UpdateNoErrors). ``live`` is ``{}``
+  on create. ``now`` is the RFC 3339 time the server stamps (the caller's clock keeps podlife deterministic).
+- ``apply(live, applied, manager, schema, now, force=False, subresource="") -> dict``: server-side apply
+  (application/apply-patch+yaml) of the decoded configuration ``applied`` onto ``live`` (``{}`` when the
+  object does not exist yet): the merged object with its managedFields. Conflicts with other managers are
+  409 Conflict "Apply failed with N conflict(s): conflict with "kubectl" using apps/v1: .spec.replicas",
+  unless ``force``. Bad configurations are 400 (wrong apiVersion, managedFields set) or 500 (fields the
+  schema does not declare: "failed to create typed patch object (…): .spec.foo: field not declared in
+  schema"), as upstream answers.
+- ``fields_v1(paths)`` / ``parse_fields_v1(doc)``: the FieldsV1 encoding (``f:<field>``, ``k:<keys as
+  JSON>``, ``v:<value as JSON>``, ``i:<index>``, ``.`` for an item that is itself a member).
+
+``schema`` is ``podlife.api.schema.type_schema(...)`` for a built-in kind, a ``TypeSchema`` over a CRD's
+openAPIV3Schema for a custom resource, or None (fields are then deduced: maps granular, lists atomic).
+List and map granularity follow x-kubernetes-list-type / x-kubernetes-list-map-keys /
+x-kubernetes-map-type, and for lists without a list type the patch strategy (merge with a merge key is a map
+list, merge alone a set, anything else atomic), as kube-openapi's schemaconv derives them.
+
+Client-side ``kubectl apply`` needs nothing here: kubectl computes the three-way strategic merge patch and
+keeps the kubectl.kubernetes.io/last-applied-configuration annotation itself; the server sees a strategic
+merge patch from manager "kubectl-client-side-apply". ``kubectl apply --server-side`` migrates those fields
+to its own manager client-side (csaupgrade) before applying.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import unicodedata
+from typing import Any, Iterable
+
+from podlife.api.errors import ApiError
+from podlife.api.schema import TypeSchema
+
+FIELD_MANAGER_MAX_LENGTH = 128        # apis/meta/v1/validation FieldManagerMaxLength
+MAX_UPDATE_MANAGERS = 10              # internal/fieldmanager.go DefaultMaxUpdateManagers
+ANCIENT_CHANGES = "ancient-changes"   # capmanagers.go
+BEFORE_FIRST_APPLY = "before-first-apply"   # skipnonapplied.go
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+PE = tuple[str, Any]          # ("f", name) | ("k", key JSON) | ("v", value JSON) | ("i", index)
+Path = tuple[PE, ...]
+
+# stripmeta.go: never owned
+_STRIPPED: frozenset[Path] = frozenset(
+    [(("f", "apiVersion"),), (("f", "kind"),), (("f", "metadata"),)]
+    + [(("f", "metadata"), ("f", n)) for n in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
+                                               "clusterName", "generation", "managedFields", "resourceVersion")])
+
+
+def manager_name(field_manager: str | None, user_agent: str | None) -> str:
+    if field_manager:
+        return field_manager
+    out = ""
+    for c in (user_agent or "").split("/")[0]:
+        if not (c == " " or unicodedata.category(c)[0] in "LMNPS"):
+            continue
+        if len((out + c).encode()) > FIELD_MANAGER_MAX_LENGTH:
+            break
+        out += c
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ schema
+
+class _Type:
+    """A schema node as structured-merge-diff sees it: scalar, struct, map or list, atomic or granular."""
+
+    __slots__ = ("ts", "ext")
+
+    def __init__(self, ts: TypeSchema | None, ext: dict[str, Any] | None = None) -> None:
+        self.ts, self.ext = ts, ext or {}
+
+    def _x(self, name: str) -> Any:
+        if name in self.ext:
+            return self.ext[name]
+        return self.ts.node.get(name) if self.ts is not None else None
+
+    @property
+    def deduced(self) -> bool:
+        return self.ts is None or bool(self._x("x-kubernetes-preserve-unknown-fields")) and not self.ts.is_struct
+
+    def kind(self, value: Any) -> str:
+        if self.ts is None or self.deduced:
+            return "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
+        if self.ts.is_struct:
+            return "struct"
+        if self.ts.is_map:
+            return "map"
+        if self.ts.is_list:
+            return "list"
+        return "scalar"
+
+    @property
+    def atomic(self) -> bool:
+        if self.ts is None or self.deduced:
+            return False
+        if self.ts.is_list:
+            return self.list_type() == "atomic"
+        return self._x("x-kubernetes-map-type") == "atomic"
+
+    def list_type(self) -> str:
+        if self.ts is None or self.deduced:
+            return "atomic"   # deduced lists are atomic
+        declared = self._x("x-kubernetes-list-type")
+        if declared:
+            return declared
+        strategies = str(self._x("x-kubernetes-patch-strategy") or "").split(",")
+        if "merge" in strategies:
+            return "map" if self._x("x-kubernetes-patch-merge-key") else "set"
+        return "atomic"
+
+    def list_keys(self) -> list[str]:
+        keys = self._x("x-kubernetes-list-map-keys")
+        if keys:
+            return list(keys)
+        key = self._x("x-kubernetes-patch-merge-key")
+        return [key] if key else []
+
+    def field(self, key: str) -> _Type | None:
+        if self.ts is None or self.deduced:
+            return _Type(None)
+        if self.ts.is_struct:
+            hit = self.ts.field(key)
+            if hit is None:
+                return _Type(None) if self._x("x-kubernetes-preserve-unknown-fields") else None
+            return _Type(hit[0], hit[1])
+        if self.ts.is_map:
+            return _Type(self.ts.values())
+        return _Type(None)
+
+    def item(self) -> _Type:
+        if self.ts is None or self.deduced:
+            return _Type(None)
+        return _Type(self.ts.items())
+
+
+class _SchemaError(Exception):
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def _canon(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _item_pe(t: _Type, item: Any, index: int) -> PE:
+    """listItemToPathElement: a map list's item by its keys, a set's by value, others by index."""
+    lt = t.list_type()
+    if lt == "map":
+        keys = t.list_keys()
+        if not isinstance(item, dict):
+            raise _SchemaError([f"associative list with keys has an element that is not a map type: {_canon(item)}"])
+        missing = [k for k in keys if k not in item]
+        present = {k: item[k] for k in keys if k in item}
+        if missing and not present:
+            raise _SchemaError([f"associative list with keys has an element that omits all key fields "
+                                f"{_canon(keys)} (and doesn't have default values for any key fields)"])
+        return ("k", _canon(present))
+    if lt == "set":
+        return ("v", _canon(item))
+    return ("i", index)
+
+
+# ------------------------------------------------------------------------------------------------ field sets
+
+def _field_set(value: Any, t: _Type, strict: bool = False) -> dict[Path, Any]:
+    """typed ToFieldSet, keeping each path's value when it is a leaf (for comparisons). With ``strict``,
+    fields a struct does not declare are errors (the typed object of an apply configuration)."""
+    out: dict[Path, Any] = {}
+    errors: list[str] = []
+    _walk_set(value, t, (), out, errors, strict)
+    if errors:
+        raise _SchemaError(errors)
+    return out
+
+
+_NODE = object()   # a member that is not a leaf
+
+
+def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
+    kind = t.kind(value)
+    if kind == "scalar" or value is None:
+        out[path] = value
+        return
+    if t.atomic:
+        out[path] = value
+        return
+    if kind == "list":
+        if not isinstance(value, list):
+            out[path] = value
+            return
+        if t.list_type() == "atomic":
+            out[path] = value
+            return
+        seen: dict[PE, int] = {}
+        pes = []
+        for i, item in enumerate(value):
+            pe = _item_pe(t, item, i)
+            pes.append(pe)
+            seen[pe] = seen.get(pe, 0) + 1
+        item_t = t.item()
+        for pe, item in zip(pes, value):
+            if seen[pe] > 1:
+                out[path + (pe,)] = _NODE   # duplicates: the item, not its fields
+                continue
+            _walk_set(item, item_t, path + (pe,), out, errors, strict)
+            out.setdefault(path + (pe,), _NODE)   # the item itself is a member
+        return
+    if not isinstance(value, dict):
+        out[path] = value
+        return
+    for key, v in value.items():
+        child = t.field(key)
+        p = path + (("f", key),)
+        if child is None:
+            if strict:
+                errors.append(f"{_path_str(p)}: field not declared in schema")
+            continue
+        _walk_set(v, child, p, out, errors, strict)
+        if v is None or (isinstance(v, dict) and not v) or kind == "map":
+            out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
+
+
+def _ensure_named(paths: set[Path]) -> set[Path]:
+    """EnsureNamedFieldsAreMembers: a field that has owned children is itself a member."""
+    out = set(paths)
+    for p in paths:
+        for i in range(1, len(p)):
+            if p[i - 1][0] == "f":
+                out.add(p[:i])
+    return out
+
+
+def _path_str(p: Path) -> str:
+    """fieldpath.Path.String: .field, [key=value,…], [=value], [index]."""
+    parts = []
+    for kind, v in p:
+        if kind == "f":
+            parts.append("." + v)
+        elif kind == "k":
+            parts.append("[" + ",".join(f"{k}={_to_string(x)}" for k, x in json.loads(v).items()) + "]")
+        elif kind == "v":
+            parts.append(f"[={_to_string(json.loads(v))}]")
+        else:
+            parts.append(f"[{v}]")
+    return "".join(parts)
+
+
+def _to_string(v: Any) -> str:
+    """value.ToString: strings quoted, other scalars as Go prints them."""
+    from podlife.api.gofmt import go_quote, go_value
+    if isinstance(v, str):
+        return go_quote(v)
+    return go_value(v)
+
+
+_RANK = {"f": 0, "k": 1, "v": 2, "i": 3}
+
+
+def _pe_sort_key(pe: PE) -> tuple[int, Any]:
+    kind, v = pe
+    if kind == "k":
+        return 1, tuple((k, _canon(x)) for k, x in json.loads(v).items())
+    return _RANK[kind], v
+
+
+def _iterate(paths: set[Path]) -> list[Path]:
+    """Set.Iterate order: at each level the members first, then the children's subtrees, each sorted."""
+    out: list[Path] = []
+
+    def walk(prefix: Path, subset: set[Path]) -> None:
+        depth = len(prefix)
+        members = sorted({p[depth] for p in subset if len(p) == depth + 1}, key=_pe_sort_key)
+        out.extend(prefix + (pe,) for pe in members)
+        children = sorted({p[depth] for p in subset if len(p) > depth + 1}, key=_pe_sort_key)
+        for pe in children:
+            walk(prefix + (pe,), {p for p in subset if len(p) > depth + 1 and p[depth] == pe})
+
+    walk((), paths)
+    return out
+
+
+def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
+    """Set.ToJSON: nested objects keyed f:/k:/v:/i:, "." marking a path that is a member and has children."""
+    paths = set(paths)
+    root: dict[str, Any] = {}
+    for p in sorted(paths, key=lambda p: [_pe_sort_key(pe) for pe in p]):
+        node = root
+        for i, pe in enumerate(p):
+            key = _pe_text(pe)
+            node = node.setdefault(key, {})
+            if i == len(p) - 1 and any(len(q) > len(p) and q[:len(p)] == p for q in paths):
+                node["."] = {}
+    return _sort_fields(root)
+
+
+def _sort_fields(node: dict[str, Any]) -> dict[str, Any]:
+    def key(k: str) -> tuple:
+        return (-1,) if k == "." else _pe_sort_key(_pe_parse(k))
+    return {k: _sort_fields(node[k]) for k in sorted(node, key=key)}
+
+
+def _pe_text(pe: PE) -> str:
+    kind, v = pe
+    return f"{kind}:{v}"
+
+
+def _pe_parse(text: str) -> PE:
+    kind, _, rest = text.partition(":")
+    if kind == "i":
+        return "i", int(rest)
+    if kind in ("k", "v"):
+        return kind, _canon(json.loads(rest)) if kind == "v" else _canon(dict(sorted(json.loads(rest).items())))
+    return "f", rest
+
+
+def parse_fields_v1(doc: dict[str, Any], prefix: Path = ()) -> set[Path]:
+    out: set[Path] = set()
+    for key, child in (doc or {}).items():
+        if key == ".":
+            out.add(prefix)
+            continue
+        p = prefix + (_pe_parse(key),)
+        if not child:
+            out.add(p)
+        else:
+            out |= parse_fields_v1(child, p)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ managers
+
+class _Entry:
+    __slots__ = ("manager", "operation", "api_version", "subresource", "time", "paths")
+
+    def __init__(self, manager: str, operation: str, api_version: str, subresource: str, time: str | None,
+                 paths: set[Path]):
+        self.manager, self.operation, self.api_version = manager, operation, api_version
+        self.subresource, self.time, self.paths = subresource, time, paths
+
+    @property
+    def ident(self) -> tuple[str, str, str, str]:
+        """BuildManagerIdentifier: an Apply entry is one per manager whatever its apiVersion."""
+        return (self.manager, self.operation, "" if self.operation == "Apply" else self.api_version,
+                self.subresource)
+
+    @property
+    def identifier(self) -> str:
+        """The identifier's JSON text (metav1.ManagedFieldsEntry field order, empty fields omitted)."""
+        manager, operation, api_version, subresource = self.ident
+        row = {"manager": manager, "operation": operation, "apiVersion": api_version, "subresource": subresource}
+        return json.dumps({k: v for k, v in row.items() if v}, separators=(",", ":"))
+
+    def describe(self) -> str:
+        """conflict.go printManager."""
+        text = json.dumps(self.manager)
+        if self.subresource:
+            text += f" with subresource {json.dumps(self.subresource)}"
+        if self.operation == "Update":
+            return f"{text} using {self.api_version}"
+        return text
+
+
+def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
+    """DecodeManagedFields; None when the entries are not valid (callers treat it as empty)."""
+    out = []
+    for e in (obj.get("metadata") or {}).get("managedFields") or ():
+        if not isinstance(e, dict) or e.get("operation") not in ("Apply", "Update") or not e.get("apiVersion") \
+                or e.get("fieldsType") != "FieldsV1":
+            return None
+        out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
+                          e.get("time"), parse_fields_v1(e.get("fieldsV1") or {})))
+    return out
+
+
+def _encode(entries: list[_Entry]) -> list[dict[str, Any]] | None:
+    if not entries:
+        return None
+    rows = []
+    for e in entries:
+        row: dict[str, Any] = {"manager": e.manager, "operation": e.operation, "apiVersion": e.api_version}
+        if e.time is not None:
+            row["time"] = e.time
+        row["fieldsType"] = "FieldsV1"
+        row["fieldsV1"] = fields_v1(e.paths)
+        if e.subresource:
+            row["subresource"] = e.subresource
+        rows.append(row)
+    # managedfields.go sortEncodedManagedFields: operation, time, manager, apiVersion, subresource
+    rows.sort(key=lambda r: (r["operation"], r.get("time") or "", r["manager"], r["apiVersion"],
+                             r.get("subresource", "")))
+    return rows
+
+
+def _set_managed(obj: dict[str, Any], entries: list[_Entry]) -> None:
+    meta = obj.setdefault("metadata", {})
+    encoded = _encode(entries)
+    if encoded is None:
+        meta.pop("managedFields", None)
+    else:
+        meta["managedFields"] = encoded
+
+
+def _tracked(paths: set[Path], subresource: str, has_status: bool) -> set[Path]:
+    """The registry strategies' reset fields: the main resource does not own status, the status subresource
+    owns only status."""
+    status = ("f", "status")
+    if subresource == "status":
+        return {p for p in paths if p and p[0] == status}
+    if has_status:
+        return {p for p in paths if not p or p[0] != status}
+    return paths
+
+
+def _compare(old: dict[Path, Any], new: dict[Path, Any]) -> tuple[set[Path], set[Path], set[Path]]:
+    """typed Compare: added, modified (leaves whose value changed), removed."""
+    added = set(new) - set(old)
+    removed = set(old) - set(new)
+    modified = {p for p in set(old) & set(new)
+                if old[p] is not _NODE and new[p] is not _NODE and _canon(old[p]) != _canon(new[p])}
+    return added, modified, removed
+
+
+def _api_version(obj: dict[str, Any], schema_api_version: str | None) -> str:
+    return str(obj.get("apiVersion") or schema_api_version or "")
+
+
+def _run_update(live: dict[str, Any], new: dict[str, Any], entries: list[_Entry], manager: str, api_version: str,
+                t: _Type, now: str, subresource: str, has_status: bool) -> list[_Entry]:
+    """managedFieldsUpdater + structured merge Updater.Update with force: the writer takes every field it
+    changed, others lose what changed or disappeared."""
+    old_set = _field_set(live, t) if live else {}
+    new_set = _field_set(new, t)
+    added, modified, removed = _compare(old_set, new_set)
+    changed = _tracked(added | modified, subresource, has_status)
+    removed = _tracked(removed, subresource, has_status)
+    me = (manager, "Update", api_version, subresource)
+    kept: list[_Entry] = []
+    mine: _Entry | None = None
+    for e in entries:
+        if e.ident == me:
+            mine = e
+            continue
+        e.paths = e.paths - changed - removed
+        if e.paths:
+            kept.append(e)
+    previous = (mine.paths - removed) if mine else set()
+    paths = (previous | changed) - _STRIPPED
+    if paths:
+        kept.append(_Entry(manager, "Update", api_version, subresource, now, paths))
+    return _cap(kept)
+
+
+def _cap(entries: list[_Entry]) -> list[_Entry]:
+    """capmanagers.go: beyond 10 Update entries the oldest merge into "ancient-changes" per apiVersion."""
+    updaters = [e for e in entries if e.operation == "Update"]
+    if len(updaters) <= MAX_UPDATE_MANAGERS:
+        return entries
+    updaters.sort(key=lambda e: (e.time or "", e.identifier))
+    first: dict[str, _Entry] = {}
+    length = len(updaters)
+    for e in updaters:
+        if length <= MAX_UPDATE_MANAGERS:
+            break
+        if e.api_version not in first:
+            first[e.api_version] = e
+            continue
+        bucket = next((x for x in entries if x.ident == (ANCIENT_CHANGES, "Update", e.api_version, "")), None)
+        if bucket is None:   # the first manager of that version becomes the bucket
+            bucket = first[e.api_version]
+            bucket.manager, bucket.subresource = ANCIENT_CHANGES, ""
+        bucket.paths = bucket.paths | e.paths
+        bucket.time = e.time
+        entries = [x for x in entries if x is not e]
+        length -= 1
+    return entries
+
+
+def update(live: dict[str, Any], new: dict[str, Any], manager: str, schema: TypeSchema | None, now: str,
+           subresource: str = "", has_status: bool = True) -> dict[str, Any]:
+    """FieldManager.UpdateNoErrors for a create (``live`` = {}), update or non-apply patch."""
+    out = copy.deepcopy(new)
+    live_entries = _decode(live) or []
+    sent = (new.get("metadata") or {}).get("managedFields")
+    if subresource:
+        entries = live_entries
+    elif sent is not None and (sent == [] or sent == [{}]):   # isResetManagedFields
+        entries = []
+    else:
+        decoded = _decode(new) if sent else None
+        entries = decoded if decoded else live_entries
+    (out.get("metadata") or {}).pop("managedFields", None)
+    if not entries and (live.get("metadata") or {}).get("uid"):
+        # skipnonapplied.go: an existing object nobody tracked stays untracked until its first apply
+        return out
+    t = _Type(schema)
+    try:
+        result = _run_update(_strip_managed(live), _strip_managed(out), entries, manager or "unknown",
+                             _api_version(new, None), t, now, subresource, has_status)
+    except _SchemaError:
+        _set_managed(out, live_entries)   # UpdateNoErrors: restore the live entries
+        return out
+    _set_managed(out, result)
+    return out
+
+
+def _strip_managed(obj: dict[str, Any]) -> dict[str, Any]:
+    if "managedFields" not in (obj.get("metadata") or {}):
+        return obj
+    out = dict(obj)
+    out["metadata"] = {k: v for k, v in obj["metadata"].items() if k != "managedFields"}
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ apply
+
+def _gvk_nn(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    api_version = str(obj.get("apiVersion", ""))
+    group, _, version = api_version.rpartition("/")
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}; {group}/{version}, Kind={obj.get('kind', '')}"
+
+
+def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: TypeSchema | None, now: str,
+          force: bool = False, subresource: str = "", has_status: bool = True) -> dict[str, Any]:
+    live_api_version = live.get("apiVersion") if live else None
+    if live_api_version and applied.get("apiVersion") != live_api_version:
+        raise ApiError(400, "BadRequest", "Incorrect version specified in apply patch. Specified patch version: "
+                                          f"{applied.get('apiVersion', '')}, expected: {live_api_version}")
+    if (applied.get("metadata") or {}).get("managedFields") is not None:
+        raise ApiError(400, "BadRequest", "metadata.managedFields must be nil")
+    entries = _decode(live)
+    if entries is None:
+        raise ApiError(500, "", "failed to decode managed fields: operation must be `Apply` or `Update`")
+    t = _Type(schema)
+    api_version = str(applied.get("apiVersion", ""))
+    try:
+        config_set = _field_set(applied, t, strict=True)
+    except _SchemaError as e:
+        body = e.errors[0] if len(e.errors) == 1 else "errors:\n" + "\n".join("  " + x for x in e.errors)
+        raise ApiError(500, "", f"failed to create typed patch object ({_gvk_nn(applied)}): {body}") from None
+    base = _strip_managed(live) if live else {}
+    if not entries and base:
+        # skipnonapplied.go: what exists is first attributed to "before-first-apply"
+        entries = _run_update({}, base, [], BEFORE_FIRST_APPLY, api_version, t, now, "", has_status)
+    merged = _merge(base, applied, t)
+    ident = (manager, "Apply", "", subresource)
+    last = next((e for e in entries if e.ident == ident), None)
+    new_paths = _tracked(set(config_set), subresource, has_status) - _STRIPPED
+    others = [e for e in entries if e.ident != ident]
+    if last is not None and last.paths:
+        owned = _ensure_named(set().union(*(e.paths for e in others), new_paths))
+        for p in sorted(_ensure_named(last.paths) - owned, key=len):
+            _remove(merged, p, t)
+    old_set = _field_set(base, t) if base else {}
+    added, modified, removed = _compare(old_set, _field_set(merged, t))
+    changed = _tracked(added | modified, subresource, has_status)
+    removed = _tracked(removed, subresource, has_status)
+    conflicts = [(e, p) for e in others for p in _iterate(e.paths & changed)]
+    if conflicts and not force:
+        raise _conflict_error(conflicts)
+    kept = []
+    for e in others:
+        e.paths = e.paths - changed - removed
+        if e.paths:
+            kept.append(e)
+    # a no-op apply keeps the manager's time (managedfieldsupdater.go: no object, no new time)
+    noop = _canon(merged) == _canon(base)
+    if new_paths:
+        time = (last.time if last is not None else None) if noop else now
+        kept.append(_Entry(manager, "Apply", api_version, subresource, time, new_paths))
+    out = merged
+    _set_managed(out, kept)
+    if live and LAST_APPLIED in ((live.get("metadata") or {}).get("annotations") or {}):
+        # lastappliedupdater.go: an object kubectl applied client-side keeps its annotation in step
+        annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
+        annotations[LAST_APPLIED] = _canon(_without_last_applied(applied))
+    return out
+
+
+def _without_last_applied(applied: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(applied)
+    annotations = (out.get("metadata") or {}).get("annotations")
+    if isinstance(annotations, dict):
+        annotations.pop(LAST_APPLIED, None)
+        if not annotations:
+            out["metadata"].pop("annotations")
+    return out
+
+
+def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> ApiError:
+    """conflict.go NewConflictError → errors.NewApplyConflict (409, reason Conflict)."""
+    if len(conflicts) == 1:
+        e, p = conflicts[0]
+        message = f"Apply failed with 1 conflict: conflict with {e.describe()}: {_path_str(p)}"
+    else:
+        by: dict[str, list[Path]] = {}
+        for e, p in conflicts:
+            by.setdefault(e.describe(), []).append(p)
+        lines = []
+        for who in sorted(by, key=lambda d: d):
+            lines.append(f"conflicts with {who}:")
+            lines.extend(f"- {_path_str(p)}" for p in by[who])
+        message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
+    return ApiError(409, "Conflict", message)
+
+
+# ------------------------------------------------------------------------------------------------ merge
+
+def _merge(lhs: Any, rhs: Any, t: _Type) -> Any:
+    """typed Merge with the "keep RHS" rule: the configuration wins on leaves, granular maps and lists merge
+    item by item (map lists by key, sets by value), atomic ones are replaced."""
+    if rhs is None:
+        return copy.deepcopy(lhs) if lhs is not None else None
+    if lhs is None:
+        return copy.deepcopy(rhs)
+    kind = t.kind(rhs)
+    if kind == "scalar" or t.atomic:
+        return copy.deepcopy(rhs)
+    if kind in ("struct", "map") and isinstance(lhs, dict) and isinstance(rhs, dict):
+        if not lhs and not rhs:
+            return {}
+        out = {}
+        for key in list(lhs) + [k for k in rhs if k not in lhs]:
+            child = t.field(key) or _Type(None)
+            if key in rhs:
+                out[key] = _merge(lhs.get(key), rhs[key], child) if key in lhs else copy.deepcopy(rhs[key])
+            else:
+                out[key] = copy.deepcopy(lhs[key])
+        return out
+    if kind == "list" and isinstance(lhs, list) and isinstance(rhs, list):
+        if t.list_type() == "atomic" or (not lhs and not rhs):
+            return copy.deepcopy(rhs)
+        return _merge_list(lhs, rhs, t)
+    return copy.deepcopy(rhs)
+
+
+def _merge_list(lhs: list[Any], rhs: list[Any], t: _Type) -> list[Any]:
+    """mergingWalker.visitListItems: the configuration's order for its items, live-only items kept where
+    they were relative to the shared ones."""
+    item_t = t.item()
+    r_pes = [_item_pe(t, v, i) for i, v in enumerate(rhs)]
+    if len(set(r_pes)) != len(r_pes):
+        dup = next(pe for pe in r_pes if r_pes.count(pe) > 1)
+        raise ApiError(500, "", f"failed to create typed patch object: duplicate entries for key {_path_str((dup,))}")
+    l_pes = [_item_pe(t, v, i) for i, v in enumerate(lhs)]
+    l_obs: dict[PE, Any] = {}
+    for pe, v in zip(l_pes, lhs):
+        l_obs[pe] = None if pe in l_obs else v
+    r_obs = dict(zip(r_pes, rhs))
+    shared = [pe for pe in r_pes if pe in l_obs]
+    next_shared = shared.pop(0) if shared else None
+    merged_r: set[PE] = set()
+    out: list[Any] = []
+    li = ri = 0
+    while li < len(l_pes) or ri < len(r_pes):
+        if li < len(l_pes) and ri < len(r_pes):
+            pe = l_pes[li]
+            if pe == r_pes[ri]:
+                merged_r.add(pe)
+                out.append(_merge(l_obs.get(pe), r_obs[pe], item_t))
+                li += 1
+                ri += 1
+                next_shared = shared.pop(0) if shared else None
+                continue
+            if pe in r_obs and next_shared is not None and next_shared != pe:
+                li += 1
+                continue
+        if li < len(l_pes):
+            pe = l_pes[li]
+            if pe not in r_obs:
+                out.append(copy.deepcopy(lhs[li]))
+                li += 1
+                continue
+            if pe in merged_r:
+                li += 1
+        if ri < len(r_pes):
+            pe = r_pes[ri]
+            merged_r.add(pe)
+            out.append(_merge(l_obs.get(pe), r_obs[pe], item_t))
+            ri += 1
+            if next_shared is not None and next_shared == pe:
+                next_shared = shared.pop(0) if shared else None
+    return out
+
+
+def _remove(obj: Any, path: Path, t: _Type) -> None:
+    """RemoveItems for one path: a field or a list item disappears with everything under it."""
+    node, nt = obj, t
+    for depth, (kind, v) in enumerate(path):
+        last = depth == len(path) - 1
+        if kind == "f":
+            if not isinstance(node, dict) or v not in node:
+                return
+            if last:
+                del node[v]
+                return
+            nt = nt.field(v) or _Type(None)
+            node = node[v]
+        else:
+            if not isinstance(node, list):
+                return
+            idx = next((i for i, item in enumerate(node) if _item_pe(nt, item, i) == (kind, v)), None)
+            if idx is None:
+                return
+            if last:
+                del node[idx]
+                return
+            node = node[idx]
+            nt = nt.item()

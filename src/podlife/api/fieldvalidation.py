@@ -1,0 +1,127 @@
+"""Server-side field validation and pruning of the bodies the API server decodes into built-in types.
+
+Public functions (what the HTTP layer calls):
+
+- ``directive(value, minor, options_kind) -> str``: the effective ``fieldValidation`` of a create, update or
+  patch request (``Ignore``, ``Warn`` or ``Strict``), refusing a value upstream does not allow (422).
+- ``unknown_fields(obj, schema) -> list[str]``: every field a built-in type does not have, as upstream's
+  strict decoders name them (``unknown field "spec.template.spec.containers[0].foo"``).
+- ``prune(obj, schema) -> dict``: a copy without those fields, which is what decoding into the Go types and
+  encoding back stores (the real server drops them silently, e.g. status fields Kopf patches into a Pod).
+- ``decode_body(obj, schema, directive) -> (obj, warnings)``: the create/update path: strict → 400
+  ``Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field …``;
+  warn → the errors as warnings; ignore → nothing; the object comes back pruned.
+- ``patched_body(obj, schema, directive, patch_value, strict_errors) -> (obj, warnings)``: the patch path
+  (handlers/patch.go): strict → 422 ``"" is invalid'' (after a space: the empty kind): patch: Invalid value: "…": strict decoding error: …``.
+
+Custom resources are not pruned here: their structural schema decides (apiextensions-apiserver).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podlife.api.errors import ApiError
+from podlife.api.gofmt import go_quote
+from podlife.api.schema import TypeSchema
+from podlife.versions import profile
+
+IGNORE, WARN, STRICT = "Ignore", "Warn", "Strict"
+_ALLOWED = ("", IGNORE, STRICT, WARN)   # sets.NewString(...).List(): sorted
+
+
+def directive(value: str | None, minor: int, options_kind: str = "CreateOptions") -> str:
+    """handlers/rest.go fieldValidation: empty means the version's default. Before the
+    ServerSideFieldValidation gate was on (beta, 1.25) the parameter did not exist: decoding ignored
+    unknown fields whatever the client sent."""
+    default = profile(f"1.{minor}").field_validation_default
+    if default == IGNORE:
+        return IGNORE
+    value = value or ""
+    if value not in _ALLOWED:
+        # apis/meta/v1/validation ValidateFieldValidation → field.NotSupported, wrapped by NewInvalid
+        supported = ", ".join(go_quote(v) for v in _ALLOWED)
+        raise ApiError(422, "Invalid", f'{options_kind}.meta.k8s.io "" is invalid: fieldValidation: '
+                                       f'Unsupported value: {go_quote(value)}: supported values: {supported}')
+    return value or default
+
+
+def unknown_fields(obj: Any, schema: TypeSchema) -> list[str]:
+    """runtime/converter.go and sigs.k8s.io/json strict decoding: fields a struct does not declare, depth first
+    in the object's own order."""
+    out: list[str] = []
+    _walk(obj, schema, "", out)
+    return [f'unknown field "{p}"' for p in out]
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _walk(value: Any, schema: TypeSchema, path: str, out: list[str]) -> None:
+    if isinstance(value, dict):
+        if schema.is_struct:
+            for key, v in value.items():
+                hit = schema.field(key)
+                if hit is None:
+                    out.append(_join(path, key))
+                elif v is not None:
+                    _walk(v, hit[0], _join(path, key), out)
+        elif schema.is_map:
+            values = schema.values()
+            for key, v in value.items():
+                if v is not None:
+                    _walk(v, values, _join(path, key), out)
+    elif isinstance(value, list) and schema.is_list:
+        items = schema.items()
+        for i, v in enumerate(value):
+            if v is not None:
+                _walk(v, items, f"{path}[{i}]", out)
+
+
+def prune(value: Any, schema: TypeSchema) -> Any:
+    """A copy of ``value`` holding only what the Go type can hold (structs keep their declared fields; maps,
+    lists and values decoded whole keep everything)."""
+    if isinstance(value, dict):
+        if schema.is_struct:
+            out = {}
+            for key, v in value.items():
+                hit = schema.field(key)
+                if hit is not None:
+                    out[key] = prune(v, hit[0]) if v is not None else None
+            return out
+        if schema.is_map:
+            values = schema.values()
+            return {k: prune(v, values) if v is not None else None for k, v in value.items()}
+        return value
+    if isinstance(value, list) and schema.is_list:
+        items = schema.items()
+        return [prune(v, items) if v is not None else None for v in value]
+    return value
+
+
+def strict_decoding_error(errors: list[str]) -> str:
+    """runtime/error.go strictDecodingError.Error."""
+    return "strict decoding error: " + ", ".join(errors)
+
+
+def decode_body(obj: dict[str, Any], schema: TypeSchema, mode: str) -> tuple[dict[str, Any], list[str]]:
+    """The body of a create or update (handlers/create.go, update.go: decoder.Decode, transformDecodeError)."""
+    errors = unknown_fields(obj, schema) if mode != IGNORE else []
+    if errors and mode == STRICT:
+        kind = str(obj.get("kind", ""))
+        version = str(obj.get("apiVersion", "")).rpartition("/")[2]
+        raise ApiError(400, "BadRequest", f'{kind} in version "{version}" cannot be handled as a {schema.go_name}: '
+                                          f"{strict_decoding_error(errors)}")
+    return prune(obj, schema), (errors if mode == WARN else [])
+
+
+def patched_body(obj: dict[str, Any], schema: TypeSchema, mode: str, patch_value: str,
+                 strict_errors: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The result of a patch (handlers/patch.go applyPatchToObject, jsonPatcher.applyPatchToCurrentObject):
+    the patch's own strict errors come first, then the unknown fields of the patched object."""
+    errors = list(strict_errors or []) + (unknown_fields(obj, schema) if mode != IGNORE else [])
+    if errors and mode == STRICT:
+        raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {go_quote(patch_value)}: '
+                                       f"{strict_decoding_error(errors)}")
+    return prune(obj, schema), (errors if mode == WARN else [])

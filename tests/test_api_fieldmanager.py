@@ -1,0 +1,207 @@
+"""managedFields and server-side apply (apimachinery managedfields/internal over structured-merge-diff).
+
+Expected field sets follow the schema's list and map types: Deployment.spec.selector is a LabelSelector
+(x-kubernetes-map-type atomic: one leaf), containers are a map list keyed by name, ports by containerPort
+and protocol; stripmeta.go never records apiVersion, kind, metadata.name or metadata.namespace.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from podlife.api import fieldmanager as fm
+from podlife.api.errors import ApiError
+from podlife.api.schema import type_schema
+
+SCHEMA = type_schema(32, "apps/v1", "Deployment")
+T0, T1, T2 = "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:02:00Z"
+DEPLOYMENT = {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
+    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+             "template": {"metadata": {"labels": {"app": "web"}},
+                          "spec": {"containers": [{"name": "nginx", "image": "nginx:1",
+                                                   "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}},
+    "status": {"replicas": 2},
+}
+CREATED_FIELDS = {
+    "f:metadata": {"f:labels": {"f:app": {}}},
+    "f:spec": {"f:replicas": {}, "f:selector": {},
+               "f:template": {"f:metadata": {"f:labels": {"f:app": {}}},
+                              "f:spec": {"f:containers": {'k:{"name":"nginx"}': {
+                                  ".": {}, "f:image": {}, "f:name": {},
+                                  "f:ports": {'k:{"containerPort":80,"protocol":"TCP"}': {
+                                      ".": {}, "f:containerPort": {}, "f:protocol": {}}}}}}}},
+}
+
+
+def created() -> dict:
+    return fm.update({}, DEPLOYMENT, "kubectl-create", SCHEMA, T0)
+
+
+def entries(obj: dict) -> list[tuple]:
+    return [(e["manager"], e["operation"], e.get("time")) for e in obj["metadata"]["managedFields"]]
+
+
+def test_create_records_every_field_but_status_and_identity():
+    obj = created()
+    assert obj["metadata"]["managedFields"] == [{
+        "manager": "kubectl-create", "operation": "Update", "apiVersion": "apps/v1", "time": T0,
+        "fieldsType": "FieldsV1", "fieldsV1": CREATED_FIELDS}]
+    assert "managedFields" not in DEPLOYMENT["metadata"]
+
+
+def test_update_moves_changed_fields_to_the_writer():
+    live = created()
+    new = copy.deepcopy(live)
+    new["spec"]["replicas"] = 5
+    obj = fm.update(live, new, "kubectl", SCHEMA, T1)
+    assert entries(obj) == [("kubectl-create", "Update", T0), ("kubectl", "Update", T1)]
+    assert obj["metadata"]["managedFields"][1]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+    assert "f:replicas" not in obj["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+
+
+def test_status_subresource_owns_only_status():
+    live = created()
+    new = copy.deepcopy(live)
+    new["status"] = {"replicas": 3, "readyReplicas": 3}
+    obj = fm.update(live, new, "kube-controller-manager", SCHEMA, T1, subresource="status")
+    mine = obj["metadata"]["managedFields"][-1]
+    assert (mine["manager"], mine["subresource"]) == ("kube-controller-manager", "status")
+    assert mine["fieldsV1"] == {"f:status": {"f:readyReplicas": {}, "f:replicas": {}}}
+
+
+def test_existing_untracked_object_stays_untracked():
+    # skipnonapplied.go: an update of an object that has a uid and no managedFields records nothing
+    live = copy.deepcopy(DEPLOYMENT)
+    live["metadata"]["uid"] = "u1"
+    new = copy.deepcopy(live)
+    new["spec"]["replicas"] = 4
+    assert "managedFields" not in fm.update(live, new, "kubectl", SCHEMA, T1)["metadata"]
+
+
+def test_empty_managed_fields_in_the_request_reset_them():
+    live = created()
+    new = copy.deepcopy(live)
+    new["metadata"]["managedFields"] = []
+    new["spec"]["replicas"] = 9
+    obj = fm.update(live, new, "kubectl", SCHEMA, T1)
+    assert entries(obj) == [("kubectl", "Update", T1)]
+    assert obj["metadata"]["managedFields"][0]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+
+
+def test_apply_conflict_then_force():
+    live = created()
+    scaled = copy.deepcopy(live)
+    scaled["spec"]["replicas"] = 5
+    live = fm.update(live, scaled, "kubectl", SCHEMA, T1)
+    config = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+              "spec": {"replicas": 3}}
+    with pytest.raises(ApiError) as e:
+        fm.apply(live, config, "ci", SCHEMA, T2)
+    assert (e.value.code, e.value.reason) == (409, "Conflict")
+    assert e.value.message == 'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas'
+    obj = fm.apply(live, config, "ci", SCHEMA, T2, force=True)
+    assert obj["spec"]["replicas"] == 3
+    assert entries(obj) == [("ci", "Apply", T2), ("kubectl-create", "Update", T0)]   # kubectl lost its only field
+
+
+def test_apply_of_an_equal_value_shares_ownership():
+    config = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 2}}
+    obj = fm.apply(created(), config, "ci", SCHEMA, T1)
+    # nothing changed: no conflict, both own .spec.replicas, and a no-op apply stamps no time
+    assert [(m, op) for m, op, _ in entries(obj)] == [("ci", "Apply"), ("kubectl-create", "Update")]
+    assert obj["metadata"]["managedFields"][0].get("time") is None
+    assert "f:replicas" in obj["metadata"]["managedFields"][1]["fieldsV1"]["f:spec"]
+
+
+def test_several_conflicts_are_listed_per_manager():
+    live = created()
+    config = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "x"}},
+              "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "x"}}}}
+    with pytest.raises(ApiError) as e:
+        fm.apply(live, config, "ci", SCHEMA, T1)
+    # Set.Iterate order: metadata's subtree before spec's; within spec the leaves sorted
+    assert e.value.message == ('Apply failed with 3 conflicts: conflicts with "kubectl-create" using apps/v1:\n'
+                               "- .metadata.labels.app\n- .spec.replicas\n- .spec.selector")
+
+
+def test_apply_removes_what_the_manager_stopped_applying():
+    first = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+             "spec": {"replicas": 1, "minReadySeconds": 5, "selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}},
+                                   "spec": {"containers": [{"name": "a", "image": "a:1"},
+                                                           {"name": "b", "image": "b:1"}]}}}}
+    obj = fm.apply({}, first, "ci", SCHEMA, T0)
+    assert entries(obj) == [("ci", "Apply", T0)]
+    second = copy.deepcopy(first)
+    del second["spec"]["minReadySeconds"]
+    second["spec"]["template"]["spec"]["containers"] = [{"name": "b", "image": "b:2"}, {"name": "c", "image": "c"}]
+    obj = fm.apply(obj, second, "ci", SCHEMA, T1)
+    assert "minReadySeconds" not in obj["spec"]
+    assert [(c["name"], c["image"]) for c in obj["spec"]["template"]["spec"]["containers"]] == \
+        [("b", "b:2"), ("c", "c")]
+
+
+def test_apply_keeps_live_only_list_items_in_place():
+    live = created()
+    config = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+              "spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "s"}]}}}}
+    obj = fm.apply(live, config, "ci", SCHEMA, T1)
+    assert [c["name"] for c in obj["spec"]["template"]["spec"]["containers"]] == ["nginx", "sidecar"]
+
+
+def test_apply_errors():
+    with pytest.raises(ApiError) as e:
+        fm.apply(created(), {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                             "spec": {"replicaz": 1}}, "ci", SCHEMA, T1)
+    assert (e.value.code, e.value.message) == (500, "failed to create typed patch object (/web; apps/v1, "
+                                                    "Kind=Deployment): .spec.replicaz: field not declared in schema")
+    with pytest.raises(ApiError) as e:
+        fm.apply(created(), {"apiVersion": "apps/v1beta1", "kind": "Deployment"}, "ci", SCHEMA, T1)
+    assert (e.value.code, e.value.message) == (400, "Incorrect version specified in apply patch. Specified patch "
+                                                    "version: apps/v1beta1, expected: apps/v1")
+    with pytest.raises(ApiError) as e:
+        fm.apply(created(), {"apiVersion": "apps/v1", "kind": "Deployment",
+                             "metadata": {"managedFields": []}}, "ci", SCHEMA, T1)
+    assert (e.value.code, e.value.message) == (400, "metadata.managedFields must be nil")
+
+
+def test_first_apply_to_an_untracked_object():
+    live = copy.deepcopy(DEPLOYMENT)
+    obj = fm.apply(live, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                          "spec": {"replicas": 2}}, "ci", SCHEMA, T1)
+    assert [(m, op) for m, op, _ in entries(obj)] == [("ci", "Apply"), ("before-first-apply", "Update")]
+
+
+def test_update_managers_are_capped_at_ten():
+    obj = created()
+    for i in range(11):
+        new = copy.deepcopy(obj)
+        new["metadata"].setdefault("annotations", {})[f"a{i}"] = "x"
+        obj = fm.update(obj, new, f"m{i:02d}", SCHEMA, f"2026-01-01T01:{i:02d}:00Z")
+    names = [e["manager"] for e in obj["metadata"]["managedFields"]]
+    # the 11th updater (m09) makes the oldest, kubectl-create, the bucket, which takes in m00 (time 01:00);
+    # the 12th (m10) has the bucket take in the next oldest, m01, and its time 01:01
+    assert names == ["ancient-changes"] + [f"m{i:02d}" for i in range(2, 11)]
+    bucket = obj["metadata"]["managedFields"][0]
+    assert bucket["time"] == "2026-01-01T01:01:00Z"
+    assert {"f:a0", "f:a1"} <= set(bucket["fieldsV1"]["f:metadata"]["f:annotations"])
+    assert "f:replicas" in bucket["fieldsV1"]["f:spec"]
+
+
+def test_manager_name_from_user_agent():
+    assert fm.manager_name("", "kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd") == "kubectl"
+    assert fm.manager_name("helm", "kubectl/v1.32.4") == "helm"
+    assert fm.manager_name(None, "a\x00b/1") == "ab"
+    assert fm.manager_name(None, "x" * 200) == "x" * 128
+
+
+def test_fields_v1_round_trip():
+    obj = created()
+    fields = obj["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fm.fields_v1(fm.parse_fields_v1(fields)) == fields
+    assert fm.parse_fields_v1({"f:spec": {"f:list": {"v:\"a\"": {}, "i:0": {}}}}) == {
+        (("f", "spec"), ("f", "list"), ("v", '"a"')), (("f", "spec"), ("f", "list"), ("i", 0))}
