@@ -324,8 +324,13 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
 @click.option("--kubeconfig", default="~/.podlife/kubeconfig", show_default=True,
               help="Where to write the kubeconfig for kubectl and client libraries.")
 @click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
+@click.option("--runtime", type=click.Choice(["simulated", "process"]), default="simulated", show_default=True,
+              help="simulated: containers follow their modelled behaviour; process: they run as local processes "
+                   "(their command and args), with real signals, logs, hooks and probes.")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where pods' directories and logs live "
+                                                                    "(default: a temporary directory).")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None) -> None:
+       kubeconfig: str, seed: int | None, runtime: str, data_dir: str | None) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
     import asyncio
@@ -339,7 +344,14 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     if not 0 <= port <= 65535:
         click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
         sys.exit(2)
-    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed)
+    if runtime == "process" and (clock != "realtime" or speed != 1):
+        # real processes live on the wall clock: a frozen or faster model clock would misstate their timing
+        got = "--clock manual" if clock != "realtime" else f"--speed {speed:g}"
+        click.echo(f"--runtime process: real processes run on the wall clock, so the cluster's clock must be too: "
+                   f"expected --clock realtime --speed 1, got {got}", err=True)
+        sys.exit(2)
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, runtime=runtime,
+                   data_dir=data_dir)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
     for w in cfg.warnings:

@@ -60,7 +60,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
     if sub == "log" and m == "GET":
-        return _log(server, request, t)
+        return await _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
@@ -109,7 +109,7 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
 
 # ---- logs ----------------------------------------------------------------------------------------------------
 
-def _log(server: Any, request: web.Request, t: Any) -> web.Response:
+async def _log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
     q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
@@ -133,6 +133,11 @@ def _log(server: Any, request: web.Request, t: Any) -> web.Response:
     if not st:
         raise bad_request(f'container "{container}" in pod "{t.name}" is waiting to start: ContainerCreating')
     previous = q.get("previous") in ("true", "1")
+    from podlife.apiserver import podlogs
+
+    source = podlogs.container_log(server.cluster, pod, container, st, previous)   # what a real process wrote
+    if source is not None:
+        return await podlogs.serve(request, source)
     lines = log_lines(server.cluster, pod, container, previous, q.get("timestamps") in ("true", "1"))
     if previous and lines is None:
         raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')

@@ -63,6 +63,8 @@ class IPAM:
 
 
 class ContainerdRuntime:
+    writes_logs = False   # its containers' output goes to no log file (see log_file)
+
     def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str,
                  behaviors: tuple[BehaviorRule, ...] = ()) -> None:
         self.kernel = kernel
@@ -214,6 +216,10 @@ class ContainerdRuntime:
         if c.state != RUNNING:
             raise RuntimeError_("command terminated: container exited")
         return exit_code
+
+    def log_file(self, container_id: str) -> tuple[str, Any] | None:
+        """The container's CRI log file and its writer while one writes to it: a simulated process writes none."""
+        return None
 
     def exited(self, container_id: str) -> simpy.Event:
         """An event that fires when the container's process ends."""

@@ -53,11 +53,11 @@ def _check_behaviors(m: Manifest) -> None:
                                 str(e).split(": ", 1)[-1]) from None
 
 
-def build(sc: Scenario) -> Cluster:
+def build(sc: Scenario, process_host: Any = None) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
-                   api_server=c.apiServer, behaviors=sc.behaviors)
+                   api_server=c.apiServer, behaviors=sc.behaviors, process_host=process_host)
 
 
 # a table "at t" shows the state once everything that happens at t has happened

@@ -1,0 +1,510 @@
+"""Real kubectl against ``podlife up --runtime process``: containers are local processes, with real signals,
+exit codes, hooks, probes and logs. Every wait polls with a deadline; nothing sleeps to synchronise."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from podlife.runtime.supervisor import start_time
+
+PODLIFE = [sys.executable, "-m", "podlife.cli"]
+VERSION = "1.32"   # kubectl on these machines runs the kubectl of the server's minor
+
+
+class ProcessCluster:
+    """A running ``podlife up --runtime process`` on a free port, its kubeconfig and data directory."""
+
+    def __init__(self, tmp: Path, *extra: str) -> None:
+        self.tmp = tmp
+        self.kubeconfig = str(tmp / "kubeconfig")
+        self.data_dir = tmp / "data"
+        self.log = open(tmp / "podlife-up.log", "w+")
+        self.proc = subprocess.Popen(
+            [*PODLIFE, "up", "--runtime", "process", "--kubernetes-version", VERSION, "--port", "0",
+             "--kubeconfig", self.kubeconfig, "--data-dir", str(self.data_dir), *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp, preexec_fn=_stop_with_parent)
+        self.env = {**os.environ, "KUBECONFIG": self.kubeconfig}
+        wait_for("podlife up to serve", lambda: os.path.exists(self.kubeconfig) or self.proc.poll() is not None,
+                 30, self.output)
+        assert self.proc.poll() is None, self.output()
+        self.url = yaml.safe_load(Path(self.kubeconfig).read_text())["clusters"][0]["cluster"]["server"]
+
+    def output(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text()
+
+    def kubectl(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        p = subprocess.run(["kubectl", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if check and p.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def apply(self, manifest: str) -> None:
+        path = self.tmp / f"m{time.monotonic_ns()}.yaml"
+        path.write_text(textwrap.dedent(manifest))
+        self.kubectl("apply", "-f", str(path))
+
+    def pod(self, name: str) -> dict[str, Any]:
+        p = self.kubectl("get", "pod", name, "-o", "json", check=False)
+        return json.loads(p.stdout) if p.returncode == 0 else {}
+
+    def status(self, name: str, container: str | None = None) -> dict[str, Any]:
+        statuses = (self.pod(name).get("status") or {}).get("containerStatuses") or [{}]
+        return next((s for s in statuses if container in (None, s.get("name"))), {})
+
+    def ready(self, name: str) -> bool:
+        conds = (self.pod(name).get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        out = self.kubectl("get", "events", "--field-selector", f"involvedObject.name={name}", "-o", "json")
+        return json.loads(out.stdout)["items"]
+
+    def trace(self) -> list[dict[str, Any]]:
+        with urllib.request.urlopen(self.url + "/podlife/trace?follow=false", timeout=30) as r:
+            return [json.loads(line) for line in r.read().splitlines() if line]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _stop_with_parent() -> None:
+    """A test run that is killed stops its podlife up too (SIGTERM: the containers are stopped with it)."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+
+def wait_for(what: str, fn: Callable[[], Any], timeout: float, context: Callable[[], str] = lambda: "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}; last: {value!r}\n"
+                                 f"{context()[-3000:]}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
+    c = ProcessCluster(tmp_path_factory.mktemp("process"))
+    yield c
+    c.stop()
+
+
+def pid_alive(pid: int, started: str | None) -> bool:
+    return started is not None and start_time(pid) == started
+
+
+# ---- readiness ------------------------------------------------------------------------------------------
+
+def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluster: ProcessCluster) -> None:
+    # the server listens 5 s after the process starts; the probe GETs / every second
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: web}
+        spec:
+          terminationGracePeriodSeconds: 3
+          containers:
+          - name: app
+            image: python:3
+            command: ["sh", "-c", "sleep 5; exec python3 -u -m http.server 8080 --bind $(POD_IP)"]
+            env:
+            - name: POD_IP
+              valueFrom: {fieldRef: {fieldPath: status.podIP}}
+            readinessProbe:
+              httpGet: {path: /, port: 8080}
+              periodSeconds: 1
+        """)
+    running = wait_for("web Running", lambda: "running" in (cluster.status("web").get("state") or {}), 20,
+                       cluster.output)
+    assert running
+    ip = cluster.pod("web")["status"]["podIP"]
+    assert ip.startswith("127.0.")
+    assert not cluster.ready("web"), "Ready before anything listens"
+    wait_for("web Ready", lambda: cluster.ready("web"), 20, cluster.output)
+    ready_seen = time.time()
+    with urllib.request.urlopen(f"http://{ip}:8080/", timeout=5) as r:
+        assert r.status == 200
+    # the probe failed while nothing listened, with the prober's words
+    failures = [e["message"] for e in cluster.events("web") if e["reason"] == "Unhealthy"]
+    assert failures and failures[0] == (f'Readiness probe failed: Get "http://{ip}:8080/": dial tcp {ip}:8080: '
+                                        "connect: connection refused")
+    # the server's own log: it listened, and answered the kubelet's probe, before the pod was seen Ready
+    lines = cluster.kubectl("logs", "web", "--timestamps").stdout.splitlines()
+    serving = next(line for line in lines if "Serving HTTP on" in line)
+    probed = next(line for line in lines if '"GET / HTTP/1.1" 200' in line)
+    assert serving.split()[0] <= probed.split()[0]
+    assert _epoch(probed.split()[0]) <= ready_seen
+
+
+def _epoch(rfc3339nano: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(rfc3339nano[:26] + "+00:00").timestamp()
+
+
+# ---- SIGTERM, preStop, SIGKILL --------------------------------------------------------------------------
+
+TRAPS_SIGTERM = """\
+import os, signal, sys, time
+def term(*_):
+    with open(os.environ["MARKS"], "a") as f:
+        f.write(f"SIGTERM {time.time()}\\n")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+print("up", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: ProcessCluster, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: graceful}}
+        spec:
+          terminationGracePeriodSeconds: 10
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
+            env: [{{name: MARKS, value: "{marks}"}}]
+            lifecycle:
+              preStop:
+                exec: {{command: ["sh", "-c", "echo preStop $(date +%s.%N) >> $MARKS"]}}
+        """)
+    wait_for("graceful Running", lambda: "running" in (cluster.status("graceful").get("state") or {}), 20)
+    start = time.time()
+    cluster.kubectl("delete", "pod", "graceful", "--wait=true", timeout=30)
+    took = time.time() - start
+    seen = marks.read_text().split()
+    assert seen[0::2] == ["preStop", "SIGTERM"], seen       # the hook first, then the signal
+    assert float(seen[1]) <= float(seen[3])
+    assert took < 5, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    exits = [r for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "exit"
+             and r.get("object") == "Pod/default/graceful"]
+    assert [r["detail"] for r in exits] == ["exitCode 0"]
+    hooks = [(r["hook"], r["phase"]) for r in cluster.trace() if r["type"] == "hook"
+             and r.get("object") == "Pod/default/graceful"]
+    assert hooks == [("preStop", "started"), ("preStop", "completed")]
+
+
+IGNORES_SIGTERM = """\
+import os, signal, time
+def term(*_):
+    with open(os.environ["MARKS"], "a") as f:
+        f.write(f"{time.time()}\\n")
+signal.signal(signal.SIGTERM, term)
+with open(os.environ["PIDFILE"], "w") as f:
+    f.write(str(os.getpid()))
+while True:
+    time.sleep(1)
+"""
+
+
+def test_a_process_ignoring_sigterm_is_killed_at_the_grace_period(cluster: ProcessCluster, tmp_path: Path) -> None:
+    marks, pidfile = tmp_path / "marks", tmp_path / "pid"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: stubborn}}
+        spec:
+          terminationGracePeriodSeconds: 2
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(IGNORES_SIGTERM)}]
+            env: [{{name: MARKS, value: "{marks}"}}, {{name: PIDFILE, value: "{pidfile}"}}]
+        """)
+    wait_for("its pid", lambda: pidfile.exists() and pidfile.read_text(), 20)
+    pid = int(pidfile.read_text())
+    pidfd = os.pidfd_open(pid)
+    try:
+        cluster.kubectl("delete", "pod", "stubborn", "--wait=false")
+        ready, _, _ = select.select([pidfd], [], [], 10)   # readable once the process has ended
+        died = time.time()
+        assert ready, "the process outlived its grace period"
+    finally:
+        os.close(pidfd)
+    term = float(wait_for("the SIGTERM mark", lambda: marks.exists() and marks.read_text(), 5))
+    assert 2.0 - 0.05 <= died - term <= 2.0 + 0.2, f"SIGKILL {died - term:.3f} s after SIGTERM, grace 2 s"
+    signals = [(r["signal"], r.get("timeoutSeconds")) for r in cluster.trace()
+               if r["type"] == "signal" and r.get("object") == "Pod/default/stubborn"]
+    assert signals == [("SIGTERM", 2), ("SIGKILL", None)]
+    wait_for("stubborn gone", lambda: not cluster.pod("stubborn"), 10)
+
+
+# ---- restarts -------------------------------------------------------------------------------------------
+
+def test_a_crashing_command_goes_into_crashloopbackoff_with_the_models_backoff(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: crasher}
+        spec:
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo attempt; exit 3"]
+        """)
+    st = wait_for("a second restart", lambda: (s := cluster.status("crasher")).get("restartCount", 0) >= 2 and s,
+                  40, cluster.output)
+    # between the restarts: CrashLoopBackOff, the last exit as the process ended
+    wait_for("CrashLoopBackOff", lambda: ((cluster.status("crasher").get("state") or {}).get("waiting") or {})
+             .get("reason") == "CrashLoopBackOff", 30)
+    last = cluster.status("crasher")["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (3, "Error")
+    # restart 1 at once, restart 2 after the first back-off: 10 s (flowcontrol initial), retried by the pod
+    # worker after its 10 s back-off with jitter up to 50 % (pod_workers.go, 1.32)
+    starts = [r["t"] for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "start"
+              and r.get("object") == "Pod/default/crasher"]
+    exits = [r["t"] for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "exit"
+             and r.get("object") == "Pod/default/crasher"]
+    assert len(starts) >= 3 and len(exits) >= 2
+    assert starts[1] - exits[0] < 2.5   # the next PLEG relist and sync
+    assert 10.0 <= starts[2] - exits[1] <= 15.0 + 2.5
+    backoffs = [e["message"] for e in cluster.events("crasher") if e["reason"] == "BackOff"]
+    assert backoffs and backoffs[0] == "Back-off restarting failed container app in pod crasher_default(" \
+                                       f"{cluster.pod('crasher')['metadata']['uid']})"
+    assert st["restartCount"] >= 2
+    cluster.kubectl("delete", "pod", "crasher", "--wait=false")
+
+
+# ---- logs -----------------------------------------------------------------------------------------------
+
+COUNTS = "import time\nfor i in range(N):\n    print(i, flush=True)\n    time.sleep(0.2)\n"
+
+
+def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> None:
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: counter}}
+        spec:
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-u", "-c", {json.dumps(COUNTS.replace("N", "25"))}]
+          - name: side
+            image: busybox
+            command: ["sh", "-c", "echo to stderr >&2; echo to stdout; sleep 3600"]
+        """)
+    wait_for("counter Running", lambda: "running" in (cluster.status("counter", "app").get("state") or {}), 20)
+    follow = subprocess.Popen(["kubectl", "logs", "-f", "counter", "-c", "app"], env=cluster.env,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        arrived = []
+        assert follow.stdout is not None
+        for line in follow.stdout:   # kubectl logs -f ends when the container does
+            arrived.append((int(line), time.monotonic()))
+        assert follow.wait(timeout=10) == 0
+    finally:
+        follow.kill()
+    assert [n for n, _ in arrived] == list(range(25))
+    # the lines came as they were printed, not at once at the end
+    assert arrived[-1][1] - arrived[0][1] > 1.0
+    assert cluster.kubectl("logs", "counter", "-c", "app", "--tail", "3").stdout == "22\n23\n24\n"
+    stamped = cluster.kubectl("logs", "counter", "-c", "app", "--tail", "1", "--timestamps").stdout
+    ts, text = stamped.split()
+    assert text == "24" and ts.endswith("Z") and len(ts) == len("2006-01-02T15:04:05.000000000Z")
+    assert cluster.kubectl("logs", "counter", "-c", "app", "--since", "1h").stdout.splitlines()[0] == "0"
+    # kubectl sends sinceTime with whole seconds (metav1.Time): the lines from that second on
+    everything = [line.split() for line in cluster.kubectl("logs", "counter", "-c", "app", "--timestamps")
+                  .stdout.splitlines()]
+    late = cluster.kubectl("logs", "counter", "-c", "app", "--since-time", ts).stdout.split()
+    assert late == [n for t, n in everything if t[:19] >= ts[:19]] and late[-1] == "24"
+    side = cluster.kubectl("logs", "counter", "-c", "side").stdout
+    assert sorted(side.splitlines()) == ["to stderr", "to stdout"]
+    # the app container exits 0 and restarts (restartPolicy Always): --previous shows the first attempt
+    wait_for("a restart", lambda: cluster.status("counter", "app").get("restartCount", 0) >= 1, 30)
+    previous = cluster.kubectl("logs", "counter", "-c", "app", "--previous").stdout
+    assert previous.splitlines() == [str(i) for i in range(25)]
+    no_previous = cluster.kubectl("logs", "counter", "-c", "side", "--previous", check=False)
+    assert no_previous.returncode == 1
+    assert 'previous terminated container "side" in pod "counter" not found' in no_previous.stderr
+    files = sorted(p.name for p in (cluster.data_dir / "pods").glob(f"default_counter_*/app/*.log"))
+    assert files[:2] == ["0.log", "1.log"]
+    first = (next((cluster.data_dir / "pods").glob("default_counter_*/app/0.log"))).read_text().splitlines()
+    assert first[0].split(" ", 1)[1] == "stdout F 0"
+    cluster.kubectl("delete", "pod", "counter", "--wait=false")
+
+
+# ---- environment, commands ------------------------------------------------------------------------------
+
+def test_downward_api_environment_and_a_container_without_command(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings}
+        data: {greeting: hello}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: envs, labels: {app: envs}}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo $POD_NAME $POD_NAMESPACE $NODE_NAME $POD_IP $GREETING $(ECHOED) $HOSTNAME"]
+            env:
+            - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+            - {name: POD_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+            - {name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+            - {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+            - {name: GREETING, valueFrom: {configMapKeyRef: {name: settings, key: greeting}}}
+            - {name: ECHOED, value: "$(GREETING)-again"}
+          - name: nocommand
+            image: nginx:1.27
+        """)
+    wait_for("app done", lambda: "terminated" in (cluster.status("envs", "app").get("state") or {}), 20)
+    pod = cluster.pod("envs")
+    words = cluster.kubectl("logs", "envs", "-c", "app").stdout.split()
+    assert words == ["envs", "default", pod["spec"]["nodeName"], pod["status"]["podIP"], "hello",
+                     "hello-again", "envs"]
+    waiting = wait_for("CreateContainerError", lambda: (cluster.status("envs", "nocommand").get("state") or {})
+                       .get("waiting", {}).get("reason") == "CreateContainerError" and True, 20)
+    assert waiting
+    failed = [e["message"] for e in cluster.events("envs") if e["reason"] == "Failed"]
+    assert failed and failed[0].startswith('Error: failed to generate container "')
+    assert "no command specified" in failed[0]
+    cluster.kubectl("delete", "pod", "envs", "--wait=false")
+
+
+def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: ProcessCluster) -> None:
+    for name in ("echo-a", "echo-b"):
+        cluster.apply(f"""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: {name}, labels: {{app: echo}}}}
+            spec:
+              terminationGracePeriodSeconds: 1
+              containers:
+              - name: app
+                image: python:3
+                command: ["python3", "-m", "http.server", "9000", "--bind", "$(POD_IP)"]
+                env: [{{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}]
+                ports: [{{name: http, containerPort: 9000}}]
+                readinessProbe: {{tcpSocket: {{port: http}}, periodSeconds: 1}}
+            """)
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Service
+        metadata: {name: echo}
+        spec:
+          selector: {app: echo}
+          ports: [{port: 80, targetPort: 9000}]
+        """)
+    for name in ("echo-a", "echo-b"):
+        wait_for(f"{name} Ready", lambda: cluster.ready(name), 20, cluster.output)
+
+    def addresses() -> list[str]:
+        slices = json.loads(cluster.kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=echo",
+                                            "-o", "json").stdout)["items"]
+        return sorted(a for s in slices for e in s.get("endpoints") or [] for a in e["addresses"]
+                      if (e.get("conditions") or {}).get("ready"))
+    listed = wait_for("both endpoints ready", lambda: len(addresses()) == 2 and addresses(), 20)
+    for ip in listed:
+        with urllib.request.urlopen(f"http://{ip}:9000/", timeout=5) as r:
+            assert r.status == 200
+    cluster.kubectl("delete", "pod", "echo-a", "echo-b", "--wait=false")
+
+
+# ---- the clock, a crash, a restart ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [("--clock", "manual"), ("--speed", "10")])
+def test_the_process_runtime_needs_the_realtime_clock(tmp_path: Path, flags: tuple[str, str]) -> None:
+    p = subprocess.run([*PODLIFE, "up", "--runtime", "process", *flags, "--kubeconfig", str(tmp_path / "kc")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.startswith("--runtime process: real processes run on the wall clock")
+    assert " ".join(flags) in p.stderr
+
+
+def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
+    c = ProcessCluster(tmp_path)
+    try:
+        c.apply("""\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: sleepers}
+            spec:
+              replicas: 3
+              selector: {matchLabels: {app: sleepers}}
+              template:
+                metadata: {labels: {app: sleepers}}
+                spec:
+                  containers:
+                  - name: app
+                    image: busybox
+                    # a shell whose children are in its group: killing the shell alone would orphan them
+                    command: ["sh", "-c", "sleep 3600 & sleep 3600 & wait"]
+            """)
+        wait_for("3 pods Running", lambda: c.kubectl("get", "pods", "--no-headers").stdout.count("Running") == 3,
+                 30, c.output)
+        journal = (c.data_dir / "runtime" / "processes.journal").read_text().split("\n")
+        mains = [int(line.split()[1]) for line in journal if line.startswith("spawn ")]
+        supervisor = int(next(line for line in journal if line.startswith("supervisor ")).split()[1])
+        assert len(mains) == 3
+        group = [(pid, start_time(pid)) for pid in _in_groups(mains)]
+        assert len(group) == 9, group   # each shell and its two sleeps
+        os.kill(c.proc.pid, signal.SIGKILL)
+        c.proc.wait()
+        wait_for("every container process gone", lambda: not [p for p, st in group if pid_alive(p, st)], 5)
+        wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
+    finally:
+        c.stop()
+
+
+def _in_groups(pgids: list[int]) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) in pgids:
+                    out.append(int(entry))
+            except OSError:
+                pass
+    return out
+
+
+def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> None:
+    left = subprocess.Popen(["sleep", "3600"], start_new_session=True)
+    try:
+        journal = tmp_path / "data" / "runtime" / "processes.journal"
+        journal.parent.mkdir(parents=True)
+        journal.write_text(f"spawn {left.pid} {left.pid} {start_time(left.pid)}\n")
+        c = ProcessCluster(tmp_path)
+        try:
+            assert left.wait(timeout=10) == -signal.SIGKILL
+            assert "killed 1 processes an earlier podlife up left running" in c.output()
+        finally:
+            c.stop()
+    finally:
+        left.kill()
