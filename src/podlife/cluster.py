@@ -73,6 +73,7 @@ class Cluster:
         from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
         from podlife.controlplane.controllers.garbagecollector import GarbageCollector
         from podlife.controlplane.controllers.job import JobController
+        from podlife.controlplane.controllers.namespace import NamespaceController
         from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
@@ -80,7 +81,7 @@ class Cluster:
         for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, CronJobController, PersistentVolumeController,
-                         DisruptionController):
+                         DisruptionController, NamespaceController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

@@ -213,8 +213,14 @@ class Store:
         md = obj.setdefault("metadata", {})
         if info.namespaced:
             md.setdefault("namespace", "default")
-            if md["namespace"] not in {k[1] for k in self._objects["Namespace"]} and kind != "Namespace":
+            ns = self._objects["Namespace"].get(("", md["namespace"]))
+            if ns is None and kind != "Namespace":
                 raise errors.not_found("namespaces", md["namespace"])
+            if ns is not None and ns["metadata"].get("deletionTimestamp") and not dry_run:
+                # plugin/pkg/admission/namespace/lifecycle: no new content in a namespace being deleted
+                raise errors.ApiError(403, "Forbidden", f'{_resource(info)} "{md.get("name") or md.get("generateName", "")}"'
+                                                        f" is forbidden: unable to create new content in namespace "
+                                                        f"{md['namespace']} because it is being terminated")
         else:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
@@ -262,6 +268,10 @@ class Store:
             new = clone(old)
             new["status"] = obj.get("status", {})
             strategy.prepare_for_status_update(new, old, obj)
+        elif subresource == "finalize":
+            # namespaces/finalize: only spec.finalizers changes (pkg/registry/core/namespace namespaceFinalizeStrategy)
+            new = clone(old)
+            new.setdefault("spec", {})["finalizers"] = list((obj.get("spec") or {}).get("finalizers") or ())
         else:
             new = obj
             strategy.prepare_for_update(new, old)
@@ -293,6 +303,12 @@ class Store:
         if dry_run:
             return new
         nmd = new["metadata"]
+        if subresource == "finalize" and nmd.get("deletionTimestamp") and not nmd.get("finalizers") \
+                and not new["spec"]["finalizers"]:
+            # pkg/registry/core/namespace/storage ShouldDeleteNamespaceDuringUpdate: finalized, so purged
+            self.trace.emit("api", verb=verb, object=ref(new), by=by, subresource=subresource)
+            self._remove(kind, key, by, record_api=False)
+            return new
         # staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go ShouldDeleteDuringUpdate: an update
         # leaving no finalizers on an object being deleted with no (or a 0 s) grace period is not written: the
         # object is deleted as stored (deleteWithoutFinalizers). With grace left (a pod still terminating) it is
@@ -366,6 +382,21 @@ class Store:
             raise errors.conflict(_kind_resource(self._info(kind)), name, "the ResourceVersion in the precondition "
                                   f"({opts.resource_version}) does not match the ResourceVersion in record "
                                   f"({omd['resourceVersion']}). The object might have been modified")
+        if kind == "Namespace":
+            # pkg/registry/core/namespace/storage/storage.go Delete: the first delete marks the namespace
+            # Terminating for the namespace controller; it is purged once its spec.finalizers are gone
+            if not omd.get("deletionTimestamp"):
+                new = clone(old)
+                new["metadata"]["deletionTimestamp"] = self.trace.timestamp()
+                new.setdefault("status", {})["phase"] = "Terminating"
+                self._commit(kind, key, old, new, "delete", by)
+                self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=0,
+                                deletionTimestamp=new["metadata"]["deletionTimestamp"])
+                return new
+            if (old.get("spec") or {}).get("finalizers"):
+                raise errors.conflict("namespaces", name, "The system is ensuring all content is removed from this "
+                                      "namespace.  Upon completion, this namespace will automatically be purged by "
+                                      "the system.")
         strategy = strategy_for(self._info(kind))
         grace = opts.grace_period_seconds
         record = {"gracePeriodSeconds": grace} if grace is not None else {}

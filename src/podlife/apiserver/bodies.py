@@ -19,9 +19,12 @@ WRITE_TYPES = [JSON, YAML, PROTOBUF]
 
 
 def _summary(data: bytes, n: int = 30) -> str:
-    """summarizeData: the start of the body, for the message."""
-    text = data.decode("utf-8", "replace")
-    return text if len(text) <= n else text[:n] + " ..."
+    """handlers/rest.go summarizeData: a JSON object's start as text, anything else in hex."""
+    if not data:
+        return "<empty>"
+    if data[:1] == b"{":
+        return data[:n].decode("utf-8", "replace") + (" ..." if len(data) > n else "")
+    return data[:n].hex() + (" ..." if len(data) > n else "")
 
 
 def _go_json_error(data: bytes, err: Exception) -> str:
@@ -32,7 +35,7 @@ def _go_json_error(data: bytes, err: Exception) -> str:
     c = text[0]
     if c not in '{["-0123456789tfn':
         return f"invalid character {c!r} looking for beginning of value"
-    return f"unexpected end of JSON input" if "unexpected end" in str(err).lower() else str(err).split(":")[0]
+    return "unexpected end of JSON input" if "unexpected end" in str(err).lower() else str(err).split(":")[0]
 
 
 def media_type(content_type: str | None) -> str:
@@ -43,14 +46,9 @@ def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
     """A create or update body as a dict, or ApiError 400 / 415."""
     mt = media_type(content_type)
     if mt == PROTOBUF:
-        try:
-            from podlife.api import protobuf   # decodes the Kubernetes wire format when present
-        except ImportError:
-            raise unsupported_media([JSON, YAML]) from None
-        try:
-            return protobuf.decode(data)
-        except ValueError as e:
-            raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): {e}") from None
+        from podlife.api import protobuf
+
+        return protobuf.decode(data)
     if mt not in (JSON, YAML, "*/*"):
         raise unsupported_media(WRITE_TYPES)
     try:

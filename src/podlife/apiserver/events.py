@@ -13,25 +13,24 @@ _RENAMED = {"note": "message", "regarding": "involvedObject", "reportingControll
 _SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
 
 
-def to_events_v1(core: Obj) -> Obj:
-    out: Obj = {"kind": "Event", "apiVersion": "events.k8s.io/v1"}
+def _convert(obj: Obj, api_version: str, renamed: dict[str, str]) -> Obj:
+    out: Obj = {"kind": "Event", "apiVersion": api_version}
     for k in _SAME:
-        if k in core:
-            out[k] = core[k]
-    for new, old in _RENAMED.items():
-        if old in core:
-            out[new] = core[old]
+        if k in obj:
+            out[k] = obj[k]
+    for src, dst in renamed.items():
+        if src in obj:
+            out[dst] = obj[src]
+    return out
+
+
+def to_events_v1(core: Obj) -> Obj:
+    out = _convert(core, "events.k8s.io/v1", {old: new for new, old in _RENAMED.items()})
     out.setdefault("eventTime", None)
     return out
 
 
 def from_events_v1(ev: Obj) -> Obj:
-    out: Obj = {"kind": "Event", "apiVersion": "v1"}
-    for k in _SAME:
-        if k in ev:
-            out[k] = ev[k]
-    for new, old in _RENAMED.items():
-        if new in ev:
-            out[old] = ev[new]
+    out = _convert(ev, "v1", _RENAMED)
     out.setdefault("involvedObject", {})
     return out

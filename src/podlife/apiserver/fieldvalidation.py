@@ -1,9 +1,9 @@
-"""Field validation of create, update and patch bodies (the fieldValidation query parameter, KEP-2885).
+"""Field validation of create and update bodies (the fieldValidation query parameter, KEP-2885).
 
-Strict: an unknown or duplicated field is a 400 ("strict decoding error: unknown field …"). Warn (the
-default): the same findings come back as Warning headers. Ignore: nothing is checked. A value of the wrong
-type is a decoding error whatever the mode (400 for built-in kinds; 422 for custom resources, whose schema
-the apiextensions server validates). The checks are podlife.api.schema's strict decoding.
+Built-in kinds go through podlife.api.fieldvalidation (strict decoding and pruning as the Go types do it).
+Custom resources are checked against their CRD's structural schema (podlife.api.schema): an unknown field
+is reported as for built-in kinds (400 in Strict, a warning in Warn), a value of the wrong type is 422
+Invalid, as the apiextensions server's validation answers.
 """
 
 from __future__ import annotations
@@ -12,11 +12,18 @@ from typing import Any
 
 from aiohttp import web
 
+from podlife.api import fieldvalidation as fv
 from podlife.api import schema
 from podlife.api.errors import ApiError, FieldError
 from podlife.api.meta import Obj
 
-MODES = ("Strict", "Warn", "Ignore")
+
+def mode(server: Any, request: web.Request, options_kind: str) -> str:
+    return fv.directive(request.query.get("fieldValidation"), server.minor, options_kind)
+
+
+def type_schema(server: Any, r: Any) -> schema.TypeSchema | None:
+    return None if r.custom else schema.type_schema(server.minor, r.api_version, r.kind)
 
 
 def _path(p: tuple[str | int, ...]) -> str:
@@ -26,35 +33,31 @@ def _path(p: tuple[str | int, ...]) -> str:
     return out
 
 
-def check(server: Any, request: web.Request, target: Any, obj: Obj) -> list[str]:
-    mode = request.query.get("fieldValidation", "Warn")
-    if mode not in MODES:
-        raise ApiError(400, "BadRequest", f'fieldValidation: Unsupported value: "{mode}": supported values: '
-                                          '"Ignore", "Strict", "Warn"')
-    if mode == "Ignore":
-        return []
+def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kind: str) -> tuple[Obj, list[str]]:
+    """The body as it will be stored (pruned for built-in kinds) and the warnings to send."""
+    m = mode(server, request, options_kind)
     r = target.resource
-    if not isinstance(obj.get("apiVersion"), str) or not isinstance(obj.get("kind"), str):
+    if not r.custom:
+        ts = schema.type_schema(server.minor, str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        return fv.decode_body(obj, ts, m) if ts is not None else (obj, [])
+    return obj, check_custom(r, obj, m)
+
+
+def check_custom(r: Any, obj: Obj, m: str) -> list[str]:
+    """A custom resource against its version's schema."""
+    if m == fv.IGNORE or r.crd is None or not isinstance(obj.get("apiVersion"), str):
         return []
-    custom = schema.custom_schemas(r.crd) if r.crd is not None else None
-    if custom is None and r.kind == "Event" and r.group == "events.k8s.io":
-        return []   # checked as the core Event it was converted to
-    # decoding knows nothing of required fields or allowed values: those are the registry's validation
-    errs = [e for e in schema.check(obj, server.minor, custom)
+    errs = [e for e in schema.check(obj, 0, schema.custom_schemas(r.crd))
             if e.message != "required field missing" and " is not supported; expected one of " not in e.message]
     unknown = [e for e in errs if e.message.startswith("unknown field")]
     typed = [e for e in errs if e not in unknown]
     if typed:
-        if r.custom:
-            causes = [FieldError(_path(e.path), "Invalid value", e.message) for e in typed]
-            name = (obj.get("metadata") or {}).get("name", "")
-            body = "; ".join(str(c) for c in causes)
-            raise ApiError(422, "Invalid", f'{r.kind}.{r.group} "{name}" is invalid: {body}', causes)
-        first = typed[0]
-        raise ApiError(400, "BadRequest", f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: '
-                                          f"{_path(first.path)}: {first.message}")
+        causes = [FieldError(_path(e.path), "Invalid value", e.message) for e in typed]
+        name = (obj.get("metadata") or {}).get("name", "")
+        raise ApiError(422, "Invalid", f'{r.kind}.{r.group} "{name}" is invalid: '
+                                       f'{"; ".join(str(c) for c in causes)}', causes)
     found = [f'unknown field "{_path(e.path)}"' for e in unknown]
-    if found and mode == "Strict":
+    if found and m == fv.STRICT:
         raise ApiError(400, "BadRequest", f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: '
-                                          f"strict decoding error: {', '.join(found)}")
+                                          f"{fv.strict_decoding_error(found)}")
     return found

@@ -1,142 +1,88 @@
-"""The OpenAPI endpoints: /openapi/v3 (an index of one document per group-version) and /openapi/v2.
-
-The documents come from podlife.api.openapi when it is present. Without it, the v3 documents are made here
-from the version's schemas (components.schemas, and one path per resource whose operations carry their
-group-version-kind and the fieldValidation parameter): enough for kubectl 1.29+ to see that the server validates
-fields itself (it then sends fieldValidation=Strict) and for `kubectl explain`. /openapi/v2 is then 404, which
-kubectl 1.27 and 1.28 need for apply and explain.
+"""The OpenAPI endpoints (kube-openapi's handlers): /openapi/v2 as JSON or gnostic protobuf, /openapi/v3 as an
+index of per-group-version documents addressed by their hash (handler3: the current hash is served as
+immutable, a stale one redirected to the current one). The documents are podlife.api.openapi's; they are
+rebuilt only when the CustomResourceDefinitions change.
 """
 
 from __future__ import annotations
 
-import hashlib
-from functools import lru_cache
 from typing import Any
 
-import orjson
 from aiohttp import web
 
+from podlife.api import openapi as docs
 from podlife.apiserver.status import not_found_path
 
-_PARAMS = [{"name": n, "in": "query", "schema": {"type": "string"}, "uniqueItems": True}
-           for n in ("dryRun", "fieldManager", "fieldValidation", "force")]
+
+class OpenAPICache:
+    """Encoded documents of one catalog generation (the set of CRDs)."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self._v2: dict[str, bytes] = {}
+        self._v3: dict[str, tuple[bytes, str]] = {}
+        self._index: bytes | None = None
+
+    def _check(self, server: Any) -> None:
+        if self.generation != server.catalog.generation:
+            self.generation = server.catalog.generation
+            self._v2, self._v3, self._index = {}, {}, None
+
+    def _crds(self, server: Any) -> list[dict[str, Any]]:
+        return server.store.list("CustomResourceDefinition")
+
+    def v2(self, server: Any, protobuf: bool) -> bytes:
+        self._check(server)
+        key = "pb" if protobuf else "json"
+        if key not in self._v2:
+            doc = docs.v2_document(server.minor, self._crds(server))
+            self._v2["json"] = docs.encode(doc)
+            self._v2["pb"] = docs.v2_protobuf(doc)
+        return self._v2[key]
+
+    def v3(self, server: Any, path: str) -> tuple[bytes, str] | None:
+        self._check(server)
+        if path not in self._v3:
+            gv = path.removeprefix("apis/").removeprefix("api/")
+            doc = docs.v3_document(server.minor, gv, self._crds(server))
+            if doc is None:
+                return None
+            data = docs.encode(doc)
+            self._v3[path] = (data, docs.etag(data))
+        return self._v3[path]
+
+    def index(self, server: Any) -> bytes:
+        self._check(server)
+        if self._index is None:
+            self._index = docs.encode(docs.v3_index(server.minor, self._crds(server)))
+        return self._index
 
 
-def _library() -> Any:
-    try:
-        from podlife.api import openapi as lib
-    except ImportError:
-        return None
-    return lib
+_CACHE_ATTR = "_openapi_cache"
 
 
 async def serve(server: Any, request: web.Request, parts: list[str]) -> web.Response:
-    lib = _library()
-    if lib is not None and hasattr(lib, "serve"):
-        return await lib.serve(server, request, parts)
+    cache = getattr(server, _CACHE_ATTR, None)
+    if cache is None:
+        cache = OpenAPICache()
+        setattr(server, _CACHE_ATTR, cache)
+    if parts == ["v2"]:
+        accept = request.headers.get("Accept", "")
+        if any(t in accept for t in docs.V2_PROTOBUF_ACCEPTED):
+            return web.Response(body=cache.v2(server, True), headers={"Content-Type": docs.V2_PROTOBUF})
+        return web.Response(body=cache.v2(server, False), headers={"Content-Type": "application/json"})
     if parts == ["v3"]:
-        return server._json(_index(server))
-    if parts and parts[0] == "v3" and len(parts) > 1:
-        doc = _document(server, "/".join(parts[1:]))
-        if doc is None:
+        return web.Response(body=cache.index(server), headers={"Content-Type": "application/json"})
+    if len(parts) > 1 and parts[0] == "v3":
+        path = "/".join(parts[1:])
+        found = cache.v3(server, path)
+        if found is None:
             raise not_found_path()
-        return web.Response(body=doc, headers={"Content-Type": "application/json",
-                                               "Cache-Control": "public, immutable"})
+        data, tag = found
+        wanted = request.query.get("hash")
+        if wanted and wanted != tag:
+            return web.Response(status=301, headers={"Location": f"/openapi/v3/{path}?hash={tag}"})
+        headers = {"Content-Type": "application/json", "ETag": f'"{tag}"'}
+        headers["Cache-Control"] = "public, immutable" if wanted else "no-cache, no-store, must-revalidate"
+        return web.Response(body=data, headers=headers)
     raise not_found_path()
-
-
-def _gv_paths(server: Any) -> dict[str, tuple[str, str]]:
-    out = {}
-    for r in server.catalog.all():
-        key = f"apis/{r.group}/{r.version}" if r.group else f"api/{r.version}"
-        out[key] = (r.group, r.version)
-    return out
-
-
-def _index(server: Any) -> dict[str, Any]:
-    paths = {}
-    for key in sorted(_gv_paths(server)):
-        doc = _document(server, key) or b""
-        digest = hashlib.sha512(doc).hexdigest()[:128].upper()
-        paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={digest}"}
-    return {"paths": paths}
-
-
-def _document(server: Any, key: str) -> bytes | None:
-    gv = _gv_paths(server).get(key)
-    if gv is None:
-        return None
-    rs = server.catalog.in_version(*gv)
-    if any(r.custom for r in rs):
-        return orjson.dumps(_build(server.minor, gv, rs))
-    return _cached(server.minor, gv, tuple(rs))
-
-
-@lru_cache(maxsize=64)
-def _cached(minor: int, gv: tuple[str, str], rs: tuple[Any, ...]) -> bytes:
-    return orjson.dumps(_build(minor, gv, list(rs)))
-
-
-def _build(minor: int, gv: tuple[str, str], rs: list[Any]) -> dict[str, Any]:
-    schemas = dict(_schemas(minor))
-    group, version = gv
-    prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
-    paths: dict[str, Any] = {}
-    for r in rs:
-        gvk = {"group": r.group, "version": r.version, "kind": r.kind}
-        if r.custom and r.crd is not None:
-            for v in (r.crd.get("spec") or {}).get("versions") or ():
-                if v.get("name") == r.version:
-                    s = ((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"}
-                    schemas[f"{_reverse(r.group)}.{r.version}.{r.kind}"] = {**s, "x-kubernetes-group-version-kind": [gvk]}
-        base = f"{prefix}/namespaces/{{namespace}}/{r.resource}" if r.namespaced else f"{prefix}/{r.resource}"
-        op = {"x-kubernetes-group-version-kind": gvk, "parameters": _PARAMS, "responses": {}}
-        paths[f"{base}/{{name}}"] = {"get": {**op, "x-kubernetes-action": "get"},
-                                     "put": {**op, "x-kubernetes-action": "put"},
-                                     "patch": {**op, "x-kubernetes-action": "patch"},
-                                     "delete": {**op, "x-kubernetes-action": "delete"}}
-        paths[base] = {"post": {**op, "x-kubernetes-action": "post"},
-                       "get": {**op, "x-kubernetes-action": "list"}}
-    return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": f"v1.{minor}.0"}, "paths": paths,
-            "components": {"schemas": schemas}}
-
-
-def _reverse(group: str) -> str:
-    return ".".join(reversed(group.split("."))) if group else "core"
-
-
-@lru_cache(maxsize=2)
-def _schemas(minor: int) -> dict[str, Any]:
-    from podlife.api.schema import _definitions
-
-    defs = _definitions(minor)["$defs"]
-    return {name: _oas3(d) for name, d in defs.items()}
-
-
-def _oas3(s: Any) -> Any:
-    """JSON Schema (kubernetes-validate's form) → OpenAPI 3.0: refs under components, no type lists."""
-    if isinstance(s, list):
-        return [_oas3(x) for x in s]
-    if not isinstance(s, dict):
-        return s
-    out: dict[str, Any] = {}
-    for k, v in s.items():
-        if k == "$ref" and isinstance(v, str):
-            out["allOf"] = [{"$ref": "#/components/schemas/" + v.rpartition("/")[2]}]
-        elif k == "type" and isinstance(v, list):
-            types = [t for t in v if t != "null"]
-            if len(types) == 1:
-                out["type"] = types[0]
-        elif k == "oneOf" and isinstance(v, list) and _scalar_union(v):
-            out["x-kubernetes-int-or-string"] = True
-        elif k in ("additionalProperties",) and v is False:
-            continue
-        else:
-            out[k] = _oas3(v)
-    return out
-
-
-def _scalar_union(v: list[Any]) -> bool:
-    """int-or-string (and quantities): a oneOf of scalar types."""
-    types = [x.get("type") for x in v if isinstance(x, dict)]
-    return bool(types) and all(isinstance(t, str) and t in ("string", "integer", "number") for t in types)

@@ -1,92 +1,81 @@
-"""PATCH bodies: JSON patch (RFC 6902), JSON merge patch (RFC 7386), strategic merge patch and apply
-(staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
-
-The patch algorithms themselves live in the API library (podlife.api.patch, podlife.api.fieldmanager); this
-module picks one by media type and words the errors as the API server does.
-"""
+"""PATCH requests: the patch (podlife.api.patch) or the server-side apply (podlife.api.fieldmanager) of the
+current object, and the managedFields of every write (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/
+patch.go, create.go, update.go)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import jsonpatch
-import orjson
 import yaml
+from aiohttp import web
 
-from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, clone
-from podlife.apiserver.status import bad_request, unsupported_media
+from podlife.api import fieldmanager
+from podlife.api import patch as patches
+from podlife.api import errors
+from podlife.api.errors import ApiError, FieldError
+from podlife.api.meta import Obj
+from podlife.apiserver import fieldvalidation
 
-JSON_PATCH = "application/json-patch+json"
-MERGE_PATCH = "application/merge-patch+json"
-STRATEGIC = "application/strategic-merge-patch+json"
-APPLY = "application/apply-patch+yaml"
-APPLY_CBOR = "application/apply-patch+cbor"
-BUILTIN_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC, APPLY]
-CUSTOM_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY]   # no strategic merge for custom resources
+APPLY = patches.APPLY_PATCH
 
 
 def patch_type(content_type: str | None, custom: bool) -> str:
-    mt = (content_type or "").split(";")[0].strip().lower()
-    allowed = CUSTOM_TYPES if custom else BUILTIN_TYPES
-    if mt not in allowed:
-        raise unsupported_media(allowed)
-    return mt
+    return patches.patch_type(content_type or "", custom)
 
 
-def _merge(target: Any, patch: Any) -> Any:
-    """RFC 7386."""
-    if not isinstance(patch, dict):
-        return clone(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = _merge(out.get(k), v)
-    return out
+def manager(request: web.Request, ptype: str | None = None) -> str:
+    q = request.query
+    name = fieldmanager.manager_name(q.get("fieldManager"), request.headers.get("User-Agent"))
+    # apimachinery pkg/apis/meta/v1/validation ValidatePatchOptions
+    if ptype == APPLY and not q.get("fieldManager"):
+        raise errors.invalid("PatchOptions.meta.k8s.io", "", [FieldError("fieldManager", "Required value",
+                                                                         "is required for apply patch")])
+    if ptype is not None and ptype != APPLY and "force" in q:
+        raise errors.invalid("PatchOptions.meta.k8s.io", "", [FieldError("force", "Forbidden",
+                                                                         "may not be specified for non-apply patch")])
+    return name
 
 
-def _decode_patch(data: bytes, ptype: str) -> Any:
+def decode_apply(data: bytes) -> Obj:
     try:
-        return yaml.safe_load(data) if ptype == APPLY else orjson.loads(data)
-    except (orjson.JSONDecodeError, yaml.YAMLError) as e:
-        raise bad_request(f"error decoding patch: {str(e).splitlines()[0]}") from None
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError as e:
+        raise ApiError(400, "BadRequest", f"error decoding YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(doc, dict):
+        raise ApiError(400, "BadRequest", "error decoding YAML: the apply configuration is not an object")
+    return doc
 
 
-def apply_patch(ptype: str, current: Obj, data: bytes, *, kind: str, api_version: str) -> Obj:
-    """The patched object (not yet stored)."""
-    body = _decode_patch(data, ptype)
-    if ptype == JSON_PATCH:
-        if not isinstance(body, list):
-            raise bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
-        try:
-            return jsonpatch.apply_patch(current, body)
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError,
-                TypeError) as e:
-            raise ApiError(422, "Invalid", f"the server rejected our request due to an error in our request: {e}") \
-                from None
-    if not isinstance(body, dict):
-        raise bad_request(f"json: cannot unmarshal {type(body).__name__} into Go value of type map[string]interface {{}}")
-    if ptype == MERGE_PATCH:
-        return _merge(current, body)
-    if ptype == STRATEGIC:
-        return strategic_merge(current, body, kind, api_version)
-    return _merge(current, {k: v for k, v in body.items() if k not in ("status",)})
+def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Obj, data: bytes, ptype: str,
+            subresource: str | None) -> tuple[Obj, list[str]]:
+    """The patched object with its managedFields, and the field validation warnings."""
+    r = target.resource
+    schema = fieldvalidation.type_schema(server, r)
+    now = server.cluster.trace.timestamp()
+    who = manager(request, ptype)
+    has_status = any(s[0] == "status" for s in r.subresources)
+    if ptype == APPLY:
+        applied = decode_apply(data)
+        force = request.query.get("force") in ("true", "1")
+        if not live and r.namespaced and target.namespace:
+            applied.setdefault("metadata", {}).setdefault("namespace", target.namespace)
+        out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
+                                 has_status=has_status)
+        return out, []
+    m = fieldvalidation.mode(server, request, "PatchOptions")
+    result = patches.apply_patch(shown, data, ptype, schema, m)
+    warnings = list(result.warnings)
+    if r.custom:
+        warnings += fieldvalidation.check_custom(r, result.object, m)
+    out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
+                              has_status=has_status)
+    return out, warnings
 
 
-def strategic_merge(current: Obj, patch: Obj, kind: str, api_version: str) -> Obj:
-    try:
-        from podlife.api import patch as smp   # the schema-driven implementation, when present
-    except ImportError:
-        return _merge(current, _strip_directives(patch))
-    return smp.strategic_merge_patch(current, patch, kind=kind, api_version=api_version)
-
-
-def _strip_directives(p: Any) -> Any:
-    """Without the schemas' merge keys: a merge patch of the patch less its $-directives."""
-    if isinstance(p, dict):
-        return {k: _strip_directives(v) for k, v in p.items() if not k.startswith("$")}
-    if isinstance(p, list):
-        return [_strip_directives(v) for v in p]
-    return p
+def managed_on_write(server: Any, request: web.Request, target: Any, live: Obj, new: Obj,
+                     subresource: str | None) -> Obj:
+    """managedFields of a create (``live`` = {}) or an update."""
+    r = target.resource
+    return fieldmanager.update(live, new, manager(request), fieldvalidation.type_schema(server, r),
+                               server.cluster.trace.timestamp(), subresource=subresource or "",
+                               has_status=any(s[0] == "status" for s in r.subresources))

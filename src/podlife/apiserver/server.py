@@ -7,7 +7,6 @@ the request path follows staging/src/k8s.io/apiserver/pkg/endpoints/request/requ
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hmac
 import logging
@@ -19,12 +18,11 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from podlife.api import schema
 from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, discovery, events, patching, tables
+from podlife.apiserver import bodies, crds, discovery, events, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
@@ -67,7 +65,8 @@ class ApiServer:
         for r in self.catalog.builtin:
             if r.kind not in self.store.kinds and r.kind not in KINDS:
                 self.store.kinds[r.kind] = kind_info(r)
-        self.store.watch("CustomResourceDefinition", self._crd_changed)
+        self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
+        self.crds.start()
 
     # ---- the application ----------------------------------------------------------------------------
 
@@ -306,8 +305,7 @@ class ApiServer:
         since = None
         if rv not in (None, "", "0"):
             if not rv.isdigit():
-                raise bad_request(f'invalid resource version "{rv}"') if False else ApiError(
-                    400, "BadRequest", f"strconv.ParseUint: parsing \"{rv}\": invalid syntax")
+                raise bad_request(f'strconv.ParseUint: parsing "{rv}": invalid syntax')
             since = int(rv)
         if q.get("sendInitialEvents") == "true":
             since = None
@@ -340,9 +338,8 @@ class ApiServer:
         values = request.query.getall("dryRun", []) + list((body or {}).get("dryRun") or [])
         for v in values:
             if v != "All":
-                raise bad_request(f'unsupported dry run option: "{v}"') if False else ApiError(
-                    400, "BadRequest", f"Invalid dry run parameter: dryRun: Unsupported value: \"{v}\": "
-                                       "supported values: \"All\"")
+                raise bad_request(f'Invalid dry run parameter: dryRun: Unsupported value: "{v}": supported '
+                                  'values: "All"')
         return bool(values)
 
     def _check_body(self, t: Target, obj: Obj, *, name: str | None = None) -> Obj:
@@ -380,24 +377,6 @@ class ApiServer:
             md.pop(f, None)
         return obj
 
-    def _validate_fields(self, request: web.Request, t: Target, obj: Obj) -> list[str]:
-        """fieldValidation: Strict rejects unknown and mistyped fields (400), Warn (the default) reports them as
-        warnings; staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go fieldValidation."""
-        from podlife.apiserver import fieldvalidation
-
-        return fieldvalidation.check(self, request, t, obj)
-
-    def _namespace_open(self, t: Target) -> None:
-        """plugin/pkg/admission/namespace/lifecycle: no new content in a namespace being deleted."""
-        if t.resource.namespaced and t.namespace:
-            ns = self.store.try_get("Namespace", None, t.namespace)
-            if ns is None:
-                raise ApiError(404, "NotFound", f'namespaces "{t.namespace}" not found')
-            if ns["metadata"].get("deletionTimestamp"):
-                raise ApiError(403, "Forbidden", f"{t.resource.resource} \"{{name}}\" is forbidden: unable to create "
-                                                 f"new content in namespace {t.namespace} because it is being "
-                                                 "terminated")
-
     def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
         resp = self._json(self.out(r, obj), status=status)
         for w in warnings:
@@ -408,13 +387,11 @@ class ApiServer:
         data = await self._body(request)
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
         obj = self._check_body(t, obj)
+        if t.resource.kind in reviews.REVIEWS:
+            return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
-        warnings = self._validate_fields(request, t, obj)
-        try:
-            self._namespace_open(t)
-        except ApiError as e:
-            e.message = e.message.replace("{name}", str(obj["metadata"].get("name", "")))
-            raise
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
+        obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
         return self._respond(created, t.resource, 201, warnings)
@@ -424,7 +401,11 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
-        warnings = self._validate_fields(request, t, obj)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
+        if live is None:
+            raise self.store_not_found(t)
+        obj = patching.managed_on_write(self, request, t, live, obj, subresource)
         out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
         self.clock.settle()
         return self._respond(out, t.resource, 200, warnings)
@@ -438,20 +419,19 @@ class ApiServer:
         if current is None:
             if ptype != patching.APPLY:
                 raise self.store_not_found(t)
-            obj = patching.apply_patch(ptype, {}, data, kind=r.kind, api_version=r.api_version)
+            # an apply creates what does not exist (handlers/patch.go applyPatcher with an empty live object)
+            obj, warnings = patching.patched(self, request, t, {}, {}, data, ptype, subresource)
             obj = self._check_body(t, obj, name=t.name)
-            warnings = self._validate_fields(request, t, obj)
-            self._namespace_open(t)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
         shown = self.out(r, current)
-        new = patching.apply_patch(ptype, clone(shown), data, kind=r.kind, api_version=r.api_version)
-        if not isinstance(new, dict):
-            raise bad_request("the patch does not produce an object")
+        new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
         new = self._check_body(t, new, name=t.name)
+        # a patch is applied to the object it read: a concurrent write in between is a conflict, unless the
+        # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
+        # can come in between)
         new["metadata"].setdefault("resourceVersion", current["metadata"]["resourceVersion"])
-        warnings = self._validate_fields(request, t, new)
         out = self.store.update(new, by=self._user(request), subresource=subresource, verb="patch", dry_run=dry)
         self.clock.settle()
         return self._respond(out, r, 200, warnings)
@@ -515,39 +495,6 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
-
-    # ---- custom resource definitions -----------------------------------------------------------------
-
-    def _crd_changed(self, type_: str, obj: Obj, old: Obj | None) -> None:
-        """apiextensions-apiserver: a stored CRD's resources are served (and listed in discovery) once it is
-        established; its status says so (pkg/controller/establish, pkg/controller/status naming controller)."""
-        crds = [c for c in self.store.list("CustomResourceDefinition")]
-        self.catalog.set_crds(crds)
-        for r in self.catalog.all():
-            if r.custom and r.kind not in self.store.kinds:
-                self.store.kinds[r.kind] = kind_info(r)
-        if type_ == "DELETED":
-            return
-        spec = obj.get("spec") or {}
-        conds = (obj.get("status") or {}).get("conditions") or []
-        if any(c.get("type") == "Established" and c.get("status") == "True" for c in conds):
-            return
-        new = clone(obj)
-        ts = self.cluster.trace.timestamp()
-        storage = [v.get("name") for v in spec.get("versions") or () if v.get("storage")]
-        new["status"] = {
-            "acceptedNames": spec.get("names") or {},
-            "conditions": [
-                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-                 "message": "no conflicts found", "lastTransitionTime": ts},
-                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": ts}],
-            "storedVersions": storage}
-        try:
-            self.store.update(new, by="apiextensions-apiserver", subresource="status")
-        except ApiError:
-            pass
-
 
 def _key(o: Obj) -> str:
     md = o["metadata"]

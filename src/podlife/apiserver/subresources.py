@@ -28,8 +28,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         if m == "GET":
             return server._json(server.out(t.resource, server.store.get(kind, t.namespace, t.name)))
         if m == "PUT":
-            return await server._update(request, t, subresource="status" if sub == "status" else None)
-        if m == "PATCH":
+            return await server._update(request, t, subresource=sub)
+        if m == "PATCH" and sub == "status":
             return await server._patch(request, t, subresource="status")
         raise method_not_allowed(m, t.resource.kind)
     if sub == "scale":
@@ -51,7 +51,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         opts = body.get("deleteOptions") or {}
         name = (body.get("metadata") or {}).get("name")
         if name and name != t.name:
-            raise bad_request(f"name in URL does not match name in Eviction object")
+            raise bad_request("name in URL does not match name in Eviction object")
         try:
             evict(server.store, t.namespace, t.name, server._user(request), opts.get("gracePeriodSeconds"),
                   server.cluster.profile)
@@ -60,7 +60,16 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
     if sub == "log" and m == "GET":
-        return await _log(server, request, t)
+        from podlife.apiserver import podlogs
+
+        pod, container, st = _log_target(server, request, t)
+        source = podlogs.container_log(server.cluster, pod, container, st, request.query.get("previous") in
+                                       ("true", "1"))
+        if source is not None:   # the container's runtime wrote its output (the process runtime)
+            return await podlogs.serve(request, source)
+        if request.query.get("follow") in ("true", "1"):
+            return await _follow_log(server, request, t)
+        return _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
@@ -88,8 +97,14 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     if request.method == "PUT":
         new = bodies.decode(data, request.headers.get("Content-Type"), "Scale")
     elif request.method == "PATCH":
+        from podlife.api import patch as patches
+        from podlife.api.schema import type_schema
+
         ptype = patching.patch_type(request.headers.get("Content-Type"), custom=False)
-        new = patching.apply_patch(ptype, clone(current), data, kind="Scale", api_version="autoscaling/v1")
+        if ptype == patching.APPLY:
+            raise method_not_allowed("apply", "Scale")
+        new = patches.apply_patch(clone(current), data, ptype, type_schema(server.minor, "autoscaling/v1", "Scale"),
+                                  "Ignore").object
     else:
         raise method_not_allowed(request.method, "Scale")
     replicas = (new.get("spec") or {}).get("replicas")
@@ -101,15 +116,79 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     updated.setdefault("spec", {})["replicas"] = replicas
     if rv:
         updated["metadata"]["resourceVersion"] = rv
+    updated = patching.managed_on_write(server, request, t, obj, updated, "scale")
     if not server._dry_run(request):
-        updated = server.store.update(updated, by=server._user(request), verb="scale" if False else "update")
+        updated = server.store.update(updated, by=server._user(request), verb="patch" if request.method == "PATCH" else "update")
         server.clock.settle()
     return server._json(_scale_of(updated, t.resource))
 
 
 # ---- logs ----------------------------------------------------------------------------------------------------
 
-async def _log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
+def _log(server: Any, request: web.Request, t: Any) -> web.Response:
+    return web.Response(text="".join(line + "\n" for line in _lines(server, request, t)), content_type="text/plain")
+
+
+async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
+    """logs -f: the lines so far, then each new one as the kernel moves, until the process exits or the pod
+    goes."""
+    import asyncio
+
+    first = _lines(server, request, t)
+    lines = _lines(server, request, t, tail=False)
+    pod = server.store.get("Pod", t.namespace, t.name)
+    container = request.query.get("container") or (pod["spec"].get("containers") or [{}])[0].get("name", "")
+    timestamps = request.query.get("timestamps") in ("true", "1")
+    resp = web.StreamResponse(headers={"Content-Type": "text/plain"})
+    resp.enable_chunked_encoding()
+    await resp.prepare(request)
+    moved = asyncio.Event()
+    server.clock.listeners.append(moved.set)
+    await resp.write("".join(line + "\n" for line in first).encode())
+    sent = len(lines)
+    try:
+        while True:
+            if len(lines) > sent:
+                await resp.write("".join(line + "\n" for line in lines[sent:]).encode())
+                sent = len(lines)
+            if lines and "process exited" in lines[-1]:
+                break
+            moved.clear()
+            try:
+                await asyncio.wait_for(moved.wait(), timeout=5.0)
+            except asyncio.TimeoutError:
+                if request.transport is None or request.transport.is_closing():
+                    break
+            if server.store.try_get("Pod", t.namespace, t.name) is None:
+                # the pod is gone: what its process did until then, and the stream ends
+                rest = log_lines(server.cluster, pod, container, False, timestamps) or []
+                await resp.write("".join(line + "\n" for line in rest[sent:]).encode())
+                break
+            lines = _lines(server, request, t, tail=False)
+    except (ConnectionResetError, asyncio.CancelledError, ApiError):
+        pass
+    finally:
+        server.clock.listeners.remove(moved.set)
+    return resp
+
+
+def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list[str]:
+    q = request.query
+    pod, container, st = _log_target(server, request, t)
+    previous = q.get("previous") in ("true", "1")
+    lines = log_lines(server.cluster, pod, container, previous, q.get("timestamps") in ("true", "1"))
+    if previous and lines is None:
+        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
+    lines = lines or []
+    n = q.get("tailLines")
+    if tail and n and n.isdigit():
+        lines = lines[-int(n):] if int(n) else []
+    return lines
+
+
+def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Obj]:
+    """The pod, the container the request names (or the only one) and its status; the kubelet's 400s for a
+    container that is not there or has not started (validateContainerLogStatus)."""
     q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
@@ -132,21 +211,7 @@ async def _log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
                           f"{waiting.get('reason', 'ContainerCreating')}")
     if not st:
         raise bad_request(f'container "{container}" in pod "{t.name}" is waiting to start: ContainerCreating')
-    previous = q.get("previous") in ("true", "1")
-    from podlife.apiserver import podlogs
-
-    source = podlogs.container_log(server.cluster, pod, container, st, previous)   # what a real process wrote
-    if source is not None:
-        return await podlogs.serve(request, source)
-    lines = log_lines(server.cluster, pod, container, previous, q.get("timestamps") in ("true", "1"))
-    if previous and lines is None:
-        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
-    lines = lines or []
-    tail = q.get("tailLines")
-    if tail and tail.isdigit():
-        lines = lines[-int(tail):] if int(tail) else []
-    text = "".join(line + "\n" for line in lines)
-    return web.Response(text=text, content_type="text/plain")
+    return pod, container, st
 
 
 def log_lines(cluster: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:

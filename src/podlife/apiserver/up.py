@@ -43,6 +43,7 @@ class UpConfig:
     speed: float = 1.0
     kubeconfig: str = DEFAULT_KUBECONFIG
     seed: int | None = None
+    tls: bool = False          # TLS and a token on loopback too
     warnings: list[str] = field(default_factory=list)
     runtime: str = "simulated"        # or "process": containers are local processes (podlife.runtime.process)
     data_dir: str | None = None
@@ -84,7 +85,8 @@ def build_cluster(cfg: UpConfig) -> Cluster:
                             "kubectl and podlife fault)")
     if sc.expect:
         cfg.warnings.append(f"{cfg.cluster_file}: spec.expect is not judged by podlife up")
-    sc.start_time = start
+    if cfg.clock == "realtime":
+        sc.start_time = start   # timestamps follow the wall clock; a manual clock keeps the scenario's start
     cluster = build(sc, process_host=_process_host(cfg, sc.kubernetes_version))
     from podlife.scenario.actions import USER
 
@@ -155,7 +157,7 @@ def write_kubeconfig(path: str, doc: dict[str, Any]) -> str:
 
 async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
-    secure = not is_loopback(cfg.host)
+    secure = cfg.tls or not is_loopback(cfg.host)
     token = secrets.token_urlsafe(32) if secure else None
     api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}")
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)

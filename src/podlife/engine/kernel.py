@@ -72,6 +72,13 @@ class Kernel(simpy.Environment):
             return t
         return float("inf")
 
+    def move_to(self, t: float) -> None:
+        """Set the clock to ``t`` when nothing is due before it (the live driver between events).
+        ``run(until=t)`` would leave its stop event scheduled at ``t`` behind it."""
+        if self.peek() < t:
+            raise ValueError(f"events are due before {t}")
+        self._now = max(self._now, t)  # type: ignore[attr-defined]
+
     def spawn(self, gen: Process, name: str = "") -> simpy.Process:
         """Start a goroutine-like process."""
         return self.process(gen)

@@ -20,12 +20,14 @@ each item followed by what it sets off.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
 from podlife.engine.kernel import Kernel
 
 CLOCKS = ("realtime", "manual")
+log = logging.getLogger("podlife.live")
 # the realtime task never sleeps longer than this, so a clock that was not woken still catches up
 _MAX_SLEEP = 1.0
 
@@ -77,11 +79,12 @@ class LiveClock:
     def _run_to(self, t: float) -> None:
         k = self.kernel
         moved = False
-        while k.next_live() <= t:
+        # peek, not next_live: cancelled timers due after t must not carry the clock past t
+        while k.peek() <= t:
             k.step()
             moved = True
         if t > k.now:
-            k.run(until=t)   # nothing is due before t: this only moves the clock
+            k.move_to(t)
             moved = True
         if moved:
             for fn in self.listeners:
@@ -135,8 +138,11 @@ class LiveClock:
     async def _follow(self) -> None:
         assert self._wake is not None
         while True:
-            self.sync()
-            due = self.kernel.next_live()
+            try:
+                self.sync()
+            except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on
+                log.exception("the kernel failed at %.3f s", self.kernel.now)
+            due = self.kernel.peek()
             sleep = min((due - self.target()) / self.speed, _MAX_SLEEP)
             self._wake.clear()
             if sleep > 0:

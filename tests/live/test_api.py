@@ -1,0 +1,172 @@
+"""The API surface over raw HTTP, on a manual clock: discovery, lists, watches, subresources, namespaces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.live.conftest import Live
+
+PODS = "/api/v1/namespaces/default/pods"
+V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+@pytest.fixture(scope="module")
+def frozen(live_factory) -> Live:
+    return live_factory("1.32", clock="manual")
+
+
+def _pod(name: str, **labels: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels},
+            "spec": {"terminationGracePeriodSeconds": 10, "containers": [{"name": "app", "image": "nginx"}]}}
+
+
+def _get(live: Live, path: str, accept: str = "application/json") -> tuple[int, dict[str, str], dict]:
+    code, headers, raw = live.request("GET", path, headers={"Accept": accept})
+    return code, headers, json.loads(raw)
+
+
+def test_aggregated_discovery_answers_the_version_asked_for(frozen: Live) -> None:
+    for accept, version in ((f"{V2},{V2BETA1},application/json", "v2"), (f"{V2BETA1},application/json", "v2beta1")):
+        for path in ("/api", "/apis"):
+            code, headers, doc = _get(frozen, path, accept)
+            assert code == 200 and headers["Content-Type"] == accept.split(",")[0]
+            assert doc["apiVersion"] == f"apidiscovery.k8s.io/{version}" and doc["kind"] == "APIGroupDiscoveryList"
+    _, _, core = _get(frozen, "/api", V2)
+    pods = next(r for r in core["items"][0]["versions"][0]["resources"] if r["resource"] == "pods")
+    assert pods["shortNames"] == ["po"] and pods["categories"] == ["all"] and pods["scope"] == "Namespaced"
+    assert {s["subresource"] for s in pods["subresources"]} >= {"status", "binding", "eviction", "log"}
+    _, headers, legacy = _get(frozen, "/api")
+    assert headers["Content-Type"] == "application/json" and legacy["kind"] == "APIVersions"
+    _, _, groups = _get(frozen, "/apis")
+    assert groups["kind"] == "APIGroupList" and "apps" in [g["name"] for g in groups["groups"]]
+    _, _, v = _get(frozen, "/version")
+    assert (v["major"], v["minor"], v["gitVersion"]) == ("1", "32", "v1.32.0")
+
+
+def test_list_limit_continue_and_selectors(frozen: Live) -> None:
+    for i in range(5):
+        assert frozen.json("POST", PODS, _pod(f"page-{i}", page="yes", parity=str(i % 2)))[0] == 201
+    code, first = frozen.json("GET", f"{PODS}?labelSelector=page%3Dyes&limit=2")
+    assert [p["metadata"]["name"] for p in first["items"]] == ["page-0", "page-1"]
+    token = first["metadata"]["continue"]
+    _, second = frozen.json("GET", f"{PODS}?labelSelector=page%3Dyes&limit=2&continue={token}")
+    _, third = frozen.json("GET", f"{PODS}?labelSelector=page%3Dyes&limit=2&continue={second['metadata']['continue']}")
+    assert [p["metadata"]["name"] for p in second["items"] + third["items"]] == ["page-2", "page-3", "page-4"]
+    assert "continue" not in third["metadata"]
+    _, odd = frozen.json("GET", f"{PODS}?labelSelector=page%3Dyes,parity%21%3D0")
+    assert [p["metadata"]["name"] for p in odd["items"]] == ["page-1", "page-3"]
+    _, named = frozen.json("GET", f"{PODS}?fieldSelector=metadata.name%3Dpage-4")
+    assert [p["metadata"]["name"] for p in named["items"]] == ["page-4"]
+    code, bad = frozen.json("GET", f"{PODS}?fieldSelector=spec.bogus%3Dx")
+    assert (code, bad["message"]) == (400, "field label not supported: spec.bogus")
+    frozen.json("DELETE", f"{PODS}?labelSelector=page%3Dyes&gracePeriodSeconds=0")
+
+
+def test_table_with_wide_columns(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("tabled"))
+    code, _, table = _get(frozen, f"{PODS}/tabled", TABLE)
+    assert table["kind"] == "Table" and table["apiVersion"] == "meta.k8s.io/v1"
+    cols = [(c["name"], c["priority"]) for c in table["columnDefinitions"]]
+    assert cols == [("Name", 0), ("Ready", 0), ("Status", 0), ("Restarts", 0), ("Age", 0), ("IP", 1), ("Node", 1),
+                    ("Nominated Node", 1), ("Readiness Gates", 1)]
+    # created at this frozen instant: scheduled and being created, no IP yet
+    assert table["rows"][0]["cells"][:5] == ["tabled", "0/1", "ContainerCreating", "0", "0s"]
+    assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+    frozen.json("DELETE", f"{PODS}/tabled?gracePeriodSeconds=0")
+
+
+def test_dry_run_writes_nothing(frozen: Live) -> None:
+    code, obj = frozen.json("POST", f"{PODS}?dryRun=All", _pod("dry"))
+    assert code == 201 and obj["metadata"]["name"] == "dry"
+    assert frozen.json("GET", f"{PODS}/dry")[0] == 404
+    code, bad = frozen.json("POST", f"{PODS}?dryRun=Some", _pod("dry"))
+    assert code == 400
+
+
+def test_scale_subresource(frozen: Live) -> None:
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs"},
+          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "rs"}},
+                   "template": {"metadata": {"labels": {"app": "rs"}},
+                                "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}
+    base = "/apis/apps/v1/namespaces/default/replicasets"
+    assert frozen.json("POST", base, rs)[0] == 201
+    code, scale = frozen.json("PATCH", f"{base}/rs/scale", {"spec": {"replicas": 3}},
+                              content_type="application/merge-patch+json")
+    assert code == 200 and scale["kind"] == "Scale" and scale["spec"] == {"replicas": 3}
+    assert scale["status"]["selector"] == "app=rs"
+    # the ReplicaSet controller acts at the same instant: three pods exist before time moves
+    _, pods = frozen.json("GET", f"{PODS}?labelSelector=app%3Drs")
+    assert len(pods["items"]) == 3
+    frozen.json("DELETE", f"{base}/rs")
+
+
+def test_events_in_both_groups(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("evented"))
+    _, core = frozen.json("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Devented")
+    assert core["items"][0]["reason"] == "Scheduled"
+    _, new = frozen.json("GET", "/apis/events.k8s.io/v1/namespaces/default/events")
+    converted = [e for e in new["items"] if e["regarding"].get("name") == "evented"]
+    # the same stored Events, converted: note is message, regarding is involvedObject
+    assert [(e["reason"], e["note"]) for e in converted] == [(e["reason"], e["message"]) for e in core["items"]]
+    assert {e["apiVersion"] for e in converted} == {"events.k8s.io/v1"}
+    frozen.json("DELETE", f"{PODS}/evented?gracePeriodSeconds=0")
+
+
+def test_logs_of_the_simulated_process(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("logged"))
+    code, _, raw = frozen.request("GET", f"{PODS}/logged/log")
+    assert code == 400 and json.loads(raw)["message"] == \
+        'container "app" in pod "logged" is waiting to start: ContainerCreating'
+    frozen.advance("5s")
+    code, _, raw = frozen.request("GET", f"{PODS}/logged/log")
+    assert code == 200
+    assert raw.decode().splitlines() == ["podlife: process of container app started (simulated; its output is not "
+                                         "modelled)"]
+    # -f streams until the process exits: the DELETE lets SIGTERM end nginx (0.1 s: a container without a command)
+    import urllib.request
+
+    with urllib.request.urlopen(frozen.url + f"{PODS}/logged/log?follow=true", timeout=30) as stream:
+        assert stream.readline().decode().startswith("podlife: process of container app started")
+        frozen.json("DELETE", f"{PODS}/logged")
+        frozen.advance("5s")
+        assert stream.read().decode().splitlines() == ["podlife: received SIGTERM",
+                                                       "podlife: process exited (exitCode 0)"]
+
+
+def test_namespace_finalization(frozen: Live) -> None:
+    assert frozen.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                      "metadata": {"name": "team"}})[0] == 201
+    frozen.json("POST", "/api/v1/namespaces/team/pods", _pod("p"))
+    frozen.advance("5s")
+    code, ns = frozen.json("DELETE", "/api/v1/namespaces/team")
+    assert code == 200 and ns["status"]["phase"] == "Terminating" and ns["spec"]["finalizers"] == ["kubernetes"]
+    code, refused = frozen.json("POST", "/api/v1/namespaces/team/configmaps",
+                                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}})
+    assert (code, refused["message"]) == (403, 'configmaps "late" is forbidden: unable to create new content in '
+                                               "namespace team because it is being terminated")
+    code, again = frozen.json("DELETE", "/api/v1/namespaces/team")
+    assert code == 409 and again["message"].endswith("this namespace will automatically be purged by the system.")
+    # the pod's 10 s grace: the controller looks again after 10/2 + 1 = 6 s, finds it gone, finalizes
+    frozen.advance("6s")
+    assert frozen.json("GET", "/api/v1/namespaces/team")[0] == 404
+    records = [r for r in frozen.trace() if r.get("object") == "Namespace/team" and r["type"] in ("api", "deleted")]
+    t0 = records[0]["t"]
+    assert [(r["t"] - t0, r["type"], r.get("by"), r.get("subresource")) for r in records] == [
+        (0.0, "api", "Python-urllib", None),
+        (5.0, "api", "Python-urllib", None), (11.0, "api", "namespace-controller", "finalize"),
+        (11.0, "deleted", None, None)]
+
+
+def test_watch_table_events_and_bookmarks_over_http(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("w"))
+    code, headers, raw = frozen.request(
+        "GET", f"{PODS}?watch=true&fieldSelector=metadata.name%3Dw&timeoutSeconds=3&allowWatchBookmarks=true",
+        headers={"Accept": TABLE})
+    events = [json.loads(line) for line in raw.splitlines()]
+    assert code == 200 and [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
+    assert events[0]["object"]["kind"] == "Table" and events[0]["object"]["rows"][0]["cells"][0] == "w"
+    frozen.json("DELETE", f"{PODS}/w?gracePeriodSeconds=0")
