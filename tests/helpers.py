@@ -27,3 +27,26 @@ def times(result: Result, type_: str, **match: Any) -> list[float]:
 
 def logs(result: Result, contains: str) -> list[tuple[float, str]]:
     return [(r["t"], r["message"]) for r in records(result, "log") if contains in r["message"]]
+
+
+class _Slow(BaseException):
+    """Raised by the alarm of ``within``: not an Exception (nor an OSError, as TimeoutError is), so nothing the
+    code under test catches can swallow a hang."""
+
+
+def within(seconds: int, fn: Any, *args: Any, what: str = "") -> Any:
+    """``fn(*args)``, failing the test if it is still running after ``seconds`` (SIGALRM)."""
+    import signal
+
+    def alarm(*_: object) -> None:
+        raise _Slow
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        return fn(*args)
+    except _Slow:
+        raise AssertionError(f"{what}: still running after {seconds} s".lstrip(": ")) from None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

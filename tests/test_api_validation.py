@@ -7,7 +7,13 @@ import pytest
 
 from podlife.api import names
 from podlife.api.defaults import apply_defaults
-from podlife.api.validation import POD_UPDATE_FORBIDDEN_MSG, validate, validate_object_meta_update, validate_update
+from podlife.api.validation import (
+    FEATURES,
+    POD_UPDATE_FORBIDDEN_MSG,
+    validate,
+    validate_object_meta_update,
+    validate_update,
+)
 
 
 def errs(obj, **kw):
@@ -242,12 +248,34 @@ def test_env_and_volume_mounts():
 
 
 def test_init_container_restart_policy_only_always():
-    p = make_pod(init=[c("sidecar", image="envoy", restartPolicy="Always")])
-    assert errs(p) == []
-    p = make_pod(init=[c("init", image="busybox", restartPolicy="Never")])
-    assert errs(p) == ['spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"']
-    p = make_pod(c(restartPolicy="Always"))
-    assert errs(p) == ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
+    # without ContainerRestartRules (before 1.35): init containers restart Always (sidecars) or not at all
+    token = FEATURES.set({"container_restart_rules": False})
+    try:
+        p = make_pod(init=[c("sidecar", image="envoy", restartPolicy="Always")])
+        assert errs(p) == []
+        p = make_pod(init=[c("init", image="busybox", restartPolicy="Never")])
+        assert errs(p) == ['spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: '
+                           '"Always"']
+        p = make_pod(c(restartPolicy="Always"))
+        assert errs(p) == ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
+    finally:
+        FEATURES.reset(token)
+
+
+def test_container_restart_policy_and_rules_with_container_restart_rules():
+    # KEP-5307 (beta, on from 1.35): any container may set Always, OnFailure or Never, and rules whose action is
+    # Restart and whose exit codes are matched In or NotIn (the pod-lifecycle page's restart-on-exit-codes example)
+    rules = [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]
+    assert errs(make_pod(c(restartPolicy="Never", restartPolicyRules=rules))) == []
+    assert errs(make_pod(init=[c("init", image="busybox", restartPolicy="Never")])) == []
+    p = make_pod(c(restartPolicy="Sometimes", restartPolicyRules=[{"action": "Kill", "exitCodes": {"operator": "Is"}}]))
+    assert errs(p) == [
+        'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"OnFailure", "Never"',
+        'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Kill": supported values: "Restart"',
+        'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: '
+        '"In", "NotIn"',
+    ]
 
 
 def test_init_containers_without_always_may_not_have_probes_or_hooks():
@@ -821,9 +849,13 @@ def test_event_legacy_validation():
     ]
 
 
-def test_unknown_kind_is_not_validated():
-    assert validate({"kind": "Widget", "metadata": {}}) == []
-    assert validate({"kind": "Widget"}, old={"kind": "Widget"}) == []
+def test_kinds_without_a_validator_get_object_meta_validation():
+    # custom resources and most stored kinds: ValidateObjectMeta with a DNS-subdomain name
+    assert validate({"kind": "Widget", "metadata": {"name": "w", "namespace": "default"}}) == []
+    assert [str(e) for e in validate({"kind": "Widget", "metadata": {"name": "W_1", "namespace": "default"}})] == [
+        'metadata.name: Invalid value: "W_1": ' + names.DNS1123_SUBDOMAIN_ERROR]
+    old = {"kind": "Widget", "metadata": {"name": "w", "namespace": "default"}}
+    assert validate(dict(old), old=old) == []
 
 
 @pytest.mark.parametrize("kind", ["Pod", "Deployment", "Service", "Namespace"])

@@ -7,7 +7,6 @@ tests/bad_inputs/. Every case runs through the real CLI in this process, with a 
 from __future__ import annotations
 
 import shutil
-import signal
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from podlife.cli import main
+from tests.helpers import within
 
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: bad}\nspec:\n"
 CORPUS = Path(__file__).parent / "bad_inputs"
@@ -35,7 +35,7 @@ TEXT_CASES = [
      '5: spec.cluster.controllerManager.nodeMonitorPeriod: "0s" must be greater than 0; expected a duration (e.g. '
      "500ms, 3s, 1m30s, 2h or a number of seconds) > 0"),
     ("lease duration zero", "  cluster: {kubelet: {nodeLeaseDurationSeconds: 0}}\n",
-     "5: spec.cluster.kubelet.nodeLeaseDurationSeconds: expected an integer >= 1, got 0"),
+     "5: spec.cluster.kubelet.nodeLeaseDurationSeconds: expected an integer >= 1 (int32), got 0"),
     ("scheduler backoff order", "  cluster: {scheduler: {podInitialBackoffSeconds: 20, podMaxBackoffSeconds: 10}}\n",
      "5: spec.cluster.scheduler.podMaxBackoffSeconds: 10 must be greater than or equal to podInitialBackoffSeconds "
      "(20)"),
@@ -132,19 +132,8 @@ TEXT_CASES = [
 
 
 def _run(path: Path, *extra: str) -> tuple[int, str, float]:
-    def _slow(*_: object) -> None:
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, _slow)
-    signal.alarm(SECONDS)
     start = time.perf_counter()
-    try:
-        res = CliRunner().invoke(main, ["run", str(path), "--quiet", *extra])
-    except TimeoutError:
-        raise AssertionError(f"{path.name}: still running after {SECONDS} s") from None
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    res = within(SECONDS, CliRunner().invoke, main, ["run", str(path), "--quiet", *extra], what=path.name)
     return res.exit_code, res.output.strip(), time.perf_counter() - start
 
 

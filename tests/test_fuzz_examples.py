@@ -8,7 +8,6 @@ it through the real CLI in this process with a per-case time bound. Derandomized
 from __future__ import annotations
 
 import copy
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from podlife.cli import main
+from tests.helpers import within
 
 ROOT = Path(__file__).parent.parent / "examples"
 EXAMPLES = sorted(p for p in ROOT.rglob("*.yaml")
@@ -36,14 +36,6 @@ def _places(node: Any, prefix: tuple = ()) -> list[tuple]:
         for i, v in enumerate(node):
             out += _places(v, prefix + (i,))
     return out
-
-
-class _Slow(Exception):
-    pass
-
-
-def _alarm(*_: Any) -> None:
-    raise _Slow()
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -67,15 +59,8 @@ def test_a_mutated_example_ends_with_0_1_or_2(tmp_path_factory, example, pick, o
     target = example.parent / f"_mutated_{example.stem}.yaml"
     try:
         target.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(SECONDS)
-        try:
-            result = CliRunner().invoke(main, ["run", str(target), "--quiet", "--until", "600s"])
-        except _Slow:
-            raise AssertionError(f"{example.name} {place} {op} {value!r}: still running after {SECONDS} s") from None
-        finally:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, previous)
+        result = within(SECONDS, CliRunner().invoke, main, ["run", str(target), "--quiet", "--until", "600s"],
+                        what=f"{example.name} {place} {op} {value!r}")
     finally:
         target.unlink(missing_ok=True)
     assert result.exit_code in (0, 1, 2), (f"{example.name} {place} {op} {value!r}: exit {result.exit_code}\n"
@@ -107,13 +92,5 @@ def test_a_mutated_manifest_ends_with_0_1_or_2(tmp_path_factory, pick, op, value
         parent[place[-1]] = value
     target = tmp_path_factory.mktemp("m") / "mutated.yaml"
     target.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(SECONDS)
-    try:
-        result = CliRunner().invoke(main, ["run", str(target), "--quiet"])
-    except _Slow:
-        raise AssertionError(f"{place} {op} {value!r}: still running after {SECONDS} s") from None
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    result = within(SECONDS, CliRunner().invoke, main, ["run", str(target), "--quiet"], what=f"{place} {op} {value!r}")
     assert result.exit_code in (0, 1, 2), f"{place} {op} {value!r}: exit {result.exit_code}\n{result.output[-500:]}"

@@ -209,7 +209,7 @@ _KINDS: list[tuple[dict[str, Any], tuple, str, str, tuple, Any, str]] = [
       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a"}, "maxReplicas": 3}},
      ("spec",), "minReplica", "minReplicas", ("spec", "maxReplicas"), "3", "an integer (int32)"),
     ({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "a"},
-      "spec": {"ingressClassName": "nginx"}},
+      "spec": {"ingressClassName": "nginx", "defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}},
      ("spec",), "rule", "rules", ("spec", "ingressClassName"), 1, "a string"),
     ({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "a"},
       "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from podlife.scenario.errors import ScenarioError
 from tests.helpers import records, run_text
 
 SCENARIO = """
@@ -61,6 +64,12 @@ def test_graceful_shutdown_order_and_status(tmp_path):
 
 
 def test_without_the_feature_the_node_just_goes_down(tmp_path):
-    r = run_text(tmp_path, SCENARIO.replace("VERSION", "1.20"))
+    # 1.20's kubelet refuses shutdownGracePeriod without the (alpha, off) GracefulNodeShutdown gate
+    # (ValidateKubeletConfiguration), so the node has none and simply powers off
+    text = SCENARIO.replace("VERSION", "1.20")
+    with pytest.raises(ScenarioError, match="requires feature gate GracefulNodeShutdown"):
+        run_text(tmp_path, text)
+    r = run_text(tmp_path, text.replace("    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n",
+                                        "    kubelet: {}\n"))
     assert records(r, "signal") == []
     assert [x["detail"] for x in records(r, "runtime", op="exit")] == ["node powered off", "node powered off"]

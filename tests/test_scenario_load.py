@@ -645,7 +645,7 @@ def test_unknown_feature_gate():
 @pytest.mark.parametrize("body, message", [
     ("kubelet: {nodeStatusUpdateFrequency: 10x}",
      f'spec.cluster.kubelet.nodeStatusUpdateFrequency: "10x" is not a duration; {DURATION_HINT}'),
-    ("kubelet: {maxPods: -1}", "spec.cluster.kubelet.maxPods: expected an integer >= 0, got -1"),
+    ("kubelet: {maxPods: -1}", "spec.cluster.kubelet.maxPods: expected an integer >= 0 (int32), got -1"),
     ("kubelet: {evictionHard: {memory.avail: 1Gi}}",
      'spec.cluster.kubelet.evictionHard[memory.avail]: unknown eviction signal "memory.avail"; expected one of: '
      "memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"),
@@ -662,7 +662,7 @@ def test_unknown_feature_gate():
     ("kubelet: {evictionHard: [memory.available]}",
      "spec.cluster.kubelet.evictionHard: expected a mapping, got a list"),
     ("controllerManager: {nodeEvictionRate: fast}",
-     'spec.cluster.controllerManager.nodeEvictionRate: expected a number >= 0, got "fast"'),
+     'spec.cluster.controllerManager.nodeEvictionRate: expected a finite number >= 0, got "fast"'),
     ("apiServer: {defaultUnreachableTolerationSeconds: 1.5}",
      "spec.cluster.apiServer.defaultUnreachableTolerationSeconds: expected an integer >= 0, got 1.5"),
     ("scheduler: {podBackoff: 1}",
@@ -759,7 +759,7 @@ def action(text: str) -> str:
     ("at: 1s\nscale: deployment/web\n",
      "scenario.yaml:7: spec.actions[0].replicas: required field missing; expected an integer >= 0"),
     ("at: 1s\nscale: deployment/web\nreplicas: -1\n",
-     "scenario.yaml:9: spec.actions[0].replicas: expected an integer >= 0, got -1"),
+     "scenario.yaml:9: spec.actions[0].replicas: expected an integer >= 0 (int32), got -1"),
     ("at: 1s\npatch: deployment/web\nmergePatch: '{}'\n",
      'scenario.yaml:9: spec.actions[0].mergePatch: expected a mapping, got "{}"'),
     ("at: 1s\ncreate: {apiVersion: v1, kind: Pod}\n",

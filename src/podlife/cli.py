@@ -132,13 +132,43 @@ def report_cmd(trace: str, html_path: str) -> None:
         if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
             click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
             sys.exit(2)
-        _write_html(rep, html_path)
+        problem = _report_problem(rep)
+        if problem:
+            click.echo(f"{trace}: {problem}", err=True)
+            sys.exit(2)
+        try:
+            _write_html(rep, html_path)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:   # a record missing what its type needs
+            click.echo(f"{trace}: records: not as podlife run --report writes them ({type(e).__name__}: {e})",
+                       err=True)
+            sys.exit(2)
     except orjson.JSONDecodeError as e:
         click.echo(f"{trace}: not JSON: {e}", err=True)
         sys.exit(2)
     except OSError as e:
         click.echo(f"{e.filename or trace}: {e.strerror}", err=True)
         sys.exit(2)
+
+
+_REPORT_FIELDS = {"scenario": str, "kubernetesVersion": str, "startTime": str, "endSeconds": (int, float),
+                  "records": list, "expectations": list}
+
+
+def _report_problem(rep: dict[str, object]) -> str | None:
+    """What keeps a saved report from being drawn: a field missing or of the wrong type (section 4 of the
+    scenario format), or a record without its time and type."""
+    for key, kind in _REPORT_FIELDS.items():
+        if key not in rep:
+            return f"{key}: required field missing; expected a report written by podlife run --report"
+        if not isinstance(rep[key], kind) or isinstance(rep[key], bool):
+            return f"{key}: expected {'a list' if kind is list else 'a number' if kind != str else 'a string'}"
+    for i, r in enumerate(rep["records"]):  # type: ignore[arg-type]
+        if not isinstance(r, dict) or not isinstance(r.get("t"), (int, float)) or not isinstance(r.get("type"), str):
+            return f"records[{i}]: expected a record with a time t and a type"
+    for i, v in enumerate(rep["expectations"]):  # type: ignore[arg-type]
+        if not isinstance(v, dict) or not {"description", "passed", "detail"} <= set(v):
+            return f"expectations[{i}]: expected description, passed and detail"
+    return None
 
 
 def _against(value: str) -> dict[str, object]:
@@ -239,6 +269,12 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until, supported_faults=SUPPORTED_FAULTS)
         rep = report(run_scenario(sc))
+    if moment is not None and moment > rep["endSeconds"]:
+        from podlife.scenario.durations import format_duration
+
+        click.echo(f"--at: {at} is after the run's end ({format_duration(rep['endSeconds'])}); expected a moment of "
+                   "the run (or --until to make it longer)", err=True)
+        sys.exit(2)
     try:
         obj, target, steps = explain_pod(rep, pod, moment)
     except ExplainError as e:
@@ -292,10 +328,14 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                       kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
                       supported_faults=SUPPORTED_FAULTS)
     keys = [v.key for v in vs]
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(f"{len(pts)} points", total=len(pts))
-        rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
-                                              progress=lambda done: bar.update(task, completed=done))
+    try:
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task(f"{len(pts)} points", total=len(pts))
+            rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
+                                                  progress=lambda done: bar.update(task, completed=done))
+    except engine.ClusterError as e:
+        click.echo(f"--cluster: {e}", err=True)
+        sys.exit(2)
     done = [r for r in rows if r is not None]
     cols = output.columns(done, keys)
     if out_path:

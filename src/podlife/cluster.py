@@ -75,12 +75,13 @@ class Cluster:
         from podlife.controlplane.controllers.job import JobController
         from podlife.controlplane.controllers.namespace import NamespaceController
         from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
-        from podlife.controlplane.controllers.replicaset import ReplicaSetController
+        from podlife.controlplane.controllers.replicaset import ReplicaSetController, ReplicationManager
+        from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
-        for ctrl_cls in (ReplicaSetController, DeploymentController, StatefulSetController, JobController,
+        for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
-                         ServiceAccountsController, CronJobController, PersistentVolumeController,
+                         ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
                          DisruptionController, NamespaceController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()

@@ -1,8 +1,8 @@
 """Component configuration, named as upstream names it (KubeletConfiguration, kube-controller-manager flags, …).
 
-Each field's metadata says how a scenario value is parsed: ``duration`` (Go duration → seconds), ``int``,
-``float``, ``bool``, ``positive duration`` / ``positive int`` (> 0, as the component's config validation
-demands), ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
+Each field's metadata says how a scenario value is parsed: ``duration`` (Go duration → seconds), ``int32`` /
+``int64`` (the Go field's type bounds it), ``float``, ``bool``, ``positive duration`` / ``positive int32`` (> 0,
+as the component's config validation demands), ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
 signal → duration). Defaults that change between Kubernetes versions are ``None`` here and filled from
 ``podlife.versions`` when the cluster is built.
 """
@@ -29,15 +29,15 @@ class KubeletConfiguration:
     syncFrequency: float = _f(60.0, "positive duration")
     nodeStatusUpdateFrequency: float = _f(10.0, "positive duration")
     nodeStatusReportFrequency: float = _f(300.0, "positive duration")
-    nodeLeaseDurationSeconds: int = _f(40, "positive int")
+    nodeLeaseDurationSeconds: int = _f(40, "positive int32")
     runtimeRequestTimeout: float = _f(120.0, "duration")
-    maxPods: int = _f(110, "int")
+    maxPods: int = _f(110, "int32")
     evictionHard: dict[str, str] = _f(
         {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%",
          "imagefs.available": "15%"}, "signals")
     evictionSoft: dict[str, str] = _f({}, "signals")
     evictionSoftGracePeriod: dict[str, float] = _f({}, "durations")
-    evictionMaxPodGracePeriod: int = _f(0, "int")
+    evictionMaxPodGracePeriod: int = _f(0, "int32")
     evictionPressureTransitionPeriod: float = _f(300.0, "duration")
     evictionMonitoringPeriod: float = _f(10.0, "positive duration")  # housekeeping interval of the eviction manager
     shutdownGracePeriod: float = _f(0.0, "duration")
@@ -57,24 +57,24 @@ class ControllerManagerConfiguration:
     nodeEvictionRate: float = _f(0.1, "float")
     secondaryNodeEvictionRate: float = _f(0.01, "float")
     unhealthyZoneThreshold: float = _f(0.55, "float")
-    largeClusterSizeThreshold: int = _f(50, "int")
-    terminatedPodGCThreshold: int = _f(12500, "int")
+    largeClusterSizeThreshold: int = _f(50, "int32")
+    terminatedPodGCThreshold: int = _f(12500, "int32")
 
 
 @dataclass
 class ApiServerConfiguration:
     # plugin/pkg/admission/defaulttolerationseconds
-    defaultNotReadyTolerationSeconds: int = _f(300, "int")
-    defaultUnreachableTolerationSeconds: int = _f(300, "int")
-    watchHistorySize: int = _f(1000, "int")  # events kept for watch resume before 410 Expired
+    defaultNotReadyTolerationSeconds: int = _f(300, "int64")
+    defaultUnreachableTolerationSeconds: int = _f(300, "int64")
+    watchHistorySize: int = _f(1000, "int32")  # events kept for watch resume before 410 Expired
 
 
 @dataclass
 class SchedulerConfiguration:
     # pkg/scheduler/apis/config/v1 defaults
-    podInitialBackoffSeconds: int = _f(1, "positive int")
-    podMaxBackoffSeconds: int = _f(10, "int")
-    percentageOfNodesToScore: int = _f(0, "int")  # 0 = adaptive, as upstream
+    podInitialBackoffSeconds: int = _f(1, "positive int64")
+    podMaxBackoffSeconds: int = _f(10, "int64")
+    percentageOfNodesToScore: int = _f(0, "int32")  # 0 = adaptive, as upstream
 
 
 def field_kinds(cls: type) -> dict[str, str]:

@@ -136,6 +136,27 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
     )),
+    Rule("dropped_fields", "fields the version's API has but drops, their feature gate being off by default", (
+        Change(18, frozenset(), "none"),
+        Change(21, frozenset({"probe_grace"}), "ProbeTerminationGracePeriod alpha (1.21), beta but off (1.22)"),
+        Change(23, frozenset({"probe_grace", "probe_grpc", "sts_pvc_retention"}),
+               "GRPCContainerProbe and StatefulSetAutoDeletePVC alpha"),
+        Change(24, frozenset({"probe_grace", "cronjob_time_zone", "sts_pvc_retention"}),
+               "CronJobTimeZone alpha; GRPCContainerProbe beta and on"),
+        Change(25, frozenset({"sts_pvc_retention", "job_pod_failure_policy"}),
+               "ProbeTerminationGracePeriod and CronJobTimeZone on; JobPodFailurePolicy alpha"),
+        Change(26, frozenset({"sts_pvc_retention", "scheduling_gates", "pdb_unhealthy_policy"}),
+               "PodSchedulingReadiness and PDBUnhealthyPodEvictionPolicy alpha"),
+        Change(27, frozenset(), "those three beta and on"),
+        Change(29, frozenset({"lifecycle_sleep"}), "PodLifecycleSleepAction alpha"),
+        Change(30, frozenset(), "PodLifecycleSleepAction beta and on"),
+        Change(34, frozenset({"container_restart_rules"}), "ContainerRestartRules alpha"),
+        Change(35, frozenset(), "ContainerRestartRules beta and on"),
+    )),
+    Rule("relaxed_env_var_names", "environment variable names may be any printable ASCII but '='", (
+        Change(18, False, "IsEnvVarName: letters, digits, '_', '-' and '.', not starting with a digit"),
+        Change(32, True, "RelaxedEnvironmentVariableValidation beta, on by default in 1.32 (alpha 1.30, GA 1.34)"),
+    )),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5)"),
@@ -427,5 +448,6 @@ def describe() -> list[tuple[str, str, str, str]]:
         for i, c in enumerate(r.changes):
             end = r.changes[i + 1].since - 1 if i + 1 < len(r.changes) else NEWEST_MINOR
             span = f"1.{c.since}" if c.since == end else f"1.{c.since}-1.{end}"
-            rows.append((r.name, span, str(c.value), c.source))
+            value = ", ".join(sorted(c.value)) or "none" if isinstance(c.value, frozenset) else str(c.value)
+            rows.append((r.name, span, value, c.source))
     return rows

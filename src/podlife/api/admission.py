@@ -212,12 +212,19 @@ class Priority:
 
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
                     preemption_policy: bool = True) -> list[Plugin]:
-    """The default-enabled mutating plugins podlife models, in kube-apiserver's order (ServiceAccount, Priority,
-    DefaultTolerationSeconds; both on by default in every modelled version). ``preemption_policy``: the
+    """The default-enabled admission plugins podlife models, in kube-apiserver's order (LimitRanger,
+    ServiceAccount, DefaultStorageClass, RuntimeClass, Priority, DefaultTolerationSeconds, then the validating
+    ResourceQuota; all on by default in every modelled version). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
-    return [ServiceAccount(store), DefaultStorageClass(store), Priority(store, preemption_policy),
+    from podlife.api.limitranger import LimitRanger
+    from podlife.api.resourcequota import ResourceQuota
+    from podlife.api.runtimeclass import RuntimeClass
+
+    return [LimitRanger(store), ServiceAccount(store), DefaultStorageClass(store), RuntimeClass(store),
+            Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
-                                     config.defaultUnreachableTolerationSeconds)]
+                                     config.defaultUnreachableTolerationSeconds),
+            ResourceQuota(store)]
 
 
 # ---- NodeRestriction: plugin/pkg/admission/noderestriction/admission.go --------------------------------------

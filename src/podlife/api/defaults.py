@@ -421,7 +421,48 @@ def _default_storage_class(obj: dict) -> None:
     _setdefault(obj, "volumeBindingMode", "Immediate")
 
 
+def _default_replication_controller(obj: dict) -> None:
+    """core/v1 SetDefaults_ReplicationController: selector and labels from the template's labels, 1 replica."""
+    spec = _child(obj, "spec")
+    template = spec.get("template")
+    labels = _as_dict(_as_dict(_as_dict(template).get("metadata")).get("labels"))
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        md = _child(obj, "metadata")
+        if not md.get("labels"):
+            md["labels"] = dict(labels)
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if isinstance(template, dict):
+        default_pod_spec(_child(template, "spec"))
+
+
+def _default_pod_template(obj: dict) -> None:
+    template = obj.get("template")
+    if isinstance(template, dict):
+        default_pod_spec(_child(template, "spec"))
+
+
+def _default_limit_range(obj: dict) -> None:
+    """core/v1 SetDefaults_LimitRangeItem: for Container items the default limit is the max, the default
+    request the default limit, else the min."""
+    for item in _as_list(_as_dict(obj.get("spec")).get("limits")):
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        default, request = _child(item, "default"), _child(item, "defaultRequest")
+        for key, value in _as_dict(item.get("max")).items():
+            default.setdefault(key, value)
+        for key, value in default.items():
+            request.setdefault(key, value)
+        for key, value in _as_dict(item.get("min")).items():
+            request.setdefault(key, value)
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
+    "ReplicationController": _default_replication_controller,
+    "PodTemplate": _default_pod_template,
+    "LimitRange": _default_limit_range,
     "CronJob": _default_cronjob,
     "PersistentVolumeClaim": _default_pvc,
     "PersistentVolume": _default_pv,

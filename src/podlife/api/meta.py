@@ -44,6 +44,10 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, False, True),
     KindInfo("PersistentVolume", "v1", "persistentvolumes", False, False, True),
     KindInfo("StorageClass", "storage.k8s.io/v1", "storageclasses", False, False, False),
+    KindInfo("LimitRange", "v1", "limitranges", True, False, False),
+    KindInfo("ReplicationController", "v1", "replicationcontrollers", True, True, True),
+    KindInfo("ResourceQuota", "v1", "resourcequotas", True, False, True),
+    KindInfo("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False, False, False),
 )}
 
 # kinds served outside a namespace (each type's +genclient:nonNamespaced in staging/src/k8s.io/api)
@@ -93,7 +97,14 @@ _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment"
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
             "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
             "sc": "StorageClass", "hpa": "HorizontalPodAutoscaler", "pdb": "PodDisruptionBudget",
-            "ep": "Endpoints", "eps": "EndpointSlice"}
+            "ep": "Endpoints", "eps": "EndpointSlice", "rc": "ReplicationController", "ing": "Ingress",
+            "netpol": "NetworkPolicy", "quota": "ResourceQuota", "limits": "LimitRange",
+            "crd": "CustomResourceDefinition", "crds": "CustomResourceDefinition"}
+
+
+def kind_aliases(kind: str) -> list[str]:
+    """kubectl's short names of a kind (deploy, sts, ...)."""
+    return [a for a, k in _ALIASES.items() if k == kind]
 
 
 def kind_from_name(name: str) -> str | None:

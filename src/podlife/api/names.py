@@ -292,3 +292,24 @@ def http_header_name_errors(value: str) -> list[str]:
     if _full(_HTTP_HEADER_NAME_RE, value):
         return []
     return [regex_error("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME_FMT, "X-Header-Name")]
+
+
+_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+_CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
+                   "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
+
+
+def config_key_errors(key: str) -> list[str]:
+    """IsConfigMapKey (ConfigMap, Secret, projected keys)."""
+    out = []
+    if len(key) > 253:
+        out.append(max_len_error(253))
+    if not _CONFIG_KEY.fullmatch(key):
+        out.append(_CONFIG_KEY_MSG)
+    if key == ".":
+        out.append("must not be '.'")
+    elif key == "..":
+        out.append("must not be '..'")
+    elif key.startswith(".."):
+        out.append("must not start with '..'")
+    return out

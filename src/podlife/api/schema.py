@@ -123,6 +123,60 @@ def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
                                       if GroupVersionKind(api_version, kind) in _catalog(minor) else None)
 
 
+@dataclass(frozen=True)
+class ServedKind:
+    kind: str
+    namespaced: bool
+    definition: str | None            # the built-in schema definition, None for a custom resource
+    api_versions: tuple[str, ...]
+
+
+def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
+    """What kubectl resolves a resource name to (pod, pods, po, Pod; a CRD's plural, singular, kind and short
+    names): each lower-cased name → the served kind."""
+    from podlife.api.meta import CLUSTER_SCOPED, KINDS, kind_aliases, plural
+
+    out: dict[str, ServedKind] = {}
+    by_kind: dict[str, list[GroupVersionKind]] = {}
+    for gvk in _catalog(minor):
+        by_kind.setdefault(gvk.kind, []).append(gvk)
+    for kind, gvks in sorted(by_kind.items()):
+        preferred = min(gvks, key=lambda g: (KINDS[kind].api_version != g.api_version if kind in KINDS else 0,
+                                             g.api_version))
+        served = ServedKind(kind, kind not in CLUSTER_SCOPED, _catalog(minor)[preferred],
+                            tuple(sorted(g.api_version for g in gvks)))
+        for name in (kind.lower(), plural(kind), *kind_aliases(kind)):
+            out.setdefault(name, served)
+    for crd in crds:
+        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        kind = names.get("kind")
+        if not isinstance(kind, str) or not kind:
+            continue
+        versions = tuple(sorted(f"{spec.get('group')}/{v.get('name')}" for v in spec.get("versions") or ()
+                                if isinstance(v, dict)))
+        served = ServedKind(kind, spec.get("scope") != "Cluster", None, versions)
+        for name in (kind, names.get("plural"), names.get("singular"), *(names.get("shortNames") or ())):
+            if isinstance(name, str) and name:
+                out[name.lower()] = served
+    return out
+
+
+def check_patch(patch: dict[str, Any], definition: str, minor: int) -> list[SchemaError]:
+    """Strict decoding of a JSON merge patch: the fields it sets must exist with the right types (null deletes
+    a field; required fields may be absent, the stored object has them)."""
+    validator, names = _builtin_validator(minor, definition)
+    out: list[SchemaError] = []
+    for e in validator.iter_errors(patch):
+        if e.validator == "required" or e.instance is None:
+            continue
+        if e.validator in ("oneOf", "anyOf") and any(
+                sub.validator == "required" for sub in e.context or ()):
+            continue
+        out.extend(_explain(e, names, definition.rpartition(".")[2], minor))
+    return sorted(set(out), key=lambda s: [str(p) for p in s.path])
+
+
 def served_versions(minor: int, kind: str) -> list[str]:
     """apiVersions that serve ``kind`` in this minor, sorted."""
     return sorted(g.api_version for g in _catalog(minor) if g.kind == kind)
@@ -133,7 +187,13 @@ def _format_checker() -> jsonschema.FormatChecker:
     for fmt, (lo, hi) in _INT_RANGES.items():
         checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
     checker.checks("quantity", raises=ValueError)(_quantity)
+    # metav1.Time's UnmarshalJSON parses RFC 3339 at decoding
+    checker.checks("date-time")(lambda v: not isinstance(v, str) or bool(_RFC3339.fullmatch(v)))
     return checker
+
+
+_RFC3339 = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+                      r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)")
 
 
 def _quantity(value: Any) -> bool:
@@ -256,6 +316,9 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
         return [SchemaError(path, f"expected {_a(want, fmt)}, got {_describe(e.instance)}")]
     if e.validator == "format" and e.validator_value == "quantity":
         return [SchemaError(path, f"{_describe(e.instance)} is not a quantity: {e.cause or 'malformed'}")]
+    if e.validator == "format" and e.validator_value == "date-time":
+        return [SchemaError(path, f"{_describe(e.instance)} is not an RFC 3339 time; expected e.g. "
+                                  '"2024-05-01T12:00:00Z"')]
     if e.validator == "format":
         return [SchemaError(path, f"{e.instance} does not fit in an {e.validator_value}")]
     if e.validator in ("oneOf", "anyOf"):

@@ -176,8 +176,7 @@ class Store:
     def _features(self) -> Iterator[None]:
         """The version's validation options (feature gates) for one write."""
         profile = getattr(self, "profile", None)
-        token = validation.FEATURES.set({"sleep_action_allow_zero": profile.sleep_action_allow_zero}
-                                        if profile is not None else {})
+        token = validation.FEATURES.set(validation.features(profile) if profile is not None else {})
         try:
             yield
         finally:

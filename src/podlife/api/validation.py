@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
+import re
+
 import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -48,6 +50,12 @@ Errs = list[FieldError]
 # PodValidationOptions that depend on the version's feature gates, set by the store around each write
 # (versions rules); empty outside a cluster: the newest behaviour
 FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
+
+
+def features(profile: object) -> dict[str, bool]:
+    """The validation options of a version (podlife.versions rules of the same names)."""
+    return {name: getattr(profile, name) for name in ("sleep_action_allow_zero", "container_restart_rules",
+                                                      "relaxed_env_var_names")}
 
 
 def _required(path: str, detail: str = "") -> FieldError:
@@ -144,7 +152,13 @@ def validate_annotations(annotations: Mapping | None, path: str) -> Errs:
     errs: Errs = []
     for k in sorted(annotations or {}):
         errs += _msgs(path, k, names.qualified_name_errors(k.lower()))
+    size = sum(len(str(k)) + len(str(v)) for k, v in (annotations or {}).items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(FieldError(path, "Too long", f"must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"))
     return errs
+
+
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024   # TotalAnnotationSizeLimitB
 
 
 def _validate_owner_references(refs: list, path: str) -> Errs:
@@ -365,10 +379,11 @@ def _validate_env(env: list, path: str) -> Errs:
         if not name:
             errs.append(_required(f"{p}.name"))
         else:
-            errs += _msgs(f"{p}.name", name, names.relaxed_env_var_name_errors(name))
+            errs += _msgs(f"{p}.name", name, _env_name_errors(name))
         value_from = ev.get("valueFrom")
         if value_from is None:
             continue
+        errs += _validate_env_source(_d(value_from), f"{p}.valueFrom")
         sources = [k for k in ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef") if _d(value_from).get(k) is not None]
         vpath = f"{p}.valueFrom"
         if not sources:
@@ -380,12 +395,74 @@ def _validate_env(env: list, path: str) -> Errs:
     return errs
 
 
+_ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")
+_ENV_NAME_MSG = ("a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', "
+                 "and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex "
+                 "used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')")
+
+
+def _env_name_errors(name: object) -> list[str]:
+    """IsEnvVarName, or from 1.32 IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, beta and on)."""
+    if FEATURES.get().get("relaxed_env_var_names", True):
+        return names.relaxed_env_var_name_errors(name)
+    if not isinstance(name, str):
+        return [names.NOT_A_STRING]
+    return [] if _ENV_NAME.fullmatch(name) else [_ENV_NAME_MSG]
+
+
+# validateObjectFieldSelector: the pod fields a downward-API env var may read
+_ENV_FIELD_PATHS = ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
+                    "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP",
+                    "status.podIPs"]
+_ENV_RESOURCES = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
+                  "requests.ephemeral-storage", "requests.memory"]
+
+
+def _validate_env_source(source: Mapping, path: str) -> Errs:
+    """validateEnvVarValueFrom's sources: a supported field path, a resource of the container, a ConfigMap or
+    Secret key selector with a name and a valid key."""
+    errs: Errs = []
+    field = source.get("fieldRef")
+    if field is not None:
+        fp = _s(_d(field).get("fieldPath"))
+        base = fp.split("[", 1)[0]
+        if not fp:
+            errs.append(_required(f"{path}.fieldRef.fieldPath"))
+        elif "[" in fp and base not in ("metadata.annotations", "metadata.labels"):
+            errs.append(_invalid(f"{path}.fieldRef.fieldPath", fp, "error converting fieldPath: field label not "
+                                                                   "supported"))
+        elif "[" not in fp and (fp not in _ENV_FIELD_PATHS or fp in ("metadata.annotations", "metadata.labels")):
+            errs.append(_not_supported(f"{path}.fieldRef.fieldPath", fp,
+                                       [f for f in _ENV_FIELD_PATHS if f not in ("metadata.annotations",
+                                                                                 "metadata.labels")]))
+    resource = source.get("resourceFieldRef")
+    if resource is not None:
+        name = _s(_d(resource).get("resource"))
+        if name not in _ENV_RESOURCES and not name.startswith(("limits.hugepages-", "requests.hugepages-")):
+            errs.append(_not_supported(f"{path}.resourceFieldRef.resource", name, _ENV_RESOURCES))
+    for key in ("configMapKeyRef", "secretKeyRef"):
+        ref = source.get(key)
+        if ref is None:
+            continue
+        ref = _d(ref)
+        if not _s(ref.get("name")):
+            errs.append(_required(f"{path}.{key}.name"))
+        else:
+            errs += _msgs(f"{path}.{key}.name", ref["name"], names.dns1123_subdomain_errors(_s(ref["name"])))
+        k = _s(ref.get("key"))
+        if not k:
+            errs.append(_required(f"{path}.{key}.key"))
+        else:
+            errs += _msgs(f"{path}.{key}.key", k, names.config_key_errors(k))
+    return errs
+
+
 def _validate_env_from(env_from: list, path: str) -> Errs:
     errs: Errs = []
     for i, ev in enumerate(env_from):
         ev = _d(ev)
         if ev.get("prefix"):
-            errs += _msgs(f"{path}[{i}].prefix", ev["prefix"], names.relaxed_env_var_name_errors(ev["prefix"]))
+            errs += _msgs(f"{path}[{i}].prefix", ev["prefix"], _env_name_errors(ev["prefix"]))
         count = sum(ev.get(k) is not None for k in ("configMapRef", "secretRef"))
         if count == 0:
             errs.append(_invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"))
@@ -556,9 +633,36 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         seen.add(name)
         errs += _probes_and_hooks(c, grace, p)
-        if c.get("restartPolicy") is not None:
+        if FEATURES.get().get("container_restart_rules", True):
+            errs += _validate_restart_rules(c, p, init=False)
+        elif c.get("restartPolicy") is not None:
             errs.append(_forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
     errs += _host_port_conflicts(containers, path)
+    return errs
+
+
+_CONTAINER_RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+
+
+def _validate_restart_rules(c: Mapping, path: str, *, init: bool) -> Errs:
+    """With ContainerRestartRules (KEP-5307, beta and on from 1.35) a container may set its own restartPolicy
+    and restartPolicyRules: rules with the Restart action and exit codes matched In or NotIn."""
+    errs: Errs = []
+    policy = c.get("restartPolicy")
+    if policy is not None and policy not in _CONTAINER_RESTART_POLICIES:
+        errs.append(_not_supported(f"{path}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES))
+    for i, rule in enumerate(_l(c.get("restartPolicyRules"))):
+        rule, rp = _d(rule), f"{path}.restartPolicyRules[{i}]"
+        if rule.get("action") != "Restart":
+            errs.append(_not_supported(f"{rp}.action", rule.get("action") or "", ["Restart"]))
+        codes = _d(rule.get("exitCodes"))
+        if codes.get("operator") not in ("In", "NotIn"):
+            errs.append(_not_supported(f"{rp}.exitCodes.operator", codes.get("operator") or "", ["In", "NotIn"]))
+        values = _l(codes.get("values"))
+        if len(values) > 255:
+            errs.append(FieldError(f"{rp}.exitCodes.values", "Too many", "must have at most 255 items"))
+        if len(set(map(str, values))) != len(values):
+            errs.append(_invalid(f"{rp}.exitCodes.values", values, "must contain unique values"))
     return errs
 
 
@@ -573,7 +677,9 @@ def _validate_init_containers(inits: list, regular: list, volumes: set[str], gra
         c, p = _d(c), f"{path}[{i}]"
         errs += _validate_container_common(c, volumes, p)
         policy = c.get("restartPolicy")
-        if policy is not None and policy != "Always":
+        if FEATURES.get().get("container_restart_rules", True):
+            errs += _validate_restart_rules(c, p, init=True)
+        elif policy is not None and policy != "Always":
             errs.append(_not_supported(f"{p}.restartPolicy", policy, ["Always"]))
         name = _s(c.get("name"))
         if name in seen:
@@ -831,7 +937,152 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
             errs.append(_required(f"{path}.os.name", "cannot be empty"))
         elif os_name not in ("linux", "windows"):
             errs.append(_not_supported(f"{path}.os", os_name, ["linux", "windows"]))
+    return errs + _validate_pod_spec_details(spec, path)
+
+
+# --- security contexts, sysctls, host aliases, volume modes, resize policies --------------------------------
+
+_ID_RANGE_MSG = names.inclusive_range_error(0, MAX_INT32)
+_SYSCTL = re.compile(r"([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?")
+# ValidatePodSpec with spec.os.name: the fields a pod of the other OS may not set (validateWindows / validateLinux)
+_LINUX_ONLY_POD = ("seLinuxOptions", "seccompProfile", "appArmorProfile", "runAsUser", "runAsGroup",
+                   "supplementalGroups", "fsGroup", "fsGroupChangePolicy", "sysctls")
+_LINUX_ONLY_CONTAINER = ("seLinuxOptions", "seccompProfile", "appArmorProfile", "capabilities",
+                         "readOnlyRootFilesystem", "privileged", "allowPrivilegeEscalation", "procMount",
+                         "runAsUser", "runAsGroup")
+
+
+def _validate_pod_spec_details(spec: Mapping, path: str) -> Errs:
+    errs: Errs = []
+    sc = _d(spec.get("securityContext"))
+    for key in ("runAsUser", "runAsGroup", "fsGroup"):
+        if sc.get(key) is not None and not 0 <= _int(sc[key]) <= MAX_INT32:
+            errs.append(_invalid(f"{path}.securityContext.{key}", sc[key], _ID_RANGE_MSG))
+    for i, gid in enumerate(_l(sc.get("supplementalGroups"))):
+        if not 0 <= _int(gid) <= MAX_INT32:
+            errs.append(_invalid(f"{path}.securityContext.supplementalGroups[{i}]", gid, _ID_RANGE_MSG))
+    if sc.get("shareProcessNamespace") and sc.get("hostPID"):
+        errs.append(_invalid(f"{path}.securityContext.shareProcessNamespace", True,
+                             "ShareProcessNamespace and HostPID cannot both be enabled"))
+    if spec.get("shareProcessNamespace") and spec.get("hostPID"):
+        errs.append(_invalid(f"{path}.shareProcessNamespace", True,
+                             "ShareProcessNamespace and HostPID cannot both be enabled"))
+    seen_sysctls: set[str] = set()
+    for i, sysctl in enumerate(_l(sc.get("sysctls"))):
+        name = _s(_d(sysctl).get("name"))
+        sp = f"{path}.securityContext.sysctls[{i}].name"
+        if not name:
+            errs.append(_required(sp))
+        elif len(name) > 253 or not _SYSCTL.fullmatch(name):
+            errs.append(_invalid(sp, name, "must have at most 253 characters and match regex "
+                                           r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"))
+        elif name in seen_sysctls:
+            errs.append(FieldError(sp, DUPLICATE, "", name))
+        seen_sysctls.add(name)
+    for i, alias in enumerate(_l(spec.get("hostAliases"))):
+        alias, ap = _d(alias), f"{path}.hostAliases[{i}]"
+        errs += _ip_errors(alias.get("ip"), f"{ap}.ip")
+        for j, host in enumerate(_l(alias.get("hostnames"))):
+            errs += _msgs(f"{ap}.hostnames[{j}]", host, names.dns1123_subdomain_errors(_s(host)))
+    for i, vol in enumerate(_l(spec.get("volumes"))):
+        errs += _volume_modes(_d(vol), f"{path}.volumes[{i}]")
+    os_name = _d(spec.get("os")).get("name")
+    for key in ("initContainers", "containers"):
+        for i, c in enumerate(_l(spec.get(key))):
+            c, cp = _d(c), f"{path}.{key}[{i}]"
+            errs += _container_security(_d(c.get("securityContext")), f"{cp}.securityContext")
+            errs += _resize_policy(_l(c.get("resizePolicy")), f"{cp}.resizePolicy")
+            if os_name == "windows":
+                csc = _d(c.get("securityContext"))
+                errs += [_forbidden(f"{cp}.securityContext.{k}", "cannot be set for a windows pod")
+                         for k in _LINUX_ONLY_CONTAINER if csc.get(k) is not None]
+            elif os_name == "linux" and _d(c.get("securityContext")).get("windowsOptions") is not None:
+                errs.append(_forbidden(f"{cp}.securityContext.windowsOptions", "windows options cannot be set "
+                                                                               "for a linux pod"))
+    if os_name == "windows":
+        errs += [_forbidden(f"{path}.securityContext.{k}", "cannot be set for a windows pod")
+                 for k in _LINUX_ONLY_POD if sc.get(k) is not None]
+        if spec.get("hostUsers") is not None:
+            errs.append(_forbidden(f"{path}.hostUsers", "cannot be set for a windows pod"))
+    elif os_name == "linux" and sc.get("windowsOptions") is not None:
+        errs.append(_forbidden(f"{path}.securityContext.windowsOptions", "windows options cannot be set for a "
+                                                                          "linux pod"))
     return errs
+
+
+def _container_security(sc: Mapping, path: str) -> Errs:
+    """ValidateSecurityContext: ids in range, privilege escalation that privileged or CAP_SYS_ADMIN implies."""
+    errs: Errs = []
+    for key in ("runAsUser", "runAsGroup"):
+        if sc.get(key) is not None and not 0 <= _int(sc[key]) <= MAX_INT32:
+            errs.append(_invalid(f"{path}.{key}", sc[key], _ID_RANGE_MSG))
+    if sc.get("allowPrivilegeEscalation") is False:
+        if sc.get("privileged"):
+            errs.append(_invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+        if "CAP_SYS_ADMIN" in _l(_d(sc.get("capabilities")).get("add")) or \
+                "SYS_ADMIN" in _l(_d(sc.get("capabilities")).get("add")):
+            errs.append(_invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
+                                           "CAP_SYS_ADMIN"))
+    proc = sc.get("procMount")
+    if proc is not None and proc not in ("Default", "Unmasked"):
+        errs.append(_not_supported(f"{path}.procMount", proc, ["Default", "Unmasked"]))
+    return errs
+
+
+def _volume_modes(vol: Mapping, path: str) -> Errs:
+    """validateConfigMapVolumeSource and friends: file modes are 0-0777."""
+    errs: Errs = []
+    for key in ("configMap", "secret", "downwardAPI", "projected"):
+        src = vol.get(key)
+        if src is None:
+            continue
+        src, sp = _d(src), f"{path}.{key}"
+        if src.get("defaultMode") is not None and not 0 <= _int(src["defaultMode"]) <= 0o777:
+            errs.append(_invalid(f"{sp}.defaultMode", src["defaultMode"],
+                                 "must be a number between 0 and 0777 (octal), both inclusive"))
+        for i, item in enumerate(_l(src.get("items"))):
+            item = _d(item)
+            if item.get("mode") is not None and not 0 <= _int(item["mode"]) <= 0o777:
+                errs.append(_invalid(f"{sp}.items[{i}].mode", item["mode"],
+                                     "must be a number between 0 and 0777 (octal), both inclusive"))
+            if key in ("configMap", "secret"):
+                k = _s(item.get("key"))
+                if not k:
+                    errs.append(_required(f"{sp}.items[{i}].key"))
+                if not _s(item.get("path")):
+                    errs.append(_required(f"{sp}.items[{i}].path"))
+                elif _s(item["path"]).startswith("/") or ".." in _s(item["path"]).split("/"):
+                    errs.append(_invalid(f"{sp}.items[{i}].path", item["path"], "must be a relative path "
+                                                                                "without '..'"))
+    return errs
+
+
+def _resize_policy(policies: list, path: str) -> Errs:
+    """validateResizePolicy: cpu or memory, NotRequired or RestartContainer, each resource once."""
+    errs: Errs = []
+    seen: set[str] = set()
+    for i, pol in enumerate(policies):
+        pol, p = _d(pol), f"{path}[{i}]"
+        name = _s(pol.get("resourceName"))
+        if name not in ("cpu", "memory"):
+            errs.append(_not_supported(p, name, ["cpu", "memory"]))
+        elif name in seen:
+            errs.append(FieldError(p, DUPLICATE, "", name))
+        seen.add(name)
+        rp = _s(pol.get("restartPolicy"))
+        if rp not in ("NotRequired", "RestartContainer"):
+            errs.append(_not_supported(p, rp, ["NotRequired", "RestartContainer"]))
+    return errs
+
+
+def _ip_errors(value: object, path: str) -> Errs:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(_s(value))
+    except ValueError:
+        return [_invalid(path, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
+    return []
 
 
 def _validate_host_network(spec: Mapping, path: str, is_pod: bool) -> Errs:
@@ -1392,6 +1643,9 @@ def validate_job(obj: Mapping) -> Errs:
     policy = _d(_d(spec.get("template")).get("spec")).get("restartPolicy") or ""
     if policy not in ("OnFailure", "Never"):
         errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
+    elif spec.get("podFailurePolicy") is not None and policy != "Never":
+        errs.append(_invalid("spec.template.spec.restartPolicy", policy,
+                             'only "Never" is supported when podFailurePolicy is specified'))
     sel = spec.get("selector")
     if sel is None:
         errs.append(_required("spec.selector"))
@@ -1444,6 +1698,35 @@ def validate_service(obj: Mapping) -> Errs:
     errs += _validate_service_port_uniqueness(ports, stype)
     errs += _validate_service_lb_fields(spec, stype)
     errs += _validate_traffic_policies(spec, stype)
+    errs += _validate_service_addresses(spec, ports, stype)
+    return errs
+
+
+NODE_PORT_RANGE = (30000, 32767)   # kube-apiserver --service-node-port-range default
+
+
+def _validate_service_addresses(spec: Mapping, ports: list, stype: str) -> Errs:
+    """ValidateService's cluster IPs (a valid IP, "None" or empty) and the node-port allocator's range check
+    (pkg/registry/core/service/portallocator: "provided port is not in the valid range")."""
+    import ipaddress
+
+    errs: Errs = []
+    for i, ip in enumerate(_l(spec.get("clusterIPs")) or ([spec["clusterIP"]] if spec.get("clusterIP") else [])):
+        if ip in ("None", ""):
+            continue
+        try:
+            ipaddress.ip_address(_s(ip))
+        except ValueError:
+            errs.append(_invalid(f"spec.clusterIPs[{i}]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or "
+                                                            "2001:db8::ffff)"))
+    lo, hi = NODE_PORT_RANGE
+    for i, port in enumerate(ports):
+        node_port = _d(port).get("nodePort")
+        if not _int(node_port):
+            continue
+        if stype in ("NodePort", "LoadBalancer") and not lo <= _int(node_port) <= hi:
+            errs.append(_invalid(f"spec.ports[{i}].nodePort", node_port, f"provided port is not in the valid range. "
+                                                                         f"The range of valid ports is {lo}-{hi}"))
     return errs
 
 
@@ -1560,7 +1843,7 @@ def _validate_taints(taints: list, path: str) -> Errs:
     return errs
 
 
-def _validate_node_resources(status: Mapping) -> Errs:
+def validate_node_resources(status: Mapping) -> Errs:
     errs: Errs = []
     for field in ("capacity", "allocatable"):
         values = _d(status.get(field))
@@ -1581,7 +1864,7 @@ def validate_node(obj: Mapping) -> Errs:
     taints = _l(_d(obj.get("spec")).get("taints"))
     if taints:
         errs += _validate_taints(taints, "metadata.taints")
-    return errs + _validate_node_resources(_d(obj.get("status")))
+    return errs + validate_node_resources(_d(obj.get("status")))
 
 
 def validate_namespace(obj: Mapping) -> Errs:
@@ -1737,8 +2020,20 @@ def validate_persistent_volume_claim(obj: Mapping) -> Errs:
         if m not in ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"):
             errs.append(_not_supported(f"spec.accessModes[{i}]", m,
                                        ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]))
-    if _d(_d(spec.get("resources")).get("requests")).get("storage") is None:
+    storage = _d(_d(spec.get("resources")).get("requests")).get("storage")
+    if storage is None:
         errs.append(_required("spec.resources[storage]"))
+    else:
+        try:
+            if quantity.parse(storage).value <= 0:
+                errs.append(_invalid("spec.resources[storage]", storage, IS_NOT_POSITIVE_ERROR_MSG))
+        except quantity.QuantityError as e:
+            errs.append(_invalid("spec.resources[storage]", storage, str(e)))
+    if "ReadWriteOncePod" in modes and len(modes) > 1:
+        errs.append(_forbidden("spec.accessModes", "may not use ReadWriteOncePod with other access modes"))
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in ("Block", "Filesystem"):
+        errs.append(_not_supported("spec.volumeMode", mode, ["Block", "Filesystem"]))
     return errs
 
 
@@ -1786,22 +2081,38 @@ _CREATE: dict[str, Callable[[Mapping], Errs]] = {
 }
 
 
-def validate(obj: Mapping, *, old: Mapping | None = None) -> Errs:
-    """Validate a (defaulted) object on create, or on update when ``old`` is given.
-
-    Unknown kinds yield no errors.
-    """
+def validate(obj: Mapping, *, old: Mapping | None = None, namespaced: bool | None = None) -> Errs:
+    """Validate a (defaulted) object on create, or on update when ``old`` is given. Kinds without a validator
+    of their own (custom resources, most kinds podlife only stores) get ObjectMeta validation with a
+    DNS-subdomain name; ``namespaced`` is their scope."""
     if old is not None:
-        return validate_update(obj, old)
-    fn = _CREATE.get(_s(obj.get("kind")))
-    return fn(obj) if fn else []
+        return validate_update(obj, old, namespaced=namespaced)
+    if not isinstance(obj.get("kind"), str):
+        return []
+    fn = _create_fn(obj["kind"])
+    if fn is not None:
+        return fn(obj)
+    return validate_object_meta(obj.get("metadata"), namespaced=_namespaced(obj, namespaced),
+                                name_fn=names.name_is_dns_subdomain)
+
+
+def _create_fn(kind: str) -> Callable[[Mapping], Errs] | None:
+    from podlife.api.validators import validator
+
+    return _CREATE.get(kind) or validator(kind)
+
+
+def _namespaced(obj: Mapping, namespaced: bool | None) -> bool:
+    from podlife.api.meta import CLUSTER_SCOPED
+
+    return namespaced if namespaced is not None else _s(obj.get("kind")) not in CLUSTER_SCOPED
 
 
 def _immutable(new: object, old: object, path: str) -> Errs:
     return [] if semantic_equal(new, old) else [_invalid(path, new, FIELD_IMMUTABLE_ERROR_MSG)]
 
 
-def validate_update(new: Mapping, old: Mapping) -> Errs:
+def validate_update(new: Mapping, old: Mapping, *, namespaced: bool | None = None) -> Errs:
     """Update validation per kind (the registry strategies' ValidateUpdate)."""
     kind = _s(new.get("kind"))
     if kind == "Pod":
@@ -1809,14 +2120,16 @@ def validate_update(new: Mapping, old: Mapping) -> Errs:
     if kind == "Event":
         return validate_event(new)
     if kind not in _CREATE:
-        return []
+        errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+        fn = _create_fn(kind)
+        return errs + [e for e in (fn(new) if fn is not None else []) if not e.path.startswith("metadata.")]
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     new_spec, old_spec = _d(new.get("spec")), _d(old.get("spec"))
     if kind == "Namespace":
         return errs
     if kind == "Node":
         taints = _l(new_spec.get("taints"))
-        return errs + (_validate_taints(taints, "metadata.taints") if taints else []) + _validate_node_resources(_d(new.get("status")))
+        return errs + (_validate_taints(taints, "metadata.taints") if taints else []) + validate_node_resources(_d(new.get("status")))
     if kind == "PriorityClass":  # ValidatePriorityClassUpdate: only value/preemptionPolicy immutability
         if _int(new.get("value")) != _int(old.get("value")):
             errs.append(_forbidden("value", "may not be changed in an update."))

@@ -401,9 +401,20 @@ class Kubelet:
         """generateAPIPodStatus from the runtime's view of the pod."""
         uid = pod["metadata"]["uid"]
         rm = self.runtime_manager
+        # per name its two newest containers, [previous, current] (a crash loop leaves many; two make the
+        # status), in the order a stable sort by (attempt, creation) gives
         by_name: dict[str, list[Container]] = {}
-        for c in sorted(self.runtime.pod_containers(uid), key=lambda c: (c.attempt, c.created_at)):
-            by_name.setdefault(c.name, []).append(c)
+        for c in self.runtime.pod_containers(uid):
+            key = (c.attempt, c.created_at)
+            two = by_name.get(c.name)
+            if two is None:
+                by_name[c.name] = [c]
+            elif len(two) == 1:
+                two.insert(0 if key < (two[0].attempt, two[0].created_at) else 1, c)
+            elif key >= (two[1].attempt, two[1].created_at):
+                two[:] = [two[1], c]
+            elif key >= (two[0].attempt, two[0].created_at):
+                two[0] = c
         sb = rm.sandbox(uid)
         init_specs = pod["spec"].get("initContainers") or []
         init_statuses = []

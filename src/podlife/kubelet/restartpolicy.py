@@ -23,12 +23,29 @@ def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
     return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
+def drop_sleep_action(pod_spec: Obj, profile: Any) -> None:
+    """pkg/api/pod/util.go dropPodLifecycleSleepAction: with PodLifecycleSleepAction off (1.29) a hook's sleep
+    action is dropped, and the hook with it when sleep was its only handler."""
+    if profile is None or "lifecycle_sleep" not in profile.dropped_fields:
+        return
+    for c in list(pod_spec.get("initContainers") or ()) + list(pod_spec.get("containers") or ()):
+        lifecycle = c.get("lifecycle") if isinstance(c, dict) else None
+        if not isinstance(lifecycle, dict):
+            continue
+        for hook in ("preStop", "postStart"):
+            handler = lifecycle.get(hook)
+            if isinstance(handler, dict) and handler.get("sleep") is not None:
+                del handler["sleep"]
+                if not any(handler.get(k) is not None for k in ("exec", "httpGet", "tcpSocket")):
+                    del lifecycle[hook]
+
+
 def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
-    """pkg/api/pod/util.go dropDisabledFields: with the gate off the API server drops a regular container's
+    """pkg/api/pod/util.go dropDisabledFields: with the gate off (1.34) the API server drops a regular container's
     restartPolicy and restartPolicyRules (init containers keep restartPolicy: Always, the sidecar marker).
     Returns the dropped field paths, for the user's warning."""
-    if profile is None or profile.container_restart_rules:
-        return []
+    if profile is None or "container_restart_rules" not in profile.dropped_fields:
+        return []   # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
     dropped = []
     for i, c in enumerate(pod_spec.get("containers") or ()):
         for key in ("restartPolicy", "restartPolicyRules"):

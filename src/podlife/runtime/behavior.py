@@ -158,7 +158,9 @@ def parse_annotation(text: str) -> dict[str, dict[str, Any]]:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as e:
-        raise BehaviorError("", f"not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1} of the annotation)" if mark is not None else ""
+        raise BehaviorError("", f"not valid YAML: {getattr(e, 'problem', None) or e}{where}") from None
     if not isinstance(data, dict):
         raise BehaviorError("", "expected a mapping of container name to behavior")
     for cname, spec in data.items():
@@ -180,9 +182,10 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
             raise BehaviorError(p, f"{v!r} is not an exit code (an integer 0-255)")
         elif k == "memory":
             try:
-                to_bytes(v)
+                if isinstance(v, bool) or to_bytes(v) < 0:
+                    raise ValueError(v)
             except ValueError:
-                raise BehaviorError(p, f"{v!r} is not a quantity") from None
+                raise BehaviorError(p, f"{v!r} is not a quantity >= 0 (e.g. 200Mi)") from None
         elif k == "cpu":
             try:
                 cpu_steps(v)
@@ -194,10 +197,10 @@ def check_fields(spec: dict[str, Any], prefix: str) -> None:
                 raise BehaviorError(p, "expected a mapping with postStart and/or preStop seconds")
             for h, sec in v.items():
                 if not _is_seconds(sec):
-                    raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds")
+                    raise BehaviorError(f"{p}.{h}", f"{sec!r} is not a number of seconds (0 to a week)")
         elif k in ("startSeconds", "exitAfterSeconds", "termSeconds", "readySeconds",
                    "failProbesAfterSeconds") and v is not None and not _is_seconds(v):
-            raise BehaviorError(p, f"{v!r} is not a number of seconds")
+            raise BehaviorError(p, f"{v!r} is not a number of seconds (0 to a week)")
 
 
 def cpu_steps(value: Any) -> tuple[tuple[float, int], ...]:
@@ -211,7 +214,7 @@ def cpu_steps(value: Any) -> tuple[tuple[float, int], ...]:
     for after, q in items:
         if isinstance(after, str):
             after = parse_duration(after)
-        if isinstance(after, bool) or not isinstance(after, (int, float)) or after < 0 or after != after:
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or not 0 <= after < float("inf"):
             raise ValueError(after)
         if isinstance(q, bool) or not isinstance(q, (str, int, float)):
             raise ValueError(q)
@@ -247,7 +250,11 @@ class BehaviorRule:
 
 
 def _is_seconds(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+    """A finite number of seconds >= 0 (no run outlasts a week, so neither does a behaviour's time)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= MAX_SECONDS
+
+
+MAX_SECONDS = 7 * 24 * 3600
 
 
 def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> Behavior:
@@ -290,6 +297,38 @@ def _expects_completion(pod: Obj, container: Obj) -> bool:
     return spec.get("restartPolicy", "Always") in ("Never", "OnFailure")
 
 
+def _argv(container: Obj, assumed: list[str]) -> list[str]:
+    """What the container runs, as far as the manifest says. Without a command the image's ENTRYPOINT runs
+    with the args, and podlife cannot see it; args that start with a shell or a program it knows are taken
+    to be the command (an image without an ENTRYPOINT, such as busybox, runs its args), and it says so."""
+    command, args = container.get("command") or [], container.get("args") or []
+    if command:
+        return list(command) + list(args)
+    if not args:
+        return []
+    head = str(args[0]).rsplit("/", 1)[-1]
+    if head in SHELLS or head in HANDLES_SIGTERM or head in INIT_WRAPPERS or command_effect(args).understood:
+        assumed.append(f"no command: assumed the image has no ENTRYPOINT, so its args ({head} …) are the "
+                       "command")
+        return list(args)
+    return []
+
+
+def _hook_assumptions(container: Obj, hook_seconds: dict[str, float]) -> list[str]:
+    """Hooks whose time podlife does not know: an exec command it does not recognise, an HTTP call."""
+    out = []
+    for hook in _HOOKS:
+        handler = ((container.get("lifecycle") or {}).get(hook)) or {}
+        if hook in hook_seconds or not isinstance(handler, dict):
+            continue
+        if handler.get("exec") is not None:
+            cmd = " ".join(str(a) for a in (handler["exec"].get("command") or ()))[:40]
+            out.append(f"{hook} exec ({cmd}): not recognised; assumed: succeeds at once")
+        elif handler.get("httpGet") is not None:
+            out.append(f"{hook} httpGet: not evaluated; assumed: succeeds at once")
+    return out
+
+
 def _probe_assumptions(container: Obj, spec: dict[str, Any]) -> list[str]:
     if "readySeconds" in spec or "failProbesAfterSeconds" in spec:
         return []
@@ -311,7 +350,8 @@ def resolve(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> t
     rule = next((r.fields for r in rules if r.matches(md.get("name") or md.get("generateName") or "", container)),
                 {})
     spec = {**rule, **(parse_annotation(text).get(container["name"], {}) if text else {})}
-    argv = (container.get("command") or []) + (container.get("args") or [])
+    assumed: list[str] = []
+    argv = _argv(container, assumed)
     eff = command_effect(argv)
     hook_seconds: dict[str, float] = {}
     hook_codes: dict[str, int] = {}
@@ -321,13 +361,15 @@ def resolve(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> t
             hook_seconds[hook] = h.seconds if h.seconds is not None else float("inf")
             hook_codes[hook] = h.exit_code
     hook_seconds.update({k: float(v) for k, v in (spec.get("hookSeconds") or {}).items()})
-    assumed: list[str] = []
+    assumed.extend(_hook_assumptions(container, hook_seconds))
 
     # how long it runs
     exit_after: float | None = eff.seconds if eff.understood else None
     exit_code = eff.exit_code if eff.understood else 0
     if not eff.understood and "exitAfterSeconds" not in spec:
-        what = "command not recognised" if argv else "no command (image entrypoint unknown)"
+        what = "command not recognised" if argv else (
+            "no command (image entrypoint unknown)" if not container.get("args") else
+            "no command (image entrypoint unknown, with args)")
         if _expects_completion(pod, container):
             exit_after = COMPLETES_AFTER_SECONDS
             code = f"exit {spec['exitCode']}" if "exitCode" in spec else "exit 0"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api.errors import ApiError
-from podlife.api.meta import KINDS, clone, kind_from_name, ref_of
+from podlife.api.errors import ApiError, not_found
+from podlife.api.meta import CLUSTER_SCOPED, KINDS, clone, kind_from_name, plural, ref_of
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
 from podlife.scenario.model import Action
@@ -26,11 +26,32 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-def _target(action: Action) -> tuple[str, str | None, str]:
+def apply_manifest(existing: Any, manifest: Any) -> Any:
+    """What an apply of ``manifest`` makes of the stored object: its fields replace the stored ones (status
+    and metadata aside), and its labels and annotations the stored ones."""
+    new = clone(existing)
+    md = manifest.get("metadata") or {}
+    for k, v in manifest.items():
+        if k not in ("metadata", "status"):
+            new[k] = v
+    for k in ("labels", "annotations"):
+        if k in md:
+            new["metadata"][k] = md[k]
+    return new
+
+
+def _target(store: Any, action: Action) -> tuple[str, str | None, str]:
+    """The action's kind (the loader resolved it: a modelled kind's name as written, or the served kind), its
+    namespace when the kind is namespaced, and the name."""
     kind_s, _, name = (action.target or "").partition("/")
     kind = kind_from_name(kind_s) or kind_s
-    ns = action.namespace if KINDS.get(kind, KINDS["Pod"]).namespaced else None
-    return kind, ns, name
+    info = KINDS.get(kind) or store.kinds.get(kind)
+    namespaced = info.namespaced if info is not None else kind not in CLUSTER_SCOPED
+    return kind, action.namespace if namespaced else None, name
+
+
+def _ref(kind: str, ns: str | None, name: str) -> str:
+    return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
 
 
 def _record(cluster: Cluster, action: Action, obj_ref: str | None) -> dict[str, Any]:
@@ -45,10 +66,10 @@ def apply_action(cluster: Cluster, action: Action) -> None:
     verb = action.verb
     try:
         if verb in ("delete", "scale", "patch"):
-            kind, ns, name = _target(action)
-            rec = _record(cluster, action, ref_of(kind, ns, name) if kind in KINDS else action.target)
-            if kind not in KINDS:
-                raise ApiError(404, "NotFound", f'the server doesn\'t have a resource type "{kind}"')
+            kind, ns, name = _target(store, action)
+            rec = _record(cluster, action, _ref(kind, ns, name))
+            if kind not in store.kinds:   # a served kind nothing of which was created yet
+                raise not_found(plural(kind), name)
             if verb == "delete":
                 # an API DELETE: the loader already turned force into gracePeriodSeconds 0
                 store.delete(kind, ns, name, by=USER,
@@ -67,18 +88,13 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             manifest = clone(action.manifest or {})
             kind = manifest.get("kind", "")
             md = manifest.get("metadata") or {}
-            ns = md.get("namespace", action.namespace) if KINDS.get(kind, KINDS["Pod"]).namespaced else None
-            rec = _record(cluster, action, ref_of(kind, ns, md.get("name", "")) if kind in KINDS else kind)
-            existing = store.try_get(kind, ns, md.get("name", "")) if kind in KINDS and md.get("name") else None
+            info = KINDS.get(kind) or store.kinds.get(kind)
+            namespaced = info.namespaced if info is not None else kind not in CLUSTER_SCOPED
+            ns = md.get("namespace", action.namespace) if namespaced else None
+            rec = _record(cluster, action, _ref(kind, ns, md.get("name", "")) if md.get("name") else kind)
+            existing = store.try_get(kind, ns, md["name"]) if md.get("name") else None
             if verb == "apply" and existing is not None:
-                new = clone(existing)
-                for k, v in manifest.items():
-                    if k not in ("metadata", "status"):
-                        new[k] = v
-                for k in ("labels", "annotations"):
-                    if k in md:
-                        new["metadata"][k] = md[k]
-                store.update(new, by=USER)
+                store.update(apply_manifest(existing, manifest), by=USER)
             else:
                 store.create(manifest, by=USER)
         elif verb in ("cordon", "uncordon"):

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from podlife.api.meta import CLUSTER_SCOPED
-from podlife.runtime.behavior import resolve
+from podlife.runtime.behavior import BehaviorRule, resolve
 from podlife.scenario.model import Scenario
 
 
-def _pod_like(obj: dict[str, Any]) -> dict[str, Any] | None:
+def pod_like(obj: dict[str, Any]) -> dict[str, Any] | None:
     """The pod (or pod template) a manifest runs: metadata and spec."""
     kind, spec = obj.get("kind"), obj.get("spec") or {}
     if kind == "Pod":
@@ -32,6 +32,29 @@ def _pod_name(obj: dict[str, Any]) -> str:
     if obj.get("kind") == "Pod":
         return name
     return f"{name}-0" if obj.get("kind") == "StatefulSet" else f"{name}-xxxxx"
+
+
+def unmatched_rules(manifests: list[dict[str, Any]], rules: tuple[BehaviorRule, ...]) -> list[int]:
+    """Indexes of spec.behaviors rules no container of the manifests matches (a template's pods are matched by
+    its name and any suffix, as the controller's pods will be named)."""
+    containers = []
+    for obj in manifests:
+        pod = pod_like(obj)
+        if pod is None or not isinstance(pod.get("spec"), dict):
+            continue
+        spec, name = pod["spec"], (obj.get("metadata") or {}).get("name") or ""
+        for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
+            if isinstance(c, dict):
+                containers.append((obj.get("kind") == "Pod", name, c))
+    out = []
+    for i, rule in enumerate(rules):
+        if not any(rule.matches(name, c) if own else
+                   rule.matches(f"{name}-0", c) or rule.matches(f"{name}-x", c) or
+                   (rule.pod is not None and rule.pod.startswith(f"{name}-") and
+                    BehaviorRule(rule.fields, None, rule.container, rule.image).matches(name, c))
+                   for own, name, c in containers):
+            out.append(i)
+    return out
 
 
 def _ref(obj: dict[str, Any]) -> str:
@@ -65,7 +88,7 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
         if obj.get("kind") == "StorageClass":
             out += _storage_class(obj)
             continue
-        pod = _pod_like(obj)
+        pod = pod_like(obj)
         if pod is None:
             continue
         ref = _ref(obj)

@@ -24,9 +24,10 @@ class Verdict:
 def object_ref(e: Expectation) -> str:
     parts = e.object.split("/")
     kind = kind_from_name(parts[0]) or parts[0]
-    if len(parts) == 3:
-        return ref_of(kind, parts[1], parts[2]) if kind in KINDS else e.object
-    return ref_of(kind, e.namespace, parts[-1]) if kind in KINDS else e.object
+    ns = parts[1] if len(parts) == 3 else e.namespace
+    if kind in KINDS:
+        return ref_of(kind, ns, parts[-1])
+    return f"{kind}/{ns}/{parts[-1]}" if e.namespaced else f"{kind}/{parts[-1]}"
 
 
 def _observe(records: list[dict[str, Any]], obj: str, e: Expectation) -> list[tuple[float, Any]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
 from podlife.kubelet.eviction import set_usage
 from podlife.kubelet.kubelet import Kubelet
@@ -27,7 +28,15 @@ def _record(cluster: Cluster, fault: Fault, op: str) -> None:
     cluster.trace.emit("fault", fault=fault.type, node=fault.node, op=op, fields=fields)
 
 
+_CONTAINER_FAULTS = ("OOMKill", "ContainerHang", "LostExitEvent")
+
+
 def start_fault(cluster: Cluster, fault: Fault) -> None:
+    """Raises ApiError (the action's error) when a container fault finds no such container on its node: the
+    scenario's pod or container name is wrong, or the pod is not there yet or any more."""
+    if fault.type in _CONTAINER_FAULTS and _container(cluster, fault)[1] is None:
+        raise ApiError(404, "NotFound", f'no container "{fault.container}" of pod {fault.pod} is running on node '
+                                        f"{fault.node}; the fault was not started")
     _record(cluster, fault, "start")
     heal = _APPLY[fault.type](cluster, fault)
     if fault.for_seconds is not None and heal is not None:

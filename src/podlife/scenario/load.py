@@ -56,7 +56,9 @@ from typing import Any
 
 import yaml
 
-from podlife.api import schema
+from podlife.api import schema, validation
+from podlife.api.warnings import manifest_warnings as api_warnings
+from podlife.api.warnings import missing_references, scenario_notes, unmodelled_fields
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
 from podlife.kubectl.drain import DrainOptions
@@ -68,10 +70,12 @@ from podlife.config import (
     field_kinds,
 )
 from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
+from podlife.scenario.assumptions import unmatched_rules
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version
+from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version, profile
 from podlife.scenario.model import (
+    HORIZON_SECONDS,
     RUNTIMES,
     Action,
     ClusterSpec,
@@ -360,8 +364,11 @@ def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f'"{value}"'
+        return f'"{value}"' if len(value) <= _SHOWN else f'"{value[:_SHOWN]}…" ({len(value):,} characters)'
     return repr(value)
+
+
+_SHOWN = 80   # characters of a value quoted in a message
 
 
 class _Raw:
@@ -531,15 +538,18 @@ class _Check:
             raise self.error(path, f"expected {what}, got an empty string")
         return s
 
-    def integer(self, value: Any, path: str, minimum: int | None = None) -> int:
-        what = "an integer" if minimum is None else f"an integer >= {minimum}"
+    def integer(self, value: Any, path: str, minimum: int | None = None, bits: int = 64) -> int:
+        """An integer >= minimum that fits the Go field it stands for (int64, or int32)."""
+        what = ("an integer" if minimum is None else f"an integer >= {minimum}") + (" (int32)" if bits == 32 else "")
         if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
             raise self.error(path, f"expected {what}, got {_describe(value)}")
+        if not -2 ** (bits - 1) <= value < 2 ** (bits - 1):
+            raise self.error(path, f"{value} does not fit in an int{bits}; expected {what}")
         return value
 
     def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise self.error(path, f"expected a number >= 0, got {_describe(value)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise self.error(path, f"expected a finite number >= 0, got {_describe(value)}")
         return float(value)
 
     def boolean(self, value: Any, path: str) -> bool:
@@ -552,7 +562,7 @@ class _Check:
             try:
                 seconds = parse_duration(value)
             except ValueError:
-                raise self.error(path, f'"{value}" is not a duration; expected {_DURATION_HINT}') from None
+                raise self.error(path, f"{_describe(value)} is not a duration; expected {_DURATION_HINT}") from None
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             try:
                 seconds = parse_duration(value)
@@ -589,6 +599,8 @@ class _Check:
         return s
 
     def quantity(self, value: Any, path: str) -> str:
+        if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
+            raise self.error(path, f"{value} does not fit in an int64; expected a quantity such as 1Gi")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)  # cpu: 8 is a quantity too
         if not isinstance(value, str) or not _QUANTITY.match(value) or value.startswith("-"):
@@ -707,7 +719,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     if until is not None and not 0 < until <= MAX_UNTIL:
         raise ck.error("spec.until", f"{_describe(spec['until'])} is {'not greater than 0' if until <= 0 else 'longer than a week'}; "
                                      f"expected a duration > 0 and at most {format_duration(MAX_UNTIL)}")
-    cluster = _cluster(ck, spec.get("cluster"))
+    cluster = _cluster(ck, spec.get("cluster"), version)
     objects, pending = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
     behaviors = tuple(_behavior_rule(ck, b, f"spec.behaviors[{i}]")
                       for i, b in enumerate(ck.sequence(spec.get("behaviors"), "spec.behaviors")))
@@ -722,13 +734,21 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
                for i, a in enumerate(raw_actions)]
     pending += [(ck, a.manifest, f"spec.actions[{i}].{a.verb}") for i, a in enumerate(actions)
                 if a.manifest is not None]
-    _strict(pending, version)
+    crds = _strict(pending, version)
+    minor = int(version.split(".")[1])
+    kinds = schema.kind_names(minor, crds)
+    for i, a in enumerate(actions):
+        _action_kind(ck, a, f"spec.actions[{i}]", kinds, minor)
+    _dry_run(ck, objects, actions, kinds, version)
     by_name = {n.name: n for n in joined}
     for a in actions:
         if a.verb == "join":
             a.nodes = [by_name[n] for n in a.raw_join_names]
-    expect = [_expectation(ck, e, f"spec.expect[{i}]", until)
+    expect = [_expectation(ck, e, f"spec.expect[{i}]", until, kinds)
               for i, e in enumerate(ck.sequence(spec.get("expect"), "spec.expect"))]
+    manifests = [m.obj for m in objects] + [a.manifest for a in actions if a.manifest is not None]
+    for i in unmatched_rules(manifests, behaviors):
+        ck.warn(f"spec.behaviors[{i}]", "matches no container of the scenario's manifests; it has no effect")
     return Scenario(name=name, description=description, kubernetes_version=version, start_time=start_time,
                     seed=seed, until=until, cluster=cluster, objects=objects, actions=actions, expect=expect,
                     path=ck.file, warnings=ck.warnings, behaviors=behaviors)
@@ -789,7 +809,7 @@ def _start_time(ck: _Check, value: Any, path: str) -> datetime:
         offset = timedelta(hours=int(oh), minutes=int(om)) * (-1 if sign == "-" else 1) if sign else timedelta()
         return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), micro,
                         tzinfo=timezone(offset)).astimezone(timezone.utc)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ck.error(path, f"{_describe(value)} is not an RFC 3339 time; expected e.g. "
                              '"2020-06-03T20:39:30Z"') from None
 
@@ -801,7 +821,7 @@ _COMPONENTS = (("kubelet", KubeletConfiguration), ("controllerManager", Controll
                ("apiServer", ApiServerConfiguration), ("scheduler", SchedulerConfiguration))
 
 
-def _cluster(ck: _Check, value: Any) -> ClusterSpec:
+def _cluster(ck: _Check, value: Any, version: str) -> ClusterSpec:
     path = "spec.cluster"
     cluster = ck.mapping(value, path, ("nodes",) + tuple(name for name, _ in _COMPONENTS))
     if cluster.get("nodes") is None:
@@ -817,7 +837,8 @@ def _cluster(ck: _Check, value: Any) -> ClusterSpec:
         if not nodes:
             ck.warn(f"{path}.nodes", "no nodes: every pod will stay Pending")
     _default_pod_cidrs(ck, nodes, explicit, f"{path}.nodes")
-    components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls) for name, cls in _COMPONENTS}
+    components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls, version)
+                  for name, cls in _COMPONENTS}
     _check_scheduler(ck, components["scheduler"], f"{path}.scheduler")
     return ClusterSpec(nodes=nodes, **components)
 
@@ -854,6 +875,9 @@ def _node_entry(ck: _Check, value: Any, path: str, previous: list[NodeSpec],
     capacity = NodeSpec(name="").capacity
     capacity.update(ck.str_map(entry.get("capacity"), f"{path}.capacity", check_key=ck.resource_name,
                                check_value=ck.quantity))
+    for err in validation.validate_node_resources({"capacity": capacity}):   # what the Node's registration checks
+        name = err.path.rpartition("capacity.")[2]
+        raise ck.error(_join(f"{path}.capacity", name), f"{_describe(capacity[name])}: {err.detail}")
     runtime = ck.one_of(entry["runtime"], f"{path}.runtime", RUNTIMES, "runtime") \
         if entry.get("runtime") is not None else "containerd"
     cidr = _pod_cidr(ck, entry, path, names, explicit)
@@ -949,7 +973,7 @@ def _taints(ck: _Check, value: Any, path: str) -> list[dict[str, Any]]:
     return out
 
 
-def _component(ck: _Check, value: Any, path: str, cls: type) -> Any:
+def _component(ck: _Check, value: Any, path: str, cls: type, version: str) -> Any:
     kinds = field_kinds(cls)
     given = ck.mapping(value, path, list(kinds))
     config = cls()
@@ -963,7 +987,29 @@ def _component(ck: _Check, value: Any, path: str, cls: type) -> Any:
         setattr(config, key, _config_value(ck, v, fpath, kinds[key], key))
     if cls is KubeletConfiguration:
         _check_soft_eviction(ck, config, path)
+        _check_kubelet(ck, config, path, given, profile(version))
     return config
+
+
+def _check_kubelet(ck: _Check, kc: KubeletConfiguration, path: str, given: dict[str, Any], prof: Any) -> None:
+    """pkg/kubelet/apis/config/validation ValidateKubeletConfiguration: the checks on the fields podlife reads;
+    a feature gate the version does not know makes the kubelet refuse to start (featuregate SetFromMap)."""
+    if kc.featureGates.get("EventedPLEG") is not None and not prof.evented_pleg:
+        raise ck.error(_join(f"{path}.featureGates", "EventedPLEG"),
+                       f"unrecognized feature gate: EventedPLEG (Kubernetes {prof.version} has no such gate; it "
+                       "exists from 1.26)")
+    sgp, critical = kc.shutdownGracePeriod, kc.shutdownGracePeriodCriticalPods
+    if (sgp > 0 or critical > 0) and not prof.graceful_node_shutdown:
+        key = "shutdownGracePeriod" if sgp > 0 else "shutdownGracePeriodCriticalPods"
+        raise ck.error(f"{path}.{key}", "specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires "
+                                        f"feature gate GracefulNodeShutdown (beta and on by default from 1.21; "
+                                        f"Kubernetes {prof.version} does not have it on)")
+    for key, value in (("shutdownGracePeriod", sgp), ("shutdownGracePeriodCriticalPods", critical)):
+        if 0 < value < 1:
+            raise ck.error(f"{path}.{key}", f"{_describe(given[key])} must be either zero or otherwise >= 1 sec")
+    if critical > sgp:
+        raise ck.error(f"{path}.shutdownGracePeriodCriticalPods",
+                       f"{format_duration(critical)} must be <= shutdownGracePeriod ({format_duration(sgp)})")
 
 
 def _config_value(ck: _Check, value: Any, path: str, kind: str, key: str) -> Any:
@@ -975,10 +1021,10 @@ def _config_value(ck: _Check, value: Any, path: str, kind: str, key: str) -> Any
             raise ck.error(path, f"{_describe(value)} must be greater than 0; expected a duration "
                                  f"({_DURATION_HINT}) > 0")
         return seconds
-    if kind == "positive int":
-        return ck.integer(value, path, 1)
-    if kind == "int":
-        return ck.integer(value, path, None if key == "evictionMaxPodGracePeriod" else 0)
+    if kind.startswith("positive int"):
+        return ck.integer(value, path, 1, bits=int(kind[-2:]))
+    if kind.startswith("int"):
+        return ck.integer(value, path, None if key == "evictionMaxPodGracePeriod" else 0, bits=int(kind[-2:]))
     if kind == "float":
         return ck.number(value, path)
     if kind == "bool":
@@ -1009,7 +1055,9 @@ def _signal(ck: _Check, key: str, path: str) -> None:
 
 
 def _threshold(ck: _Check, value: Any, path: str) -> str:
-    if isinstance(value, str) and value.endswith("%"):
+    if not isinstance(value, str):   # KubeletConfiguration's thresholds are map[string]string
+        raise ck.error(path, f"expected a string such as 100Mi or 10%, got {_describe(value)}")
+    if value.endswith("%"):
         if not _PERCENT.match(value) or float(value[:-1]) > 100:
             raise ck.error(path, f'"{value}" is not a valid percentage; expected 0% … 100%')
         return value
@@ -1107,7 +1155,7 @@ def _schema_path(path: str, segments: Sequence[str | int]) -> str:
     return path
 
 
-def _strict(pending: _Pending, version: str) -> None:
+def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
     """Decode every manifest strictly against the version's schema (kubectl apply --validate=strict), custom
     resources against their CustomResourceDefinition; then one warning per kind podlife does not model."""
     minor = int(version.split(".")[1])
@@ -1125,12 +1173,23 @@ def _strict(pending: _Pending, version: str) -> None:
             _strict_one(c, obj, path, minor, custom)
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
+    prof = profile(version)
+    for c, obj, path in pending:
+        said = api_warnings(obj, prof)
+        told = {sub for sub, _ in said}   # a field the version drops needs no "not modelled" as well
+        for sub, message in said + [(sub, m) for sub, m in unmodelled_fields(obj) if sub not in told]:
+            c.warn(f"{path}.{sub}" if path else sub, message)
+    objs = [obj for _, obj, _ in pending]
+    for i, sub, message in missing_references(objs) + scenario_notes(objs):
+        c, _, path = pending[i]
+        c.warn(f"{path}.{sub}" if path else sub, message)
     for (kind, api_version), places in unmodelled.items():
         c, path = places[0]
         what = "custom resource" if schema.GroupVersionKind(api_version, kind) in custom else "kind"
         count = f"{len(places)} objects" if len(places) > 1 else "1 object"
         c.warn(path, f"{what} {kind} ({api_version}) is stored and validated but not modelled: nothing acts on "
                      f"its {count}")
+    return [obj for _, obj, _ in pending if obj.get("kind") == "CustomResourceDefinition"]
 
 
 def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
@@ -1183,6 +1242,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     if until is not None and at > until:
         ck.warn(f"{path}.at", f"{format_duration(at)} is after spec.until ({format_duration(until)}); "
                               "the action will not run")
+    elif until is None and at > HORIZON_SECONDS:
+        ck.warn(f"{path}.at", f"{format_duration(at)} is after {format_duration(HORIZON_SECONDS)}, where a run "
+                              "without spec.until ends; the action will not run (set spec.until)")
     action = Action(at=at, verb=verb, target=None, raw=copy.deepcopy(raw), source=ck.source(path))
     if "namespace" in raw:
         action.namespace = ck.dns_label(raw["namespace"], f"{path}.namespace")
@@ -1200,7 +1262,8 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
         _manifest_namespace(ck, action, raw, path)
     elif verb == "scale":
-        action.replicas = ck.integer(ck.required(raw, "replicas", path, "an integer >= 0"), f"{path}.replicas", 0)
+        action.replicas = ck.integer(ck.required(raw, "replicas", path, "an integer >= 0"), f"{path}.replicas", 0,
+                                     bits=32)
         if action.replicas > MAX_REPLICAS:
             raise ck.error(f"{path}.replicas", f"{action.replicas:,} pods; podlife runs workloads of at most "
                                                f"{MAX_REPLICAS:,} pods")
@@ -1219,6 +1282,118 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
     else:
         action.fault = _fault(ck, raw[verb], vpath, nodes, supported_faults)
     return action
+
+
+_SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+
+
+def _action_kind(ck: _Check, action: Action, path: str, kinds: dict[str, schema.ServedKind], minor: int) -> None:
+    """The kind a delete, scale or patch names must be served (kubectl: the server doesn't have a resource type);
+    scale needs a scale subresource; a merge patch is decoded strictly against the kind's schema."""
+    if action.verb not in ("delete", "scale", "patch"):
+        return
+    vpath = f"{path}.{action.verb}"
+    kind_s, _, name = (action.target or "").partition("/")
+    served = kinds.get(kind_s)
+    if served is None:
+        raise ck.error(vpath, f'the server doesn\'t have a resource type "{kind_s}"; expected a kind Kubernetes '
+                              f"1.{minor} serves (pod, deployment, …) or one a CustomResourceDefinition of the "
+                              "scenario defines")
+    if served.kind not in KINDS:
+        action.target = f"{served.kind}/{name}"
+    if action.verb == "scale" and served.kind not in _SCALABLE:
+        raise ck.error(vpath, f'{served.kind} "{name}" has no scale subresource; expected a deployment, '
+                              "replicaset, statefulset or replicationcontroller")
+    if action.verb == "patch" and action.merge_patch is not None:
+        ppath = f"{path}.mergePatch"
+        if served.definition is not None:
+            errors = schema.check_patch(action.merge_patch, served.definition, minor)
+            if errors:
+                first = min(errors, key=lambda e: (ck.line(_schema_path(ppath, e.path)) or 0,
+                                                   [str(p) for p in e.path]))
+                raise ck.error(_schema_path(ppath, first.path), first.message)
+        _check_patched_annotation(ck, action.merge_patch, ppath)
+
+
+def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: dict[str, schema.ServedKind],
+             version: str) -> None:
+    """Patches and applies the API server refuses whatever happens before them: each is applied, in time order,
+    to the defaulted manifest the scenario created, and validated as the update it is (replicas below 0, an
+    immutable selector or pod field changed, a template whose labels leave the selector). Objects the
+    scenario does not create itself (a controller's pods) are left to the run."""
+    from podlife.api.defaults import apply_defaults
+    from podlife.scenario.actions import apply_manifest, merge_patch
+
+    known: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def key(kind: str, namespace: str | None, name: str) -> tuple[str, str, str]:
+        served = kinds.get(kind.lower())
+        return (served.kind if served else kind, namespace or "default" if not served or served.namespaced else "",
+                name)
+
+    def defaulted(obj: dict[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(obj)
+        apply_defaults(out)
+        return out
+
+    for m in objects:
+        md = m.obj.get("metadata") or {}
+        if md.get("name"):
+            known[key(m.obj["kind"], md.get("namespace"), md["name"])] = defaulted(m.obj)
+    token = validation.FEATURES.set(validation.features(profile(version)))
+    try:
+        for i, a in sorted(enumerate(actions), key=lambda ia: ia[1].at):
+            path = f"spec.actions[{i}]"
+            if a.verb in ("create", "apply") and a.manifest is not None:
+                md = a.manifest.get("metadata") or {}
+                k = key(a.manifest["kind"], a.namespace, md.get("name") or "")
+                old = known.get(k)
+                if a.verb == "apply" and old is not None:
+                    new = defaulted(apply_manifest(old, a.manifest))
+                    _refused(ck, validation.validate(new, old=old), f"{path}.apply", k[0], k[2])
+                    known[k] = new
+                elif md.get("name"):
+                    known[k] = defaulted(a.manifest)
+            elif a.verb in ("patch", "scale", "delete"):
+                kind, _, name = (a.target or "").partition("/")
+                k = key(kind, a.namespace, name)
+                old = known.get(k)
+                if a.verb == "delete":
+                    known.pop(k, None)
+                elif old is not None:
+                    new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
+                                    merge_patch(old, {"spec": {"replicas": a.replicas}}))
+                    where = f"{path}.mergePatch" if a.verb == "patch" else f"{path}.replicas"
+                    _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
+                    known[k] = new
+    finally:
+        validation.FEATURES.reset(token)
+
+
+def _refused(ck: _Check, causes: list[Any], path: str, kind: str, name: str) -> None:
+    if causes:
+        raise ck.error(path, f'{kind} "{name}" is invalid: ' + "; ".join(str(c) for c in causes)
+                       + " (the API server refuses this update whenever it comes)")
+
+
+def _check_patched_annotation(ck: _Check, patch: dict[str, Any], path: str) -> None:
+    """A podlife/behavior annotation a patch sets is checked as one in a manifest."""
+    from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
+
+    for meta_path in (("metadata",), ("spec", "template", "metadata")):
+        node: Any = patch
+        for seg in meta_path + ("annotations",):
+            node = node.get(seg) if isinstance(node, dict) else None
+        text = node.get(ANNOTATION) if isinstance(node, dict) else None
+        if text is None:
+            continue
+        where = _join(_schema_path(path, meta_path + ("annotations",)), ANNOTATION)
+        if not isinstance(text, str):
+            raise ck.error(where, "expected a string of YAML")
+        try:
+            parse_annotation(text)
+        except BehaviorError as e:
+            raise ck.error(f"{where}.{e.path}" if e.path else where, str(e).split(": ", 1)[-1]) from None
 
 
 def _target(ck: _Check, value: Any, path: str) -> str:
@@ -1329,9 +1504,17 @@ _EXPECT_FIELDS = ("object", "namespace", "description") + EXPECT_CHECKS + ("by",
 _TIMINGS = ({"by"}, {"at"}, {"always"}, {"after"}, {"after", "by"}, set())
 
 
-def _expectation(ck: _Check, value: Any, path: str, until: float | None) -> Expectation:
+def _expectation(ck: _Check, value: Any, path: str, until: float | None,
+                 kinds: dict[str, schema.ServedKind]) -> Expectation:
     raw = ck.mapping(value, path, _EXPECT_FIELDS, optional=False)
     kind, namespace, name = _object_ref(ck, raw, path)
+    served = kinds.get(kind)
+    if served is None:
+        raise ck.error(f"{path}.object", f'unknown kind "{kind}"; expected a kind the Kubernetes version serves '
+                                         "(pod, node, deployment, …) or one a CustomResourceDefinition of the "
+                                         "scenario defines")
+    if served.kind not in KINDS:
+        kind = served.kind
     checks = [c for c in EXPECT_CHECKS if c in raw]
     if len(checks) != 1:
         found = f"found {', '.join(checks)}" if checks else "found none"
@@ -1343,7 +1526,8 @@ def _expectation(ck: _Check, value: Any, path: str, until: float | None) -> Expe
         example = "node/NAME" if kinds == _NODE_KINDS else "pod/NAME"
         raise ck.error(f"{path}.{check}", f'needs {needs} object (e.g. object: {example}), got "{raw["object"]}"')
     exp = Expectation(object=f"{kind}/{name}", namespace=namespace, check=check,
-                      value=_check_value(ck, check, raw[check], f"{path}.{check}"), source=ck.source(path))
+                      value=_check_value(ck, check, raw[check], f"{path}.{check}"), source=ck.source(path),
+                      namespaced=served.namespaced)
     if raw.get("description") is not None:
         exp.description = ck.string(raw["description"], f"{path}.description")
     _timing(ck, raw, path, exp, until)
@@ -1403,7 +1587,7 @@ def _container_state(ck: _Check, value: Any, path: str) -> dict[str, Any]:
                       f"{path}.state", CONTAINER_STATES, "container state")
     exit_code = None
     if cs.get("exitCode") is not None:
-        exit_code = ck.integer(cs["exitCode"], f"{path}.exitCode")
+        exit_code = ck.integer(cs["exitCode"], f"{path}.exitCode", bits=32)
         if state != "terminated":
             raise ck.error(f"{path}.exitCode", f"only a terminated container has an exit code; expected "
                                                f"state: terminated, got {state}")

@@ -15,6 +15,7 @@ from podlife.config import (
 from podlife.runtime.behavior import BehaviorRule
 
 RUNTIMES = ("containerd", "docker-18.06", "docker-1.13")
+HORIZON_SECONDS = 3600.0   # without spec.until a run stops when nothing is pending, at the latest here
 
 
 @dataclass
@@ -94,6 +95,7 @@ class Expectation:
     after: float | None = None
     always: tuple[float, float] | None = None
     source: Source | None = None
+    namespaced: bool = True        # the kind's scope (for kinds podlife stores without modelling)
 
 
 @dataclass

@@ -14,9 +14,9 @@ from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate
 from podlife.scenario.faults import MODELLED
-from podlife.scenario.model import Manifest, Scenario
+from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
 
-MAX_SECONDS = 3600.0
+MAX_SECONDS = HORIZON_SECONDS
 
 SUPPORTED_FAULTS = MODELLED  # the loader refuses the other fault types
 
@@ -35,22 +35,38 @@ class Result:
 
 
 def _check_behaviors(m: Manifest) -> None:
-    """A bad podlife/behavior annotation is the user's error: report it with the manifest's place."""
+    """A bad podlife/behavior annotation is the user's error: report it with the manifest's place. So is one
+    that names a container the pod does not have (it would be ignored)."""
+    from podlife.scenario.assumptions import pod_like
+
     obj = m.obj
-    for md, path in ((obj.get("metadata") or {}, "metadata"),
-                     ((((obj.get("spec") or {}).get("template") or {}).get("metadata")) or {},
-                      "spec.template.metadata")):
-        text = (md.get("annotations") or {}).get(ANNOTATION)
-        if text is None:
-            continue
-        where = f"{m.source.path + '.' if m.source.path else ''}{path}.annotations[{ANNOTATION}]"
-        if not isinstance(text, str):
-            raise ScenarioError(m.source.file, m.source.line, where, "expected a string of YAML")
-        try:
-            parse_annotation(text)
-        except BehaviorError as e:
-            raise ScenarioError(m.source.file, m.source.line, f"{where}.{e.path}" if e.path else where,
-                                str(e).split(": ", 1)[-1]) from None
+    pod = pod_like(obj)
+    if pod is None:
+        return
+    md, path = pod.get("metadata") or {}, "metadata" if pod is obj else _template_path(obj)
+    text = (md.get("annotations") or {}).get(ANNOTATION)
+    if text is None:
+        return
+    where = f"{m.source.path + '.' if m.source.path else ''}{path}.annotations[{ANNOTATION}]"
+    if not isinstance(text, str):
+        raise ScenarioError(m.source.file, m.source.line, where, "expected a string of YAML")
+    try:
+        named = parse_annotation(text)
+    except BehaviorError as e:
+        raise ScenarioError(m.source.file, m.source.line, f"{where}.{e.path}" if e.path else where,
+                            str(e).split(": ", 1)[-1]) from None
+    spec = pod.get("spec") or {}
+    containers = [c.get("name") for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ())
+                  if isinstance(c, dict)]
+    for cname in named:
+        if cname not in containers:
+            raise ScenarioError(m.source.file, m.source.line, f"{where}.{cname}",
+                                f"the pod has no container {cname!r}; expected one of: "
+                                f"{', '.join(str(c) for c in containers)}")
+
+
+def _template_path(obj: dict[str, Any]) -> str:
+    return "spec.jobTemplate.spec.template.metadata" if obj.get("kind") == "CronJob" else "spec.template.metadata"
 
 
 def build(sc: Scenario, process_host: Any = None) -> Cluster:
@@ -79,7 +95,7 @@ def run(sc: Scenario, pods_at: list[float] | None = None) -> Result:
         _check_behaviors(m)
     for a in sc.actions:
         if a.manifest is not None and a.source is not None:
-            _check_behaviors(Manifest(a.manifest, a.source))
+            _check_behaviors(Manifest(a.manifest, Source(a.source.file, a.source.line, f"{a.source.path}.{a.verb}")))
     cluster = build(sc)
     for m in sc.objects:
         try:

@@ -27,6 +27,26 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+class ClusterError(Exception):
+    """The --cluster address is malformed or no scheduler answers there."""
+
+
+CONNECT_TIMEOUT = "5s"
+
+
+def connect(address: str) -> Any:
+    """A client of an existing scheduler; a bad address or no answer within CONNECT_TIMEOUT is ClusterError."""
+    import dask
+    from dask.distributed import Client
+
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": CONNECT_TIMEOUT}):
+            return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as e:   # TimeoutError is an OSError
+        raise ClusterError(f"cannot reach a Dask scheduler at {address!r}: {e or type(e).__name__}; expected "
+                           "tcp://HOST:PORT of a running scheduler") from None
+
+
 def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]], until: str | None = None,
                workers: int | None = None, cluster: str | None = None,
                progress: Callable[[int], None] | None = None) -> tuple[list[Row | None], bool]:
@@ -42,7 +62,7 @@ def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]]
                              silence_logs=40)
         client = Client(local)
     else:
-        client = Client(cluster)
+        client = connect(cluster)
         n = workers or max(1, sum(client.nthreads().values()))
     interrupted = False
     try:

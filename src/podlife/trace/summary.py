@@ -65,6 +65,12 @@ def timelines(records: Iterable[dict[str, Any]]) -> dict[str, list[tuple[float, 
     return out
 
 
+def failed_actions(records: Iterable[dict[str, Any]]) -> list[str]:
+    """Scenario actions the API refused (as kubectl would have printed an error), whatever their object."""
+    return [f"{r['t']:9.3f}s  {r['action']} {r.get('object') or ''}: {r['error']}"
+            for r in records if r["type"] == "action" and "error" in r]
+
+
 def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]], end: float) -> None:
     """kubectl-style `get pods` tables at the chosen instants and at the end."""
     from podlife.printers import COLUMNS
@@ -93,6 +99,11 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
         if tables:
             pod_tables(console, tables, report["endSeconds"])
         _assumptions(report.get("assumptions") or [], console)
+    refused = failed_actions(report["records"])
+    if refused:
+        console.print(Text("actions that failed", style="red bold"))
+        for line in refused:
+            console.print(f"  {line}", highlight=False)
     if not verdicts:
         if not quiet:
             console.print("no expectations")

@@ -40,10 +40,10 @@ class Strategy:
             new["metadata"]["annotations"] = written["metadata"]["annotations"]
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return validation.validate(obj)
+        return validation.validate(obj, namespaced=self.info.namespaced)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validation.validate(new, old=old)
+        return validation.validate(new, old=old, namespaced=self.info.namespaced)
 
     def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
         """Grace period for a delete, or None when the kind is deleted at once."""

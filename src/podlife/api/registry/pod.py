@@ -27,9 +27,10 @@ class PodStrategy(Strategy):
             obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
         else:
             obj["metadata"].pop("generation", None)
-        from podlife.kubelet.restartpolicy import drop_disabled_fields
+        from podlife.kubelet.restartpolicy import drop_disabled_fields, drop_sleep_action
 
         drop_disabled_fields(obj["spec"], profile)
+        drop_sleep_action(obj["spec"], profile)
         if obj["spec"].get("schedulingGates"):
             if profile is not None and not profile.scheduling_gates:
                 del obj["spec"]["schedulingGates"]   # dropDisabledPodFields: the gate is off

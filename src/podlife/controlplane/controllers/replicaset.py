@@ -169,12 +169,15 @@ def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: 
 class ReplicaSetController:
     """pkg/controller/replicaset/replica_set.go ReplicaSetController."""
 
+    KIND = "ReplicaSet"
+    COMPONENT = COMPONENT
+
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         self.kernel = kernel
         self.trace = trace
         self.store = store
         self.profile = profile
-        self.events = EventRecorder(store, COMPONENT)
+        self.events = EventRecorder(store, self.COMPONENT)
         self.expectations = Expectations(kernel)
         self.queue = WorkQueue(kernel, self.sync_replica_set, sync=True)
         # informer caches and indexes
@@ -183,12 +186,12 @@ class ReplicaSetController:
         self.index = PodIndex()                             # pods by uid, by controller uid, orphans
 
     def start(self) -> None:
-        for rs in self.store.list("ReplicaSet"):
+        for rs in self.store.list(self.KIND):
             self._index_rs(rs, None)
             self.queue.add(_key(rs))
         for pod in self.store.list("Pod"):
             self.index.update(pod, None)
-        self.store.watch("ReplicaSet", self._on_rs)
+        self.store.watch(self.KIND, self._on_rs)
         self.store.watch("Pod", self._on_pod)
 
     # ---- indexes ---------------------------------------------------------------------------------------
@@ -284,7 +287,7 @@ class ReplicaSetController:
 
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
         """resolveControllerRef: by name, then the UID must match."""
-        return resolve_controller_ref(self.rss, namespace, ref, "ReplicaSet")
+        return resolve_controller_ref(self.rss, namespace, ref, self.KIND)
 
     def _pod_replica_sets(self, pod: Obj) -> list[Obj]:
         """GetPodReplicaSets: the ReplicaSets of the pod's namespace whose selector matches its labels."""
@@ -292,7 +295,7 @@ class ReplicaSetController:
         out = []
         for key in sorted(k for k in self.rss if k[0] == ns):
             rs = self.rss[key]
-            sel = label_selector(rs["spec"].get("selector"))
+            sel = self._selector(rs)
             if not sel.empty() and sel.matches(labels):
                 out.append(rs)
         return out
@@ -306,11 +309,11 @@ class ReplicaSetController:
             self.expectations.delete(skey)
             return
         needs_sync = self.expectations.satisfied(skey)
-        selector = label_selector(rs["spec"].get("selector"))
+        selector = self._selector(rs)
         # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
         # same candidates (pods controlled by someone else are never claimed)
         candidates = self.index.candidates(rs)
-        filtered = claim_pods(self.store, COMPONENT, rs, selector, [p for p in candidates if is_pod_active(p)],
+        filtered = claim_pods(self.store, self.COMPONENT, rs, selector, [p for p in candidates if is_pod_active(p)],
                               controller_ref(rs))
         err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
@@ -357,7 +360,7 @@ class ReplicaSetController:
         if not pod["metadata"].get("labels"):
             return ApiError(500, "InternalError", "unable to create pods, no labels")
         try:
-            created = self.store.create(pod, by=COMPONENT)
+            created = self.store.create(pod, by=self.COMPONENT)
         except ApiError as e:
             if "because it is being terminated" in e.message:
                 return None  # NamespaceTerminatingCause: no event, and not an error to retry
@@ -370,7 +373,7 @@ class ReplicaSetController:
         """RealPodControl.DeletePod (default DeleteOptions: the pod's own grace period)."""
         name = pod["metadata"]["name"]
         try:
-            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=COMPONENT)
+            self.store.delete("Pod", pod["metadata"]["namespace"], name, by=self.COMPONENT)
         except ApiError as e:
             if e.reason != "NotFound":
                 self.events.event(rs, "Warning", "FailedDelete", f"Error deleting: {e.message}")
@@ -389,7 +392,7 @@ class ReplicaSetController:
             related = self.rss.get(key)
             if related is None:
                 continue
-            sel = label_selector(related["spec"].get("selector"))
+            sel = self._selector(related)
             for pod in self.index.candidates(related):
                 if not sel.empty() and sel.matches(pod["metadata"].get("labels") or {}):
                     seen.setdefault(pod["metadata"]["uid"], pod)
@@ -454,15 +457,30 @@ class ReplicaSetController:
             new_status.pop("observedGeneration", None)
         cur = rs
         for i in range(STATUS_UPDATE_RETRIES + 1):
-            obj = {"apiVersion": cur.get("apiVersion"), "kind": "ReplicaSet",
+            obj = {"apiVersion": cur.get("apiVersion"), "kind": self.KIND,
                    "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
                                 "uid": cur["metadata"]["uid"],
                                 "resourceVersion": cur["metadata"]["resourceVersion"]},
                    "status": clone(new_status)}
             try:
-                return self.store.update_status(obj, by=COMPONENT)
+                return self.store.update_status(obj, by=self.COMPONENT)
             except ApiError:
                 if i >= STATUS_UPDATE_RETRIES:
                     raise
-                cur = self.store.get("ReplicaSet", cur["metadata"]["namespace"], cur["metadata"]["name"])
+                cur = self.store.get(self.KIND, cur["metadata"]["namespace"], cur["metadata"]["name"])
         return rs  # not reached
+
+    def _selector(self, rs: Obj) -> Any:
+        return label_selector(rs["spec"].get("selector"))
+
+
+class ReplicationManager(ReplicaSetController):
+    """pkg/controller/replication: the ReplicaSet controller run on ReplicationControllers (their equality-based
+    selector map converted to a LabelSelector, as the controller's conversion adapter does), with the
+    replication-controller event source."""
+
+    KIND = "ReplicationController"
+    COMPONENT = "replication-controller"
+
+    def _selector(self, rs: Obj) -> Any:
+        return label_selector({"matchLabels": rs["spec"].get("selector") or {}})

@@ -78,6 +78,10 @@ def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
     spec = container_spec_by_ref(kl, c) or {}
     handler = (spec.get("lifecycle") or {}).get(hook) or {}
     try:
+        if "tcpSocket" in handler:
+            # tcpSocket is kept in the API for compatibility only, the runner has no case for it
+            yield kl.kernel.timeout(0)
+            return "Cannot run handler: invalid handler"
         if "sleep" in handler and kl.profile.lifecycle_sleep_action:
             # runSleepHandler: waits the seconds (the caller's grace timer cuts it short); nothing runs in the
             # container

@@ -1,0 +1,239 @@
+"""What the API server says about a manifest it accepts, and what a version silently ignores.
+
+Upstream's warnings (pkg/api/pod/warnings.go, returned in the Warning header that kubectl prints): a negative
+terminationGracePeriodSeconds (treated as 1 from 1.27), a fractional byte quantity. And the fields a version's
+API has but drops before storing, their feature gate being off by default (``dropped_fields`` in
+podlife.versions): a user would see nothing, so podlife says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from podlife.api import quantity
+
+_BYTE_RESOURCES = ("memory", "ephemeral-storage")
+
+# dropped field → (what to look for, the feature gate)
+_GATES = {
+    "probe_grace": "ProbeTerminationGracePeriod",
+    "probe_grpc": "GRPCContainerProbe",
+    "sts_pvc_retention": "StatefulSetAutoDeletePVC",
+    "cronjob_time_zone": "CronJobTimeZone",
+    "scheduling_gates": "PodSchedulingReadiness",
+    "pdb_unhealthy_policy": "PDBUnhealthyPodEvictionPolicy",
+    "lifecycle_sleep": "PodLifecycleSleepAction",
+    "container_restart_rules": "ContainerRestartRules",
+    "job_pod_failure_policy": "JobPodFailurePolicy",
+}
+
+
+def pod_specs(obj: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, pod spec) of a manifest: a pod's own, a workload's template, a CronJob's job template."""
+    kind, spec = obj.get("kind"), obj.get("spec")
+    if kind == "Pod" and isinstance(spec, dict):
+        yield "spec", spec
+        return
+    if kind == "PodTemplate":
+        tspec = (obj.get("template") or {}).get("spec") if isinstance(obj.get("template"), dict) else None
+        if isinstance(tspec, dict):
+            yield "template.spec", tspec
+        return
+    if not isinstance(spec, dict):
+        return
+    if kind == "CronJob":
+        spec, prefix = ((spec.get("jobTemplate") or {}).get("spec") or {}), "spec.jobTemplate.spec"
+    else:
+        prefix = "spec"
+    template = spec.get("template") if isinstance(spec, dict) else None
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        yield f"{prefix}.template.spec", template["spec"]
+
+
+def _containers(spec: dict[str, Any]) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    for key in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            if isinstance(c, dict):
+                yield f"{key}[{i}]", key == "initContainers", c
+
+
+def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]]:
+    """(field path inside the manifest, message) for each warning."""
+    out: list[tuple[str, str]] = []
+    dropped: frozenset[str] = profile.dropped_fields
+    version = profile.version
+    if isinstance(obj.get("status"), dict) and obj["status"]:
+        out.append(("status", "set by the cluster: the API server ignores a status given on create"))
+    for path, spec in pod_specs(obj):
+        grace = spec.get("terminationGracePeriodSeconds")
+        if isinstance(grace, int) and grace < 0 and profile.negative_grace == "treated-as-one":
+            out.append((f"{path}.terminationGracePeriodSeconds",
+                        "must be >= 0; negative values are invalid and will be treated as 1"))
+        if isinstance(spec.get("os"), dict) and spec["os"].get("name") == "windows":
+            out.append((f"{path}.os.name", "podlife models Linux nodes and container runtimes: on a Windows node "
+                                           "containers are stopped with CTRL_SHUTDOWN_EVENT, not signals, and "
+                                           "podlife's times for this pod follow Linux semantics"))
+        if "scheduling_gates" in dropped and spec.get("schedulingGates"):
+            out.append((f"{path}.schedulingGates", _dropped("scheduling_gates", version)))
+        for cpath, init, c in _containers(spec):
+            for kind in ("requests", "limits"):
+                for name, value in ((c.get("resources") or {}).get(kind) or {}).items():
+                    if name in _BYTE_RESOURCES or name.startswith("hugepages-"):
+                        try:
+                            fractional = quantity.parse_quantity(value).denominator != 1
+                        except (ValueError, TypeError):
+                            continue
+                        if fractional:
+                            out.append((f"{path}.{cpath}.resources.{kind}[{name}]",
+                                        f'fractional byte value "{value}" is invalid, must be an integer'))
+            for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+                p = c.get(probe)
+                if not isinstance(p, dict):
+                    continue
+                if "probe_grace" in dropped and p.get("terminationGracePeriodSeconds") is not None:
+                    out.append((f"{path}.{cpath}.{probe}.terminationGracePeriodSeconds",
+                                _dropped("probe_grace", version)))
+                if "probe_grpc" in dropped and p.get("grpc") is not None:
+                    out.append((f"{path}.{cpath}.{probe}.grpc", _dropped("probe_grpc", version)))
+            for hook in ("postStart", "preStop"):
+                handler = (c.get("lifecycle") or {}).get(hook) if isinstance(c.get("lifecycle"), dict) else None
+                if "lifecycle_sleep" in dropped and isinstance(handler, dict) and handler.get("sleep") is not None:
+                    out.append((f"{path}.{cpath}.lifecycle.{hook}.sleep", _dropped("lifecycle_sleep", version)))
+            if init and c.get("restartPolicy") == "Always" and profile.native_sidecars == "unordered":
+                out.append((f"{path}.{cpath}.restartPolicy",
+                            f"SidecarContainers is alpha and off by default on Kubernetes {version}: with default "
+                            "feature gates the API server drops this field and the container must complete like "
+                            "any init container; podlife runs it as a sidecar (the gate on)"))
+            if "container_restart_rules" in dropped:
+                for key in ("restartPolicyRules",) if init else ("restartPolicy", "restartPolicyRules"):
+                    if c.get(key) is not None:
+                        out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", version)))
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
+                                                                            "podFailurePolicy", "Job"),
+                             ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
+                             ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget")):
+        if key in dropped and obj.get("kind") == kind and spec.get(field) is not None:
+            out.append((f"spec.{field}", _dropped(key, version)))
+    return out
+
+
+def _dropped(key: str, version: str) -> str:
+    return (f"dropped by the API server: the {_GATES[key]} feature gate is off by default on Kubernetes "
+            f"{version}; the field has no effect")
+
+
+def _references(spec: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(kind, name, path) of what a pod spec needs to start: non-optional ConfigMaps and Secrets of volumes,
+    env and envFrom, claims, a service account other than default."""
+    for i, vol in enumerate(spec.get("volumes") or ()):
+        if not isinstance(vol, dict):
+            continue
+        for key, kind, field in (("configMap", "ConfigMap", "name"), ("secret", "Secret", "secretName"),
+                                 ("persistentVolumeClaim", "PersistentVolumeClaim", "claimName")):
+            src = vol.get(key)
+            if isinstance(src, dict) and src.get(field) and not src.get("optional"):
+                yield kind, src[field], f"volumes[{i}].{key}.{field}"
+        for j, proj in enumerate((vol.get("projected") or {}).get("sources") or ()) \
+                if isinstance(vol.get("projected"), dict) else ():
+            for key, kind in (("configMap", "ConfigMap"), ("secret", "Secret")):
+                src = proj.get(key) if isinstance(proj, dict) else None
+                if isinstance(src, dict) and src.get("name") and not src.get("optional"):
+                    yield kind, src["name"], f"volumes[{i}].projected.sources[{j}].{key}.name"
+    for cpath, _, c in _containers(spec):
+        for j, ev in enumerate(c.get("env") or ()):
+            source = (ev.get("valueFrom") or {}) if isinstance(ev, dict) else {}
+            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
+                ref = source.get(key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and ref.get("name") and not ref.get("optional"):
+                    yield kind, ref["name"], f"{cpath}.env[{j}].valueFrom.{key}.name"
+        for j, ev in enumerate(c.get("envFrom") or ()):
+            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+                ref = ev.get(key) if isinstance(ev, dict) else None
+                if isinstance(ref, dict) and ref.get("name") and not ref.get("optional"):
+                    yield kind, ref["name"], f"{cpath}.envFrom[{j}].{key}.name"
+    sa = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if sa and sa != "default":
+        yield "ServiceAccount", sa, "serviceAccountName"
+
+
+def missing_references(manifests: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """(manifest index, field path, message) for each object a pod spec needs that none of the scenario's
+    manifests defines: such a pod waits for it (CreateContainerConfigError, FailedMount, or a refused create),
+    and a program inside a container that would create it (a certificate generator Job, an operator) is not
+    modelled."""
+    defined = {(m.get("kind"), (m.get("metadata") or {}).get("namespace") or "default",
+                (m.get("metadata") or {}).get("name")) for m in manifests if isinstance(m.get("metadata"), dict)}
+    claims = set()
+    for m in manifests:   # a StatefulSet's claim templates make claims TEMPLATE-NAME-ORDINAL
+        if m.get("kind") == "StatefulSet":
+            for t in (m.get("spec") or {}).get("volumeClaimTemplates") or ():
+                claims.add(((m.get("metadata") or {}).get("namespace") or "default", (t.get("metadata") or {}).get("name")))
+    out = []
+    for i, m in enumerate(manifests):
+        ns = (m.get("metadata") or {}).get("namespace") or "default"
+        for path, spec in pod_specs(m):
+            for kind, name, sub in _references(spec):
+                if (kind, ns, name) in defined or (kind == "PersistentVolumeClaim" and (ns, name) in claims):
+                    continue
+                what = {"ConfigMap": "its containers wait (CreateContainerConfigError or FailedMount)",
+                        "Secret": "its containers wait (CreateContainerConfigError or FailedMount)",
+                        "PersistentVolumeClaim": "its pods stay Pending",
+                        "ServiceAccount": "its pods are refused (ServiceAccount admission)"}[kind]
+                out.append((i, f"{path}.{sub}", f'{kind} "{name}" is not among the scenario\'s objects: {what} '
+                                                  "until it exists; podlife does not model programs that create it "
+                                                  "(add it, or an apply action at the time it appears)"))
+    return out
+
+
+# fields of modelled kinds that nothing in podlife acts on (the controllers' docstrings list them)
+_JOB_UNMODELLED = {
+    "podFailurePolicy": "failed pods count against backoffLimit whatever their exit code or conditions",
+    "successPolicy": "the Job succeeds when its completions do",
+    "podReplacementPolicy": "a replacement is created as soon as a pod is terminating (TerminatingOrFailed)",
+    "managedBy": "the built-in Job controller manages the Job",
+    "backoffLimitPerIndex": "backoffLimit counts every failure",
+    "maxFailedIndexes": "backoffLimit counts every failure",
+    "ttlSecondsAfterFinished": "finished Jobs are kept",
+}
+
+
+def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, message) for each field of a kind podlife models that podlife does not act on, so the user knows
+    that part of the answer is missing."""
+    out: list[tuple[str, str]] = []
+    kind, spec = obj.get("kind"), obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if kind == "Job":
+        if spec.get("completionMode") == "Indexed":
+            out.append(("spec.completionMode", "Indexed is not modelled: podlife runs the Job as NonIndexed (no "
+                                               "completion indexes, no index labels or hostnames)"))
+        if spec.get("suspend"):
+            out.append(("spec.suspend", "not modelled: podlife starts the Job's pods as if it were not suspended"))
+        for field, instead in _JOB_UNMODELLED.items():
+            if spec.get(field) is not None:
+                out.append((f"spec.{field}", f"not modelled: {instead}"))
+    if kind == "HorizontalPodAutoscaler":
+        for i, m in enumerate(spec.get("metrics") or ()):
+            if not isinstance(m, dict):
+                continue
+            target = ((m.get("resource") or {}).get("target") or {}) if isinstance(m.get("resource"), dict) else {}
+            if m.get("type") != "Resource" or target.get("type") != "Utilization":
+                out.append((f"spec.metrics[{i}]", "not modelled: only Resource metrics with a Utilization target "
+                                                  "(cpu, memory) drive podlife's autoscaler; this one is ignored"))
+    for path, pspec in pod_specs(obj):
+        for i, gate in enumerate(pspec.get("readinessGates") or ()):
+            cond = gate.get("conditionType") if isinstance(gate, dict) else None
+            out.append((f"{path}.readinessGates[{i}]", f"nothing in podlife sets the {cond} condition (an external "
+                                                       "controller would): the pod never becomes Ready"))
+    return out
+
+
+def scenario_notes(manifests: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """(manifest index, path, message) of what podlife leaves out for the scenario as a whole."""
+    for i, m in enumerate(manifests):
+        if m.get("kind") == "PriorityClass" and isinstance(m.get("value"), int) and m["value"] > 0 and \
+                m.get("preemptionPolicy") != "Never":
+            return [(i, "value", "scheduler preemption is not modelled: a pod of this class that does not fit "
+                                 "stays Pending instead of evicting lower-priority pods")]
+    return []
