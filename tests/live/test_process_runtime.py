@@ -9,7 +9,6 @@ import select
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -17,46 +16,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from podlife.runtime.supervisor import start_time
+from tests.live.conftest import PODLIFE, Live, write
 
-PODLIFE = [sys.executable, "-m", "podlife.cli"]
 VERSION = "1.32"   # kubectl on these machines runs the kubectl of the server's minor
 
 
-class ProcessCluster:
-    """A running ``podlife up --runtime process`` on a free port, its kubeconfig and data directory."""
+class ProcessCluster(Live):
+    """``podlife up --runtime process`` on a free port, with its own kubeconfig and data directory."""
 
-    def __init__(self, tmp: Path, *extra: str) -> None:
+    def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
-        self.kubeconfig = str(tmp / "kubeconfig")
         self.data_dir = tmp / "data"
-        self.log = open(tmp / "podlife-up.log", "w+")
-        self.proc = subprocess.Popen(
-            [*PODLIFE, "up", "--runtime", "process", "--kubernetes-version", VERSION, "--port", "0",
-             "--kubeconfig", self.kubeconfig, "--data-dir", str(self.data_dir), *extra],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp, preexec_fn=_stop_with_parent)
-        self.env = {**os.environ, "KUBECONFIG": self.kubeconfig}
-        wait_for("podlife up to serve", lambda: os.path.exists(self.kubeconfig) or self.proc.poll() is not None,
-                 30, self.output)
-        assert self.proc.poll() is None, self.output()
-        self.url = yaml.safe_load(Path(self.kubeconfig).read_text())["clusters"][0]["cluster"]["server"]
-
-    def output(self) -> str:
-        self.log.flush()
-        return Path(self.log.name).read_text()
-
-    def kubectl(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        p = subprocess.run(["kubectl", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
-        if check and p.returncode != 0:
-            raise AssertionError(f"kubectl {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
-        return p
+        super().__init__(tmp, VERSION, extra=("--runtime", "process", "--data-dir", str(self.data_dir)))
 
     def apply(self, manifest: str) -> None:
-        path = self.tmp / f"m{time.monotonic_ns()}.yaml"
-        path.write_text(textwrap.dedent(manifest))
-        self.kubectl("apply", "-f", str(path))
+        self.kubectl("apply", "-f", write(self.tmp, f"m{time.monotonic_ns()}.yaml", manifest))
 
     def pod(self, name: str) -> dict[str, Any]:
         p = self.kubectl("get", "pod", name, "-o", "json", check=False)
@@ -66,6 +42,9 @@ class ProcessCluster:
         statuses = (self.pod(name).get("status") or {}).get("containerStatuses") or [{}]
         return next((s for s in statuses if container in (None, s.get("name"))), {})
 
+    def state(self, name: str, container: str | None = None) -> dict[str, Any]:
+        return self.status(name, container).get("state") or {}
+
     def ready(self, name: str) -> bool:
         conds = (self.pod(name).get("status") or {}).get("conditions") or []
         return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
@@ -74,37 +53,9 @@ class ProcessCluster:
         out = self.kubectl("get", "events", "--field-selector", f"involvedObject.name={name}", "-o", "json")
         return json.loads(out.stdout)["items"]
 
-    def trace(self) -> list[dict[str, Any]]:
-        with urllib.request.urlopen(self.url + "/podlife/trace?follow=false", timeout=30) as r:
-            return [json.loads(line) for line in r.read().splitlines() if line]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-def _stop_with_parent() -> None:
-    """A test run that is killed stops its podlife up too (SIGTERM: the containers are stopped with it)."""
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-
-
-def wait_for(what: str, fn: Callable[[], Any], timeout: float, context: Callable[[], str] = lambda: "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}; last: {value!r}\n"
-                                 f"{context()[-3000:]}")
-        time.sleep(0.05)
+    def records(self, type_: str, pod: str, **match: Any) -> list[dict[str, Any]]:
+        return [r for r in self.trace() if r["type"] == type_ and r.get("object") == f"Pod/default/{pod}"
+                and all(r.get(k) == v for k, v in match.items())]
 
 
 @pytest.fixture(scope="module")
@@ -139,13 +90,12 @@ def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluste
               httpGet: {path: /, port: 8080}
               periodSeconds: 1
         """)
-    running = wait_for("web Running", lambda: "running" in (cluster.status("web").get("state") or {}), 20,
-                       cluster.output)
+    running = cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
     assert running
     ip = cluster.pod("web")["status"]["podIP"]
     assert ip.startswith("127.0.")
     assert not cluster.ready("web"), "Ready before anything listens"
-    wait_for("web Ready", lambda: cluster.ready("web"), 20, cluster.output)
+    cluster.wait_for("web Ready", lambda: cluster.ready("web"), 20)
     ready_seen = time.time()
     with urllib.request.urlopen(f"http://{ip}:8080/", timeout=5) as r:
         assert r.status == 200
@@ -199,7 +149,7 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
               preStop:
                 exec: {{command: ["sh", "-c", "echo preStop $(date +%s.%N) >> $MARKS"]}}
         """)
-    wait_for("graceful Running", lambda: "running" in (cluster.status("graceful").get("state") or {}), 20)
+    cluster.wait_for("graceful Running", lambda: "running" in cluster.state("graceful"), 20)
     start = time.time()
     cluster.kubectl("delete", "pod", "graceful", "--wait=true", timeout=30)
     took = time.time() - start
@@ -207,11 +157,8 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
     assert seen[0::2] == ["preStop", "SIGTERM"], seen       # the hook first, then the signal
     assert float(seen[1]) <= float(seen[3])
     assert took < 5, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
-    exits = [r for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "exit"
-             and r.get("object") == "Pod/default/graceful"]
-    assert [r["detail"] for r in exits] == ["exitCode 0"]
-    hooks = [(r["hook"], r["phase"]) for r in cluster.trace() if r["type"] == "hook"
-             and r.get("object") == "Pod/default/graceful"]
+    assert [r["detail"] for r in cluster.records("runtime", "graceful", op="exit")] == ["exitCode 0"]
+    hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "graceful")]
     assert hooks == [("preStop", "started"), ("preStop", "completed")]
 
 
@@ -242,7 +189,7 @@ def test_a_process_ignoring_sigterm_is_killed_at_the_grace_period(cluster: Proce
             command: ["python3", "-c", {json.dumps(IGNORES_SIGTERM)}]
             env: [{{name: MARKS, value: "{marks}"}}, {{name: PIDFILE, value: "{pidfile}"}}]
         """)
-    wait_for("its pid", lambda: pidfile.exists() and pidfile.read_text(), 20)
+    cluster.wait_for("its pid", lambda: pidfile.exists() and pidfile.read_text(), 20)
     pid = int(pidfile.read_text())
     pidfd = os.pidfd_open(pid)
     try:
@@ -252,12 +199,11 @@ def test_a_process_ignoring_sigterm_is_killed_at_the_grace_period(cluster: Proce
         assert ready, "the process outlived its grace period"
     finally:
         os.close(pidfd)
-    term = float(wait_for("the SIGTERM mark", lambda: marks.exists() and marks.read_text(), 5))
+    term = float(cluster.wait_for("the SIGTERM mark", lambda: marks.exists() and marks.read_text(), 5))
     assert 2.0 - 0.05 <= died - term <= 2.0 + 0.2, f"SIGKILL {died - term:.3f} s after SIGTERM, grace 2 s"
-    signals = [(r["signal"], r.get("timeoutSeconds")) for r in cluster.trace()
-               if r["type"] == "signal" and r.get("object") == "Pod/default/stubborn"]
+    signals = [(r["signal"], r.get("timeoutSeconds")) for r in cluster.records("signal", "stubborn")]
     assert signals == [("SIGTERM", 2), ("SIGKILL", None)]
-    wait_for("stubborn gone", lambda: not cluster.pod("stubborn"), 10)
+    cluster.wait_for("stubborn gone", lambda: not cluster.pod("stubborn"), 10)
 
 
 # ---- restarts -------------------------------------------------------------------------------------------
@@ -273,26 +219,23 @@ def test_a_crashing_command_goes_into_crashloopbackoff_with_the_models_backoff(c
             image: busybox
             command: ["sh", "-c", "echo attempt; exit 3"]
         """)
-    st = wait_for("a second restart", lambda: (s := cluster.status("crasher")).get("restartCount", 0) >= 2 and s,
-                  40, cluster.output)
-    # between the restarts: CrashLoopBackOff, the last exit as the process ended
-    wait_for("CrashLoopBackOff", lambda: ((cluster.status("crasher").get("state") or {}).get("waiting") or {})
-             .get("reason") == "CrashLoopBackOff", 30)
-    last = cluster.status("crasher")["lastState"]["terminated"]
-    assert (last["exitCode"], last["reason"]) == (3, "Error")
-    # restart 1 at once, restart 2 after the first back-off: 10 s (flowcontrol initial), retried by the pod
-    # worker after its 10 s back-off with jitter up to 50 % (pod_workers.go, 1.32)
-    starts = [r["t"] for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "start"
-              and r.get("object") == "Pod/default/crasher"]
-    exits = [r["t"] for r in cluster.trace() if r["type"] == "runtime" and r.get("op") == "exit"
-             and r.get("object") == "Pod/default/crasher"]
-    assert len(starts) >= 3 and len(exits) >= 2
-    assert starts[1] - exits[0] < 2.5   # the next PLEG relist and sync
-    assert 10.0 <= starts[2] - exits[1] <= 15.0 + 2.5
+    cluster.wait_for("restart 2", lambda: len(cluster.records("runtime", "crasher", op="start")) >= 3, 30)
+    st = cluster.status("crasher")
+    assert (st["lastState"]["terminated"]["exitCode"], st["lastState"]["terminated"]["reason"]) == (3, "Error")
+    # the gaps, in the kernel's (here: the wall clock's) seconds: restart 1 at the next PLEG relist and sync;
+    # restart 2 once the back-off of 10 s (flowcontrol's initial) has passed, at the pod worker's retry: its
+    # 10 s back-off with up to 50 % jitter (pod_workers.go completeWork, 1.32), plus the relist
+    starts = [r["t"] for r in cluster.records("runtime", "crasher", op="start")]
+    exits = [r["t"] for r in cluster.records("runtime", "crasher", op="exit")]
+    assert starts[1] - exits[0] <= 2.0
+    assert 10.0 <= starts[2] - exits[1] <= 15.0 + 2.0
+    # in between, the status said why it waited (shown as Error first, then CrashLoopBackOff at the retry,
+    # as kubectl get pods -w shows a real crash loop)
+    waiting = [r["t"] for r in cluster.records("container", "crasher", state="waiting", reason="CrashLoopBackOff")]
+    assert waiting and exits[1] < waiting[0] <= starts[2]
     backoffs = [e["message"] for e in cluster.events("crasher") if e["reason"] == "BackOff"]
-    assert backoffs and backoffs[0] == "Back-off restarting failed container app in pod crasher_default(" \
-                                       f"{cluster.pod('crasher')['metadata']['uid']})"
-    assert st["restartCount"] >= 2
+    uid = cluster.pod("crasher")["metadata"]["uid"]
+    assert backoffs[0] == f"Back-off restarting failed container app in pod crasher_default({uid})"
     cluster.kubectl("delete", "pod", "crasher", "--wait=false")
 
 
@@ -315,7 +258,7 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
             image: busybox
             command: ["sh", "-c", "echo to stderr >&2; echo to stdout; sleep 3600"]
         """)
-    wait_for("counter Running", lambda: "running" in (cluster.status("counter", "app").get("state") or {}), 20)
+    cluster.wait_for("counter Running", lambda: "running" in cluster.state("counter", "app"), 20)
     follow = subprocess.Popen(["kubectl", "logs", "-f", "counter", "-c", "app"], env=cluster.env,
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -342,7 +285,7 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
     side = cluster.kubectl("logs", "counter", "-c", "side").stdout
     assert sorted(side.splitlines()) == ["to stderr", "to stdout"]
     # the app container exits 0 and restarts (restartPolicy Always): --previous shows the first attempt
-    wait_for("a restart", lambda: cluster.status("counter", "app").get("restartCount", 0) >= 1, 30)
+    cluster.wait_for("a restart", lambda: cluster.status("counter", "app").get("restartCount", 0) >= 1, 30)
     previous = cluster.kubectl("logs", "counter", "-c", "app", "--previous").stdout
     assert previous.splitlines() == [str(i) for i in range(25)]
     no_previous = cluster.kubectl("logs", "counter", "-c", "side", "--previous", check=False)
@@ -383,14 +326,13 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
           - name: nocommand
             image: nginx:1.27
         """)
-    wait_for("app done", lambda: "terminated" in (cluster.status("envs", "app").get("state") or {}), 20)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("envs", "app"), 20)
     pod = cluster.pod("envs")
     words = cluster.kubectl("logs", "envs", "-c", "app").stdout.split()
     assert words == ["envs", "default", pod["spec"]["nodeName"], pod["status"]["podIP"], "hello",
                      "hello-again", "envs"]
-    waiting = wait_for("CreateContainerError", lambda: (cluster.status("envs", "nocommand").get("state") or {})
-                       .get("waiting", {}).get("reason") == "CreateContainerError" and True, 20)
-    assert waiting
+    cluster.wait_for("CreateContainerError", lambda: cluster.state("envs", "nocommand").get("waiting", {})
+                     .get("reason") == "CreateContainerError", 20)
     failed = [e["message"] for e in cluster.events("envs") if e["reason"] == "Failed"]
     assert failed and failed[0].startswith('Error: failed to generate container "')
     assert "no command specified" in failed[0]
@@ -422,14 +364,14 @@ def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: Proces
           ports: [{port: 80, targetPort: 9000}]
         """)
     for name in ("echo-a", "echo-b"):
-        wait_for(f"{name} Ready", lambda: cluster.ready(name), 20, cluster.output)
+        cluster.wait_for(f"{name} Ready", lambda: cluster.ready(name), 20)
 
     def addresses() -> list[str]:
         slices = json.loads(cluster.kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=echo",
                                             "-o", "json").stdout)["items"]
         return sorted(a for s in slices for e in s.get("endpoints") or [] for a in e["addresses"]
                       if (e.get("conditions") or {}).get("ready"))
-    listed = wait_for("both endpoints ready", lambda: len(addresses()) == 2 and addresses(), 20)
+    listed = cluster.wait_for("both endpoints ready", lambda: len(addresses()) == 2 and addresses(), 20)
     for ip in listed:
         with urllib.request.urlopen(f"http://{ip}:9000/", timeout=5) as r:
             assert r.status == 200
@@ -466,8 +408,8 @@ def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
                     # a shell whose children are in its group: killing the shell alone would orphan them
                     command: ["sh", "-c", "sleep 3600 & sleep 3600 & wait"]
             """)
-        wait_for("3 pods Running", lambda: c.kubectl("get", "pods", "--no-headers").stdout.count("Running") == 3,
-                 30, c.output)
+        c.wait_for("3 pods Running", lambda: c.kubectl("get", "pods", "--no-headers").stdout.count("Running") == 3,
+                   30)
         journal = (c.data_dir / "runtime" / "processes.journal").read_text().split("\n")
         mains = [int(line.split()[1]) for line in journal if line.startswith("spawn ")]
         supervisor = int(next(line for line in journal if line.startswith("supervisor ")).split()[1])
@@ -476,8 +418,8 @@ def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
         assert len(group) == 9, group   # each shell and its two sleeps
         os.kill(c.proc.pid, signal.SIGKILL)
         c.proc.wait()
-        wait_for("every container process gone", lambda: not [p for p, st in group if pid_alive(p, st)], 5)
-        wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
+        c.wait_for("every container process gone", lambda: not [p for p, st in group if pid_alive(p, st)], 5)
+        c.wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
     finally:
         c.stop()
 
