@@ -22,6 +22,7 @@ Outcomes arrive from the event loop: ``deliver`` brings each into the kernel at 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 from collections.abc import Callable
@@ -309,7 +310,7 @@ class ProcessRuntime(ContainerdRuntime):
                 await sp.started
             except SpawnError as e:
                 os.close(r)
-                self.host.deliver(lambda: done(None, _start_error(cmd[0] if cmd else "", p.cwd, e), False))
+                self.host.deliver(lambda: done(None, _exec_error(cmd[0] if cmd else "", p.cwd, e), False))
                 return
             output = asyncio.get_running_loop().create_task(_read_all(r))
 
@@ -460,17 +461,27 @@ async def _read_all(fd: int) -> bytes:
     return bytes(out)
 
 
-def _start_error(program: str, cwd: str, e: BaseException) -> str:
-    """containerd's StartContainer error for a process runc could not start, with runc's reason."""
+def _reason(program: str, cwd: str, e: BaseException) -> str:
+    """runc's words for a process it could not start."""
     what, num = getattr(e, "what", "exec"), getattr(e, "errno", 0)
     if what == "lookup":
-        reason = f'exec: "{program}": executable file not found in $PATH'
-    elif what == "chdir":
-        reason = f'chdir to cwd ("{cwd}") set in config.json failed: {os.strerror(num).lower()}'
-    elif num:
-        reason = f'exec: "{program}": {os.strerror(num).lower()}'
-    else:
-        reason = str(e)
-    return ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
-            f"failed: unable to start container process: {reason}: unknown")
+        return f'exec: "{program}": executable file not found in $PATH'
+    if what == "chdir":
+        return f'chdir to cwd ("{cwd}") set in config.json failed: {os.strerror(num).lower()}'
+    if num:
+        return f'exec: "{program}": {os.strerror(num).lower()}'
+    return str(e)
 
+
+def _start_error(program: str, cwd: str, e: BaseException) -> str:
+    """containerd's StartContainer error for a container process runc could not start."""
+    return ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+            f"failed: unable to start container process: {_reason(program, cwd, e)}: unknown")
+
+
+def _exec_error(program: str, cwd: str, e: BaseException) -> str:
+    """containerd's ExecSync error for a command that could not start in the container."""
+    if getattr(e, "errno", 0) == errno.ESRCH:
+        return "failed to exec in container: container is in CONTAINER_EXITED state"
+    return ("failed to exec in container: OCI runtime exec failed: exec failed: unable to start container "
+            f"process: {_reason(program, cwd, e)}: unknown")

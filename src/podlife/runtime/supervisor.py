@@ -115,11 +115,18 @@ class Supervisor:
     children: dict[int, Child] = field(default_factory=dict)          # pid → child
     by_ref: dict[int, Child] = field(default_factory=dict)
     by_container: dict[str, dict[int, None]] = field(default_factory=dict)   # container → pids
+    ended: set[str] = field(default_factory=set)   # containers whose main process has exited
 
     def spawn(self, msg: dict, fds: list[int]) -> None:
         ref = msg["ref"]
         names = msg.get("fds") or []
         given = dict(zip(names, fds))
+        if not msg.get("main") and msg.get("container", "") in self.ended:
+            for fd in fds:
+                os.close(fd)   # nothing runs in a container whose main process has ended
+            send(self.sock, {"op": "failed", "ref": ref, "error": "container is not running", "errno": errno.ESRCH,
+                             "what": "exec"})
+            return
         try:
             pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given)
         except _StartError as e:
@@ -204,6 +211,7 @@ class Supervisor:
             self.journal.flush()   # type: ignore[attr-defined]
             if child.main:
                 # the container's init is gone: everything else in it dies (its group, its exec'd commands)
+                self.ended.add(child.container)
                 for p in [pid, *mine]:
                     _killpg(p, signal.SIGKILL)
             if not mine:
