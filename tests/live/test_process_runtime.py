@@ -239,6 +239,46 @@ def test_a_crashing_command_goes_into_crashloopbackoff_with_the_models_backoff(c
     cluster.kubectl("delete", "pod", "crasher", "--wait=false")
 
 
+def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_container(
+        cluster: ProcessCluster) -> None:
+    # started after 2 s; healthy from then until 3 s later; the probes run in the container's directory
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: probed}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "rm -f started healthy; sleep 2; touch started healthy; sleep 3; rm healthy;
+                                   exec sleep 3600"]
+            startupProbe:
+              exec: {command: ["test", "-f", "started"]}
+              periodSeconds: 1
+              failureThreshold: 30
+            livenessProbe:
+              exec: {command: ["sh", "-c", "test -f healthy || { echo no healthy file; exit 1; }"]}
+              periodSeconds: 1
+              failureThreshold: 2
+        """)
+    cluster.wait_for("a restart", lambda: cluster.status("probed").get("restartCount", 0) >= 1, 30)
+    events = [(e["reason"], e["message"]) for e in sorted(cluster.events("probed"),
+                                                          key=lambda e: e.get("firstTimestamp") or "")]
+    unhealthy = [m for r, m in events if r == "Unhealthy"]
+    assert unhealthy[0] == "Startup probe failed: "   # test -f prints nothing
+    assert "Liveness probe failed: no healthy file\n" in unhealthy
+    # liveness is probed only once the startup probe has succeeded
+    assert unhealthy.index("Liveness probe failed: no healthy file\n") > max(
+        i for i, m in enumerate(unhealthy) if m.startswith("Startup"))
+    assert ("Killing", "Container app failed liveness probe, will be restarted") in events
+    # killContainer: the pod's 1 s grace is raised to the 2 s minimum; sleep (not PID 1 here) dies of SIGTERM
+    kills = cluster.records("signal", "probed")
+    assert [(r["signal"], r.get("timeoutSeconds")) for r in kills][:1] == [("SIGTERM", 2)]
+    assert cluster.status("probed")["lastState"]["terminated"]["exitCode"] == 128 + signal.SIGTERM
+    cluster.kubectl("delete", "pod", "probed", "--wait=false")
+
+
 # ---- logs -----------------------------------------------------------------------------------------------
 
 COUNTS = "import time\nfor i in range(N):\n    print(i, flush=True)\n    time.sleep(0.2)\n"
