@@ -418,6 +418,35 @@ def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: Proces
     cluster.kubectl("delete", "pod", "echo-a", "echo-b", "--wait=false")
 
 
+def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: shell}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+            env: [{name: GREETING, value: hello}]
+        """)
+    cluster.wait_for("shell Running", lambda: "running" in cluster.state("shell"), 20)
+    # kubectl 1.32 speaks WebSocket (v5.channel.k8s.io) first
+    p = cluster.kubectl("exec", "shell", "--", "sh", "-c", 'echo "$GREETING $HOSTNAME $(pwd)"; echo oops >&2; exit 3',
+                        check=False)
+    pod_dir = next((cluster.data_dir / "pods").glob("default_shell_*"))
+    assert (p.returncode, p.stdout) == (3, f"hello shell {pod_dir}\n")
+    assert p.stderr.startswith("oops\n") and "command terminated with exit code 3" in p.stderr
+    piped = subprocess.run(["kubectl", "exec", "-i", "shell", "--", "tr", "a-z", "A-Z"], input="quiet\n",
+                           env=cluster.env, capture_output=True, text=True, timeout=30)
+    assert (piped.returncode, piped.stdout) == (0, "QUIET\n")
+    missing = cluster.kubectl("exec", "shell", "--", "no-such-program", check=False)
+    assert missing.returncode == 1
+    assert 'exec: "no-such-program": executable file not found in $PATH' in missing.stderr
+    cluster.kubectl("delete", "pod", "shell", "--wait=false")
+
+
 # ---- the clock, a crash, a restart ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("flags", [("--clock", "manual"), ("--speed", "10")])

@@ -71,6 +71,13 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             return await _follow_log(server, request, t)
         return _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
+        if sub == "exec" and request.headers.get("Upgrade", "").lower() == "websocket":
+            from podlife.apiserver import podexec
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            runtime = podexec.runtime_of(server, pod)
+            if runtime is not None:   # the container is a real process (the process runtime)
+                return await podexec.serve(server, request, t, runtime, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 

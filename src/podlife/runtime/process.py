@@ -160,6 +160,17 @@ class _Process:
     execs: set[Spawn] = field(default_factory=set)
 
 
+@dataclass
+class ExecStreams:
+    """A command started by ``open_exec``: its process and podlife's ends of its streams (with a terminal,
+    ``stdout`` and ``stdin`` are the same descriptor and ``stderr`` is None)."""
+
+    spawn: Spawn | None
+    stdout: int
+    stderr: int | None
+    stdin: int | None
+
+
 class ProcessRuntime(ContainerdRuntime):
     writes_logs = True
 
@@ -310,7 +321,7 @@ class ProcessRuntime(ContainerdRuntime):
                 await sp.started
             except SpawnError as e:
                 os.close(r)
-                self.host.deliver(lambda: done(None, _exec_error(cmd[0] if cmd else "", p.cwd, e), False))
+                self.host.deliver(lambda: done(None, exec_error(cmd[0] if cmd else "", p.cwd, e), False))
                 return
             output = asyncio.get_running_loop().create_task(_read_all(r))
 
@@ -327,6 +338,32 @@ class ProcessRuntime(ContainerdRuntime):
             p.execs.discard(sp)
         status = 128 + sig if sig else code
         self.host.deliver(lambda: done(status, text, timed_out))
+
+    def open_exec(self, container_id: str, cmd: list[str], stdin: bool, tty: bool) -> ExecStreams:
+        """An interactive command in the running container (kubectl exec: the CRI's streaming Exec), in its
+        environment and working directory, killed with the container. With ``tty`` its stdin, stdout and
+        stderr are one terminal."""
+        c = self.containers.get(container_id)
+        p = self.procs.get(container_id)
+        if c is None or p is None or not c.process_running:
+            raise RuntimeError_(f"container {container_id} is not running")
+        shim = self._shim()
+        if tty:
+            master, slave = os.openpty()
+            fds = {"stdin": slave, "stdout": os.dup(slave), "stderr": os.dup(slave)}
+            streams = ExecStreams(None, master, None, master)
+        else:
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            fds = {"stdout": out_w, "stderr": err_w}
+            in_w = None
+            if stdin:
+                fds["stdin"], in_w = os.pipe()
+            streams = ExecStreams(None, out_r, err_r, in_w)
+        streams.spawn = sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, fds, tty=tty)
+        p.execs.add(sp)
+        sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
+        return streams
 
     def run_hook(self, c: Container, hook: str, handler: Obj, spec: Obj) -> Call:
         """Handlers.Run: an exec hook runs its command (no time limit of its own: the grace period bounds a
@@ -479,7 +516,7 @@ def _start_error(program: str, cwd: str, e: BaseException) -> str:
             f"failed: unable to start container process: {_reason(program, cwd, e)}: unknown")
 
 
-def _exec_error(program: str, cwd: str, e: BaseException) -> str:
+def exec_error(program: str, cwd: str, e: BaseException) -> str:
     """containerd's ExecSync error for a command that could not start in the container."""
     if getattr(e, "errno", 0) == errno.ESRCH:
         return "failed to exec in container: container is in CONTAINER_EXITED state"

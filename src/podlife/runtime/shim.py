@@ -71,7 +71,7 @@ class Shim:
         return self._sock is not None
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: str, container: str, main: bool,
-              fds: dict[str, int]) -> Spawn:
+              fds: dict[str, int], tty: bool = False) -> Spawn:
         """Start a process in a new session. The descriptors in ``fds`` (stdin/stdout/stderr) become the shim's
         to close once they are passed on."""
         loop = asyncio.get_running_loop()
@@ -80,7 +80,7 @@ class Shim:
         self._spawns[sp.ref] = sp
         names = list(fds)
         self._send({"op": "spawn", "ref": sp.ref, "argv": argv, "env": env, "cwd": cwd, "container": container,
-                    "main": main, "fds": names}, [fds[n] for n in names])
+                    "main": main, "tty": tty, "fds": names}, [fds[n] for n in names])
         return sp
 
     def signal(self, sp: Spawn, sig: int, group: bool = False) -> None:

@@ -19,8 +19,8 @@ Every process it starts is recorded in a journal file (``spawn PID PGID STARTTIM
 Requests (podlife → supervisor), answers and events (supervisor → podlife):
 
 - ``{"op": "spawn", "ref": R, "argv": [...], "env": {...}, "cwd": DIR, "container": ID, "main": BOOL,
-  "fds": ["stdin"?, "stdout", "stderr"]}`` with the listed file descriptors attached: a process in a new session
-  (its own process group). → ``{"op": "spawned", "ref": R, "pid": PID}`` or ``{"op": "failed", "ref": R,
+  "tty": BOOL, "fds": ["stdin"?, "stdout", "stderr"]}`` with the listed file descriptors attached: a process in a
+  new session (its own process group); with ``tty`` its stdin is a terminal and becomes its controlling one. → ``{"op": "spawned", "ref": R, "pid": PID}`` or ``{"op": "failed", "ref": R,
   "error": TEXT, "errno": N, "what": "exec" | "chdir"}``. When the ``main`` process of a container exits,
   everything else of that container (its group, its exec'd commands) is killed, as a container's processes die
   with its PID 1.
@@ -34,12 +34,14 @@ from __future__ import annotations
 import array
 import ctypes
 import errno
+import fcntl
 import json
 import os
 import select
 import signal
 import socket
 import sys
+import termios
 import time
 from dataclasses import dataclass, field
 
@@ -128,7 +130,8 @@ class Supervisor:
                              "what": "exec"})
             return
         try:
-            pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given)
+            pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given,
+                                  bool(msg.get("tty")))
         except _StartError as e:
             send(self.sock, {"op": "failed", "ref": ref, "error": e.strerror, "errno": e.errno, "what": e.what})
             return
@@ -143,9 +146,10 @@ class Supervisor:
         self.journal.flush()   # type: ignore[attr-defined]
         send(self.sock, {"op": "spawned", "ref": ref, "pid": pid})
 
-    def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int]) -> int:
-        """fork, then in the child: a new session, the parent-death signal, the given stdio, the working
-        directory, exec. An error before exec comes back through a close-on-exec pipe, as subprocess does."""
+    def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool) -> int:
+        """fork, then in the child: a new session, the parent-death signal, the given stdio (with ``tty``, its
+        stdin is a terminal that becomes the session's controlling terminal), the working directory, exec. An
+        error before exec comes back through a close-on-exec pipe, as subprocess does."""
         program = _resolve(argv[0], env.get("PATH", os.defpath))
         r, w = os.pipe()
         parent = os.getpid()
@@ -161,6 +165,8 @@ class Supervisor:
                 null = os.open(os.devnull, os.O_RDWR)
                 for target, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
                     os.dup2(fds.get(name, null), target)
+                if tty:
+                    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
                 for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
                     signal.signal(sig, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, [])
