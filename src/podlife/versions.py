@@ -261,6 +261,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available"),
         Change(26, True, "KEP-3386 alpha (1.26), beta but off by default from 1.27"),
     )),
+    Rule("container_stop_signals", "the ContainerStopSignals feature gate can be enabled (lifecycle.stopSignal)", (
+        Change(18, False, "not available: StopContainer sends the image's stop signal"),
+        Change(33, True, "KEP-4960 alpha, off by default: with the gate, the kubelet passes lifecycle.stopSignal"),
+    )),
     Rule("pulled_duration", "the Pulled event says how long the pull took", (
         Change(18, False, "'Successfully pulled image \"X\"'"),
         Change(19, True, "PR #91563: '... in 1.2s'"),

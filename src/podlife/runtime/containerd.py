@@ -145,7 +145,7 @@ class ContainerdRuntime:
         name, attempt = config.name, config.attempt
         c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, config.image, attempt,
                       behavior_for(config.pod, config.spec, self.behaviors), created_at=self.kernel.now,
-                      log_path=config.log_path)
+                      log_path=config.log_path, stop_signal=config.stop_signal or "SIGTERM")
         yield from self._create(c, sandbox, config)
         self.containers[c.id] = c
         self._by_pod.setdefault(c.pod_uid, {})[c.id] = c
@@ -282,8 +282,9 @@ class ContainerdRuntime:
                 c.behavior.exit_after, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
 
     def stop_signal(self, c: Container) -> str:
-        """The signal StopContainer sends first: the image's STOPSIGNAL, which podlife takes to be SIGTERM."""
-        return "SIGTERM"
+        """The signal StopContainer sends first: the container's stop signal if the kubelet passed one, else the
+        image's STOPSIGNAL, which podlife takes to be SIGTERM."""
+        return c.stop_signal
 
     def _terminate(self, c: Container, sig: str) -> None:
         """The stop signal reaches the process: with onTerm exit, it ends termSeconds after the first one."""

@@ -45,6 +45,7 @@ class ContainerConfig:
     log_path: str
     pod: Any
     spec: Any
+    stop_signal: str = ""     # lifecycle.stopSignal, passed with ContainerStopSignals; "": the image's (SIGTERM)
 
 
 @dataclass
@@ -67,5 +68,6 @@ class Container:
     exit_code: int | None = None
     reason: str = ""      # Completed | Error | OOMKilled | StartError
     message: str = ""     # why it ended, when the runtime says (a start that failed)
+    stop_signal: str = "SIGTERM"
     log_path: str = ""
     signals: list[str] = field(default_factory=list)

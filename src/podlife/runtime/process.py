@@ -257,13 +257,10 @@ class ProcessRuntime(ContainerdRuntime):
         for ex in p.execs:
             self._shim().signal(ex, signal.SIGKILL, group=True)
 
-    def stop_signal(self, c: Container) -> str:
-        return "SIGTERM"
-
     def _terminate(self, c: Container, sig: str) -> None:
         p = self.procs[c.id]
         if p.spawn is not None:
-            self._shim().signal(p.spawn, signal.Signals[sig])
+            self._shim().signal(p.spawn, signum(sig))
 
     def _kill(self, c: Container, reason: str) -> simpy.Event | None:
         p = self.procs[c.id]
@@ -467,6 +464,14 @@ def _listdir(path: str) -> list[str]:
         return os.listdir(path) if os.path.isdir(path) else []
     except OSError:
         return []
+
+
+def signum(name: str) -> int:
+    """A signal's number from its name as lifecycle.stopSignal writes it (SIGUSR1, SIGRTMIN+3, SIGRTMAX-1)."""
+    for base, sign in (("SIGRTMIN+", 1), ("SIGRTMAX-", -1)):
+        if name.startswith(base):
+            return (signal.SIGRTMIN if sign > 0 else signal.SIGRTMAX) + sign * int(name[len(base):])
+    return int(signal.Signals[name])
 
 
 async def _read_all(fd: int) -> bytes:

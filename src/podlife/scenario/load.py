@@ -994,10 +994,12 @@ def _component(ck: _Check, value: Any, path: str, cls: type, version: str) -> An
 def _check_kubelet(ck: _Check, kc: KubeletConfiguration, path: str, given: dict[str, Any], prof: Any) -> None:
     """pkg/kubelet/apis/config/validation ValidateKubeletConfiguration: the checks on the fields podlife reads;
     a feature gate the version does not know makes the kubelet refuse to start (featuregate SetFromMap)."""
-    if kc.featureGates.get("EventedPLEG") is not None and not prof.evented_pleg:
-        raise ck.error(_join(f"{path}.featureGates", "EventedPLEG"),
-                       f"unrecognized feature gate: EventedPLEG (Kubernetes {prof.version} has no such gate; it "
-                       "exists from 1.26)")
+    for gate, known, since in (("EventedPLEG", prof.evented_pleg, "1.26"),
+                               ("ContainerStopSignals", prof.container_stop_signals, "1.33")):
+        if kc.featureGates.get(gate) is not None and not known:
+            raise ck.error(_join(f"{path}.featureGates", gate),
+                           f"unrecognized feature gate: {gate} (Kubernetes {prof.version} has no such gate; it "
+                           f"exists from {since})")
     sgp, critical = kc.shutdownGracePeriod, kc.shutdownGracePeriodCriticalPods
     if (sgp > 0 or critical > 0) and not prof.graceful_node_shutdown:
         key = "shutdownGracePeriod" if sgp > 0 else "shutdownGracePeriodCriticalPods"
