@@ -415,7 +415,9 @@ class ProcessRuntime(ContainerdRuntime):
 
         async def check() -> None:
             try:
-                if "httpGet" in probe:
+                if "httpGet" in probe and (probe["httpGet"] or {}).get("scheme", "HTTP").upper() == "HTTPS":
+                    result = ("Failure", "the process runtime does not probe over HTTPS")
+                elif "httpGet" in probe:
                     http = probe["httpGet"] or {}
                     result = await network.http_probe(http.get("host") or host,
                                                       network.resolve_port(http.get("port"), spec),
