@@ -15,6 +15,7 @@ import pytest
 
 from podlife.runtime.shim import Shim, SpawnError
 from podlife.runtime.supervisor import leftovers, start_time
+from tests.helpers import processes_in_groups
 
 ENV = {"PATH": os.defpath}
 
@@ -78,12 +79,12 @@ def test_the_rest_of_a_container_dies_with_its_main_process(tmp_path: Path) -> N
         await main.started
         side = shim.spawn(["sleep", "60"], ENV, str(tmp_path), "c", False, {})
         side_pid = await side.started
-        os.close(hold)   # the main process's read finds end of file: it exits with status 1
         while not pids.exists() or not pids.read_text().strip():
             await asyncio.sleep(0.01)
         child = int(pids.read_text())
         child_started, side_started = start_time(child), start_time(side_pid)
         assert child_started and side_started
+        os.close(hold)   # the main process's read finds end of file: it exits with status 1
         assert await main.exited == (1, 0)
         assert await side.exited == (0, signal.SIGKILL)
         assert gone(child, child_started) and gone(side_pid, side_started)
@@ -100,9 +101,9 @@ def test_end_of_file_on_the_socket_kills_everything(tmp_path: Path) -> None:
         sp = shim.spawn(["sh", "-c", "sleep 60 & sleep 60"], ENV, str(tmp_path), "c", True, {})
         seen["main"] = await sp.started
         seen["supervisor"] = shim.pid or 0
-        while len(_group(seen["main"])) < 3:   # the shell and its two sleeps
+        while len(processes_in_groups([seen["main"]])) < 3:   # the shell and its two sleeps
             await asyncio.sleep(0.01)
-        group.update((pid, start_time(pid)) for pid in _group(seen["main"]))
+        group.update((pid, start_time(pid)) for pid in processes_in_groups([seen["main"]]))
         shims.append(shim)
         shim._sock.close()   # podlife's end is gone, as when podlife is killed
     group: set[tuple[int, str | None]] = set()
@@ -114,17 +115,6 @@ def test_end_of_file_on_the_socket_kills_everything(tmp_path: Path) -> None:
     assert lines[0].startswith(f"supervisor {seen['supervisor']} ")
     assert lines[1].startswith(f"spawn {seen['main']} {seen['main']} ")
     assert lines[-1] == "stopped" and leftovers(str(journal)) == []
-
-
-def _group(pgid: int) -> list[int]:
-    out = []
-    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
-        try:
-            if os.getpgid(pid) == pgid:
-                out.append(pid)
-        except OSError:
-            pass
-    return out
 
 
 def test_leftovers_are_the_journal_entries_still_running_as_the_same_process(tmp_path: Path) -> None:

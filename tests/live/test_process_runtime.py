@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from podlife.runtime.supervisor import start_time
+from tests.helpers import processes_in_groups
 from tests.live.conftest import PODLIFE, Live, write
 
 VERSION = "1.32"   # kubectl on these machines runs the kubectl of the server's minor
@@ -483,7 +484,7 @@ def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
         mains = [int(line.split()[1]) for line in journal if line.startswith("spawn ")]
         supervisor = int(next(line for line in journal if line.startswith("supervisor ")).split()[1])
         assert len(mains) == 3
-        group = [(pid, start_time(pid)) for pid in _in_groups(mains)]
+        group = [(pid, start_time(pid)) for pid in processes_in_groups(mains)]
         assert len(group) == 9, group   # each shell and its two sleeps
         os.kill(c.proc.pid, signal.SIGKILL)
         c.proc.wait()
@@ -491,18 +492,6 @@ def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
         c.wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
     finally:
         c.stop()
-
-
-def _in_groups(pgids: list[int]) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.getpgid(int(entry)) in pgids:
-                    out.append(int(entry))
-            except OSError:
-                pass
-    return out
 
 
 def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> None:

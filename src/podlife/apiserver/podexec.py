@@ -25,6 +25,7 @@ from aiohttp import WSMsgType, web
 from podlife.apiserver.status import bad_request
 from podlife.runtime.cri import RuntimeError_
 from podlife.runtime.process import exec_error
+from podlife.runtime.shim import fd_ready, read_chunks
 
 PROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
@@ -115,25 +116,8 @@ async def _status(ws: web.WebSocketResponse, status: dict) -> None:
 
 
 async def _pump(ws: web.WebSocketResponse, fd: int, channel: int) -> None:
-    """Copy what the command writes to ``fd`` onto ``channel`` until end of file (EIO: the terminal's other
-    side has closed)."""
-    loop = asyncio.get_running_loop()
-    os.set_blocking(fd, False)
-    while True:
-        ready = loop.create_future()
-        loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
-        try:
-            await ready
-        finally:
-            loop.remove_reader(fd)
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            continue
-        except OSError:
-            data = b""
-        if not data:
-            return
+    """Copy what the command writes to ``fd`` onto ``channel`` until its end."""
+    async for data in read_chunks(fd):
         if not ws.closed:
             await ws.send_bytes(bytes([channel]) + data)
 
@@ -156,18 +140,12 @@ async def _feed(ws: web.WebSocketResponse, streams: Any, tty: bool) -> None:
 
 
 async def _write_all(fd: int, data: bytes) -> None:
-    loop = asyncio.get_running_loop()
     os.set_blocking(fd, False)
     while data:
         try:
             n = os.write(fd, data)
         except BlockingIOError:
-            ready = loop.create_future()
-            loop.add_writer(fd, lambda: ready.done() or ready.set_result(None))
-            try:
-                await ready
-            finally:
-                loop.remove_writer(fd)
+            await fd_ready(fd, writable=True)
             continue
         except OSError:
             return   # the command closed its stdin

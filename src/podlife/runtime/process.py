@@ -37,7 +37,7 @@ from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
 from podlife.runtime.crilog import LogWriter
 from podlife.runtime.cri import CREATED, Container, ContainerConfig, RuntimeError_, Sandbox
 from podlife.runtime.profiles import RuntimeProfile
-from podlife.runtime.shim import Shim, Spawn, SpawnError
+from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
 from podlife.runtime.supervisor import leftovers
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -478,28 +478,10 @@ def signum(name: str) -> int:
 
 async def _read_all(fd: int) -> bytes:
     """Read a pipe to its end from the event loop, keeping the first MAX_OUTPUT bytes."""
-    loop = asyncio.get_running_loop()
-    os.set_blocking(fd, False)
     out = bytearray()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if data:
-            if len(out) < MAX_OUTPUT:
-                out.extend(data[:MAX_OUTPUT - len(out)])
-            return
-        loop.remove_reader(fd)
-        if not done.done():
-            done.set_result(None)
-    loop.add_reader(fd, readable)
     try:
-        await done
+        async for data in read_chunks(fd):
+            out.extend(data[:max(MAX_OUTPUT - len(out), 0)])
     finally:
         os.close(fd)
     return bytes(out)

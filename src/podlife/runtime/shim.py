@@ -12,12 +12,41 @@ import socket
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from podlife.runtime.supervisor import receive, send
 
 log = logging.getLogger("podlife.runtime")
+
+
+async def fd_ready(fd: int, writable: bool = False) -> None:
+    """Wait until ``fd`` can be read (or written) without blocking."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    add, remove = (loop.add_writer, loop.remove_writer) if writable else (loop.add_reader, loop.remove_reader)
+    add(fd, lambda: ready.done() or ready.set_result(None))
+    try:
+        await ready
+    finally:
+        remove(fd)
+
+
+async def read_chunks(fd: int) -> AsyncIterator[bytes]:
+    """What arrives on ``fd`` (a pipe, a terminal), as it comes, until end of file (for a terminal: EIO, its
+    other side closed). The caller closes ``fd``."""
+    os.set_blocking(fd, False)
+    while True:
+        await fd_ready(fd)
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        yield data
 
 
 class SpawnError(Exception):
