@@ -638,8 +638,9 @@ def test_unknown_kubelet_field_lists_known_fields():
 
 
 def test_unknown_feature_gate():
-    assert error("spec:\n  cluster:\n    kubelet:\n      featureGates: {Nope: true}\n") == \
-        "scenario.yaml:8: spec.cluster.kubelet.featureGates.Nope: unknown feature gate; modelled gates: EventedPLEG"
+    assert error("spec:\n  cluster:\n    kubelet:\n      featureGates: {Nope: true}\n") == (
+        "scenario.yaml:8: spec.cluster.kubelet.featureGates.Nope: unknown feature gate; modelled gates: EventedPLEG, "
+        "ContainerStopSignals")
 
 
 @pytest.mark.parametrize("body, message", [
