@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from podlife.runtime.shim import Shim, SpawnError
-from podlife.runtime.supervisor import leftovers, start_time
+from podlife.runtime.supervisor import Journal, leftovers, start_time
 from tests.helpers import processes_in_groups
 
 ENV = {"PATH": os.defpath}
@@ -125,6 +125,27 @@ def test_leftovers_are_the_journal_entries_still_running_as_the_same_process(tmp
                            f"spawn {alive.pid + 1} {alive.pid + 1} 1\n"       # another process (start time differs)
                            "spawn 4 4 5\nexit 4\n")                          # exited
         assert leftovers(str(journal)) == [(alive.pid, alive.pid)]
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_the_journal_is_rewritten_with_the_live_processes_every_so_many_lines(tmp_path: Path) -> None:
+    alive = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        path = str(tmp_path / "journal")
+        journal = Journal(path, compact_after=5)
+        journal.started(alive.pid)
+        for pid in (alive.pid + 1, alive.pid + 2):   # processes that come and go, as exec probes do
+            journal.started(pid)
+            journal.ended(pid)
+        lines = Path(path).read_text().splitlines()
+        # five lines written (header, three spawns, one exit): the rewrite keeps the two live then; then the
+        # last exit (the made-up pids have no start time)
+        p2 = alive.pid + 2
+        assert lines == [journal.header, f"spawn {alive.pid} {alive.pid} {start_time(alive.pid)}",
+                         f"spawn {p2} {p2} None", f"exit {p2}"]
+        assert leftovers(path) == [(alive.pid, alive.pid)]
     finally:
         alive.kill()
         alive.wait()

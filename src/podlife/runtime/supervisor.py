@@ -12,9 +12,9 @@ it exits, and needs code between fork and exec in podlife's multi-threaded serve
 groups and orphans, and its own children also carry PR_SET_PDEATHSIG, so that even a supervisor killed
 with SIGKILL takes the container processes with it (and podlife, seeing the socket close, kills the groups).
 
-Every process it starts is recorded in a journal file (``spawn PID PGID STARTTIME``, ``exit PID``), so a
-``podlife up`` started again on the same data directory finds what a lost supervisor left behind
-(``leftovers``).
+Every process it starts is recorded in a journal file (``spawn PID PGID STARTTIME``, ``exit PID``; rewritten with
+the live ones alone every COMPACT_AFTER lines, so exec probes do not make it grow without end), so a ``podlife
+up`` started again on the same data directory finds what a lost supervisor left behind (``leftovers``).
 
 Requests (podlife → supervisor), answers and events (supervisor → podlife):
 
@@ -49,6 +49,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 3
+COMPACT_AFTER = 10_000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -102,6 +103,44 @@ def leftovers(journal: str) -> list[tuple[int, int]]:
 # ---- the supervisor process ------------------------------------------------------------------------------
 
 
+class Journal:
+    def __init__(self, path: str, compact_after: int = COMPACT_AFTER) -> None:
+        self.path = path
+        self.compact_after = compact_after
+        self.header = f"supervisor {os.getpid()} {start_time(os.getpid())}"
+        self.live: dict[int, str | None] = {}
+        self._file = open(path, "a")
+        self._lines = 0
+        self._write(self.header)
+
+    def started(self, pid: int) -> None:
+        self.live[pid] = start_time(pid)
+        self._write(f"spawn {pid} {pid} {self.live[pid]}")
+
+    def ended(self, pid: int) -> None:
+        if pid in self.live:
+            del self.live[pid]
+            self._write(f"exit {pid}")
+
+    def close(self) -> None:
+        self._write("stopped")
+        self._file.close()
+
+    def _write(self, line: str) -> None:
+        self._file.write(line + "\n")
+        self._file.flush()
+        self._lines += 1
+        if self._lines >= self.compact_after:
+            tmp = self.path + ".tmp"
+            with open(tmp, "w") as f:
+                f.write("".join(f"{line}\n" for line in [self.header] + [
+                    f"spawn {pid} {pid} {st}" for pid, st in self.live.items()]))
+            os.replace(tmp, self.path)
+            self._file.close()
+            self._file = open(self.path, "a")
+            self._lines = 0
+
+
 @dataclass
 class Child:
     ref: int
@@ -113,7 +152,7 @@ class Child:
 @dataclass
 class Supervisor:
     sock: socket.socket
-    journal: object
+    journal: Journal
     children: dict[int, Child] = field(default_factory=dict)          # pid → child
     by_ref: dict[int, Child] = field(default_factory=dict)
     by_container: dict[str, dict[int, None]] = field(default_factory=dict)   # container → pids
@@ -142,8 +181,7 @@ class Supervisor:
         self.children[pid] = child
         self.by_ref[ref] = child
         self.by_container.setdefault(child.container, {})[pid] = None
-        self.journal.write(f"spawn {pid} {pid} {start_time(pid)}\n")   # type: ignore[attr-defined]
-        self.journal.flush()   # type: ignore[attr-defined]
+        self.journal.started(pid)
         send(self.sock, {"op": "spawned", "ref": ref, "pid": pid})
 
     def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool) -> int:
@@ -213,8 +251,7 @@ class Supervisor:
             self.by_ref.pop(child.ref, None)
             mine = self.by_container.get(child.container, {})
             mine.pop(pid, None)
-            self.journal.write(f"exit {pid}\n")   # type: ignore[attr-defined]
-            self.journal.flush()   # type: ignore[attr-defined]
+            self.journal.ended(pid)
             if child.main:
                 # the container's init is gone: everything else in it dies (its group, its exec'd commands)
                 self.ended.add(child.container)
@@ -242,11 +279,10 @@ class Supervisor:
                     if pid == 0:
                         break
                     if self.children.pop(pid, None) is not None:
-                        self.journal.write(f"exit {pid}\n")   # type: ignore[attr-defined]
+                        self.journal.ended(pid)
             except ChildProcessError:
                 break
             time.sleep(0.01)
-        self.journal.flush()   # type: ignore[attr-defined]
 
 
 class _StartError(OSError):
@@ -300,18 +336,15 @@ def main(argv: list[str]) -> int:
     os.set_blocking(wake_r, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    with open(journal_path, "a") as journal:
-        sup = Supervisor(sock, journal)
-        journal.write(f"supervisor {os.getpid()} {start_time(os.getpid())}\n")
-        journal.flush()
-        try:
-            send(sock, {"op": "ready", "pid": os.getpid()})
-            _serve(sup, sock, wake_r)
-        except OSError:
-            pass   # podlife is gone (the socket broke while answering)
-        finally:
-            sup.kill_everything()
-            journal.write("stopped\n")
+    sup = Supervisor(sock, Journal(journal_path))
+    try:
+        send(sock, {"op": "ready", "pid": os.getpid()})
+        _serve(sup, sock, wake_r)
+    except OSError:
+        pass   # podlife is gone (the socket broke while answering)
+    finally:
+        sup.kill_everything()
+        sup.journal.close()
     return 0
 
 
