@@ -448,6 +448,28 @@ def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster
     cluster.kubectl("delete", "pod", "shell", "--wait=false")
 
 
+def test_an_oomkill_fault_kills_the_real_process(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: victim}
+        spec:
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+        """)
+    cluster.wait_for("victim Running", lambda: "running" in cluster.state("victim"), 20)
+    node = cluster.pod("victim")["spec"]["nodeName"]
+    p = cluster.podlife("fault", "OOMKill", "--node", node, "--pod", "default/victim", "--container", "app")
+    assert p.returncode == 0, p.stderr
+    cluster.wait_for("a restart", lambda: cluster.status("victim").get("restartCount", 0) >= 1, 20)
+    last = cluster.status("victim")["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (137, "OOMKilled")
+    assert [r["signal"] for r in cluster.records("signal", "victim")] == ["SIGKILL"]
+    cluster.kubectl("delete", "pod", "victim", "--wait=false")
+
+
 # ---- the clock, a crash, a restart ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("flags", [("--clock", "manual"), ("--speed", "10")])

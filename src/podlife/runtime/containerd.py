@@ -18,7 +18,7 @@ import simpy
 
 from podlife.api.meta import Obj, ref
 from podlife.engine import Kernel
-from podlife.runtime.behavior import BehaviorRule, behavior_for
+from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for
 from podlife.runtime.cri import (
     CREATED,
     EXITED,
@@ -144,7 +144,7 @@ class ContainerdRuntime:
     def create_container(self, sandbox: Sandbox, config: ContainerConfig) -> Call:
         name, attempt = config.name, config.attempt
         c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, config.image, attempt,
-                      behavior_for(config.pod, config.spec, self.behaviors), created_at=self.kernel.now,
+                      self._behavior(config), created_at=self.kernel.now,
                       log_path=config.log_path, stop_signal=config.stop_signal or "SIGTERM")
         yield from self._create(c, sandbox, config)
         self.containers[c.id] = c
@@ -264,6 +264,10 @@ class ContainerdRuntime:
         self.sandboxes.clear()
 
     # ---- the layer below: shim and process (simulated from the container's behaviour) ------------------
+
+    def _behavior(self, config: ContainerConfig) -> Behavior:
+        """How the simulated process behaves: its podlife/behavior annotation, spec.behaviors, its command."""
+        return behavior_for(config.pod, config.spec, self.behaviors)
 
     def _create(self, c: Container, sandbox: Sandbox, config: ContainerConfig) -> Call:
         """What CreateContainer does below the CRI: nothing can fail for a simulated process."""

@@ -33,6 +33,7 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.engine import Kernel
 from podlife.runtime import network
+from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
 from podlife.runtime.crilog import LogWriter
 from podlife.runtime.cri import CREATED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -46,6 +47,7 @@ PROFILE = RuntimeProfile("process", "process", "process://podlife", False, 0.0, 
                          "rpc error: code = DeadlineExceeded desc = context deadline exceeded")
 START_FAILED_EXIT = 128     # containerd's exit status for a container whose process could not start
 MAX_OUTPUT = 10 * 1024      # what is kept of an exec'd command's output
+NO_BEHAVIOR = Behavior()
 BASE_ENVIRONMENT = ("PATH", "HOME", "LANG", "TZ")   # taken from podlife's own environment
 
 
@@ -200,6 +202,10 @@ class ProcessRuntime(ContainerdRuntime):
         return os.path.join(self.host.pod_dir(sb), c.log_path), (p.log if p is not None else None)
 
     # ---- the layer below: real processes -----------------------------------------------------------
+
+    def _behavior(self, config: ContainerConfig) -> Behavior:
+        """A real process has no modelled behaviour (podlife/behavior is ignored): no usage either."""
+        return NO_BEHAVIOR
 
     def _create(self, c: Container, sandbox: Sandbox, config: ContainerConfig) -> Call:
         """containerd's spec generation: without a command there is nothing to run (the image's entrypoint
