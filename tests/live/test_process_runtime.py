@@ -19,7 +19,7 @@ import pytest
 
 from podlife.runtime.supervisor import start_time
 from tests.helpers import processes_in_groups
-from tests.live.conftest import PODLIFE, Live, write
+from tests.live.conftest import PODLIFE, Live, _require_kubectl, write
 
 VERSION = "1.32"   # kubectl on these machines runs the kubectl of the server's minor
 
@@ -28,6 +28,7 @@ class ProcessCluster(Live):
     """``podlife up --runtime process`` on a free port, with its own kubeconfig and data directory."""
 
     def __init__(self, tmp: Path) -> None:
+        _require_kubectl()
         self.tmp = tmp
         self.data_dir = tmp / "data"
         super().__init__(tmp, VERSION, extra=("--runtime", "process", "--data-dir", str(self.data_dir)))
