@@ -67,9 +67,9 @@ async def http_probe(host: str, port: int, path: str, headers: list[Obj], timeou
     return FAILURE, f"HTTP probe failed with statuscode: {code}"
 
 
-async def http_get(host: str, port: int, path: str, headers: list[Obj], timeout: float, user_agent: str
+async def http_get(host: str, port: int, path: str, headers: list[Obj], timeout: float | None, user_agent: str
                    ) -> tuple[int | None, str]:
-    """(status code, body), or (None, the error) when no response came."""
+    """(status code, body), or (None, the error) when no response came (in ``timeout`` seconds, if given)."""
     path = path if path.startswith("/") else "/" + path
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}{path}"
     try:

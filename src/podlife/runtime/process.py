@@ -36,7 +36,7 @@ from podlife.runtime import network
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
 from podlife.runtime.crilog import LogWriter
-from podlife.runtime.cri import CREATED, Container, ContainerConfig, RuntimeError_, Sandbox
+from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
 from podlife.runtime.profiles import RuntimeProfile
 from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
 from podlife.runtime.supervisor import leftovers
@@ -94,11 +94,11 @@ class Host:
         os.makedirs(os.path.dirname(self.journal()), exist_ok=True)
         left = leftovers(self.journal())
         for pid, pgid in left:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pgid if kill is os.killpg else pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            try:
+                os.killpg(pgid, signal.SIGKILL)   # the group, and the process if it has left it
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         if left:
             said.append(f"killed {len(left)} processes an earlier podlife up left running in {self.data_dir}")
         with open(self.journal(), "w"):
@@ -125,7 +125,7 @@ class Host:
                     continue
                 sp = p.spawn
                 grace = p.config.pod["spec"].get("terminationGracePeriodSeconds", 30)
-                shim.signal(sp, signal.SIGTERM)
+                shim.signal(sp, signum(rt.stop_signal(c)))
                 kill = (lambda sp=sp: shim.signal(sp, signal.SIGKILL, group=True))
                 timers.append(loop.call_later(max(float(grace), 0.0), kill))
                 self._kill_now.append(kill)
@@ -236,7 +236,7 @@ class ProcessRuntime(ContainerdRuntime):
         err = yield started
         if err is not None:
             message = _start_error(p.argv[0], p.cwd, err)
-            c.state, c.exit_code, c.reason, c.message = "CONTAINER_EXITED", START_FAILED_EXIT, "StartError", message
+            c.state, c.exit_code, c.reason, c.message = EXITED, START_FAILED_EXIT, "StartError", message
             c.finished_at = self.kernel.now
             p.log.close()
             self._record(c.pod_ref, c.name, "exit", f"exitCode {START_FAILED_EXIT} (StartError)")
@@ -257,31 +257,32 @@ class ProcessRuntime(ContainerdRuntime):
             p.early_exit = (code, sig)
             return
         status = 128 + sig if sig else code
+        # (the supervisor has killed the rest of the container: its group and its exec'd commands)
         self._exit(c, status, p.kill_reason or ("Completed" if status == 0 else "Error"))
         if p.gone is not None and not p.gone.triggered:
             p.gone.succeed()
-        for ex in p.execs:
-            self._shim().signal(ex, signal.SIGKILL, group=True)
 
     def _terminate(self, c: Container, sig: str) -> None:
-        p = self.procs[c.id]
-        if p.spawn is not None:
-            self._shim().signal(p.spawn, signum(sig))
+        self._send(self.procs[c.id], signum(sig), group=False)
 
     def _kill(self, c: Container, reason: str) -> simpy.Event | None:
         p = self.procs[c.id]
         p.kill_reason = reason
-        if p.spawn is not None:
-            self._shim().signal(p.spawn, signal.SIGKILL, group=True)
+        self._send(p, signal.SIGKILL, group=True)
         return p.gone
 
     def power_off(self) -> None:
         for c in list(self.containers.values()):
             p = self.procs.get(c.id)
-            if p is not None and p.spawn is not None and c.process_running:
-                self._shim().signal(p.spawn, signal.SIGKILL, group=True)
+            if p is not None and c.process_running:
+                self._send(p, signal.SIGKILL, group=True)
         super().power_off()
         self.procs.clear()
+
+    def _send(self, p: _Process, sig: int, group: bool) -> None:
+        """A signal to the container's process (or its group); with no supervisor, nothing is left to signal."""
+        if p.spawn is not None and self.host.shim is not None:
+            self.host.shim.signal(p.spawn, sig, group=group)
 
     def _shim(self) -> Shim:
         if self.host.shim is None or not self.host.shim.running:
@@ -331,7 +332,7 @@ class ProcessRuntime(ContainerdRuntime):
             def expire() -> None:
                 nonlocal timed_out
                 timed_out = True
-                self._shim().signal(sp, signal.SIGKILL, group=True)
+                shim.signal(sp, signal.SIGKILL, group=True)
             timer = asyncio.get_running_loop().call_later(timeout, expire) if timeout else None
             code, sig = await sp.exited
             if timer is not None:
@@ -394,8 +395,9 @@ class ProcessRuntime(ContainerdRuntime):
                 except ValueError as e:
                     self.host.deliver(lambda: ev.succeed(str(e)))
                     return
+                # the kubelet's HTTP client for hooks has no timeout of its own
                 code, text = await network.http_get(http.get("host") or ip, port, http.get("path", ""),
-                                                    http.get("httpHeaders") or [], 60.0, self._user_agent())
+                                                    http.get("httpHeaders") or [], None, self._user_agent())
                 self.host.deliver(lambda: ev.succeed(text if code is None else ""))
             asyncio.get_running_loop().create_task(get())
         else:
