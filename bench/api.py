@@ -125,8 +125,21 @@ async def create_pods(base: str, pods: int) -> None:
                     print(f"WARNING: create pod-{i}: {r.status} {await r.text()}")
 
 
-def row(name: str, lat: list[float], errors: int, rate: float) -> None:
-    print(f"{name:<34} {len(lat):>8} {pct(lat, 50):>8.2f} {pct(lat, 99):>8.2f} {rate:>9.0f} {errors:>6}")
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (Linux /proc), to tell the server's cost from the client's."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(pid: int, run) -> tuple[list[float], int, float, float]:
+    before = cpu_seconds(pid)
+    lat, errors, rate = run()
+    return lat, errors, rate, (cpu_seconds(pid) - before) * 1000 / max(len(lat), 1)
+
+
+def row(name: str, lat: list[float], errors: int, rate: float, cpu_ms: float) -> None:
+    print(f"{name:<34} {len(lat):>8} {pct(lat, 50):>8.2f} {pct(lat, 99):>8.2f} {rate:>9.0f} {cpu_ms:>10.2f} "
+          f"{errors:>6}")
 
 
 def main() -> None:
@@ -162,17 +175,20 @@ def main() -> None:
         rnd = random.Random(0)
         print(f"podlife up {a.version}, {nodes} nodes, {a.pods} pods created in {created:.1f} s "
               f"({a.pods / created:.0f} creates/s, one client); {a.clients} concurrent clients, {a.seconds:g} s each")
-        print(f"{'':<34} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9} {'errors':>6}")
-        get = asyncio.run(load(lambda: f"{base}/api/v1/namespaces/default/pods/{rnd.choice(names)}",
-                               a.clients, a.seconds))
+        print(f"{'':<34} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9} {'server CPU':>10} {'errors':>6}")
+        print(f"{'':<34} {'':>8} {'':>8} {'':>8} {'':>9} {'ms/req':>10}")
+        sp, bp = server.pid, bare.pid
+
+        def run(url_of):
+            return lambda: asyncio.run(load(url_of, a.clients, a.seconds))
+        get = measured(sp, run(lambda: f"{base}/api/v1/namespaces/default/pods/{rnd.choice(names)}"))
         row("GET pod", *get)
-        row("LIST pods -l shard=K (50 pods)", *asyncio.run(load(
-            lambda: f"{base}/api/v1/namespaces/default/pods?labelSelector=shard%3D{rnd.randrange(20)}",
-            a.clients, a.seconds)))
-        row(f"LIST pods limit=500 (of {a.pods})", *asyncio.run(load(
-            lambda: f"{base}/api/v1/namespaces/default/pods?limit=500", a.clients, a.seconds)))
-        row("GET /version", *asyncio.run(load(lambda: f"{base}/version", a.clients, a.seconds)))
-        hello = asyncio.run(load(lambda: f"http://127.0.0.1:{bare_port}/hello", a.clients, a.seconds))
+        row("LIST pods -l shard=K (50 pods)", *measured(sp, run(
+            lambda: f"{base}/api/v1/namespaces/default/pods?labelSelector=shard%3D{rnd.randrange(20)}")))
+        row(f"LIST pods limit=500 (of {a.pods})", *measured(sp, run(
+            lambda: f"{base}/api/v1/namespaces/default/pods?limit=500")))
+        row("GET /version", *measured(sp, run(lambda: f"{base}/version")))
+        hello = measured(bp, run(lambda: f"http://127.0.0.1:{bare_port}/hello"))
         row("bare aiohttp hello (baseline)", *hello)
         w = asyncio.run(watch_latency(base, 200))
         print(f"watch delivery (PATCH sent → MODIFIED read), 200 changes: p50 {pct(w, 50):.2f} ms, "

@@ -337,6 +337,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
         Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
     )),
+    Rule("job_status_column", "the Jobs table (kubectl get jobs) has a Status column", (
+        Change(18, False, "pkg/printers/internalversion: Name, Completions, Duration, Age"),
+        Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "
+                         "before Completions"),
+    )),
     Rule("endpointslice_api", "EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),

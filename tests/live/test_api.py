@@ -170,3 +170,45 @@ def test_watch_table_events_and_bookmarks_over_http(frozen: Live) -> None:
     assert code == 200 and [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[0]["object"]["kind"] == "Table" and events[0]["object"]["rows"][0]["cells"][0] == "w"
     frozen.json("DELETE", f"{PODS}/w?gracePeriodSeconds=0")
+
+
+def test_watch_list_ends_its_initial_events_with_a_bookmark(frozen: Live) -> None:
+    frozen.json("POST", PODS, _pod("listed", wl="yes"))
+    code, _, raw = frozen.request("GET", f"{PODS}?watch=true&labelSelector=wl%3Dyes&sendInitialEvents=true"
+                                         "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1")
+    events = [json.loads(line) for line in raw.splitlines()]
+    # then the watch's own bookmark, 2 s before its 1 s timeout: at once
+    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK", "BOOKMARK"]
+    assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert "annotations" not in events[2]["object"]["metadata"]
+    frozen.json("DELETE", f"{PODS}/listed?gracePeriodSeconds=0")
+
+
+def test_autoscaling_v1_is_the_stored_v2(frozen: Live) -> None:
+    """kubectl autoscale (to 1.33) posts autoscaling/v1: its CPU target is the v2 cpu Utilization metric."""
+    base = "/apis/autoscaling/{}/namespaces/default/horizontalpodautoscalers"
+    hpa = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+           "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                    "minReplicas": 1, "maxReplicas": 3, "targetCPUUtilizationPercentage": 50}}
+    code, created = frozen.json("POST", base.format("v1"), hpa)
+    assert code == 201 and created["spec"]["targetCPUUtilizationPercentage"] == 50
+    _, v2 = frozen.json("GET", base.format("v2") + "/h")
+    assert v2["apiVersion"] == "autoscaling/v2"
+    assert v2["spec"]["metrics"] == [{"type": "Resource", "resource": {"name": "cpu", "target": {
+        "type": "Utilization", "averageUtilization": 50}}}]
+    frozen.json("DELETE", base.format("v1") + "/h")
+
+
+def test_job_table(frozen: Live) -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
+           "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                          "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}}
+    base = "/apis/batch/v1/namespaces/default/jobs"
+    assert frozen.json("POST", base, job)[0] == 201
+    _, _, table = _get(frozen, f"{base}/once", TABLE)
+    assert [c["name"] for c in table["columnDefinitions"]][:5] == ["Name", "Status", "Completions", "Duration", "Age"]
+    assert table["rows"][0]["cells"][:3] == ["once", "Running", "0/1"]
+    frozen.advance("10s")
+    _, _, table = _get(frozen, f"{base}/once", TABLE)
+    assert table["rows"][0]["cells"][:3] == ["once", "Complete", "1/1"]
+    frozen.json("DELETE", f"{base}/once?propagationPolicy=Background")

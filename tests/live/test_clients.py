@@ -153,6 +153,12 @@ def test_kubectl_of_other_minors(live_factory, tmp_path, minor: str) -> None:
     out = live.kubectl("create", "deployment", "d", "--image=nginx", "--replicas=1").stdout
     assert out.strip() == "deployment.apps/d created"
     live.kubectl("rollout", "status", "deploy/d", "--timeout=30s")
+    assert live.kubectl("autoscale", "deploy", "d", "--min=1", "--max=2", "--cpu-percent=50").stdout.strip() == \
+        "horizontalpodautoscaler.autoscaling/d autoscaled"
+    # the Jobs table has a Status column from 1.30 (PR #123226)
+    live.kubectl("create", "job", "j", "--image=busybox", "--", "true")
+    header = live.kubectl("get", "jobs").stdout.splitlines()[0].split()
+    assert header[:3] == (["NAME", "COMPLETIONS", "DURATION"] if minor == "1.27" else ["NAME", "STATUS", "COMPLETIONS"])
     # 1.27 and 1.28 read /openapi/v2 as protobuf for explain; later ones /openapi/v3
     assert "FIELD: nodeName <string>" in live.kubectl("explain", "pod.spec.nodeName").stdout
     # a SelfSubjectAccessReview (protobuf from 1.32) is answered, not stored: one user, allowed everything

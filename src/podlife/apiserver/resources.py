@@ -3,9 +3,9 @@
 Built-in kinds come from the version's schemas (podlife.api.schema); each is served in one version, its GA one
 (alpha and beta API versions are off by default upstream, pkg/controlplane/apiserver/options: new beta APIs
 are disabled from 1.24, KEP-3136), and a kind with several GA versions in the one the model stores
-(HorizontalPodAutoscaler: autoscaling/v2). Events are served in core/v1 and events.k8s.io/v1, converted on the
-way in and out (podlife.apiserver.events). Custom resources are served for each served version of a stored
-CustomResourceDefinition.
+(HorizontalPodAutoscaler: autoscaling/v2), unless podlife.apiserver.conversion converts another one to it:
+Events are also served in events.k8s.io/v1, HorizontalPodAutoscalers in autoscaling/v1. Custom resources are
+served for each served version of a stored CustomResourceDefinition.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from podlife.api import schema
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, plural
+from podlife.apiserver.conversion import CONVERSIONS
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
@@ -120,8 +121,8 @@ def builtin_resources(minor: int) -> tuple[Resource, ...]:
         group, _, version = api_version.rpartition("/")
         if version_priority(version)[0] != 2:
             continue   # alpha and beta versions are off by default
-        if kind in KINDS and KINDS[kind].api_version != api_version and kind != "Event":
-            continue   # one version per modelled kind: the one the model stores
+        if kind in KINDS and KINDS[kind].api_version != api_version and (group, version, kind) not in CONVERSIONS:
+            continue   # one version per modelled kind: the one the model stores, or one converted to it
         info = KINDS.get(kind) or builtin_kind_info(kind, api_version)
         resource = info.resource if kind in KINDS else plural(kind)
         verbs = ("create",) if kind in CREATE_ONLY else READ_ONLY.get(kind, ALL_VERBS)

@@ -22,7 +22,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, crds, discovery, events, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
@@ -233,9 +233,8 @@ class ApiServer:
 
     def out(self, r: Resource, obj: Obj) -> Obj:
         """The stored object as the served version shows it."""
-        if r.kind == "Event" and r.group == "events.k8s.io":
-            return events.to_events_v1(obj)
-        return obj
+        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        return conv[0](obj) if conv is not None else obj
 
     def _wants_table(self, request: web.Request) -> str | None:
         for part in request.headers.get("Accept", "").split(","):
@@ -250,6 +249,7 @@ class ApiServer:
                list_meta: dict[str, Any] | None = None) -> web.Response:
         include = request.query.get("includeObject", "Metadata")
         doc = tables.table(t.resource.kind, [self.out(t.resource, o) for o in objs], self.now(), version=version,
+                           profile=self.cluster.profile,
                            include=include, crd=t.resource.crd, served_version=t.resource.version,
                            list_meta=list_meta)
         return self._json(doc)
@@ -307,7 +307,12 @@ class ApiServer:
             if not rv.isdigit():
                 raise bad_request(f'strconv.ParseUint: parsing "{rv}": invalid syntax')
             since = int(rv)
-        if q.get("sendInitialEvents") == "true":
+        initial = q.get("sendInitialEvents") == "true"
+        if initial:
+            if q.get("allowWatchBookmarks") not in ("true", "1"):
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
+                                               "Required value: allowWatchBookmarks must be set to true when "
+                                               "sendInitialEvents is set")
             since = None
         timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds", "").isdigit() else None
         matches = self._selectors(request, t)
@@ -318,6 +323,7 @@ class ApiServer:
         def encode(type_: str, obj: Obj, first: bool) -> Any:
             if tv:
                 return tables.table(r.kind, [self.out(r, obj)], self.now(), version=tv, include=include,
+                                    profile=self.cluster.profile,
                                     crd=r.crd, served_version=r.version, headers=first)
             return self.out(r, obj)
 
@@ -325,7 +331,7 @@ class ApiServer:
             return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
 
         stream = WatchStream(self, r.storage_kind, t.namespace, matches, encode, bookmark, since,
-                             q.get("allowWatchBookmarks") in ("true", "1"), timeout)
+                             q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial)
         return await stream.serve(request)
 
     # -- writes
@@ -344,18 +350,17 @@ class ApiServer:
 
     def _check_body(self, t: Target, obj: Obj, *, name: str | None = None) -> Obj:
         r = t.resource
-        if r.kind == "Event" and r.group == "events.k8s.io":
-            if obj.get("apiVersion", r.api_version) == r.api_version:
-                obj = events.from_events_v1(obj)
-        else:
-            av = obj.setdefault("apiVersion", r.api_version)
-            kind = obj.setdefault("kind", r.kind)
-            if av != r.api_version:
-                raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
-                                  f"({r.api_version})")
-            if kind != r.kind:
-                raise bad_request(f'{kind} in version "{r.version}" cannot be handled as a {r.kind}: no kind '
-                                  f'"{kind}" is registered for version "{r.api_version}"')
+        av = obj.setdefault("apiVersion", r.api_version)
+        kind = obj.setdefault("kind", r.kind)
+        if av != r.api_version:
+            raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
+                              f"({r.api_version})")
+        if kind != r.kind:
+            raise bad_request(f'{kind} in version "{r.version}" cannot be handled as a {r.kind}: no kind '
+                              f'"{kind}" is registered for version "{r.api_version}"')
+        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        if conv is not None:
+            obj = conv[1](obj)
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}

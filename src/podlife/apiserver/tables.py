@@ -109,18 +109,34 @@ def _daemonset(o: Obj, now: datetime) -> Row:
             _age(o, now), names, images, _selector(spec.get("selector"))]
 
 
+def _job_status(o: Obj) -> str:
+    """printJob's Status (1.30+): Complete or Failed, else Terminating while deleted, else Suspended,
+    FailureTarget or SuccessCriteriaMet, else Running."""
+    def holds(ctype: str) -> bool:
+        c = get_condition(o, ctype)
+        return c is not None and c.get("status") == "True"
+    for ctype in ("Complete", "Failed"):
+        if holds(ctype):
+            return ctype
+    if o["metadata"].get("deletionTimestamp"):
+        return "Terminating"
+    return next((c for c in ("Suspended", "FailureTarget", "SuccessCriteriaMet") if holds(c)), "Running")
+
+
 def _job(o: Obj, now: datetime) -> Row:
     spec, st = o.get("spec") or {}, o.get("status") or {}
     names, images = _containers((spec.get("template") or {}).get("spec") or {})
     completions = spec.get("completions")
     done = st.get("succeeded", 0)
-    shown = f"{done}/{completions}" if completions is not None else f"{done}/1 of {spec.get('parallelism', 1)}"
+    shown = f"{done}/{completions}" if completions is not None else (
+        f"{done}/1 of {spec['parallelism']}" if (spec.get("parallelism") or 1) > 1 else f"{done}/1")
     start, end = st.get("startTime"), st.get("completionTime")
     duration = ""
     if start:
         stop = parse_time(end) if end else now
         duration = human_duration((stop - parse_time(start)).total_seconds())
-    return [o["metadata"]["name"], shown, duration, _age(o, now), names, images, _selector(spec.get("selector"))]
+    return [o["metadata"]["name"], _job_status(o), shown, duration, _age(o, now), names, images,
+            _selector(spec.get("selector"))]
 
 
 def _cronjob(o: Obj, now: datetime) -> Row:
@@ -264,7 +280,7 @@ PRINTERS: dict[str, tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]] =
     "DaemonSet": ((_N, _c("Desired", 0, "integer"), _c("Current", 0, "integer"), _c("Ready", 0, "integer"),
                    _c("Up-to-date", 0, "integer"), _c("Available", 0, "integer"), _c("Node Selector"), _AGE,
                    *_WORKLOAD_WIDE), _daemonset),
-    "Job": ((_N, _c("Completions"), _c("Duration"), _AGE, *_WORKLOAD_WIDE), _job),
+    "Job": ((_N, _c("Status"), _c("Completions"), _c("Duration"), _AGE, *_WORKLOAD_WIDE), _job),
     "CronJob": ((_N, _c("Schedule"), _c("Timezone"), _c("Suspend", 0, "boolean"), _c("Active", 0, "integer"),
                  _c("Last Schedule"), _AGE, *_WORKLOAD_WIDE), _cronjob),
     "Service": ((_N, _c("Type"), _c("Cluster-IP"), _c("External-IP"), _c("Port(s)"), _AGE, _c("Selector", 1)),
@@ -300,17 +316,26 @@ def _partial(obj: Obj, version: str) -> dict[str, Any]:
     return {"kind": "PartialObjectMetadata", "apiVersion": f"meta.k8s.io/{version}", "metadata": obj["metadata"]}
 
 
-def printer(kind: str, crd: Obj | None, served_version: str) -> tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]:
+def _without_column(printer_: tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]], index: int):
+    cols, row = printer_
+    return cols[:index] + cols[index + 1:], lambda o, now: (lambda r: r[:index] + r[index + 1:])(row(o, now))
+
+
+def printer(kind: str, crd: Obj | None, served_version: str, profile: Any = None
+            ) -> tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]:
     if crd is not None:
         return _custom_printer(crd, served_version)
-    return PRINTERS.get(kind, _DEFAULT)
+    found = PRINTERS.get(kind, _DEFAULT)
+    if kind == "Job" and profile is not None and not profile.job_status_column:
+        return _without_column(found, 1)
+    return found
 
 
 def table(kind: str, objs: list[Obj], now: datetime, *, version: str = "v1", include: str = "Metadata",
           crd: Obj | None = None, served_version: str = "", headers: bool = True,
-          list_meta: dict[str, Any] | None = None) -> dict[str, Any]:
+          list_meta: dict[str, Any] | None = None, profile: Any = None) -> dict[str, Any]:
     """A Table of ``objs``; ``include`` is the includeObject option (None, Metadata, Object)."""
-    cols, row = printer(kind, crd, served_version)
+    cols, row = printer(kind, crd, served_version, profile)
     rows = []
     for o in objs:
         r: dict[str, Any] = {"cells": row(o, now)}

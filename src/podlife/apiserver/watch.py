@@ -32,7 +32,8 @@ class WatchStream:
 
     def __init__(self, server: Any, kind: str, namespace: str | None, matches: Callable[[Obj], bool],
                  encode: Callable[[str, Obj, bool], Any], bookmark_object: Callable[[str], Any],
-                 since: int | None, bookmarks: bool, timeout: float | None) -> None:
+                 since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False
+                 ) -> None:
         self.server = server
         self.kind = kind
         self.namespace = namespace
@@ -42,6 +43,7 @@ class WatchStream:
         self.since = since
         self.bookmarks = bookmarks
         self.timeout = timeout
+        self.initial_events_end = initial_events_end   # sendInitialEvents: a bookmark marks their end
         self._events: deque[tuple[str, Obj]] = deque()
         self._ready = asyncio.Event()
         self._watch: Any = None
@@ -94,6 +96,16 @@ class WatchStream:
 
                 await resp.write(self._line(ERROR, status_body(error)))
                 return resp
+            if self.initial_events_end:
+                # KEP-3157 watch-list: the initial ADDED events end with a bookmark annotated
+                # k8s.io/initial-events-end (cacher.go)
+                while self._events:
+                    type_, obj = self._events.popleft()
+                    await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                    self._first = False
+                mark = self.bookmark_object(str(store.resource_version))
+                mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
+                await resp.write(self._line(BOOKMARK, mark))
             await self._stream(request, resp)
         except (ConnectionResetError, asyncio.CancelledError):
             pass

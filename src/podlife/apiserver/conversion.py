@@ -1,0 +1,98 @@
+"""Kinds served in a version other than the one stored, converted on the way out and in.
+
+- events.k8s.io/v1 Events are the stored core/v1 Events (pkg/apis/events/v1/conversion.go: note ↔ message,
+  regarding ↔ involvedObject, reportingController ↔ reportingComponent, deprecated* ↔ the core timestamps,
+  count and source).
+- autoscaling/v1 HorizontalPodAutoscalers are the stored autoscaling/v2 ones (pkg/apis/autoscaling/v1
+  conversion.go): targetCPUUtilizationPercentage ↔ a cpu Resource metric with an Utilization target, and
+  currentCPUUtilizationPercentage ↔ its current value. Other metrics, which v1 keeps in annotations upstream,
+  are not carried (an assumption the README names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from podlife.api.meta import Obj, clone
+
+# ---- Events --------------------------------------------------------------------------------------------------
+
+# events.k8s.io field → core/v1 field
+_RENAMED = {"note": "message", "regarding": "involvedObject", "reportingController": "reportingComponent",
+            "deprecatedSource": "source", "deprecatedFirstTimestamp": "firstTimestamp",
+            "deprecatedLastTimestamp": "lastTimestamp", "deprecatedCount": "count"}
+_SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
+
+
+def _convert(obj: Obj, api_version: str, renamed: dict[str, str]) -> Obj:
+    out: Obj = {"kind": "Event", "apiVersion": api_version}
+    for k in _SAME:
+        if k in obj:
+            out[k] = obj[k]
+    for src, dst in renamed.items():
+        if src in obj:
+            out[dst] = obj[src]
+    return out
+
+
+def to_events_v1(core: Obj) -> Obj:
+    out = _convert(core, "events.k8s.io/v1", {old: new for new, old in _RENAMED.items()})
+    out.setdefault("eventTime", None)
+    return out
+
+
+def from_events_v1(ev: Obj) -> Obj:
+    out = _convert(ev, "v1", _RENAMED)
+    out.setdefault("involvedObject", {})
+    return out
+
+
+# ---- HorizontalPodAutoscaler ---------------------------------------------------------------------------------
+
+def _cpu(metrics: list[Obj] | None, key: str) -> int | None:
+    for m in metrics or ():
+        res = m.get("resource") or {}
+        if m.get("type") == "Resource" and res.get("name") == "cpu":
+            value = (res.get(key) or {}).get("averageUtilization")
+            if value is not None:
+                return value
+    return None
+
+
+def to_hpa_v1(v2: Obj) -> Obj:
+    out = clone(v2)
+    out["apiVersion"] = "autoscaling/v1"
+    spec, status = out.get("spec") or {}, out.get("status") or {}
+    metrics = spec.pop("metrics", None)
+    spec.pop("behavior", None)
+    target = _cpu(metrics, "target")
+    if target is not None:
+        spec["targetCPUUtilizationPercentage"] = target
+    current = _cpu(status.pop("currentMetrics", None), "current")
+    status.pop("conditions", None)
+    if current is not None:
+        status["currentCPUUtilizationPercentage"] = current
+    return out
+
+
+def from_hpa_v1(v1: Obj) -> Obj:
+    out = clone(v1)
+    out["apiVersion"] = "autoscaling/v2"
+    spec = out.setdefault("spec", {})
+    target = spec.pop("targetCPUUtilizationPercentage", None)
+    if target is not None:
+        spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {
+            "type": "Utilization", "averageUtilization": target}}}]
+    status = out.get("status") or {}
+    current = status.pop("currentCPUUtilizationPercentage", None)
+    if current is not None:
+        status["currentMetrics"] = [{"type": "Resource", "resource": {"name": "cpu", "current": {
+            "averageUtilization": current}}}]
+    return out
+
+
+# (group, version, kind) served → (stored → served, served → stored)
+CONVERSIONS: dict[tuple[str, str, str], tuple[Callable[[Obj], Obj], Callable[[Obj], Obj]]] = {
+    ("events.k8s.io", "v1", "Event"): (to_events_v1, from_events_v1),
+    ("autoscaling", "v1", "HorizontalPodAutoscaler"): (to_hpa_v1, from_hpa_v1),
+}
