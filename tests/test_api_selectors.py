@@ -289,6 +289,25 @@ def test_node_selector_term_match_fields():
     assert not matches_node_selector_term(not_in, {}, node_name="n1")
 
 
+def test_node_selector_term_parsed_once_with_the_same_answers():
+    # nodeSelectorRequirementsAsSelector / AsFieldSelector run once per distinct term; the answers are those
+    # of parsing every time: matchFields ignored for a node without fields, a malformed field requirement or
+    # expression fails the whole term
+    from podlife.api.selectors import compiled_node_selector_term
+
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+            "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]}
+    assert compiled_node_selector_term(term) is compiled_node_selector_term(dict(reversed(term.items())))
+    assert matches_node_selector_term(term, NODE, node_name="n2")
+    assert not matches_node_selector_term(term, NODE, node_name="n1")
+    assert matches_node_selector_term(term, NODE)                      # no node name: fields not checked
+    assert not matches_node_selector_term(term, {"zone": "b"}, node_name="n2")
+    bad_field = {"matchFields": [{"key": "metadata.name", "operator": "Exists"}]}
+    assert not matches_node_selector_term(bad_field, NODE) and not matches_node_selector_term(bad_field, NODE, "n1")
+    bad_expr = {**term, "matchExpressions": [{"key": "zone", "operator": "In", "values": []}]}
+    assert not matches_node_selector_term(bad_expr, NODE, node_name="n2")
+
+
 def test_node_selector_terms_are_ored():
     ns = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]},
                                 {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import numpy as np
 import pytest
 
 from podlife.api import admission
 from podlife.api.errors import ApiError
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import ApiServerConfiguration, SchedulerConfiguration
+from podlife.api.selectors import compiled
 from podlife.controlplane.scheduler import plugins
+from podlife.controlplane.scheduler.cache import ZONE, NodeCache, selector_key
 from podlife.controlplane.scheduler.scheduler import Scheduler
+from podlife.controlplane.scheduler.selecthost import HostSelector
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 
@@ -86,12 +90,12 @@ def test_least_allocated_counts_non_zero_defaults():
     s = scheduler([node("a"), node("b")])
     s.cache.add_pod(pod("x", node_name="b"))      # no requests: counts as 100m / 200Mi for scoring
     ctx = plugins.PodContext(pod("new"), s.cache, None)
-    a, b = s.cache.nodes["a"], s.cache.nodes["b"]
+    ab = s.cache.positions(["a", "b"])
     # a: cpu (1000-100)*100/1000 = 90, memory (2000-200)Mi*100/2000Mi = 90 → 90
     # b: cpu (1000-200)*100/1000 = 80, memory (2000-400)*100/2000 = 80 → 80
-    assert plugins.least_allocated(ctx, a) == 90 and plugins.least_allocated(ctx, b) == 80
+    assert plugins.least_allocated(ctx, s.cache, ab).tolist() == [90, 80]
     # BalancedAllocation uses real requests (all 0): fractions 0, 0 → 100; TaintToleration: no taints → 100 × 3
-    assert plugins.score_nodes(ctx, [a, b], s.cache, s.weights) == [90 + 100 + 300, 80 + 100 + 300]
+    assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 100 + 300, 80 + 100 + 300]
     assert s.find_node(pod("new"))[0] == "a"
 
 
@@ -100,22 +104,22 @@ def test_balanced_allocation():
     s.cache.add_pod(pod("old", cpu="2", node_name="x"))
     ctx = plugins.PodContext(pod("new", cpu="1", memory="1Gi"), s.cache, None)
     # cpu (2000+1000)/4000 = 0.75, memory 1Gi/4Gi = 0.25; std = |0.75-0.25|/2 = 0.25 → int(0.75*100) = 75
-    assert plugins.balanced_allocation(ctx, s.cache.nodes["x"]) == 75
+    assert plugins.balanced_allocation(ctx, s.cache, s.cache.positions(["x"])).tolist() == [75]
 
 
 def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     soft = [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]
     s = scheduler([node("t", taints=soft), node("u"), node("ssd", labels={"disk": "ssd"})])
-    infos = [s.cache.nodes[n] for n in ("t", "u", "ssd")]
+    infos = s.cache.positions(["t", "u", "ssd"])
     pref = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 5, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}}
     ctx = plugins.PodContext(pod("p", affinity=pref), s.cache, None)
     # fit 90 and balanced 100 everywhere; taint raw 1,0,0 → reversed normalize 0,100,100 (× 3);
     # node affinity raw 0,0,5 → 0,0,100 (× 2)
-    assert plugins.score_nodes(ctx, infos, s.cache, s.weights) == [190, 490, 690]
+    assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [190, 490, 690]
     # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1
     old = plugins.Weights(node_affinity=1, taint=1)
-    assert plugins.score_nodes(ctx, infos, s.cache, old) == [190, 290, 390]
+    assert plugins.score_nodes(ctx, s.cache, infos, 3, old).tolist() == [190, 290, 390]
 
 
 def test_default_topology_spread_keeps_replicas_apart():
@@ -124,12 +128,13 @@ def test_default_topology_spread_keeps_replicas_apart():
         s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name="n0"))
     sel = {"matchLabels": {"app": "web"}}
     ctx = plugins.PodContext(pod("web-2", labels={"app": "web"}), s.cache, sel)
-    infos = [s.cache.nodes["n0"], s.cache.nodes["n1"]]
+    infos = s.cache.positions(["n0", "n1"])
     # no zone labels: only the hostname constraint (maxSkew 3) counts; weight log(2 feasible + 2) = 1.386
     # n0: 2 * 1.386 + 2 = 4.77 → 5; n1: 0 + 2 = 2; normalized 100*(5+2-s)/5: n0 40, n1 100 (× 2)
-    assert plugins._spread_scores(ctx, infos, s.cache) == [40, 100]
+    assert plugins.spread_scores(ctx, s.cache, infos, 2).tolist() == [40, 100]
     # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading
-    assert plugins.score_nodes(ctx, infos, s.cache, s.weights) == [99 + 100 + 300 + 80, 99 + 100 + 300 + 200]
+    assert plugins.score_nodes(ctx, s.cache, infos, 2, s.weights).tolist() == [99 + 100 + 300 + 80,
+                                                                                99 + 100 + 300 + 200]
 
 
 def test_default_selector_from_service():
@@ -152,25 +157,25 @@ def test_required_anti_affinity_on_hostname():
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}}
     p = pod("web-1", labels={"app": "web"}, affinity=anti_web)
     ctx = plugins.PodContext(p, s.cache, None)
-    assert plugins.filter_node(ctx, s.cache.nodes["n0"]) == ((plugins.R_ANTI_AFFINITY,), True)
-    assert plugins.filter_node(ctx, s.cache.nodes["n1"]) is None
+    assert plugins.filter_node(ctx, s.cache, "n0") == ((plugins.R_ANTI_AFFINITY,), True)
+    assert plugins.filter_node(ctx, s.cache, "n1") is None
     db = plugins.PodContext(pod("db", labels={"app": "db"}), s.cache, None)
-    assert plugins.filter_node(db, s.cache.nodes["n1"]) == ((plugins.R_EXISTING_ANTI,), True)
-    assert plugins.filter_node(db, s.cache.nodes["n2"]) is None
+    assert plugins.filter_node(db, s.cache, "n1") == ((plugins.R_EXISTING_ANTI,), True)
+    assert plugins.filter_node(db, s.cache, "n2") is None
 
 
 def test_topology_spread_do_not_schedule():
-    s = scheduler([node("a0", zone="a"), node("b0", zone="b"), node("bare")])
-    s.cache.nodes["bare"].labels = {}  # no zone label
+    bare = {**node("bare"), "metadata": {"name": "bare"}}   # no labels at all
+    s = scheduler([node("a0", zone="a"), node("b0", zone="b"), bare])
     for i in range(2):
         s.cache.add_pod(pod(f"w{i}", labels={"app": "w"}, node_name="a0"))
     tsc = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
             "labelSelector": {"matchLabels": {"app": "w"}}}]
     ctx = plugins.PodContext(pod("w2", labels={"app": "w"}, topologySpreadConstraints=tsc), s.cache, None)
     # zone a: 2, zone b: 0 → min 0; a0: 2 + 1 (self) - 0 = 3 > 1; b0: 0 + 1 - 0 = 1 ≤ 1
-    assert plugins.filter_node(ctx, s.cache.nodes["a0"]) == ((plugins.R_SPREAD,), True)
-    assert plugins.filter_node(ctx, s.cache.nodes["b0"]) is None
-    assert plugins.filter_node(ctx, s.cache.nodes["bare"]) == ((plugins.R_SPREAD_LABEL,), False)
+    assert plugins.filter_node(ctx, s.cache, "a0") == ((plugins.R_SPREAD,), True)
+    assert plugins.filter_node(ctx, s.cache, "b0") is None
+    assert plugins.filter_node(ctx, s.cache, "bare") == ((plugins.R_SPREAD_LABEL,), False)
 
 
 def test_fit_error_counts_every_insufficient_resource():
@@ -194,7 +199,6 @@ def test_select_host_is_random_among_the_best_only():
         # big: cpu (2000-100)*100/2000 = 95, memory 90 → (95+90)//2 = 92 > 90 on n0/n1: no draw
         assert name == "big"
         s.cache.remove_node("big")
-        s.cache._order = None
         name, _ = s.find_node(pod("q"))
         assert name in ("n0", "n1")   # n2 is worse (cpu 600m used); n0 and n1 tie
         picks.add(name)
@@ -251,50 +255,172 @@ def test_priority_admission_user_and_default_class():
 def test_node_cache_refreshes_a_known_pod_and_its_match_counts():
     # internal/cache updatePod: a pod already on a node that gets a deletionTimestamp or new labels is refreshed;
     # countPodsMatchSelector skips terminating pods, so the count follows
-    from podlife.controlplane.scheduler.plugins import NodeCache, _count_matching
-
     cache = NodeCache()
     cache.set_node({"metadata": {"name": "n1", "labels": {}}, "spec": {}, "status": {"allocatable": {"pods": "10"}}})
-    pod = {"metadata": {"uid": "u1", "name": "a", "namespace": "default", "labels": {"app": "web"}},
-           "spec": {"nodeName": "n1", "containers": []}}
-    cache.add_pod(pod)
-    info = cache.nodes["n1"]
-    sel = {"matchLabels": {"app": "web"}}
-    assert _count_matching(info, "default", sel) == 1
-    terminating = {**pod, "metadata": {**pod["metadata"], "deletionTimestamp": "2025-01-01T00:00:10Z"}}
-    cache.add_pod(terminating)
-    assert _count_matching(info, "default", sel) == 0
-    relabelled = {**pod, "metadata": {**pod["metadata"], "labels": {"app": "api"}}}
-    cache.add_pod(relabelled)
-    assert _count_matching(info, "default", sel) == 0
-    assert _count_matching(info, "default", {"matchLabels": {"app": "api"}}) == 1
+    p = {"metadata": {"uid": "u1", "name": "a", "namespace": "default", "labels": {"app": "web"}},
+         "spec": {"nodeName": "n1", "containers": []}}
+    cache.add_pod(p)
+    web, api = {"matchLabels": {"app": "web"}}, {"matchLabels": {"app": "api"}}
+
+    def count(sel: dict) -> int:
+        return int(cache.spread_counter("default", sel, selector_key(sel)).counts[cache.nodes["n1"].pos])
+
+    assert count(web) == 1
+    cache.add_pod({**p, "metadata": {**p["metadata"], "deletionTimestamp": "2025-01-01T00:00:10Z"}})
+    assert count(web) == 0
+    cache.add_pod({**p, "metadata": {**p["metadata"], "labels": {"app": "api"}}})
+    assert count(web) == 0 and count(api) == 1
+    assert int(cache.req_fit[-1][0]) == 1   # refreshed, not added twice
+
+
+def _pod(uid: str, node: str, app: str = "web", deleting: bool = False) -> dict:
+    md = {"uid": uid, "name": uid, "namespace": "default", "labels": {"app": app}}
+    if deleting:
+        md["deletionTimestamp"] = "2025-01-01T00:00:01Z"
+    return {"metadata": md, "spec": {"nodeName": node, "containers": []}}
+
+
+def _recounted(cache: NodeCache, sel: dict, key: str) -> list[int]:
+    """The per-domain counts of a counter made afresh from the cache's pods."""
+    fresh = cache.counter(("fresh", selector_key(sel)), lambda ns, labels, terminating: ns == "default"
+                          and not terminating and compiled(sel).matches(labels))
+    return cache.domain_totals(fresh, key).tolist()
 
 
 def test_kept_domain_counts_follow_pods():
-    # the running per-zone counts equal a fresh sum over the nodes after adds, relabels, deletions and removals
-    from podlife.controlplane.scheduler.plugins import NodeCache, selector_key
-
+    # the running per-zone counts equal a fresh count over the nodes after adds, relabels, deletions and removals
     cache = NodeCache()
     for i, zone in enumerate(("a", "a", "b")):
-        cache.set_node({"metadata": {"name": f"n{i}", "labels": {"topology.kubernetes.io/zone": zone}},
+        cache.set_node({"metadata": {"name": f"n{i}", "labels": {ZONE: zone}},
                         "spec": {}, "status": {"allocatable": {"pods": "10"}}})
     sel = {"matchLabels": {"app": "web"}}
-    key = selector_key(sel)
+    web = cache.spread_counter("default", sel, selector_key(sel))
+    cache.add_pod(_pod("p1", "n0"))
+    assert cache.domain_totals(web, ZONE).tolist() == [1, 0]   # domain ids in node order: a, b
+    cache.add_pod(_pod("p2", "n1"))
+    cache.add_pod(_pod("p3", "n2"))
+    cache.add_pod(_pod("p4", "n2", app="api"))
+    cache.add_pod(_pod("p2", "n1", deleting=True))
+    cache.add_pod(_pod("p4", "n2", app="web"))
+    cache.remove_pod(_pod("p1", "n0"))
+    assert cache.domain_totals(web, ZONE).tolist() == _recounted(cache, sel, ZONE) == [0, 2]
 
-    def pod(uid, node, app="web", deleting=False):
-        md = {"uid": uid, "name": uid, "namespace": "default", "labels": {"app": app}}
-        if deleting:
-            md["deletionTimestamp"] = "2025-01-01T00:00:01Z"
-        return {"metadata": md, "spec": {"nodeName": node, "containers": []}}
 
-    cache.add_pod(pod("p1", "n0"))
-    assert cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone") == {"a": 1, "b": 0}
-    cache.add_pod(pod("p2", "n1"))
-    cache.add_pod(pod("p3", "n2"))
-    cache.add_pod(pod("p4", "n2", app="api"))
-    cache.add_pod(pod("p2", "n1", deleting=True))
-    cache.add_pod(pod("p4", "n2", app="web"))
-    cache.remove_pod(pod("p1", "n0"))
-    kept = cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone")
-    cache._domains.clear()
-    assert kept == cache.domain_counts("default", sel, key, "topology.kubernetes.io/zone") == {"a": 0, "b": 2}
+def test_counts_survive_nodes_coming_and_going_and_relabelled():
+    # node-tree order changes (a node added in a new zone, one removed, one moved to another zone): the per-node
+    # counts move with their nodes and the per-zone counts follow the labels
+    cache = NodeCache()
+
+    def add(name: str, zone: str) -> None:
+        cache.set_node({"metadata": {"name": name, "labels": {ZONE: zone, "kubernetes.io/hostname": name}},
+                        "spec": {}, "status": {"allocatable": {"pods": "10", "cpu": "4", "memory": "4Gi"}}})
+
+    for name, zone in (("a0", "a"), ("a1", "a"), ("b0", "b")):
+        add(name, zone)
+    sel = {"matchLabels": {"app": "web"}}
+    web = cache.spread_counter("default", sel, selector_key(sel))
+    for i, node in enumerate(("a0", "a1", "a1", "b0")):
+        cache.add_pod(_pod(f"p{i}", node))
+    assert [i.name for i in cache.ordered()] == ["a0", "b0", "a1"]
+    add("c0", "c")
+    cache.remove_node("a0")
+    assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
+    assert web.counts.tolist() == [2, 1, 0] and cache.req_fit[-1].tolist() == [2, 1, 0]
+    add("b0", "c")      # relabelled into zone c (still first of the two in node order): the zone counts follow
+    assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
+    assert web.counts.tolist() == [2, 1, 0]
+    values = dict(zip(cache.domain_values(ZONE), cache.domain_totals(web, ZONE).tolist()))
+    assert values == {"a": 2, "c": 1}
+    assert cache.domain_totals(web, ZONE).tolist() == _recounted(cache, sel, ZONE)
+
+
+def test_node_taint_change_reaches_the_filters():
+    # a pod template's tolerated-taint outcome is kept per node and redone only for the node that changed
+    s = scheduler([node("n0"), node("n1")])
+    ctx = plugins.PodContext(pod("p"), s.cache, None)
+    assert plugins.filter_node(ctx, s.cache, "n0") is None
+    s.cache.set_node(node("n0", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]))
+    ctx = plugins.PodContext(pod("p"), s.cache, None)
+    assert plugins.filter_node(ctx, s.cache, "n0") == (("node(s) had untolerated taint {k: v}",), False)
+    assert s.find_node(pod("q"))[0] == "n1"
+    s.cache.set_node(node("n1", pods="0"))
+    name, diag = s.find_node(pod("r"))
+    assert name is None and diag.message(2) == "0/2 nodes are available: 1 Too many pods, " \
+                                               "1 node(s) had untolerated taint {k: v}."
+
+
+def test_select_host_replays_the_reservoir_draws():
+    # the reservoir sampling of selectHost with random.Random.randrange, as written in a plain loop; the
+    # replayed draws must choose the same nodes and use up the generator the same way (the choices of later
+    # calls would drift apart otherwise)
+    import random
+
+    def reference(rng: random.Random, scores: list[int]) -> int:
+        best, chosen, count = scores[0], 0, 1
+        for i in range(1, len(scores)):
+            if scores[i] > best:
+                best, chosen, count = scores[i], i, 1
+            elif scores[i] == best:
+                count += 1
+                if rng.randrange(count) == 0:
+                    chosen = i
+        return chosen
+
+    data = random.Random(7)
+    for seed in range(4):
+        ref_rng = random.Random(seed)
+        selector = HostSelector(random.Random(seed))
+        for _ in range(300):
+            n = data.choice([1, 2, 3, 17, 300, 700])
+            scores = [data.choice([0, 50, 99, 100, 100]) for _ in range(n)]
+            if data.random() < 0.3:
+                scores = [100] * n
+            assert selector.select(np.array(scores, np.int64)) == reference(ref_rng, scores)
+
+
+def test_watched_pod_updates_refresh_the_cache():
+    # through the scheduler's informer: a bound pod that is relabelled or starts terminating is refreshed in the
+    # cache (internal/cache updatePod), so spreading stops counting it (countPodsMatchSelector skips terminating
+    # pods and pods the selector no longer matches); its requests still count until it is gone
+    from podlife.api.store import DeleteOptions
+
+    s = scheduler([])
+    ensure_namespaces(s.store, ["default"])
+    s.start()
+    for n in (node("n0", zone="a"), node("n1", zone="a")):
+        s.store.create(n, by="test")
+    for i in range(3):
+        p = pod(f"web-{i}", cpu="100m", labels={"app": "web"}, node_name="n0")
+        del p["metadata"]["uid"]
+        s.store.create({"apiVersion": "v1", **p}, by="test")
+    s.kernel.run()
+    sel = {"matchLabels": {"app": "web"}}
+    web = s.cache.spread_counter("default", sel, selector_key(sel))
+    n0 = s.cache.nodes["n0"].pos
+    assert int(web.counts[n0]) == 3
+    s.store.delete("Pod", "default", "web-0", by="test", options=DeleteOptions(grace_period_seconds=30))
+    relabelled = s.store.get("Pod", "default", "web-1")
+    relabelled = {**relabelled, "metadata": {**relabelled["metadata"], "labels": {"app": "api"}}}
+    s.store.update(relabelled, by="test")
+    s.kernel.run()
+    assert int(web.counts[n0]) == 1
+    assert int(s.cache.req_fit[-1][n0]) == 3 and int(s.cache.req_fit[0][n0]) == 300
+    assert dict(zip(s.cache.domain_values(ZONE), s.cache.domain_totals(web, ZONE).tolist())) == {"a": 1}
+
+
+def test_amounts_beyond_int64_stay_exact():
+    # a node with 2**63 cores (millicores far beyond int64) and a pod asking more than any node has: the
+    # arithmetic is Python's exact integers, as Go's would be on int64 for values that fit
+    huge = 2 ** 63
+    s = scheduler([node("huge", cpu=str(huge), memory="2000Mi"), node("small")])
+    ctx = plugins.PodContext(pod("p", cpu="1", memory="1000Mi"), s.cache, None)
+    both = s.cache.positions(["huge", "small"])
+    cap = huge * 1000
+    # least: cpu (cap - 1000) * 100 // cap = 99, memory (2000 - 1000) * 100 // 2000 = 50 → (99 + 50) // 2 = 74;
+    # small: cpu 0 (1000 - 1000), memory 50 → 25
+    assert plugins.least_allocated(ctx, s.cache, both).tolist() == [((cap - 1000) * 100 // cap + 50) // 2, 25]
+    # balanced: huge |1000/cap - 0.5| / 2 → int((1 - 0.25) * 100) = 75; small |1 - 0.5| / 2 → 75
+    assert plugins.balanced_allocation(ctx, s.cache, both).tolist() == [75, 75]
+    assert s.find_node(pod("q", cpu="1", memory="1000Mi"))[0] == "huge"
+    name, diag = s.find_node(pod("r", cpu=str(2 * huge)))
+    assert name is None and diag.message(2) == "0/2 nodes are available: 2 Insufficient cpu."

@@ -9,8 +9,9 @@ k8s.io/component-helpers/scheduling/corev1/nodeaffinity (node selector terms).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import orjson
 
@@ -363,6 +364,22 @@ def matches(selector: Mapping | None, labels: Mapping[str, str] | None) -> bool:
 
 
 _COMPILED: dict[bytes, Selector] = {}
+T = TypeVar("T")
+
+
+def _once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
+    """make(value), kept per distinct JSON form of value (made afresh for a value that has none; nothing is
+    kept when make raises)."""
+    try:
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return make(value)
+    found = memo.get(key)
+    if found is None:
+        if len(memo) > 100_000:
+            memo.clear()
+        found = memo[key] = make(value)
+    return found
 
 
 def compiled(selector: Mapping | None) -> Selector:
@@ -370,17 +387,7 @@ def compiled(selector: Mapping | None) -> Selector:
     few selectors millions of times). Malformed selectors are not cached: they raise every time."""
     if selector is None:
         return NOTHING
-    try:
-        key = orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return label_selector_as_selector(selector)
-    sel = _COMPILED.get(key)
-    if sel is None:
-        sel = label_selector_as_selector(selector)
-        if len(_COMPILED) > 100_000:
-            _COMPILED.clear()
-        _COMPILED[key] = sel
-    return sel
+    return _once(_COMPILED, selector, label_selector_as_selector)
 
 
 def to_string(selector: Mapping | None) -> str:
@@ -461,17 +468,54 @@ def _node_term_selector(exprs: list[Mapping]) -> Selector:
     return Selector(_sorted(reqs))
 
 
-def _node_fields_match(exprs: list[Mapping], node_name: str | None) -> bool:
-    """nodeSelectorRequirementsAsFieldSelector: only metadata.name, In/NotIn with one value."""
-    fields = {"metadata.name": node_name} if node_name else {}
-    ok = True
-    for expr in exprs:
-        op, values = expr.get("operator"), _strs(expr.get("values"))
-        if op not in ("In", "NotIn") or len(values) != 1:
-            raise ValueError(f'invalid node field selector requirement {dict(expr)}')
-        have = fields.get(expr.get("key") or "", "")
-        ok = ok and ((have == values[0]) if op == "In" else (have != values[0]))
-    return ok or not fields  # upstream ignores matchFields when the node has no fields
+class NodeSelectorTermMatcher:
+    """One NodeSelectorTerm parsed once: its matchExpressions as a Selector, its matchFields as (key, operator,
+    value) triples. A term that fails to parse (bad operator, In without values, a field requirement that is
+    not In/NotIn with one value) matches nothing, as a term with neither list does."""
+
+    __slots__ = ("selector", "fields", "never")
+
+    def __init__(self, term: object) -> None:
+        self.selector: Selector | None = None
+        self.fields: tuple[tuple[str, str, str], ...] = ()
+        self.never = True
+        if not isinstance(term, Mapping):
+            return
+        exprs = _dicts(term.get("matchExpressions"))
+        fields = _dicts(term.get("matchFields"))
+        if not exprs and not fields:
+            return
+        try:
+            self.selector = _node_term_selector(exprs) if exprs else None
+            self.fields = tuple(_node_field_requirement(f) for f in fields)
+        except ValueError:
+            return
+        self.never = False
+
+    def matches(self, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:
+        if self.never or (self.selector is not None and not self.selector.matches(labels)):
+            return False
+        if not self.fields or not node_name:
+            return True  # upstream ignores matchFields when the node has no fields
+        # nodeSelectorRequirementsAsFieldSelector: only metadata.name is a field of a node
+        return all((node_name if key == "metadata.name" else "") == value if op == "In" else
+                   (node_name if key == "metadata.name" else "") != value for key, op, value in self.fields)
+
+
+def _node_field_requirement(expr: Mapping) -> tuple[str, str, str]:
+    """nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one value, else an error."""
+    op, values = expr.get("operator"), _strs(expr.get("values"))
+    if op not in ("In", "NotIn") or len(values) != 1:
+        raise ValueError(f'invalid node field selector requirement {dict(expr)}')
+    return expr.get("key") or "", op, values[0]
+
+
+_COMPILED_TERMS: dict[bytes, NodeSelectorTermMatcher] = {}
+
+
+def compiled_node_selector_term(term: object) -> NodeSelectorTermMatcher:
+    """A NodeSelectorTerm parsed once per distinct term (the scheduler asks the same few terms of every node)."""
+    return _once(_COMPILED_TERMS, term, NodeSelectorTermMatcher)
 
 
 def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:
@@ -482,18 +526,7 @@ def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, 
     match); a term that fails to parse (bad operator, In without values, ...)
     does not match.
     """
-    if not isinstance(term, Mapping):
-        return False
-    exprs = _dicts(term.get("matchExpressions"))
-    fields = _dicts(term.get("matchFields"))
-    if not exprs and not fields:
-        return False
-    try:
-        if exprs and not _node_term_selector(exprs).matches(labels):
-            return False
-        return not fields or _node_fields_match(fields, node_name)
-    except ValueError:
-        return False
+    return compiled_node_selector_term(term).matches(labels, node_name)
 
 
 def matches_node_selector(node_selector: Mapping | None, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:

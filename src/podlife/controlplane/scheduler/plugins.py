@@ -1,34 +1,34 @@
-"""Filter and score plugins and the scheduler's node cache (pkg/scheduler/framework/plugins, internal/cache).
+"""Filter and score plugins of the default profile (pkg/scheduler/framework/plugins), over arrays of nodes.
 
-Speed: what does not change per pod is computed once per node (taints split by effect, the unschedulable flag,
-zone key, allocatable) and once per pod (requests, tolerations, selectors) in ``PodContext``; a node is checked
-with a handful of attribute reads when the pod has no node constraints.
+Each plugin checks or scores a selection of node positions (a slice or an index array into the cache's
+node-tree order) at once, with the integer and float64 arithmetic of the Go code. What depends only on the
+pod's spec and on the nodes' labels and taints (tolerated taints, node affinity, preferred terms) is computed
+once per pod template (``PodTemplate``: the replicas of a ReplicaSet share one) and kept in step with node
+changes; what changes with every binding (requested resources, matching pods per node and domain) is read from
+the cache's arrays.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
+import numpy as np
 import orjson
 
-from podlife.api.defaults import pod_requests
 from podlife.api.meta import Obj
-from podlife.api.quantity import parse_quantity
-from podlife.api.selectors import compiled, matches, matches_node_selector_term
+from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
+from podlife.controlplane.scheduler.cache import (HOSTNAME, RESOURCES, ZONE, NodeCache, NodeInfo, PodCounter,
+                                                  SpecFacts, anti_term_matches, selector_key)
 
-RESOURCES = ("cpu", "memory", "ephemeral-storage")
-HOSTNAME = "kubernetes.io/hostname"
-ZONE = "topology.kubernetes.io/zone"
-REGION = "topology.kubernetes.io/region"
 MAX_NODE_SCORE = 100
-# pkg/scheduler/util/pod_resources.go DefaultMilliCPURequest / DefaultMemoryRequest (GetNonzeroRequests)
-NON_MISSING = {"cpu": "100m", "memory": "200Mi"}
 # schedule_one.go
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+MAX_TEMPLATES = 4096
 
 # filter reasons (upstream wording, plugin files named)
 R_UNSCHEDULABLE = "node(s) were unschedulable"                                   # nodeunschedulable
@@ -43,220 +43,10 @@ R_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing 
 # system default constraints of PodTopologySpread (podtopologyspread/plugin.go systemDefaultConstraints)
 SYSTEM_DEFAULT_CONSTRAINTS = ((HOSTNAME, 3), (ZONE, 5))
 
+# the static filters' outcome per node, in the default filter order
+OK, UNSCHEDULABLE, NODE_NAME, TAINT, AFFINITY = range(5)
 
-def _allocatable(node: Obj) -> dict[str, int]:
-    status = node.get("status") or {}
-    alloc = status.get("allocatable") or status.get("capacity") or {}
-    out = {}
-    for r in RESOURCES + ("pods",):
-        v = alloc.get(r)
-        q = parse_quantity(v) if v is not None else 0
-        out[r] = math.ceil(q * 1000) if r == "cpu" else math.ceil(q)
-    for r in sorted(alloc):   # extended resources (nvidia.com/gpu) and hugepages: integers of their unit
-        if r not in out:
-            out[r] = math.ceil(parse_quantity(alloc[r]))
-    return out
-
-
-def _hostname_anti_terms(spec: dict) -> list[tuple[dict, set[str] | None]]:
-    """Required pod anti-affinity terms on kubernetes.io/hostname: (labelSelector, namespaces or None=own)."""
-    aff = ((spec.get("affinity") or {}).get("podAntiAffinity") or {})
-    out = []
-    for t in aff.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
-        if t.get("topologyKey") == HOSTNAME:
-            out.append((t.get("labelSelector") or {}, set(t["namespaces"]) if t.get("namespaces") else None))
-    return out
-
-
-class PodEntry:
-    """What the cache keeps of a pod on a node."""
-    __slots__ = ("uid", "namespace", "labels", "req", "anti", "terminating")
-
-    def __init__(self, pod: Obj, req: dict[str, int]) -> None:
-        md = pod["metadata"]
-        self.uid = md["uid"]
-        self.namespace = md.get("namespace", "")
-        self.labels = md.get("labels") or {}
-        self.req = req
-        self.anti = _hostname_anti_terms(pod["spec"])
-        self.terminating = bool(md.get("deletionTimestamp"))
-
-
-def _term_matches(term: tuple[dict, set[str] | None], owner_ns: str, ns: str, labels: dict) -> bool:
-    sel, namespaces = term
-    return (ns in namespaces if namespaces is not None else ns == owner_ns) and matches(sel, labels)
-
-
-class NodeInfo:
-    __slots__ = ("name", "node", "labels", "allocatable", "requested", "nz_cpu", "nz_mem", "pods",
-                 "unschedulable", "hard_taints", "soft_taints", "zone_key", "anti_pods", "_sig", "version",
-                 "match_counts")
-
-    def __init__(self, node: Obj) -> None:
-        self.name = node["metadata"]["name"]
-        self.requested = {r: 0 for r in RESOURCES}
-        self.nz_cpu = 0      # NonZeroRequested: requests with the 100m / 200Mi defaults for unset ones
-        self.nz_mem = 0
-        self.pods: dict[str, PodEntry] = {}
-        self.anti_pods = 0   # pods here with required hostname anti-affinity
-        self.version = 0     # bumped whenever the node's pods change (the match count cache's key)
-        self.match_counts: dict[tuple[str, bytes], tuple[int, int]] = {}
-        self._sig: Any = None
-        self.update(node)
-
-    def update(self, node: Obj) -> None:
-        """Recompute the per-node facts only when what they come from changed (heartbeats change neither)."""
-        self.node = node
-        spec, md = node.get("spec") or {}, node["metadata"]
-        sig = (spec.get("unschedulable"), str(spec.get("taints")), str(md.get("labels")),
-               str((node.get("status") or {}).get("allocatable") or (node.get("status") or {}).get("capacity")))
-        if sig == self._sig:
-            return
-        self._sig = sig
-        self.labels = md.get("labels") or {}
-        self.allocatable = _allocatable(node)
-        self.unschedulable = bool(spec.get("unschedulable"))
-        taints = spec.get("taints") or []
-        self.hard_taints = [t for t in taints if t.get("effect") in ("NoSchedule", "NoExecute")]
-        self.soft_taints = [t for t in taints if t.get("effect") == "PreferNoSchedule"]
-        # pkg/util/node GetZoneKey: region + ":\x00:" + zone, "" when neither label is set
-        zone = self.labels.get(ZONE) or self.labels.get("failure-domain.beta.kubernetes.io/zone", "")
-        region = self.labels.get(REGION) or self.labels.get("failure-domain.beta.kubernetes.io/region", "")
-        self.zone_key = f"{region}:\x00:{zone}" if (zone or region) else ""
-
-
-class NodeCache:
-    def __init__(self) -> None:
-        self.nodes: dict[str, NodeInfo] = {}
-        self._pod_node: dict[str, str] = {}
-        self._order: list[NodeInfo] | None = None
-        self.anti_pods = 0   # cluster-wide count of pods with required hostname anti-affinity
-        # matching pods per topology value, kept up to date for the (namespace, selector, key) triples scoring
-        # has asked about: the sum over all nodes that podtopologyspread computes for every pod
-        self._domains: dict[tuple[str, bytes, str], dict[str, int]] = {}
-        self._domain_selectors: dict[tuple[str, bytes], Any] = {}
-
-    def domain_counts(self, ns: str, selector: dict, sel_key: bytes, topology_key: str) -> dict[str, int]:
-        key = (ns, sel_key, topology_key)
-        counts = self._domains.get(key)
-        if counts is None:
-            counts = {}
-            for info in self.nodes.values():
-                v = info.labels.get(topology_key)
-                if v is not None:
-                    counts[v] = counts.get(v, 0) + _count_matching(info, ns, selector, sel_key)
-            self._domains[key] = counts
-            self._domain_selectors.setdefault((ns, sel_key), compiled(selector))
-        return counts
-
-    def _count_entry(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:
-        """Add (+1) or take away (-1) one pod's contribution to the kept domain counts."""
-        if not self._domains or entry.terminating:
-            return
-        for (ns, sel_key, topology_key), counts in self._domains.items():
-            v = info.labels.get(topology_key)
-            if v is None or entry.namespace != ns:
-                continue
-            if self._domain_selectors[(ns, sel_key)].matches(entry.labels):
-                counts[v] = counts.get(v, 0) + sign
-
-    def node_count(self) -> int:
-        return len(self.nodes)
-
-    def set_node(self, node: Obj) -> None:
-        name = node["metadata"]["name"]
-        info = self.nodes.get(name)
-        if info is None:
-            self.nodes[name] = NodeInfo(node)
-            self._order = None
-            self._domains.clear()
-        else:
-            old_zone, old_labels = info.zone_key, info.labels
-            info.update(node)
-            if info.zone_key != old_zone:
-                self._order = None
-            if info.labels != old_labels:
-                self._domains.clear()
-
-    def remove_node(self, name: str) -> None:
-        if self.nodes.pop(name, None) is not None:
-            self._order = None
-            self._domains.clear()
-
-    def ordered(self) -> list[NodeInfo]:
-        """internal/cache/node_tree.go list(): zones in order of first appearance, nodes of a zone in order of
-        addition, taken one per zone in turn (zones interleaved). Rebuilt only when nodes come or go."""
-        if self._order is None:
-            zones: dict[str, list[NodeInfo]] = {}
-            for info in self.nodes.values():
-                zones.setdefault(info.zone_key, []).append(info)
-            out: list[NodeInfo] = []
-            lists = list(zones.values())
-            depth = max((len(x) for x in lists), default=0)
-            for i in range(depth):
-                for z in lists:
-                    if i < len(z):
-                        out.append(z[i])
-            self._order = out
-        return self._order
-
-    def add_pod(self, pod: Obj) -> None:
-        uid = pod["metadata"]["uid"]
-        node = pod["spec"]["nodeName"]
-        if uid in self._pod_node:
-            # internal/cache updatePod: a known pod's labels and deletion are refreshed
-            known = self.nodes.get(self._pod_node[uid])
-            entry = known.pods.get(uid) if known is not None else None
-            md = pod["metadata"]
-            if entry is not None and (entry.labels != (md.get("labels") or {}) or
-                                      entry.terminating != bool(md.get("deletionTimestamp"))):
-                self._count_entry(known, entry, -1)
-                entry.labels = md.get("labels") or {}
-                entry.terminating = bool(md.get("deletionTimestamp"))
-                self._count_entry(known, entry, +1)
-                known.version += 1
-            return
-        info = self.nodes.get(node)
-        if info is None:
-            return
-        req = pod_requests(pod["spec"])
-        nz = pod_requests(pod["spec"], non_missing=NON_MISSING)
-        entry = PodEntry(pod, req)
-        entry.req = dict(req, _nz_cpu=nz.get("cpu", 0), _nz_mem=nz.get("memory", 0))
-        info.pods[uid] = entry
-        for r, v in req.items():
-            info.requested[r] = info.requested.get(r, 0) + v
-        info.nz_cpu += nz.get("cpu", 0)
-        info.nz_mem += nz.get("memory", 0)
-        if entry.anti:
-            info.anti_pods += 1
-            self.anti_pods += 1
-        info.version += 1
-        self._count_entry(info, entry, +1)
-        self._pod_node[uid] = node
-
-    def remove_pod(self, pod: Obj) -> None:
-        uid = pod["metadata"]["uid"]
-        node = self._pod_node.pop(uid, None)
-        info = self.nodes.get(node) if node else None
-        if info is None:
-            return
-        entry = info.pods.pop(uid, None)
-        if entry is None:
-            return
-        info.version += 1
-        self._count_entry(info, entry, -1)
-        for r, v in entry.req.items():
-            if not r.startswith("_"):
-                info.requested[r] -= v
-        info.nz_cpu -= entry.req["_nz_cpu"]
-        info.nz_mem -= entry.req["_nz_mem"]
-        if entry.anti:
-            info.anti_pods -= 1
-            self.anti_pods -= 1
-
-
-# ---- per-pod state (PreFilter / PreScore) ----------------------------------------------------------------
+Selection = Union[slice, np.ndarray]   # node positions: a slice of the node-tree order or an index array
 
 
 def _tolerates(taint: Obj, tolerations: list[Obj]) -> bool:
@@ -272,297 +62,299 @@ def _tolerates(taint: Obj, tolerations: list[Obj]) -> bool:
     return False
 
 
-def _count_matching(info: NodeInfo, ns: str, selector: dict, key: bytes | None = None) -> int:
-    """podtopologyspread countPodsMatchSelector: same namespace, not terminating, labels match. Counted once per
-    node and selector until the node's pods change (``info.version``)."""
-    cache_key = (ns, key if key is not None else selector_key(selector))
-    hit = info.match_counts.get(cache_key)
-    if hit is not None and hit[0] == info.version:
-        return hit[1]
-    sel = compiled(selector)
-    n = sum(1 for p in info.pods.values() if p.namespace == ns and not p.terminating and sel.matches(p.labels))
-    info.match_counts[cache_key] = (info.version, n)
-    return n
-
-
-def selector_key(selector: dict) -> bytes:
-    return orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
-
-
 @dataclass
 class SpreadConstraint:
     key: str
     max_skew: int
     selector: dict
     self_match: int = 0
-    counts: dict[str, int] = field(default_factory=dict)   # domain value → matching pods (filter)
-    min_match: int = 0
     sel_key: bytes = b""
 
     def __post_init__(self) -> None:
         self.sel_key = selector_key(self.selector)
 
 
-class PodContext:
-    """Everything about the pod the filters and scores need, computed once per scheduling attempt."""
+class PodTemplate:
+    """What the plugins need of a pod's namespace, labels and spec, computed once for all pods that share them,
+    with the per-node outcomes of the node-only filters and scores kept in step with the cache's nodes."""
 
-    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None) -> None:
-        spec = pod["spec"]
-        md = pod["metadata"]
-        self.pod = pod
-        self.namespace = md.get("namespace", "")
-        self.labels = md.get("labels") or {}
-        self.req = pod_requests(spec)
+    def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts) -> None:
+        self.namespace, self.labels = namespace, labels
+        self.req, self.huge = facts.req, facts.huge
+        # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
+        # resource it does not ask for is never short, whatever the node's free amount
+        wants = [self.req.get(r, 0) for r in RESOURCES] + [1]
+        self.fit_want_exact = np.array([[w if w else -math.inf] for w in wants], object)   # for Python ints
+        self.fit_want = self.fit_want_exact if self.huge else \
+            np.array([[w if w else np.iinfo(np.int64).min] for w in wants], np.int64)
+        self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
+        self.nz = facts.nz[:, None]                                    # a column: cpu, memory
+        self.requested = facts.fit[:2, None]                          # a column: cpu, memory
         self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
-        nz = pod_requests(spec, non_missing=NON_MISSING)
-        self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
         self.tolerations = spec.get("tolerations") or []
         self.tolerates_unschedulable = any(
             t.get("key") == "node.kubernetes.io/unschedulable" and t.get("effect") in (None, "", "NoSchedule")
             or (t.get("operator") == "Exists" and not t.get("key") and t.get("effect") in (None, "", "NoSchedule"))
             for t in self.tolerations)
+        self.tolerations_soft = [t for t in self.tolerations if t.get("effect") in (None, "", "PreferNoSchedule")]
         self.node_name = spec.get("nodeName")
         self.node_selector = spec.get("nodeSelector") or {}
         node_aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
         req_aff = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
-        self.affinity_terms = req_aff.get("nodeSelectorTerms") or []
-        self.preferred = node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []
-        self.anti = _hostname_anti_terms(spec)
-        self.check_existing_anti = cache.anti_pods > 0
-        self.tolerations_soft = [t for t in self.tolerations if t.get("effect") in (None, "", "PreferNoSchedule")]
-        # PodTopologySpread: the pod's own constraints, else the system defaults with the selector of its
-        # Services / controllers (helper.DefaultSelector); an empty selector skips them
+        self.affinity_terms = [compiled_node_selector_term(t) for t in req_aff.get("nodeSelectorTerms") or []]
+        self.preferred: list[tuple[int, NodeSelectorTermMatcher]] = [
+            (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
+            for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
+        self.anti = facts.anti
         own = spec.get("topologySpreadConstraints") or []
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
         for c in own:
             sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), c.get("labelSelector") or {})
-            sc.self_match = 1 if matches(sc.selector, self.labels) else 0
+            sc.self_match = 1 if matches(sc.selector, labels) else 0
             (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
         self.system_defaulted = not own
-        if not own and default_selector:
-            self.soft = [SpreadConstraint(k, s, default_selector) for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
-        self.simple = not (self.node_name or self.node_selector or self.affinity_terms or self.anti
-                           or self.check_existing_anti or self.hard)
-        if self.hard:
-            self._prefilter_spread(cache)
+        self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
+        self.node_constraints = bool(self.node_name or self.node_selector or self.affinity_terms or self.anti
+                                     or self.hard)
+        # per node position, kept in step with the cache (generation, changed positions)
+        self._generation = -1
+        self._synced = 0
+        self.code = np.zeros(0, np.int8)          # OK or the first static filter that fails
+        self.taint_reason: dict[int, str] = {}    # position → the first untolerated taint's reason
+        self.static_ok = np.zeros(0, bool)
+        self.all_static_ok = True
+        self.aff_ok = np.zeros(0, bool)           # the node passes the pod's node selector and required affinity
+        self.taint_raw = np.zeros(0, np.int64)    # PreferNoSchedule taints not tolerated
+        self.any_taint_raw = False
+        self.pref_raw = np.zeros(0, np.int64)     # the weights of the preferred terms the node matches
+
+    def soft_spreads(self, cache: NodeCache, default_selector: dict | None) -> list[_Spread]:
+        """The scoring constraints: the pod's own, else the system defaults with the selector of its Services /
+        controllers (helper.DefaultSelector; none without one), with their counters (kept per selector while
+        the cache's arrays stay valid)."""
+        key = selector_key(default_selector) if default_selector else None
+        found = self._soft.get(key)
+        if found is None or found[0] != cache.epoch:
+            soft = self.soft if key is None else [SpreadConstraint(k, s, default_selector or {})
+                                                  for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
+            if len(self._soft) > 64:
+                self._soft.clear()
+            found = self._soft[key] = (cache.epoch, [
+                _Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
+                for c in soft])
+        return found[1]
 
     def node_matches_affinity(self, info: NodeInfo) -> bool:
         labels = info.labels
         if any(labels.get(k) != v for k, v in self.node_selector.items()):
             return False
-        return not self.affinity_terms or any(
-            matches_node_selector_term(t, labels, info.name) for t in self.affinity_terms)
+        return not self.affinity_terms or any(t.matches(labels, info.name) for t in self.affinity_terms)
+
+    def sync(self, cache: NodeCache) -> None:
+        order = cache.ordered()
+        if self._generation != cache.generation:
+            n = len(order)
+            self.code = np.zeros(n, np.int8)
+            self.aff_ok = np.ones(n, bool)
+            self.taint_raw = np.zeros(n, np.int64)
+            self.pref_raw = np.zeros(n, np.int64)
+            self.taint_reason = {}
+            every = self.node_name or self.node_selector or self.affinity_terms or self.preferred
+            for pos, info in enumerate(order):
+                if every or info.unschedulable or info.hard_taints or info.soft_taints:
+                    self._node(pos, info)
+            self._generation, self._synced = cache.generation, len(cache.changed)
+        elif self._synced < len(cache.changed):
+            for pos in cache.changed[self._synced:]:
+                self._node(pos, order[pos])
+            self._synced = len(cache.changed)
+        else:
+            return
+        self.static_ok = self.code == OK
+        self.all_static_ok = bool(self.static_ok.all())
+        self.any_taint_raw = bool(self.taint_raw.any())
+
+    def _node(self, pos: int, info: NodeInfo) -> None:
+        """The node-only filters in the default order (NodeUnschedulable, NodeName, TaintToleration,
+        NodeAffinity) and the node-only scores' raw values (TaintToleration, NodeAffinity)."""
+        self.taint_reason.pop(pos, None)
+        aff = self.node_matches_affinity(info)
+        self.aff_ok[pos] = aff
+        code = OK
+        if info.unschedulable and not self.tolerates_unschedulable:
+            code = UNSCHEDULABLE
+        elif self.node_name and self.node_name != info.name:
+            code = NODE_NAME
+        else:
+            for taint in info.hard_taints:
+                if not _tolerates(taint, self.tolerations):
+                    code = TAINT
+                    self.taint_reason[pos] = f"node(s) had untolerated taint {{{taint['key']}: {taint.get('value', '')}}}"
+                    break
+            else:
+                if not aff:
+                    code = AFFINITY
+        self.code[pos] = code
+        self.taint_raw[pos] = sum(1 for t in info.soft_taints if not _tolerates(t, self.tolerations_soft))
+        self.pref_raw[pos] = sum(w for w, t in self.preferred if t.matches(info.labels, info.name))
+
+
+def template(cache: NodeCache, pod: Obj) -> PodTemplate:
+    """The pod's template state, shared by every pod with the same namespace, labels and spec."""
+    md, spec = pod["metadata"], pod["spec"]
+    ns, labels = md.get("namespace", ""), md.get("labels") or {}
+    try:
+        key: Any = (ns, orjson.dumps(labels, option=orjson.OPT_SORT_KEYS),
+                    orjson.dumps(spec, option=orjson.OPT_SORT_KEYS))
+    except TypeError:
+        key = None
+    t = cache.templates.get(key) if key is not None else None
+    if t is None:
+        t = PodTemplate(ns, labels, spec, cache.spec_facts(spec))
+        if key is not None:
+            if len(cache.templates) >= MAX_TEMPLATES:
+                cache.templates.clear()
+            cache.templates[key] = t
+    t.sync(cache)
+    return t
+
+
+class _Spread:
+    """One spread constraint of one scheduling attempt: its counter and, for a filter constraint, the matching
+    pods per domain over the eligible nodes and their minimum (podtopologyspread/filtering.go calPreFilterState)."""
+
+    def __init__(self, c: SpreadConstraint, counter: PodCounter, ids: np.ndarray) -> None:
+        self.c, self.counter, self.ids = c, counter, ids
+        self.totals = np.zeros(0, np.int64)
+        self.min_match = 0
+
+
+class PodContext:
+    """Everything about the pod the filters and scores need, for one scheduling attempt."""
+
+    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None) -> None:
+        t = self.t = template(cache, pod)
+        if t.huge:
+            cache.exact_ints()
+        self.namespace, self.labels = t.namespace, t.labels
+        self.check_existing_anti = cache.anti_pods > 0
+        self.simple = not (t.node_constraints or self.check_existing_anti)
+        # PodTopologySpread: the pod's own constraints, else the system defaults with the selector of its
+        # Services / controllers (helper.DefaultSelector); an empty selector skips them
+        self.system_defaulted = t.system_defaulted
+        self.soft = t.soft_spreads(cache, default_selector if t.system_defaulted else None)
+        self.hard = [_Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
+                     for c in t.hard]
+        if self.hard:
+            self._prefilter_spread(cache)
 
     def _prefilter_spread(self, cache: NodeCache) -> None:
-        """podtopologyspread/filtering.go calPreFilterState: matching pods per domain over the nodes that pass
-        the pod's node affinity (nodeAffinityPolicy Honor) and carry every constraint's key; the global minimum
-        over those domains."""
-        keys = [c.key for c in self.hard]
-        for info in cache.nodes.values():
-            if not self.node_matches_affinity(info) or any(k not in info.labels for k in keys):
-                continue
-            for c in self.hard:
-                v = info.labels[c.key]
-                c.counts[v] = c.counts.get(v, 0) + _count_matching(info, self.namespace, c.selector, c.sel_key)
-        for c in self.hard:
-            c.min_match = min(c.counts.values()) if c.counts else 0
+        """Matching pods per domain over the nodes that pass the pod's node affinity (nodeAffinityPolicy Honor)
+        and carry every constraint's key; the global minimum over those domains."""
+        eligible = self.t.aff_ok.copy()
+        for s in self.hard:
+            eligible &= s.ids >= 0
+        for s in self.hard:
+            ids = s.ids[eligible]
+            size = cache.domain_count(s.c.key)
+            s.totals = np.bincount(ids, weights=s.counter.counts[eligible], minlength=size).astype(np.int64)
+            present = np.bincount(ids, minlength=size) > 0
+            s.min_match = int(s.totals[present].min()) if present.any() else 0
 
 
-def filter_node(ctx: PodContext, info: NodeInfo) -> tuple[tuple[str, ...], bool] | None:
-    """None when the pod fits; else (reasons, resolvable): the first failing plugin's reasons, in the default
-    filter order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit,
-    PodTopologySpread, InterPodAffinity), and whether preemption could help (Unschedulable rather than
-    UnschedulableAndUnresolvable)."""
-    if info.unschedulable and not ctx.tolerates_unschedulable:
-        return (R_UNSCHEDULABLE,), False
-    if not ctx.simple and ctx.node_name and ctx.node_name != info.name:
-        return (R_NODE_NAME,), False
-    for taint in info.hard_taints:
-        if not _tolerates(taint, ctx.tolerations):
-            return (f"node(s) had untolerated taint {{{taint['key']}: {taint.get('value', '')}}}",), False
-    if not ctx.simple and not ctx.node_matches_affinity(info):
-        return (R_AFFINITY,), False
-    # noderesources/fit.go fitsRequest: every insufficient resource is a reason of its own
-    alloc = info.allocatable
-    reasons: tuple[str, ...] = ()
-    if len(info.pods) + 1 > alloc["pods"]:
-        reasons = (R_TOO_MANY_PODS,)
-    req, requested = ctx.req, info.requested
-    for r in RESOURCES:
-        want = req.get(r, 0)
-        if want and requested[r] + want > alloc[r]:
-            reasons += (f"Insufficient {r}",)
-    for r in ctx.scalar:   # ScalarResources: extended resources and hugepages, absent from a node = 0
-        if requested.get(r, 0) + req[r] > alloc.get(r, 0):
-            reasons += (f"Insufficient {r}",)
-    if reasons:
-        return reasons, True
+# ---- filters ---------------------------------------------------------------------------------------------
+
+# one filter plugin's outcome over a selection: the nodes it fails, and (asked only for a diagnosis) the
+# reasons, each with the nodes it applies to and whether preemption might help (Unschedulable rather than
+# UnschedulableAndUnresolvable)
+Reasons = Callable[[], list[tuple[str, np.ndarray, bool]]]
+
+
+def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tuple[np.ndarray, Reasons]]:
+    """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+    NodeResourcesFit, PodTopologySpread, InterPodAffinity): what each fails among the selected nodes."""
+    t = ctx.t
+    if not t.all_static_ok:
+        code = t.code[sel]
+
+        def static_reasons() -> list[tuple[str, np.ndarray, bool]]:
+            out = [(R_UNSCHEDULABLE, code == UNSCHEDULABLE, False), (R_NODE_NAME, code == NODE_NAME, False),
+                   (R_AFFINITY, code == AFFINITY, False)]
+            positions = np.arange(cache.size)[sel]
+            by_reason: dict[str, np.ndarray] = {}
+            for i in np.flatnonzero(code == TAINT):
+                reason = t.taint_reason[int(positions[i])]
+                by_reason.setdefault(reason, np.zeros(len(code), bool))[i] = True
+            return out + [(r, m, False) for r, m in by_reason.items()]
+
+        yield code != OK, static_reasons
+    # noderesources/fit.go fitsRequest: requested + asked > allocatable, i.e. free < asked (pods: free < 1);
+    # every insufficient resource is a reason of its own
+    short = cache.free_fit[:, sel] < (t.fit_want if cache.dtype is not object else t.fit_want_exact)
+    fails = short.any(axis=0)
+    scalar = []
+    for r in t.scalar:   # ScalarResources: extended resources and hugepages, absent from a node = 0
+        alloc, req = cache.scalar(r)
+        scalar.append((f"Insufficient {r}", req[sel] + t.req[r] > alloc[sel]))
+        fails = fails | scalar[-1][1]
+    yield fails, lambda: [(r, m, True) for r, m in [(R_TOO_MANY_PODS, short[-1]),
+                                                    *((r, short[i]) for r, i in t.fit_rows), *scalar]]
     if ctx.simple:
-        return None
-    for c in ctx.hard:
-        v = info.labels.get(c.key)
-        if v is None:
-            return (R_SPREAD_LABEL,), False
-        # skew = matching pods in the node's domain + the pod itself - global minimum
-        if c.counts.get(v, 0) + c.self_match - c.min_match > c.max_skew:
-            return (R_SPREAD,), True
-    if ctx.anti and info.labels.get(HOSTNAME) is not None:
-        for p in info.pods.values():
-            if any(_term_matches(t, ctx.namespace, p.namespace, p.labels) for t in ctx.anti):
-                return (R_ANTI_AFFINITY,), True
-    if ctx.check_existing_anti and info.anti_pods and info.labels.get(HOSTNAME) is not None:
-        for p in info.pods.values():
-            if p.anti and any(_term_matches(t, p.namespace, ctx.namespace, ctx.labels) for t in p.anti):
-                return (R_EXISTING_ANTI,), True
+        return
+    if ctx.hard:
+        # skew = matching pods in the node's domain + the pod itself - global minimum; the first failing
+        # constraint names the reason
+        spread: list[tuple[str, np.ndarray, bool]] = []
+        left = None
+        for s in ctx.hard:
+            ids = s.ids[sel]
+            missing = ids < 0
+            if len(s.totals):
+                skewed = ~missing & (s.totals[np.maximum(ids, 0)] + s.c.self_match - s.min_match > s.c.max_skew)
+            else:
+                skewed = np.zeros(len(ids), bool)
+            if left is not None:
+                missing, skewed = missing & left, skewed & left
+            spread += [(R_SPREAD_LABEL, missing, False), (R_SPREAD, skewed, True)]
+            failed = missing | skewed
+            left = ~failed if left is None else left & ~failed
+        assert left is not None
+        yield ~left, lambda: spread
+    host = cache.has_host[sel]
+    if ctx.t.anti:
+        hit = np.zeros(len(host), bool)
+        for term in ctx.t.anti:
+            hit |= cache.anti_counter(term, ctx.namespace).counts[sel] > 0
+        hit &= host
+        yield hit, lambda: [(R_ANTI_AFFINITY, hit, True)]
+    if ctx.check_existing_anti:
+        existing = np.zeros(len(host), bool)
+        for term, owner_ns, carriers in cache.carriers():
+            if anti_term_matches(term, owner_ns, ctx.namespace, ctx.labels):
+                existing |= carriers[sel] > 0
+        existing &= host
+        yield existing, lambda: [(R_EXISTING_ANTI, existing, True)]
+
+
+def feasible(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
+    """Which selected nodes pass every filter."""
+    ok = None
+    for fails, _ in _filters(ctx, cache, sel):
+        ok = ~fails if ok is None else ok & ~fails
+    assert ok is not None
+    return ok
+
+
+def filter_node(ctx: PodContext, cache: NodeCache, name: str) -> tuple[tuple[str, ...], bool] | None:
+    """None when the pod fits the node; else the first failing plugin's reasons and whether preemption could
+    help."""
+    sel = cache.positions([name])
+    for fails, reasons in _filters(ctx, cache, sel):
+        if fails[0]:
+            found = [(r, resolvable) for r, m, resolvable in reasons() if m[0]]
+            return tuple(r for r, _ in found), all(resolvable for _, resolvable in found)
     return None
-
-
-# ---- scoring --------------------------------------------------------------------------------------------
-
-
-def least_allocated(ctx: PodContext, info: NodeInfo) -> int:
-    """noderesources/least_allocated.go over NonZeroRequested (cpu, memory, weight 1 each):
-    per resource (allocatable - requested) * 100 / allocatable (0 when over), then the weighted mean; integer
-    arithmetic as upstream."""
-    total = 0
-    for cap, used in ((info.allocatable["cpu"], info.nz_cpu + ctx.nz_cpu),
-                      (info.allocatable["memory"], info.nz_mem + ctx.nz_mem)):
-        if cap and used <= cap:
-            total += (cap - used) * MAX_NODE_SCORE // cap
-    return total // 2
-
-
-def balanced_allocation(ctx: PodContext, info: NodeInfo) -> int:
-    """noderesources/balanced_allocation.go balancedResourceScorer, useRequested (Requested, not NonZero):
-    fractions capped at 1; with two resources std = |f_cpu - f_mem| / 2; score = int((1 - std) * 100)."""
-    fr = []
-    for r in ("cpu", "memory"):
-        cap = info.allocatable[r]
-        if cap:
-            fr.append(min((info.requested[r] + ctx.req.get(r, 0)) / cap, 1.0))
-    std = abs(fr[0] - fr[1]) / 2 if len(fr) == 2 else 0.0
-    return int((1 - std) * MAX_NODE_SCORE)
-
-
-def _normalize(scores: list[int], reverse: bool) -> list[int]:
-    """helper.DefaultNormalizeScore."""
-    top = max(scores, default=0)
-    if top == 0:
-        return [MAX_NODE_SCORE if reverse else 0 for _ in scores]
-    if reverse:
-        return [MAX_NODE_SCORE - MAX_NODE_SCORE * s // top for s in scores]
-    return [MAX_NODE_SCORE * s // top for s in scores]
-
-
-def _node_affinity_raw(ctx: PodContext, info: NodeInfo) -> int:
-    """nodeaffinity Score: the sum of the weights of the preferred terms the node matches."""
-    return sum(int(t.get("weight", 0)) for t in ctx.preferred
-               if matches_node_selector_term(t.get("preference") or {}, info.labels, info.name))
-
-
-def _taint_raw(ctx: PodContext, info: NodeInfo) -> int:
-    """tainttoleration Score: PreferNoSchedule taints the pod does not tolerate."""
-    return sum(1 for t in info.soft_taints if not _tolerates(t, ctx.tolerations_soft))
-
-
-def _spread_scores(ctx: PodContext, feasible: list[NodeInfo], cache: NodeCache) -> list[int]:
-    """podtopologyspread/scoring.go: per constraint count * log(domains + 2) + (maxSkew - 1), rounded; then
-    normalized as MaxNodeScore * (max + min - s) / max. Zone counts are over all nodes; hostname counts the
-    node's own pods; the domain count of hostname is the number of feasible nodes."""
-    cons = ctx.soft
-    require_all = not ctx.system_defaulted
-    ignored = {i.name for i in feasible if require_all and any(c.key not in i.labels for c in cons)}
-    weights = []
-    for c in cons:
-        if c.key == HOSTNAME:
-            size = len(feasible) - len(ignored)
-        else:
-            size = len({i.labels[c.key] for i in feasible if c.key in i.labels and i.name not in ignored})
-        weights.append(math.log(size + 2))
-    zone_counts: list[dict[str, int] | None] = []
-    for c in cons:
-        if c.key == HOSTNAME:
-            zone_counts.append(None)
-            continue
-        wanted = {i.labels[c.key] for i in feasible if c.key in i.labels}
-        if not ctx.node_selector and not ctx.affinity_terms:
-            # every node passes the pod's node affinity: the cache's running counts are the sum below
-            kept = cache.domain_counts(ctx.namespace, c.selector, c.sel_key, c.key)
-            zone_counts.append({v: kept.get(v, 0) for v in wanted})
-            continue
-        counts = {v: 0 for v in wanted}
-        for info in cache.nodes.values():
-            v = info.labels.get(c.key)
-            if v in counts and ctx.node_matches_affinity(info):
-                counts[v] += _count_matching(info, ctx.namespace, c.selector, c.sel_key)
-        zone_counts.append(counts)
-    raw = []
-    for info in feasible:
-        if info.name in ignored:
-            raw.append(None)
-            continue
-        s = 0.0
-        for c, w, zc in zip(cons, weights, zone_counts):
-            v = info.labels.get(c.key)
-            if v is None:
-                continue
-            cnt = _count_matching(info, ctx.namespace, c.selector, c.sel_key) if zc is None else zc[v]
-            s += cnt * w + (c.max_skew - 1)
-        raw.append(int(math.floor(s + 0.5)))   # math.Round
-    valid = [s for s in raw if s is not None]
-    lo, hi = min(valid, default=0), max(valid, default=0)
-    out = []
-    for s in raw:
-        if s is None:
-            out.append(0)
-        elif hi == 0:
-            out.append(MAX_NODE_SCORE)
-        else:
-            out.append(MAX_NODE_SCORE * (hi + lo - s) // hi)
-    return out
-
-
-@dataclass
-class Weights:
-    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go)."""
-    fit: int = 1
-    balanced: int = 1
-    node_affinity: int = 2
-    taint: int = 3
-    spread: int = 2
-
-
-def score_nodes(ctx: PodContext, feasible: list[NodeInfo], cache: NodeCache, w: Weights) -> list[int]:
-    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality and InterPodAffinity
-    scoring are not modelled: they give every node the same score for pods without images cached / without
-    preferred pod affinity)."""
-    totals = [w.fit * least_allocated(ctx, i) + w.balanced * balanced_allocation(ctx, i) for i in feasible]
-    if ctx.preferred:
-        for k, s in enumerate(_normalize([_node_affinity_raw(ctx, i) for i in feasible], False)):
-            totals[k] += w.node_affinity * s
-    if any(i.soft_taints for i in feasible):
-        for k, s in enumerate(_normalize([_taint_raw(ctx, i) for i in feasible], True)):
-            totals[k] += w.taint * s
-    else:
-        totals = [t + w.taint * MAX_NODE_SCORE for t in totals]
-    if ctx.soft:
-        for k, s in enumerate(_spread_scores(ctx, feasible, cache)):
-            totals[k] += w.spread * s
-    return totals
-
-
-def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:
-    """schedule_one.go numFeasibleNodesToFind."""
-    if num_all < MIN_FEASIBLE_NODES_TO_FIND or percentage >= 100:
-        return num_all
-    adaptive = percentage
-    if adaptive <= 0:
-        adaptive = 50 - num_all // 125
-        if adaptive < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
-            adaptive = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
-    n = num_all * adaptive // 100
-    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
 @dataclass
@@ -585,3 +377,186 @@ class Diagnosis:
         if self.unresolvable:
             parts.append(f"{self.unresolvable} Preemption is not helpful for scheduling")
         return f"preemption: 0/{total} nodes are available: {', '.join(sorted(parts))}.."
+
+
+def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
+    """Why no node fits: per node the first failing plugin, counted by reason (every node is checked)."""
+    diag = Diagnosis()
+    sel = slice(0, cache.size)
+    left = np.ones(cache.size, bool)
+    for fails, reasons in _filters(ctx, cache, sel):
+        failed = fails & left
+        if not failed.any():
+            continue
+        resolvable = np.zeros(cache.size, bool)
+        for reason, m, res in reasons():
+            hit = m & failed
+            n = int(np.count_nonzero(hit))
+            if n:
+                diag.reasons[reason] += n
+                if res:
+                    resolvable |= hit
+        diag.resolvable += int(np.count_nonzero(resolvable))
+        diag.unresolvable += int(np.count_nonzero(failed & ~resolvable))
+        left &= ~failed
+    return diag
+
+
+def find_feasible(ctx: PodContext, cache: NodeCache, start: int, want: int) -> tuple[Selection, int, int]:
+    """schedule_one.go findNodesThatPassFilters: from ``start`` round-robin over the node-tree order until
+    ``want`` nodes pass the filters. Returns (the feasible positions in that order, how many, how many nodes
+    were processed). Nodes are checked in chunks; the first chunk is the ``want`` nodes from ``start``."""
+    n = cache.size
+    parts: list[np.ndarray] = []
+    found = processed = 0
+    pos = start % n
+    size = want
+    while processed < n:
+        size = min(size, n - processed, n - pos)
+        ok = feasible(ctx, cache, slice(pos, pos + size))
+        idx = np.flatnonzero(ok)
+        need = want - found
+        if len(idx) >= need:
+            if not parts and need == size:
+                return slice(pos, pos + size), want, size   # every node of the first chunk fits
+            parts.append(idx[:need] + pos)
+            processed += int(idx[need - 1]) + 1
+            found = want
+            break
+        parts.append(idx + pos)
+        found += len(idx)
+        processed += size
+        pos = (pos + size) % n
+        size = max(2 * (want - found), 256)
+    return (np.concatenate(parts) if parts else np.zeros(0, np.int64)), found, processed
+
+
+# ---- scores ----------------------------------------------------------------------------------------------
+
+
+def least_allocated(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
+    """noderesources/least_allocated.go over NonZeroRequested (cpu, memory, weight 1 each): per resource
+    (allocatable - requested) * 100 / allocatable (0 when over, or without allocatable), then the weighted
+    mean; int64 arithmetic."""
+    cap = cache.alloc_fit[:2, sel]
+    free = cache.free_nz[:, sel] - ctx.t.nz
+    if cache.positive_cpu_mem:
+        score = np.maximum(free, 0) * MAX_NODE_SCORE // cap
+    else:
+        score = np.where(cap > 0, np.maximum(free, 0) * MAX_NODE_SCORE // np.maximum(cap, 1), 0)
+    return (score[0] + score[1]) // 2
+
+
+def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
+    """noderesources/balanced_allocation.go balancedResourceScorer, useRequested (Requested, not NonZero):
+    fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2; score = int64((1 - std) * 100)."""
+    cap = cache.alloc_fit[:2, sel]
+    used = cache.req_fit[:2, sel] + ctx.t.requested
+    if cache.positive_cpu_mem:
+        fraction = np.minimum(used / cap, 1.0)
+        std = np.abs(fraction[0] - fraction[1]) / 2
+    else:   # a resource without allocatable is left out: with fewer than two, std is 0
+        both = (cap[0] > 0) & (cap[1] > 0)
+        fraction = np.minimum(used / np.where(both, cap, 1), 1.0)
+        std = np.where(both, np.abs(fraction[0] - fraction[1]) / 2, 0.0)
+    return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+def _normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
+    """helper.DefaultNormalizeScore."""
+    top = int(scores.max()) if len(scores) else 0
+    if top == 0:
+        return np.full(len(scores), MAX_NODE_SCORE if reverse else 0, np.int64)
+    if reverse:
+        return MAX_NODE_SCORE - MAX_NODE_SCORE * scores // top
+    return MAX_NODE_SCORE * scores // top
+
+
+def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:
+    """podtopologyspread/scoring.go: per constraint count * log(domains + 2) + (maxSkew - 1), summed in float64
+    and rounded; then normalized as MaxNodeScore * (max + min - s) / max. Domain counts are over all nodes
+    that pass the pod's node affinity; hostname counts the node's own pods; the domain count of hostname is
+    the number of feasible nodes."""
+    ids = [s.ids[sel] for s in ctx.soft]
+    has = [None if cache.everywhere(s.c.key) else i >= 0 for s, i in zip(ctx.soft, ids)]
+    ignored = None
+    if not ctx.system_defaulted and any(h is not None for h in has):
+        # requireAllTopologies: nodes without every key are not scored
+        ok = None
+        for h in has:
+            if h is not None:
+                ok = h if ok is None else ok & h
+        ignored = ~ok
+    raw = None
+    for s, i, h in zip(ctx.soft, ids, has):
+        c = s.c
+        if c.key == HOSTNAME:
+            size = count - (int(np.count_nonzero(ignored)) if ignored is not None else 0)
+            term = s.counter.counts[sel] * math.log(size + 2) + (c.max_skew - 1)
+        else:
+            valid = h if ignored is None else (~ignored if h is None else h & ~ignored)
+            size = int(np.count_nonzero(np.bincount(i if valid is None else i[valid])))
+            if not ctx.t.node_selector and not ctx.t.affinity_terms:
+                totals = cache.domain_totals(s.counter, c.key)   # every node passes the pod's node affinity
+            else:
+                counted = ctx.t.aff_ok & (s.ids >= 0)
+                totals = np.bincount(s.ids[counted], weights=s.counter.counts[counted],
+                                     minlength=cache.domain_count(c.key)).astype(np.int64)
+            # the constraint's score of each domain, then each node gets its domain's
+            by_domain = totals * math.log(size + 2) + (c.max_skew - 1)
+            term = by_domain[i if h is None else np.maximum(i, 0)] if len(totals) else np.zeros(count)
+        if h is not None:
+            term = np.where(h, term, 0.0)   # a node without the key gets nothing for the constraint
+        raw = term if raw is None else raw + term   # 0.0 + term is term: the sum starts at the first term
+    assert raw is not None
+    scores = (raw + 0.5).astype(np.int64)   # math.Round: scores are not negative, so truncating is flooring
+    valid_scores = scores if ignored is None else scores[~ignored]
+    lo = int(valid_scores.min()) if len(valid_scores) else 0
+    hi = int(valid_scores.max()) if len(valid_scores) else 0
+    out = np.full(count, MAX_NODE_SCORE, np.int64) if hi == 0 else (hi + lo - scores) * MAX_NODE_SCORE // hi
+    if ignored is not None:
+        out[ignored] = 0
+    return out
+
+
+@dataclass
+class Weights:
+    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go)."""
+    fit: int = 1
+    balanced: int = 1
+    node_affinity: int = 2
+    taint: int = 3
+    spread: int = 2
+
+
+def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w: Weights) -> np.ndarray:
+    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality and InterPodAffinity
+    scoring are not modelled: they give every node the same score for pods without images cached / without
+    preferred pod affinity)."""
+    t = ctx.t
+    totals = least_allocated(ctx, cache, sel)
+    if w.fit != 1:
+        totals *= w.fit
+    totals += w.balanced * balanced_allocation(ctx, cache, sel)
+    if t.preferred:
+        totals += w.node_affinity * _normalize(t.pref_raw[sel], False)
+    if t.any_taint_raw:
+        totals += w.taint * _normalize(t.taint_raw[sel], True)
+    else:   # no node has a PreferNoSchedule taint the pod does not tolerate: every node scores the maximum
+        totals += w.taint * MAX_NODE_SCORE
+    if ctx.soft:
+        totals += w.spread * spread_scores(ctx, cache, sel, count)
+    return totals
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:
+    """schedule_one.go numFeasibleNodesToFind."""
+    if num_all < MIN_FEASIBLE_NODES_TO_FIND or percentage >= 100:
+        return num_all
+    adaptive = percentage
+    if adaptive <= 0:
+        adaptive = 50 - num_all // 125
+        if adaptive < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            adaptive = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_all * adaptive // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)

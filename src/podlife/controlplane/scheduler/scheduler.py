@@ -18,6 +18,8 @@ from podlife.api.meta import Obj, clone
 from podlife.api.store import Store
 from podlife.config import SchedulerConfiguration
 from podlife.controlplane.scheduler import plugins
+from podlife.controlplane.scheduler.cache import NodeCache
+from podlife.controlplane.scheduler.selecthost import HostSelector
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 
@@ -42,7 +44,7 @@ class Scheduler:
     config: SchedulerConfiguration
     profile: Any = None                 # podlife.versions.Profile (None: the newest behaviour)
     fit_error_suffix: bool = True       # 1.24+: "preemption: ..." after the fit error (PR #107775)
-    cache: plugins.NodeCache = field(init=False)
+    cache: NodeCache = field(init=False)
     _active: list[tuple[int, int, str]] = field(default_factory=list)
     _pods: dict[str, _QueuedPod] = field(default_factory=dict)
     _seq: Any = field(default_factory=itertools.count)
@@ -50,9 +52,9 @@ class Scheduler:
     _prebind: dict[str, tuple[Obj, str, list[tuple[str, str]]]] = field(default_factory=dict)  # waiting binds
 
     def __post_init__(self) -> None:
-        self.cache = plugins.NodeCache()
+        self.cache = NodeCache()
         self.events = EventRecorder(self.store, SCHEDULER_NAME)
-        self.rng = self.kernel.rng("scheduler")
+        self.host_selector = HostSelector(self.kernel.rng("scheduler"))
         self.next_start_node_index = 0   # schedule_one.go nextStartNodeIndex: round-robin over the node list
         self.weights = plugins.Weights()
         if self.profile is not None:
@@ -176,6 +178,7 @@ class Scheduler:
             return
         node, diagnosis = self.find_node(pod)
         if node is None:
+            assert diagnosis is not None
             self._unschedulable(pod, q, diagnosis)
             return
         if delayed:
@@ -189,6 +192,8 @@ class Scheduler:
     def _volume_binding(self, pod: Obj) -> tuple[str | None, list[Obj]]:
         """PreFilter: every claim must exist; an unbound claim must be of a WaitForFirstConsumer class (bound
         in PreBind), else the pod waits for the PersistentVolume controller."""
+        if not pod["spec"].get("volumes"):
+            return None, []
         from podlife.controlplane.controllers.persistentvolume import claim_class, claim_ref_error, is_bound
 
         ns = pod["metadata"].get("namespace", "default")
@@ -284,57 +289,26 @@ class Scheduler:
             return None
         return {"matchLabels": match_labels, "matchExpressions": exprs}
 
-    def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis]:
-        """findNodesThatFitPod + prioritizeNodes + selectHost."""
+    def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
+        """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
         spec = pod["spec"]
         default_sel = None if spec.get("topologySpreadConstraints") else self.default_selector(pod)
         ctx = plugins.PodContext(pod, self.cache, default_sel)
-        nodes = self.cache.ordered()
-        n = len(nodes)
-        diag = plugins.Diagnosis()
+        n = self.cache.size
         if n == 0:
-            return None, diag
+            return None, plugins.Diagnosis()
         # findNodesThatPassFilters: check nodes from nextStartNodeIndex round-robin until enough are feasible
         want = plugins.num_feasible_nodes_to_find(self.config.percentageOfNodesToScore, n)
-        feasible: list[plugins.NodeInfo] = []
         start = self.next_start_node_index
-        processed = 0
-        filter_node = plugins.filter_node
-        for k in range(n):
-            info = nodes[(start + k) % n]
-            processed += 1
-            why = filter_node(ctx, info)
-            if why is None:
-                feasible.append(info)
-                if len(feasible) >= want:
-                    break
-                continue
-            reasons, resolvable = why
-            for r in reasons:
-                diag.reasons[r] += 1
-            if resolvable:
-                diag.resolvable += 1
-            else:
-                diag.unresolvable += 1
+        feasible, count, processed = plugins.find_feasible(ctx, self.cache, start, want)
         self.next_start_node_index = (start + processed) % n
-        if not feasible:
-            return None, diag
-        if len(feasible) == 1:
-            return feasible[0].name, diag   # schedulePod: one feasible node is used without scoring
-        scores = plugins.score_nodes(ctx, feasible, self.cache, self.weights)
-        # selectHost: the highest total; ties broken by reservoir sampling (each of the c best so far wins
-        # with probability 1/c), drawn from the scheduler's seeded generator
-        best, chosen, count = scores[0], 0, 1
-        rand = self.rng.randrange
-        for i in range(1, len(scores)):
-            s = scores[i]
-            if s > best:
-                best, chosen, count = s, i, 1
-            elif s == best:
-                count += 1
-                if rand(count) == 0:
-                    chosen = i
-        return feasible[chosen].name, diag
+        if count == 0:
+            return None, plugins.diagnose(ctx, self.cache)
+        # schedulePod: one feasible node is used without scoring
+        chosen = 0 if count == 1 else \
+            self.host_selector.select(plugins.score_nodes(ctx, self.cache, feasible, count, self.weights))
+        pos = feasible.start + chosen if isinstance(feasible, slice) else int(feasible[chosen])
+        return self.cache.ordered()[pos].name, None
 
     def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
         total = self.cache.node_count()

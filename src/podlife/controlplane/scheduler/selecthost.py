@@ -1,0 +1,96 @@
+"""schedule_one.go selectHost: the node with the highest total score; ties broken by reservoir sampling.
+
+Walking the scores in order, a node that beats the best so far is chosen; a node that ties with it replaces the
+choice with probability 1/c, c being how many nodes share that best score so far (``rand.Intn(c) == 0``). The
+draws come from the scheduler's seeded generator, as ``random.Random.randrange(c)`` makes them: k = c's bit
+length, take the top k bits of the next 32-bit output until they are below c. Large clusters have hundreds of
+tied nodes per pod, so the draws are replayed in one short loop over a buffer of the generator's outputs,
+drawn ahead in blocks by numpy's MT19937 started from the generator's state (the same Mersenne Twister: the same
+outputs in the same order); the generator serves nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+
+class HostSelector:
+    def __init__(self, rng: random.Random) -> None:
+        _, state, _ = rng.getstate()
+        self._twister = np.random.MT19937()
+        self._twister.state = {"bit_generator": "MT19937",
+                               "state": {"key": np.array(state[:624], np.uint32), "pos": state[624]}}
+        self._words: list[int] = []
+        self._next = 0
+        # per count c: the 32-bit outputs below threshold[c] are accepted (top k bits < c), those below zero[c]
+        # draw 0
+        self._threshold: list[int] = []
+        self._zero: list[int] = []
+
+    def select(self, scores: np.ndarray) -> int:
+        """The index of the selected score."""
+        first = int(scores.argmax())
+        # after the first best score every event is a tie with it: counts 2, 3, ... in order
+        ties = np.flatnonzero(scores[first + 1:] == scores[first])
+        spend = self._prefix_draws(scores[:first]) if first > 1 else []
+        if not len(ties) and not spend:
+            return first
+        n = len(ties) + 2
+        self._tables(n)
+        return self._replay(spend, self._threshold[2:n], self._zero[2:n], (ties + (first + 1)).tolist(), first)
+
+    def _prefix_draws(self, scores: np.ndarray) -> list[int]:
+        """The thresholds of the draws made before the best score is first reached (ties with a lower best so
+        far); the best is usually among the first few nodes, so this walks them in Python."""
+        values = scores.tolist()
+        best, count = values[0], 1
+        spend = []
+        for v in values[1:]:
+            if v > best:
+                best, count = v, 1
+            elif v == best:
+                count += 1
+                self._tables(count + 1)
+                spend.append(self._threshold[count])
+        return spend
+
+    def _replay(self, spend: list[int], thresholds: list[int], zeros: list[int], nodes: list[int],
+                chosen: int) -> int:
+        need = 2 * (len(spend) + len(thresholds)) + 64
+        while True:
+            if len(self._words) - self._next < need:
+                self._refill(need)
+            words, p = self._words, self._next
+            try:
+                for thr in spend:
+                    w = words[p]
+                    p += 1
+                    while w >= thr:
+                        w = words[p]
+                        p += 1
+                pick = chosen
+                for thr, zero, node in zip(thresholds, zeros, nodes):
+                    w = words[p]
+                    p += 1
+                    while w >= thr:
+                        w = words[p]
+                        p += 1
+                    if w < zero:
+                        pick = node
+            except IndexError:   # more rejections than the buffer held: draw more and replay
+                need *= 2
+                continue
+            self._next = p
+            return pick
+
+    def _refill(self, need: int) -> None:
+        self._words = self._words[self._next:] + self._twister.random_raw(max(need, 8192)).tolist()
+        self._next = 0
+
+    def _tables(self, size: int) -> None:
+        for c in range(len(self._threshold), size):
+            shift = max(32 - c.bit_length(), 0)
+            self._threshold.append(c << shift)
+            self._zero.append(1 << shift)
