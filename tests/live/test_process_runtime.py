@@ -381,6 +381,31 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
 
 
+def test_an_init_container_hands_a_file_to_the_app_through_an_emptydir(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: handoff}
+        spec:
+          terminationGracePeriodSeconds: 1
+          volumes: [{name: shared, emptyDir: {}}]
+          initContainers:
+          - name: prepare
+            image: busybox
+            command: ["sh", "-c", "echo prepared > volumes/shared/flag"]
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "cat volumes/shared/flag; exec sleep 3600"]
+        """)
+    cluster.wait_for("app Running", lambda: "running" in cluster.state("handoff", "app"), 20)
+    init = cluster.pod("handoff")["status"]["initContainerStatuses"][0]["state"]["terminated"]
+    assert (init["exitCode"], init["reason"]) == (0, "Completed")
+    assert cluster.kubectl("logs", "handoff", "-c", "app").stdout == "prepared\n"
+    assert (next((cluster.data_dir / "pods").glob("default_handoff_*")) / "volumes" / "shared" / "flag").exists()
+    cluster.kubectl("delete", "pod", "handoff", "--wait=false")
+
+
 def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: ProcessCluster) -> None:
     for name in ("echo-a", "echo-b"):
         cluster.apply(f"""\
@@ -513,6 +538,47 @@ def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
         c.proc.wait()
         c.wait_for("every container process gone", lambda: not [p for p, st in group if pid_alive(p, st)], 5)
         c.wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
+    finally:
+        c.stop()
+
+
+def test_ctrl_c_stops_every_container_gracefully_then_kills_at_the_grace_period(tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    c = ProcessCluster(tmp_path)
+    try:
+        c.apply(f"""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: polite}}
+            spec:
+              containers:
+              - name: app
+                image: python:3
+                command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
+                env: [{{name: MARKS, value: "{marks}"}}]
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: stubborn}}
+            spec:
+              terminationGracePeriodSeconds: 2
+              containers:
+              - name: app
+                image: busybox
+                command: ["sh", "-c", "trap '' TERM; sleep 3600 & wait; sleep 3600"]
+            """)
+        c.wait_for("both Running", lambda: "running" in c.state("polite") and "running" in c.state("stubborn"), 20)
+        mains = [int(line.split()[1]) for line in (c.data_dir / "runtime" / "processes.journal").read_text()
+                 .splitlines() if line.startswith("spawn ")]
+        group = [(pid, start_time(pid)) for pid in processes_in_groups(mains)]
+        start = time.monotonic()
+        c.proc.send_signal(signal.SIGINT)
+        assert c.proc.wait(timeout=15) == 0
+        took = time.monotonic() - start
+        assert marks.read_text().startswith("SIGTERM ")     # the polite one heard its stop signal
+        assert 2.0 <= took < 5.0, took                      # the stubborn one held out for its 2 s
+        assert not [p for p, st in group if pid_alive(p, st)]
+        assert "podlife: stopping the container processes" in c.output()
     finally:
         c.stop()
 
