@@ -395,6 +395,10 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
                    data_dir=data_dir)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
+    if built.process_host is not None and built.process_host.in_use():
+        click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
+                   f"{built.process_host.in_use()}, runs)", err=True)
+        sys.exit(2)
     for w in cfg.warnings:
         click.echo(f"warning: {w}", err=True)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")

@@ -583,6 +583,13 @@ def test_ctrl_c_stops_every_container_gracefully_then_kills_at_the_grace_period(
         c.stop()
 
 
+def test_a_data_dir_in_use_is_refused(cluster: ProcessCluster, tmp_path: Path) -> None:
+    p = subprocess.run([*PODLIFE, "up", "--runtime", "process", "--port", "0", "--data-dir", str(cluster.data_dir),
+                        "--kubeconfig", str(tmp_path / "kc")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"--data-dir: {cluster.data_dir} is in use by another podlife up")
+
+
 def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> None:
     left = subprocess.Popen(["sleep", "3600"], start_new_session=True)
     try:

@@ -39,7 +39,7 @@ from podlife.runtime.crilog import LogWriter
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
 from podlife.runtime.profiles import RuntimeProfile
 from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
-from podlife.runtime.supervisor import leftovers
+from podlife.runtime.supervisor import leftovers, running_supervisor
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
@@ -70,6 +70,10 @@ class Host:
 
     def journal(self) -> str:
         return os.path.join(self.data_dir, "runtime", "processes.journal")
+
+    def in_use(self) -> int | None:
+        """The pid of another podlife up's supervisor working in this data directory, if one runs."""
+        return running_supervisor(self.journal())
 
     def node_runtime(self, kernel: Kernel, trace: Trace, node: str, index: int) -> tuple[ProcessRuntime, str, str]:
         """The runtime of the index-th node (from 0), its pod CIDR and its address: node i has the loopback

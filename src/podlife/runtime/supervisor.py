@@ -84,6 +84,19 @@ def start_time(pid: int) -> str | None:
     return stat[stat.rindex(b")") + 2:].split()[19].decode()
 
 
+def running_supervisor(journal: str) -> int | None:
+    """The pid of the supervisor that keeps this journal, if it still runs (another podlife up uses it)."""
+    try:
+        with open(journal) as f:
+            first = f.readline().split()
+    except OSError:
+        return None
+    if first[:1] == ["supervisor"] and len(first) == 3 and first[1].isdigit() and \
+            start_time(int(first[1])) == first[2]:
+        return int(first[1])
+    return None
+
+
 def leftovers(journal: str) -> list[tuple[int, int]]:
     """(pid, pgid) of the processes a journal records as started and not exited that still run."""
     alive: dict[int, tuple[int, str]] = {}
