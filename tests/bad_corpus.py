@@ -342,8 +342,7 @@ CLUSTER = [
     ('kubelet imageMinimumGCAge neg', '  cluster: {kubelet: {imageMinimumGCAge: -1m}}\n',
      ':5: spec.cluster.kubelet.imageMinimumGCAge: "-1m" is negative; expected a duration >= 0'),
     ('kubelet featureGates unknown', '  cluster: {kubelet: {featureGates: {Foo: true}}}\n',
-     ':5: spec.cluster.kubelet.featureGates.Foo: unknown feature gate; modelled gates: EventedPLEG, '
-     'ContainerStopSignals'),
+     ':5: spec.cluster.kubelet.featureGates.Foo: unknown feature gate; modelled gates: EventedPLEG'),
     ('kubelet featureGates str', "  cluster: {kubelet: {featureGates: {EventedPLEG: 'true'}}}\n",
      ':5: spec.cluster.kubelet.featureGates.EventedPLEG: expected true or false, got "true"'),
     ('kubelet featureGates list', '  cluster: {kubelet: {featureGates: [EventedPLEG]}}\n',

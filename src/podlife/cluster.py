@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from podlife.api import admission, schema
+from podlife.api.meta import Obj
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import (
     ApiServerConfiguration,
@@ -79,10 +80,11 @@ class Cluster:
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
+        from podlife.controlplane.controllers.ttlafterfinished import TTLAfterFinishedController
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
-                         DisruptionController, NamespaceController):
+                         DisruptionController, NamespaceController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)
@@ -128,6 +130,21 @@ class Cluster:
         self.kubelets[spec.name] = kl
         kl.start()
         return kl
+
+    def node_created(self, node: Obj) -> Kubelet | None:
+        """A Node a create action made during the run, for a machine podlife assumes: its kubelet starts and
+        registers against the existing Node, with the Node's labels, taints and capacity. (A Node among the
+        scenario's objects stays bare: no kubelet ever posts its status.)"""
+        md = node.get("metadata") or {}
+        name = md.get("name", "")
+        if node.get("kind") != "Node" or not name or name in self.kubelets:
+            return None
+        labels = dict(md.get("labels") or {})
+        spec = NodeSpec(name=name, zone=labels.get("topology.kubernetes.io/zone"), labels=labels,
+                        taints=[dict(t) for t in (node.get("spec") or {}).get("taints") or ()],
+                        podCIDR=(node.get("spec") or {}).get("podCIDR"))
+        spec.capacity = {**spec.capacity, **((node.get("status") or {}).get("capacity") or {})}
+        return self.add_node(spec)
 
     def restart_kubelet(self, name: str) -> Kubelet:
         """A new kubelet process on the node: same runtime and node, no memory of the old one."""

@@ -20,7 +20,7 @@ def _f(default: Any, kind: str) -> Any:
 
 
 # feature gates a scenario may set on the kubelet (KubeletConfiguration featureGates)
-FEATURE_GATES = ("EventedPLEG", "ContainerStopSignals")
+FEATURE_GATES = ("EventedPLEG",)
 
 
 @dataclass

@@ -40,10 +40,12 @@ class Worker:
     run: int = 0            # how many times in a row
     container_id: str = ""
     timer: Any = None
+    timer_at: float = -1.0
+    manual: Any = None      # a pending manual run (readiness only)
+    probed_at: float = -1.0
     on_hold: bool = False   # liveness/startup after a failure: wait for the container to restart
     stopped: bool = False
     probing: bool = False   # a probe is under way (its answer has not come yet)
-    tick_at: float = 0.0    # when the last probe started
 
     def __post_init__(self) -> None:
         self.result = INITIAL[self.kind]
@@ -68,6 +70,23 @@ class ProbeManager:
     def is_ready(self, uid: str, c: Container) -> bool:
         """UpdatePodStatus: readiness counts only once the container has started."""
         return self._holds(uid, c, "startup") and self._holds(uid, c, "readiness")
+
+    def trigger_readiness(self, uid: str, c: Container) -> None:
+        """prober_manager.go UpdatePodStatus (1.21+, PR #98376): generating the status of a started, running
+        container whose readiness is not Success sends its readiness worker a manual trigger: it probes at
+        once, off its ticker, whose phase stays. A probe already made at this instant absorbs the trigger."""
+        w = self.workers.get((uid, c.name, "readiness"))
+        if (w is None or w.manual is not None or not self.kl.profile.readiness_probe_triggered
+                or c.state != RUNNING or not self.is_started(uid, c) or self._holds(uid, c, "readiness")):
+            return
+        w.manual = self.kl.kernel.call_at(self.kl.kernel.now, lambda: self._manual(w))
+
+    def _manual(self, w: Worker) -> None:
+        w.manual = None
+        now = self.kl.kernel.now
+        if w.probed_at == now or (w.timer is not None and w.timer_at == now) or w.probing:
+            return   # (a probe under way gives its answer soon: the trigger adds nothing)
+        self._tick(w, manual=True)  # a pending tick stays armed: the ticker keeps running
 
     def is_started(self, uid: str, c: Container) -> bool:
         return self._holds(uid, c, "startup")
@@ -100,6 +119,7 @@ class ProbeManager:
             w = self.workers.pop(key)
             w.stopped = True
             self.kl.kernel.cancel(w.timer)
+            self.kl.kernel.cancel(w.manual)
 
     def container_changed(self, uid: str) -> None:
         """A container of the pod started or stopped: settled workers look again at their next tick."""
@@ -110,12 +130,19 @@ class ProbeManager:
     def _arm(self, w: Worker, not_before: float) -> None:
         k = max(0, math.ceil((not_before - w.added_at) / w.period - 1e-9))
         self.kl.kernel.cancel(w.timer)
-        w.timer = self.kl.kernel.call_at(w.added_at + k * w.period, lambda: self._tick(w))
+        w.timer_at = w.added_at + k * w.period
+        w.timer = self.kl.kernel.call_at(w.timer_at, lambda: self._tick(w))
+
+    def _arm_next(self, w: Worker) -> None:
+        """The ticker's next tick after now (a manual run happens between ticks)."""
+        now = self.kl.kernel.now
+        self._arm(w, w.added_at + (math.floor((now - w.added_at) / w.period + 1e-9) + 1) * w.period)
 
     # ---- one probe (worker.doProbe) ---------------------------------------------------------------
 
-    def _tick(self, w: Worker) -> None:
-        w.timer = None
+    def _tick(self, w: Worker, manual: bool = False) -> None:
+        if not manual:
+            w.timer = None
         if w.stopped or not self.kl.running:
             return
         kl = self.kl
@@ -135,14 +162,14 @@ class ProbeManager:
         if w.kind == "startup" and w.result == SUCCESS:
             return  # a startup probe that succeeded is done
         if w.kind != "startup" and not self.is_started(w.uid, c):
-            self._arm(w, now + w.period)
+            self._arm_next(w)
             return
         elapsed = now - (c.started_at or now)
         delay = float(w.spec.get("initialDelaySeconds", 0))
         if elapsed < delay:
             self._arm(w, (c.started_at or now) + delay)
             return
-        w.tick_at = now
+        w.probed_at = now
         w.probing = True
         kl.runtime.probe(c, w.spec, container_spec(pod, c.name) or {},
                          (kl.status_manager.get(w.uid) or {}).get("podIP", ""), elapsed,
@@ -175,17 +202,18 @@ class ProbeManager:
 
     def _next(self, w: Worker, c: Container, outcome: str) -> None:
         """Tick again only while the outcome or the result can still change."""
+        now = self.kl.kernel.now
         if w.on_hold:
             return
         if outcome == FAILURE or w.result != outcome or c.id not in self.kl.refs:
             # failures, pending thresholds and "No ref" warnings show at every probe
-            self._arm(w, w.tick_at + w.period)
+            self._arm_next(w)
         elif w.kind == "startup" and w.result == SUCCESS:
             return
         else:
-            t = self.kl.runtime.probe_answers_change(c, w.tick_at)
+            t = self.kl.runtime.probe_answers_change(c, now)
             if t is not None:
-                self._arm(w, max(t, w.tick_at + w.period))
+                self._arm(w, t) if t > now else self._arm_next(w)   # later, or at any moment: the next tick
 
     def _result_changed(self, w: Worker, pod: Obj, c: Container) -> None:
         kl = self.kl
@@ -193,4 +221,4 @@ class ProbeManager:
             w.on_hold = True  # the container is killed and restarted; the new one gets a fresh worker state
             kl.restart_unhealthy(pod, c, w.kind, w.spec)
         else:
-            kl.probe_result_changed(pod)
+            kl.probe_result_changed(pod, c if w.kind == "readiness" else None, w.result == SUCCESS)

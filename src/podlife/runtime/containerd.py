@@ -107,6 +107,7 @@ class ContainerdRuntime:
                      created_at=self.kernel.now, log_directory=f"{md['namespace']}_{md['name']}_{md['uid']}")
         self.sandboxes[sb.id] = sb
         self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
+        self._changed(sb.pod_uid)
         return sb
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
@@ -171,15 +172,15 @@ class ContainerdRuntime:
     def stop_container(self, container_id: str, timeout: int) -> Call:
         """StopContainer(timeout): the stop signal, up to ``timeout`` seconds for the process to exit, then
         SIGKILL. containerd skips straight to SIGKILL when timeout <= 0; docker waits forever when it is
-        negative (moby daemon/stop.go containerStop)."""
+        negative (moby daemon/stop.go containerStop). A container's behaviour on SIGTERM (onTerm) is its
+        behaviour on whatever stop signal it was given; a stop signal of SIGKILL ends it at once."""
         c = self._get(container_id)
         yield from self._lock(c)
         if c.state == RUNNING:
             done = self._exit_events[c.id]
-            if timeout > 0 or self.profile.negative_timeout_waits:
-                sig = self.stop_signal(c)
-                self._signal(c, sig, timeout)
-                self._terminate(c, sig)
+            if (timeout > 0 or self.profile.negative_timeout_waits) and c.stop_signal != "SIGKILL":
+                self._signal(c, c.stop_signal, timeout)
+                self._terminate(c, c.stop_signal)
                 if timeout < 0:
                     yield done
                 else:
@@ -285,11 +286,6 @@ class ContainerdRuntime:
             self._timers[c.id] = self.kernel.call_later(
                 c.behavior.exit_after, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
 
-    def stop_signal(self, c: Container) -> str:
-        """The signal StopContainer sends first: the container's stop signal if the kubelet passed one, else the
-        image's STOPSIGNAL, which podlife takes to be SIGTERM."""
-        return c.stop_signal
-
     def _terminate(self, c: Container, sig: str) -> None:
         """The stop signal reaches the process: with onTerm exit, it ends termSeconds after the first one."""
         if c.behavior.on_term == "exit" and sig not in c.signals[:-1]:
@@ -325,7 +321,8 @@ class ContainerdRuntime:
             done("Success", "")
 
     def probe_answers_change(self, c: Container, after: float) -> float | None:
-        """When the process's answers to probes may next change after ``after`` (None: never)."""
+        """When the process's answers to probes may next change after ``after`` (None: never; ``after`` itself:
+        at any moment)."""
         b = c.behavior
         if b.fail_probes_after is not None:
             t = (c.started_at or after) + float(b.fail_probes_after)

@@ -45,7 +45,7 @@ class ContainerConfig:
     log_path: str
     pod: Any
     spec: Any
-    stop_signal: str = ""     # lifecycle.stopSignal, passed with ContainerStopSignals; "": the image's (SIGTERM)
+    stop_signal: str = ""     # lifecycle.stopSignal where the version passes it; "": the image's (SIGTERM)
 
 
 @dataclass
@@ -71,3 +71,4 @@ class Container:
     stop_signal: str = "SIGTERM"
     log_path: str = ""
     signals: list[str] = field(default_factory=list)
+    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default

@@ -129,7 +129,7 @@ class Host:
                     continue
                 sp = p.spawn
                 grace = p.config.pod["spec"].get("terminationGracePeriodSeconds", 30)
-                shim.signal(sp, signum(rt.stop_signal(c)))
+                shim.signal(sp, signum(c.stop_signal))
                 kill = (lambda sp=sp: shim.signal(sp, signal.SIGKILL, group=True))
                 timers.append(loop.call_later(max(float(grace), 0.0), kill))
                 self._kill_now.append(kill)

@@ -150,8 +150,9 @@ class ActivePodsRanking:
 
 
 def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: int,
-               conditions: list[Obj] | None) -> Obj:
-    """apps/v1 ReplicaSetStatus as serialised (omitempty fields left out when zero)."""
+               conditions: list[Obj] | None, terminating: int | None = None) -> Obj:
+    """apps/v1 ReplicaSetStatus as serialised (omitempty fields left out when zero; terminatingReplicas is a
+    pointer, present whenever its feature gate is on)."""
     st: dict[str, Any] = {"replicas": replicas}
     if fully:
         st["fullyLabeledReplicas"] = fully
@@ -159,11 +160,19 @@ def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: 
         st["readyReplicas"] = ready
     if available:
         st["availableReplicas"] = available
+    if terminating is not None:
+        st["terminatingReplicas"] = terminating
     if observed:
         st["observedGeneration"] = observed
     if conditions:
         st["conditions"] = conditions
     return st
+
+
+def _terminating(pod: Obj) -> bool:
+    """controller.FilterTerminatingPods: deleted, not yet Succeeded or Failed."""
+    return bool(pod["metadata"].get("deletionTimestamp")) and \
+        (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
 class ReplicaSetController:
@@ -318,7 +327,13 @@ class ReplicaSetController:
         err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             err = self._manage_replicas(filtered, rs)
-        status = self._calculate_status(rs, filtered, err)
+        terminating = None
+        if self.profile.terminating_replicas_status:
+            # FilterTerminatingPods, then the ones this set controls (FilterClaimedPods)
+            uid = rs["metadata"]["uid"]
+            terminating = sum(1 for p in candidates if _terminating(p) and selector.matches(
+                p["metadata"].get("labels") or {}) and (owner_of(p) or {}).get("uid") == uid)
+        status = self._calculate_status(rs, filtered, err, terminating)
         updated = self._update_status(rs, status)
         mrs = int(updated["spec"].get("minReadySeconds") or 0)
         st, replicas = updated.get("status") or {}, int(updated["spec"].get("replicas", 1))
@@ -414,7 +429,8 @@ class ReplicaSetController:
 
     # ---- status (replica_set_utils.go) -------------------------------------------------------------------
 
-    def _calculate_status(self, rs: Obj, filtered: list[Obj], err: ApiError | None) -> Obj:
+    def _calculate_status(self, rs: Obj, filtered: list[Obj], err: ApiError | None,
+                          terminating: int | None = None) -> Obj:
         """calculateStatus."""
         st = rs.get("status") or {}
         tlabels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
@@ -439,7 +455,7 @@ class ReplicaSetController:
         elif err is None and failure is not None:
             conditions = [c for c in conditions if c.get("type") != "ReplicaFailure"]
         return _rs_status(len(filtered), fully, ready, available, int(st.get("observedGeneration") or 0),
-                          conditions)
+                          conditions, terminating)
 
     def _update_status(self, rs: Obj, status: Obj) -> Obj:
         """updateReplicaSetStatus: nothing to write in the steady state; else one GET/PUT retry."""
@@ -447,6 +463,7 @@ class ReplicaSetController:
         gen = int(rs["metadata"].get("generation") or 0)
         if all(int(st.get(f) or 0) == int(status.get(f) or 0)
                for f in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas")) and \
+                st.get("terminatingReplicas") == status.get("terminatingReplicas") and \
                 gen == int(st.get("observedGeneration") or 0) and \
                 (st.get("conditions") or []) == (status.get("conditions") or []):
             return rs

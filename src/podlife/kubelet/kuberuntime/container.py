@@ -37,12 +37,10 @@ def field_path(pod: Obj, name: str) -> str:
 def generate_container_config(kl: Kubelet, pod: Obj, spec: Obj, sb: Sandbox, attempt: int) -> ContainerConfig:
     """generateContainerConfig: the environment (makeEnvironmentVariables), then the command and args with
     their $(VAR) references expanded (ExpandContainerCommandAndArgs), the log path <name>/<restartCount>.log
-    (BuildContainerLogsPath); lifecycle.stopSignal with the ContainerStopSignals gate (1.33+)."""
+    (BuildContainerLogsPath); lifecycle.stopSignal where the version passes it (ContainerStopSignals, 1.37+)."""
     env = make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip], kl.node_spec.capacity)
     values = dict(env)
-    stop = ""
-    if kl.profile.container_stop_signals and kl.config.featureGates.get("ContainerStopSignals"):
-        stop = (spec.get("lifecycle") or {}).get("stopSignal") or ""
+    stop = ((spec.get("lifecycle") or {}).get("stopSignal") or "") if kl.profile.container_stop_signals else ""
     return ContainerConfig(spec["name"], spec.get("image", ""), attempt,
                            [expand(a, values) for a in spec.get("command") or ()],
                            [expand(a, values) for a in spec.get("args") or ()], env, spec.get("workingDir", ""),
