@@ -8,10 +8,9 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +280,32 @@ def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_cont
     cluster.kubectl("delete", "pod", "probed", "--wait=false")
 
 
+def test_a_probe_whose_command_cannot_start_fails_with_the_runtimes_words(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: badprobe}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+            readinessProbe:
+              exec: {command: ["no-such-check"]}
+              periodSeconds: 1
+        """)
+    message = cluster.wait_for("a failed probe", lambda: next(
+        (e["message"] for e in cluster.events("badprobe") if e["reason"] == "Unhealthy"), None), 20)
+    assert message == ("Readiness probe failed: failed to exec in container: OCI runtime exec failed: exec failed: "
+                       'unable to start container process: exec: "no-such-check": executable file not found in '
+                       "$PATH: unknown")
+    # the worker goes on probing: the next probe fails the same way
+    cluster.wait_for("another probe", lambda: len(cluster.records("event", "badprobe", reason="Unhealthy")) >= 2, 10)
+    assert not cluster.ready("badprobe")
+    cluster.kubectl("delete", "pod", "badprobe", "--wait=false")
+
+
 # ---- logs -----------------------------------------------------------------------------------------------
 
 COUNTS = "import time\nfor i in range(N):\n    print(i, flush=True)\n    time.sleep(0.2)\n"
@@ -333,7 +358,7 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
     no_previous = cluster.kubectl("logs", "counter", "-c", "side", "--previous", check=False)
     assert no_previous.returncode == 1
     assert 'previous terminated container "side" in pod "counter" not found' in no_previous.stderr
-    files = sorted(p.name for p in (cluster.data_dir / "pods").glob(f"default_counter_*/app/*.log"))
+    files = sorted(p.name for p in (cluster.data_dir / "pods").glob("default_counter_*/app/*.log"))
     assert files[:2] == ["0.log", "1.log"]
     first = (next((cluster.data_dir / "pods").glob("default_counter_*/app/0.log"))).read_text().splitlines()
     assert first[0].split(" ", 1)[1] == "stdout F 0"

@@ -311,14 +311,16 @@ class ProcessRuntime(ContainerdRuntime):
         try:
             await self._exec(c, p, cmd, timeout, done)
         except Exception as e:  # noqa: BLE001 - whatever went wrong, the kubelet waiting for it hears of it
-            self.host.deliver(lambda: done(None, f"exec failed: {e}", False))
+            why = f"exec failed: {e}"
+            self.host.deliver(lambda: done(None, why, False))
 
     async def _exec(self, c: Container, p: _Process, cmd: list[str], timeout: float | None,
                     done: Callable[[int | None, str, bool], None]) -> None:
         try:
             shim = self._shim()
         except RuntimeError_ as e:
-            self.host.deliver(lambda: done(None, str(e), False))
+            why = str(e)
+            self.host.deliver(lambda: done(None, why, False))
             return
         r, w = os.pipe()
         sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)})   # the shim closes w
@@ -329,7 +331,8 @@ class ProcessRuntime(ContainerdRuntime):
                 await sp.started
             except SpawnError as e:
                 os.close(r)
-                self.host.deliver(lambda: done(None, exec_error(cmd[0] if cmd else "", p.cwd, e), False))
+                why = exec_error(cmd[0] if cmd else "", p.cwd, e)
+                self.host.deliver(lambda: done(None, why, False))
                 return
             output = asyncio.get_running_loop().create_task(_read_all(r))
 
@@ -397,7 +400,8 @@ class ProcessRuntime(ContainerdRuntime):
                 try:
                     port = network.resolve_port(http.get("port"), spec)
                 except ValueError as e:
-                    self.host.deliver(lambda: ev.succeed(str(e)))
+                    why = str(e)
+                    self.host.deliver(lambda: ev.succeed(why))
                     return
                 # the kubelet's HTTP client for hooks has no timeout of its own
                 code, text = await network.http_get(http.get("host") or ip, port, http.get("path", ""),
