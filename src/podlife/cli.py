@@ -402,8 +402,13 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
               help="Where to write the kubeconfig for kubectl and client libraries.")
 @click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
 @click.option("--tls", is_flag=True, help="Serve with TLS and a bearer token on a loopback address too.")
+@click.option("--runtime", type=click.Choice(["simulated", "process"]), default="simulated", show_default=True,
+              help="simulated: containers follow their modelled behaviour; process: they run as local processes "
+                   "(their command and args), with real signals, logs, hooks and probes.")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where pods' directories and logs live "
+                                                                    "(default: a temporary directory).")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None, tls: bool) -> None:
+       kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str | None) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
     import asyncio
@@ -417,9 +422,20 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     if not 0 <= port <= 65535:
         click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
         sys.exit(2)
-    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls)
+    if runtime == "process" and (clock != "realtime" or speed != 1):
+        # real processes live on the wall clock: a frozen or faster model clock would misstate their timing
+        got = "--clock manual" if clock != "realtime" else f"--speed {speed:g}"
+        click.echo(f"--runtime process: real processes run on the wall clock, so the cluster's clock must be too: "
+                   f"expected --clock realtime --speed 1, got {got}", err=True)
+        sys.exit(2)
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
+                   data_dir=data_dir)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
+    if built.process_host is not None and built.process_host.in_use():
+        click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
+                   f"{built.process_host.in_use()}, runs)", err=True)
+        sys.exit(2)
     for w in cfg.warnings:
         click.echo(f"warning: {w}", err=True)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")

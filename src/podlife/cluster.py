@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from podlife.api import admission, schema
 from podlife.api.meta import Obj
@@ -39,8 +40,10 @@ class Cluster:
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
                  behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
-                 trace_sinks: Sequence[Callable[[Record], None]] = ()) -> None:
+                 trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None) -> None:
         self.behaviors = behaviors
+        # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
+        self.process_host = process_host
         self.profile: Profile = profile(version)
         self.kernel = Kernel(seed)
         self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
@@ -113,15 +116,19 @@ class Cluster:
     def add_node(self, spec: NodeSpec) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
         index = len(self.kubelets)
-        if spec.podCIDR is None:
-            used = {k.node_spec.podCIDR for k in self.kubelets.values()}
-            n = index + 1
-            while f"10.244.{n % 256}.0/24" in used:
-                n += 1
-            spec.podCIDR = f"10.244.{n % 256}.0/24"
-        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
-                                    self.behaviors)
-        node_ip = str(NODE_NETWORK.network_address + 10 + index)
+        runtime: Any
+        if self.process_host is not None:
+            runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
+        else:
+            if spec.podCIDR is None:
+                used = {k.node_spec.podCIDR for k in self.kubelets.values()}
+                n = index + 1
+                while f"10.244.{n % 256}.0/24" in used:
+                    n += 1
+                spec.podCIDR = f"10.244.{n % 256}.0/24"
+            runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
+                                        self.behaviors)
+            node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl
         kl.start()
