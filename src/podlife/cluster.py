@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from podlife.api import admission, schema
 from podlife.api.meta import Obj
@@ -25,7 +27,7 @@ from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
-from podlife.trace.recorder import Trace
+from podlife.trace.recorder import Record, Trace
 from podlife.versions import Profile, profile
 
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
@@ -37,11 +39,15 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
+                 trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None) -> None:
         self.behaviors = behaviors
+        # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
+        self.process_host = process_host
         self.profile: Profile = profile(version)
         self.kernel = Kernel(seed)
-        self.trace = Trace(self.kernel, start_time)
+        self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
+        self.trace.sinks.extend(trace_sinks)
         self.api_server_config = api_server or ApiServerConfiguration()
         self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
         if self.controller_manager_config.nodeMonitorGracePeriod is None:
@@ -110,15 +116,19 @@ class Cluster:
     def add_node(self, spec: NodeSpec) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
         index = len(self.kubelets)
-        if spec.podCIDR is None:
-            used = {k.node_spec.podCIDR for k in self.kubelets.values()}
-            n = index + 1
-            while f"10.244.{n % 256}.0/24" in used:
-                n += 1
-            spec.podCIDR = f"10.244.{n % 256}.0/24"
-        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
-                                    self.behaviors)
-        node_ip = str(NODE_NETWORK.network_address + 10 + index)
+        runtime: Any
+        if self.process_host is not None:
+            runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
+        else:
+            if spec.podCIDR is None:
+                used = {k.node_spec.podCIDR for k in self.kubelets.values()}
+                n = index + 1
+                while f"10.244.{n % 256}.0/24" in used:
+                    n += 1
+                spec.podCIDR = f"10.244.{n % 256}.0/24"
+            runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
+                                        self.behaviors)
+            node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl
         kl.start()

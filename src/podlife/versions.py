@@ -77,6 +77,10 @@ RULES: tuple[Rule, ...] = (
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
                                 "generateContainersReadyConditionForTerminalPhase, no message"),
     )),
+    Rule("exec_probe_timeout", "an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
+        Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
+        Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
+    )),
     Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),

@@ -45,6 +45,9 @@ class UpConfig:
     seed: int | None = None
     tls: bool = False          # TLS and a token on loopback too
     warnings: list[str] = field(default_factory=list)
+    runtime: str = "simulated"        # or "process": containers are local processes (podlife.runtime.process)
+    data_dir: str | None = None
+    temporary_data_dir: bool = False
 
 
 def is_loopback(host: str) -> bool:
@@ -72,7 +75,8 @@ def build_cluster(cfg: UpConfig) -> Cluster:
             raise ScenarioError("--kubernetes-version", None, "", f'"{cfg.kubernetes_version}" is not a modelled '
                                                                   f"version; expected one of {_version_range()}")
         return Cluster(version=version, seed=cfg.seed or 0, start_time=start,
-                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)])
+                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)],
+                       process_host=_process_host(cfg, version))
     sc = load_scenario(cfg.cluster_file, kubernetes_version=cfg.kubernetes_version, seed=cfg.seed,
                        supported_faults=SUPPORTED_FAULTS)
     cfg.warnings.extend(sc.warnings)
@@ -83,7 +87,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
         cfg.warnings.append(f"{cfg.cluster_file}: spec.expect is not judged by podlife up")
     if cfg.clock == "realtime":
         sc.start_time = start   # timestamps follow the wall clock; a manual clock keeps the scenario's start
-    cluster = build(sc)
+    cluster = build(sc, process_host=_process_host(cfg, sc.kubernetes_version))
     from podlife.scenario.actions import USER
 
     for m in sc.objects:
@@ -94,6 +98,20 @@ def build_cluster(cfg: UpConfig) -> Cluster:
 
             raise ScenarioError(m.source.file, m.source.line, m.source.path or "objects", e.message) from None
     return cluster
+
+
+def _process_host(cfg: UpConfig, version: str) -> Any:
+    """The process runtime's shared state, for --runtime process; the data directory defaults to a new
+    temporary one (removed when podlife up stops)."""
+    if cfg.runtime != "process":
+        return None
+    from podlife.runtime.process import Host
+    from podlife.versions import profile
+
+    if cfg.data_dir is None:
+        cfg.data_dir = tempfile.mkdtemp(prefix="podlife-up-")
+        cfg.temporary_data_dir = True
+    return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version))
 
 
 def _self_signed(host: str, directory: str) -> tuple[str, str]:
@@ -154,6 +172,10 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         ca = Path(cert).read_bytes()
     site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
     await site.start()
+    processes = cluster.process_host
+    if processes is not None:
+        for line in await processes.start(clock.deliver):
+            out(f"podlife: {line}")
     port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
     scheme = "https" if secure else "http"
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
@@ -169,6 +191,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     out("  kubectl get nodes")
     if cfg.clock == "manual":
         out(f"  podlife advance 1m --kubeconfig {path}   # time moves only when told")
+    if processes is not None:
+        out(f"Containers run as local processes; pod directories and logs are under {processes.data_dir}/pods.")
     out("Ctrl-C stops the cluster.")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -182,4 +206,23 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     finally:
         await clock.stop()
         await runner.cleanup()
+        if processes is not None:
+            await _stop_processes(cfg, processes, out)
         out("podlife: stopped")
+
+
+async def _stop_processes(cfg: UpConfig, host: Any, out: Any) -> None:
+    """Every container process gets its stop signal, and SIGKILL at its pod's grace period; a second Ctrl-C
+    kills them at once."""
+    import shutil
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.kill_now)
+    except (NotImplementedError, RuntimeError):
+        pass
+    out("podlife: stopping the container processes (SIGTERM, SIGKILL after their grace period; Ctrl-C again: "
+        "now)")
+    await host.stop()
+    if cfg.temporary_data_dir:
+        shutil.rmtree(host.data_dir, ignore_errors=True)
