@@ -365,14 +365,23 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
               help="Where to write the kubeconfig for kubectl and client libraries.")
 @click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
 @click.option("--tls", is_flag=True, help="Serve with TLS and a bearer token on a loopback address too.")
+@click.option("--data-dir", default="~/.podlife/data", show_default=True,
+              help="Where the cluster's state (SQLite), trace and lock are kept; a directory that holds a cluster "
+                   "is restarted.")
+@click.option("--ephemeral", is_flag=True, help="Keep nothing: the state lives in memory and ends with the process.")
+@click.option("--durable", is_flag=True, help="fsync every commit (SQLite synchronous=FULL): writes survive a power "
+                                              "loss too, not only the process being killed.")
+@click.option("--detach", is_flag=True, help="Run in the background: return once the API is served (exit 0), or "
+                                             "with the server's exit status if it could not start.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None, tls: bool) -> None:
+       kubeconfig: str, seed: int | None, tls: bool, data_dir: str, ephemeral: bool, durable: bool,
+       detach: bool) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
-    Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
+    Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
     import logging
 
-    from podlife.apiserver.up import UpConfig, build_cluster, serve
+    from podlife.apiserver.up import UpConfig, build_cluster, detached, serve
 
     if not speed > 0:
         click.echo(f"--speed: expected a positive number, got {speed}", err=True)
@@ -380,7 +389,14 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     if not 0 <= port <= 65535:
         click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
         sys.exit(2)
-    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls)
+    if ephemeral and durable:
+        click.echo("--durable: nothing is written with --ephemeral", err=True)
+        sys.exit(2)
+    if detach:
+        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral else data_dir,
+                          kubeconfig, out=click.echo))
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls,
+                   data_dir=None if ephemeral else data_dir, durable=durable)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
     for w in cfg.warnings:
@@ -407,7 +423,7 @@ def _endpoint(kubeconfig: str | None):
 
 @main.command()
 @click.argument("duration")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def advance(duration: str, kubeconfig: str | None) -> None:
     """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m)."""
     from urllib.parse import quote
@@ -430,6 +446,31 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 
 
 @main.command()
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def down(kubeconfig: str | None) -> None:
+    """Stop a running podlife up, as Ctrl-C does (its state stays in its data directory)."""
+    import time
+
+    from podlife.apiserver.client import ClientError
+
+    ep = _endpoint(kubeconfig)
+    try:
+        ep.call("POST", "/podlife/stop")
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    for _ in range(200):   # until it no longer answers
+        try:
+            ep.call("GET", "/podlife/clock")
+        except ClientError:
+            click.echo("podlife: stopped")
+            return
+        time.sleep(0.05)
+    click.echo("podlife down: the server was asked to stop but still answers after 10 s", err=True)
+    sys.exit(1)
+
+
+@main.command()
 @click.argument("fault_type", metavar="TYPE")
 @click.option("--node", help="The node the fault happens on.")
 @click.option("--pod", help="namespace/name of the pod (OOMKill, ContainerHang, LostExitEvent).")
@@ -437,7 +478,7 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 @click.option("--image", help="The image (ImagePullFailure).")
 @click.option("--value", help="A quantity (MemoryUsage, DiskUsage).")
 @click.option("--for", "for_", metavar="DURATION", help="Heal after this long (simulated time).")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def fault(fault_type: str, node: str | None, pod: str | None, container: str | None, image: str | None,
           value: str | None, for_: str | None, kubeconfig: str | None) -> None:
     """Inject a fault into a running podlife up, as a scenario's fault action does (same types and fields)."""
@@ -455,7 +496,7 @@ def fault(fault_type: str, node: str | None, pod: str | None, container: str | N
 
 
 @main.command()
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 @click.option("--follow/--no-follow", "-f", default=True, show_default=True,
               help="Keep streaming new records.")
 def trace(kubeconfig: str | None, follow: bool) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from podlife.api import admission, schema
 from podlife.api.store import Store, ensure_namespaces
@@ -27,6 +28,9 @@ from podlife.scenario.model import NodeSpec
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile, profile
 
+if TYPE_CHECKING:
+    from podlife.api.storage import Persisted
+
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 NODE_NETWORK = ipaddress.ip_network("10.0.0.0/16")
 
@@ -36,10 +40,14 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = ()) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), persisted: Persisted | None = None) -> None:
+        """``persisted``: the durable log of a live cluster; when it holds a cluster already, that cluster is
+        restarted (podlife.api.storage.Persisted)."""
         self.behaviors = behaviors
         self.profile: Profile = profile(version)
-        self.kernel = Kernel(seed)
+        resume = persisted is not None and persisted.resume
+        self.resumed = resume
+        self.kernel = Kernel(seed, start=persisted.now, stream=persisted.stream) if persisted else Kernel(seed)
         self.trace = Trace(self.kernel, start_time)
         self.api_server_config = api_server or ApiServerConfiguration()
         self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
@@ -50,7 +58,10 @@ class Cluster:
                            history_size=self.api_server_config.watchHistorySize,
                            served=schema.discovery(self.profile.minor))
         self.store.profile = self.profile   # version-dependent field handling in the registry strategies
-        ensure_namespaces(self.store, SYSTEM_NAMESPACES)
+        if persisted is not None and not resume:
+            self.store.log = persisted.log
+        if not resume:
+            ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
         self.store.admission = admission.default_plugins(
             self.api_server_config, self.store, preemption_policy=self.profile.priority_preemption_policy)
@@ -103,9 +114,21 @@ class Cluster:
         self.kubelet_config = kubelet or KubeletConfiguration()
         self.kubelets: dict[str, Kubelet] = {}
         for spec in nodes:
-            self.add_node(spec)
+            self.add_node(spec, register=not resume)
+        if resume:
+            assert persisted is not None
+            self._restart(persisted)
 
-    def add_node(self, spec: NodeSpec) -> Kubelet:
+    def _restart(self, persisted: Persisted) -> None:
+        """Every component was started afresh on an empty store; the objects come back from the log. The
+        simulated containers lived in the process that ended, so each node comes back as from a power-off:
+        its kubelet starts on a registered node over a runtime with nothing in it, and starts the pods bound to
+        it again (podlife.scenario.faults NodePowerOff; the kubelet after a node reboot)."""
+        for name in self.kubelets:
+            self.trace.emit("fault", fault="NodePowerOff", node=name, op="heal", fields={"restart": True})
+        self.store.restore(persisted.log)
+
+    def add_node(self, spec: NodeSpec, register: bool = True) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
         index = len(self.kubelets)
         if spec.podCIDR is None:
@@ -119,7 +142,7 @@ class Cluster:
         node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl
-        kl.start()
+        kl.start(register=register)
         return kl
 
     def restart_kubelet(self, name: str) -> Kubelet:

@@ -113,6 +113,7 @@ class Store:
     _uid_rng: Any = None
     _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
     _materializing: bool = False
+    log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -460,6 +461,28 @@ class Store:
         self._remove(kind, key, by, record_api=False)
         return None
 
+    def restore(self, log: Any) -> None:
+        """A restart of a persisted cluster: the objects and the revisions kept in ``log`` (a SqliteLog) become
+        this store's, and its resourceVersions go on from the last one. The components started before this
+        (on an empty store) see every object ADDED, as their informers' first list shows it to them after a
+        restart; nothing is written or traced."""
+        for kind, key, obj in log.objects():
+            if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
+                self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
+            self._objects[kind][key] = obj
+        self._rv = log.last_revision()
+        revisions = log.revisions(log.compacted)
+        by_rv = {r.rv: r.obj for r in revisions}
+        for r in revisions:
+            if r.rv <= log.compacted:
+                continue   # only kept as the previous row of a later one
+            old = by_rv.get(r.prev) if r.prev is not None else None
+            type_ = DELETED if r.deleted else MODIFIED if r.prev is not None else ADDED
+            self._history.append(_HistoryEntry(r.rv, type_, r.kind, r.obj, r.obj if r.deleted else old))
+        self.log = log
+        for obj in self.all_objects():
+            self._deliver(obj["kind"], ADDED, obj, None)
+
     # ---- watch -------------------------------------------------------------------------------------
 
     def watch(self, kind: str, handler: Handler, *, node: str | None = None, namespace: str | None = None,
@@ -524,6 +547,9 @@ class Store:
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
+        if self.log is not None:
+            self.log.put(self._rv, kind, key, new, int(old["metadata"]["resourceVersion"]) if old else None,
+                         self.kernel.now)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
@@ -540,6 +566,9 @@ class Store:
                 record: dict[str, Any] | None = None) -> None:
         old = self._objects[kind].pop(key)
         self._rv += 1
+        if self.log is not None:
+            self.log.put(self._rv, kind, key, old, int(old["metadata"]["resourceVersion"]), self.kernel.now,
+                         deleted=True)
         if record_api and kind not in ("Event", "Lease"):
             self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
         self.trace.emit("deleted", object=ref(old))
@@ -547,6 +576,9 @@ class Store:
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        self._deliver(kind, type_, obj, old)
+
+    def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         for w in self._watches.get(kind, ()):
             self._route(w, type_, obj, old)
         if kind == "Pod":

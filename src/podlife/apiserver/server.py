@@ -7,6 +7,7 @@ the request path follows staging/src/k8s.io/apiserver/pkg/endpoints/request/requ
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hmac
 import logging
@@ -24,6 +25,7 @@ from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.fields import FieldSelector
+from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
     bad_request,
@@ -53,8 +55,12 @@ class Target:
 
 class ApiServer:
     def __init__(self, cluster: Any, clock: Any, *, token: str | None = None, max_body: int = bodies.MAX_BODY,
-                 host: str = "127.0.0.1:6443") -> None:
+                 host: str = "127.0.0.1:6443", trace_file: str | None = None) -> None:
         self.cluster = cluster
+        # the trace is kept bounded: the newest records for followers, all of them in trace_file
+        self.trace = LiveTrace(cluster.trace, trace_file)
+        self.logs = ContainerLogs(cluster.trace)
+        self.stopping = asyncio.Event()   # set by a signal or POST /podlife/stop
         self.store: Store = cluster.store
         self.clock = clock
         self.token = token
@@ -81,6 +87,7 @@ class ApiServer:
                 raise ApiError(401, "Unauthorized", "Unauthorized")
             self.clock.sync()
             resp = await self._route(request)
+            self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
             self.clock.wake()
             return resp
         except ApiError as e:

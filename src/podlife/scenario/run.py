@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
@@ -15,6 +15,9 @@ from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate
 from podlife.scenario.faults import MODELLED
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
+
+if TYPE_CHECKING:
+    from podlife.api.storage import Persisted
 
 MAX_SECONDS = HORIZON_SECONDS
 
@@ -69,11 +72,11 @@ def _template_path(obj: dict[str, Any]) -> str:
     return "spec.jobTemplate.spec.template.metadata" if obj.get("kind") == "CronJob" else "spec.template.metadata"
 
 
-def build(sc: Scenario) -> Cluster:
+def build(sc: Scenario, persisted: Persisted | None = None) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
-                   api_server=c.apiServer, behaviors=sc.behaviors)
+                   api_server=c.apiServer, behaviors=sc.behaviors, persisted=persisted)
 
 
 # a table "at t" shows the state once everything that happens at t has happened

@@ -2,26 +2,38 @@
 
 Section 4 of the scenario format defines the record types. Records are plain dicts so the report is the list
 itself; ``t`` is seconds since the scenario start, rounded to the millisecond.
+
+Records are kept in ``records`` unless the trace is only streamed (``keep=False``: a long-running live
+cluster); each ``sink`` sees every record as it is made.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from podlife.engine import Kernel
 
 
+Record = dict[str, Any]
+
+
 class Trace:
-    def __init__(self, kernel: Kernel, start_time: datetime) -> None:
+    def __init__(self, kernel: Kernel, start_time: datetime, keep: bool = True) -> None:
         self.kernel = kernel
         self.start_time = start_time
-        self.records: list[dict[str, Any]] = []
+        self.keep = keep
+        self.records: list[Record] = []
+        self.sinks: list[Callable[[Record], None]] = []
 
-    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def emit(self, type_: str, **fields: Any) -> Record:
         rec = {"t": round(self.kernel.now, 3), "type": type_}
         rec.update(fields)
-        self.records.append(rec)
+        if self.keep:
+            self.records.append(rec)
+        for sink in self.sinks:
+            sink(rec)
         return rec
 
     def timestamp(self, t: float | None = None) -> str:
