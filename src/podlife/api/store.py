@@ -504,6 +504,27 @@ class Store:
             self._watches.setdefault(kind, []).append(w)
         return w
 
+    def snapshot(self, kind: str, rv: int) -> dict[Key, Obj] | None:
+        """The objects of a kind as they were at resourceVersion ``rv``, undoing the history kept after it (a
+        list with resourceVersionMatch=Exact or a continue token reads etcd at that revision); None when ``rv``
+        is older than the history kept (the revision is compacted)."""
+        oldest = self._history[0].rv if self._history else self._rv + 1
+        if rv < oldest - 1 or rv > self._rv:
+            return None
+        items = dict(self._objects[kind])
+        for h in reversed(self._history):
+            if h.rv <= rv:
+                break
+            if h.kind != kind:
+                continue
+            md = h.obj["metadata"]
+            key = (md.get("namespace", ""), md["name"])
+            if h.type == ADDED:
+                items.pop(key, None)
+            else:
+                items[key] = h.old   # MODIFIED: the object before; DELETED: the object as removed
+        return items
+
     def unwatch(self, w: Watch) -> None:
         """End a watch and forget it (a watch request whose client went away)."""
         w.stop()
@@ -544,12 +565,12 @@ class Store:
 
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
                 subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
+        prev = old["metadata"]["resourceVersion"] if old is not None else None
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
         if self.log is not None:
-            self.log.put(self._rv, kind, key, new, int(old["metadata"]["resourceVersion"]) if old else None,
-                         self.kernel.now)
+            self.log.put(self._rv, kind, key, new, int(prev) if prev else None, self.kernel.now)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}

@@ -287,16 +287,34 @@ class ApiServer:
     def _list(self, request: web.Request, t: Target) -> web.Response:
         q = request.query
         matches = self._selectors(request, t)
-        objs = [o for o in self.store.list(t.resource.storage_kind, t.namespace) if matches(o)]
-        meta: dict[str, Any] = {"resourceVersion": str(self.store.resource_version)}
+        kind = t.resource.storage_kind
         start = q.get("continue")
+        at = None
         if start:
-            key = _decode_continue(start)
+            key, at = _decode_continue(start)
+        elif q.get("resourceVersionMatch") == "Exact" and q.get("resourceVersion", "").isdigit():
+            at = int(q["resourceVersion"])
+        if at is not None:
+            # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GetList reads at the continue token's or
+            # the exact revision; a compacted one is 410 (etcd3/errors.go interpretListError)
+            items = self.store.snapshot(kind, at)
+            if items is None:
+                raise ApiError(410, "Expired", "The provided continue parameter is too old to display a "
+                                               "consistent list result. You can start a new list without the "
+                                               "continue parameter." if start else
+                               "The resourceVersion for the provided list is too old.")
+            objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
+            objs = [o for o in objs if matches(o)]
+        else:
+            objs = [o for o in self.store.list(kind, t.namespace) if matches(o)]
+        rv = at if at is not None else self.store.resource_version
+        meta: dict[str, Any] = {"resourceVersion": str(rv)}
+        if start:
             objs = [o for o in objs if _key(o) > key]
         limit = q.get("limit")
         if limit and limit.isdigit() and int(limit) > 0 and len(objs) > int(limit):
             objs = objs[:int(limit)]
-            meta["continue"] = _encode_continue(_key(objs[-1]), self.store.resource_version)
+            meta["continue"] = _encode_continue(_key(objs[-1]), rv)
             meta["remainingItemCount"] = None
         meta = {k: v for k, v in meta.items() if v is not None}
         tv = self._wants_table(request)
@@ -519,10 +537,10 @@ def _encode_continue(key: str, rv: int) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_continue(token: str) -> str:
+def _decode_continue(token: str) -> tuple[str, int]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         doc = orjson.loads(raw)
-        return str(doc["start"]).rstrip("\x00")
+        return str(doc["start"]).rstrip("\x00"), int(doc["rv"])
     except Exception:  # noqa: BLE001
         raise bad_request("continue key is not valid: invalid continue token") from None
