@@ -565,12 +565,14 @@ class Store:
 
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
                 subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
-        prev = old["metadata"]["resourceVersion"] if old is not None else None
+        log = self.log
+        if log is not None:
+            prev = int(old["metadata"]["resourceVersion"]) if old is not None else None
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
-        if self.log is not None:
-            self.log.put(self._rv, kind, key, new, int(prev) if prev else None, self.kernel.now)
+        if log is not None:
+            log.put(self._rv, kind, key, new, prev, self.kernel.now)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
