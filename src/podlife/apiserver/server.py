@@ -24,6 +24,7 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import Catalog, Resource, kind_info
@@ -46,6 +47,21 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubr
 
 
 @dataclass
+class Selection:
+    """A request's label and field selectors."""
+    labels: Any
+    fields: FieldSelector | None
+
+    def __bool__(self) -> bool:
+        return self.labels is not None or bool(self.fields)
+
+    def __call__(self, o: Obj) -> bool:
+        if self.labels is not None and not self.labels.matches(o["metadata"].get("labels") or {}):
+            return False
+        return self.fields is None or self.fields.matches(o)
+
+
+@dataclass
 class Target:
     resource: Resource
     namespace: str | None
@@ -62,6 +78,7 @@ class ApiServer:
         self.logs = ContainerLogs(cluster.trace)
         self.stopping = asyncio.Event()   # set by a signal or POST /podlife/stop
         self.store: Store = cluster.store
+        self.cache = ReadCache(self.store)
         self.clock = clock
         self.token = token
         self.max_body = max_body
@@ -243,6 +260,15 @@ class ApiServer:
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
         return conv[0](obj) if conv is not None else obj
 
+    def encoded(self, r: Resource, obj: Obj) -> bytes:
+        """The stored object's JSON as the served version shows it (made once per resourceVersion)."""
+        if (r.group, r.version, r.kind) in conversion.CONVERSIONS:
+            return orjson.dumps(self.out(r, obj))
+        return self.cache.encoded(r.storage_kind, obj)
+
+    def _bytes(self, body: bytes, status: int = 200) -> web.Response:
+        return web.Response(body=body, status=status, headers={"Content-Type": "application/json"})
+
     def _wants_table(self, request: web.Request) -> str | None:
         for part in request.headers.get("Accept", "").split(","):
             params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
@@ -268,21 +294,16 @@ class ApiServer:
         tv = self._wants_table(request)
         if tv:
             return self._table(request, t, [obj], tv, {"resourceVersion": obj["metadata"].get("resourceVersion", "")})
-        return self._json(self.out(t.resource, obj))
+        return self._bytes(self.encoded(t.resource, obj))
 
-    def _selectors(self, request: web.Request, t: Target):
+    def _selectors(self, request: web.Request, t: Target) -> Selection:
         q = request.query
         try:
             labels = parse_labels(q.get("labelSelector", "")) if q.get("labelSelector") else None
         except ValueError as e:
             raise bad_request(f"unable to parse requirement: {e}") from None
         fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
-
-        def matches(o: Obj) -> bool:
-            if labels is not None and not labels.matches(o["metadata"].get("labels") or {}):
-                return False
-            return fields is None or fields.matches(o)
-        return matches
+        return Selection(labels, fields)
 
     def _list(self, request: web.Request, t: Target) -> web.Response:
         q = request.query
@@ -306,7 +327,11 @@ class ApiServer:
             objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
             objs = [o for o in objs if matches(o)]
         else:
-            objs = [o for o in self.store.list(kind, t.namespace) if matches(o)]
+            objs = self.cache.select(kind, t.namespace, matches.labels, matches.fields.equal if matches.fields else {})
+            if objs is None:
+                objs = self.store.list(kind, t.namespace)
+            if matches:
+                objs = [o for o in objs if matches(o)]
         rv = at if at is not None else self.store.resource_version
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if start:
@@ -321,8 +346,8 @@ class ApiServer:
         if tv:
             return self._table(request, t, objs, tv, meta)
         r = t.resource
-        return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version, "metadata": meta,
-                           "items": [self.out(r, o) for o in objs]})
+        head = orjson.dumps({"kind": f"{r.kind}List", "apiVersion": r.api_version, "metadata": meta})
+        return self._bytes(b"".join((head[:-1], b',"items":[', b",".join(self.encoded(r, o) for o in objs), b"]}")))
 
     async def _watch(self, request: web.Request, t: Target) -> web.StreamResponse:
         q = request.query
@@ -350,7 +375,7 @@ class ApiServer:
                 return tables.table(r.kind, [self.out(r, obj)], self.now(), version=tv, include=include,
                                     profile=self.cluster.profile,
                                     crd=r.crd, served_version=r.version, headers=first)
-            return self.out(r, obj)
+            return self.encoded(r, obj)
 
         def bookmark(rv_: str) -> Any:
             return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
