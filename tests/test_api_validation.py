@@ -272,7 +272,8 @@ def test_container_restart_policy_and_rules_with_container_restart_rules():
     assert errs(p) == [
         'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
         '"OnFailure", "Never"',
-        'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Kill": supported values: "Restart"',
+        'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Kill": supported values: "Restart", '
+        '"RestartAllContainers"',
         'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: '
         '"In", "NotIn"',
     ]

@@ -84,12 +84,12 @@ TEXT_CASES = [
      '6: spec.objects[0].spec.containers[0].resources.requests.memory: the string "1..5Gi" is not a quantity: '
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ("apiVersion of another kind", "  objects:\n  - {apiVersion: apps/v1, kind: Pod, metadata: {name: p}}\n",
-     '6: spec.objects[0].apiVersion: no matches for kind "Pod" in version "apps/v1" on Kubernetes 1.35; expected '
+     '6: spec.objects[0].apiVersion: no matches for kind "Pod" in version "apps/v1" on Kubernetes 1.37; expected '
      "apiVersion v1"),
     ("extensions Deployment", "  objects:\n  - {apiVersion: extensions/v1beta1, kind: Deployment, metadata: "
                               "{name: d}}\n",
      '6: spec.objects[0].apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1" on '
-     "Kubernetes 1.35; expected apiVersion apps/v1"),
+     "Kubernetes 1.37; expected apiVersion apps/v1"),
     ("misspelt field", "  objects:\n" + POD.replace("spec: {containers", "spec: {terminationGracePeriod: 5, "
                                                                        "containers") % "",
      '6: spec.objects[0].spec.terminationGracePeriod: unknown field in PodSpec; did you mean '

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from podlife.cli import main
-from podlife.versions import NEWEST
+from podlife.versions import NEWEST, RULES, describe
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -150,7 +150,14 @@ def test_missing_file_exits_2(tmp_path):
 def test_versions_lists_rules():
     res = _invoke("versions")
     assert res.exit_code == 0
-    assert "1.18" in res.output and "grace_override" in res.output
+    assert "Modelled Kubernetes versions: 1.18 … 1.37" in res.output and "grace_override" in res.output
+    rows = describe()
+    # every rule, each change with the span of minors it covers, the last ending at the newest
+    assert {r[0] for r in rows} == {r.name for r in RULES}
+    for name, span in (("restart_all_containers", "1.36-1.37"), ("container_stop_signals", "1.37"),
+                       ("ready_to_start_at_sandbox", "1.36-1.37"), ("hpa_sync_on_change", "1.37"),
+                       ("terminating_replicas_status", "1.35-1.37"), ("job_pod_failure_policy", "1.26-1.37")):
+        assert (name, span, "True") in [r[:3] for r in rows]
 
 
 def test_kubernetes_version_flag_accepts_patch_and_v_prefix(tmp_path):

@@ -505,3 +505,40 @@ def test_condition_records_and_expectations_on_any_kind(tmp_path):
                                                                   conditionType="Available")]
     assert avail[-1][1:] == ("True", "MinimumReplicasAvailable") and avail[-1][0] <= 5.0
     assert all(v.passed for v in r.verdicts) and len(r.verdicts) == 1
+
+
+TERMINATING = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: terminating}
+spec:
+  until: UNTIL
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          terminationGracePeriodSeconds: 30
+          containers: [{name: app, image: busybox, command: [sh, -c, "sleep 3600"]}]
+  actions:
+  - {at: 10s, scale: deployment/web, replicas: 1}
+"""
+
+
+@pytest.mark.parametrize("version, until, count", [("1.35", "20s", 1), ("1.35", "50s", 0), ("1.34", "20s", None)])
+def test_terminating_replicas(tmp_path, version, until, count):
+    """KEP-3973 (DeploymentReplicaSetTerminatingReplicas, beta and on from 1.35): the scale-down at 10 s deletes
+    one pod, whose shell ignores SIGTERM: it is terminating until SIGKILL at 40 and removed at the relist at 41.
+    The ReplicaSet counts it in status.terminatingReplicas (deleted, not yet Succeeded/Failed), the
+    Deployment sums its sets; before 1.35 neither has the field."""
+    r = run_text(tmp_path, TERMINATING.replace("UNTIL", until), version=version)
+    [rs] = r.cluster.store.list("ReplicaSet")
+    d = r.cluster.store.get("Deployment", "default", "web")
+    assert rs["status"].get("terminatingReplicas") == count
+    assert d["status"].get("terminatingReplicas") == count
+    assert rs["status"]["replicas"] == d["status"]["replicas"] == 1

@@ -147,3 +147,24 @@ def test_a_joining_node_registers_and_runs_pods(tmp_path):
     node = r.cluster.store.get("Node", None, "late")
     assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "z1"
     assert node["spec"]["podCIDR"] == "10.244.5.0/24"  # the fifth node: n0-n2 and infra have 1-4
+
+
+def test_a_node_created_by_an_action_gets_a_kubelet(tmp_path):
+    """A Node a create action makes during the run stands for a machine podlife assumes (a warning says so): its
+    kubelet starts at once and registers against the existing Node (tryRegisterWithAPIServer: AlreadyExists;
+    updateDefaultLabels adds its default labels; the first status update posts capacity and Ready), so the
+    DaemonSet's pod is created and bound at 20 and runs at the next relist (21), as with a join action."""
+    actions = ("[{at: 20s, create: {apiVersion: v1, kind: Node, metadata: {name: extra, "
+               "labels: {topology.kubernetes.io/zone: z9}}}}]")
+    r = run_text(tmp_path, _scenario(actions=actions, until="30s"))
+    assert [(x["t"], x["conditionType"], x["status"]) for x in records(r, "condition", object="Node/extra")] == [
+        (20.0, "MemoryPressure", "False"), (20.0, "DiskPressure", "False"), (20.0, "PIDPressure", "False"),
+        (20.0, "Ready", "True")]
+    bound = [x["object"] for x in records(r, "api", verb="bind", node="extra")]
+    assert len(bound) == 1
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object=bound[0])] == [(20.0, "Pending"), (21.0, "Running")]
+    node = r.cluster.store.get("Node", None, "extra")
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "extra"
+    assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "z9"
+    assert node["status"]["allocatable"]["pods"] == "110"
+    assert any("Node extra: podlife assumes a machine behind it" in w for w in r.scenario.warnings)

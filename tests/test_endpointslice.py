@@ -159,10 +159,12 @@ def test_before_terminating_condition_endpoint_removed_at_deletion(tmp_path, ver
 def test_not_ready_pod_is_a_not_ready_address(tmp_path):
     text = SCENARIO.replace("VERSION", "1.34").replace(
         "            image: nginx:1.27\n",
-        "            image: nginx:1.27\n            readinessProbe: {exec: {command: [\"false\"]}}\n")
+        "            image: nginx:1.27\n            readinessProbe: {exec: {command: [\"false\"]}}\n").replace(
+        "app: {startSeconds: 1, termSeconds: 0.5}", "app: {startSeconds: 1, termSeconds: 0.5, readySeconds: 600}")
     r = run_text(tmp_path, text)
     eps = [(t, s.get("subsets")) for t, _, s in _writes(r, "Endpoints")]
-    # the pod gets its IP at 2.0 and never passes its readiness probe: a not-ready address
+    # the pod gets its IP at 2.0 and never passes its readiness probe (readySeconds 600; the probe the status
+    # at 2.0 triggers fails, so do the ticks): a not-ready address
     assert eps[1][1][0]["notReadyAddresses"][0]["targetRef"]["name"] == "web"
     assert "addresses" not in eps[1][1][0]
     slices = [(t, _conds(s)) for t, _, s in _writes(r, "EndpointSlice")]

@@ -218,3 +218,129 @@ def test_job_active_deadline(tmp_path, version, conditions):
     assert deletes == [15.0]
     warn = [x["t"] for x in records(r, "event", object="Job/default/j", reason="DeadlineExceeded")]
     assert warn == [conditions[-1][0]]
+
+
+POLICY = """
+        backoffLimit: 6
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onExitCodes: {containerName: work, operator: In, values: [42]}
+            onPodConditions: []
+          - action: Ignore
+            onPodConditions: [{type: DisruptionTarget, status: "True"}]"""
+
+
+@pytest.mark.parametrize("version, conditions", [
+    ("1.34", [("FailureTarget", "04"), ("Failed", "04")]),
+    ("1.30", [("FailureTarget", "04"), ("Failed", "04")]),   # FailureTarget is the policy's from 1.26
+])
+def test_pod_failure_policy_fail_job(tmp_path, version, conditions):
+    """The container exits 42 at 1.1 (seen at 2); the pod is Failed at 3 and synced at 4: the FailJob rule matches
+    (matchPodFailurePolicy), so the Job fails at once despite backoffLimit 6, FailureTarget first with reason
+    PodFailurePolicy and upstream's message, then Failed when no pod is left to count."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY), version=version))
+    [(_, pod)] = _creates(r)
+    assert _cond_types(r) == conditions
+    message = f"Container work for pod default/{pod} failed with exit code 42 matching FailJob rule at index 0"
+    cond = _status(r)["conditions"][-1]
+    assert (cond["reason"], cond["message"]) == ("PodFailurePolicy", message)
+    assert _events(r)[-1] == (4.0, "PodFailurePolicy", message)
+    assert _status(r)["failed"] == 1
+
+
+def test_pod_failure_policy_is_dropped_before_its_beta(tmp_path):
+    """1.25: JobPodFailurePolicy alpha and off: the API server drops the field (the user is warned), so the
+    exit 42 is an ordinary failure and the Job retries: a second pod after the 10 s back-off."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY), version="1.25"))
+    assert len(_creates(r)) >= 2
+    assert not any(c == "Failed" for c, _ in _cond_types(r))
+    assert any(w.endswith("spec.objects[0].spec.podFailurePolicy: dropped by the API server: the JobPodFailurePolicy "
+                          "feature gate is off by default on Kubernetes 1.25; the field has no effect")
+               for w in r.scenario.warnings)
+
+
+@pytest.mark.parametrize("version, replaced", [("1.34", 36.0), ("1.28", 6.0)])
+def test_pod_failure_policy_ignores_an_eviction(tmp_path, version, replaced):
+    """backoffLimit 0 would fail the Job at its first failure; the pod is evicted at 5 s (DisruptionTarget
+    EvictionByEvictionAPI, then a delete with its 30 s grace; the shell ignores SIGTERM: SIGKILL at 35, and the
+    terminating sync writes Failed at once, 1.27+ setting a terminal phase before removal). The Ignore rule
+    matches the DisruptionTarget condition: the failure is not counted and a replacement is created when the Job
+    syncs the Failed pod, after the 1 s batching (36)."""
+    text = _scenario(_job('["sh", "-c", "sleep 600"]', POLICY.replace("backoffLimit: 6", "backoffLimit: 0")),
+                     until="45s", version=version)
+    r0 = run_text(tmp_path, text)
+    [(_, pod)] = _creates(r0)[:1]
+    r = run_text(tmp_path, text.replace("  until: 45s", f"  until: 45s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"))
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object=f"Pod/default/{pod}")][-1] == (35.0, "Failed")
+    assert [t for t, _ in _creates(r)] == [0.0, replaced]
+    assert "failed" not in _status(r) and not _cond_types(r)
+
+
+@pytest.mark.parametrize("version, complete_at, deleted_at", [("1.34", 6.0, 16.0), ("1.20", 4.0, None)])
+def test_ttl_seconds_after_finished(tmp_path, version, complete_at, deleted_at):
+    """ttlafterfinished_controller.go: the Job finished (Complete at 6 on 1.34, with the tracking finalizers'
+    two writes) is deleted 10 s after that condition's lastTransitionTime, Foreground: the garbage collector
+    deletes its pod (Succeeded: at once), then the Job. On 1.20 TTLAfterFinished is alpha and off: the field
+    is dropped (with a warning) and the Job stays."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 3"]', "        ttlSecondsAfterFinished: 10"),
+                                     version=version, until="30s"))
+    complete = [x["t"] for x in records(r, "condition", object="Job/default/pi", conditionType="Complete")]
+    assert complete == [complete_at]
+    deleted = [x["t"] for x in records(r, "deleted", object="Job/default/pi")]
+    assert deleted == ([deleted_at] if deleted_at else [])
+    if deleted_at:
+        assert [x["by"] for x in records(r, "api", verb="delete", object="Job/default/pi")] == [
+            "ttl-after-finished-controller"]
+        [pod] = [x for x in records(r, "deleted") if x["object"].startswith("Pod/")]
+        assert pod["t"] == deleted_at
+    else:
+        assert any("ttlSecondsAfterFinished: dropped" in w for w in r.scenario.warnings)
+
+
+SUSPENDED = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: job}
+spec:
+  kubernetesVersion: "VERSION"
+  until: 30s
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {name: pi}
+      spec:
+        suspend: true
+        parallelism: 2
+        completions: 4
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: work, image: busybox:1.36, command: [sleep, "600"]}]
+  actions:
+    - {at: 10s, patch: job/pi, mergePatch: {spec: {suspend: false}}}
+    - {at: 15s, patch: job/pi, mergePatch: {spec: {suspend: true}}}
+"""
+
+
+def test_suspended_job(tmp_path):
+    """e2e job.go "should not create pods when created in suspend state" / "should delete pods when suspended":
+    created suspended, the Job has no pods, no startTime and Suspended=True (JobSuspended, event Suspended).
+    Resumed at 10: Suspended=False (JobResumed, event Resumed), startTime 10, two pods at once; suspended again at
+    15: both active pods are deleted and the condition is True again."""
+    r = run_text(tmp_path, SUSPENDED.replace("VERSION", "1.34"))
+    assert [t for t, _ in _creates(r)] == [10.0, 10.0]
+    assert [(t, reason) for t, reason, _ in _events(r) if reason in ("Suspended", "Resumed", "SuccessfulDelete")] == [
+        (0.0, "Suspended"), (10.0, "Resumed"), (15.0, "SuccessfulDelete"), (15.0, "SuccessfulDelete"),
+        (15.0, "Suspended")]
+    cond = [(x["t"], x["status"], x["reason"]) for x in records(r, "condition", object="Job/default/pi",
+                                                                conditionType="Suspended")]
+    assert cond == [(0.0, "True", "JobSuspended"), (10.0, "False", "JobResumed"), (15.0, "True", "JobSuspended")]
+    assert _status(r)["startTime"] == "2025-01-01T00:00:10Z"
+
+
+def test_suspend_is_dropped_before_its_beta(tmp_path):
+    """1.21: SuspendJob alpha, off: the field is dropped (with a warning) and the Job runs at once."""
+    r = run_text(tmp_path, SUSPENDED.replace("VERSION", "1.21").split("  actions:")[0])
+    assert [t for t, _ in _creates(r)] == [0.0, 0.0]
+    assert any("spec.suspend: dropped" in w for w in r.scenario.warnings)

@@ -167,18 +167,20 @@ REFS = """
 
 def test_missing_config_map_in_env_is_create_container_config_error(tmp_path):
     # kubelet_pods.go makeEnvironmentVariables → startContainer: Warning Failed "Error: configmap ... not found",
-    # waiting CreateContainerConfigError; the optional Secret is skipped. The failed sync is retried after the
-    # pod worker's backoff (10 s, jitter 0.5: 10-15 s), by which time the ConfigMap (5 s) exists
+    # waiting CreateContainerConfigError; the optional Secret is skipped. The sandbox made at 0 is a PLEG
+    # ContainerStarted event at the 1 s relist (generic.go relists sandboxes as containers), whose sync fails the
+    # same way; that failed sync is retried after the pod worker's backoff (10 s, jitter 0.5: 11-16 s), by which
+    # time the ConfigMap (5 s) exists
     r = run_text(tmp_path, scenario(REFS))
     failed = [(e["t"], e["message"]) for e in records(r, "event", reason="Failed", object="Pod/default/env")]
-    assert failed == [(0.0, 'Error: configmap "settings" not found')]
+    assert failed == [(0.0, 'Error: configmap "settings" not found'), (1.0, 'Error: configmap "settings" not found')]
     waiting = [(x["t"], x["state"], x.get("reason")) for x in
                records(r, "container", object="Pod/default/env", container="app")]
-    retry = waiting[1][0]
-    assert 10.0 <= retry <= 15.0
-    assert waiting[1][1:] == ("waiting", "CreateContainerConfigError")
+    assert waiting[:2] == [(0.0, "waiting", "ContainerCreating"), (1.0, "waiting", "CreateContainerConfigError")]
+    [created] = [e["t"] for e in records(r, "event", reason="Created", object="Pod/default/env")]
+    assert 11.0 <= created <= 16.0
     started = records(r, "event", reason="Started", object="Pod/default/env")
-    assert len(started) == 1 and retry <= started[0]["t"] <= retry + 1.0
+    assert [e["t"] for e in started] == [round(created + 0.1, 3)]
 
 
 def test_missing_config_map_volume_fails_mount_with_backoff(tmp_path):

@@ -134,3 +134,63 @@ def test_active_deadline_seconds(tmp_path, version, failed_at):
     status = r.cluster.store.get("Pod", "default", "p")["status"]
     assert (status["reason"], status["message"]) == (
         "DeadlineExceeded", "Pod was active on the node longer than the specified deadline")
+
+
+PULL_FAILS = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: rts}
+spec:
+  until: 20s
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        containers: [{name: app, image: "registry.example/app:1"}]
+  actions:
+    - at: 0s
+      fault: {type: ImagePullFailure, image: "registry.example/app:1", for: 12s}
+"""
+
+
+@pytest.mark.parametrize("version, true_at", [("1.35", 1.0), ("1.36", 0.0)])
+def test_ready_to_start_containers_once_the_sandbox_exists(tmp_path, version, true_at):
+    """The sandbox is made at 0, then the pull fails (ErrImagePull). Before PR #134660 the condition follows the
+    runtime state at the next SyncPod: the sandbox's own PLEG ContainerStarted event at the 1 s relist (the
+    generic PLEG relists sandboxes as containers), whose sync reports ImagePullBackOff. From 1.36 the kubelet
+    writes it right after creating the sandbox, before the pull."""
+    r = run_text(tmp_path, PULL_FAILS, version=version)
+    cond = [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/web",
+                                                   conditionType="PodReadyToStartContainers")]
+    assert cond[-1] == (true_at, "True") and all(s == "False" for _, s in cond[:-1])
+    events = [(x["t"], x["reason"], x["message"]) for x in records(r, "event", object="Pod/default/web")
+              if x["reason"] in ("Failed", "BackOff")]
+    assert events == [(0.0, "Failed", 'Failed to pull image "registry.example/app:1": '
+                                      + events[0][2].split(": ", 1)[1]),
+                      (0.0, "Failed", "Error: ErrImagePull"),
+                      (1.0, "BackOff", 'Back-off pulling image "registry.example/app:1"'),
+                      (1.0, "Failed", "Error: ImagePullBackOff")]
+
+
+@pytest.mark.parametrize("version, phases", [("1.34", [(0.0, "Pending"), (21.0, "Failed")]),
+                                             ("1.26", [(0.0, "Pending")])])
+def test_pod_deleted_while_its_image_pull_backs_off_is_removed(tmp_path, version, phases):
+    """The pull fails for ever (ErrImagePull, then ImagePullBackOff): no container ever runs. Deleted at 20, the
+    pod worker terminates it at the next relist (21) with nothing to stop; 1.27+ marks it Failed there
+    (TerminatePod) and the API server removes it; before, it is removed without a terminal phase."""
+    text = PULL_FAILS.replace(", for: 12s}", "}") + "    - {at: 20s, delete: pod/web}\n"
+    r = run_text(tmp_path, text.replace("until: 20s", "until: 60s"), version=version)
+    assert [(x["t"], x["to"]) for x in records(r, "phase", object="Pod/default/web")] == phases
+    assert [x["t"] for x in records(r, "deleted", object="Pod/default/web")] == [21.0]
+
+
+@pytest.mark.parametrize("version", ["1.18", "1.37"])
+def test_succeeded_pod_ready_reason(tmp_path, version):
+    """status/generate.go GenerateContainersReadyCondition: a Succeeded pod whose containers are all known is not
+    ready with reason PodCompleted and no message (long before PR #110256 added PodFailed)."""
+    r = run_text(tmp_path, FAILING.replace("exit 1", "exit 0"), version=version)
+    assert [x["to"] for x in records(r, "phase", object="Pod/default/job")][-1] == "Succeeded"
+    final = [c for c in r.cluster.store.get("Pod", "default", "job")["status"]["conditions"]
+             if c["type"] in ("Ready", "ContainersReady")]
+    assert [(c["status"], c.get("reason"), "message" in c) for c in final] == [("False", "PodCompleted", False)] * 2

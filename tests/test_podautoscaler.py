@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import records, run_text
 
 SCENARIO = """
@@ -39,21 +41,25 @@ spec:
 """
 
 
-def test_scale_up_by_policy_and_down_after_the_stabilization_window(tmp_path):
-    # 15 s passes; metrics-server scrapes every 15 s. At 15 s: 2 Ready pods at 400m of 200m requested = 200 %,
-    # ratio 200/50 = 4 → ceil(4 x 2) = 8, limited by the default scale-up policies to max(2 + 4, 2 x 2) = 6.
-    # At 30 s: 6 pods at 200 % → 24, limit max(6 + 4, 6 x 2) = 12, capped at maxReplicas 10.
+@pytest.mark.parametrize("version, first", [("1.34", []), ("1.37", [(0.0, "False", "DesiredWithinRange")])])
+def test_scale_up_by_policy_and_down_after_the_stabilization_window(tmp_path, version, first):
+    # The autoscaler is synced every 15 s from its creation (AddRateLimited); 1.37 (PR #138294) also syncs it at
+    # once when created, before any metric exists. metrics-server scrapes every 15 s. At 15 s: 2 Ready pods at
+    # 400m of 200m requested = 200 %, ratio 200/50 = 4 → ceil(4 x 2) = 8, limited by the default scale-up
+    # policies to max(2 + 4, 2 x 2) = 6 < maxReplicas: ScalingLimited True ScaleUpLimit
+    # (convertDesiredReplicasWithBehaviorRate). At 30 s: 6 pods at 200 % → 24, limit max(6 + 4, 6 x 2) = 12,
+    # above maxReplicas 10: capped at 10, TooManyReplicas.
     # Each container drops to 50m 5 min after its start; from the 345 s pass all 10 are at 25 %: ratio 0.5 →
     # 5. The scale-down window keeps the highest recommendation of the last 300 s, so 5 is applied at 645 s.
-    r = run_text(tmp_path, SCENARIO)
+    r = run_text(tmp_path, SCENARIO.replace('"1.34"', f'"{version}"'))
     events = [(e["t"], e["message"]) for e in records(r, "event", reason="SuccessfulRescale")]
     up = "cpu resource utilization (percentage of request) above target"
     assert events == [(15.0, f"New size: 6; reason: {up}"), (30.0, f"New size: 10; reason: {up}"),
                       (645.0, "New size: 5; reason: All metrics below target")]
     limited = [(x["t"], x["status"], x["reason"]) for x in
                records(r, "condition", object="HorizontalPodAutoscaler/default/web", conditionType="ScalingLimited")]
-    assert limited == [(0.0, "False", "DesiredWithinRange"), (30.0, "True", "TooManyReplicas"),
-                       (345.0, "False", "DesiredWithinRange")]
+    assert limited == first + [(15.0, "True", "ScaleUpLimit"), (30.0, "True", "TooManyReplicas"),
+                               (345.0, "False", "DesiredWithinRange")]
     able = [(x["t"], x["reason"]) for x in
             records(r, "condition", object="HorizontalPodAutoscaler/default/web", conditionType="AbleToScale")]
     assert (345.0, "ScaleDownStabilized") in able and (645.0, "SucceededRescale") in able

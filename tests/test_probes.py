@@ -42,14 +42,16 @@ def test_readiness_gates_ready_and_liveness_restarts(tmp_path):
     # changes nothing), succeeds at 10, and fails from 30.1 s on (failProbesAfterSeconds): ticks 35, 40,
     # 45; the third failure kills the container at 45 and SyncPod starts it again at once (no backoff
     # yet). The new container has no readiness result: the status the kubelet writes after the PLEG relist
-    # at 46 says not ready.
+    # at 46 says not ready. From 1.21 (PR #98376) each status that finds a started container not ready
+    # triggers a readiness probe at once: at 1.0 (0.9 s < readySeconds: fails) and at 46 (0.8 s: fails).
     ready = records(r, "condition", object="Pod/default/web", conditionType="Ready")
     assert [(x["t"], x["status"]) for x in ready] == [(0.0, "False"), (10.0, "True"), (46.0, "False")]
     unhealthy = [(e["t"], e["message"].split(":")[0]) for e in records(r, "event", reason="Unhealthy")]
-    assert unhealthy[:5] == [(5.0, "Liveness probe failed"), (35.0, "Liveness probe failed"),
-                             (40.0, "Readiness probe failed"), (40.0, "Liveness probe failed"),
-                             (45.0, "Liveness probe failed")]
-    first = records(r, "event", reason="Unhealthy")[0]["message"]
+    assert unhealthy[:7] == [(1.0, "Readiness probe failed"), (5.0, "Liveness probe failed"),
+                             (35.0, "Liveness probe failed"), (40.0, "Readiness probe failed"),
+                             (40.0, "Liveness probe failed"), (45.0, "Liveness probe failed"),
+                             (46.0, "Readiness probe failed")]
+    first = [e for e in records(r, "event", reason="Unhealthy") if e["t"] == 5.0][0]["message"]
     assert first == "Liveness probe failed: dial tcp 10.244.1.2:8080: connect: connection refused"
     killing = [(e["t"], e["message"]) for e in records(r, "event", reason="Killing")]
     assert killing == [(45.0, "Container app failed liveness probe, will be restarted")]

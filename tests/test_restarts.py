@@ -90,7 +90,7 @@ kind: Scenario
 metadata: {name: live}
 spec:
   kubernetesVersion: "1.34"
-  until: 40s
+  until: 70s
   objects:
   - apiVersion: v1
     kind: Pod
@@ -109,17 +109,24 @@ spec:
 
 
 def test_liveness_kill_back_off_follows_do_back_off(tmp_path):
-    # kuberuntime_manager.go doBackOff, keyed on the dead container's finish time: the first liveness kill (10 s;
-    # nginx exits 0.1 s after SIGTERM) has no back-off entry yet, so the container starts again in the same
-    # SyncPod (Started 10.2 s); the second (20 s) finds the 10 s back-off running since 20.1 s: one BackOff event
-    # in that SyncPod, one more at the PLEG relist (21 s), and the start waits for the pod worker's retry: from
-    # 1.34 (PR #133066) at the back-off's expiry (30.1 s) jittered by up to half of the 9.1 s left, + 0.1 s start
+    # kuberuntime_manager.go: SyncPod kills the unhealthy container and starts it again in the same sync, and
+    # doBackOff reads the pod status that sync started from, in which the killed instance still runs; the
+    # back-off is keyed on the finish time of the newest instance that had exited before (Backoff.Next sets
+    # lastUpdate to the clock's now). Probes run every 10 s; nginx exits 0.1 s after SIGTERM; a start takes
+    # 0.1 s; probes fail from 5 s after each start.
+    #  10: no dead instance yet → no check, no entry: started again at 10.2
+    #  20: dead instance finished 10.1, no entry → Next (10 s, lastUpdate 20.1): started at 20.2
+    #  30: dead instance finished 20.1: 30.1 - 20.1 = 10 s is not < 10 s → Next (20 s, lastUpdate 30.1): 30.2
+    #  40: dead instance finished 30.1: 10 s < 20 s → BackOff (40.1); the relist at 41 sees the instance killed
+    #      at 40 (finished 40.1): BackOff again, expiry 40.1 + 20 = 60.1; from 1.34 (PR #133066) the pod worker
+    #      retries at the expiry jittered by up to half of the 19.1 s left, + 0.1 s start
     r = run_text(tmp_path, LIVENESS)
     ev = [(e["t"], e["reason"]) for e in records(r, "event")
           if e["reason"] in ("Killing", "Started", "BackOff")]
-    assert ev[:6] == [(0.1, "Started"), (10.0, "Killing"), (10.2, "Started"), (20.0, "Killing"),
-                      (20.1, "BackOff"), (21.0, "BackOff")]
-    assert ev[6][1] == "Started" and 30.2 <= ev[6][0] <= 30.1 + 9.1 * 0.5 + 0.1
+    assert ev[:10] == [(0.1, "Started"), (10.0, "Killing"), (10.2, "Started"), (20.0, "Killing"),
+                       (20.2, "Started"), (30.0, "Killing"), (30.2, "Started"), (40.0, "Killing"),
+                       (40.1, "BackOff"), (41.0, "BackOff")]
+    assert ev[10][1] == "Started" and 60.2 <= ev[10][0] <= 60.1 + 19.1 * 0.5 + 0.1
 
 
 RULES = """
@@ -142,6 +149,7 @@ spec:
       containers:
       - name: trainer
         image: trainer:1
+        restartPolicy: Never          # rules need the container's own policy, even when it matches the pod's
         restartPolicyRules:
         - action: Restart
           exitCodes: {operator: In, values: [42]}

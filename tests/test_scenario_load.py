@@ -98,7 +98,7 @@ def test_scenario_error_rendering():
 def test_defaults():
     s = load()
     assert s.name == "test" and s.description == "" and s.path == "scenario.yaml"
-    assert s.kubernetes_version == NEWEST == "1.35"
+    assert s.kubernetes_version == NEWEST == "1.37"
     assert s.start_time == datetime(2025, 1, 1, tzinfo=timezone.utc)
     assert (s.seed, s.until, s.objects, s.actions, s.expect, s.warnings) == (0, None, [], [], [], [])
     [node] = s.cluster.nodes
@@ -201,11 +201,11 @@ def test_objects_and_sources():
             - apiVersion: v1
               kind: Pod
               metadata: {name: web-0}
-            - apiVersion: apps/v1
-              kind: Deployment
+            - apiVersion: v1
+              kind: ConfigMap
               metadata: {generateName: web-}
         """)
-    assert [m.obj["kind"] for m in s.objects] == ["Pod", "Deployment"]
+    assert [m.obj["kind"] for m in s.objects] == ["Pod", "ConfigMap"]
     assert s.objects[0].source == Source("scenario.yaml", 7, "spec.objects[0]")
     assert s.objects[1].source == Source("scenario.yaml", 10, "spec.objects[1]")
 
@@ -879,3 +879,13 @@ def test_fault_type_not_modelled_yet():
 def test_expectation_errors(text, message):
     body = "spec:\n  expect:\n    - " + textwrap.indent(text, "      ").lstrip()
     assert error(body) == message
+
+
+@pytest.mark.parametrize("fields, message", [
+    ("mergePatch: {spec: {}}, strategicMergePatch: {spec: {}}", "expected exactly one of mergePatch"),
+    ("subresource: status", "mergePatch: required field missing; expected a JSON merge patch mapping"),
+    ("mergePatch: {status: {}}, subresource: scale", '"scale" is not a valid subresource; expected one of: status'),
+])
+def test_patch_action_needs_one_patch_and_a_known_subresource(fields, message):
+    got = error(f"spec:\n  actions: [{{at: 1s, patch: pod/web, {fields}}}]\n")
+    assert "spec.actions[0]" in got and message in got

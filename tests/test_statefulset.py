@@ -138,3 +138,27 @@ def test_parent_and_ordinal():
     pod = {"metadata": {"name": "my-set-12"}}
     assert parent_and_ordinal(pod) == ("my-set", 12)
     assert parent_and_ordinal({"metadata": {"name": "web"}}) == ("", -1)
+
+
+ROLL = ("[{at: 10s, patch: statefulset/web, mergePatch: {spec: {template: {metadata: {labels: {app: web, "
+        "v: '2'}}}}}}]")
+
+
+@pytest.mark.parametrize("version, deletes", [
+    # MaxUnavailableStatefulSet on: maxUnavailable 2 replaces web-3 and web-2 together, then web-1 and web-0
+    ("1.37", [(10.0, "web-3"), (10.0, "web-2"), (13.0, "web-1"), (13.0, "web-0")]),
+    ("1.35", [(10.0, "web-3"), (10.0, "web-2"), (13.0, "web-1"), (13.0, "web-0")]),
+    # off in 1.36 (PR #137904): one pod at a time, each once the one before is Ready again
+    ("1.36", [(10.0, "web-3"), (12.0, "web-2"), (14.0, "web-1"), (16.0, "web-0")]),
+])
+def test_rolling_update_max_unavailable(tmp_path, version, deletes):
+    """OrderedReady, 4 replicas Ready from 3 s; the template changes at 10. nginx exits at SIGTERM (10.1) and a
+    deleted pod is gone at the next relist (11), recreated with the new revision at once (11), Ready at the
+    relist after (12). With maxUnavailable 2 both highest ordinals go at 10; web-2 is recreated at 11 and, being
+    OrderedReady, web-3 only once web-2 is Ready (12), Ready at 13: then the next two."""
+    text = _scenario(replicas=4, actions=ROLL, version=version, until="40s").replace(
+        "        serviceName: web", "        serviceName: web\n"
+                                   "        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}")
+    r = run_text(tmp_path, text)
+    assert _deletes(r) == deletes
+    assert any("maxUnavailable: dropped" in w for w in r.scenario.warnings) == (version == "1.36")

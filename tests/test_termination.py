@@ -74,8 +74,13 @@ def test_start_path_records(tmp_path):
         (1.0, "Started", "Started container app"),
         (10.0, "Killing", "Stopping container app"),
     ]
+    # pleg/generic.go getContainersFromPods relists sandboxes as containers: the sandbox made at 0 is a
+    # ContainerStarted event at the 1 s relist, the app container (started at 1) one at 2
     pleg = logs(r, "SyncLoop (PLEG)")
-    assert pleg[0][0] == 2.0 and 'Type:"ContainerStarted"' in pleg[0][1]
+    sandbox = next(x["detail"].split()[1] for x in records(r, "runtime", op="create", object=ref)
+                   if x["detail"].startswith("sandbox "))
+    assert [t for t, _ in pleg[:2]] == [1.0, 2.0]
+    assert f'Data:"{sandbox}' in pleg[0][1] and all('Type:"ContainerStarted"' in m for _, m in pleg[:2])
 
 
 def test_pod_ip_from_node_cidr(tmp_path):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import admission, schema
+from podlife.api.meta import Obj
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import (
     ApiServerConfiguration,
@@ -25,7 +27,7 @@ from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
-from podlife.trace.recorder import Trace
+from podlife.trace.recorder import Record, Trace
 from podlife.versions import Profile, profile
 
 if TYPE_CHECKING:
@@ -40,15 +42,20 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = (), persisted: Persisted | None = None) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
+                 trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+                 persisted: Persisted | None = None) -> None:
         """``persisted``: the durable log of a live cluster; when it holds a cluster already, that cluster is
         restarted (podlife.api.storage.Persisted)."""
         self.behaviors = behaviors
+        # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
+        self.process_host = process_host
         self.profile: Profile = profile(version)
         resume = persisted is not None and persisted.resume
         self.resumed = resume
         self.kernel = Kernel(seed, start=persisted.now, stream=persisted.stream) if persisted else Kernel(seed)
-        self.trace = Trace(self.kernel, start_time)
+        self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
+        self.trace.sinks.extend(trace_sinks)
         self.api_server_config = api_server or ApiServerConfiguration()
         self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
         if self.controller_manager_config.nodeMonitorGracePeriod is None:
@@ -87,10 +94,11 @@ class Cluster:
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
+        from podlife.controlplane.controllers.ttlafterfinished import TTLAfterFinishedController
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
-                         DisruptionController, NamespaceController):
+                         DisruptionController, NamespaceController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)
@@ -131,19 +139,38 @@ class Cluster:
     def add_node(self, spec: NodeSpec, register: bool = True) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
         index = len(self.kubelets)
-        if spec.podCIDR is None:
-            used = {k.node_spec.podCIDR for k in self.kubelets.values()}
-            n = index + 1
-            while f"10.244.{n % 256}.0/24" in used:
-                n += 1
-            spec.podCIDR = f"10.244.{n % 256}.0/24"
-        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
-                                    self.behaviors)
-        node_ip = str(NODE_NETWORK.network_address + 10 + index)
+        runtime: Any
+        if self.process_host is not None:
+            runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
+        else:
+            if spec.podCIDR is None:
+                used = {k.node_spec.podCIDR for k in self.kubelets.values()}
+                n = index + 1
+                while f"10.244.{n % 256}.0/24" in used:
+                    n += 1
+                spec.podCIDR = f"10.244.{n % 256}.0/24"
+            runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
+                                        self.behaviors)
+            node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.kubelet_config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl
         kl.start(register=register)
         return kl
+
+    def node_created(self, node: Obj) -> Kubelet | None:
+        """A Node a create action made during the run, for a machine podlife assumes: its kubelet starts and
+        registers against the existing Node, with the Node's labels, taints and capacity. (A Node among the
+        scenario's objects stays bare: no kubelet ever posts its status.)"""
+        md = node.get("metadata") or {}
+        name = md.get("name", "")
+        if node.get("kind") != "Node" or not name or name in self.kubelets:
+            return None
+        labels = dict(md.get("labels") or {})
+        spec = NodeSpec(name=name, zone=labels.get("topology.kubernetes.io/zone"), labels=labels,
+                        taints=[dict(t) for t in (node.get("spec") or {}).get("taints") or ()],
+                        podCIDR=(node.get("spec") or {}).get("podCIDR"))
+        spec.capacity = {**spec.capacity, **((node.get("status") or {}).get("capacity") or {})}
+        return self.add_node(spec)
 
     def restart_kubelet(self, name: str) -> Kubelet:
         """A new kubelet process on the node: same runtime and node, no memory of the old one."""

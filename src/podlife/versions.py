@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 OLDEST_MINOR = 18
-NEWEST_MINOR = 35
+NEWEST_MINOR = 37
 MODELLED_VERSIONS: tuple[str, ...] = tuple(f"1.{m}" for m in range(OLDEST_MINOR, NEWEST_MINOR + 1))
 NEWEST = MODELLED_VERSIONS[-1]
 
@@ -77,6 +77,10 @@ RULES: tuple[Rule, ...] = (
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
                                 "generateContainersReadyConditionForTerminalPhase, no message"),
     )),
+    Rule("exec_probe_timeout", "an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
+        Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
+        Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
+    )),
     Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
@@ -90,6 +94,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "ProbeTerminationGracePeriod off by default (alpha 1.21, beta off 1.22): the field is "
                           "dropped and a liveness/startup kill uses the pod's grace"),
         Change(25, True, "pkg/features/kube_features.go: ProbeTerminationGracePeriod defaults to true in 1.25"),
+    )),
+    Rule("readiness_probe_triggered", "a started container that is not yet ready gets an immediate readiness probe", (
+        Change(18, False, "the readiness worker probes on its ticker only"),
+        Change(21, True, "PR #98376: prober_manager.go UpdatePodStatus triggers the worker (manualTriggerCh) when a "
+                         "started, running container's readiness is not Success"),
     )),
     Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
@@ -131,6 +140,30 @@ RULES: tuple[Rule, ...] = (
     Rule("container_restart_rules", "a regular container's own restartPolicy and restartPolicyRules", (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
+    )),
+    Rule("terminating_replicas_status", "ReplicaSet and Deployment status.terminatingReplicas", (
+        Change(18, False, "not reported (1.33-1.34: DeploymentReplicaSetTerminatingReplicas alpha, off)"),
+        Change(35, True, "KEP-3973: DeploymentReplicaSetTerminatingReplicas beta, on by default in 1.35: pods "
+                         "deleted but not yet Succeeded or Failed"),
+    )),
+    Rule("restart_all_containers", "a restartPolicyRules action RestartAllContainers restarts the pod in place", (
+        Change(18, False, "not available (1.35: RestartAllContainersOnContainerExits alpha, off: validation "
+                          "refuses the action)"),
+        Change(36, True, "KEP-5532: RestartAllContainersOnContainerExits beta, on by default in 1.36 (PR #136681)"),
+    )),
+    Rule("container_stop_signals", "a container's lifecycle.stopSignal replaces SIGTERM", (
+        Change(18, False, "not available (1.33-1.36: ContainerStopSignals alpha, off: the API server drops it)"),
+        Change(37, True, "KEP-4960: ContainerStopSignals beta, on by default in 1.37"),
+    )),
+    Rule("ready_to_start_at_sandbox", "PodReadyToStartContainers turns True right after the sandbox is created", (
+        Change(18, False, "the condition follows the runtime state at the next SyncPod (after the image pulls and "
+                          "container starts of the first one)"),
+        Change(36, True, "PR #134660: the kubelet writes the condition as soon as the sandbox exists"),
+    )),
+    Rule("hpa_sync_on_change", "a new HorizontalPodAutoscaler, or one whose spec changed, is synced at once", (
+        Change(18, False, "horizontal.go enqueueHPA: AddRateLimited, the first sync one resync period (15 s) later"),
+        Change(37, True, "PR #138294 (v1.37.0-alpha.1): newly created and spec-changed autoscalers reconciled "
+                         "immediately"),
     )),
     Rule("dropped_fields", "fields the version's API has but drops, their feature gate being off by default", (
         Change(18, frozenset(), "none"),
@@ -293,6 +326,12 @@ RULES: tuple[Rule, ...] = (
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),
+    Rule("statefulset_max_unavailable", "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
+        Change(18, False, "one pod at a time (1.24-1.34: MaxUnavailableStatefulSet alpha, off)"),
+        Change(35, True, "KEP-961: MaxUnavailableStatefulSet beta, on by default in 1.35"),
+        Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
+        Change(37, True, "PR #139466: on by default in 1.37"),
+    )),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
@@ -312,6 +351,18 @@ RULES: tuple[Rule, ...] = (
     Rule("job_delay_terminal_condition", "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
         Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
         Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
+    )),
+    Rule("job_pod_failure_policy", "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
+        Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
+        Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
+    )),
+    Rule("job_suspend", "spec.suspend of a Job holds it without pods", (
+        Change(18, False, "not available (1.21: SuspendJob alpha, off: the API server drops the field)"),
+        Change(22, True, "KEP-2232: SuspendJob beta, on by default in 1.22 (GA 1.24)"),
+    )),
+    Rule("ttl_after_finished", "a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
+        Change(18, False, "TTLAfterFinished alpha and off (1.12-1.20): the API server drops the field"),
+        Change(21, True, "KEP-592: TTLAfterFinished beta, on by default in 1.21 (GA 1.23)"),
     )),
     Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
         Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
@@ -378,6 +429,7 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
     SchemaChange("io.k8s.api.apps.v1.RollingUpdateDaemonSet", "maxSurge", 21, source="DaemonSetUpdateSurge alpha, 1.21"),
     SchemaChange("io.k8s.api.batch.v1.JobSpec", "completionMode", 21, source="IndexedJob alpha, 1.21"),
     SchemaChange("io.k8s.api.batch.v1.JobSpec", "suspend", 21, source="SuspendJob alpha, 1.21"),
+    SchemaChange("io.k8s.api.batch.v1.JobSpec", "podFailurePolicy", 25, source="JobPodFailurePolicy alpha, 1.25"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "clusterIPs", 20, source="IPv6DualStack rework, 1.20"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilies", 20, source="IPv6DualStack rework, 1.20"),
     SchemaChange("io.k8s.api.core.v1.ServiceSpec", "ipFamilyPolicy", 20, source="IPv6DualStack rework, 1.20"),

@@ -124,8 +124,10 @@ def test_kubectl_status_column(live_factory, tmp_path) -> None:
     live: Live = live_factory("1.32", clock="manual")
     live.kubectl("apply", "-f", write(tmp_path, "pods.yaml", STATUSES))
     table = rows(live.kubectl("get", "pods").stdout)
+    # an init container not yet created waits with PodInitializing (convertToAPIContainerStatuses'
+    # defaultWaitingState in a pod with init containers), which kubectl's printPod shows as Init:0/1
     assert {n: r[1] for n, r in table.items()} == {"done": "ContainerCreating", "crash": "ContainerCreating",
-                                                    "init": "Init:ContainerCreating", "stopping": "ContainerCreating"}
+                                                    "init": "Init:0/1", "stopping": "ContainerCreating"}
     live.advance("1m")
     live.kubectl("delete", "pod", "stopping", "--wait=false")
     # node-2 runs out of memory: a BestEffort pod sent there is refused by the kubelet's admission (Evicted)

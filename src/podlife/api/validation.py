@@ -27,11 +27,14 @@ import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
+import orjson
+
 from podlife.api import names, quantity, selectors
 from podlife.api.errors import FieldError
 
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
 DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
+TOO_MANY = "Too many"
 
 IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
 IS_NOT_POSITIVE_ERROR_MSG = "must be greater than zero"
@@ -50,12 +53,13 @@ Errs = list[FieldError]
 # PodValidationOptions that depend on the version's feature gates, set by the store around each write
 # (versions rules); empty outside a cluster: the newest behaviour
 FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
+GATED = ("sleep_action_allow_zero", "container_restart_rules", "restart_all_containers", "container_stop_signals",
+         "relaxed_env_var_names")   # versions rules of the same names
 
 
 def features(profile: object) -> dict[str, bool]:
     """The validation options of a version (podlife.versions rules of the same names)."""
-    return {name: getattr(profile, name) for name in ("sleep_action_allow_zero", "container_restart_rules",
-                                                      "relaxed_env_var_names")}
+    return {name: getattr(profile, name) for name in GATED}
 
 
 def _required(path: str, detail: str = "") -> FieldError:
@@ -594,6 +598,37 @@ def _validate_lifecycle(lifecycle: Mapping, grace: int | None, path: str) -> Err
     return errs
 
 
+# KEP-4960 (ContainerStopSignals): the signals a Linux pod may name, and the two a Windows pod may
+_STOP_SIGNALS_LINUX = frozenset(
+    ["SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO",
+     "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT", "SIGSEGV", "SIGSTKFLT", "SIGSTOP",
+     "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM",
+     "SIGWINCH", "SIGXCPU", "SIGXFSZ", "SIGRTMIN", "SIGRTMAX"]
+    + [f"SIGRTMIN+{i}" for i in range(1, 16)] + [f"SIGRTMAX-{i}" for i in range(1, 15)])
+_STOP_SIGNALS_WINDOWS = ("SIGKILL", "SIGTERM")
+
+
+def _validate_stop_signals(spec: Mapping, path: str) -> Errs:
+    """validateContainerStopSignal for every container: lifecycle.stopSignal needs spec.os.name, and the signal
+    must be one that OS supports."""
+    if not FEATURES.get().get("container_stop_signals", True):
+        return []   # the API server drops the field with the gate off (restartpolicy.drop_disabled_fields)
+    os_name = _s(_d(spec.get("os")).get("name"))
+    supported = list(_STOP_SIGNALS_WINDOWS) if os_name == "windows" else sorted(_STOP_SIGNALS_LINUX)
+    errs: Errs = []
+    for field in ("initContainers", "containers"):
+        for i, c in enumerate(_l(spec.get(field))):
+            signal = _d(_d(c).get("lifecycle")).get("stopSignal")
+            if signal is None:
+                continue
+            p = f"{path}.{field}[{i}].lifecycle.stopSignal"
+            if not os_name:
+                errs.append(_forbidden(p, "may not be set for containers with empty `spec.os.name`"))
+            elif _s(signal) not in supported:
+                errs.append(_not_supported(p, _s(signal), supported))
+    return errs
+
+
 def _probes_and_hooks(c: Mapping, grace: int | None, path: str) -> Errs:
     errs: Errs = []
     if c.get("lifecycle") is not None:
@@ -634,6 +669,7 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
         seen.add(name)
         errs += _probes_and_hooks(c, grace, p)
         if FEATURES.get().get("container_restart_rules", True):
+            # KEP-5307 (ContainerRestartRules): a regular container may set its own restart policy
             errs += _validate_restart_rules(c, p, init=False)
         elif c.get("restartPolicy") is not None:
             errs.append(_forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
@@ -641,26 +677,51 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
     return errs
 
 
+_RESTART_RULE_OPERATORS = ("In", "NotIn")
+_MAX_RESTART_RULES = 20        # Container.restartPolicyRules: at most 20 rules
+_MAX_RESTART_RULE_VALUES = 255  # ContainerRestartRuleOnExitCodes.values: at most 255 elements
+
+
 _CONTAINER_RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 
 
 def _validate_restart_rules(c: Mapping, path: str, *, init: bool) -> Errs:
     """With ContainerRestartRules (KEP-5307, beta and on from 1.35) a container may set its own restartPolicy
-    and restartPolicyRules: rules with the Restart action and exit codes matched In or NotIn."""
+    and restartPolicyRules (validateContainerRestartPolicyRules): rules need the container's own restartPolicy;
+    actions Restart and, with RestartAllContainersOnContainerExits, RestartAllContainers; exit codes In/NotIn,
+    unique."""
     errs: Errs = []
     policy = c.get("restartPolicy")
     if policy is not None and policy not in _CONTAINER_RESTART_POLICIES:
         errs.append(_not_supported(f"{path}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES))
-    for i, rule in enumerate(_l(c.get("restartPolicyRules"))):
+    rules = _l(c.get("restartPolicyRules"))
+    if not rules:
+        return errs
+    if c.get("restartPolicy") is None:
+        errs.append(_required(f"{path}.restartPolicy", "must be set when restartPolicyRules are specified"))
+    if len(rules) > _MAX_RESTART_RULES:
+        errs.append(FieldError(f"{path}.restartPolicyRules", TOO_MANY,
+                               f"must have at most {_MAX_RESTART_RULES} items", len(rules)))
+    actions = ["Restart"] + (["RestartAllContainers"] if FEATURES.get().get("restart_all_containers", True) else [])
+    for i, rule in enumerate(rules):
         rule, rp = _d(rule), f"{path}.restartPolicyRules[{i}]"
-        if rule.get("action") != "Restart":
-            errs.append(_not_supported(f"{rp}.action", rule.get("action") or "", ["Restart"]))
-        codes = _d(rule.get("exitCodes"))
-        if codes.get("operator") not in ("In", "NotIn"):
-            errs.append(_not_supported(f"{rp}.exitCodes.operator", codes.get("operator") or "", ["In", "NotIn"]))
+        action = _s(rule.get("action"))
+        if not action:
+            errs.append(_required(f"{rp}.action"))
+        elif action not in actions:
+            errs.append(_not_supported(f"{rp}.action", action, actions))
+        codes = rule.get("exitCodes")
+        if codes is None:
+            errs.append(_required(f"{rp}.exitCodes", "must be specified"))
+            continue
+        codes = _d(codes)
+        operator = _s(codes.get("operator"))
+        if operator not in _RESTART_RULE_OPERATORS:
+            errs.append(_not_supported(f"{rp}.exitCodes.operator", operator, list(_RESTART_RULE_OPERATORS)))
         values = _l(codes.get("values"))
-        if len(values) > 255:
-            errs.append(FieldError(f"{rp}.exitCodes.values", "Too many", "must have at most 255 items"))
+        if len(values) > _MAX_RESTART_RULE_VALUES:
+            errs.append(FieldError(f"{rp}.exitCodes.values", TOO_MANY,
+                                   f"must have at most {_MAX_RESTART_RULE_VALUES} items", len(values)))
         if len(set(map(str, values))) != len(values):
             errs.append(_invalid(f"{rp}.exitCodes.values", values, "must contain unique values"))
     return errs
@@ -896,8 +957,27 @@ def _validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: 
     return errs
 
 
+_SPEC_ERRORS: dict[tuple[bytes, str, bool, tuple[tuple[str, bool], ...]], Errs] = {}
+_SPEC_ERRORS_KEPT = 1024
+
+
 def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool = True) -> Errs:
-    """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates)."""
+    """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates). A function of
+    the spec's content (and the feature gates) alone, and the pods of a workload share their template's spec:
+    the answer is kept per distinct spec (its JSON, key order included)."""
+    try:
+        key = (orjson.dumps(spec), path, is_pod, tuple(FEATURES.get().items()))
+    except TypeError:
+        return _validate_pod_spec(spec, path, is_pod)
+    errs = _SPEC_ERRORS.get(key)
+    if errs is None:
+        if len(_SPEC_ERRORS) >= _SPEC_ERRORS_KEPT:
+            _SPEC_ERRORS.clear()
+        errs = _SPEC_ERRORS[key] = _validate_pod_spec(spec, path, is_pod)
+    return list(errs)
+
+
+def _validate_pod_spec(spec: Mapping | None, path: str, is_pod: bool) -> Errs:
     spec = _d(spec)
     errs: Errs = []
     grace = spec.get("terminationGracePeriodSeconds")
@@ -909,6 +989,7 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
     containers = _l(spec.get("containers"))
     errs += _validate_containers(containers, volumes, grace, f"{path}.containers")
     errs += _validate_init_containers(_l(spec.get("initContainers")), containers, volumes, grace, f"{path}.initContainers")
+    errs += _validate_stop_signals(spec, path)
     errs += _validate_host_network(spec, path, is_pod)
     errs += _validate_enum(spec.get("restartPolicy") or "", f"{path}.restartPolicy", _RESTART_POLICIES)
     errs += _validate_enum(spec.get("dnsPolicy") or "", f"{path}.dnsPolicy", _DNS_POLICIES)
@@ -1369,7 +1450,7 @@ def _normalize(x: object, quantities: bool = False) -> object:
 
 
 def semantic_equal(a: object, b: object) -> bool:
-    return _normalize(a) == _normalize(b)
+    return a == b or _normalize(a) == _normalize(b)
 
 
 def _diff(old: object, new: object, path: str) -> list[str]:
@@ -1643,9 +1724,11 @@ def validate_job(obj: Mapping) -> Errs:
     policy = _d(_d(spec.get("template")).get("spec")).get("restartPolicy") or ""
     if policy not in ("OnFailure", "Never"):
         errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
-    elif spec.get("podFailurePolicy") is not None and policy != "Never":
-        errs.append(_invalid("spec.template.spec.restartPolicy", policy,
-                             'only "Never" is supported when podFailurePolicy is specified'))
+    if spec.get("podFailurePolicy") is not None:
+        if policy != "Never":
+            errs.append(_invalid("spec.template.spec.restartPolicy", policy,
+                                 'only "Never" is supported when podFailurePolicy is specified'))
+        errs += _validate_pod_failure_policy(_d(spec["podFailurePolicy"]), mode == "Indexed")
     sel = spec.get("selector")
     if sel is None:
         errs.append(_required("spec.selector"))
@@ -1655,6 +1738,33 @@ def validate_job(obj: Mapping) -> Errs:
     labels = _template_labels(spec)
     if selector is not None and not selector.matches(labels):
         errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    return errs
+
+
+_PFP_ACTIONS = ["Count", "FailIndex", "FailJob", "Ignore"]
+
+
+def _validate_pod_failure_policy(pfp: Mapping, indexed: bool) -> Errs:
+    """validatePodFailurePolicy: each rule has a known action and exactly one of onExitCodes / onPodConditions;
+    FailIndex only for Indexed Jobs; exit code rules name In or NotIn, never 0 with In."""
+    errs: Errs = []
+    for i, rule in enumerate(_l(pfp.get("rules"))):
+        rule, rp = _d(rule), f"spec.podFailurePolicy.rules[{i}]"
+        action = _s(rule.get("action"))
+        if action not in _PFP_ACTIONS or (action == "FailIndex" and not indexed):
+            errs.append(_not_supported(f"{rp}.action", action,
+                                       _PFP_ACTIONS if indexed else [a for a in _PFP_ACTIONS if a != "FailIndex"]))
+        codes, conds = rule.get("onExitCodes"), _l(rule.get("onPodConditions"))
+        if codes is not None and conds:
+            errs.append(_invalid(rp, None, "specifying both OnExitCodes and OnPodConditions is not supported"))
+        elif codes is None and not conds:
+            errs.append(_invalid(rp, None, "specifying one of OnExitCodes and OnPodConditions is required"))
+        if codes is not None:
+            op = _s(_d(codes).get("operator"))
+            if op not in ("In", "NotIn"):
+                errs.append(_not_supported(f"{rp}.onExitCodes.operator", op, ["In", "NotIn"]))
+            if op == "In" and 0 in _l(_d(codes).get("values")):
+                errs.append(_invalid(f"{rp}.onExitCodes.values", 0, "must not be 0 for the In operator"))
     return errs
 
 

@@ -189,13 +189,10 @@ def missing_references(manifests: list[dict[str, Any]]) -> list[tuple[int, str, 
 
 # fields of modelled kinds that nothing in podlife acts on (the controllers' docstrings list them)
 _JOB_UNMODELLED = {
-    "podFailurePolicy": "failed pods count against backoffLimit whatever their exit code or conditions",
     "successPolicy": "the Job succeeds when its completions do",
-    "podReplacementPolicy": "a replacement is created as soon as a pod is terminating (TerminatingOrFailed)",
     "managedBy": "the built-in Job controller manages the Job",
     "backoffLimitPerIndex": "backoffLimit counts every failure",
     "maxFailedIndexes": "backoffLimit counts every failure",
-    "ttlSecondsAfterFinished": "finished Jobs are kept",
 }
 
 
@@ -208,8 +205,6 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
         if spec.get("completionMode") == "Indexed":
             out.append(("spec.completionMode", "Indexed is not modelled: podlife runs the Job as NonIndexed (no "
                                                "completion indexes, no index labels or hostnames)"))
-        if spec.get("suspend"):
-            out.append(("spec.suspend", "not modelled: podlife starts the Job's pods as if it were not suspended"))
         for field, instead in _JOB_UNMODELLED.items():
             if spec.get(field) is not None:
                 out.append((f"spec.{field}", f"not modelled: {instead}"))
@@ -225,7 +220,8 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
         for i, gate in enumerate(pspec.get("readinessGates") or ()):
             cond = gate.get("conditionType") if isinstance(gate, dict) else None
             out.append((f"{path}.readinessGates[{i}]", f"nothing in podlife sets the {cond} condition (an external "
-                                                       "controller would): the pod never becomes Ready"))
+                                                       "controller would; a patch action with subresource: status "
+                                                       "can): until then the pod is not Ready"))
     return out
 
 

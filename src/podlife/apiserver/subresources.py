@@ -60,10 +60,24 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
     if sub == "log" and m == "GET":
+        from podlife.apiserver import podlogs
+
+        pod, container, st = _log_target(server, request, t)
+        source = podlogs.container_log(server.cluster, pod, container, st, request.query.get("previous") in
+                                       ("true", "1"))
+        if source is not None:   # the container's runtime wrote its output (the process runtime)
+            return await podlogs.serve(request, source)
         if request.query.get("follow") in ("true", "1"):
             return await _follow_log(server, request, t)
         return _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
+        if sub == "exec" and request.headers.get("Upgrade", "").lower() == "websocket":
+            from podlife.apiserver import podexec
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            runtime = podexec.runtime_of(server, pod)
+            if runtime is not None:   # the container is a real process (the process runtime)
+                return await podexec.serve(server, request, t, runtime, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 
@@ -167,6 +181,22 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
 
 def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list[str]:
     q = request.query
+    pod, container, st = _log_target(server, request, t)
+    previous = q.get("previous") in ("true", "1")
+    lines = log_lines(server, pod, container, previous, q.get("timestamps") in ("true", "1"))
+    if previous and lines is None:
+        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
+    lines = lines or []
+    n = q.get("tailLines")
+    if tail and n and n.isdigit():
+        lines = lines[-int(n):] if int(n) else []
+    return lines
+
+
+def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Obj]:
+    """The pod, the container the request names (or the only one) and its status; the kubelet's 400s for a
+    container that is not there or has not started (validateContainerLogStatus)."""
+    q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
     names = [c["name"] for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
@@ -188,15 +218,7 @@ def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list
                           f"{waiting.get('reason', 'ContainerCreating')}")
     if not st:
         raise bad_request(f'container "{container}" in pod "{t.name}" is waiting to start: ContainerCreating')
-    previous = q.get("previous") in ("true", "1")
-    lines = log_lines(server, pod, container, previous, q.get("timestamps") in ("true", "1"))
-    if previous and lines is None:
-        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
-    lines = lines or []
-    n = q.get("tailLines")
-    if tail and n and n.isdigit():
-        lines = lines[-int(n):] if int(n) else []
-    return lines
+    return pod, container, st
 
 
 def log_lines(server: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:

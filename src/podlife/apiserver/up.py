@@ -45,9 +45,11 @@ class UpConfig:
     kubeconfig: str = DEFAULT_KUBECONFIG
     seed: int | None = None
     tls: bool = False          # TLS and a token on loopback too
-    data_dir: str | None = None   # None: nothing is kept (--ephemeral)
+    data_dir: str | None = None   # state, trace, and the process runtime's pods; None: nothing is kept (--ephemeral)
     durable: bool = False         # synchronous=FULL: each commit survives a power loss too
     warnings: list[str] = field(default_factory=list)
+    runtime: str = "simulated"        # or "process": containers are local processes (podlife.runtime.process)
+    temporary_data_dir: bool = False  # the process runtime's pods in a temporary directory (--ephemeral)
 
 
 def is_loopback(host: str) -> bool:
@@ -108,7 +110,8 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
             data.record(version, seed, start, None)
         persisted = data.persisted() if data is not None else None
         return Cluster(version=version, seed=seed, start_time=start,
-                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted)
+                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
+                       process_host=_process_host(cfg, version))
     sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
     name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
@@ -124,7 +127,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     if data is not None and start_time is None:
         data.record(sc.kubernetes_version, sc.seed, sc.start_time, cluster_file)
     persisted = data.persisted() if data is not None else None
-    cluster = build(sc, persisted=persisted)
+    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version))
     if persisted is not None and persisted.resume:
         return cluster   # the objects are those of the log
     for m in sc.objects:
@@ -133,6 +136,20 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
         except ApiError as e:
             raise ScenarioError(m.source.file, m.source.line, m.source.path or "objects", e.message) from None
     return cluster
+
+
+def _process_host(cfg: UpConfig, version: str) -> Any:
+    """The process runtime's shared state, for --runtime process: its pods live in the data directory, or with
+    --ephemeral in a temporary one (removed when podlife up stops)."""
+    if cfg.runtime != "process":
+        return None
+    from podlife.runtime.process import Host
+    from podlife.versions import profile
+
+    if cfg.data_dir is None:
+        cfg.data_dir = tempfile.mkdtemp(prefix="podlife-up-")
+        cfg.temporary_data_dir = True
+    return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version))
 
 
 def _self_signed(host: str, directory: str) -> tuple[str, str]:
@@ -207,6 +224,10 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         ca = Path(cert).read_bytes()
     site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
     await site.start()
+    processes = cluster.process_host
+    if processes is not None:
+        for line in await processes.start(clock.deliver):
+            out(f"podlife: {line}")
     port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
     scheme = "https" if secure else "http"
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
@@ -227,6 +248,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     out("  kubectl get nodes")
     if cfg.clock == "manual":
         out(f"  podlife advance 1m --kubeconfig {path}   # time moves only when told")
+    if processes is not None:
+        out(f"Containers run as local processes; pod directories and logs are under {processes.data_dir}/pods.")
     out(f"podlife down --kubeconfig {path} (or Ctrl-C) stops the cluster.")
     out(READY_LINE)
     loop = asyncio.get_running_loop()
@@ -240,6 +263,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     finally:
         await clock.stop()
         await runner.cleanup()
+        if processes is not None:
+            await _stop_processes(cfg, processes, out)
         api.trace.close()
         if data is not None:
             data.close()
@@ -279,3 +304,20 @@ def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: A
             out(f"podlife up --detach: the server was not ready after {timeout:g} s; stopped it")
             return 1
         time.sleep(0.05)
+
+
+async def _stop_processes(cfg: UpConfig, host: Any, out: Any) -> None:
+    """Every container process gets its stop signal, and SIGKILL at its pod's grace period; a second Ctrl-C
+    kills them at once."""
+    import shutil
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.kill_now)
+    except (NotImplementedError, RuntimeError):
+        pass
+    out("podlife: stopping the container processes (SIGTERM, SIGKILL after their grace period; Ctrl-C again: "
+        "now)")
+    await host.stop()
+    if cfg.temporary_data_dir:
+        shutil.rmtree(host.data_dir, ignore_errors=True)

@@ -11,6 +11,10 @@ Two clocks decide how far the kernel may run:
 Either way a request is served at the kernel's current instant: ``sync`` first brings the kernel up to the
 clock, the request acts on the store, and ``settle`` runs what that write set off at the same instant (watch
 deliveries, controllers' reactions), as an action of a scenario would.
+
+Other input from outside — a process that exited, a probe's answer — comes in through ``deliver``: it is
+taken in from the event loop, never in the middle of a kernel step, at the clock's instant of its arrival,
+each item followed by what it sets off.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class LiveClock:
         self._stopped = False
         self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
         self.after: list[Callable[[], None]] = []       # called after every run, moved or not (the store's commit)
+        self._inbox: list[Callable[[], None]] = []
 
     # ---- where the kernel may be --------------------------------------------------------------------
 
@@ -88,6 +93,27 @@ class LiveClock:
         if moved:
             for fn in self.listeners:
                 fn()
+
+    # ---- input from outside ---------------------------------------------------------------------------
+
+    def deliver(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the kernel soon, at the clock's instant then (from the running event loop). Once the
+        clock is stopped, nothing more comes in."""
+        if self._stopped:
+            return
+        self._inbox.append(fn)
+        if len(self._inbox) == 1:
+            asyncio.get_running_loop().call_soon(self._take_inbox)
+
+    def _take_inbox(self) -> None:
+        inbox, self._inbox = self._inbox, []
+        if self._stopped:
+            return
+        self.sync()
+        for fn in inbox:
+            fn()
+            self.settle()
+        self.wake()
 
     # ---- the realtime task ----------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from podlife.kubelet.remote import RemoteRuntime
 from podlife.kubelet.eviction import EvictionManager
 from podlife.kubelet.nodeshutdown import ShutdownManager
 from podlife.kubelet.runtimehealth import RuntimeHealth
-from podlife.kubelet.status.generate import conditions, container_status, get_phase
+from podlife.kubelet.status.generate import conditions, container_status, get_phase, need_to_reconcile_readiness
 from podlife.kubelet.status.manager import StatusManager
 from podlife.kubelet.volumemanager import VolumeManager
 from podlife.runtime.containerd import ContainerdRuntime
@@ -174,8 +174,7 @@ class Kubelet:
     def resync(self) -> None:
         """Relist the pods bound to this node (the reflector's relist after a broken watch): dispatch what
         changed while the watch was down, REMOVE what is gone, and push every cached status."""
-        api = {p["metadata"]["uid"]: p for p in self.store.list(
-            "Pod", where=lambda p: p["spec"].get("nodeName") == self.node_name)}
+        api = {p["metadata"]["uid"]: p for p in self.store.list("Pod", node=self.node_name)}
         for uid in list(self.pod_manager):
             if uid not in api:
                 self._on_pod_event("DELETED", self.pod_manager[uid], None)
@@ -191,6 +190,8 @@ class Kubelet:
     # ---- logging ----------------------------------------------------------------------------------
 
     def log(self, site_name: str, pod: Obj | None = None, **ctx: Any) -> None:
+        if not self.trace.logs:
+            return
         site = logsites.SITES[site_name]
         if pod is not None:
             md = pod["metadata"]
@@ -262,7 +263,9 @@ class Kubelet:
             return
         if prev is not None and not _differ_semantically(prev, pod):
             # pkg/kubelet/config/config.go checkAndUpdatePod: a status-only change is a RECONCILE, which
-            # does not sync the pod (HandlePodReconcile)
+            # does not sync the pod (HandlePodReconcile) unless its readiness gates changed its Ready
+            if need_to_reconcile_readiness(pod):
+                self.pod_workers.update_pod(pod, "sync")
             return
         was_deleting = bool(old and old["metadata"].get("deletionTimestamp"))
         if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old["metadata"].get(
@@ -297,8 +300,12 @@ class Kubelet:
         return any(cs.get("containerID") == cid and "running" in cs.get("state", {})
                    for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []))
 
-    def probe_result_changed(self, pod: Obj) -> None:
-        """A readiness or startup result changed: the pod's status (Ready) follows."""
+    def probe_result_changed(self, pod: Obj, readiness_of: Container | None, ok: bool) -> None:
+        """A readiness or startup result changed: the pod's status (Ready) follows. A readiness result goes
+        into the cached status at once (prober_manager.go updateReadiness, from 1.21 kubelet.go
+        syncLoopIteration: SetContainerReadiness), then the pod syncs (handleProbeSync)."""
+        if readiness_of is not None:
+            self.status_manager.set_container_readiness(pod, self.runtime.container_id(readiness_of), ok)
         st = self.pod_workers.statuses.get(pod["metadata"]["uid"])
         if st is not None and st.state == SYNC:
             self.pod_workers.update_pod(self.pod_manager.get(pod["metadata"]["uid"], pod), "sync")
@@ -311,8 +318,11 @@ class Kubelet:
         # pkg/api/pod/util.go dropDisabledFields: with ProbeTerminationGracePeriod off the API server drops the
         # probe's own grace, so the kill falls back to the pod's
         grace = probe.get("terminationGracePeriodSeconds") if self.profile.probe_termination_grace_period else None
-        self.runtime_manager.unhealthy[(uid, c.name)] = (
-            f"Container {c.name} failed {kind} probe, will be restarted", grace)
+        # kuberuntime_manager.go computePodActions / computeInitContainerActions: a sidecar's kill says so
+        sidecar = any(ic["name"] == c.name for ic in pod["spec"].get("initContainers") or ())
+        message = (f"Init container {c.name} failed {kind} probe" if sidecar
+                   else f"Container {c.name} failed {kind} probe, will be restarted")
+        self.runtime_manager.unhealthy[(uid, c.name)] = (message, grace)
         self.pod_workers.update_pod(self.pod_manager.get(uid, pod), "sync")
 
     # ---- SyncPod ----------------------------------------------------------------------------------
@@ -333,6 +343,10 @@ class Kubelet:
         if not self.volume_manager.wait_for_attach_and_mount(pod):
             return False   # the volume manager syncs the pod once its volumes mount
         result = yield from self.runtime_manager.sync_pod(pod)
+        if result.removed_all:
+            # SyncPod: once RestartAllContainers removed the containers the pod is synced again at once, to
+            # clear the condition and start from the first init container
+            self._requeue_after(uid, 0.0)
         if result.errors:
             # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
             # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is
@@ -417,24 +431,25 @@ class Kubelet:
                 two[0] = c
         sb = rm.sandbox(uid)
         init_specs = pod["spec"].get("initContainers") or []
+        # convertToAPIContainerStatuses: a container not yet in the runtime waits with PodInitializing in a pod
+        # that has init containers (init containers included), ContainerCreating otherwise
+        has_init = bool(init_specs)
         init_statuses = []
-        init_pending = False
         for ic in init_specs:
             cs = by_name.get(ic["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            s = container_status(self, pod, ic, cur, prev, False, cur is not None and self.probes.is_ready(uid, cur),
+            s = container_status(self, pod, ic, cur, prev, has_init, cur is not None and self.probes.is_ready(uid, cur),
                                  cur is not None and self.probes.is_started(uid, cur))
             init_statuses.append(s)
-            done = "terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0
-            if not done and not (ic.get("restartPolicy") == "Always" and s["started"]):
-                init_pending = True
         statuses = []
         for spec in pod["spec"].get("containers") or ():
             cs = by_name.get(spec["name"], [])
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
-            statuses.append(container_status(self, pod, spec, cur, prev, init_pending,
+            statuses.append(container_status(self, pod, spec, cur, prev, has_init,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
+        for cs in by_name.values():
+            self.probes.trigger_readiness(uid, cs[-1])
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
                           self.profile)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 LEASE_RENEW_FRACTION = 0.25  # renewInterval = 0.25 × leaseDuration (pkg/kubelet/kubelet.go)
 
 READY_TRUE = ("KubeletReady", "kubelet is posting ready status")
+# kubelet_node_status.go updateDefaultLabels: the labels the kubelet owns on its Node
+DEFAULT_LABELS = ("kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch", "beta.kubernetes.io/os",
+                  "beta.kubernetes.io/arch")
 PRESSURE_FALSE = {
     "MemoryPressure": ("KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
     "DiskPressure": ("KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
@@ -113,7 +116,25 @@ class NodeStatus:
 
     def register(self) -> None:
         kl = self.kl
-        kl.store.create(self.node_object(), by="kubelet")
+        mine = self.node_object()
+        existing = kl.store.try_get("Node", None, kl.node_spec.name)
+        if existing is None:
+            kl.store.create(mine, by="kubelet")
+        else:
+            # kubelet_node_status.go tryRegisterWithAPIServer: AlreadyExists → the existing Node is this
+            # kubelet's; updateDefaultLabels sets its default labels, then the first status update posts its
+            # capacity and conditions (a missing podCIDR is podlife's node IPAM)
+            node = clone(existing)
+            node.setdefault("metadata", {}).setdefault("labels", {}).update(
+                {k: v for k, v in mine["metadata"]["labels"].items() if k not in node["metadata"]["labels"]
+                 or k in DEFAULT_LABELS})
+            if not (node.get("spec") or {}).get("podCIDR"):
+                node.setdefault("spec", {}).update(mine["spec"])
+            if node != existing:
+                node = kl.store.update(node, by="kubelet")
+            node = clone(node)
+            node["status"] = mine["status"]
+            kl.store.update(node, by="kubelet", subresource="status")
         kl.store.create({
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
             "metadata": {"name": kl.node_spec.name, "namespace": "kube-node-lease"},

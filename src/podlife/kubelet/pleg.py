@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from podlife.runtime.cri import CREATED, EXITED, RUNNING
+from podlife.runtime.cri import CREATED, EXITED, RUNNING, SANDBOX_READY
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -101,6 +101,10 @@ class GenericPLEG:
         for uid in uids:
             old = self.records.get(uid, {})
             new = {c.id: c.state for c in self.kl.runtime.pod_containers(uid)}
+            # getContainersFromPods: sandboxes are relisted as containers, so a new sandbox is a ContainerStarted
+            # event of its own (and a stopped one a ContainerDied)
+            new.update((sb.id, RUNNING if sb.state == SANDBOX_READY else EXITED)
+                       for sb in self.kl.runtime.pod_sandboxes(uid))
             events = []
             for cid, state in new.items():
                 was = old.get(cid)

@@ -1,7 +1,9 @@
 """Whether a regular container that exited is started again: the pod's restartPolicy, or from 1.35
 (ContainerRestartRules, KEP-5307, beta and on by default; alpha in 1.34) the container's own restartPolicy and
 its restartPolicyRules, the first rule whose exit codes match deciding (pkg/kubelet/container/helpers.go
-ShouldContainerBeRestarted and the rules' evaluation in pkg/kubelet/kuberuntime)."""
+ShouldContainerBeRestarted and the rules' evaluation in pkg/kubelet/kuberuntime); from 1.36 a rule's action
+RestartAllContainers restarts every container of the pod in place (KEP-5532, helpers.go
+ShouldAllContainersRestart)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,40 @@ from typing import Any
 from podlife.api.meta import Obj
 
 
+def matching_rule(container: Obj, exit_code: int, profile: Any) -> Obj | None:
+    """The first of the container's restartPolicyRules whose exit codes match (findMatchingContainerRestartRule),
+    or None; always None where the rules are not available."""
+    if profile is None or not profile.container_restart_rules:
+        return None
+    for rule in container.get("restartPolicyRules") or ():
+        codes = rule.get("exitCodes") or {}
+        values = set(codes.get("values") or ())
+        if (exit_code in values) == (codes.get("operator") == "In"):
+            return rule
+    return None
+
+
+def restarts_all(container: Obj, exit_code: int, profile: Any) -> bool:
+    """KEP-5532: the exit matches a rule whose action is RestartAllContainers (1.36+)."""
+    rule = matching_rule(container, exit_code, profile)
+    return rule is not None and rule.get("action") == "RestartAllContainers" and profile.restart_all_containers
+
+
+def could_restart_all(pod: Obj, profile: Any) -> bool:
+    """podutil.AllContainersCouldRestart: some container has a RestartAllContainers rule (1.36+)."""
+    return bool(profile is not None and profile.restart_all_containers) and any(
+        rule.get("action") == "RestartAllContainers"
+        for c in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])
+        for rule in c.get("restartPolicyRules") or ())
+
+
 def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+    """The container runs again: alone (Restart) or with the whole pod (RestartAllContainers)."""
     policy = pod["spec"].get("restartPolicy", "Always")
     if profile is not None and profile.container_restart_rules:
-        for rule in container.get("restartPolicyRules") or ():
-            codes = rule.get("exitCodes") or {}
-            values = set(codes.get("values") or ())
-            matched = exit_code in values if codes.get("operator") == "In" else exit_code not in values
-            if matched:
-                return rule.get("action") == "Restart"
+        rule = matching_rule(container, exit_code, profile)
+        if rule is not None:
+            return rule.get("action") == "Restart" or restarts_all(container, exit_code, profile)
         policy = container.get("restartPolicy") or policy
     return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
@@ -44,16 +71,26 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
     """pkg/api/pod/util.go dropDisabledFields: with the gate off (1.34) the API server drops a regular container's
     restartPolicy and restartPolicyRules (init containers keep restartPolicy: Always, the sidecar marker).
     Returns the dropped field paths, for the user's warning."""
-    if profile is None or "container_restart_rules" not in profile.dropped_fields:
-        return []   # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
+    if profile is None:
+        return []
     dropped = []
-    for i, c in enumerate(pod_spec.get("containers") or ()):
-        for key in ("restartPolicy", "restartPolicyRules"):
-            if isinstance(c, dict) and key in c:
-                del c[key]
-                dropped.append(f"spec.containers[{i}].{key}")
-    for i, c in enumerate(pod_spec.get("initContainers") or ()):
-        if isinstance(c, dict) and "restartPolicyRules" in c:
-            del c["restartPolicyRules"]
-            dropped.append(f"spec.initContainers[{i}].restartPolicyRules")
+    # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
+    if "container_restart_rules" in profile.dropped_fields:
+        for i, c in enumerate(pod_spec.get("containers") or ()):
+            for key in ("restartPolicy", "restartPolicyRules"):
+                if isinstance(c, dict) and key in c:
+                    del c[key]
+                    dropped.append(f"spec.containers[{i}].{key}")
+        for i, c in enumerate(pod_spec.get("initContainers") or ()):
+            if isinstance(c, dict) and "restartPolicyRules" in c:
+                del c["restartPolicyRules"]
+                dropped.append(f"spec.initContainers[{i}].restartPolicyRules")
+    if not profile.container_stop_signals:
+        # KEP-4960: with ContainerStopSignals off (1.33-1.36) lifecycle.stopSignal is dropped
+        for field in ("initContainers", "containers"):
+            for i, c in enumerate(pod_spec.get(field) or ()):
+                lifecycle = c.get("lifecycle") if isinstance(c, dict) else None
+                if isinstance(lifecycle, dict) and "stopSignal" in lifecycle:
+                    del lifecycle["stopSignal"]
+                    dropped.append(f"spec.{field}[{i}].lifecycle.stopSignal")
     return dropped

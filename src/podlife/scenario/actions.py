@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from podlife.api.errors import ApiError, not_found
 from podlife.api.meta import CLUSTER_SCOPED, KINDS, clone, kind_from_name, plural, ref_of
+from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch
+from podlife.api.schema import type_schema
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
 from podlife.scenario.model import Action
@@ -62,6 +65,11 @@ def _record(cluster: Cluster, action: Action, obj_ref: str | None) -> dict[str, 
 
 
 def apply_action(cluster: Cluster, action: Action) -> None:
+    with cluster.trace.hold():  # the action's record gets its outcome after the records of its effects
+        _apply(cluster, action)
+
+
+def _apply(cluster: Cluster, action: Action) -> None:
     store = cluster.store
     verb = action.verb
     try:
@@ -81,9 +89,17 @@ def apply_action(cluster: Cluster, action: Action) -> None:
                 store.update(obj, by=USER)
             else:
                 obj = store.get(kind, ns, name)
-                new = merge_patch(obj, action.merge_patch or {})
+                # a deep copy: merge_patch shares what the patch leaves alone, and the store's update must not
+                # reach into the stored object (its watchers compare the old and the new one)
+                if action.strategic:
+                    # kubectl patch --type=strategic: lists merge on their patchMergeKey (conditions by type)
+                    schema = type_schema(cluster.profile.minor, obj.get("apiVersion", "v1"), kind)
+                    new = apply_patch(obj, json.dumps(action.merge_patch or {}).encode(), STRATEGIC_MERGE_PATCH,
+                                      schema).object
+                else:
+                    new = merge_patch(clone(obj), action.merge_patch or {})
                 new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
-                store.update(new, by=USER)
+                store.update(new, by=USER, subresource=action.subresource)
         elif verb in ("create", "apply"):
             manifest = clone(action.manifest or {})
             kind = manifest.get("kind", "")
@@ -96,7 +112,8 @@ def apply_action(cluster: Cluster, action: Action) -> None:
             if verb == "apply" and existing is not None:
                 store.update(apply_manifest(existing, manifest), by=USER)
             else:
-                store.create(manifest, by=USER)
+                created = store.create(manifest, by=USER)
+                cluster.node_created(created)  # a Node: the machine podlife assumes behind it starts its kubelet
         elif verb in ("cordon", "uncordon"):
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             cordon(cluster, action.target or "", verb != "uncordon")

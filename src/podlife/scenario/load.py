@@ -1171,6 +1171,7 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
     for c, obj, path in pending:
         if obj.get("kind") != "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, custom)
+            _gated_fields(c, obj, path, version)
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
     prof = profile(version)
@@ -1190,6 +1191,50 @@ def _strict(pending: _Pending, version: str) -> list[dict[str, Any]]:
         c.warn(path, f"{what} {kind} ({api_version}) is stored and validated but not modelled: nothing acts on "
                      f"its {count}")
     return [obj for _, obj, _ in pending if obj.get("kind") == "CustomResourceDefinition"]
+
+
+def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, version: str) -> None:
+    """Fields the version's API server drops because their feature gate is off (dropDisabledFields): said, not
+    silently lost."""
+    from podlife.api.warnings import manifest_warnings
+
+    prof = profile(version)
+    covered = {p for p, _ in manifest_warnings(obj, prof)}   # said there, in its own words
+    for field in _dropped_fields(obj, prof):
+        if field in covered:
+            continue
+        ck.warn(f"{path}.{field}" if path else field,
+                f"dropped: Kubernetes {version} does not have this field (its feature gate is off)")
+
+
+def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:
+    """The paths (from the object's root) of the gated fields the version drops: in a pod spec (a Pod, a pod
+    template, a CronJob's job template), a Job spec, a StatefulSet's update strategy."""
+    from podlife.api.registry.job import drop_disabled_job_fields
+    from podlife.kubelet.restartpolicy import drop_disabled_fields
+
+    def at(*keys: str) -> Any:
+        node: Any = obj
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
+
+    out: list[str] = []
+    kind = obj.get("kind")
+    for keys in ((("spec",),) if kind == "Job" else (("spec", "jobTemplate", "spec"),) if kind == "CronJob" else ()):
+        if isinstance(at(*keys), dict):
+            prefix = ".".join(keys[:-1])
+            out += [f"{prefix}.{d}" if prefix else d for d in drop_disabled_job_fields(copy.deepcopy(at(*keys)), prof)]
+    if kind == "StatefulSet" and "maxUnavailable" in (at("spec", "updateStrategy", "rollingUpdate") or {}) and \
+            not prof.statefulset_max_unavailable:
+        out.append("spec.updateStrategy.rollingUpdate.maxUnavailable")
+    for keys in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
+        spec = at(*keys)
+        if isinstance(spec, dict) and "containers" in spec:
+            prefix = ".".join(keys[:-1])
+            out += [f"{prefix}.{d}" if prefix else d for d in drop_disabled_fields(copy.deepcopy(spec), prof)]
+            break
+    return out
 
 
 def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
@@ -1218,7 +1263,7 @@ _ACTION_FIELDS = {
     "create": ("namespace",),
     "apply": ("namespace",),
     "scale": ("namespace", "replicas"),
-    "patch": ("namespace", "mergePatch"),
+    "patch": ("namespace", "mergePatch", "strategicMergePatch", "subresource"),
     "cordon": (),
     "uncordon": (),
     "drain": ("ignoreDaemonSets", "force", "deleteEmptyDirData", "gracePeriodSeconds", "timeout", "disableEviction"),
@@ -1260,6 +1305,9 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
             action.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds")
     elif verb in ("create", "apply"):
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
+        if action.manifest.get("kind") == "Node" and verb == "create":
+            ck.warn(vpath, f"Node {action.manifest['metadata'].get('name')}: podlife assumes a machine behind it, "
+                           "whose kubelet starts and registers it (as a join action does)")
         _manifest_namespace(ck, action, raw, path)
     elif verb == "scale":
         action.replicas = ck.integer(ck.required(raw, "replicas", path, "an integer >= 0"), f"{path}.replicas", 0,
@@ -1268,8 +1316,16 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
             raise ck.error(f"{path}.replicas", f"{action.replicas:,} pods; podlife runs workloads of at most "
                                                f"{MAX_REPLICAS:,} pods")
     elif verb == "patch":
-        action.merge_patch = ck.mapping(ck.required(raw, "mergePatch", path, "a JSON merge patch mapping"),
-                                        f"{path}.mergePatch", optional=False)
+        given = [k for k in ("mergePatch", "strategicMergePatch") if k in raw]
+        if not given:
+            ck.required(raw, "mergePatch", path, "a JSON merge patch mapping")
+        if len(given) != 1:
+            raise ck.error(path, "expected exactly one of mergePatch (a JSON merge patch mapping) and "
+                                 "strategicMergePatch (a strategic merge patch mapping)")
+        action.strategic = given[0] == "strategicMergePatch"
+        action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        if raw.get("subresource") is not None:
+            action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
     elif verb == "join":
         # parsed with the cluster's nodes (names unique across both); the loader attaches the NodeSpecs
         action.raw_join_names = _node_names(ck, ck.mapping(raw[verb], vpath, _NODE_FIELDS, optional=False), vpath)
@@ -1322,6 +1378,7 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
     immutable selector or pod field changed, a template whose labels leave the selector). Objects the
     scenario does not create itself (a controller's pods) are left to the run."""
     from podlife.api.defaults import apply_defaults
+    from podlife.api.registry.job import generate_selector
     from podlife.scenario.actions import apply_manifest, merge_patch
 
     known: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -1334,6 +1391,10 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
     def defaulted(obj: dict[str, Any]) -> dict[str, Any]:
         out = copy.deepcopy(obj)
         apply_defaults(out)
+        if out.get("kind") == "Job" and not (out.get("spec") or {}).get("manualSelector"):
+            # the Job strategy generates its selector and template labels from the UID at create
+            out.setdefault("metadata", {}).setdefault("uid", "00000000-0000-0000-0000-000000000000")
+            generate_selector(out, profile(version).job_prefixed_labels)
         return out
 
     for m in objects:

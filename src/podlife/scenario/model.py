@@ -60,6 +60,8 @@ class Action:
     manifest: dict[str, Any] | None = None          # create / apply
     replicas: int | None = None                     # scale
     merge_patch: dict[str, Any] | None = None       # patch
+    strategic: bool = False                         # patch: merge_patch is a strategic merge patch
+    subresource: str | None = None                  # patch: "status" (kubectl patch --subresource=status)
     grace_period_seconds: int | None = None         # delete, evict
     drain_options: Any = None                       # drain: podlife.kubectl.drain.DrainOptions
     force: bool = False                             # delete

@@ -144,15 +144,14 @@ def _container_steps(mine: list[dict[str, Any]], logs: list[dict[str, Any]], obj
         e = exits[-1]
         if any(s["signal"] == "SIGKILL" and s["t"] == e["t"] for s in signals):
             how = "killed by SIGKILL"
-        elif any(s["signal"] == "SIGTERM" and s["t"] <= e["t"] for s in signals):
-            how = "exited after SIGTERM"
+        elif any(s["signal"] != "SIGKILL" and s["t"] <= e["t"] for s in signals):
+            how = "exited after " + next(s["signal"] for s in signals if s["signal"] != "SIGKILL")
         else:
             how = "exited by itself"
         out.append(Step(e["t"], f"{c}: process {how} ({e.get('detail')})", _KILL_HOME))
     for s in signals:
-        if s["signal"] != "SIGTERM":
-            if s["signal"] == "SIGKILL":
-                out.append(Step(s["t"], f"{c}: SIGKILL when the grace period ran out", _KILL_HOME))
+        if s["signal"] == "SIGKILL":   # anything else is the stop signal (SIGTERM unless lifecycle.stopSignal)
+            out.append(Step(s["t"], f"{c}: SIGKILL when the grace period ran out", _KILL_HOME))
             continue
         timeout = s.get("timeoutSeconds")
         override = _last_log(logs, ids, c, s["t"], "override")
@@ -162,7 +161,7 @@ def _container_steps(mine: list[dict[str, Any]], logs: list[dict[str, Any]], obj
                     + (" (negative: it reaches the runtime unclamped; dockershim hands it to docker, which then "
                        "waits without a deadline)" if isinstance(timeout, (int, float)) and timeout < 0 else ""))
         elif graced is not None:
-            prev = max((x["t"] for x in signals if x["signal"] == "SIGTERM" and x["t"] < s["t"]), default=-1.0)
+            prev = max((x["t"] for x in signals if x["signal"] != "SIGKILL" and x["t"] < s["t"]), default=-1.0)
             ran = [h for h in hooks if prev < h["t"] <= s["t"]]
             begun = ran[0]["t"] if ran else s["t"]
             first = _first_log(logs, ids, c, begun, s["t"], "grace period") or graced
@@ -174,7 +173,7 @@ def _container_steps(mine: list[dict[str, Any]], logs: list[dict[str, Any]], obj
                 note += f" = {grace - spent} s, raised to the {MINIMUM_GRACE} s minimum"
         else:
             note = f"{timeout} s"
-        out.append(Step(s["t"], f"{c}: SIGTERM with {note}", _KILL_HOME))
+        out.append(Step(s["t"], f"{c}: {s['signal']} with {note}", _KILL_HOME))
     starts = [h for h in hooks if h["phase"] == "started"]
     for i, h in enumerate(starts):
         end = next((x for x in hooks if x["t"] >= h["t"] and x["phase"] in ("completed", "failed", "timedOut")

@@ -142,8 +142,10 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
         elif typ == "signal" and c:
             ln = lane(obj, c, "container")
             grace = f"grace {r['timeoutSeconds']} s" if "timeoutSeconds" in r else ""
-            mark(ln, t, r["signal"], f"{c}: {r['signal']}", grace, logs.near(t, "ill"))
-            if r["signal"] == "SIGTERM" and open_state.get(ln, {}).get("state") == "running":
+            # the stop signal (SIGTERM unless lifecycle.stopSignal) opens the shutdown; SIGKILL ends it
+            kind = "SIGKILL" if r["signal"] == "SIGKILL" else "SIGTERM"
+            mark(ln, t, kind, f"{c}: {r['signal']}", grace, logs.near(t, "ill"))
+            if kind == "SIGTERM" and open_state.get(ln, {}).get("state") == "running":
                 state(ln, t, "terminating", f"{c}: terminating", grace)
     segments.extend(hooks.values())
     segments.extend(s for s in open_state.values() if s["state"] not in ("gone", "healed"))

@@ -48,6 +48,21 @@ def generate_selector(job: Obj, prefixed: bool) -> None:
     ml.setdefault(key, uid)
 
 
+def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
+    """dropDisabledFields (pkg/api/job): the Job fields whose feature gate is off in the version; returns their
+    paths, for the user's warning."""
+    if profile is None or not isinstance(spec, dict):
+        return []
+    dropped = []
+    for field, on in (("ttlSecondsAfterFinished", profile.ttl_after_finished),
+                      ("suspend", profile.job_suspend),
+                      ("podFailurePolicy", profile.job_pod_failure_policy)):
+        if not on and field in spec:
+            del spec[field]
+            dropped.append(f"spec.{field}")
+    return dropped
+
+
 class JobStrategy(Strategy):
     fills_uid = True
 
@@ -56,6 +71,7 @@ class JobStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj, store: Any) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
+        drop_disabled_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
         defaults.apply_defaults(obj)
         obj["status"] = {}
         obj["metadata"]["uid"] = store._new_uid()

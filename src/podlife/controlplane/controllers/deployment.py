@@ -366,11 +366,11 @@ def deployment_progressing(d: Obj, st: Obj) -> bool:
 def _clean_status(st: Obj) -> Obj:
     """DeploymentStatus as serialised: every field omitempty (collisionCount is a pointer)."""
     order = ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
-             "unavailableReplicas", "conditions", "collisionCount")
+             "unavailableReplicas", "terminatingReplicas", "conditions", "collisionCount")
     out: dict[str, Any] = {}
     for k in order:
         v = st.get(k)
-        if k == "collisionCount":
+        if k in ("collisionCount", "terminatingReplicas"):   # pointers
             if v is not None:
                 out[k] = v
         elif v:
@@ -588,7 +588,6 @@ class DeploymentController:
                 self._update_status(d)
             return
         rs_list = self._get_replica_sets_for_deployment(d)
-        pod_map = self._pod_map(d, rs_list)
         if d["metadata"].get("deletionTimestamp"):
             self._sync_status_only(d, rs_list)
             return
@@ -600,7 +599,8 @@ class DeploymentController:
             self._sync_scale(d, rs_list)
             return
         if (d["spec"].get("strategy") or {}).get("type") == "Recreate":
-            self._rollout_recreate(d, rs_list, pod_map)
+            # getPodMapForDeployment: only the Recreate rollout reads it (and reading is all it does)
+            self._rollout_recreate(d, rs_list, self._pod_map(d, rs_list))
         else:
             self._rollout_rolling(d, rs_list)
 
@@ -869,6 +869,9 @@ class DeploymentController:
             "conditions": [dict(c) for c in d["status"].get("conditions") or ()],
             "collisionCount": d["status"].get("collisionCount"),
         }
+        if self.profile.terminating_replicas_status:
+            # GetTerminatingReplicaCountForReplicaSets (KEP-3973): the sets' own counts
+            st["terminatingReplicas"] = sum(int(_status(rs, "terminatingReplicas")) for rs in all_rss if rs)
         if available >= _replicas(d) - max_unavailable(d):
             set_condition(st, self._condition("Available", "True", MINIMUM_REPLICAS_AVAILABLE,
                                               "Deployment has minimum availability."))

@@ -13,8 +13,18 @@ status.uncountedTerminatedPods: one status write lists the finished pods, their 
 write counts them. From 1.31 (``job_delay_terminal_condition``) FailureTarget / SuccessCriteriaMet come first and
 Failed / Complete only once no pod is terminating.
 
-Not modelled: Indexed completion mode, podFailurePolicy, successPolicy, suspend,
-ttlSecondsAfterFinished, podReplacementPolicy Failed, managedBy. Before 1.25 pods are counted while they exist
+From 1.26 (``job_pod_failure_policy``) a podFailurePolicy decides per failed pod: FailJob fails the Job
+(FailureTarget first, reason PodFailurePolicy), Ignore keeps the failure out of the count, Count counts it; with a
+policy only pods in phase Failed are failures.
+
+From 1.29 a replacement waits for the pod it replaces to be terminal when podReplacementPolicy is Failed, the
+default with a podFailurePolicy (onlyReplaceFailedPods).
+
+A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
+startTime; resuming it restarts startTime.
+
+Not modelled: Indexed completion mode (and FailIndex), successPolicy, managedBy.
+ttlSecondsAfterFinished is the TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist
 (getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
 
@@ -236,7 +246,9 @@ class JobController:
             return uid not in seen
 
         new_succeeded = [p for p in pods if is_new(p) and (p.get("status") or {}).get("phase") == "Succeeded"]
-        new_failed = [p for p in pods if is_new(p) and self._is_pod_failed(p)]
+        new_failed = [p for p in pods if is_new(p) and self._is_pod_failed(p, job)]
+        # nonIgnoredFailedPodsCount: failures a podFailurePolicy rule Ignores do not count
+        new_failed = [p for p in new_failed if match_pod_failure_policy(job, p)[1]]
         if self.tracking:
             succeeded = int(st.get("succeeded") or 0) + len(new_succeeded) + len(unc_s)
             failed = int(st.get("failed") or 0) + len(new_failed) + len(unc_f)
@@ -245,7 +257,8 @@ class JobController:
             succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
             failed = max(int(st.get("failed") or 0) + len(new_failed),
                          sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed"))
-        if not st.get("startTime"):
+        suspended = bool(spec.get("suspend")) and self.profile.job_suspend
+        if not st.get("startTime") and not suspended:
             st["startTime"] = self.trace.timestamp()
         record = self._new_backoff_record(key, new_succeeded, new_failed)
 
@@ -258,6 +271,10 @@ class JobController:
             finished = self._condition("Failed", target.get("reason", ""), target.get("message", ""))
         if finished is not None:
             pass
+        elif (message := self._fail_job_message(job, pods)) is not None:
+            # getFailJobMessage: a FailJob rule matched; the FailureTarget condition records why before the
+            # finalizers go (from 1.26, whatever the version does for other failures)
+            finished = self._condition("FailureTarget", "PodFailurePolicy", message)
         elif failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
             finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
                                        "BackoffLimitExceeded", BACKOFF_MESSAGE)
@@ -268,6 +285,7 @@ class JobController:
             else:          # "Job has activeDeadlineSeconds configuration. Will sync this job again"
                 self.queue.add_after(key, left)
         err: ApiError | None = None
+        suspend_changed = False
         if finished is not None:
             deleted, err = self._delete_pods(job, active_pods)
             if deleted != active or not satisfied:
@@ -277,9 +295,16 @@ class JobController:
             ready -= sum(1 for p in active_pods[:deleted] if is_pod_ready(p))
             if not self.tracking:
                 failed += deleted  # legacy: the active pods of a failed Job count as failed
+        elif suspended:
+            # manageJob of a suspended Job: its active pods are deleted, none is created
+            deleted, err = self._delete_pods(job, active_pods)
+            active -= deleted
+            terminating += deleted
+            suspend_changed = self._suspended_condition(job, True)
         else:
+            suspend_changed = self._suspended_condition(job, False)
             if satisfied and not job["metadata"].get("deletionTimestamp"):
-                active, err = self._manage_job(job, key, active_pods, succeeded, record)
+                active, err = self._manage_job(job, key, active_pods, succeeded, record, terminating)
             completions = spec.get("completions")
             if completions is None:
                 complete = succeeded > 0 and active == 0
@@ -287,7 +312,7 @@ class JobController:
                 complete = succeeded >= int(completions) and active == 0
             if complete:
                 finished = self._condition("SuccessCriteriaMet" if self.delay_terminal else "Complete", "", "")
-        needs_flush = active != int(st.get("active") or 0)
+        needs_flush = suspend_changed or active != int(st.get("active") or 0)
         st["active"] = active
         if self.batch:  # status.ready arrived with JobReadyPods
             needs_flush = needs_flush or st.get("ready") != ready
@@ -304,6 +329,30 @@ class JobController:
         if err is not None:
             raise err
 
+    def _suspended_condition(self, job: Obj, suspended: bool) -> bool:
+        """ensureJobConditionStatus for Suspended: True (JobSuspended) when suspended; a Suspended condition
+        turns False (JobResumed) on resume, which restarts startTime (the deadline counts active time)."""
+        st = job["status"]
+        conds = st.setdefault("conditions", [])
+        cur = next((c for c in conds if c.get("type") == "Suspended"), None)
+        want = "True" if suspended else "False"
+        if (cur is None and not suspended) or (cur is not None and cur.get("status") == want):
+            if not conds:
+                st.pop("conditions")
+            return False
+        now = self.trace.timestamp()
+        reason, message = ("JobSuspended", "Job suspended") if suspended else ("JobResumed", "Job resumed")
+        new = {"type": "Suspended", "status": want, "lastProbeTime": now, "lastTransitionTime": now,
+               "reason": reason, "message": message}
+        if cur is None:
+            conds.append(new)
+        else:
+            conds[conds.index(cur)] = new
+        self.events.event(job, "Normal", "Suspended" if suspended else "Resumed", message)
+        if not suspended:
+            st["startTime"] = now
+        return True
+
     def _active_deadline_left(self, job: Obj, st: Obj) -> float | None:
         """job_controller.go pastActiveDeadline: seconds until activeDeadlineSeconds have passed since
         status.startTime (as stored: whole seconds), or None without a deadline."""
@@ -314,12 +363,26 @@ class JobController:
             tzinfo=self.trace.start_time.tzinfo)
         return (start - self.trace.start_time).total_seconds() + int(ads) - self.kernel.now
 
-    def _is_pod_failed(self, pod: Obj) -> bool:
-        """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded."""
+    def _is_pod_failed(self, pod: Obj, job: Obj | None = None) -> bool:
+        """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded; with a
+        podFailurePolicy only the Failed phase counts (the policy needs the pod's final status)."""
         phase = (pod.get("status") or {}).get("phase")
         if phase == "Failed":
             return True
+        if job is not None and job["spec"].get("podFailurePolicy"):
+            return False
         return self.tracking and bool(pod["metadata"].get("deletionTimestamp")) and phase != "Succeeded"
+
+    def _fail_job_message(self, job: Obj, pods: list[Obj]) -> str | None:
+        """getFailJobMessage: the message of the first failed pod a FailJob rule matches."""
+        if not job["spec"].get("podFailurePolicy"):
+            return None
+        for p in pods:
+            if self._is_pod_failed(p, job):
+                message = match_pod_failure_policy(job, p)[0]
+                if message is not None:
+                    return message
+        return None
 
     def _past_backoff_limit_on_failure(self, job: Obj, pods: list[Obj]) -> bool:
         """pastBackoffLimitOnFailure: with restartPolicy OnFailure, the container restarts of running and pending
@@ -368,8 +431,15 @@ class JobController:
             rec.failures_after_last_success += 1
         return rec
 
+    def _only_replace_failed(self, job: Obj) -> bool:
+        """onlyReplaceFailedPods (1.29+, JobPodReplacementPolicy): podReplacementPolicy Failed, the default
+        when a podFailurePolicy is set: a replacement waits until the pod it replaces is terminal."""
+        spec = job["spec"]
+        return bool(self.profile.job_status_terminating) and (
+            spec.get("podReplacementPolicy") == "Failed" or bool(spec.get("podFailurePolicy")))
+
     def _manage_job(self, job: Obj, key: Key, active_pods: list[Obj], succeeded: int,
-                    record: BackoffRecord) -> tuple[int, ApiError | None]:
+                    record: BackoffRecord, terminating: int = 0) -> tuple[int, ApiError | None]:
         """manageJob (NonIndexed, not suspended)."""
         spec = job["spec"]
         active = len(active_pods)
@@ -389,6 +459,8 @@ class JobController:
             deleted, err = self._delete_pods(job, to_delete)
             return active - deleted, err
         diff = want - active
+        if self._only_replace_failed(job):
+            diff -= terminating   # terminating pods still hold their place
         if diff <= 0:
             return active, None
         remaining = record.remaining(self.kernel.now)
@@ -456,7 +528,7 @@ class JobController:
                 uid = p["metadata"]["uid"]
                 if not has_finalizer(p) or uid in expected_rm:
                     continue
-                considered_failed = self._is_pod_failed(p)
+                considered_failed = self._is_pod_failed(p, job)
                 phase = (p.get("status") or {}).get("phase")
                 if not (job["metadata"].get("deletionTimestamp") or finished is not None or phase == "Succeeded"
                         or considered_failed):
@@ -466,7 +538,7 @@ class JobController:
                     if uid not in unc_s:
                         unc_s.append(uid)
                         needs_flush = True
-                elif (considered_failed or failing) and uid not in unc_f:
+                elif (considered_failed or failing) and uid not in unc_f and match_pod_failure_policy(job, p)[1]:
                     unc_f.append(uid)
                     needs_flush = True
             unc["succeeded"], unc["failed"] = unc_s, unc_f
@@ -555,6 +627,56 @@ class JobController:
                "status": clone(st)}
         written = self.store.update_status(obj, by=COMPONENT)
         return clone(written)
+
+
+def match_pod_failure_policy(job: Obj, pod: Obj) -> tuple[str | None, bool, str | None]:
+    """matchPodFailurePolicy: (the FailJob message, whether the failure counts, the action), from the first rule
+    whose onExitCodes (a container, init containers first, terminated with a non-zero code) or onPodConditions
+    match the pod. No rule: counted, no action."""
+    policy = job["spec"].get("podFailurePolicy") or {}
+    st = pod.get("status") or {}
+    md = pod["metadata"]
+    for index, rule in enumerate(policy.get("rules") or ()):
+        action = rule.get("action")
+        if rule.get("onExitCodes") is not None and not rule.get("onPodConditions"):
+            req = rule["onExitCodes"]
+            matched = _match_exit_codes(st, req)
+            if matched is None:
+                continue
+            name, code = matched
+            message = (f"Container {name} for pod {md['namespace']}/{md['name']} failed with exit code {code} "
+                       f"matching {action} rule at index {index}")
+        else:
+            ctype = _match_pod_conditions(st, rule.get("onPodConditions") or ())
+            if ctype is None:
+                continue
+            message = f"Pod {md['namespace']}/{md['name']} has condition {ctype} matching {action} rule at index {index}"
+        if action == "Ignore":
+            return None, False, action
+        if action == "FailJob":
+            return message, True, action
+        return None, True, action
+    return None, True, None
+
+
+def _match_exit_codes(status: Obj, req: Obj) -> tuple[str, int] | None:
+    values = set(req.get("values") or ())
+    for cs in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
+        term = (cs.get("state") or {}).get("terminated")
+        if term is None or (req.get("containerName") and req["containerName"] != cs.get("name")):
+            continue
+        code = int(term.get("exitCode") or 0)
+        if code != 0 and (code in values) == (req.get("operator") == "In"):
+            return cs.get("name", ""), code
+    return None
+
+
+def _match_pod_conditions(status: Obj, patterns: Any) -> str | None:
+    for c in status.get("conditions") or ():
+        for pat in patterns:
+            if c.get("type") == pat.get("type") and c.get("status") == pat.get("status", "True"):
+                return c["type"]
+    return None
 
 
 def _tidy_uncounted(unc: Obj) -> None:

@@ -1,6 +1,6 @@
 """The HorizontalPodAutoscaler controller: pkg/controller/podautoscaler (horizontal.go, replica_calculator.go).
 
-Every 15 s (--horizontal-pod-autoscaler-sync-period, on a grid from the controller's start) each autoscaler
+Every 15 s (--horizontal-pod-autoscaler-sync-period) from its creation (at once from 1.37) each autoscaler
 reads its target's scale and the CPU metrics of the target's pods. For a Utilization target the ratio is
 (sum of usage / sum of requests) / target; within the 0.1 tolerance nothing changes, else the recommendation is
 ceil(ratio x pods with metrics), pods without metrics counting as 100 % of their request when scaling down and 0
@@ -74,30 +74,40 @@ class HorizontalPodAutoscalerController:
         self.events = EventRecorder(store, COMPONENT)
         self.recommendations: dict[Key, list[tuple[float, int]]] = {}
         self.scale_events: dict[Key, list[tuple[float, int]]] = {}   # (time, replicas changed by; + up, - down)
-        self._tick: Any = None
+        self._timers: dict[Key, Any] = {}   # autoscaler → its next sync
 
     def start(self) -> None:
-        self.store.watch("HorizontalPodAutoscaler", lambda *_: self._schedule())
-        self._schedule()
+        self.store.watch("HorizontalPodAutoscaler", self._on_hpa)
 
-    def _schedule(self) -> None:
-        """Passes on the 15 s grid, only while an autoscaler exists (an idle cluster stays idle)."""
-        if self._tick is not None or not self.store.count("HorizontalPodAutoscaler"):
+    def _on_hpa(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        """horizontal.go enqueueHPA: every autoscaler is in the work queue with the resync period's fixed
+        interval (AddRateLimited), so its first sync comes 15 s after it is created, then every 15 s after each
+        sync; from 1.37 (PR #138294) a new autoscaler, or one whose spec changed, is synced at once."""
+        key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+        if etype == "DELETED":
+            self.kernel.cancel(self._timers.pop(key, None))
             return
-        nxt = math.floor(self.kernel.now / SYNC_PERIOD + 1e-9) * SYNC_PERIOD
-        if nxt < self.kernel.now:
-            nxt += SYNC_PERIOD
-        self._tick = self.kernel.call_at(nxt, self._pass)
+        now_too = self.profile.hpa_sync_on_change and (
+            etype == "ADDED" or (old is not None and old.get("spec") != obj.get("spec")))
+        if now_too:
+            self._enqueue(key, 0.0)
+        elif etype == "ADDED":
+            self._enqueue(key, SYNC_PERIOD)
 
-    def _pass(self) -> None:
-        self._tick = None
-        for hpa in self.store.list("HorizontalPodAutoscaler"):
-            try:
-                self.reconcile(hpa)
-            except ApiError:
-                pass
-        if self.store.count("HorizontalPodAutoscaler"):
-            self._tick = self.kernel.call_later(SYNC_PERIOD, self._pass)
+    def _enqueue(self, key: Key, delay: float) -> None:
+        self.kernel.cancel(self._timers.pop(key, None))
+        self._timers[key] = self.kernel.call_later(delay, lambda: self._sync(key))
+
+    def _sync(self, key: Key) -> None:
+        self._timers.pop(key, None)
+        hpa = self.store.try_get("HorizontalPodAutoscaler", key[0], key[1])
+        if hpa is None:
+            return
+        try:
+            self.reconcile(hpa)
+        except ApiError:
+            pass
+        self._enqueue(key, SYNC_PERIOD)   # processNextWorkItem: AddRateLimited again
 
     # ---- reconcileAutoscaler -------------------------------------------------------------------------------
 
@@ -135,7 +145,6 @@ class HorizontalPodAutoscalerController:
             desired = current if best is None else self._normalize(key, hpa, current, proposal, min_r, max_r)
             if desired < current:
                 reason = "All metrics below target"
-            self._limited = "TooManyReplicas" if proposal > max_r else "TooFewReplicas" if proposal < min_r else ""
         if desired != current:
             new = clone(target)
             new["spec"]["replicas"] = desired
@@ -226,14 +235,22 @@ class HorizontalPodAutoscalerController:
         if stabilized > down_rec:
             stabilized = down_rec
         self._stabilized = stabilized > proposal
+        # convertDesiredReplicasWithBehaviorRate: the rate limit or the replica bound, whichever is tighter,
+        # names why ScalingLimited is True
         events = self.scale_events.setdefault(key, [])
         if stabilized > current:
-            limit = self._limit(up, current, events, now, up=True)
-            return max(min(stabilized, limit, max_r), min_r)
-        if stabilized < current:
-            limit = self._limit(down, current, events, now, up=False)
-            return min(max(stabilized, limit, min_r), max_r)
-        return max(min(stabilized, max_r), min_r)
+            limit = max(self._limit(up, current, events, now, up=True), current)
+            allowed, why = (limit, "ScaleUpLimit") if max_r > limit else (max_r, "TooManyReplicas")
+            if stabilized > allowed:
+                self._limited = why
+                return allowed
+        elif stabilized < current:
+            limit = min(self._limit(down, current, events, now, up=False), current)
+            allowed, why = (limit, "ScaleDownLimit") if min_r < limit else (min_r, "TooFewReplicas")
+            if stabilized < allowed:
+                self._limited = why
+                return allowed
+        return stabilized
 
     @staticmethod
     def _limit(rules: dict, current: int, events: list[tuple[float, int]], now: float, up: bool) -> int:
@@ -284,6 +301,10 @@ class HorizontalPodAutoscalerController:
                                        "the desired replica count is more than the maximum replica count"),
                    "TooFewReplicas": ("True", "TooFewReplicas",
                                       "the desired replica count is less than the minimum replica count"),
+                   "ScaleUpLimit": ("True", "ScaleUpLimit",
+                                    "the desired replica count is increasing faster than the maximum scale rate"),
+                   "ScaleDownLimit": ("True", "ScaleDownLimit",
+                                      "the desired replica count is decreasing faster than the maximum scale rate"),
                    }.get(self._limited, ("False", "DesiredWithinRange", "the desired count is within the acceptable "
                                                                         "range"))
         old = {c["type"]: c for c in status.get("conditions") or ()}

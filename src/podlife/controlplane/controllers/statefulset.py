@@ -10,7 +10,8 @@ when the rest are healthy. Parallel: all at once.
 
 Not modelled: ControllerRevision objects (the revision name is ``<set>-<hash>`` with the hash computed from
 the template's canonical JSON, not a real cluster's bytes), partitions (every new pod gets the update
-revision), maxUnavailable, start ordinals.
+revision), start ordinals. A rolling update replaces one pod at a time, or maxUnavailable of them where
+MaxUnavailableStatefulSet is on (``statefulset_max_unavailable``: 1.35 and from 1.37).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from podlife.controlplane.controllers.controller_utils import (
     resolve_controller_ref,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
-from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string
+from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string, scaled_value
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -275,9 +276,24 @@ class StatefulSetController:
             self._delete_pod(sset, pod)
             if monotonic:
                 return
-        # RollingUpdate: from the highest ordinal, one pod of another revision at a time
-        strategy = (sset["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate")
-        if strategy != "RollingUpdate" or any(p is None or not is_healthy(p) for p in replicas):
+        # RollingUpdate: from the highest ordinal, pods of another revision
+        strategy = sset["spec"].get("updateStrategy") or {}
+        if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+            return
+        if self.profile.statefulset_max_unavailable:
+            # MaxUnavailableStatefulSet: as many as maxUnavailable (default 1) less the unhealthy ones
+            max_unavailable = scaled_value((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1),
+                                           len(replicas), round_up=False) or 1
+            budget = max_unavailable - sum(1 for p in replicas if p is None or not is_healthy(p))
+            for pod in reversed(replicas):
+                if budget <= 0:
+                    return
+                if pod is not None and not is_terminating(pod) and \
+                        (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) != update_rev:
+                    self._delete_pod(sset, pod)
+                    budget -= 1
+            return
+        if any(p is None or not is_healthy(p) for p in replicas):
             return
         for pod in reversed(replicas):
             assert pod is not None

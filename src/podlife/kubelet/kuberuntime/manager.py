@@ -11,10 +11,9 @@ import simpy
 
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import environment_error
-from podlife.kubelet.restartpolicy import restarts
-from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
+from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
+from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
-from podlife.runtime.behavior import behavior_for
 from podlife.runtime.cri import EXITED, RUNNING, SANDBOX_READY, Container, RuntimeError_, Sandbox
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ Gen = Generator[simpy.Event, Any, Any]
 # client-go util/flowcontrol backoff as the kubelet configures it (pkg/kubelet/kubelet.go)
 BACKOFF_INITIAL = 10.0
 BACKOFF_MAX = 300.0
+_EPSILON = 1e-9   # virtual times are floats: a difference that is exactly the backoff is not inside it
 
 
 @dataclass
@@ -37,6 +37,7 @@ class _BackoffEntry:
 class SyncResult:
     errors: list[str] = field(default_factory=list)
     backoff_until: float | None = None   # the earliest CrashLoopBackOff expiry (BackoffError, 1.34+)
+    removed_all: bool = False            # RestartAllContainers removed every container: sync again at once
 
 
 class Backoff:
@@ -47,28 +48,32 @@ class Backoff:
         self.entries: dict[str, _BackoffEntry] = {}
 
     def in_backoff_since(self, key: str, t: float, now: float) -> bool:
+        """IsInBackOffSince(eventTime): Since(eventTime) < backoff, unless the entry expired by eventTime."""
         e = self.entries.get(key)
-        return e is not None and not self._expired(e, now) and now - t < e.backoff
+        return e is not None and not self._expired(e, t) and now - t < e.backoff - _EPSILON
 
     def in_backoff_since_update(self, key: str, now: float) -> bool:
         """IsInBackOffSinceUpdate: still within the backoff counted from the last failure."""
         e = self.entries.get(key)
-        return e is not None and not self._expired(e, now) and now - e.last_update < e.backoff
+        return e is not None and not self._expired(e, now) and now - e.last_update < e.backoff - _EPSILON
 
     def next(self, key: str, t: float, now: float) -> None:
+        """Next(id, eventTime): a new entry (or one expired by eventTime) starts at the initial backoff, else
+        the backoff doubles; lastUpdate is the clock's now."""
         e = self.entries.get(key)
-        if e is None or self._expired(e, now):
-            self.entries[key] = _BackoffEntry(self.initial, t)
+        if e is None or self._expired(e, t):
+            self.entries[key] = _BackoffEntry(self.initial, now)
         else:
             e.backoff = min(e.backoff * 2, self.max)
-            e.last_update = t
+            e.last_update = now
 
     def get(self, key: str) -> float:
         e = self.entries.get(key)
         return e.backoff if e else 0.0
 
-    def _expired(self, e: _BackoffEntry, now: float) -> bool:
-        return now - e.last_update > 2 * self.max
+    def _expired(self, e: _BackoffEntry, event_time: float) -> bool:
+        """hasExpired: eventTime.Sub(lastUpdate) > 2 × maxDuration."""
+        return event_time - e.last_update > 2 * self.max + _EPSILON
 
 
 def go_duration(seconds: float) -> str:
@@ -120,6 +125,12 @@ class RuntimeManager:
                                     f"Failed to create pod sandbox: {e}")
                 result.errors.append(str(e))
                 return result
+            if kl.profile.ready_to_start_at_sandbox:
+                # PR #134660: PodReadyToStartContainers is written once the sandbox exists, before image pulls
+                kl.status_manager.set_pod_status(pod, kl.generate_status(pod, terminal=False))
+        if self.restarting_all(pod):
+            yield from self._remove_all(pod, result)
+            return result
         # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
         # (once: it is in ContainersToStart a single time, so the loops below leave it alone)
         handled: set[str] = set()
@@ -127,12 +138,27 @@ class RuntimeManager:
             message, grace = self.unhealthy.pop(key)
             c = self.latest(uid).get(key[1])
             if c is not None and c.state == RUNNING:
+                # doBackOff reads the pod status this SyncPod started from, where the container killed here still
+                # runs: the back-off is keyed on the finish time of the instance before it, if any
+                before = self.last_exited(uid, key[1])
                 yield from kill_container(kl, pod, c, message, None, grace=grace)
                 spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
                              if x["name"] == key[1]), None)
                 if spec is not None:
                     handled.add(key[1])
-                    yield from self._restart(pod, sb, spec, c, result)
+                    yield from self._restart(pod, sb, spec, c, result, before)
+        # computePodActions: a running container whose definition changed (a new image) is killed and started
+        # again, whatever the restart policy; the back-off is looked up under the new definition's key
+        for spec in [ic for ic in pod["spec"].get("initContainers") or () if is_restartable_init(ic)] + \
+                (pod["spec"].get("containers") or []):
+            c = self.latest(uid).get(spec["name"])
+            if spec["name"] in handled or c is None or c.state != RUNNING or c.image == spec.get("image", ""):
+                continue
+            before = self.last_exited(uid, spec["name"])
+            yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be restarted",
+                                      None)
+            handled.add(spec["name"])
+            yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
         # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
@@ -140,6 +166,8 @@ class RuntimeManager:
         for ic in pod["spec"].get("initContainers") or ():
             c = latest.get(ic["name"])
             sidecar = is_restartable_init(ic) and kl.profile.native_sidecars != "off"
+            if ic["name"] in handled:
+                return result  # killed and restarted above (InitContainersToStart holds it once)
             if c is None:
                 yield from self._start(pod, sb, ic, self._first_attempt(uid, ic["name"]), result)
                 return result
@@ -149,7 +177,7 @@ class RuntimeManager:
                 return result
             if c.state == EXITED:
                 if sidecar or (c.exit_code != 0 and policy != "Never"):
-                    yield from self._restart(pod, sb, ic, c, result)
+                    yield from self._restart(pod, sb, ic, c, result, c)
                     return result
                 if c.exit_code != 0:
                     return result  # restartPolicy Never: the pod fails
@@ -163,8 +191,46 @@ class RuntimeManager:
             if c is None:
                 yield from self._start(pod, sb, spec, self._first_attempt(uid, spec["name"]), result)
             elif c.state == EXITED and restarts(pod, spec, c.exit_code or 0, kl.profile):
-                yield from self._restart(pod, sb, spec, c, result)
+                yield from self._restart(pod, sb, spec, c, result, c)
         return result
+
+    # ---- RestartAllContainers (KEP-5532, 1.36+) -------------------------------------------------------
+
+    def restart_all_trigger(self, pod: Obj) -> bool:
+        """pkg/kubelet/container/helpers.go ShouldAllContainersRestart, from the runtime: a container (init,
+        sidecar or regular) exited with a code that matches a rule whose action is RestartAllContainers."""
+        if not could_restart_all(pod, self.kl.profile):
+            return False
+        latest = self.latest(pod["metadata"]["uid"])
+        for spec in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or []):
+            c = latest.get(spec["name"])
+            if c is not None and c.state == EXITED and restarts_all(spec, c.exit_code or 0, self.kl.profile):
+                return True
+        return False
+
+    def restarting_all(self, pod: Obj) -> bool:
+        """The pod is in the termination phase of an in-place restart: triggered now, or the
+        AllContainersRestarting condition the kubelet wrote is still True and containers are left."""
+        if not could_restart_all(pod, self.kl.profile):
+            return False
+        if self.restart_all_trigger(pod):
+            return True
+        return restart_condition_true(self.kl, pod) and bool(self.kl.runtime.pod_containers(pod["metadata"]["uid"]))
+
+    def _remove_all(self, pod: Obj, result: SyncResult) -> Gen:
+        """computePodActions with restartAllContainers: kill every running container at once with no grace
+        (termination grace periods are not respected; podlife passes an override of 0: no preStop hook, the
+        2 s minimum window of killContainer), then remove every container from the runtime; the sandbox, its
+        IP and the volumes stay."""
+        kl = self.kl
+        uid = pod["metadata"]["uid"]
+        errors = yield from self._kill_all(pod, self.running(uid), 0, None)
+        if errors:
+            result.errors.extend(errors)
+            return
+        for c in list(kl.runtime.pod_containers(uid)):
+            yield from kl.runtime.remove_container(c.id)
+        result.removed_all = True
 
     def _first_attempt(self, uid: str, name: str) -> int:
         """With no container in the runtime, the restart count comes from the pod's log directory
@@ -172,11 +238,24 @@ class RuntimeManager:
         last = self.kl.runtime.log_attempts.get((uid, name))
         return 0 if last is None else last + 1
 
-    def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult) -> Gen:
-        """doBackOff, then start the next attempt."""
+    def last_exited(self, uid: str, name: str) -> Container | None:
+        """The newest exited container of that name (the runtime lists containers newest first)."""
+        exited = [c for c in self.kl.runtime.pod_containers(uid) if c.name == name and c.state == EXITED]
+        return max(exited, key=lambda c: (c.attempt, c.created_at), default=None)
+
+    def _restart(self, pod: Obj, sb: Sandbox, spec: Obj, c: Container, result: SyncResult,
+                 dead: Container | None) -> Gen:
+        """doBackOff, then start the attempt after ``c``. ``dead`` is the newest exited instance doBackOff finds
+        in the pod status the sync started from (``c`` itself when it had exited by then); with none there is
+        no back-off to check and no entry to advance."""
         kl = self.kl
-        key = f"{pod['metadata']['uid']}/{spec['name']}"
-        finished = c.finished_at or kl.kernel.now
+        # getStableKey: the pod, the container's name and the hash of its spec (of which only the image can change
+        # in a running pod): a new image starts a new back-off
+        key = f"{pod['metadata']['uid']}/{spec['name']}/{spec.get('image', '')}"
+        if dead is None:
+            yield from self._start(pod, sb, spec, c.attempt + 1, result)
+            return
+        finished = dead.finished_at if dead.finished_at is not None else kl.kernel.now
         if self.backoff.in_backoff_since(key, finished, kl.kernel.now):
             delay = self.backoff.get(key)
             msg = (f"back-off {go_duration(delay)} restarting failed container={spec['name']} "
@@ -210,8 +289,13 @@ class RuntimeManager:
             self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
             result.errors.append(err)
             return
-        behavior = behavior_for(pod, spec, kl.runtime.behaviors)
-        c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior)
+        try:
+            c = yield from kl.runtime.create_container(sb, generate_container_config(kl, pod, spec, sb, attempt))
+        except RuntimeError_ as e:
+            kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
+            self.reasons[(uid, name)] = ("CreateContainerError", str(e))
+            result.errors.append(str(e))
+            return
         kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
         try:
@@ -301,6 +385,13 @@ class RuntimeManager:
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
             return (yield from self._kill_all(pod, sidecars, override, None))
         return []
+
+
+def restart_condition_true(kl: Kubelet, pod: Obj) -> bool:
+    """The AllContainersRestarting condition of the status the kubelet last wrote is True."""
+    status = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
+    return any(c.get("type") == "AllContainersRestarting" and c.get("status") == "True"
+               for c in status.get("conditions") or ())
 
 
 def _legacy_sidecars(pod: Obj) -> set[str]:

@@ -6,13 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from podlife.api.meta import Obj
+from podlife.kubelet.kuberuntime.manager import restart_condition_true
 from podlife.kubelet.kuberuntime.ordering import is_restartable_init
+from podlife.kubelet.restartpolicy import could_restart_all as could_restart_all_in, restarts_all
 from podlife.runtime.cri import EXITED, RUNNING, Container
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
 
-KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled",
+                      "AllContainersRestarting")
+# kubelet_pods.go convertToAPIContainerStatuses: a container removed by RestartAllContainers
+RESTARTING_ALL = "RestartingAllContainers"
+RESTARTING_ALL_MESSAGE = "The container is removed because RestartAllContainers in place"
 
 
 def _ts(kl: Kubelet, t: float | None) -> str | None:
@@ -20,7 +26,7 @@ def _ts(kl: Kubelet, t: float | None) -> str | None:
 
 
 def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev: Container | None,
-                     init_pending: bool, ready: bool, started: bool) -> Obj:
+                     has_init: bool, ready: bool, started: bool) -> Obj:
     """convertToAPIContainerStatuses for one container."""
     uid = pod["metadata"]["uid"]
     st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
@@ -28,10 +34,15 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     last: dict[str, Any] = {}
     waiting_reason = kl.runtime_manager.reasons.get((uid, spec["name"]))
     if c is None:
-        reason = waiting_reason or (("PodInitializing", "") if init_pending else ("ContainerCreating", ""))
+        reason = waiting_reason or (("PodInitializing", "") if has_init else ("ContainerCreating", ""))
         st["state"] = {"waiting": _waiting(*reason)}
         old = _old_status(kl, pod, spec["name"])
-        if old is not None:
+        if old is not None and restart_condition_true(kl, pod) and "waiting" not in (old.get("state") or {}):
+            # removed by RestartAllContainers: waiting to run again, its last state says why (PR #136964)
+            st["state"] = {"waiting": {"reason": RESTARTING_ALL, "message": RESTARTING_ALL_MESSAGE}}
+            last = {"terminated": {"exitCode": 137, "reason": RESTARTING_ALL, "message": RESTARTING_ALL_MESSAGE}}
+            st["restartCount"] = old.get("restartCount", 0) + 1
+        elif old is not None:
             st["restartCount"] = old.get("restartCount", 0)
             last = dict(old.get("lastState") or {})
             if "running" in (old.get("state") or {}) and not reason[1] and "terminated" not in last:
@@ -70,6 +81,10 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
                                "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
                                "containerID": kl.runtime.container_id(prev)}}
     st["lastState"] = last
+    signal = (spec.get("lifecycle") or {}).get("stopSignal")
+    if c is not None and signal and kl.profile.container_stop_signals:
+        # KEP-4960: the effective stop signal (podlife knows the spec's; an image's STOPSIGNAL it cannot see)
+        st["stopSignal"] = signal
     return st
 
 
@@ -100,9 +115,15 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
         state = s["state"]
         if is_restartable_init(ic):
             continue  # sidecars are counted with the regular containers below
+        if _restarted_all(s):
+            pending_init += 1   # removed by RestartAllContainers, about to run again
+            continue
         if "running" in state:
             pending_init += 1
         elif "terminated" in state:
+            if restarts_all(ic, state["terminated"]["exitCode"], profile):
+                pending_init += 1   # the whole pod starts again (KEP-5532)
+                continue
             failed_init += state["terminated"]["exitCode"] != 0
         elif s.get("lastState", {}).get("terminated"):
             failed_init += s["lastState"]["terminated"]["exitCode"] != 0
@@ -116,6 +137,9 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
             unknown += 1
             continue
         state = s["state"]
+        if _restarted_all(s):
+            waiting += 1
+            continue
         if "running" in state:
             running += 1
         elif "terminated" in state:
@@ -163,6 +187,12 @@ def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_te
     return "Pending"
 
 
+def _restarted_all(s: Obj) -> bool:
+    """Waiting to run again after RestartAllContainers removed it: neither stopped nor a failed init."""
+    return "waiting" in s["state"] and RESTARTING_ALL in (
+        (s["state"]["waiting"] or {}).get("reason"), ((s.get("lastState") or {}).get("terminated") or {}).get("reason"))
+
+
 def _rule_restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
     """Only the container-level policy or rules (1.35+) change the phase; the pod-level policy is handled by
     getPhase's own cases."""
@@ -194,6 +224,9 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
                           or (is_restartable_init(ic) and s.get("started")))]
     if phase == "Succeeded" or (phase == "Failed" and not incomplete):
         incomplete = []
+    could_restart_all = could_restart_all_in(pod, kl.profile)
+    if could_restart_all and _was_initialized(kl, pod):
+        incomplete = []   # KEP-5532: a pod restarting in place stays Initialized
     out.append(_condition("Initialized", not incomplete, "ContainersNotInitialized",
                           f"containers with incomplete status: [{' '.join(incomplete)}]"))
     unready = [s["name"] for s in statuses if not s["ready"]]
@@ -208,7 +241,59 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
     else:
         reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
     ready = not unready and phase != "Succeeded"
-    out.append(_condition("Ready", ready, reason, msg))
+    out.append(_pod_ready(pod, ready, reason, msg))
     out.append(_condition("ContainersReady", ready, reason, msg))
     out.append(_condition("PodScheduled", True))
+    if could_restart_all:
+        out.append(_all_containers_restarting(kl, pod, phase))
     return out
+
+
+def _pod_ready(pod: Obj, containers_ready: bool, reason: str, msg: str) -> Obj:
+    """GeneratePodReadyCondition: ContainersReady's verdict, then each readiness gate's condition among those
+    others set in the pod's status (a missing or non-True one keeps the pod not ready)."""
+    if not containers_ready:
+        return _condition("Ready", False, reason, msg)
+    have = {c.get("type"): c.get("status") for c in (pod.get("status") or {}).get("conditions") or ()}
+    unready = []
+    for gate in pod["spec"].get("readinessGates") or ():
+        ct = gate.get("conditionType", "")
+        if ct not in have:
+            unready.append(f'corresponding condition of pod readiness gate "{ct}" does not exist.')
+        elif have[ct] != "True":
+            unready.append(f'the status of pod readiness gate "{ct}" is not "True", but {have[ct]}')
+    if unready:
+        return _condition("Ready", False, "ReadinessGatesNotReady", ", ".join(unready))
+    return _condition("Ready", True)
+
+
+def need_to_reconcile_readiness(pod: Obj) -> bool:
+    """NeedToReconcilePodReadiness: a pod with readiness gates whose Ready in the API no longer matches what
+    its gates' conditions give."""
+    if not pod["spec"].get("readinessGates"):
+        return False
+    status = pod.get("status") or {}
+    conds = {c.get("type"): c for c in status.get("conditions") or ()}
+    cur = conds.get("Ready")
+    if cur is None:
+        return False
+    cr = conds.get("ContainersReady") or {}
+    want = _pod_ready(pod, cr.get("status") == "True", cr.get("reason", ""), cr.get("message", ""))
+    return cur.get("status") != want["status"] or cur.get("message", "") != want.get("message", "")
+
+
+def _was_initialized(kl: Kubelet, pod: Obj) -> bool:
+    status = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
+    return any(c.get("type") == "Initialized" and c.get("status") == "True" for c in status.get("conditions") or ())
+
+
+def _all_containers_restarting(kl: Kubelet, pod: Obj, phase: str) -> Obj:
+    """status/generate.go GenerateAllContainersRestartingCondition (only for a pod with a RestartAllContainers
+    rule): True from the exit that matched until every container is removed."""
+    if phase in ("Succeeded", "Failed"):
+        return {"type": "AllContainersRestarting", "status": "False",
+                "reason": "PodCompleted" if phase == "Succeeded" else "PodFailed"}
+    if kl.runtime_manager.restarting_all(pod):
+        return {"type": "AllContainersRestarting", "status": "True", "reason": "RestartAllContainersStarted",
+                "message": "container exited with restart policy rule"}
+    return {"type": "AllContainersRestarting", "status": "False"}

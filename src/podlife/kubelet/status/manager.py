@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.store import DeleteOptions
-from podlife.kubelet.status.generate import KUBELET_CONDITIONS
+from podlife.kubelet.status.generate import KUBELET_CONDITIONS, conditions
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -52,6 +52,25 @@ class StatusManager:
             return
         self.statuses[uid] = ((cached[0] if cached else 0) + 1, status)
         self.request_sync(uid)
+
+    def set_container_readiness(self, pod: Obj, container_id: str, ready: bool) -> None:
+        """SetContainerReadiness: a readiness result changes the cached status at once (the container's
+        ready, then the Ready and ContainersReady conditions), without waiting for a pod sync."""
+        cached = self.get(pod["metadata"]["uid"])
+        if cached is None:
+            return  # "Container readiness changed before pod has synced"
+        status = clone(cached)
+        found = [cs for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or [])
+                 if cs.get("containerID") == container_id]
+        if not found or found[0].get("ready") == ready:
+            return
+        found[0]["ready"] = ready
+        fresh = {c["type"]: c for c in conditions(self.kl, pod, status.get("phase", ""),
+                                                  status.get("initContainerStatuses") or [],
+                                                  status.get("containerStatuses") or [], True)}
+        status["conditions"] = [fresh[c["type"]] if c["type"] in ("Ready", "ContainersReady") else c
+                                for c in status.get("conditions") or ()]
+        self.set_pod_status(pod, status)
 
     def request_sync(self, uid: str) -> None:
         self._pending[uid] = None
@@ -97,8 +116,7 @@ class StatusManager:
             could_run = kl.profile_modern_deletion() and not kl.pod_workers.is_terminated(uid)
             merged = self._merge(api.get("status", {}), status, could_run)
             if merged != api.get("status"):
-                new = clone(api)
-                new["status"] = merged
+                new = {**api, "status": merged}   # the request body: the status subresource reads only its status
                 try:
                     api = kl.store.update_status(new, by="kubelet")
                 except ApiError:
