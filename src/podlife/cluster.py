@@ -44,9 +44,10 @@ class Cluster:
                  api_server: ApiServerConfiguration | None = None,
                  behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
                  trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
-                 persisted: Persisted | None = None) -> None:
+                 persisted: Persisted | None = None, manage: Any = None) -> None:
         """``persisted``: the durable log of a live cluster; when it holds a cluster already, that cluster is
-        restarted (podlife.api.storage.Persisted)."""
+        restarted (podlife.api.storage.Persisted). ``manage``: the store's hook that records the managedFields
+        of the model's own writes (podlife up: podlife.apiserver.managers)."""
         self.behaviors = behaviors
         # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
         self.process_host = process_host
@@ -65,6 +66,7 @@ class Cluster:
                            history_size=self.api_server_config.watchHistorySize,
                            served=schema.discovery(self.profile.minor))
         self.store.profile = self.profile   # version-dependent field handling in the registry strategies
+        self.store.manage = manage
         if persisted is not None and not resume:
             self.store.log = persisted.log
         if not resume:

@@ -188,6 +188,8 @@ class Store:
     _features_of: Any = None                   # the profile _features were made from
     _features: dict[str, bool] = field(default_factory=dict)
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
+    manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -328,6 +330,10 @@ class Store:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
+        if self.manage is not None:
+            # the field manager sees the object as sent, before the strategy fills server-set fields
+            # (handlers/create.go: UpdateNoErrors before rest.Create)
+            self.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
@@ -366,6 +372,8 @@ class Store:
         if md.get("uid") not in (None, old["metadata"]["uid"]):
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
+        if self.manage is not None:
+            self.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)
             new["status"] = obj.get("status", {})
@@ -424,6 +432,10 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
+        if self.manage is not None and new is not obj:   # a subresource write: the entries made for what was sent
+            new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
+            if new["metadata"]["managedFields"] is None:
+                del new["metadata"]["managedFields"]
         self._commit(kind, key, old, new, verb, by, subresource, extra, quiet)
         return new
 

@@ -100,7 +100,8 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, build
-    from podlife.versions import NEWEST
+    from podlife.apiserver.managers import ModelWrites
+    from podlife.versions import NEWEST, profile
 
     start = start_time or datetime.now(timezone.utc).replace(microsecond=0)
     if cluster_file is None:
@@ -111,7 +112,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
         persisted = data.persisted() if data is not None else None
         return Cluster(version=version, seed=seed, start_time=start,
                        nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
-                       process_host=_process_host(cfg, version))
+                       process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor))
     sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
     name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
@@ -127,7 +128,8 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     if data is not None and start_time is None:
         data.record(sc.kubernetes_version, sc.seed, sc.start_time, cluster_file)
     persisted = data.persisted() if data is not None else None
-    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version))
+    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version),
+                    manage=ModelWrites(profile(sc.kubernetes_version).minor))
     if persisted is not None and persisted.resume:
         return cluster   # the objects are those of the log
     for m in sc.objects:
