@@ -5,7 +5,8 @@
   for the kubelets' field selector), so that a selector with an equality (``-l app=web``, ``in (a,b)``,
   ``fieldSelector=spec.nodeName=N``) reads only the objects it can match;
 - each object's JSON, made once per resourceVersion and reused by every GET, LIST and watch event that sends it
-  (stored objects are never changed in place: a write stores a new dict with a new resourceVersion).
+  (stored objects are never changed in place: a write stores a new dict with a new resourceVersion), and its
+  Table row, made once per resourceVersion, instant and Table options.
 
 A request reads after the clock has run everything due at its instant (podlife.engine.live), watch deliveries
 included, so what is indexed is what is stored.
@@ -13,6 +14,7 @@ included, so what is indexed is what is stored.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -41,6 +43,7 @@ class _KindCache:
             self._drop(key, old)
         if type_ == DELETED:
             self.cache.json.pop((self.kind, *key), None)
+            self.cache.rows.pop((self.kind, *key), None)
         else:
             self._add(key, obj)
 
@@ -82,6 +85,7 @@ class ReadCache:
         self.store = store
         self.kinds: dict[str, _KindCache] = {}
         self.json: dict[tuple[str, str, str], tuple[str, bytes]] = {}
+        self.rows: dict[tuple[str, str, str], tuple[str, Any, dict[str, Any]]] = {}
 
     def kind(self, kind: str) -> _KindCache:
         kc = self.kinds.get(kind)
@@ -101,6 +105,20 @@ class ReadCache:
         data = orjson.dumps(obj)
         self.json[k] = (rv, data)
         return data
+
+    def row(self, kind: str, obj: Obj, options: Any, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The object's Table row for these options (served version, Table version, includeObject, the instant:
+        ages change with it), made once per resourceVersion and options."""
+        md = obj["metadata"]
+        rv = md.get("resourceVersion", "")
+        k = (kind, md.get("namespace", ""), md["name"])
+        hit = self.rows.get(k)
+        if hit is not None and hit[0] == rv and hit[1] == options:
+            return hit[2]
+        self.kind(kind)
+        row = make()
+        self.rows[k] = (rv, options, row)
+        return row
 
     def select(self, kind: str, namespace: str | None, labels: Selector | None, equal: dict[str, str]
                ) -> list[Obj] | None:

@@ -281,10 +281,14 @@ class ApiServer:
     def _table(self, request: web.Request, t: Target, objs: list[Obj], version: str,
                list_meta: dict[str, Any] | None = None) -> web.Response:
         include = request.query.get("includeObject", "Metadata")
-        doc = tables.table(t.resource.kind, [self.out(t.resource, o) for o in objs], self.now(), version=version,
-                           profile=self.cluster.profile,
-                           include=include, crd=t.resource.crd, served_version=t.resource.version,
-                           list_meta=list_meta)
+        r = t.resource
+        now = self.now()
+        options = (r.group, r.version, version, include, now, self.catalog.generation if r.crd else 0)
+
+        def cached(o: Obj, make: Any) -> dict[str, Any]:
+            return self.cache.row(r.storage_kind, o, options, make)
+        doc = tables.table(r.kind, [self.out(r, o) for o in objs], now, version=version, profile=self.cluster.profile,
+                           include=include, crd=r.crd, served_version=r.version, list_meta=list_meta, cached=cached)
         return self._json(doc)
 
     # -- reads
