@@ -595,7 +595,11 @@ class Store:
                 continue   # only kept as the previous row of a later one
             old = by_rv.get(r.prev) if r.prev is not None else None
             type_ = DELETED if r.deleted else MODIFIED if r.prev is not None else ADDED
-            self._history.append(_HistoryEntry(r.rv, type_, r.kind, r.obj, r.obj if r.deleted else old))
+            obj = r.obj
+            if r.deleted:
+                obj = _revision(r.obj)
+                obj["metadata"]["resourceVersion"] = str(r.rv)
+            self._history.append(_HistoryEntry(r.rv, type_, r.kind, obj, r.obj if r.deleted else old))
         self.log = log
         for obj in self.all_objects():
             self._deliver(obj["kind"], ADDED, obj, None)
@@ -719,7 +723,11 @@ class Store:
         if record_api and kind not in ("Event", "Lease"):
             self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
         self.trace.emit("deleted", object=ref(old))
-        self._publish(kind, DELETED, old, old)
+        # a delete event carries the object at the revision of the delete (etcd3 watcher decodeObj of the
+        # previous value with the event's revision), so a watch resumed from it does not see the delete again
+        gone = _revision(old)
+        gone["metadata"]["resourceVersion"] = str(self._rv)
+        self._publish(kind, DELETED, gone, old)
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
