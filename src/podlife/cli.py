@@ -405,16 +405,23 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
 @click.option("--runtime", type=click.Choice(["simulated", "process"]), default="simulated", show_default=True,
               help="simulated: containers follow their modelled behaviour; process: they run as local processes "
                    "(their command and args), with real signals, logs, hooks and probes.")
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Where pods' directories and logs live "
-                                                                    "(default: a temporary directory).")
+@click.option("--data-dir", default="~/.podlife/data", show_default=True, type=click.Path(file_okay=False),
+              help="Where the cluster's state (SQLite), trace, lock and (--runtime process) pods' directories and "
+                   "logs are kept; a directory that holds a cluster is restarted.")
+@click.option("--ephemeral", is_flag=True, help="Keep nothing: the state lives in memory and ends with the process.")
+@click.option("--durable", is_flag=True, help="fsync every commit (SQLite synchronous=FULL): writes survive a power "
+                                              "loss too, not only the process being killed.")
+@click.option("--detach", is_flag=True, help="Run in the background: return once the API is served (exit 0), or "
+                                             "with the server's exit status if it could not start.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str | None) -> None:
+       kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
+       detach: bool) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
-    Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
+    Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
     import logging
 
-    from podlife.apiserver.up import UpConfig, build_cluster, serve
+    from podlife.apiserver.up import UpConfig, build_cluster, detached, serve
 
     if not speed > 0:
         click.echo(f"--speed: expected a positive number, got {speed}", err=True)
@@ -428,8 +435,14 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
         click.echo(f"--runtime process: real processes run on the wall clock, so the cluster's clock must be too: "
                    f"expected --clock realtime --speed 1, got {got}", err=True)
         sys.exit(2)
+    if ephemeral and durable:
+        click.echo("--durable: nothing is written with --ephemeral", err=True)
+        sys.exit(2)
+    if detach:
+        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral else data_dir,
+                          kubeconfig, out=click.echo))
     cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
-                   data_dir=data_dir)
+                   data_dir=None if ephemeral else data_dir, durable=durable)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
     if built.process_host is not None and built.process_host.in_use():
@@ -460,7 +473,7 @@ def _endpoint(kubeconfig: str | None):
 
 @main.command()
 @click.argument("duration")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def advance(duration: str, kubeconfig: str | None) -> None:
     """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m)."""
     from urllib.parse import quote
@@ -483,6 +496,31 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 
 
 @main.command()
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def down(kubeconfig: str | None) -> None:
+    """Stop a running podlife up, as Ctrl-C does (its state stays in its data directory)."""
+    import time
+
+    from podlife.apiserver.client import ClientError
+
+    ep = _endpoint(kubeconfig)
+    try:
+        ep.call("POST", "/podlife/stop")
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    for _ in range(200):   # until it no longer answers
+        try:
+            ep.call("GET", "/podlife/clock")
+        except ClientError:
+            click.echo("podlife: stopped")
+            return
+        time.sleep(0.05)
+    click.echo("podlife down: the server was asked to stop but still answers after 10 s", err=True)
+    sys.exit(1)
+
+
+@main.command()
 @click.argument("fault_type", metavar="TYPE")
 @click.option("--node", help="The node the fault happens on.")
 @click.option("--pod", help="namespace/name of the pod (OOMKill, ContainerHang, LostExitEvent).")
@@ -490,7 +528,7 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 @click.option("--image", help="The image (ImagePullFailure).")
 @click.option("--value", help="A quantity (MemoryUsage, DiskUsage).")
 @click.option("--for", "for_", metavar="DURATION", help="Heal after this long (simulated time).")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def fault(fault_type: str, node: str | None, pod: str | None, container: str | None, image: str | None,
           value: str | None, for_: str | None, kubeconfig: str | None) -> None:
     """Inject a fault into a running podlife up, as a scenario's fault action does (same types and fields)."""
@@ -508,7 +546,7 @@ def fault(fault_type: str, node: str | None, pod: str | None, container: str | N
 
 
 @main.command()
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 @click.option("--follow/--no-follow", "-f", default=True, show_default=True,
               help="Keep streaming new records.")
 def trace(kubeconfig: str | None, follow: bool) -> None:

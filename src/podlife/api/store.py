@@ -187,6 +187,9 @@ class Store:
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
     _features_of: Any = None                   # the profile _features were made from
     _features: dict[str, bool] = field(default_factory=dict)
+    log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
+    manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -327,6 +330,10 @@ class Store:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
+        if self.manage is not None:
+            # the field manager sees the object as sent, before the strategy fills server-set fields
+            # (handlers/create.go: UpdateNoErrors before rest.Create)
+            self.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
@@ -365,6 +372,8 @@ class Store:
         if md.get("uid") not in (None, old["metadata"]["uid"]):
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
+        if self.manage is not None:
+            self.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)
             new["status"] = obj.get("status", {})
@@ -423,6 +432,10 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
+        if self.manage is not None and new is not obj:   # a subresource write: the entries made for what was sent
+            new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
+            if new["metadata"]["managedFields"] is None:
+                del new["metadata"]["managedFields"]
         self._commit(kind, key, old, new, verb, by, subresource, extra, quiet)
         return new
 
@@ -562,6 +575,35 @@ class Store:
         self._remove(kind, key, by, record_api=False)
         return None
 
+    def restore(self, log: Any) -> None:
+        """A restart of a persisted cluster: the objects and the revisions kept in ``log`` (a SqliteLog) become
+        this store's, and its resourceVersions go on from the last one. The components started before this
+        (on an empty store) see every object ADDED, as their informers' first list shows it to them after a
+        restart; nothing is written or traced."""
+        for kind, key, obj in log.objects():
+            if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
+                self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
+            self._objects[kind][key] = obj
+            self._unsorted.setdefault(kind, []).append(key)
+            if kind == "Pod":
+                self._index_node(key, None, obj)
+        self._rv = log.last_revision()
+        revisions = log.revisions(log.compacted)
+        by_rv = {r.rv: r.obj for r in revisions}
+        for r in revisions:
+            if r.rv <= log.compacted:
+                continue   # only kept as the previous row of a later one
+            old = by_rv.get(r.prev) if r.prev is not None else None
+            type_ = DELETED if r.deleted else MODIFIED if r.prev is not None else ADDED
+            obj = r.obj
+            if r.deleted:
+                obj = _revision(r.obj)
+                obj["metadata"]["resourceVersion"] = str(r.rv)
+            self._history.append(_HistoryEntry(r.rv, type_, r.kind, obj, r.obj if r.deleted else old))
+        self.log = log
+        for obj in self.all_objects():
+            self._deliver(obj["kind"], ADDED, obj, None)
+
     # ---- watch -------------------------------------------------------------------------------------
 
     def watch(self, kind: str, handler: Handler, *, node: str | None = None, namespace: str | None = None,
@@ -582,6 +624,27 @@ class Store:
         else:
             self._watches.setdefault(kind, []).append(w)
         return w
+
+    def snapshot(self, kind: str, rv: int) -> dict[Key, Obj] | None:
+        """The objects of a kind as they were at resourceVersion ``rv``, undoing the history kept after it (a
+        list with resourceVersionMatch=Exact or a continue token reads etcd at that revision); None when ``rv``
+        is older than the history kept (the revision is compacted)."""
+        oldest = self._history[0].rv if self._history else self._rv + 1
+        if rv < oldest - 1 or rv > self._rv:
+            return None
+        items = dict(self._objects[kind])
+        for h in reversed(self._history):
+            if h.rv <= rv:
+                break
+            if h.kind != kind:
+                continue
+            md = h.obj["metadata"]
+            key = (md.get("namespace", ""), md["name"])
+            if h.type == ADDED:
+                items.pop(key, None)
+            else:
+                items[key] = h.old   # MODIFIED: the object before; DELETED: the object as removed
+        return items
 
     def unwatch(self, w: Watch) -> None:
         """End a watch and forget it (a watch request whose client went away)."""
@@ -623,9 +686,14 @@ class Store:
 
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
                 subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
+        log = self.log
+        if log is not None:
+            prev = int(old["metadata"]["resourceVersion"]) if old is not None else None
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
+        if log is not None:
+            log.put(self._rv, kind, key, new, prev, self.kernel.now)
         if old is None:
             self._unsorted.setdefault(kind, []).append(key)
         if kind == "Pod":
@@ -649,13 +717,23 @@ class Store:
         if kind == "Pod":
             self._index_node(key, old, None)
         self._rv += 1
+        if self.log is not None:
+            self.log.put(self._rv, kind, key, old, int(old["metadata"]["resourceVersion"]), self.kernel.now,
+                         deleted=True)
         if record_api and kind not in ("Event", "Lease"):
             self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
         self.trace.emit("deleted", object=ref(old))
-        self._publish(kind, DELETED, old, old)
+        # a delete event carries the object at the revision of the delete (etcd3 watcher decodeObj of the
+        # previous value with the event's revision), so a watch resumed from it does not see the delete again
+        gone = _revision(old)
+        gone["metadata"]["resourceVersion"] = str(self._rv)
+        self._publish(kind, DELETED, gone, old)
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        self._deliver(kind, type_, obj, old)
+
+    def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         for w in self._watches.get(kind, ()):
             self._route(w, type_, obj, old)
         if kind == "Pod" and self._node_watches:

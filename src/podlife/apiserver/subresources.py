@@ -168,7 +168,7 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
                     break
             if server.store.try_get("Pod", t.namespace, t.name) is None:
                 # the pod is gone: what its process did until then, and the stream ends
-                rest = log_lines(server.cluster, pod, container, False, timestamps) or []
+                rest = log_lines(server, pod, container, False, timestamps) or []
                 await resp.write("".join(line + "\n" for line in rest[sent:]).encode())
                 break
             lines = _lines(server, request, t, tail=False)
@@ -183,7 +183,7 @@ def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list
     q = request.query
     pod, container, st = _log_target(server, request, t)
     previous = q.get("previous") in ("true", "1")
-    lines = log_lines(server.cluster, pod, container, previous, q.get("timestamps") in ("true", "1"))
+    lines = log_lines(server, pod, container, previous, q.get("timestamps") in ("true", "1"))
     if previous and lines is None:
         raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
     lines = lines or []
@@ -221,40 +221,32 @@ def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Ob
     return pod, container, st
 
 
-def log_lines(cluster: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:
-    """What the container's process went through, attempt by attempt, from the trace: podlife does not model
-    what a program prints, so its log is the story of its process."""
+def log_lines(server: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:
+    """What the container's process went through in its current (or previous) attempt, from the trace: podlife
+    does not model what a program prints, so its log is the story of its process."""
     md = pod["metadata"]
-    ref = f"Pod/{md['namespace']}/{md['name']}"
-    attempts: list[list[tuple[float, str]]] = []
-    for rec in cluster.trace.records:
-        if rec.get("object") != ref or rec.get("container") != container:
-            continue
-        typ, op = rec["type"], rec.get("op")
-        if typ == "runtime" and op == "create":
-            attempts.append([])
-            continue
-        if not attempts:
-            continue
-        cur = attempts[-1]
-        if typ == "runtime" and op == "start":
-            cur.append((rec["t"], f"podlife: process of container {container} started (simulated; its output "
-                                  "is not modelled)"))
-        elif typ == "signal":
-            cur.append((rec["t"], f"podlife: received {rec.get('signal')}"))
-        elif typ == "hook":
-            cur.append((rec["t"], f"podlife: {rec.get('hook')} hook {rec.get('phase')}"))
-        elif typ == "runtime" and op == "exit":
-            cur.append((rec["t"], f"podlife: process exited ({rec.get('detail')})"))
+    attempts = server.logs.attempts(f"Pod/{md['namespace']}/{md['name']}", container)
     if previous:
         if len(attempts) < 2:
             return None
         chosen = attempts[-2]
     else:
         chosen = attempts[-1] if attempts else []
+    out: list[tuple[float, str]] = []
+    for rec in chosen:
+        typ, op = rec["type"], rec.get("op")
+        if typ == "runtime" and op == "start":
+            out.append((rec["t"], f"podlife: process of container {container} started (simulated; its output "
+                                  "is not modelled)"))
+        elif typ == "signal":
+            out.append((rec["t"], f"podlife: received {rec.get('signal')}"))
+        elif typ == "hook":
+            out.append((rec["t"], f"podlife: {rec.get('hook')} hook {rec.get('phase')}"))
+        elif typ == "runtime" and op == "exit":
+            out.append((rec["t"], f"podlife: process exited ({rec.get('detail')})"))
     if not timestamps:
-        return [text for _, text in chosen]
-    start = cluster.trace.start_time
+        return [text for _, text in out]
+    start = server.cluster.trace.start_time
     from datetime import timedelta
 
-    return [(start + timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%f000Z") + " " + text for t, text in chosen]
+    return [(start + timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%f000Z") + " " + text for t, text in out]

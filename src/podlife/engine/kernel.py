@@ -21,9 +21,13 @@ Process = Generator[simpy.Event, Any, Any]
 class Kernel(simpy.Environment):
     """SimPy environment plus seeded per-component randomness and cheap callbacks."""
 
-    def __init__(self, seed: int = 0) -> None:
-        super().__init__(initial_time=0.0)
+    def __init__(self, seed: int = 0, start: float = 0.0, stream: int = 0) -> None:
+        """``start``: the clock's first reading (a restarted live cluster goes on from where it stopped);
+        ``stream``: which of the seed's sets of generators to draw from (a restart must not draw the UIDs and
+        names of the run before it again)."""
+        super().__init__(initial_time=start)
         self.seed = seed
+        self.stream = stream
         self._rngs: dict[str, random.Random] = {}
         self._cancelled = 0  # cancelled timers still in the queue
 
@@ -31,7 +35,8 @@ class Kernel(simpy.Environment):
         """A generator of its own per component, so one component's draws never shift another's."""
         r = self._rngs.get(component)
         if r is None:
-            digest = hashlib.sha256(f"{self.seed}/{component}".encode()).digest()
+            name = f"{self.seed}/{component}" if not self.stream else f"{self.seed}/{self.stream}/{component}"
+            digest = hashlib.sha256(name.encode()).digest()
             r = self._rngs[component] = random.Random(int.from_bytes(digest[:8], "big"))
         return r
 

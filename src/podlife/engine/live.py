@@ -44,19 +44,21 @@ class LiveClock:
         self.speed = speed
         self._wall = wall
         self._start = wall()
+        self._origin = kernel.now   # a restarted cluster's clock goes on from where it stopped
         self._manual_target = kernel.now
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
-        self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
-        self._inbox: list[Callable[[], None]] = []
         self._stopped = False
+        self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
+        self.after: list[Callable[[], None]] = []       # called after every run, moved or not (the store's commit)
+        self._inbox: list[Callable[[], None]] = []
 
     # ---- where the kernel may be --------------------------------------------------------------------
 
     def target(self) -> float:
         if self.mode == "manual":
             return self._manual_target
-        return max((self._wall() - self._start) * self.speed, self.kernel.now)
+        return max(self._origin + (self._wall() - self._start) * self.speed, self.kernel.now)
 
     def sync(self) -> None:
         """Run the kernel up to the clock's instant, everything due at that instant included."""
@@ -86,6 +88,8 @@ class LiveClock:
         if t > k.now:
             k.move_to(t)
             moved = True
+        for fn in self.after:
+            fn()
         if moved:
             for fn in self.listeners:
                 fn()
@@ -126,7 +130,8 @@ class LiveClock:
             self._wake.set()
 
     async def stop(self) -> None:
-        self._stopped = True
+        self._stopped = True   # Python 3.11's wait_for can swallow a cancel that meets a wake-up
+        self.wake()
         if self._task is not None:
             self._task.cancel()
             try:
@@ -137,7 +142,7 @@ class LiveClock:
 
     async def _follow(self) -> None:
         assert self._wake is not None
-        while True:
+        while not self._stopped:
             try:
                 self.sync()
             except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on

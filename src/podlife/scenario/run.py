@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
@@ -19,6 +19,9 @@ from podlife.scenario.faults import MODELLED
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
 from podlife.trace.figures import Figures
 from podlife.trace.recorder import Record
+
+if TYPE_CHECKING:
+    from podlife.api.storage import Persisted
 
 MAX_SECONDS = HORIZON_SECONDS
 
@@ -75,12 +78,14 @@ def _template_path(obj: dict[str, Any]) -> str:
 
 
 def build(sc: Scenario, *, trace_level: str = "full", keep_trace: bool = True,
-          trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None) -> Cluster:
+          trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+          persisted: Persisted | None = None, manage: Any = None) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
                    api_server=c.apiServer, behaviors=sc.behaviors, trace_level=trace_level, keep_trace=keep_trace,
-                   trace_sinks=trace_sinks, process_host=process_host)
+                   trace_sinks=trace_sinks, process_host=process_host, persisted=persisted,
+                   manage=manage)
 
 
 # a table "at t" shows the state once everything that happens at t has happened
