@@ -1,20 +1,25 @@
-"""Cluster-scale benchmark: the scenario of a real user's question, at a chosen size.
+"""Cluster-scale benchmark: the scenario of a real user's question, at chosen sizes.
 
-    python bench/cluster.py [--nodes 500] [--pods 5000] [--deployments 50] [--seed 0]
+    python bench/cluster.py [--sizes 1000/10000,5000/50000,5000/150000] [--nodes N --pods P]
+                            [--per-deployment 100] [--trace objects] [--report FILE] [--seed 0] [--profile FILE]
 
-N nodes in 3 zone-labelled groups, Deployments totalling P pods (each pod requests 100m / 128Mi), 10 % of the
-nodes partitioned from 10 m to 40 m, one simulated hour, run as `podlife run --quiet` would (load, run,
-report). Baseline, measured in the same run: the same scenario at a tenth of the nodes and pods, so the ratio
-of the per-pod costs says how far from linear the cost grows (1.0 = linear). Not a test: problems are printed
-as WARNING lines.
+N nodes in 3 zone-labelled groups, Deployments of --per-deployment replicas totalling P pods (each pod requests
+100m / 128Mi), 10 % of the nodes partitioned from 10 m to 40 m, one simulated hour, run as
+`podlife run --quiet --trace LEVEL --report FILE` runs it (load, run, report). The scenario is generated in
+memory; the report is streamed (newline-delimited JSON) to FILE, /dev/null by default, at --trace full it is
+the JSON report. Each size runs in a process of its own, so its peak RSS is its own. Printed per size: wall
+and CPU time, peak RSS, simulated seconds per wall second, and the ratios to the previous size (pods, wall,
+CPU; wall per pod: 1.0 = linear). Not a test: problems are printed as WARNING lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
+import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,17 +30,17 @@ try:
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from podlife.scenario.load import load_scenario
-from podlife.scenario.run import report, run
+UNTIL = 3600.0
 
 
-def scenario(nodes: int, pods: int, deployments: int, seed: int) -> str:
-    per = max(pods // deployments, 1)
+def scenario(nodes: int, pods: int, per_deployment: int, seed: int) -> str:
+    deployments = max(-(-pods // per_deployment), 1)
     cut = max(nodes // 10, 1)
     groups = [{"namePrefix": f"z{z}-node-", "count": nodes // 3 + (1 if z < nodes % 3 else 0), "zone": f"zone-{z}",
                "capacity": {"cpu": "32", "memory": "128Gi", "pods": "110"}} for z in range(3)]
     objects = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"app-{d}"},
-                "spec": {"replicas": per, "selector": {"matchLabels": {"app": f"app-{d}"}},
+                "spec": {"replicas": pods // deployments + (1 if d < pods % deployments else 0),
+                         "selector": {"matchLabels": {"app": f"app-{d}"}},
                          "template": {"metadata": {"labels": {"app": f"app-{d}"}},
                                       "spec": {"containers": [{"name": "c", "image": "app:1", "resources": {
                                           "requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}}
@@ -48,42 +53,115 @@ def scenario(nodes: int, pods: int, deployments: int, seed: int) -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def measure(nodes: int, pods: int, deployments: int, seed: int) -> dict:
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "cluster.yaml"
-        path.write_text(scenario(nodes, pods, deployments, seed))
-        t0 = time.perf_counter()
-        result = run(load_scenario(str(path)))
-        rep = report(result)
-        wall = time.perf_counter() - t0
-    pods_seen = sum(1 for o in rep["final"]["objects"] if o["kind"] == "Pod")
-    return {"wall": wall, "records": len(rep["records"]), "pods": pods_seen}
+def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, report_path: str,
+            profile: str | None) -> dict:
+    """One size, in this process: load, run and report as `podlife run` does."""
+    import orjson
+
+    from podlife.scenario import run as runner
+    from podlife.scenario.load import load_scenario
+
+    text = scenario(nodes, pods, per_deployment, seed)
+    w0, c0 = time.perf_counter(), time.process_time()
+    sc = load_scenario("cluster.yaml", text=text)
+    records = [0]
+
+    def count(_rec: dict) -> None:
+        records[0] += 1
+
+    def go() -> dict:
+        if hasattr(runner, "outcome") and trace != "full":
+            from podlife.trace import stream
+
+            out = stream.NdjsonReport(report_path, {**runner.header(sc), "trace": trace})
+            sinks = [count] + ([out.record] if trace != "summary" else [])
+            result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
+            store = result.cluster.store
+            objects = getattr(store, "iter_objects", store.all_objects)   # older checkouts: all at once
+            out.finish(objects() if trace != "summary" else iter(()), runner.outcome(result))
+            return result.figures or {}
+        result = runner.run(sc)
+        rep = runner.report(result)
+        records[0] = len(rep["records"])
+        with open(report_path, "wb") as f:
+            f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")
+        return {}
+
+    if profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        figures = prof.runcall(go)
+        prof.dump_stats(profile)
+    else:
+        figures = go()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return {"nodes": nodes, "pods": pods, "wall": wall, "cpu": cpu, "records": records[0],
+            "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "podsCreated": figures.get("pods"), "evicted": figures.get("podsEvicted"),
+            "replacementsRunning": figures.get("replacementsRunningSeconds"),
+            "startupP99": figures.get("startupP99Seconds")}
+
+
+def sizes(a: argparse.Namespace) -> list[tuple[int, int]]:
+    if a.nodes or a.pods:
+        return [(a.nodes or max(a.pods // 10, 1), a.pods or a.nodes * 10)]
+    out = []
+    for part in a.sizes.split(","):
+        n, _, p = part.partition("/")
+        out.append((int(n), int(p)))
+    return out
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nodes", type=int, default=500)
-    ap.add_argument("--pods", type=int, default=5000)
-    ap.add_argument("--deployments", type=int, default=50)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000/10000,5000/50000,5000/150000", help="NODES/PODS,...")
+    ap.add_argument("--nodes", type=int, default=0, help="one size: this many nodes (instead of --sizes)")
+    ap.add_argument("--pods", type=int, default=0, help="one size: this many pods (instead of --sizes)")
+    ap.add_argument("--per-deployment", type=int, default=100, help="replicas per Deployment")
+    ap.add_argument("--trace", default="objects", choices=("full", "objects", "summary"))
+    ap.add_argument("--report", default=os.devnull, help="where the report goes (default: nowhere)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", help="write a cProfile of the run (one size) to this file")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # NODES/PODS: measure in this process, print JSON
     a = ap.parse_args()
-    base = measure(max(a.nodes // 10, 3), max(a.pods // 10, 1), max(a.deployments // 10, 1), a.seed)
-    m = measure(a.nodes, a.pods, a.deployments, a.seed)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    ratio = (m["wall"] / a.pods) / (base["wall"] / max(a.pods // 10, 1))
-    rows = [("nodes / pods / deployments", f"{a.nodes} / {a.pods} / {a.deployments}"),
-            ("model: wall s (load + run + report)", f"{m['wall']:.1f}"),
-            ("model: trace records", f"{m['records']:,}"),
-            ("model: pods at the end", f"{m['pods']:,}"),
-            ("peak RSS, MiB (whole process)", f"{rss:.0f}"),
-            ("baseline (a tenth of it): wall s", f"{base['wall']:.1f}"),
-            ("cost per pod vs the baseline's (1.0 = linear)", f"{ratio:.2f}")]
-    print(f"podlife cluster benchmark (python {sys.version.split()[0]})")
-    w = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"  {k:<{w}}  {v:>16}")
-    if m["pods"] < a.pods:
-        print(f"WARNING: {a.pods - m['pods']} pods fewer than asked at the end")
+    if a.one:
+        n, _, p = a.one.partition("/")
+        print(json.dumps(measure(int(n), int(p), a.per_deployment, a.seed, a.trace, a.report, a.profile)))
+        return 0
+    rows = []
+    for n, p in sizes(a):
+        cmd = [sys.executable, __file__, "--one", f"{n}/{p}", "--per-deployment", str(a.per_deployment),
+               "--trace", a.trace, "--report", a.report, "--seed", str(a.seed)]
+        if a.profile:
+            cmd += ["--profile", a.profile]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"WARNING: {n} nodes / {p} pods failed:\n{proc.stderr[-3000:]}")
+            continue
+        m = json.loads(proc.stdout.strip().splitlines()[-1])
+        rows.append(m)
+        if m["podsCreated"] is not None and m["podsCreated"] < p:
+            print(f"WARNING: {n} nodes / {p} pods: only {m['podsCreated']} pods created")
+    print(f"podlife cluster benchmark (python {sys.version.split()[0]}, --trace {a.trace}, "
+          f"{a.per_deployment} replicas per Deployment, 1 h simulated, 10 % of the nodes partitioned 10m-40m)")
+    head = ("nodes", "pods", "wall s", "CPU s", "peak RSS MiB", "sim s / wall s", "records", "evicted",
+            "replaced in s", "pods x", "wall x", "CPU x", "wall/pod x")
+    table = [head]
+    prev = None
+    for m in rows:
+        ratios = ("", "", "", "")
+        if prev is not None:
+            px, wx, cx = m["pods"] / prev["pods"], m["wall"] / prev["wall"], m["cpu"] / prev["cpu"]
+            ratios = (f"{px:.1f}", f"{wx:.2f}", f"{cx:.2f}", f"{wx / px:.2f}")
+        table.append((f"{m['nodes']:,}", f"{m['pods']:,}", f"{m['wall']:.1f}", f"{m['cpu']:.1f}",
+                      f"{m['rss']:.0f}", f"{UNTIL / m['wall']:.0f}", f"{m['records']:,}",
+                      "-" if m["evicted"] is None else f"{m['evicted']:,}",
+                      "-" if m["replacementsRunning"] is None else f"{m['replacementsRunning']:g}", *ratios))
+        prev = m
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for r in table:
+        print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Scheduler throughput benchmark: N nodes, P pods created over time, scheduled by podlife's kube-scheduler.
 
-    python bench/scheduling.py [--nodes 5000] [--pods 150000] [--seed 0] [--owners 0]
+    python bench/scheduling.py [--nodes 5000] [--pods 150000] [--seed 0] [--owners 0] [--kubernetes-version 1.34]
                                [--compare-src DIR] [--profile]
 
 Nodes (allocatable cpu 32, memory 128Gi, pods 110; spread over 3 zones) go straight into the scheduler's
@@ -46,6 +46,7 @@ try:
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+from podlife import versions
 from podlife.api.defaults import pod_requests
 from podlife.api.store import Store, ensure_namespaces
 from podlife.config import SchedulerConfiguration
@@ -120,12 +121,14 @@ class _Clock:
         return timed
 
 
-def run_model(nodes: int, pods: int, seed: int, owners: int = 0, profile: bool = False) -> dict:
+def run_model(nodes: int, pods: int, seed: int, owners: int = 0, profile: bool = False,
+              version: str | None = None) -> dict:
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
     store = Store(kernel, trace)
     ensure_namespaces(store, ["default"])
-    sched = Scheduler(kernel, trace, store, SchedulerConfiguration())
+    sched = Scheduler(kernel, trace, store, SchedulerConfiguration(),
+                      profile=versions.profile(version) if version else None)
     clock = _Clock()
     # the scheduler's own entry points (informer callbacks, the scheduling loop) and the API writes it makes
     for name in ("_on_pod", "_on_node", "_run"):
@@ -179,6 +182,8 @@ def _compare(src: str, args: argparse.Namespace) -> dict:
     """The same workload run with another podlife source tree, in a subprocess."""
     cmd = [sys.executable, __file__, "--json", "--nodes", str(args.nodes), "--pods", str(args.pods),
            "--seed", str(args.seed), "--owners", str(args.owners)]
+    if args.kubernetes_version:
+        cmd += ["--kubernetes-version", args.kubernetes_version]
     env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
@@ -204,12 +209,13 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=150000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--owners", type=int, default=0)
+    ap.add_argument("--kubernetes-version", help="the scheduler's behaviour profile (default: the newest)")
     ap.add_argument("--compare-src", help="another podlife source tree (its src/ directory) to run beside")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     other = _compare(args.compare_src, args) if args.compare_src else None
-    m = run_model(args.nodes, args.pods, args.seed, args.owners, args.profile)
+    m = run_model(args.nodes, args.pods, args.seed, args.owners, args.profile, args.kubernetes_version)
     profiler = m.pop("profiler")
     if args.json:
         print(json.dumps(m))

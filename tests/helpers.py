@@ -50,3 +50,17 @@ def within(seconds: int, fn: Any, *args: Any, what: str = "") -> Any:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def processes_in_groups(pgids: "list[int] | set[int]") -> list[int]:
+    """The pids of the running processes whose process group is one of ``pgids`` (from /proc)."""
+    import os
+
+    out = []
+    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
+        try:
+            if os.getpgid(pid) in pgids:
+                out.append(pid)
+        except OSError:
+            pass
+    return out

@@ -8,9 +8,10 @@ terminating), relabelled pods, tainted, cordoned, removed and added nodes. Only 
 scheduler run, so the trace is the scheduler's own doing.
 
 ``python tests/scheduler_workloads.py > tests/data/scheduler_bindings.json`` records every workload's binds,
-FailedScheduling messages and a digest of its whole trace. The pinned file was recorded with the scheduler
-that checked each node in turn in Python (commit 3e4496e), so the test shows that later implementations place
-every pod on the same node, in the same order, with the same messages.
+FailedScheduling messages and a digest of its whole trace. The pinned file was first recorded with the
+scheduler that checked each node in turn in Python (commit 3e4496e), so the test shows that later
+implementations place every pod on the same node, in the same order, with the same messages; it was
+re-recorded once for three fixes toward upstream (tests/test_scheduler_bindings.py says which and how checked).
 """
 
 from __future__ import annotations

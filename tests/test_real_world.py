@@ -44,7 +44,6 @@ WARNINGS = {
     "network-and-ingress.yaml": ["network-and-ingress.yaml:3: kind NetworkPolicy", "network-and-ingress.yaml:30: "
                                  "kind Ingress"],
     "operator-with-crs.yaml": ["operator-with-crs.yaml:48: custom resource ServiceMonitor"],
-    "priority-and-spread.yaml": ["priority-and-spread.yaml:7: value: scheduler preemption is not modelled"],
     "windows-app.yaml": ["windows-app.yaml:15: spec.template.spec.os.name: podlife models Linux nodes"],
 }
 # fixture → {version: warnings only that version prints}
@@ -53,6 +52,8 @@ VERSION_WARNINGS = {
                                   "API server: the StatefulSetAutoDeletePVC feature gate is off by default"]},
     "probes-and-hooks.yaml": {"1.29": ["probes-and-hooks.yaml:49: spec.containers[2].lifecycle.preStop.sleep: "
                                        "dropped by the API server: the PodLifecycleSleepAction feature gate is off"]},
+    "priority-and-spread.yaml": {"1.25": ["priority-and-spread.yaml:38: spec.template.spec.topologySpreadConstraints"
+                                          "[0].minDomains: dropped: Kubernetes 1.25 does not have this field"]},
     "jobs.yaml": {"1.25": ["jobs.yaml:12: spec.podFailurePolicy: dropped by the API server: the "
                            "JobPodFailurePolicy feature gate is off by default on Kubernetes 1.25"]},
 }

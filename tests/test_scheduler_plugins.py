@@ -94,9 +94,27 @@ def test_least_allocated_counts_non_zero_defaults():
     # a: cpu (1000-100)*100/1000 = 90, memory (2000-200)Mi*100/2000Mi = 90 → 90
     # b: cpu (1000-200)*100/1000 = 80, memory (2000-400)*100/2000 = 80 → 80
     assert plugins.least_allocated(ctx, s.cache, ab).tolist() == [90, 80]
-    # BalancedAllocation uses real requests (all 0): fractions 0, 0 → 100; TaintToleration: no taints → 100 × 3
-    assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 100 + 300, 80 + 100 + 300]
+    # TaintToleration: no taints → 100 × 3; BalancedAllocation: from 1.33 (PR #130260) a pod requesting no cpu
+    # and no memory is not scored by it (Skip: 0 everywhere) ...
+    assert plugins.score_nodes(ctx, s.cache, ab, 2, s.weights).tolist() == [90 + 0 + 300, 80 + 0 + 300]
+    # ... before, it used the real requests (all 0): fractions 0, 0 → 100
+    old = plugins.Weights(balanced_skips_best_effort=False, balanced_by_change=False)
+    assert plugins.score_nodes(ctx, s.cache, ab, 2, old).tolist() == [90 + 100 + 300, 80 + 100 + 300]
     assert s.find_node(pod("new"))[0] == "a"
+
+
+def test_balanced_allocation_of_a_best_effort_pod_by_version():
+    # x is unbalanced (cpu 3/4 requested, memory none), y is empty; LeastAllocated over non-zero requests (the
+    # memory-less pods count 200Mi each): x cpu (4000-3100)*100//4000 = 22, memory (4096-400)*100//4096 = 90
+    # → 56; y 97 and 95 → 96. BalancedAllocation over real requests, before 1.33: x 1 - |0.75-0|/2 → 62, y 100;
+    # from 1.33 nothing.
+    s = scheduler([node("x", cpu="4", memory="4Gi"), node("y", cpu="4", memory="4Gi")])
+    s.cache.add_pod(pod("old", cpu="3", node_name="x"))
+    ctx = plugins.PodContext(pod("new"), s.cache, None)
+    xy = s.cache.positions(["x", "y"])
+    assert plugins.score_nodes(ctx, s.cache, xy, 2, s.weights).tolist() == [56 + 300, 96 + 300]
+    old = plugins.Weights(balanced_skips_best_effort=False, balanced_by_change=False)
+    assert plugins.score_nodes(ctx, s.cache, xy, 2, old).tolist() == [56 + 62 + 300, 96 + 100 + 300]
 
 
 def test_balanced_allocation():
@@ -105,6 +123,13 @@ def test_balanced_allocation():
     ctx = plugins.PodContext(pod("new", cpu="1", memory="1Gi"), s.cache, None)
     # cpu (2000+1000)/4000 = 0.75, memory 1Gi/4Gi = 0.25; std = |0.75-0.25|/2 = 0.25 → int(0.75*100) = 75
     assert plugins.balanced_allocation(ctx, s.cache, s.cache.positions(["x"])).tolist() == [75]
+    # from 1.36 (PR #135573) the change counts: without the pod cpu 0.5, memory 0 → std 0.25 → 75, with it 75:
+    # 50 + (50 + 75 - 75) // 2 = 75; a pod that evens the node out scores more
+    assert plugins.balanced_allocation(ctx, s.cache, s.cache.positions(["x"]), True).tolist() == [75]
+    even = plugins.PodContext(pod("mem", memory="2Gi"), s.cache, None)
+    # with it: cpu 0.5, memory 0.5 → 100; 50 + (50 + 100 - 75) // 2 = 87 (before 1.36: 100)
+    assert plugins.balanced_allocation(even, s.cache, s.cache.positions(["x"]), True).tolist() == [87]
+    assert plugins.balanced_allocation(even, s.cache, s.cache.positions(["x"])).tolist() == [100]
 
 
 def test_prefer_no_schedule_taint_and_preferred_node_affinity():
@@ -114,11 +139,11 @@ def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     pref = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 5, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}}
     ctx = plugins.PodContext(pod("p", affinity=pref), s.cache, None)
-    # fit 90 and balanced 100 everywhere; taint raw 1,0,0 → reversed normalize 0,100,100 (× 3);
-    # node affinity raw 0,0,5 → 0,0,100 (× 2)
-    assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [190, 490, 690]
-    # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1
-    old = plugins.Weights(node_affinity=1, taint=1)
+    # fit 90 everywhere, balanced nothing (a best-effort pod, 1.33+); taint raw 1,0,0 → reversed normalize
+    # 0,100,100 (× 3); node affinity raw 0,0,5 → 0,0,100 (× 2)
+    assert plugins.score_nodes(ctx, s.cache, infos, 3, s.weights).tolist() == [90, 390, 590]
+    # 1.18–1.22 weights (v1beta1/v1beta2): taint and node affinity weigh 1; balanced 100 everywhere
+    old = plugins.Weights(node_affinity=1, taint=1, balanced_skips_best_effort=False, balanced_by_change=False)
     assert plugins.score_nodes(ctx, s.cache, infos, 3, old).tolist() == [190, 290, 390]
 
 
@@ -132,9 +157,41 @@ def test_default_topology_spread_keeps_replicas_apart():
     # no zone labels: only the hostname constraint (maxSkew 3) counts; weight log(2 feasible + 2) = 1.386
     # n0: 2 * 1.386 + 2 = 4.77 → 5; n1: 0 + 2 = 2; normalized 100*(5+2-s)/5: n0 40, n1 100 (× 2)
     assert plugins.spread_scores(ctx, s.cache, infos, 2).tolist() == [40, 100]
-    # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading
-    assert plugins.score_nodes(ctx, s.cache, infos, 2, s.weights).tolist() == [99 + 100 + 300 + 80,
-                                                                                99 + 100 + 300 + 200]
+    # fit: n0 (100000-300)*100//100000 = 99, memory 99; n1 99, 99 — a tie broken only by spreading (balanced:
+    # nothing for a best-effort pod from 1.33)
+    assert plugins.score_nodes(ctx, s.cache, infos, 2, s.weights).tolist() == [99 + 0 + 300 + 80,
+                                                                                99 + 0 + 300 + 200]
+
+
+def test_default_spreading_counts_nodes_without_a_zone_as_one_more_domain():
+    s = scheduler([node("a1", zone="a"), node("b1", zone="b"), node("z")])
+    for i in range(3):
+        s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name="a1"))
+    ctx = plugins.PodContext(pod("web-3", labels={"app": "web"}), s.cache, {"matchLabels": {"app": "web"}})
+    # podtopologyspread/scoring.go initPreScoreState with the system defaults: z is scored (not ignored) and its
+    # missing zone label counts as the value "", so the zone weight is log(3 domains + 2) = 1.609 (not log(4));
+    # hostname: log(3 nodes + 2) = 1.609. a1: 3*1.609+2 + 3*1.609+4 = 15.66 → 16; b1: 2 + 4 = 6; z (no zone
+    # term): 2. Normalized 100*(16+2-s)//16: 12, 75, 100 (with log(4) a1 would be 14.99 → 15: 13, 73, 100)
+    assert plugins.spread_scores(ctx, s.cache, s.cache.positions(["a1", "b1", "z"]), 3).tolist() == [12, 75, 100]
+
+
+def test_selector_spread_is_the_default_spreading_before_1_20():
+    s = scheduler([node("a1", zone="a"), node("a2", zone="a"), node("b1", zone="b")])
+    for i, n in enumerate(("a1", "a1", "b1")):
+        s.cache.add_pod(pod(f"web-{i}", labels={"app": "web"}, node_name=n))
+    sel = {"matchLabels": {"app": "web"}}
+    ctx = plugins.PodContext(pod("web-3", labels={"app": "web"}), s.cache, sel, selector_spread=True)
+    assert ctx.soft == []   # no system default constraints for PodTopologySpread then
+    names = ["a1", "a2", "b1"]
+    # defaultpodtopologyspread NormalizeScore: per node 100 * (2 - n) / 2: 0, 100, 50; per zone (a 2, b 1)
+    # 100 * (2 - z) / 2: 0, 0, 50; blended n/3 + 2z/3: 0, 33.3 → 33, 50
+    assert plugins.selector_spread_scores(ctx, s.cache, s.cache.positions(names), 3).tolist() == [0, 33, 50]
+    # 1.18's weights: everything 1; a best-effort pod's BalancedAllocation is 100 everywhere then
+    w18 = plugins.Weights(node_affinity=1, taint=1, spread=1, inter_pod=1, selector_spread=1,
+                          balanced_skips_best_effort=False, balanced_by_change=False)
+    least = plugins.least_allocated(ctx, s.cache, s.cache.positions(names)).tolist()
+    assert plugins.score_nodes(ctx, s.cache, s.cache.positions(names), 3, w18).tolist() == [
+        least[0] + 100 + 100 + 0, least[1] + 100 + 100 + 33, least[2] + 100 + 100 + 50]
 
 
 def test_default_selector_from_service():
@@ -186,8 +243,9 @@ def test_fit_error_counts_every_insufficient_resource():
     # fit.go: full → Too many pods (cpu/memory fit there); small → Insufficient cpu and Insufficient memory
     assert diag.message(2) == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
                                "1 Too many pods.")
-    assert diag.preemption_message(2) == "preemption: 0/2 nodes are available: 2 No preemption victims found " \
-                                         "for incoming pod.."
+    # both failures are Unschedulable (preemption might help), but neither node has a lower-priority pod
+    assert s.preemption.post_filter(pod("big", cpu="500m", memory="1Gi"), diag).message == \
+        "0/2 nodes are available: 2 No preemption victims found for incoming pod."
 
 
 def test_select_host_is_random_among_the_best_only():
@@ -326,12 +384,59 @@ def test_counts_survive_nodes_coming_and_going_and_relabelled():
     cache.remove_node("a0")
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
     assert web.counts.tolist() == [2, 1, 0] and cache.req_fit[-1].tolist() == [2, 1, 0]
-    add("b0", "c")      # relabelled into zone c (still first of the two in node order): the zone counts follow
+    add("b0", "c")      # relabelled into zone c: the zone counts follow
+    # node_tree.go updateNode moves b0 to the end of zone c (zone b, now empty, is forgotten), but the cache's
+    # UpdateSnapshot rebuilds the node list from the tree only when a node comes or goes: the order stays
     assert [i.name for i in cache.ordered()] == ["a1", "b0", "c0"]
     assert web.counts.tolist() == [2, 1, 0]
     values = dict(zip(cache.domain_values(ZONE), cache.domain_totals(web, ZONE).tolist()))
     assert values == {"a": 2, "c": 1}
     assert cache.domain_totals(web, ZONE).tolist() == _recounted(cache, sel, ZONE)
+    add("d0", "d")      # a node comes: zones a [a1], c [c0, b0], d [d0], interleaved
+    assert [i.name for i in cache.ordered()] == ["a1", "c0", "d0", "b0"]
+    assert web.counts.tolist() == [2, 0, 0, 1]
+
+
+def test_zone_order_forgets_an_emptied_zone():
+    # node_tree.go: zones in the order they were added; removeZone drops a zone whose last node went, so a zone
+    # that comes back is last (not where its first node once was)
+    cache = NodeCache()
+    for name, zone in (("a0", "a"), ("b0", "b"), ("a1", "a")):
+        cache.set_node({"metadata": {"name": name, "labels": {ZONE: zone}}, "spec": {}, "status": {}})
+    cache.remove_node("a0")
+    assert [i.name for i in cache.ordered()] == ["a1", "b0"]   # zone a kept its place: a1 is still in it
+    cache.remove_node("a1")
+    cache.set_node({"metadata": {"name": "a2", "labels": {ZONE: "a"}}, "spec": {}, "status": {}})
+    cache.set_node({"metadata": {"name": "b1", "labels": {ZONE: "b"}}, "spec": {}, "status": {}})
+    assert [i.name for i in cache.ordered()] == ["b0", "a2", "b1"]
+
+
+def test_a_node_deleted_and_added_again_keeps_its_pods():
+    # cache.go RemoveNode keeps the NodeInfo while pods are on it; AddNode of the same name finds them (the pods'
+    # own deletions come through another watch, possibly later)
+    cache = NodeCache()
+
+    def add(name: str) -> None:
+        cache.set_node({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}, "spec": {},
+                        "status": {"allocatable": {"pods": "10", "cpu": "4", "memory": "4Gi"}}})
+
+    add("n0")
+    add("n1")
+    sel = {"matchLabels": {"app": "web"}}
+    web = cache.spread_counter("default", sel, selector_key(sel))
+    for i in range(3):
+        cache.add_pod(_pod(f"p{i}", "n1"))
+    cache.remove_node("n1")
+    assert [i.name for i in cache.ordered()] == ["n0"] and web.counts.tolist() == [0]
+    cache.remove_pod(_pod("p2", "n1"))          # one pod's deletion arrives while the node is gone
+    add("n1")
+    assert [i.name for i in cache.ordered()] == ["n0", "n1"]   # the arrays are laid out again, pods counted
+    assert cache.req_fit[-1].tolist() == [0, 2] and web.counts.tolist() == [0, 2]
+    assert cache.domain_totals(web, "kubernetes.io/hostname").tolist() == [0, 2]
+    cache.add_pod(_pod("p9", "gone"))           # bound to a node the cache has not seen: kept for it
+    add("gone")
+    cache.ordered()
+    assert cache.req_fit[-1].tolist() == [0, 2, 1] and web.counts.tolist() == [0, 2, 1]
 
 
 def test_node_taint_change_reaches_the_filters():
@@ -424,3 +529,39 @@ def test_amounts_beyond_int64_stay_exact():
     assert s.find_node(pod("q", cpu="1", memory="1000Mi"))[0] == "huge"
     name, diag = s.find_node(pod("r", cpu=str(2 * huge)))
     assert name is None and diag.message(2) == "0/2 nodes are available: 2 Insufficient cpu."
+
+
+def _ports(*ports: tuple) -> dict:
+    return {"containers": [{"name": "app", "image": "app:1", "ports": [
+        {"containerPort": p, "hostPort": p, **({"protocol": proto} if proto else {}), **({"hostIP": ip} if ip else {})}
+        for p, proto, ip in ports]}]}
+
+
+def test_node_ports_filter():
+    s = scheduler([node("n0"), node("n1"), node("n2")])
+    ingress = pod("ingress-0", node_name="n0")
+    ingress["spec"]["containers"] = _ports((80, None, None), (443, None, None))["containers"]
+    s.cache.add_pod(ingress)
+    dns = pod("dns-0", node_name="n1")
+    dns["spec"]["containers"] = _ports((53, "UDP", "10.0.0.1"))["containers"]
+    s.cache.add_pod(dns)
+
+    def fits(ports):
+        p = pod("p")
+        p["spec"]["containers"] = _ports(*ports)["containers"]
+        ctx = plugins.PodContext(p, s.cache, None)
+        return [n for n in ("n0", "n1", "n2") if plugins.filter_node(ctx, s.cache, n) is None]
+
+    # HostPortInfo.CheckConflict: TCP 80 on every IP is taken on n0
+    assert fits([(80, None, None)]) == ["n1", "n2"]
+    # UDP 53 on 10.0.0.1 is taken on n1 for that IP and for every-IP binds, not for another IP or TCP
+    assert fits([(53, "UDP", None)]) == ["n0", "n2"]
+    assert fits([(53, "UDP", "10.0.0.1")]) == ["n0", "n2"]
+    assert fits([(53, "UDP", "10.0.0.2")]) == ["n0", "n1", "n2"]
+    assert fits([(53, None, None)]) == ["n0", "n1", "n2"]
+    p = pod("p")
+    p["spec"]["containers"] = _ports((443, None, None))["containers"]
+    ctx = plugins.PodContext(p, s.cache, None)
+    assert plugins.filter_node(ctx, s.cache, "n0") == ((plugins.R_PORTS,), True)
+    s.cache.remove_pod(ingress)
+    assert fits([(80, None, None)]) == ["n0", "n1", "n2"]

@@ -131,7 +131,8 @@ def test_seed_000_example_points() -> None:
 
     legacy = run_points_inline("examples/seed-000-sidecar-graceful-exit.yaml", [], [{"kubernetesVersion": "1.18"}])
     native = run_points_inline("examples/seed-000-native-sidecar.yaml", [],
-                               [{"kubernetesVersion": v} for v in ("1.28", "1.29", "1.34")])
+                               [{"kubernetesVersion": v} for v in ("1.28", "1.29", "1.34", "1.37")])
     assert [(r["kubernetesVersion"], r["exit"], r["deleteToStoppedSeconds"], r["deleteToRemovedSeconds"])
             for r in legacy + native] == [("1.18", 0, 21.431, 33.592), ("1.28", 0, 5.0, 5.592),
-                                          ("1.29", 0, 7.0, 7.592), ("1.34", 0, 7.0, 7.592)]
+                                          ("1.29", 0, 7.0, 7.592), ("1.34", 0, 7.0, 7.592),
+                                          ("1.37", 0, 7.0, 7.592)]

@@ -12,5 +12,5 @@ set -eu
 out=${TMPDIR:-/tmp}/podlife-seed-000
 mkdir -p "$out"
 podlife sweep examples/seed-000-sidecar-graceful-exit.yaml --vary kubernetesVersion=1.18 --out "$out/legacy.csv"
-podlife sweep examples/seed-000-native-sidecar.yaml --vary kubernetesVersion=1.28..1.34 --out "$out/native.csv"
+podlife sweep examples/seed-000-native-sidecar.yaml --vary kubernetesVersion=1.28..1.37 --out "$out/native.csv"
 echo "tables: $out/legacy.csv $out/native.csv"

@@ -45,7 +45,9 @@ def user_input(path: str) -> Iterator[None]:
 
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the trace report (JSON).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Write the trace report: JSON, or newline-delimited JSON written as the run goes when FILE "
+                   "ends in .ndjson or .jsonl (for large runs).")
 @click.option("--klog", "klog_path", type=click.Path(dir_okay=False), help="Write the component logs as klog text.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write the timeline as one self-contained HTML page.")
@@ -57,21 +59,28 @@ def user_input(path: str) -> Iterator[None]:
 @click.option("--at", "at", metavar="D[,D...]",
               help="Also print kubectl-style pod tables at these simulated instants (e.g. 30s,1m).")
 @click.option("--quiet", is_flag=True, help="Print only failed expectations.")
+@click.option("--trace", "trace_level", type=click.Choice(["full", "objects", "summary"]), default="full",
+              show_default=True,
+              help="Which records the run makes: full; objects (no component log records); summary (only the "
+                   "aggregate figures, no records or final objects in the report).")
 @click.option("--delete", "deletes", multiple=True, metavar="KIND/NAME[@TIME]",
               help="With plain manifests: delete this object at TIME (default 0s), e.g. pod/web@10s.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
-        quiet: bool, deletes: tuple[str, ...]) -> None:
+        quiet: bool, trace_level: str, deletes: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario, read_text
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
-    from podlife.trace import klog, summary
+    from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
+    from podlife.trace import klog, stream, summary
     console = Console(highlight=False)
     with user_input(scenario):
         path = "<stdin>" if scenario == "-" else scenario
+        if klog_path and trace_level != "full":
+            raise ScenarioError("--klog", None, "", f"the component logs are not recorded at --trace {trace_level}; "
+                                                    "use --trace full")
         text = sys.stdin.read() if scenario == "-" else read_text(scenario)
         if not plain.is_scenario(text):
             text = plain.wrap(scenario, text, plain.delete_actions(deletes, path))
@@ -83,12 +92,30 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
-        result = run_scenario(sc, instants)
-        rep = report(result)
-        if report_path:
+        streamed = stream.is_streamed(report_path)
+        # records are kept in memory for a JSON report, the HTML page or the summary's timelines; a streamed
+        # run writes them as they are made and keeps none
+        keep = trace_level != "summary" and (not streamed or html_path is not None)
+        sinks = []
+        ndjson = klog_out = None
+        if streamed:
+            ndjson = stream.NdjsonReport(report_path, {**header(sc), "trace": trace_level})  # type: ignore[arg-type]
+            if trace_level != "summary":
+                sinks.append(ndjson.record)
+        if klog_path and not keep:
+            klog_out = stream.KlogStream(klog_path, sc.start_time)
+            sinks.append(klog_out.record)
+        result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
+        if klog_out is not None:
+            klog_out.close()
+        rep = report(result, final=ndjson is None)
+        if ndjson is not None:
+            objects = result.cluster.store.iter_objects() if trace_level != "summary" else iter(())
+            ndjson.finish(objects, outcome(result))
+        elif report_path:
             with open(report_path, "wb") as f:
                 f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")
-        if klog_path:
+        if klog_path and klog_out is None:
             with open(klog_path, "w", encoding="utf-8") as f:
                 f.write(klog.render(rep["records"], sc.start_time))
         if html_path:
@@ -126,9 +153,19 @@ def _write_html(rep: dict[str, object], path: str) -> None:
               help="Write the timeline as one self-contained HTML page.")
 def report_cmd(trace: str, html_path: str) -> None:
     """Draw a saved trace report (from run --report) as HTML."""
+    from podlife.trace import stream
+
     try:
         with open(trace, "rb") as f:
-            rep = orjson.loads(f.read())
+            data = f.read()
+        if stream.is_streamed(trace):
+            try:
+                rep = stream.read(data)
+            except ValueError as e:
+                click.echo(f"{trace}: {e}", err=True)
+                sys.exit(2)
+        else:
+            rep = orjson.loads(data)
         if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
             click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
             sys.exit(2)
@@ -365,14 +402,26 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
               help="Where to write the kubeconfig for kubectl and client libraries.")
 @click.option("--seed", type=int, help="Random seed, overriding the cluster file's.")
 @click.option("--tls", is_flag=True, help="Serve with TLS and a bearer token on a loopback address too.")
+@click.option("--runtime", type=click.Choice(["simulated", "process"]), default="simulated", show_default=True,
+              help="simulated: containers follow their modelled behaviour; process: they run as local processes "
+                   "(their command and args), with real signals, logs, hooks and probes.")
+@click.option("--data-dir", default="~/.podlife/data", show_default=True, type=click.Path(file_okay=False),
+              help="Where the cluster's state (SQLite), trace, lock and (--runtime process) pods' directories and "
+                   "logs are kept; a directory that holds a cluster is restarted.")
+@click.option("--ephemeral", is_flag=True, help="Keep nothing: the state lives in memory and ends with the process.")
+@click.option("--durable", is_flag=True, help="fsync every commit (SQLite synchronous=FULL): writes survive a power "
+                                              "loss too, not only the process being killed.")
+@click.option("--detach", is_flag=True, help="Run in the background: return once the API is served (exit 0), or "
+                                             "with the server's exit status if it could not start.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
-       kubeconfig: str, seed: int | None, tls: bool) -> None:
+       kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
+       detach: bool) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
-    Kubernetes API for kubectl, client libraries and operators. Ctrl-C stops it."""
+    Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
     import logging
 
-    from podlife.apiserver.up import UpConfig, build_cluster, serve
+    from podlife.apiserver.up import UpConfig, build_cluster, detached, serve
 
     if not speed > 0:
         click.echo(f"--speed: expected a positive number, got {speed}", err=True)
@@ -380,9 +429,26 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     if not 0 <= port <= 65535:
         click.echo(f"--port: expected 0 … 65535, got {port}", err=True)
         sys.exit(2)
-    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls)
+    if runtime == "process" and (clock != "realtime" or speed != 1):
+        # real processes live on the wall clock: a frozen or faster model clock would misstate their timing
+        got = "--clock manual" if clock != "realtime" else f"--speed {speed:g}"
+        click.echo(f"--runtime process: real processes run on the wall clock, so the cluster's clock must be too: "
+                   f"expected --clock realtime --speed 1, got {got}", err=True)
+        sys.exit(2)
+    if ephemeral and durable:
+        click.echo("--durable: nothing is written with --ephemeral", err=True)
+        sys.exit(2)
+    if detach:
+        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral else data_dir,
+                          kubeconfig, out=click.echo))
+    cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
+                   data_dir=None if ephemeral else data_dir, durable=durable)
     with user_input(cluster or "--kubernetes-version"):
         built = build_cluster(cfg)
+    if built.process_host is not None and built.process_host.in_use():
+        click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
+                   f"{built.process_host.in_use()}, runs)", err=True)
+        sys.exit(2)
     for w in cfg.warnings:
         click.echo(f"warning: {w}", err=True)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
@@ -407,7 +473,7 @@ def _endpoint(kubeconfig: str | None):
 
 @main.command()
 @click.argument("duration")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def advance(duration: str, kubeconfig: str | None) -> None:
     """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m)."""
     from urllib.parse import quote
@@ -430,6 +496,31 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 
 
 @main.command()
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def down(kubeconfig: str | None) -> None:
+    """Stop a running podlife up, as Ctrl-C does (its state stays in its data directory)."""
+    import time
+
+    from podlife.apiserver.client import ClientError
+
+    ep = _endpoint(kubeconfig)
+    try:
+        ep.call("POST", "/podlife/stop")
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    for _ in range(200):   # until it no longer answers
+        try:
+            ep.call("GET", "/podlife/clock")
+        except ClientError:
+            click.echo("podlife: stopped")
+            return
+        time.sleep(0.05)
+    click.echo("podlife down: the server was asked to stop but still answers after 10 s", err=True)
+    sys.exit(1)
+
+
+@main.command()
 @click.argument("fault_type", metavar="TYPE")
 @click.option("--node", help="The node the fault happens on.")
 @click.option("--pod", help="namespace/name of the pod (OOMKill, ContainerHang, LostExitEvent).")
@@ -437,7 +528,7 @@ def advance(duration: str, kubeconfig: str | None) -> None:
 @click.option("--image", help="The image (ImagePullFailure).")
 @click.option("--value", help="A quantity (MemoryUsage, DiskUsage).")
 @click.option("--for", "for_", metavar="DURATION", help="Heal after this long (simulated time).")
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def fault(fault_type: str, node: str | None, pod: str | None, container: str | None, image: str | None,
           value: str | None, for_: str | None, kubeconfig: str | None) -> None:
     """Inject a fault into a running podlife up, as a scenario's fault action does (same types and fields)."""
@@ -455,7 +546,7 @@ def fault(fault_type: str, node: str | None, pod: str | None, container: str | N
 
 
 @main.command()
-@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default ~/.podlife/kubeconfig).")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 @click.option("--follow/--no-follow", "-f", default=True, show_default=True,
               help="Keep streaming new records.")
 def trace(kubeconfig: str | None, follow: bool) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import admission, schema
 from podlife.api.meta import Obj
@@ -25,8 +27,11 @@ from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
 from podlife.scenario.model import NodeSpec
-from podlife.trace.recorder import Trace
+from podlife.trace.recorder import Record, Trace
 from podlife.versions import Profile, profile
+
+if TYPE_CHECKING:
+    from podlife.api.storage import Persisted
 
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 NODE_NETWORK = ipaddress.ip_network("10.0.0.0/16")
@@ -37,14 +42,26 @@ class Cluster:
                  kubelet: KubeletConfiguration | None = None, scheduler: SchedulerConfiguration | None = None,
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
-                 behaviors: tuple[BehaviorRule, ...] = (), feature_gates: dict[str, bool] | None = None) -> None:
+                 behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
+                 trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+                 persisted: Persisted | None = None, manage: Any = None,
+                 feature_gates: dict[str, bool] | None = None) -> None:
+        """``persisted``: the durable log of a live cluster; when it holds a cluster already, that cluster is
+        restarted (podlife.api.storage.Persisted). ``manage``: the store's hook that records the managedFields
+        of the model's own writes (podlife up: podlife.apiserver.managers). ``feature_gates``: every component's
+        (spec.cluster.featureGates)."""
         self.behaviors = behaviors
+        # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
+        self.process_host = process_host
         # the control plane's behaviour: the version with the cluster's feature gates (API server,
         # controller-manager and scheduler alike); kubelets add their own featureGates (kubelet_profile)
         self.feature_gates = dict(feature_gates or {})
         self.profile: Profile = profile(version, self.feature_gates)
-        self.kernel = Kernel(seed)
-        self.trace = Trace(self.kernel, start_time)
+        resume = persisted is not None and persisted.resume
+        self.resumed = resume
+        self.kernel = Kernel(seed, start=persisted.now, stream=persisted.stream) if persisted else Kernel(seed)
+        self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
+        self.trace.sinks.extend(trace_sinks)
         self.api_server_config = api_server or ApiServerConfiguration()
         self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
         if self.controller_manager_config.nodeMonitorGracePeriod is None:
@@ -54,7 +71,11 @@ class Cluster:
                            history_size=self.api_server_config.watchHistorySize,
                            served=schema.discovery(self.profile.minor))
         self.store.profile = self.profile   # version-dependent field handling in the registry strategies
-        ensure_namespaces(self.store, SYSTEM_NAMESPACES)
+        self.store.manage = manage
+        if persisted is not None and not resume:
+            self.store.log = persisted.log
+        if not resume:
+            ensure_namespaces(self.store, SYSTEM_NAMESPACES)
         # the apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)
         self.store.admission = admission.default_plugins(
             self.api_server_config, self.store, preemption_policy=self.profile.priority_preemption_policy)
@@ -109,24 +130,40 @@ class Cluster:
         self.kubelet_profile: Profile = profile(version, {**self.feature_gates, **self.kubelet_config.featureGates})
         self.kubelets: dict[str, Kubelet] = {}
         for spec in nodes:
-            self.add_node(spec)
+            self.add_node(spec, register=not resume)
+        if resume:
+            assert persisted is not None
+            self._restart(persisted)
 
-    def add_node(self, spec: NodeSpec) -> Kubelet:
+    def _restart(self, persisted: Persisted) -> None:
+        """Every component was started afresh on an empty store; the objects come back from the log. The
+        simulated containers lived in the process that ended, so each node comes back as from a power-off:
+        its kubelet starts on a registered node over a runtime with nothing in it, and starts the pods bound to
+        it again (podlife.scenario.faults NodePowerOff; the kubelet after a node reboot)."""
+        for name in self.kubelets:
+            self.trace.emit("fault", fault="NodePowerOff", node=name, op="heal", fields={"restart": True})
+        self.store.restore(persisted.log)
+
+    def add_node(self, spec: NodeSpec, register: bool = True) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""
         index = len(self.kubelets)
-        if spec.podCIDR is None:
-            used = {k.node_spec.podCIDR for k in self.kubelets.values()}
-            n = index + 1
-            while f"10.244.{n % 256}.0/24" in used:
-                n += 1
-            spec.podCIDR = f"10.244.{n % 256}.0/24"
-        runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
-                                    self.behaviors)
-        node_ip = str(NODE_NETWORK.network_address + 10 + index)
+        runtime: Any
+        if self.process_host is not None:
+            runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
+        else:
+            if spec.podCIDR is None:
+                used = {k.node_spec.podCIDR for k in self.kubelets.values()}
+                n = index + 1
+                while f"10.244.{n % 256}.0/24" in used:
+                    n += 1
+                spec.podCIDR = f"10.244.{n % 256}.0/24"
+            runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
+                                        self.behaviors)
+            node_ip = str(NODE_NETWORK.network_address + 10 + index)
         kl = Kubelet(self.kernel, self.trace, self.store, self.kubelet_profile, self.kubelet_config, spec, runtime,
                      node_ip)
         self.kubelets[spec.name] = kl
-        kl.start()
+        kl.start(register=register)
         return kl
 
     def node_created(self, node: Obj) -> Kubelet | None:

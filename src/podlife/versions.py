@@ -98,6 +98,10 @@ RULES: tuple[Rule, ...] = (
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
                                 "generateContainersReadyConditionForTerminalPhase, no message"),
     )),
+    Rule("exec_probe_timeout", "an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
+        Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
+        Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
+    )),
     Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
@@ -323,9 +327,53 @@ RULES: tuple[Rule, ...] = (
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
     ), gate="NonPreemptingPriority"),
     Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
-        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2}, "v1beta1/v1beta2"),
-        Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2},
+        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 1, "inter_pod": 1,
+                    "selector_spread": 1},
+               "v1alpha2: default spreading by DefaultPodTopologySpread (SelectorSpread), PodTopologySpread 1"),
+        Change(19, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
+                    "selector_spread": 1},
+               "PR #91258: PodTopologySpread 2 (1.19: DefaultPodTopologySpread gate alpha, off: SelectorSpread stays)"),
+        Change(20, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
+                    "selector_spread": 0},
+               "PR #91793: DefaultPodTopologySpread beta, on: system default constraints replace SelectorSpread "
+               "(v1beta1/v1beta2)"),
+        Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2, "inter_pod": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
+    )),
+    Rule("balanced_allocation_skips_best_effort", "NodeResourcesBalancedAllocation does not score a pod "
+         "requesting no cpu and no memory", (
+        Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
+        Change(33, True, "PR #130260 (issue #129138): PreScore returns Skip for best-effort pods"),
+    )),
+    Rule("balanced_allocation_by_change", "NodeResourcesBalancedAllocation scores how much the pod improves "
+         "the node's balance", (
+        Change(18, False, "balanced_allocation.go: the balance with the pod, int64((1 - std) * 100)"),
+        Change(36, True, "PR #135573: 50 + (50 + with - without) / 2 (no change: 75)"),
+    )),
+    Rule("spread_constraint_fields", "topologySpreadConstraints fields the API keeps (the rest it drops, their "
+         "feature gate off)", (
+        Change(18, frozenset(), "none of minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy (1.25: "
+                                "MinDomainsInPodTopologySpread beta but off, the other two gates alpha)"),
+        Change(26, frozenset({"nodeAffinityPolicy", "nodeTaintsPolicy"}),
+               "NodeInclusionPolicyInPodTopologySpread beta, on by default (KEP-3094)"),
+        Change(27, frozenset({"minDomains", "matchLabelKeys", "nodeAffinityPolicy", "nodeTaintsPolicy"}),
+               "MinDomainsInPodTopologySpread (KEP-3022) and MatchLabelKeysInPodTopologySpread (KEP-3243) beta, "
+               "on by default"),
+    )),
+    Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
+        Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "
+                          "alpha and off in 1.21)"),
+        Change(22, True, "KEP-1923 PreferNominatedNode beta, on by default (GA 1.24): evaluateNominatedNode"),
+    )),
+    Rule("async_preemption", "preemption deletes the victims after the scheduling cycle has handled the failure", (
+        Change(18, False, "prepareCandidate inside PostFilter: victims deleted before the FailedScheduling Event "
+                          "and the nomination (1.32: SchedulerAsyncPreemption alpha, off)"),
+        Change(33, True, "KEP-4832 SchedulerAsyncPreemption beta, on by default: prepareCandidateAsync"),
+    )),
+    Rule("preempted_event_message", "message of the Preempted Event on a victim", (
+        Change(18, "name", "prepareCandidate: 'Preempted by NAMESPACE/NAME on node NODE'"),
+        Change(23, "anonymous", "PR #114923 (in 1.23-1.26 patch releases): 'Preempted by a pod on node NODE'"),
+        Change(29, "uid", "PR #119971: 'Preempted by pod UID on node NODE'"),
     )),
     Rule("statefulset_max_unavailable", "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
         Change(18, False, "one pod at a time (1.24-1.34: MaxUnavailableStatefulSet alpha, off)"),

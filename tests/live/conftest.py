@@ -36,7 +36,9 @@ class Live:
         self.version = version
         self.log = open(tmp / "podlife-up.log", "w+")
         args = [*PODLIFE, "up", *([cluster] if cluster else []), "--kubernetes-version", version, "--port", "0",
-                "--clock", clock, "--speed", str(speed), "--kubeconfig", self.kubeconfig, *extra]
+                "--clock", clock, "--speed", str(speed), "--kubeconfig", self.kubeconfig,
+                *(() if "--ephemeral" in extra or "--data-dir" in extra else ("--data-dir", str(tmp / "data"))),
+                *extra]
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp)
         self.env = {**os.environ, "KUBECONFIG": self.kubeconfig}
         deadline = time.monotonic() + STARTUP_TIMEOUT

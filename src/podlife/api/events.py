@@ -1,19 +1,23 @@
 """Recording Kubernetes Events: client-go tools/record.
 
 An Event with the same source, object, reason and message as an earlier one is updated (count, lastTimestamp)
-rather than created again, as the event correlator does. Each recording is a trace ``event`` record, and the
-recording component logs it as client-go's event broadcaster does.
+rather than created again, as the event correlator does; like its event logger the recorder remembers the
+last 4,096 such keys (events_cache.go maxLruCacheEntries), least recently seen forgotten first. Each recording
+is a trace ``event`` record, and the recording component logs it as client-go's event broadcaster does.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, clone, ref
+from podlife.api.meta import Obj, ref
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
+
+LRU_CACHE_ENTRIES = 4096   # staging/src/k8s.io/client-go/tools/record/events_cache.go maxLruCacheEntries
 
 
 class EventRecorder:
@@ -22,7 +26,7 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.log = log          # callable(involved ref dict, type, reason, message) for the component's log
-        self._seen: dict[tuple[str, str, str, str, str], str] = {}
+        self._seen: OrderedDict[tuple[str, str, str, str, str], str] = OrderedDict()
 
     def event(self, obj: Obj, type_: str, reason: str, message: str, field_path: str = "") -> None:
         md = obj["metadata"]
@@ -33,18 +37,21 @@ class EventRecorder:
         involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.store.trace
         source = {"component": self.component, **({"host": self.host} if self.host else {})}
-        trace.emit("event", object=ref(obj), eventType=type_, reason=reason, message=message,
+        involved_ref = ref(obj)
+        trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
                    source=self.component + (f"/{self.host}" if self.host else ""))
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"
-        key = (ns, ref(obj), field_path, reason, message)
+        key = (ns, involved_ref, field_path, reason, message)
         now = trace.timestamp()
         name = self._seen.get(key)
+        if name is not None:
+            self._seen.move_to_end(key)
         existing = self.store.try_get("Event", ns, name) if name else None
         try:
             if existing is not None:
-                ev = clone(existing)
+                ev = existing   # the store hands out Events unpacked: a copy of its own
                 ev["count"] = ev.get("count", 1) + 1
                 ev["lastTimestamp"] = now
                 self.store.update(ev, by=self.component)
@@ -52,6 +59,8 @@ class EventRecorder:
             # the name client-go gives an event: object name + unique hex timestamp suffix
             name = f"{md['name']}.{self._suffix()}"
             self._seen[key] = name
+            if len(self._seen) > LRU_CACHE_ENTRIES:
+                self._seen.popitem(last=False)
             self.store.create({
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": ns},

@@ -488,9 +488,14 @@ def _cap(entries: list[_Entry]) -> list[_Entry]:
 
 
 def update(live: dict[str, Any], new: dict[str, Any], manager: str, schema: TypeSchema | None, now: str,
-           subresource: str = "", has_status: bool = True) -> dict[str, Any]:
-    """FieldManager.UpdateNoErrors for a create (``live`` = {}), update or non-apply patch."""
-    out = copy.deepcopy(new)
+           subresource: str = "", has_status: bool = True, copy_object: bool = True) -> dict[str, Any]:
+    """FieldManager.UpdateNoErrors for a create (``live`` = {}), update or non-apply patch. ``copy_object=False``:
+    the result shares all but its metadata with ``new`` (for a caller that keeps only its managedFields)."""
+    if copy_object:
+        out = copy.deepcopy(new)
+    else:
+        out = dict(new)
+        out["metadata"] = dict(new.get("metadata") or {})
     live_entries = _decode(live) or []
     sent = (new.get("metadata") or {}).get("managedFields")
     if subresource:

@@ -11,8 +11,7 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +64,73 @@ def _kind_resource(info: KindInfo) -> str:
     return f"{info.kind}.{g}" if g else info.kind
 
 
+class _PackedDict(tuple):
+    """A dict kept as a tuple: its keys (a tuple shared by every dict of the same shape), then its values."""
+    __slots__ = ()
+
+
+class _PackedList(tuple):
+    __slots__ = ()
+
+
+class PackedObjects(MutableMapping[Key, Obj]):
+    """The objects of a kind that a run makes by the hundred thousand and rarely reads again (Events: several
+    per pod), kept packed, at a third of the memory of their dicts: each dict becomes a tuple of its values
+    after the tuple of its keys, shared by every dict of the same keys. Reading one unpacks a fresh copy."""
+
+    def __init__(self) -> None:
+        self._packed: dict[Key, Any] = {}
+        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def _pack(self, v: Any) -> Any:
+        t = type(v)
+        if t is dict:
+            keys = tuple(v)
+            packed = [self._shapes.setdefault(keys, keys)]
+            for x in v.values():
+                tx = type(x)
+                packed.append(self._pack(x) if tx is dict or tx is list else x)
+            return _PackedDict(packed)
+        if t is list:
+            return _PackedList([self._pack(x) if type(x) is dict or type(x) is list else x for x in v])
+        return v
+
+    def __getitem__(self, key: Key) -> Obj:
+        return _unpack(self._packed[key])
+
+    def get(self, key: Key, default: Any = None) -> Any:  # type: ignore[override]
+        packed = self._packed.get(key)
+        return default if packed is None else _unpack(packed)
+
+    def __setitem__(self, key: Key, obj: Obj) -> None:
+        self._packed[key] = self._pack(obj)
+
+    def __delitem__(self, key: Key) -> None:
+        del self._packed[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._packed
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+
+def _unpack(v: Any) -> Any:
+    t = type(v)
+    if t is _PackedDict:
+        keys = v[0]
+        return {keys[i]: _unpack(v[i + 1]) for i in range(len(keys))}
+    if t is _PackedList:
+        return [_unpack(x) for x in v]
+    return v
+
+
+PACKED_KINDS = ("Event",)
+
+
 @dataclass
 class Watch:
     kind: str
@@ -113,13 +179,24 @@ class Store:
     _uid_rng: Any = None
     _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
     _materializing: bool = False
+    # keys in order per kind, as etcd keeps them: new keys are merged in and removed ones dropped at the next list
+    _sorted: dict[str, list[Key]] = field(default_factory=dict)
+    _unsorted: dict[str, list[Key]] = field(default_factory=dict)
+    _removed: dict[str, int] = field(default_factory=dict)
+    # pods by spec.nodeName, the field the kubelet lists and watches by (the watch cache's index)
+    _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
+    _features_of: Any = None                   # the profile _features were made from
+    _features: dict[str, bool] = field(default_factory=dict)
+    log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
+    manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
         self._uid_rng = self.kernel.rng("apiserver")
         self.kinds = dict(KINDS)
         for k in KINDS:
-            self._objects[k] = {}
+            self._objects[k] = PackedObjects() if k in PACKED_KINDS else {}  # type: ignore[assignment]
 
     # ---- reads -------------------------------------------------------------------------------------
 
@@ -153,12 +230,32 @@ class Store:
         return self._fresh(kind, self._objects[kind].get((namespace or "", name)))
 
     def list(self, kind: str, namespace: str | None = None,
-             where: Callable[[Obj], bool] | None = None) -> list[Obj]:
-        """Objects of a kind in key order (namespace, name), as etcd returns them."""
+             where: Callable[[Obj], bool] | None = None, *, node: str | None = None) -> list[Obj]:
+        """Objects of a kind in key order (namespace, name), as etcd returns them; ``node`` lists only the pods
+        bound to that node (the field selector spec.nodeName, served from an index)."""
         items = self._objects[kind]
-        keys = sorted(k for k in items if namespace is None or k[0] == namespace)
+        if node is not None:
+            keys = sorted(k for k in self._pods_by_node.get(node, ()) if namespace is None or k[0] == namespace)
+        else:
+            keys = [k for k in self._keys(kind) if namespace is None or k[0] == namespace]
         out = [self._fresh(kind, items[k]) for k in keys]
         return [o for o in out if where(o)] if where else out
+
+    def _keys(self, kind: str) -> list[Key]:
+        """The kind's keys in order. Keys added since the last call are sorted in (a merge of two sorted runs),
+        removed ones dropped, so a list costs the number of objects, not a sort of them."""
+        keys = self._sorted.setdefault(kind, [])
+        added = self._unsorted.pop(kind, None)
+        if self._removed.pop(kind, 0):
+            items = self._objects[kind]
+            keys[:] = [k for k in keys if k in items]
+            if added:
+                kept = set(keys)   # a key removed and created again is in both
+                added = [k for k in dict.fromkeys(added) if k in items and k not in kept]
+        if added:
+            keys.extend(sorted(added))
+            keys.sort()
+        return keys
 
     def count(self, kind: str) -> int:
         return len(self._objects[kind])
@@ -169,16 +266,25 @@ class Store:
 
     def all_objects(self) -> list[Obj]:
         """Every object, kinds in table order, then by key (for the final report)."""
-        kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
-        return [o for kind in kinds for _, o in sorted(self._objects[kind].items())]
+        return list(self.iter_objects())
 
-    @contextmanager
-    def _features(self) -> Iterator[None]:
-        """The version's validation options (feature gates) for one write."""
+    def iter_objects(self) -> Iterator[Obj]:
+        """all_objects one at a time (a streamed report holds only the one it writes)."""
+        kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
+        for kind in kinds:
+            items = self._objects[kind]
+            for k in list(self._keys(kind)):
+                yield items[k]
+
+    def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
+        """``check()`` with the version's validation options (feature gates) set, for one write."""
         profile = getattr(self, "profile", None)
-        token = validation.FEATURES.set(validation.features(profile) if profile is not None else {})
+        if profile is not self._features_of:
+            self._features_of = profile
+            self._features = validation.features(profile) if profile is not None else {}
+        token = validation.FEATURES.set(self._features)
         try:
-            yield
+            return check()
         finally:
             validation.FEATURES.reset(token)
 
@@ -224,9 +330,12 @@ class Store:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
+        if self.manage is not None:
+            # the field manager sees the object as sent, before the strategy fills server-set fields
+            # (handlers/create.go: UpdateNoErrors before rest.Create)
+            self.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
-        with self._features():
-            causes = strategy.validate(obj)
+        causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
         key = (md.get("namespace", ""), md["name"])
@@ -263,8 +372,10 @@ class Store:
         if md.get("uid") not in (None, old["metadata"]["uid"]):
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
+        if self.manage is not None:
+            self.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
-            new = clone(old)
+            new = _revision(old)
             new["status"] = obj.get("status", {})
             strategy.prepare_for_status_update(new, old, obj)
         elif subresource == "finalize":
@@ -295,8 +406,7 @@ class Store:
                 gen = old["metadata"]["generation"]
                 bump = kind == "Pod" and new.get("spec") != old.get("spec")
                 new["metadata"]["generation"] = gen + 1 if bump else gen
-        with self._features():
-            causes = [] if subresource == "status" else strategy.validate_update(new, old)
+        causes = [] if subresource == "status" else self._validate(lambda: strategy.validate_update(new, old))
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         if dry_run:
@@ -322,6 +432,10 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
+        if self.manage is not None and new is not obj:   # a subresource write: the entries made for what was sent
+            new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
+            if new["metadata"]["managedFields"] is None:
+                del new["metadata"]["managedFields"]
         self._commit(kind, key, old, new, verb, by, subresource, extra, quiet)
         return new
 
@@ -340,8 +454,9 @@ class Store:
         if pod["spec"].get("nodeName"):
             raise errors.conflict("pods/binding", name, f"pod {name} is already assigned to node "
                                   f'"{pod["spec"]["nodeName"]}"')
-        new = clone(pod)
-        new["spec"]["nodeName"] = node
+        new = _revision(pod)
+        new["spec"] = {**pod["spec"], "nodeName": node}
+        new["status"] = dict(pod["status"])
         # setPodHostAndAnnotations: podutil.UpdatePodCondition(PodScheduled=True); the transition time is kept
         # when the status does not change
         cond: dict[str, Any] = {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
@@ -405,7 +520,7 @@ class Store:
             grace = 1  # BeforeDelete: negative values are treated as 1 s on the delete path
         # only kinds whose strategy implements CheckGracefulDelete (pods) are deleted gracefully
         checked = strategy.check_graceful_delete(old, grace, self.negative_grace)
-        new = clone(old)
+        new = _revision(old)
         nmd = new["metadata"]
         graceful = False
         if omd.get("deletionTimestamp"):
@@ -460,6 +575,35 @@ class Store:
         self._remove(kind, key, by, record_api=False)
         return None
 
+    def restore(self, log: Any) -> None:
+        """A restart of a persisted cluster: the objects and the revisions kept in ``log`` (a SqliteLog) become
+        this store's, and its resourceVersions go on from the last one. The components started before this
+        (on an empty store) see every object ADDED, as their informers' first list shows it to them after a
+        restart; nothing is written or traced."""
+        for kind, key, obj in log.objects():
+            if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
+                self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
+            self._objects[kind][key] = obj
+            self._unsorted.setdefault(kind, []).append(key)
+            if kind == "Pod":
+                self._index_node(key, None, obj)
+        self._rv = log.last_revision()
+        revisions = log.revisions(log.compacted)
+        by_rv = {r.rv: r.obj for r in revisions}
+        for r in revisions:
+            if r.rv <= log.compacted:
+                continue   # only kept as the previous row of a later one
+            old = by_rv.get(r.prev) if r.prev is not None else None
+            type_ = DELETED if r.deleted else MODIFIED if r.prev is not None else ADDED
+            obj = r.obj
+            if r.deleted:
+                obj = _revision(r.obj)
+                obj["metadata"]["resourceVersion"] = str(r.rv)
+            self._history.append(_HistoryEntry(r.rv, type_, r.kind, obj, r.obj if r.deleted else old))
+        self.log = log
+        for obj in self.all_objects():
+            self._deliver(obj["kind"], ADDED, obj, None)
+
     # ---- watch -------------------------------------------------------------------------------------
 
     def watch(self, kind: str, handler: Handler, *, node: str | None = None, namespace: str | None = None,
@@ -480,6 +624,27 @@ class Store:
         else:
             self._watches.setdefault(kind, []).append(w)
         return w
+
+    def snapshot(self, kind: str, rv: int) -> dict[Key, Obj] | None:
+        """The objects of a kind as they were at resourceVersion ``rv``, undoing the history kept after it (a
+        list with resourceVersionMatch=Exact or a continue token reads etcd at that revision); None when ``rv``
+        is older than the history kept (the revision is compacted)."""
+        oldest = self._history[0].rv if self._history else self._rv + 1
+        if rv < oldest - 1 or rv > self._rv:
+            return None
+        items = dict(self._objects[kind])
+        for h in reversed(self._history):
+            if h.rv <= rv:
+                break
+            if h.kind != kind:
+                continue
+            md = h.obj["metadata"]
+            key = (md.get("namespace", ""), md["name"])
+            if h.type == ADDED:
+                items.pop(key, None)
+            else:
+                items[key] = h.old   # MODIFIED: the object before; DELETED: the object as removed
+        return items
 
     def unwatch(self, w: Watch) -> None:
         """End a watch and forget it (a watch request whose client went away)."""
@@ -521,9 +686,18 @@ class Store:
 
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
                 subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
+        log = self.log
+        if log is not None:
+            prev = int(old["metadata"]["resourceVersion"]) if old is not None else None
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
+        if log is not None:
+            log.put(self._rv, kind, key, new, prev, self.kernel.now)
+        if old is None:
+            self._unsorted.setdefault(kind, []).append(key)
+        if kind == "Pod":
+            self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
@@ -539,22 +713,48 @@ class Store:
     def _remove(self, kind: str, key: Key, by: str, record_api: bool,
                 record: dict[str, Any] | None = None) -> None:
         old = self._objects[kind].pop(key)
+        self._removed[kind] = self._removed.get(kind, 0) + 1
+        if kind == "Pod":
+            self._index_node(key, old, None)
         self._rv += 1
+        if self.log is not None:
+            self.log.put(self._rv, kind, key, old, int(old["metadata"]["resourceVersion"]), self.kernel.now,
+                         deleted=True)
         if record_api and kind not in ("Event", "Lease"):
             self.trace.emit("api", verb="delete", object=ref(old), by=by, **(record or {}))
         self.trace.emit("deleted", object=ref(old))
-        self._publish(kind, DELETED, old, old)
+        # a delete event carries the object at the revision of the delete (etcd3 watcher decodeObj of the
+        # previous value with the event's revision), so a watch resumed from it does not see the delete again
+        gone = _revision(old)
+        gone["metadata"]["resourceVersion"] = str(self._rv)
+        self._publish(kind, DELETED, gone, old)
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        self._deliver(kind, type_, obj, old)
+
+    def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         for w in self._watches.get(kind, ()):
             self._route(w, type_, obj, old)
-        if kind == "Pod":
-            nodes = {obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")}
-            for n in sorted(x for x in nodes if x):
-                for w in self._node_watches.get(n, ()):
+        if kind == "Pod" and self._node_watches:
+            now, was = obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")
+            for n in sorted((now, was)) if now and was and now != was else (now or was,):
+                for w in self._node_watches.get(n, ()) if n else ():
                     self._route(w, type_, obj, old)
         self._schedule_flush()
+
+    def _index_node(self, key: Key, old: Obj | None, new: Obj | None) -> None:
+        was = old["spec"].get("nodeName") if old is not None else None
+        now = new["spec"].get("nodeName") if new is not None else None
+        if was == now:
+            return
+        if was:
+            on = self._pods_by_node[was]
+            del on[key]
+            if not on:
+                del self._pods_by_node[was]
+        if now:
+            self._pods_by_node.setdefault(now, {})[key] = None
 
     def _new_uid(self) -> str:
         b = self._uid_rng.getrandbits(128).to_bytes(16, "big")
@@ -574,6 +774,15 @@ class Store:
 
         when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
+
+
+def _revision(obj: Obj) -> Obj:
+    """The next revision of a stored object, to be changed in its metadata or by replacing its other top-level
+    fields. Stored objects are never changed in place, so a revision shares what it does not replace with the
+    one before (a pod's spec across its status writes) instead of copying it."""
+    new = dict(obj)
+    new["metadata"] = dict(obj["metadata"])
+    return new
 
 
 def ensure_namespaces(store: Store, names: Iterable[str]) -> None:

@@ -27,6 +27,8 @@ import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
+import orjson
+
 from podlife.api import names, quantity, selectors
 from podlife.api.errors import FieldError
 
@@ -955,8 +957,27 @@ def _validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: 
     return errs
 
 
+_SPEC_ERRORS: dict[tuple[bytes, str, bool, tuple[tuple[str, bool], ...]], Errs] = {}
+_SPEC_ERRORS_KEPT = 1024
+
+
 def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool = True) -> Errs:
-    """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates)."""
+    """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates). A function of
+    the spec's content (and the feature gates) alone, and the pods of a workload share their template's spec:
+    the answer is kept per distinct spec (its JSON, key order included)."""
+    try:
+        key = (orjson.dumps(spec), path, is_pod, tuple(FEATURES.get().items()))
+    except TypeError:
+        return _validate_pod_spec(spec, path, is_pod)
+    errs = _SPEC_ERRORS.get(key)
+    if errs is None:
+        if len(_SPEC_ERRORS) >= _SPEC_ERRORS_KEPT:
+            _SPEC_ERRORS.clear()
+        errs = _SPEC_ERRORS[key] = _validate_pod_spec(spec, path, is_pod)
+    return list(errs)
+
+
+def _validate_pod_spec(spec: Mapping | None, path: str, is_pod: bool) -> Errs:
     spec = _d(spec)
     errs: Errs = []
     grace = spec.get("terminationGracePeriodSeconds")
@@ -1429,7 +1450,7 @@ def _normalize(x: object, quantities: bool = False) -> object:
 
 
 def semantic_equal(a: object, b: object) -> bool:
-    return _normalize(a) == _normalize(b)
+    return a == b or _normalize(a) == _normalize(b)
 
 
 def _diff(old: object, new: object, path: str) -> list[str]:

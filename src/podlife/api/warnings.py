@@ -205,19 +205,23 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
                 out.append((f"spec.metrics[{i}]", "not modelled: only Resource metrics with a Utilization target "
                                                   "(cpu, memory) drive podlife's autoscaler; this one is ignored"))
     for path, pspec in pod_specs(obj):
+        affinity = pspec.get("affinity") if isinstance(pspec.get("affinity"), dict) else {}
+        for kind in ("podAffinity", "podAntiAffinity"):
+            terms = affinity.get(kind) if isinstance(affinity.get(kind), dict) else {}
+            for when in ("requiredDuringSchedulingIgnoredDuringExecution",
+                         "preferredDuringSchedulingIgnoredDuringExecution"):
+                for i, term in enumerate(terms.get(when) or ()):
+                    sub = f"{path}.affinity.{kind}.{when}[{i}]"
+                    if isinstance(term, dict) and isinstance(term.get("podAffinityTerm"), dict):
+                        term, sub = term["podAffinityTerm"], f"{sub}.podAffinityTerm"
+                    ns_sel = term.get("namespaceSelector") if isinstance(term, dict) else None
+                    if isinstance(ns_sel, dict) and ns_sel:
+                        listed = ", ".join(term.get("namespaces") or ()) or "the pod's own namespace"
+                        out.append((f"{sub}.namespaceSelector", "not modelled: podlife's scheduler does not match "
+                                    "namespace labels; the term selects pods in " + listed + " only"))
         for i, gate in enumerate(pspec.get("readinessGates") or ()):
             cond = gate.get("conditionType") if isinstance(gate, dict) else None
             out.append((f"{path}.readinessGates[{i}]", f"nothing in podlife sets the {cond} condition (an external "
                                                        "controller would; a patch action with subresource: status "
                                                        "can): until then the pod is not Ready"))
     return out
-
-
-def scenario_notes(manifests: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
-    """(manifest index, path, message) of what podlife leaves out for the scenario as a whole."""
-    for i, m in enumerate(manifests):
-        if m.get("kind") == "PriorityClass" and isinstance(m.get("value"), int) and m["value"] > 0 and \
-                m.get("preemptionPolicy") != "Never":
-            return [(i, "value", "scheduler preemption is not modelled: a pod of this class that does not fit "
-                                 "stays Pending instead of evicting lower-priority pods")]
-    return []

@@ -29,7 +29,8 @@ class Endpoint:
 
     @classmethod
     def from_kubeconfig(cls, path: str | None) -> "Endpoint":
-        path = os.path.expanduser(path or DEFAULT_KUBECONFIG)
+        # as kubectl: the flag, else $KUBECONFIG (its first file), else the default podlife up writes to
+        path = os.path.expanduser(path or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or DEFAULT_KUBECONFIG)
         try:
             with open(path, encoding="utf-8") as f:
                 doc = yaml.safe_load(f)

@@ -4,8 +4,10 @@
 - ``POST /podlife/advance?by=5m``: the manual clock moves forward (409 on a realtime clock).
 - ``POST /podlife/faults``: a fault as a scenario's fault action writes it (JSON: type, node, pod, container,
   image, value, for), validated as scenarios are (400 with the field and what was expected).
-- ``GET  /podlife/trace?since=N&follow=true``: the trace records as JSON lines, from record N; with follow the
-  stream stays open and sends each new record.
+- ``GET  /podlife/trace?since=N&follow=true``: the trace records as JSON lines, from record N (counted from the
+  cluster's first start; podlife.apiserver.livetrace); with follow the stream stays open and sends each new
+  record.
+- ``POST /podlife/stop``: the server stops, as on Ctrl-C (``podlife down``).
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ async def serve(server: Any, request: web.Request, parts: list[str]) -> web.Stre
         return await _fault(server, request)
     if what == "trace" and request.method == "GET":
         return await _trace(server, request)
+    if what == "stop" and request.method == "POST":
+        server.stopping.set()
+        return server._json({"stopping": True}, status=202)
     raise not_found_path()
 
 
 def _clock(server: Any) -> dict[str, Any]:
     c = server.clock
     return {"mode": c.mode, "speed": c.speed, "seconds": round(server.cluster.kernel.now, 6),
-            "records": len(server.cluster.trace.records)}
+            "records": server.trace.total}
 
 
 def _advance(server: Any, request: web.Request) -> web.Response:
@@ -79,7 +84,7 @@ async def _trace(server: Any, request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
     resp.enable_chunked_encoding()
     await resp.prepare(request)
-    records = server.cluster.trace.records
+    trace = server.trace
     wake = asyncio.Event()
 
     def moved() -> None:
@@ -87,9 +92,10 @@ async def _trace(server: Any, request: web.Request) -> web.StreamResponse:
     server.clock.listeners.append(moved)
     try:
         while True:
-            if pos < len(records):
-                chunk = b"".join(orjson.dumps(r) + b"\n" for r in records[pos:])
-                pos = len(records)
+            if pos < trace.total:
+                end = trace.total
+                chunk = b"".join(trace.since(pos))
+                pos = end
                 await resp.write(chunk)
             if not follow:
                 break

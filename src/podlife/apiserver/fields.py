@@ -46,6 +46,7 @@ _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"
 class FieldSelector:
     def __init__(self, kind: str, text: str) -> None:
         self.reqs: list[tuple[Callable[[Obj], str], bool, str]] = []   # (read, equal?, value)
+        self.equal: dict[str, str] = {}   # field → the value it must equal (what an index can answer)
         allowed = SUPPORTED.get(kind, _COMMON)
         for part in (p.strip() for p in text.split(",") if p.strip()):
             if "!=" in part:
@@ -59,7 +60,10 @@ class FieldSelector:
             field = field.strip()
             if field not in allowed:
                 raise ApiError(400, "BadRequest", f'field label not supported: {field}')
-            self.reqs.append((_get(_ALIASES.get((kind, field), field)), eq, value.strip()))
+            path = _ALIASES.get((kind, field), field)
+            self.reqs.append((_get(path), eq, value.strip()))
+            if eq:
+                self.equal[path] = value.strip()
 
     def matches(self, obj: Obj) -> bool:
         return all((read(obj) == value) == eq for read, eq, value in self.reqs)

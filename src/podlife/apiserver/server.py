@@ -7,6 +7,7 @@ the request path follows staging/src/k8s.io/apiserver/pkg/endpoints/request/requ
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hmac
 import logging
@@ -23,7 +24,9 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
+from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import Catalog, Resource, kind_info
 from podlife.apiserver.status import (
     bad_request,
@@ -44,6 +47,21 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubr
 
 
 @dataclass
+class Selection:
+    """A request's label and field selectors."""
+    labels: Any
+    fields: FieldSelector | None
+
+    def __bool__(self) -> bool:
+        return self.labels is not None or bool(self.fields)
+
+    def __call__(self, o: Obj) -> bool:
+        if self.labels is not None and not self.labels.matches(o["metadata"].get("labels") or {}):
+            return False
+        return self.fields is None or self.fields.matches(o)
+
+
+@dataclass
 class Target:
     resource: Resource
     namespace: str | None
@@ -53,9 +71,14 @@ class Target:
 
 class ApiServer:
     def __init__(self, cluster: Any, clock: Any, *, token: str | None = None, max_body: int = bodies.MAX_BODY,
-                 host: str = "127.0.0.1:6443") -> None:
+                 host: str = "127.0.0.1:6443", trace_file: str | None = None) -> None:
         self.cluster = cluster
+        # the trace is kept bounded: the newest records for followers, all of them in trace_file
+        self.trace = LiveTrace(cluster.trace, trace_file)
+        self.logs = ContainerLogs(cluster.trace)
+        self.stopping = asyncio.Event()   # set by a signal or POST /podlife/stop
         self.store: Store = cluster.store
+        self.cache = ReadCache(self.store)
         self.clock = clock
         self.token = token
         self.max_body = max_body
@@ -81,6 +104,7 @@ class ApiServer:
                 raise ApiError(401, "Unauthorized", "Unauthorized")
             self.clock.sync()
             resp = await self._route(request)
+            self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
             self.clock.wake()
             return resp
         except ApiError as e:
@@ -236,6 +260,15 @@ class ApiServer:
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
         return conv[0](obj) if conv is not None else obj
 
+    def encoded(self, r: Resource, obj: Obj) -> bytes:
+        """The stored object's JSON as the served version shows it (made once per resourceVersion)."""
+        if (r.group, r.version, r.kind) in conversion.CONVERSIONS:
+            return orjson.dumps(self.out(r, obj))
+        return self.cache.encoded(r.storage_kind, obj)
+
+    def _bytes(self, body: bytes, status: int = 200) -> web.Response:
+        return web.Response(body=body, status=status, headers={"Content-Type": "application/json"})
+
     def _wants_table(self, request: web.Request) -> str | None:
         for part in request.headers.get("Accept", "").split(","):
             params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
@@ -248,10 +281,14 @@ class ApiServer:
     def _table(self, request: web.Request, t: Target, objs: list[Obj], version: str,
                list_meta: dict[str, Any] | None = None) -> web.Response:
         include = request.query.get("includeObject", "Metadata")
-        doc = tables.table(t.resource.kind, [self.out(t.resource, o) for o in objs], self.now(), version=version,
-                           profile=self.cluster.profile,
-                           include=include, crd=t.resource.crd, served_version=t.resource.version,
-                           list_meta=list_meta)
+        r = t.resource
+        now = self.now()
+        options = (r.group, r.version, version, include, now, self.catalog.generation if r.crd else 0)
+
+        def cached(o: Obj, make: Any) -> dict[str, Any]:
+            return self.cache.row(r.storage_kind, o, options, make)
+        doc = tables.table(r.kind, [self.out(r, o) for o in objs], now, version=version, profile=self.cluster.profile,
+                           include=include, crd=r.crd, served_version=r.version, list_meta=list_meta, cached=cached)
         return self._json(doc)
 
     # -- reads
@@ -261,43 +298,60 @@ class ApiServer:
         tv = self._wants_table(request)
         if tv:
             return self._table(request, t, [obj], tv, {"resourceVersion": obj["metadata"].get("resourceVersion", "")})
-        return self._json(self.out(t.resource, obj))
+        return self._bytes(self.encoded(t.resource, obj))
 
-    def _selectors(self, request: web.Request, t: Target):
+    def _selectors(self, request: web.Request, t: Target) -> Selection:
         q = request.query
         try:
             labels = parse_labels(q.get("labelSelector", "")) if q.get("labelSelector") else None
         except ValueError as e:
             raise bad_request(f"unable to parse requirement: {e}") from None
         fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
-
-        def matches(o: Obj) -> bool:
-            if labels is not None and not labels.matches(o["metadata"].get("labels") or {}):
-                return False
-            return fields is None or fields.matches(o)
-        return matches
+        return Selection(labels, fields)
 
     def _list(self, request: web.Request, t: Target) -> web.Response:
         q = request.query
         matches = self._selectors(request, t)
-        objs = [o for o in self.store.list(t.resource.storage_kind, t.namespace) if matches(o)]
-        meta: dict[str, Any] = {"resourceVersion": str(self.store.resource_version)}
+        kind = t.resource.storage_kind
         start = q.get("continue")
+        at = None
         if start:
-            key = _decode_continue(start)
+            key, at = _decode_continue(start)
+        elif q.get("resourceVersionMatch") == "Exact" and q.get("resourceVersion", "").isdigit():
+            at = int(q["resourceVersion"])
+        if at is not None:
+            # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GetList reads at the continue token's or
+            # the exact revision; a compacted one is 410 (etcd3/errors.go interpretListError)
+            items = self.store.snapshot(kind, at)
+            if items is None:
+                raise ApiError(410, "Expired", "The provided continue parameter is too old to display a "
+                                               "consistent list result. You can start a new list without the "
+                                               "continue parameter." if start else
+                               "The resourceVersion for the provided list is too old.")
+            objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
+            objs = [o for o in objs if matches(o)]
+        else:
+            objs = self.cache.select(kind, t.namespace, matches.labels, matches.fields.equal if matches.fields else {})
+            if objs is None:
+                objs = self.store.list(kind, t.namespace)
+            if matches:
+                objs = [o for o in objs if matches(o)]
+        rv = at if at is not None else self.store.resource_version
+        meta: dict[str, Any] = {"resourceVersion": str(rv)}
+        if start:
             objs = [o for o in objs if _key(o) > key]
         limit = q.get("limit")
         if limit and limit.isdigit() and int(limit) > 0 and len(objs) > int(limit):
             objs = objs[:int(limit)]
-            meta["continue"] = _encode_continue(_key(objs[-1]), self.store.resource_version)
+            meta["continue"] = _encode_continue(_key(objs[-1]), rv)
             meta["remainingItemCount"] = None
         meta = {k: v for k, v in meta.items() if v is not None}
         tv = self._wants_table(request)
         if tv:
             return self._table(request, t, objs, tv, meta)
         r = t.resource
-        return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version, "metadata": meta,
-                           "items": [self.out(r, o) for o in objs]})
+        head = orjson.dumps({"kind": f"{r.kind}List", "apiVersion": r.api_version, "metadata": meta})
+        return self._bytes(b"".join((head[:-1], b',"items":[', b",".join(self.encoded(r, o) for o in objs), b"]}")))
 
     async def _watch(self, request: web.Request, t: Target) -> web.StreamResponse:
         q = request.query
@@ -325,7 +379,7 @@ class ApiServer:
                 return tables.table(r.kind, [self.out(r, obj)], self.now(), version=tv, include=include,
                                     profile=self.cluster.profile,
                                     crd=r.crd, served_version=r.version, headers=first)
-            return self.out(r, obj)
+            return self.encoded(r, obj)
 
         def bookmark(rv_: str) -> Any:
             return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
@@ -512,10 +566,10 @@ def _encode_continue(key: str, rv: int) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_continue(token: str) -> str:
+def _decode_continue(token: str) -> tuple[str, int]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         doc = orjson.loads(raw)
-        return str(doc["start"]).rstrip("\x00")
+        return str(doc["start"]).rstrip("\x00"), int(doc["rv"])
     except Exception:  # noqa: BLE001
         raise bad_request("continue key is not valid: invalid continue token") from None

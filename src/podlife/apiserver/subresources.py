@@ -60,10 +60,24 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
     if sub == "log" and m == "GET":
+        from podlife.apiserver import podlogs
+
+        pod, container, st = _log_target(server, request, t)
+        source = podlogs.container_log(server.cluster, pod, container, st, request.query.get("previous") in
+                                       ("true", "1"))
+        if source is not None:   # the container's runtime wrote its output (the process runtime)
+            return await podlogs.serve(request, source)
         if request.query.get("follow") in ("true", "1"):
             return await _follow_log(server, request, t)
         return _log(server, request, t)
     if sub in ("exec", "attach", "portforward"):
+        if sub == "exec" and request.headers.get("Upgrade", "").lower() == "websocket":
+            from podlife.apiserver import podexec
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            runtime = podexec.runtime_of(server, pod)
+            if runtime is not None:   # the container is a real process (the process runtime)
+                return await podexec.serve(server, request, t, runtime, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 
@@ -154,7 +168,7 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
                     break
             if server.store.try_get("Pod", t.namespace, t.name) is None:
                 # the pod is gone: what its process did until then, and the stream ends
-                rest = log_lines(server.cluster, pod, container, False, timestamps) or []
+                rest = log_lines(server, pod, container, False, timestamps) or []
                 await resp.write("".join(line + "\n" for line in rest[sent:]).encode())
                 break
             lines = _lines(server, request, t, tail=False)
@@ -166,6 +180,22 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
 
 
 def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list[str]:
+    q = request.query
+    pod, container, st = _log_target(server, request, t)
+    previous = q.get("previous") in ("true", "1")
+    lines = log_lines(server, pod, container, previous, q.get("timestamps") in ("true", "1"))
+    if previous and lines is None:
+        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
+    lines = lines or []
+    n = q.get("tailLines")
+    if tail and n and n.isdigit():
+        lines = lines[-int(n):] if int(n) else []
+    return lines
+
+
+def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Obj]:
+    """The pod, the container the request names (or the only one) and its status; the kubelet's 400s for a
+    container that is not there or has not started (validateContainerLogStatus)."""
     q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
@@ -188,51 +218,35 @@ def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list
                           f"{waiting.get('reason', 'ContainerCreating')}")
     if not st:
         raise bad_request(f'container "{container}" in pod "{t.name}" is waiting to start: ContainerCreating')
-    previous = q.get("previous") in ("true", "1")
-    lines = log_lines(server.cluster, pod, container, previous, q.get("timestamps") in ("true", "1"))
-    if previous and lines is None:
-        raise bad_request(f'previous terminated container "{container}" in pod "{t.name}" not found')
-    lines = lines or []
-    n = q.get("tailLines")
-    if tail and n and n.isdigit():
-        lines = lines[-int(n):] if int(n) else []
-    return lines
+    return pod, container, st
 
 
-def log_lines(cluster: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:
-    """What the container's process went through, attempt by attempt, from the trace: podlife does not model
-    what a program prints, so its log is the story of its process."""
+def log_lines(server: Any, pod: Obj, container: str, previous: bool, timestamps: bool) -> list[str] | None:
+    """What the container's process went through in its current (or previous) attempt, from the trace: podlife
+    does not model what a program prints, so its log is the story of its process."""
     md = pod["metadata"]
-    ref = f"Pod/{md['namespace']}/{md['name']}"
-    attempts: list[list[tuple[float, str]]] = []
-    for rec in cluster.trace.records:
-        if rec.get("object") != ref or rec.get("container") != container:
-            continue
-        typ, op = rec["type"], rec.get("op")
-        if typ == "runtime" and op == "create":
-            attempts.append([])
-            continue
-        if not attempts:
-            continue
-        cur = attempts[-1]
-        if typ == "runtime" and op == "start":
-            cur.append((rec["t"], f"podlife: process of container {container} started (simulated; its output "
-                                  "is not modelled)"))
-        elif typ == "signal":
-            cur.append((rec["t"], f"podlife: received {rec.get('signal')}"))
-        elif typ == "hook":
-            cur.append((rec["t"], f"podlife: {rec.get('hook')} hook {rec.get('phase')}"))
-        elif typ == "runtime" and op == "exit":
-            cur.append((rec["t"], f"podlife: process exited ({rec.get('detail')})"))
+    attempts = server.logs.attempts(f"Pod/{md['namespace']}/{md['name']}", container)
     if previous:
         if len(attempts) < 2:
             return None
         chosen = attempts[-2]
     else:
         chosen = attempts[-1] if attempts else []
+    out: list[tuple[float, str]] = []
+    for rec in chosen:
+        typ, op = rec["type"], rec.get("op")
+        if typ == "runtime" and op == "start":
+            out.append((rec["t"], f"podlife: process of container {container} started (simulated; its output "
+                                  "is not modelled)"))
+        elif typ == "signal":
+            out.append((rec["t"], f"podlife: received {rec.get('signal')}"))
+        elif typ == "hook":
+            out.append((rec["t"], f"podlife: {rec.get('hook')} hook {rec.get('phase')}"))
+        elif typ == "runtime" and op == "exit":
+            out.append((rec["t"], f"podlife: process exited ({rec.get('detail')})"))
     if not timestamps:
-        return [text for _, text in chosen]
-    start = cluster.trace.start_time
+        return [text for _, text in out]
+    start = server.cluster.trace.start_time
     from datetime import timedelta
 
-    return [(start + timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%f000Z") + " " + text for t, text in chosen]
+    return [(start + timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%f000Z") + " " + text for t, text in out]

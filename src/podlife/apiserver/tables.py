@@ -333,17 +333,21 @@ def printer(kind: str, crd: Obj | None, served_version: str, profile: Any = None
 
 def table(kind: str, objs: list[Obj], now: datetime, *, version: str = "v1", include: str = "Metadata",
           crd: Obj | None = None, served_version: str = "", headers: bool = True,
-          list_meta: dict[str, Any] | None = None, profile: Any = None) -> dict[str, Any]:
-    """A Table of ``objs``; ``include`` is the includeObject option (None, Metadata, Object)."""
+          list_meta: dict[str, Any] | None = None, profile: Any = None,
+          cached: Callable[[Obj, Callable[[], dict[str, Any]]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A Table of ``objs``; ``include`` is the includeObject option (None, Metadata, Object). ``cached(o, make)``:
+    the row of ``o`` kept from an earlier table of the same instant and options, or ``make()``."""
     cols, row = printer(kind, crd, served_version, profile)
     rows = []
     for o in objs:
-        r: dict[str, Any] = {"cells": row(o, now)}
-        if include == "Object":
-            r["object"] = o
-        elif include == "Metadata":
-            r["object"] = _partial(o, version)
-        rows.append(r)
+        def make(o: Obj = o) -> dict[str, Any]:
+            r: dict[str, Any] = {"cells": row(o, now)}
+            if include == "Object":
+                r["object"] = o
+            elif include == "Metadata":
+                r["object"] = _partial(o, version)
+            return r
+        rows.append(cached(o, make) if cached is not None else make())
     out: dict[str, Any] = {"kind": "Table", "apiVersion": f"meta.k8s.io/{version}", "metadata": list_meta or {},
                            "columnDefinitions": _column_defs(cols) if headers else None, "rows": rows}
     return out

@@ -31,6 +31,7 @@ from podlife.scenario.model import NodeSpec
 DEFAULT_NODES = 3
 DEFAULT_KUBECONFIG = os.path.join("~", ".podlife", "kubeconfig")
 CONTEXT = "podlife"
+READY_LINE = "podlife: ready"   # the last line printed once the API is served (podlife up --detach waits for it)
 
 
 @dataclass
@@ -44,7 +45,11 @@ class UpConfig:
     kubeconfig: str = DEFAULT_KUBECONFIG
     seed: int | None = None
     tls: bool = False          # TLS and a token on loopback too
+    data_dir: str | None = None   # state, trace, and the process runtime's pods; None: nothing is kept (--ephemeral)
+    durable: bool = False         # synchronous=FULL: each commit survives a power loss too
     warnings: list[str] = field(default_factory=list)
+    runtime: str = "simulated"        # or "process": containers are local processes (podlife.runtime.process)
+    temporary_data_dir: bool = False  # the process runtime's pods in a temporary directory (--ephemeral)
 
 
 def is_loopback(host: str) -> bool:
@@ -58,42 +63,95 @@ def is_loopback(host: str) -> bool:
 
 def build_cluster(cfg: UpConfig) -> Cluster:
     """The cluster of CLUSTER.yaml's spec.cluster (and its objects, created at the start), or DEFAULT_NODES nodes
-    with the scenario defaults. Raises ScenarioError on bad input."""
-    from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, build
+    with the scenario defaults; over the data directory's log, from which a cluster made before is restarted.
+    Raises ScenarioError on bad input."""
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import _version_range
-    from podlife.versions import MODELLED_VERSIONS, NEWEST, normalize_version
+    from podlife.versions import MODELLED_VERSIONS, normalize_version
 
-    start = datetime.now(timezone.utc).replace(microsecond=0)
-    if cfg.cluster_file is None:
-        version = normalize_version(cfg.kubernetes_version) if cfg.kubernetes_version else NEWEST
+    version = None
+    if cfg.kubernetes_version is not None:
+        version = normalize_version(cfg.kubernetes_version)
         if version not in MODELLED_VERSIONS:
             raise ScenarioError("--kubernetes-version", None, "", f'"{cfg.kubernetes_version}" is not a modelled '
                                                                   f"version; expected one of {_version_range()}")
-        return Cluster(version=version, seed=cfg.seed or 0, start_time=start,
-                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)])
-    sc = load_scenario(cfg.cluster_file, kubernetes_version=cfg.kubernetes_version, seed=cfg.seed,
-                       supported_faults=SUPPORTED_FAULTS)
+    if cfg.data_dir is None:
+        return _build(cfg, cfg.cluster_file, version, cfg.seed, None, None)
+    from podlife.apiserver.datadir import DataDir
+
+    data = DataDir(cfg.data_dir, durable=cfg.durable)
+    try:
+        stored = data.stored()
+        if stored is not None:
+            data.check(stored, version, cfg.seed, cfg.cluster_file)
+            cluster = _build(cfg, stored.cluster_file, stored.version, stored.seed, stored.start_time, data)
+        else:
+            cluster = _build(cfg, cfg.cluster_file, version, cfg.seed, None, data)
+    except BaseException:
+        data.close()
+        raise
+    cluster.data_dir = data   # type: ignore[attr-defined]
+    return cluster
+
+
+def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: int | None,
+           start_time: datetime | None, data: Any) -> Cluster:
+    from podlife.scenario.actions import USER
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import SUPPORTED_FAULTS, build
+    from podlife.apiserver.managers import ModelWrites
+    from podlife.versions import NEWEST, profile
+
+    start = start_time or datetime.now(timezone.utc).replace(microsecond=0)
+    if cluster_file is None:
+        version = version or NEWEST
+        seed = seed or 0
+        if data is not None and start_time is None:
+            data.record(version, seed, start, None)
+        persisted = data.persisted() if data is not None else None
+        return Cluster(version=version, seed=seed, start_time=start,
+                       nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
+                       process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor))
+    sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
+    name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
     if sc.actions:
-        cfg.warnings.append(f"{cfg.cluster_file}: spec.actions are not run by podlife up (drive the cluster with "
+        cfg.warnings.append(f"{name}: spec.actions are not run by podlife up (drive the cluster with "
                             "kubectl and podlife fault)")
     if sc.expect:
-        cfg.warnings.append(f"{cfg.cluster_file}: spec.expect is not judged by podlife up")
-    if cfg.clock == "realtime":
+        cfg.warnings.append(f"{name}: spec.expect is not judged by podlife up")
+    if start_time is not None:
+        sc.start_time = start_time   # a restart goes on from the first start's time
+    elif cfg.clock == "realtime":
         sc.start_time = start   # timestamps follow the wall clock; a manual clock keeps the scenario's start
-    cluster = build(sc)
-    from podlife.scenario.actions import USER
-
+    if data is not None and start_time is None:
+        data.record(sc.kubernetes_version, sc.seed, sc.start_time, cluster_file)
+    persisted = data.persisted() if data is not None else None
+    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version),
+                    manage=ModelWrites(profile(sc.kubernetes_version).minor))
+    if persisted is not None and persisted.resume:
+        return cluster   # the objects are those of the log
     for m in sc.objects:
         try:
             cluster.store.create(m.obj, by=USER)
         except ApiError as e:
-            from podlife.scenario.errors import ScenarioError
-
             raise ScenarioError(m.source.file, m.source.line, m.source.path or "objects", e.message) from None
     return cluster
+
+
+def _process_host(cfg: UpConfig, version: str) -> Any:
+    """The process runtime's shared state, for --runtime process: its pods live in the data directory, or with
+    --ephemeral in a temporary one (removed when podlife up stops)."""
+    if cfg.runtime != "process":
+        return None
+    from podlife.runtime.process import Host
+    from podlife.versions import profile
+
+    if cfg.data_dir is None:
+        cfg.data_dir = tempfile.mkdtemp(prefix="podlife-up-")
+        cfg.temporary_data_dir = True
+    return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version))
 
 
 def _self_signed(host: str, directory: str) -> tuple[str, str]:
@@ -138,10 +196,24 @@ def write_kubeconfig(path: str, doc: dict[str, Any]) -> str:
 
 
 async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
+    from podlife.apiserver.datadir import TRACE_FILE
+
+    data = getattr(cluster, "data_dir", None)
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
     secure = cfg.tls or not is_loopback(cfg.host)
     token = secrets.token_urlsafe(32) if secure else None
-    api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}")
+    api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}",
+                    trace_file=data.file(TRACE_FILE) if data is not None else None)
+    if data is not None:
+        log, manual = data.log, cfg.clock == "manual"
+
+        def persist() -> None:
+            # before an answer leaves and whenever the clock moved: acknowledged writes are committed; a
+            # manual clock's every move too, a realtime clock's at most once a second
+            log.clock(cluster.kernel.now)
+            log.commit(force=manual)
+            api.trace.flush()
+        clock.after.append(persist)
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
     ssl_ctx = None
@@ -154,6 +226,10 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         ca = Path(cert).read_bytes()
     site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
     await site.start()
+    processes = cluster.process_host
+    if processes is not None:
+        for line in await processes.start(clock.deliver):
+            out(f"podlife: {line}")
     port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
     scheme = "https" if secure else "http"
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
@@ -162,24 +238,88 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     clock.start()
     path = write_kubeconfig(cfg.kubeconfig, kubeconfig(url, token, ca))
     speed = f" ×{cfg.speed:g}" if cfg.clock == "realtime" and cfg.speed != 1 else ""
+    state = "in memory only"
+    if data is not None:
+        state = f"state in {data.path}"
+        if cluster.resumed:
+            state += f" (restarted at {cluster.kernel.now:.3f} s, resourceVersion {cluster.store.resource_version})"
     out(f"podlife: Kubernetes {cluster.profile.version} API at {url}: {len(cluster.kubelets)} nodes, "
-        f"{cfg.clock} clock{speed}")
+        f"{cfg.clock} clock{speed}, {state}")
     out(f"kubeconfig written to {path}; use it with:")
     out(f"  export KUBECONFIG={path}")
     out("  kubectl get nodes")
     if cfg.clock == "manual":
         out(f"  podlife advance 1m --kubeconfig {path}   # time moves only when told")
-    out("Ctrl-C stops the cluster.")
-    stop = asyncio.Event()
+    if processes is not None:
+        out(f"Containers run as local processes; pod directories and logs are under {processes.data_dir}/pods.")
+    out(f"podlife down --kubeconfig {path} (or Ctrl-C) stops the cluster.")
+    out(READY_LINE)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, api.stopping.set)
         except (NotImplementedError, RuntimeError):
             pass
     try:
-        await stop.wait()
+        await api.stopping.wait()
     finally:
         await clock.stop()
         await runner.cleanup()
+        if processes is not None:
+            await _stop_processes(cfg, processes, out)
+        api.trace.close()
+        if data is not None:
+            data.close()
         out("podlife: stopped")
+
+
+def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: Any = print,
+             timeout: float = 120.0) -> int:
+    """``podlife up --detach``: the same command in a session of its own, its output in ``podlife.log`` (in the
+    data directory, or beside the kubeconfig with --ephemeral). Returns 0 once it printed READY_LINE (its
+    output up to there is shown), or its exit status with its output if it ended first."""
+    import sys
+    import time
+
+    from podlife.apiserver.datadir import LOG_FILE
+
+    where = os.path.expanduser(data_dir) if data_dir else os.path.dirname(os.path.expanduser(kubeconfig_path))
+    os.makedirs(where or ".", exist_ok=True)
+    log_path = os.path.join(where, LOG_FILE)
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", *args], stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        text = Path(log_path).read_text(errors="replace")
+        if READY_LINE in text.splitlines():
+            out(text.rstrip("\n"))
+            out(f"podlife: running in the background (pid {proc.pid}, output in {log_path})")
+            return 0
+        code = proc.poll()
+        if code is not None:
+            out(text.rstrip("\n"))
+            return code or 1
+        if time.monotonic() > deadline:
+            proc.terminate()
+            out(text.rstrip("\n"))
+            out(f"podlife up --detach: the server was not ready after {timeout:g} s; stopped it")
+            return 1
+        time.sleep(0.05)
+
+
+async def _stop_processes(cfg: UpConfig, host: Any, out: Any) -> None:
+    """Every container process gets its stop signal, and SIGKILL at its pod's grace period; a second Ctrl-C
+    kills them at once."""
+    import shutil
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.kill_now)
+    except (NotImplementedError, RuntimeError):
+        pass
+    out("podlife: stopping the container processes (SIGTERM, SIGKILL after their grace period; Ctrl-C again: "
+        "now)")
+    await host.stop()
+    if cfg.temporary_data_dir:
+        shutil.rmtree(host.data_dir, ignore_errors=True)

@@ -72,6 +72,8 @@ class WatchStream:
         self._ready.set()
 
     def _line(self, type_: str, obj: Any) -> bytes:
+        if isinstance(obj, bytes):   # the object's JSON, made once (podlife.apiserver.cache)
+            return b'{"type":"%s","object":%s}\n' % (type_.encode(), obj)
         return orjson.dumps({"type": type_, "object": obj}) + b"\n"
 
     async def serve(self, request: web.Request) -> web.StreamResponse:

@@ -1,3 +1,3 @@
-from podlife.engine.kernel import Kernel, Process
+from podlife.engine.kernel import Kernel, Process, few_collections
 
-__all__ = ["Kernel", "Process"]
+__all__ = ["Kernel", "Process", "few_collections"]

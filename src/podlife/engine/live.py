@@ -11,6 +11,10 @@ Two clocks decide how far the kernel may run:
 Either way a request is served at the kernel's current instant: ``sync`` first brings the kernel up to the
 clock, the request acts on the store, and ``settle`` runs what that write set off at the same instant (watch
 deliveries, controllers' reactions), as an action of a scenario would.
+
+Other input from outside — a process that exited, a probe's answer — comes in through ``deliver``: it is
+taken in from the event loop, never in the middle of a kernel step, at the clock's instant of its arrival,
+each item followed by what it sets off.
 """
 
 from __future__ import annotations
@@ -40,17 +44,21 @@ class LiveClock:
         self.speed = speed
         self._wall = wall
         self._start = wall()
+        self._origin = kernel.now   # a restarted cluster's clock goes on from where it stopped
         self._manual_target = kernel.now
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stopped = False
         self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
+        self.after: list[Callable[[], None]] = []       # called after every run, moved or not (the store's commit)
+        self._inbox: list[Callable[[], None]] = []
 
     # ---- where the kernel may be --------------------------------------------------------------------
 
     def target(self) -> float:
         if self.mode == "manual":
             return self._manual_target
-        return max((self._wall() - self._start) * self.speed, self.kernel.now)
+        return max(self._origin + (self._wall() - self._start) * self.speed, self.kernel.now)
 
     def sync(self) -> None:
         """Run the kernel up to the clock's instant, everything due at that instant included."""
@@ -80,9 +88,32 @@ class LiveClock:
         if t > k.now:
             k.move_to(t)
             moved = True
+        for fn in self.after:
+            fn()
         if moved:
             for fn in self.listeners:
                 fn()
+
+    # ---- input from outside ---------------------------------------------------------------------------
+
+    def deliver(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the kernel soon, at the clock's instant then (from the running event loop). Once the
+        clock is stopped, nothing more comes in."""
+        if self._stopped:
+            return
+        self._inbox.append(fn)
+        if len(self._inbox) == 1:
+            asyncio.get_running_loop().call_soon(self._take_inbox)
+
+    def _take_inbox(self) -> None:
+        inbox, self._inbox = self._inbox, []
+        if self._stopped:
+            return
+        self.sync()
+        for fn in inbox:
+            fn()
+            self.settle()
+        self.wake()
 
     # ---- the realtime task ----------------------------------------------------------------------------
 
@@ -99,6 +130,8 @@ class LiveClock:
             self._wake.set()
 
     async def stop(self) -> None:
+        self._stopped = True   # Python 3.11's wait_for can swallow a cancel that meets a wake-up
+        self.wake()
         if self._task is not None:
             self._task.cancel()
             try:
@@ -109,7 +142,7 @@ class LiveClock:
 
     async def _follow(self) -> None:
         assert self._wake is not None
-        while True:
+        while not self._stopped:
             try:
                 self.sync()
             except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on

@@ -39,8 +39,9 @@ class DrainOptions:
 
 
 def _say(cluster: Cluster, message: str, node: str) -> None:
-    cluster.trace.emit("log", component="kubectl", node=node, severity="I", file="drain.go", line=0,
-                       message=message)
+    if cluster.trace.logs:
+        cluster.trace.emit("log", component="kubectl", node=node, severity="I", file="drain.go", line=0,
+                           message=message)
 
 
 def _terminal(pod: Obj) -> bool:

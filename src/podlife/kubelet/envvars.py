@@ -1,13 +1,25 @@
 """The container environment the kubelet builds before creating a container: pkg/kubelet/kubelet_pods.go
-makeEnvironmentVariables. podlife needs only its failures: a ConfigMap or Secret (or one of its keys) that an
+makeEnvironmentVariables.
+
+``environment_error`` is the failure alone: a ConfigMap or Secret (or one of its keys) that an
 ``env``/``envFrom`` entry names and that does not exist, unless the reference is optional. The error fails
-startContainer with CreateContainerConfigError (kuberuntime_container.go generateContainerConfig)."""
+startContainer with CreateContainerConfigError (kuberuntime_container.go generateContainerConfig).
+``make_environment`` resolves the values: ``envFrom`` first, then ``env`` in declaration order (a later entry
+replaces an earlier one, keeping its place), ``$(VAR)`` references expanded against what is declared before,
+``valueFrom`` from the pod's fields (the downward API), its resources, ConfigMaps and Secrets. Service links
+(``<SERVICE>_SERVICE_HOST``…) are not added: podlife's Services have no proxy behind their addresses.
+"""
 
 from __future__ import annotations
 
+import base64
+import math
+import re
+from fractions import Fraction
 from typing import Any
 
 from podlife.api.meta import Obj
+from podlife.api.quantity import parse_quantity
 
 _KINDS = {"configMapKeyRef": ("ConfigMap", "configmap"), "secretKeyRef": ("Secret", "secret"),
           "configMapRef": ("ConfigMap", "configmap"), "secretRef": ("Secret", "secret")}
@@ -44,3 +56,104 @@ def environment_error(store: Any, pod: Obj, container: Obj) -> str | None:
             if key not in _data_keys(obj) and not ref.get("optional"):
                 return f"couldn't find key {key} in {kind} {ns}/{name}"
     return None
+
+
+def make_environment(store: Any, pod: Obj, container: Obj, pod_ips: list[str], host_ips: list[str],
+                     node_capacity: dict[str, str]) -> list[tuple[str, str]]:
+    """The resolved environment, for a container whose ``environment_error`` is None."""
+    ns = pod["metadata"].get("namespace", "default")
+    env: dict[str, str] = {}
+    for source in container.get("envFrom") or ():
+        for ref_key in ("configMapRef", "secretRef"):
+            ref = source.get(ref_key)
+            obj = store.try_get(_KINDS[ref_key][0], ns, ref.get("name", "")) if ref is not None else None
+            if obj is not None:
+                for k, v in _values(obj).items():
+                    env[source.get("prefix", "") + k] = v
+    for var in container.get("env") or ():
+        value = var.get("value") or ""
+        value_from = var.get("valueFrom")
+        if value:
+            value = expand(value, env)
+        elif value_from:
+            if "fieldRef" in value_from:
+                value = field_value(pod, value_from["fieldRef"].get("fieldPath", ""), pod_ips, host_ips)
+            elif "resourceFieldRef" in value_from:
+                value = resource_value(pod, container, value_from["resourceFieldRef"], node_capacity)
+            else:
+                ref_key = "configMapKeyRef" if "configMapKeyRef" in value_from else "secretKeyRef"
+                ref = value_from.get(ref_key) or {}
+                obj = store.try_get(_KINDS[ref_key][0], ns, ref.get("name", ""))
+                found = _values(obj) if obj is not None else {}
+                if ref.get("key", "") not in found:
+                    continue   # optional, as environment_error let it through
+                value = found[ref["key"]]
+        env[var["name"]] = value
+    return list(env.items())
+
+
+def _values(obj: Obj) -> dict[str, str]:
+    """A ConfigMap's data, or a Secret's data decoded (stringData is merged into data on write)."""
+    if obj.get("kind") == "Secret":
+        out = {k: _decode(v) for k, v in (obj.get("data") or {}).items()}
+        out.update(obj.get("stringData") or {})
+        return out
+    return dict(obj.get("data") or {})
+
+
+def _decode(v: str) -> str:
+    try:
+        return base64.b64decode(v, validate=True).decode("utf-8", "replace")
+    except ValueError:
+        return v   # the registry validates Secret data; a value that is not base64 is taken as written
+
+
+_REF = re.compile(r"\$\$|\$\(([^)]*)\)")
+
+
+def expand(value: str, env: dict[str, str]) -> str:
+    """third_party/forked/golang/expansion: $(VAR) becomes the value of a variable declared before it, $$ a
+    single $; a reference to an unknown variable stays as written."""
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        return env[name] if name in env else m.group(0)
+    return _REF.sub(sub, value)
+
+
+_LABEL_OR_ANNOTATION = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]$")
+
+
+def field_value(pod: Obj, path: str, pod_ips: list[str], host_ips: list[str]) -> str:
+    """podFieldSelectorRuntimeValue, then pkg/fieldpath ExtractFieldPathAsString."""
+    md, spec = pod["metadata"], pod.get("spec") or {}
+    simple = {"spec.nodeName": spec.get("nodeName", ""),
+              "spec.serviceAccountName": spec.get("serviceAccountName", ""),
+              "status.hostIP": host_ips[0] if host_ips else "", "status.hostIPs": ",".join(host_ips),
+              "status.podIP": pod_ips[0] if pod_ips else "", "status.podIPs": ",".join(pod_ips),
+              "metadata.name": md.get("name", ""), "metadata.namespace": md.get("namespace", ""),
+              "metadata.uid": md.get("uid", "")}
+    if path in simple:
+        return simple[path]
+    if path in ("metadata.labels", "metadata.annotations"):
+        values = md.get(path.split(".")[1]) or {}
+        # pkg/fieldpath FormatMap: sorted key="value" lines
+        return "\n".join(f'{k}="{values[k]}"' for k in sorted(values))
+    m = _LABEL_OR_ANNOTATION.match(path)
+    if m:
+        return str((md.get(m.group(1)) or {}).get(m.group(2), ""))
+    return ""
+
+
+def resource_value(pod: Obj, container: Obj, ref: Obj, node_capacity: dict[str, str]) -> str:
+    """pkg/api/v1/resource ExtractContainerResourceValue: the quantity divided by the divisor, rounded up; a
+    limit the container does not set is the node's allocatable (MergeContainerResourceLimits)."""
+    which, _, resource = (ref.get("resource") or "").partition(".")
+    resources = (container.get("resources") or {}).get(which) or {}
+    quantity = resources.get(resource)
+    if quantity is None and which == "limits":
+        quantity = node_capacity.get(resource)
+    divisor = parse_quantity(ref.get("divisor") or "1") or Fraction(1)
+    value = parse_quantity(quantity) if quantity is not None else Fraction(0)
+    return str(math.ceil(value / divisor))

@@ -174,8 +174,7 @@ class Kubelet:
     def resync(self) -> None:
         """Relist the pods bound to this node (the reflector's relist after a broken watch): dispatch what
         changed while the watch was down, REMOVE what is gone, and push every cached status."""
-        api = {p["metadata"]["uid"]: p for p in self.store.list(
-            "Pod", where=lambda p: p["spec"].get("nodeName") == self.node_name)}
+        api = {p["metadata"]["uid"]: p for p in self.store.list("Pod", node=self.node_name)}
         for uid in list(self.pod_manager):
             if uid not in api:
                 self._on_pod_event("DELETED", self.pod_manager[uid], None)
@@ -191,6 +190,8 @@ class Kubelet:
     # ---- logging ----------------------------------------------------------------------------------
 
     def log(self, site_name: str, pod: Obj | None = None, **ctx: Any) -> None:
+        if not self.trace.logs:
+            return
         site = logsites.SITES[site_name]
         if pod is not None:
             md = pod["metadata"]

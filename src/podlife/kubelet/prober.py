@@ -2,9 +2,11 @@
 
 One worker per container and probe type probes every periodSeconds from the pod's first sync, after
 initialDelaySeconds from the container's start; liveness and readiness wait for the startup probe. A result
-changes only after failureThreshold failures or successThreshold successes in a row. Outcomes follow the
-container's behaviour (readySeconds, failProbesAfterSeconds), so a worker whose result is settled sleeps
-until something can change it instead of ticking: a probe that keeps succeeding costs nothing.
+changes only after failureThreshold failures or successThreshold successes in a row. What a probe finds is
+the runtime's answer (``probe``): a simulated container answers from its behaviour (readySeconds,
+failProbesAfterSeconds) at once, and the runtime says when that answer can next change, so a worker whose
+result is settled sleeps until then instead of ticking: a probe that keeps succeeding costs nothing. A real
+process is probed for real; its answer comes later, at the instant it arrives, and may change at any time.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from podlife.api.meta import Obj
+from podlife.kubelet.kuberuntime.container import container_spec
 from podlife.runtime.cri import RUNNING, Container
 
 if TYPE_CHECKING:
@@ -42,6 +45,7 @@ class Worker:
     probed_at: float = -1.0
     on_hold: bool = False   # liveness/startup after a failure: wait for the container to restart
     stopped: bool = False
+    probing: bool = False   # a probe is under way (its answer has not come yet)
 
     def __post_init__(self) -> None:
         self.result = INITIAL[self.kind]
@@ -80,8 +84,8 @@ class ProbeManager:
     def _manual(self, w: Worker) -> None:
         w.manual = None
         now = self.kl.kernel.now
-        if w.probed_at == now or (w.timer is not None and w.timer_at == now):
-            return
+        if w.probed_at == now or (w.timer is not None and w.timer_at == now) or w.probing:
+            return   # (a probe under way gives its answer soon: the trigger adds nothing)
         self._tick(w, manual=True)  # a pending tick stays armed: the ticker keeps running
 
     def is_started(self, uid: str, c: Container) -> bool:
@@ -120,7 +124,7 @@ class ProbeManager:
     def container_changed(self, uid: str) -> None:
         """A container of the pod started or stopped: settled workers look again at their next tick."""
         for key, w in self.workers.items():
-            if key[0] == uid and w.timer is None:
+            if key[0] == uid and w.timer is None and not w.probing:
                 self._arm(w, self.kl.kernel.now)
 
     def _arm(self, w: Worker, not_before: float) -> None:
@@ -165,8 +169,22 @@ class ProbeManager:
         if elapsed < delay:
             self._arm(w, (c.started_at or now) + delay)
             return
-        outcome = self._outcome(c, elapsed)
         w.probed_at = now
+        w.probing = True
+        kl.runtime.probe(c, w.spec, container_spec(pod, c.name) or {},
+                         (kl.status_manager.get(w.uid) or {}).get("podIP", ""), elapsed,
+                         lambda outcome, output: self._probed(w, c, outcome, output))
+
+    def _probed(self, w: Worker, c: Container, outcome: str, output: str) -> None:
+        """The probe's answer (worker.doProbe, from the result on)."""
+        w.probing = False
+        kl = self.kl
+        pod = kl.pod_manager.get(w.uid)
+        if w.stopped or not kl.running or pod is None:
+            return
+        if c.state != RUNNING:
+            self._arm(w, kl.kernel.now)   # the container stopped while it was probed: look again
+            return
         w.run = w.run + 1 if outcome == w.last else 1
         w.last = outcome
         if c.id not in kl.refs:
@@ -174,7 +192,7 @@ class ProbeManager:
             kl.log("prober_no_ref", pod, **kl.container_ctx(pod, c))
         elif outcome == FAILURE:
             kl.events.container_event(pod, w.container, "Warning", "Unhealthy",
-                                      f"{TITLE[w.kind]} probe failed: {self._failure_output(pod, w)}")
+                                      f"{TITLE[w.kind]} probe failed: {output}")
         threshold = int(w.spec.get("failureThreshold" if outcome == FAILURE else "successThreshold",
                                    3 if outcome == FAILURE else 1))
         if w.run >= threshold and w.result != outcome:
@@ -182,19 +200,9 @@ class ProbeManager:
             self._result_changed(w, pod, c)
         self._next(w, c, outcome)
 
-    def _outcome(self, c: Container, elapsed: float) -> str:
-        b = c.behavior
-        if elapsed < b.ready_seconds:
-            return FAILURE
-        if b.fail_probes_after is not None and elapsed >= float(b.fail_probes_after):
-            return FAILURE
-        return SUCCESS
-
     def _next(self, w: Worker, c: Container, outcome: str) -> None:
         """Tick again only while the outcome or the result can still change."""
         now = self.kl.kernel.now
-        b = c.behavior
-        start = c.started_at or now
         if w.on_hold:
             return
         if outcome == FAILURE or w.result != outcome or c.id not in self.kl.refs:
@@ -202,20 +210,10 @@ class ProbeManager:
             self._arm_next(w)
         elif w.kind == "startup" and w.result == SUCCESS:
             return
-        elif b.fail_probes_after is not None and now < start + float(b.fail_probes_after):
-            self._arm(w, start + float(b.fail_probes_after))
-
-    def _failure_output(self, pod: Obj, w: Worker) -> str:
-        """What the prober reports for a failed probe of each handler type (pkg/probe/...)."""
-        spec = w.spec
-        if "httpGet" in spec:
-            return "HTTP probe failed with statuscode: 503"
-        if "tcpSocket" in spec:
-            ip = (self.kl.status_manager.get(w.uid) or {}).get("podIP", "")
-            return f"dial tcp {ip}:{spec['tcpSocket'].get('port')}: connect: connection refused"
-        if "grpc" in spec:
-            return 'service unhealthy (responded with "NOT_SERVING")'
-        return ""
+        else:
+            t = self.kl.runtime.probe_answers_change(c, now)
+            if t is not None:
+                self._arm(w, t) if t > now else self._arm_next(w)   # later, or at any moment: the next tick
 
     def _result_changed(self, w: Worker, pod: Obj, c: Container) -> None:
         kl = self.kl

@@ -92,6 +92,13 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
             if isinstance(c, dict) and "restartPolicyRules" in c:
                 del c["restartPolicyRules"]
                 dropped.append(f"spec.initContainers[{i}].restartPolicyRules")
+    kept = profile.spread_constraint_fields
+    for i, c in enumerate(pod_spec.get("topologySpreadConstraints") or ()):
+        # pkg/api/pod/util.go dropDisabledFields: the scheduling fields of a constraint whose gate is off
+        for key in ("minDomains", "matchLabelKeys", "nodeAffinityPolicy", "nodeTaintsPolicy"):
+            if isinstance(c, dict) and key in c and key not in kept:
+                del c[key]
+                dropped.append(f"spec.topologySpreadConstraints[{i}].{key}")
     if not profile.container_stop_signals:
         # KEP-4960: with ContainerStopSignals off (1.33-1.36) lifecycle.stopSignal is dropped
         for field in ("initContainers", "containers"):

@@ -2,6 +2,10 @@
 
 Calls are generator processes that take simulated time. The runtime tells its listener (the PLEG) whenever a
 container's state changes; the kubelet learns of it only when the PLEG relists, as upstream.
+
+The layer below the CRI state machine (containerd's shim and the process it runs) is a handful of methods,
+marked as such: here the process is simulated from its behaviour; podlife.runtime.process runs real ones.
+The same layer answers the container's side of hooks and probes (``run_hook``, ``probe``).
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ import simpy
 
 from podlife.api.meta import Obj, ref
 from podlife.engine import Kernel
-from podlife.runtime.behavior import Behavior, BehaviorRule
+from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for
 from podlife.runtime.cri import (
     CREATED,
     EXITED,
     RUNNING,
     SANDBOX_NOTREADY,
     Container,
+    ContainerConfig,
     RuntimeError_,
     Sandbox,
 )
@@ -29,6 +34,7 @@ from podlife.trace.recorder import Trace
 
 SIGKILL_EXIT = 137   # 128 + 9
 Call = Generator[simpy.Event, Any, Any]
+ProbeDone = Callable[[str, str], None]   # (Success | Failure, the prober's output)
 
 
 class IPAM:
@@ -57,6 +63,8 @@ class IPAM:
 
 
 class ContainerdRuntime:
+    writes_logs = False   # its containers' output goes to no log file (see log_file)
+
     def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str,
                  behaviors: tuple[BehaviorRule, ...] = ()) -> None:
         self.kernel = kernel
@@ -66,6 +74,7 @@ class ContainerdRuntime:
         self.profile = profile
         self.ipam = IPAM(pod_cidr)
         self.sandboxes: dict[str, Sandbox] = {}
+        self._sandboxes_by_pod: dict[str, dict[str, Sandbox]] = {}   # pod uid -> its sandboxes, in creation order
         self.containers: dict[str, Container] = {}
         self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
@@ -81,7 +90,7 @@ class ContainerdRuntime:
     # ---- reads (instant) --------------------------------------------------------------------------
 
     def pod_sandboxes(self, pod_uid: str) -> list[Sandbox]:
-        return [s for s in self.sandboxes.values() if s.pod_uid == pod_uid]
+        return list(self._sandboxes_by_pod.get(pod_uid, {}).values())
 
     def pod_containers(self, pod_uid: str) -> list[Container]:
         return list(self._by_pod.get(pod_uid, {}).values())
@@ -96,8 +105,9 @@ class ContainerdRuntime:
             yield self.kernel.timeout(self.profile.sandbox_seconds)
         md = pod["metadata"]
         sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], self.ipam.allocate(),
-                     created_at=self.kernel.now)
+                     created_at=self.kernel.now, log_directory=f"{md['namespace']}_{md['name']}_{md['uid']}")
         self.sandboxes[sb.id] = sb
+        self._sandboxes_by_pod.setdefault(sb.pod_uid, {})[sb.id] = sb
         self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
         self._changed(sb.pod_uid)
         return sb
@@ -107,10 +117,15 @@ class ContainerdRuntime:
         sb = self.sandboxes.get(sandbox_id)
         if sb is None or sb.state == SANDBOX_NOTREADY:
             return
+        gone = []
         for c in self.pod_containers(sb.pod_uid):
             if c.sandbox_id == sandbox_id and c.process_running:
                 self._signal(c, "SIGKILL", None)
-                self._exit(c, SIGKILL_EXIT, "Error")
+                ev = self._kill(c, "Error")
+                if ev is not None:
+                    gone.append(ev)
+        if gone:
+            yield self.kernel.all_of(gone)
         sb.state = SANDBOX_NOTREADY
         self.ipam.release(sb.ip)
         self._record(sb.pod_ref, "", "stop", f"sandbox {sb.id[:13]}")
@@ -120,6 +135,10 @@ class ContainerdRuntime:
     def remove_pod_sandbox(self, sandbox_id: str) -> Call:
         sb = self.sandboxes.pop(sandbox_id, None)
         if sb is not None:
+            mine = self._sandboxes_by_pod[sb.pod_uid]
+            del mine[sandbox_id]
+            if not mine:
+                del self._sandboxes_by_pod[sb.pod_uid]
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
             for c in [c for c in self.pod_containers(sb.pod_uid) if c.sandbox_id == sandbox_id]:
@@ -129,34 +148,31 @@ class ContainerdRuntime:
 
     # ---- containers -------------------------------------------------------------------------------
 
-    def create_container(self, sandbox: Sandbox, name: str, image: str, attempt: int, behavior: Behavior,
-                         stop_signal: str | None = None) -> Call:
-        c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, image, attempt, behavior,
-                      created_at=self.kernel.now, stop_signal=stop_signal or "SIGTERM")
+    def create_container(self, sandbox: Sandbox, config: ContainerConfig) -> Call:
+        name, attempt = config.name, config.attempt
+        c = Container(self._new_id(), sandbox.id, sandbox.pod_uid, sandbox.pod_ref, name, config.image, attempt,
+                      self._behavior(config), created_at=self.kernel.now,
+                      log_path=config.log_path, stop_signal=config.stop_signal or "SIGTERM")
+        yield from self._create(c, sandbox, config)
         self.containers[c.id] = c
         self._by_pod.setdefault(c.pod_uid, {})[c.id] = c
         key = (c.pod_uid, name)
         self.log_attempts[key] = max(self.log_attempts.get(key, -1), attempt)
         self._record(c.pod_ref, name, "create", f"{self.container_id(c)} attempt {attempt}")
         self._changed(c.pod_uid)
-        yield from ()
         return c
 
     def start_container(self, container_id: str) -> Call:
         c = self._get(container_id)
         if c.state != CREATED:
             raise RuntimeError_(f"container {container_id} is not in created state")
-        if c.behavior.start_seconds:
-            yield self.kernel.timeout(c.behavior.start_seconds)
+        yield from self._launch(c)
         c.state = RUNNING
         c.process_running = True
         c.started_at = self.kernel.now
         self._exit_events[c.id] = self.kernel.event()
         self._record(c.pod_ref, c.name, "start", self.container_id(c))
-        if c.behavior.exit_after is not None:
-            code = c.behavior.exit_code
-            self._timers[c.id] = self.kernel.call_later(
-                c.behavior.exit_after, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+        self._running(c)
         self._changed(c.pod_uid)
 
     def stop_container(self, container_id: str, timeout: int) -> Call:
@@ -170,11 +186,7 @@ class ContainerdRuntime:
             done = self._exit_events[c.id]
             if (timeout > 0 or self.profile.negative_timeout_waits) and c.stop_signal != "SIGKILL":
                 self._signal(c, c.stop_signal, timeout)
-                if c.behavior.on_term == "exit" and c.stop_signal not in c.signals[:-1]:
-                    code = c.behavior.exit_code if c.behavior.term_exit_code is None \
-                        else c.behavior.term_exit_code
-                    self.kernel.call_later(c.behavior.term_seconds,
-                                           lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+                self._terminate(c, c.stop_signal)
                 if timeout < 0:
                     yield done
                 else:
@@ -183,7 +195,7 @@ class ContainerdRuntime:
                     self.kernel.cancel(limit)
             if c.state == RUNNING:
                 self._signal(c, "SIGKILL", None)
-                self._exit(c, SIGKILL_EXIT, "Error")
+                self._kill(c, "Error")
                 if c.state == RUNNING:
                     yield done  # dockerd waits for an exit event that may never come (a lost one)
         if self.profile.stop_return_latency:
@@ -198,8 +210,8 @@ class ContainerdRuntime:
         yield from ()
 
     def exec_sync(self, container_id: str, seconds: float, exit_code: int) -> Call:
-        """Runs a command in the container (hooks, exec probes); returns its exit code. The command dies with
-        its container."""
+        """Runs a command in the container (exec hooks); returns its exit code, which the simulated command
+        takes ``seconds`` to give. The command dies with its container."""
         c = self._get(container_id)
         yield from self._lock(c)
         if c.state != RUNNING:
@@ -211,6 +223,10 @@ class ContainerdRuntime:
         if c.state != RUNNING:
             raise RuntimeError_("command terminated: container exited")
         return exit_code
+
+    def log_file(self, container_id: str) -> tuple[str, Any] | None:
+        """The container's CRI log file and its writer while one writes to it: a simulated process writes none."""
+        return None
 
     def exited(self, container_id: str) -> simpy.Event:
         """An event that fires when the container's process ends."""
@@ -234,7 +250,7 @@ class ContainerdRuntime:
         for c in self.pod_containers(pod_uid):
             if c.name == name and c.process_running:
                 self._signal(c, "SIGKILL", None)
-                self._exit(c, SIGKILL_EXIT, "OOMKilled")
+                self._kill(c, "OOMKilled")
                 return True
         return False
 
@@ -253,6 +269,73 @@ class ContainerdRuntime:
             if sb.state != SANDBOX_NOTREADY:
                 self.ipam.release(sb.ip)
         self.sandboxes.clear()
+        self._sandboxes_by_pod.clear()
+
+    # ---- the layer below: shim and process (simulated from the container's behaviour) ------------------
+
+    def _behavior(self, config: ContainerConfig) -> Behavior:
+        """How the simulated process behaves: its podlife/behavior annotation, spec.behaviors, its command."""
+        return behavior_for(config.pod, config.spec, self.behaviors)
+
+    def _create(self, c: Container, sandbox: Sandbox, config: ContainerConfig) -> Call:
+        """What CreateContainer does below the CRI: nothing can fail for a simulated process."""
+        yield from ()
+
+    def _launch(self, c: Container) -> Call:
+        """StartContainer below the CRI: the process takes its startSeconds to run."""
+        if c.behavior.start_seconds:
+            yield self.kernel.timeout(c.behavior.start_seconds)
+
+    def _running(self, c: Container) -> None:
+        """The process runs: it exits by itself after exitAfterSeconds, if it does."""
+        if c.behavior.exit_after is not None:
+            code = c.behavior.exit_code
+            self._timers[c.id] = self.kernel.call_later(
+                c.behavior.exit_after, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+
+    def _terminate(self, c: Container, sig: str) -> None:
+        """The stop signal reaches the process: with onTerm exit, it ends termSeconds after the first one."""
+        if c.behavior.on_term == "exit" and sig not in c.signals[:-1]:
+            code = c.behavior.exit_code if c.behavior.term_exit_code is None else c.behavior.term_exit_code
+            self.kernel.call_later(c.behavior.term_seconds,
+                                   lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+
+    def _kill(self, c: Container, reason: str) -> simpy.Event | None:
+        """SIGKILL for everything in the container: a simulated process is gone at once. Returns an event to
+        wait for when the process ends later."""
+        self._exit(c, SIGKILL_EXIT, reason)
+        return None
+
+    def run_hook(self, c: Container, hook: str, handler: Obj, spec: Obj) -> Call:
+        """A postStart or preStop handler acting on the container (pkg/kubelet/lifecycle/handlers.go): an exec
+        handler runs through ExecSync, an HTTP one waits for the simulated process; both take the hook's
+        hookSeconds. Returns the error, or ""."""
+        seconds = c.behavior.hook_seconds.get(hook, 0.0)
+        code = c.behavior.hook_exit_code.get(hook, 0)
+        if "exec" in handler:
+            code = yield from self.exec_sync(c.id, seconds, code)
+        else:
+            yield self.kernel.timeout(seconds)
+        return f"command exited with {code}" if code else ""
+
+    def probe(self, c: Container, probe: Obj, spec: Obj, pod_ip: str, elapsed: float, done: ProbeDone) -> None:
+        """What a probe finds (pkg/kubelet/prober/prober.go runProbe): a simulated process answers from its
+        behaviour, at once: it fails before readySeconds and from failProbesAfterSeconds on."""
+        b = c.behavior
+        if elapsed < b.ready_seconds or (b.fail_probes_after is not None and elapsed >= float(b.fail_probes_after)):
+            done("Failure", _failure_output(probe, pod_ip))
+        else:
+            done("Success", "")
+
+    def probe_answers_change(self, c: Container, after: float) -> float | None:
+        """When the process's answers to probes may next change after ``after`` (None: never; ``after`` itself:
+        at any moment)."""
+        b = c.behavior
+        if b.fail_probes_after is not None:
+            t = (c.started_at or after) + float(b.fail_probes_after)
+            if after < t:
+                return t
+        return None
 
     # ---- process model ----------------------------------------------------------------------------
 
@@ -327,7 +410,7 @@ class ContainerdRuntime:
 
     def process_exit(self, c: Container) -> None:
         """The container's process ends by itself (as under a LostExitEvent fault: an OOM on the node)."""
-        self._exit(c, SIGKILL_EXIT, "OOMKilled")
+        self._kill(c, "OOMKilled")
 
     def _signal(self, c: Container, sig: str, timeout: int | None) -> None:
         c.signals.append(sig)
@@ -363,3 +446,14 @@ class ContainerdRuntime:
 
     def _new_id(self) -> str:
         return f"{self._rng.getrandbits(256):064x}"
+
+
+def _failure_output(probe: Obj, pod_ip: str) -> str:
+    """What the prober reports for a failed probe of each handler type (pkg/probe/...)."""
+    if "httpGet" in probe:
+        return "HTTP probe failed with statuscode: 503"
+    if "tcpSocket" in probe:
+        return f"dial tcp {pod_ip}:{probe['tcpSocket'].get('port')}: connect: connection refused"
+    if "grpc" in probe:
+        return 'service unhealthy (responded with "NOT_SERVING")'
+    return ""

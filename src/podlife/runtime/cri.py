@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from podlife.runtime.behavior import Behavior
 
@@ -24,6 +25,27 @@ class Sandbox:
     ip: str
     state: str = SANDBOX_READY
     created_at: float = 0.0
+    log_directory: str = ""   # PodSandboxConfig.log_directory: <namespace>_<name>_<uid>, as under /var/log/pods
+
+
+@dataclass
+class ContainerConfig:
+    """CreateContainer's ContainerConfig, as the kubelet generates it (kuberuntime_container.go
+    generateContainerConfig): the command and args, the resolved environment, the working directory and
+    the log path relative to the sandbox's log directory (``<name>/<restartCount>.log``). ``pod`` and ``spec``
+    stand for the sandbox config and the container's spec, which a simulated runtime reads its behaviour from."""
+
+    name: str
+    image: str
+    attempt: int
+    command: list[str]
+    args: list[str]
+    env: list[tuple[str, str]]
+    working_dir: str
+    log_path: str
+    pod: Any
+    spec: Any
+    stop_signal: str = ""     # lifecycle.stopSignal where the version passes it; "": the image's (SIGTERM)
 
 
 @dataclass
@@ -44,6 +66,9 @@ class Container:
     started_at: float | None = None
     finished_at: float | None = None
     exit_code: int | None = None
-    reason: str = ""      # Completed | Error | OOMKilled
+    reason: str = ""      # Completed | Error | OOMKilled | StartError
+    message: str = ""     # why it ended, when the runtime says (a start that failed)
+    stop_signal: str = "SIGTERM"
+    log_path: str = ""
     signals: list[str] = field(default_factory=list)
     stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default

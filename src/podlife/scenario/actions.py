@@ -65,6 +65,11 @@ def _record(cluster: Cluster, action: Action, obj_ref: str | None) -> dict[str, 
 
 
 def apply_action(cluster: Cluster, action: Action) -> None:
+    with cluster.trace.hold():  # the action's record gets its outcome after the records of its effects
+        _apply(cluster, action)
+
+
+def _apply(cluster: Cluster, action: Action) -> None:
     store = cluster.store
     verb = action.verb
     try:

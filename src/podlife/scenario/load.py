@@ -58,7 +58,7 @@ import yaml
 
 from podlife.api import schema, validation
 from podlife.api.warnings import manifest_warnings as api_warnings
-from podlife.api.warnings import missing_references, scenario_notes, unmodelled_fields
+from podlife.api.warnings import missing_references, unmodelled_fields
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
 from podlife.kubectl.drain import DrainOptions
@@ -1191,7 +1191,7 @@ def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
         for sub, message in said + [(sub, m) for sub, m in unmodelled_fields(obj) if sub not in told]:
             c.warn(f"{path}.{sub}" if path else sub, message)
     objs = [obj for _, obj, _ in pending]
-    for i, sub, message in missing_references(objs) + scenario_notes(objs):
+    for i, sub, message in missing_references(objs):
         c, _, path = pending[i]
         c.warn(f"{path}.{sub}" if path else sub, message)
     for (kind, api_version), places in unmodelled.items():

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
+from podlife.engine import few_collections
 from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
 from podlife.scenario.actions import USER, apply_action
 from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
-from podlife.scenario.expectations import Verdict, evaluate
+from podlife.scenario.expectations import Verdict, evaluate, object_ref
 from podlife.scenario.faults import MODELLED
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
+from podlife.trace.figures import Figures
+from podlife.trace.recorder import Record
+
+if TYPE_CHECKING:
+    from podlife.api.storage import Persisted
 
 MAX_SECONDS = HORIZON_SECONDS
 
@@ -28,6 +35,7 @@ class Result:
     end: float
     verdicts: list[Verdict]
     pods_at: list[tuple[float, list[dict[str, Any]]]] = field(default_factory=list)  # (t, kubectl rows)
+    figures: dict[str, Any] | None = None   # the aggregate figures (below --trace full, or a streamed run)
 
     @property
     def passed(self) -> bool:
@@ -69,11 +77,15 @@ def _template_path(obj: dict[str, Any]) -> str:
     return "spec.jobTemplate.spec.template.metadata" if obj.get("kind") == "CronJob" else "spec.template.metadata"
 
 
-def build(sc: Scenario) -> Cluster:
+def build(sc: Scenario, *, trace_level: str = "full", keep_trace: bool = True,
+          trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+          persisted: Persisted | None = None, manage: Any = None) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
-                   api_server=c.apiServer, behaviors=sc.behaviors, feature_gates=c.featureGates)
+                   api_server=c.apiServer, behaviors=sc.behaviors, trace_level=trace_level, keep_trace=keep_trace,
+                   trace_sinks=trace_sinks, process_host=process_host, persisted=persisted,
+                   manage=manage, feature_gates=c.featureGates)
 
 
 # a table "at t" shows the state once everything that happens at t has happened
@@ -90,13 +102,37 @@ def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
     return [pod_row(p, now) for p in pods]
 
 
-def run(sc: Scenario, pods_at: list[float] | None = None) -> Result:
+def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = "full", keep_trace: bool = True,
+        sinks: Sequence[Callable[[Record], None]] = ()) -> Result:
+    """Run the scenario. ``trace_level`` (full, objects, summary) says which records are made; ``keep_trace``
+    whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made and keeps only the
+    ones its expectations look at). Below ``full``, or when the records are not kept, the run also counts its
+    figures (podlife.trace.figures)."""
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
         if a.manifest is not None and a.source is not None:
             _check_behaviors(Manifest(a.manifest, Source(a.source.file, a.source.line, f"{a.source.path}.{a.verb}")))
-    cluster = build(sc)
+    with few_collections():
+        return _run(sc, pods_at, trace_level, keep_trace, sinks)
+
+
+def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace: bool,
+         sinks: Sequence[Callable[[Record], None]]) -> Result:
+    all_sinks = list(sinks)
+    figures = Figures() if trace_level != "full" or not keep_trace else None
+    if figures is not None:
+        all_sinks.append(figures.add)
+    watched: list[Record] = []
+    if not keep_trace and sc.expect:
+        # expectations judge the records of their objects only: those are all a streamed run keeps
+        objects = {object_ref(e) for e in sc.expect}
+        all_sinks.append(lambda r: watched.append(r) if r.get("object") in objects else None)
+    options: dict[str, Any] = {}
+    if trace_level != "full" or not keep_trace or all_sinks:
+        options = {"trace_level": trace_level, "keep_trace": keep_trace, "trace_sinks": all_sinks}
+    cluster = build(sc, **options)  # build(sc) for a plain run
+    trace = cluster.trace
     for m in sc.objects:
         try:
             cluster.store.create(m.obj, by=USER)
@@ -117,13 +153,14 @@ def run(sc: Scenario, pods_at: list[float] | None = None) -> Result:
             kernel.step()
         end = kernel.now if kernel.idle() else MAX_SECONDS
     cluster.materialize()
-    verdicts = [evaluate(e, cluster.trace.records, end) for e in sc.expect]
+    verdicts = [evaluate(e, trace.records if keep_trace else watched, end) for e in sc.expect]
     tables.append((end, pod_table(cluster, end)))
-    return Result(sc, cluster, end, verdicts, tables)
+    return Result(sc, cluster, end, verdicts, tables,
+                  figures.result(cluster.store) if figures is not None else None)
 
 
-def report(result: Result) -> dict[str, Any]:
-    sc = result.scenario
+def header(sc: Scenario) -> dict[str, Any]:
+    """The report's fields known before the run."""
     return {
         "format": "podlife-trace/v1",
         "scenario": sc.name,
@@ -131,12 +168,35 @@ def report(result: Result) -> dict[str, Any]:
         "seed": sc.seed,
         "startTime": sc.start_time.strftime("%Y-%m-%dT%H:%M:%S") + (
             f".{sc.start_time.microsecond:06d}".rstrip("0") if sc.start_time.microsecond else "") + "Z",
+    }
+
+
+def outcome(result: Result) -> dict[str, Any]:
+    """The report's fields known once the run has ended (but its records and final objects)."""
+    sc = result.scenario
+    out = {
         "endSeconds": round(result.end, 3),
-        "records": result.cluster.trace.records,
         "expectations": [v.as_dict() for v in result.verdicts],
         "assumptions": assumptions(sc),
         "warnings": list(sc.warnings),
         # kubectl get pods at each --at instant and at the end, as the summary prints them
         "podTables": [{"t": round(t, 3), "rows": rows} for t, rows in result.pods_at],
-        "final": {"objects": result.cluster.store.all_objects()},
     }
+    if result.figures is not None:
+        out["trace"] = result.cluster.trace.level
+        out["figures"] = result.figures
+    return out
+
+
+def report(result: Result, final: bool = True) -> dict[str, Any]:
+    """The trace report (docs/scenario-format.md section 4); below ``--trace full`` it also names the level
+    and carries the figures, and at ``summary`` it has neither records nor final objects (nor without
+    ``final``: a streamed report writes them one by one)."""
+    rep = header(result.scenario)
+    rest = outcome(result)
+    rep["endSeconds"] = rest.pop("endSeconds")
+    rep["records"] = result.cluster.trace.records
+    rep.update(rest)
+    objects = final and result.cluster.trace.level != "summary"
+    rep["final"] = {"objects": result.cluster.store.all_objects() if objects else []}
+    return rep

@@ -2,59 +2,26 @@
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from typing import Any
 
 from podlife.sweep.points import SEED_KEY, VERSION_KEY
+from podlife.trace.figures import Figures
 
 _AT = re.compile(r"\b(?:held|failed|seen) at ([0-9.]+)s")
-_EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
+_FIGURES = ("pods", "deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds",
+            "podsEvicted")
 
 
 def figures(rep: dict[str, Any]) -> dict[str, Any]:
-    """The run's summary figures: pod delete → containers stopped and delete → removed (the longest of
-    each), startup latency (create → Running) p50/p99, pods evicted."""
-    created: dict[str, float] = {}
-    running: dict[str, float] = {}
-    deleting: dict[str, float] = {}
-    removal: list[float] = []
-    stopped: dict[str, float] = {}  # pod → its last container process exit after the delete
-    evicted: set[str] = set()
+    """The run's summary figures (podlife.trace.figures): pod delete → containers stopped and delete → removed
+    (the longest of each), startup latency (create → Running) p50/p99, pods evicted."""
+    acc = Figures()
     for r in rep["records"]:
-        obj = r.get("object")
-        if not isinstance(obj, str) or not obj.startswith("Pod/"):
-            continue
-        typ = r["type"]
-        if typ == "api" and r["verb"] == "create":
-            created.setdefault(obj, r["t"])
-        elif typ == "phase" and r["to"] == "Running":
-            running.setdefault(obj, r["t"])
-        elif typ == "terminating":
-            deleting.setdefault(obj, r["t"])
-        elif typ == "runtime" and r["op"] == "exit" and obj in deleting:
-            stopped[obj] = r["t"] - deleting[obj]
-        elif typ == "deleted" and obj in deleting:
-            removal.append(r["t"] - deleting[obj])
-        elif (typ == "event" and r["reason"] in _EVICTION_REASONS) or (typ == "api" and r["verb"] == "evict"):
-            evicted.add(obj)
-    startup = sorted(running[p] - created[p] for p in running if p in created)
-    return {"pods": len(created), "deleteToStoppedSeconds": _r(max(stopped.values())) if stopped else None,
-            "deleteToRemovedSeconds": _r(max(removal)) if removal else None,
-            "startupP50Seconds": _rank(startup, 0.50), "startupP99Seconds": _rank(startup, 0.99),
-            "podsEvicted": len(evicted)}
-
-
-def _rank(xs: list[float], q: float) -> float | None:
-    """Nearest-rank percentile."""
-    if not xs:
-        return None
-    return _r(xs[max(0, math.ceil(q * len(xs)) - 1)])
-
-
-def _r(x: float) -> float:
-    return round(x, 3)
+        acc.add(r)
+    result = acc.result()
+    return {k: result[k] for k in _FIGURES}
 
 
 def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until: str | None = None

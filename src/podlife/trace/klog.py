@@ -32,6 +32,8 @@ class Logger:
         self.node = node
 
     def log(self, site: LogSite, **args: Any) -> None:
+        if not self.trace.logs:
+            return
         rec: dict[str, Any] = {"component": self.component}
         if self.node is not None:
             rec["node"] = self.node
@@ -46,15 +48,15 @@ PIDS = {"kubelet": 3033, "scheduler": 1, "controller-manager": 1, "apiserver": 1
 def render(records: list[dict[str, Any]], start_time: datetime, node: str | None = None) -> str:
     """klog text of the ``log`` records, one line each behind a journald-style host and process prefix:
     ``node-1 kubelet[3033]: I0603 20:39:37.908557    3033 kuberuntime_container.go:468] message``."""
-    out = []
-    for r in records:
-        if r["type"] != "log" or (node is not None and r.get("node") != node):
-            continue
-        when = start_time + timedelta(seconds=r["t"])
-        pid = PIDS.get(r["component"], 1)
-        host = r.get("node", "control-plane")
-        out.append(
-            f"{host} {r['component']}[{pid}]: "
-            f"{r['severity']}{when:%m%d %H:%M:%S.%f} {pid:7d} {r['file']}:{r['line']}] {r['message']}"
-        )
+    out = [line(r, start_time) for r in records
+           if r["type"] == "log" and (node is None or r.get("node") == node)]
     return "\n".join(out) + ("\n" if out else "")
+
+
+def line(r: dict[str, Any], start_time: datetime) -> str:
+    """The klog line of one ``log`` record."""
+    when = start_time + timedelta(seconds=r["t"])
+    pid = PIDS.get(r["component"], 1)
+    host = r.get("node", "control-plane")
+    return (f"{host} {r['component']}[{pid}]: "
+            f"{r['severity']}{when:%m%d %H:%M:%S.%f} {pid:7d} {r['file']}:{r['line']}] {r['message']}")

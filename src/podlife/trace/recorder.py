@@ -2,31 +2,81 @@
 
 Section 4 of the scenario format defines the record types. Records are plain dicts so the report is the list
 itself; ``t`` is seconds since the scenario start, rounded to the millisecond.
+
+How much of it is made and kept is the run's choice (``--trace``): ``full`` makes every record; ``objects``
+and ``summary`` make no component ``log`` records (whose formatting is a good part of a run's cost). Records
+are kept in ``records`` unless the run streams them (``keep=False``); each ``sink`` sees every record as it is
+made (a streamed report, the run's figures).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 from podlife.engine import Kernel
 
+LEVELS = ("full", "objects", "summary")
+
+Record = dict[str, Any]
+
 
 class Trace:
-    def __init__(self, kernel: Kernel, start_time: datetime) -> None:
+    def __init__(self, kernel: Kernel, start_time: datetime, level: str = "full", keep: bool = True) -> None:
         self.kernel = kernel
         self.start_time = start_time
-        self.records: list[dict[str, Any]] = []
+        self.level = level
+        self.logs = level == "full"   # whether component log records are made at all
+        self.keep = keep
+        self.records: list[Record] = []
+        self.sinks: list[Callable[[Record], None]] = []
+        self._held: list[Record] = []
+        self._holds = 0
+        self._stamp_at: float | None = None
+        self._stamp = ""
 
-    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def emit(self, type_: str, **fields: Any) -> Record:
         rec = {"t": round(self.kernel.now, 3), "type": type_}
         rec.update(fields)
-        self.records.append(rec)
+        if self.keep:
+            self.records.append(rec)
+        if self.sinks:
+            if self._holds:
+                self._held.append(rec)
+            else:
+                for sink in self.sinks:
+                    sink(rec)
         return rec
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """For records completed after other records were made (a request and its outcome): the sinks see the
+        records made within, in the order they were made, once the outermost hold ends."""
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                held, self._held = self._held, []
+                for rec in held:
+                    for sink in self.sinks:
+                        sink(rec)
 
     def timestamp(self, t: float | None = None) -> str:
         """RFC 3339 time (seconds precision, as metav1.Time serialises) of simulated time ``t``."""
-        when = self.start_time + timedelta(seconds=int(self.kernel.now if t is None else t))
+        if t is None:
+            # the same instant is stamped many times (every write of a busy second): format it once
+            now = self.kernel.now
+            if now != self._stamp_at:
+                self._stamp_at, self._stamp = now, self._format(now)
+            return self._stamp
+        return self._format(t)
+
+    def _format(self, t: float) -> str:
+        when = self.start_time + timedelta(seconds=int(t))
         return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def micro_timestamp(self, t: float | None = None) -> str:

@@ -36,7 +36,7 @@ def _line(r: dict[str, Any]) -> str | None:
         return f"{r['conditionType']}={r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
     if t == "taint":
         return f"taint {r['key']}:{r['effect']} {r['op']}"
-    if t == "event" and r["eventType"] == "Warning":
+    if t == "event" and (r["eventType"] == "Warning" or r["reason"] == "Preempted"):
         return f"{r['reason']}: {r['message']}"
     if t == "runtime" and r["op"] == "exit":
         return f"{r['container']}: process exited ({r['detail']})"
@@ -96,6 +96,8 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
             console.print(Text(obj, style="cyan bold"))
             for t, line in lines:
                 console.print(f"  {t:9.3f}s  {line}", highlight=False)
+        if report.get("figures") is not None:
+            figures(report["figures"], console)
         if tables:
             pod_tables(console, tables, report["endSeconds"])
         _assumptions(report.get("assumptions") or [], console)
@@ -135,3 +137,29 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
         grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])
     for (obj, container), texts in grouped.items():
         console.print(f"  {obj} {container}: {'; '.join(texts)}", highlight=False)
+
+
+_FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (create → Running) p50", "s"),
+                 ("startupP99Seconds", "startup (create → Running) p99", "s"),
+                 ("podsEvicted", "pods evicted", ""), ("firstEvictionSeconds", "first eviction at", "s"),
+                 ("replacements", "pods created since", ""),
+                 ("replacementsRunningSeconds", "all of them Running after", "s"),
+                 ("deleteToStoppedSeconds", "longest delete → containers stopped", "s"),
+                 ("deleteToRemovedSeconds", "longest delete → removed", "s"))
+
+
+def figures(figs: dict[str, Any], console: Console) -> None:
+    """The run's aggregate figures (podlife.trace.figures), then one row per zone."""
+    console.print(Text("figures", style="bold"))
+    for key, label, unit in _FIGURE_LINES:
+        v = figs.get(key)
+        if key == "replacementsRunningSeconds" and v is None and figs.get("replacements"):
+            console.print(f"  {label}: not all", highlight=False)
+        elif v is not None:
+            console.print(f"  {label}: {v:g}{unit}", highlight=False)
+    zones = figs.get("zones") or {}
+    if zones:
+        table = Table("zone", "nodes", "pods", "evicted", "Running at the end", box=None, pad_edge=False)
+        for zone, z in zones.items():
+            table.add_row(zone or "(none)", *(str(z[k]) for k in ("nodes", "pods", "podsEvicted", "podsRunningAtEnd")))
+        console.print(table)

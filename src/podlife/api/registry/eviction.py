@@ -53,14 +53,15 @@ def too_many_requests(message: str, cause: str) -> errors.ApiError:
 def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Any = None) -> None:
     """EvictionREST.Create; raises ApiError (404, 429, 500) as the API would answer. The request is traced as
     an ``api`` record with verb evict (and its outcome as the delete that follows)."""
-    rec = store.trace.emit("api", verb="evict", object=f"Pod/{namespace}/{name}", by=by)
-    if grace is not None:
-        rec["gracePeriodSeconds"] = grace
-    try:
-        _evict(store, namespace, name, by, grace, profile)
-    except errors.ApiError as e:
-        rec["error"] = e.message
-        raise
+    with store.trace.hold():
+        rec = store.trace.emit("api", verb="evict", object=f"Pod/{namespace}/{name}", by=by)
+        if grace is not None:
+            rec["gracePeriodSeconds"] = grace
+        try:
+            _evict(store, namespace, name, by, grace, profile)
+        except errors.ApiError as e:
+            rec["error"] = e.message
+            raise
 
 
 def _evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Any) -> None:

@@ -232,9 +232,9 @@ def controller_ref(owner: Obj) -> Obj:
 
 
 def label_selector(sel: Any) -> selectors.Selector:
-    """metav1.LabelSelectorAsSelector; an invalid selector selects nothing."""
+    """metav1.LabelSelectorAsSelector (parsed once per distinct selector); an invalid selector selects nothing."""
     try:
-        return selectors.label_selector_as_selector(sel)
+        return selectors.compiled(sel)
     except ValueError:
         return selectors.NOTHING
 

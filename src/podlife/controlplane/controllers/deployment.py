@@ -588,7 +588,6 @@ class DeploymentController:
                 self._update_status(d)
             return
         rs_list = self._get_replica_sets_for_deployment(d)
-        pod_map = self._pod_map(d, rs_list)
         if d["metadata"].get("deletionTimestamp"):
             self._sync_status_only(d, rs_list)
             return
@@ -600,7 +599,8 @@ class DeploymentController:
             self._sync_scale(d, rs_list)
             return
         if (d["spec"].get("strategy") or {}).get("type") == "Recreate":
-            self._rollout_recreate(d, rs_list, pod_map)
+            # getPodMapForDeployment: only the Recreate rollout reads it (and reading is all it does)
+            self._rollout_recreate(d, rs_list, self._pod_map(d, rs_list))
         else:
             self._rollout_rolling(d, rs_list)
 

@@ -9,10 +9,16 @@ namespace on each sync, as upstream's lister does), and writes pods, ReplicaSet 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
+from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
+import orjson
+
+from podlife.api import selectors
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
@@ -146,6 +152,75 @@ class ActivePodsRanking:
         return sorted(pods, key=functools.cmp_to_key(cmp))
 
 
+# ---- the status figures of a ReplicaSet, kept as its pods change -------------------------------------------
+
+
+@dataclass
+class _Tally:
+    """What calculateStatus counts over a ReplicaSet's claimed pods (its active controlled pods that its selector
+    matches), kept up to date from the pod informer so that a sync costs what changed, not the size of the
+    ReplicaSet. ``sig`` is what the figures depend on besides the pods (selector, template labels,
+    minReadySeconds): a ReplicaSet whose ``sig`` changed is counted again."""
+
+    sig: tuple[Any, ...]
+    selector: selectors.Selector
+    template_labels: tuple[tuple[str, Any], ...]
+    min_ready: int
+    members: dict[str, tuple[bool, bool, float | None]] = field(default_factory=dict)  # uid -> counted as
+    unmatched: set[str] = field(default_factory=set)   # active controlled pods the selector does not match
+    terminating: set[str] = field(default_factory=set)  # controlled pods deleted, not yet terminal, it matches
+    fully: int = 0
+    ready: int = 0
+    available_from: list[float] = field(default_factory=list)  # sorted: when each ready pod turns available
+
+    def add(self, trace: Trace, pod: Obj) -> None:
+        uid = pod["metadata"]["uid"]
+        labels = pod["metadata"].get("labels") or {}
+        if _terminating(pod) and self.selector.matches(labels):
+            self.terminating.add(uid)
+        if not is_pod_active(pod):
+            return
+        if self.selector.empty() or not self.selector.matches(labels):
+            self.unmatched.add(uid)
+            return
+        fully = all(labels.get(k) == v for k, v in self.template_labels)
+        ready = is_pod_ready(pod)
+        since: float | None = None
+        if ready:
+            # podutil.IsPodAvailable: Ready since lastTransitionTime + minReadySeconds (always, without it)
+            if not self.min_ready:
+                since = -math.inf
+            else:
+                t = parse_time(trace, pod_condition(pod, "Ready").get("lastTransitionTime"))  # type: ignore[union-attr]
+                since = None if t is None else t + self.min_ready
+        self.members[uid] = (fully, ready, since)
+        self.fully += fully
+        self.ready += ready
+        if since is not None:
+            bisect.insort(self.available_from, since)
+
+    def remove(self, uid: str) -> None:
+        self.unmatched.discard(uid)
+        self.terminating.discard(uid)
+        counted = self.members.pop(uid, None)
+        if counted is None:
+            return
+        fully, ready, since = counted
+        self.fully -= fully
+        self.ready -= ready
+        if since is not None:
+            del self.available_from[bisect.bisect_left(self.available_from, since)]
+
+    def available(self, now: float) -> int:
+        return bisect.bisect_right(self.available_from, now)
+
+
+def _tally_sig(rs: Obj) -> tuple[Any, ...]:
+    tlabels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
+    return (orjson.dumps(rs["spec"].get("selector"), option=orjson.OPT_SORT_KEYS),
+            tuple(tlabels.items()), int(rs["spec"].get("minReadySeconds") or 0))
+
+
 # ---- the controller --------------------------------------------------------------------------------------
 
 
@@ -193,6 +268,7 @@ class ReplicaSetController:
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
         self.index = PodIndex()                             # pods by uid, by controller uid, orphans
+        self.tallies: dict[str, _Tally] = {}                # RS uid -> status figures of its pods
 
     def start(self) -> None:
         for rs in self.store.list(self.KIND):
@@ -222,6 +298,7 @@ class ReplicaSetController:
     def _on_rs(self, type_: str, rs: Obj, old: Obj | None) -> None:
         if type_ == DELETED:
             self._index_rs(None, rs)
+            self.tallies.pop(rs["metadata"]["uid"], None)
             # deleteRS: forget the expectations so a new RS of the same name starts clean
             self.expectations.delete(_skey(rs))
             self.queue.add(_key(rs))
@@ -232,9 +309,11 @@ class ReplicaSetController:
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if type_ == DELETED:
             self.index.update(None, pod)
+            self._tally_pod(None, pod)
             self._delete_pod(pod)
             return
         self.index.update(pod, old if type_ != "ADDED" else None)
+        self._tally_pod(pod, old if type_ != "ADDED" else None)
         if type_ == "ADDED" or old is None:
             self._add_pod(pod)
         else:
@@ -294,6 +373,34 @@ class ReplicaSetController:
         self.expectations.deletion_observed(_skey(rs), pod_key(pod))
         self.queue.add(_key(rs))
 
+    def _tally_pod(self, pod: Obj | None, old: Obj | None) -> None:
+        for obj, add in ((old, False), (pod, True)):
+            o = owner_of(obj) if obj is not None else None
+            tally = self.tallies.get(o.get("uid", "")) if o is not None else None
+            if tally is not None:
+                if add:
+                    tally.add(self.trace, obj)  # type: ignore[arg-type]
+                else:
+                    tally.remove(obj["metadata"]["uid"])  # type: ignore[index]
+
+    def _tally(self, rs: Obj) -> _Tally:
+        """The ReplicaSet's status figures, counted once over its controlled pods and then kept up to date."""
+        uid, sig = rs["metadata"]["uid"], _tally_sig(rs)
+        tally = self.tallies.get(uid)
+        if tally is None or tally.sig != sig:
+            tally = self.tallies[uid] = _Tally(sig, self._selector(rs), sig[1], sig[2])
+            for pod_uid in self.index.by_owner.get(uid, ()):
+                tally.add(self.trace, self.index.pods[pod_uid])
+        return tally
+
+    def _adoptable(self, rs: Obj, selector: selectors.Selector) -> bool:
+        """Whether ClaimPods could adopt one of the namespace's orphans (an active one the selector matches)."""
+        if selector.empty() or rs["metadata"].get("deletionTimestamp"):
+            return False
+        pods = self.index.pods
+        return any(is_pod_active(pods[u]) and selector.matches(pods[u]["metadata"].get("labels") or {})
+                   for u in self.index.orphans.get(rs["metadata"]["namespace"], ()))
+
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
         """resolveControllerRef: by name, then the UID must match."""
         return resolve_controller_ref(self.rss, namespace, ref, self.KIND)
@@ -319,21 +426,31 @@ class ReplicaSetController:
             return
         needs_sync = self.expectations.satisfied(skey)
         selector = self._selector(rs)
-        # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
-        # same candidates (pods controlled by someone else are never claimed)
-        candidates = self.index.candidates(rs)
-        filtered = claim_pods(self.store, self.COMPONENT, rs, selector, [p for p in candidates if is_pod_active(p)],
-                              controller_ref(rs))
+        tally = self._tally(rs)
+        if not tally.unmatched and not self._adoptable(rs, selector):
+            # ClaimPods would neither release nor adopt: the claimed pods are the tallied ones
+            counts = (len(tally.members), tally.fully, tally.ready, tally.available(self.kernel.now))
+
+            def claimed() -> list[Obj]:
+                return sorted((self.index.pods[u] for u in tally.members), key=lambda p: p["metadata"]["name"])
+        else:
+            # upstream lists every pod of the namespace; the owner index and the namespace's orphans are the
+            # same candidates (pods controlled by someone else are never claimed)
+            candidates = self.index.candidates(rs)
+            filtered = claim_pods(self.store, self.COMPONENT, rs, selector,
+                                  [p for p in candidates if is_pod_active(p)], controller_ref(rs))
+            counts = self._count(rs, filtered)
+
+            def claimed() -> list[Obj]:
+                return filtered
         err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
-            err = self._manage_replicas(filtered, rs)
+            err = self._manage_replicas(counts[0], claimed, rs)
         terminating = None
         if self.profile.terminating_replicas_status:
             # FilterTerminatingPods, then the ones this set controls (FilterClaimedPods)
-            uid = rs["metadata"]["uid"]
-            terminating = sum(1 for p in candidates if _terminating(p) and selector.matches(
-                p["metadata"].get("labels") or {}) and (owner_of(p) or {}).get("uid") == uid)
-        status = self._calculate_status(rs, filtered, err, terminating)
+            terminating = len(tally.terminating)
+        status = self._calculate_status(rs, counts, err, terminating)
         updated = self._update_status(rs, status)
         mrs = int(updated["spec"].get("minReadySeconds") or 0)
         st, replicas = updated.get("status") or {}, int(updated["spec"].get("replicas", 1))
@@ -344,8 +461,9 @@ class ReplicaSetController:
         if err is not None:
             raise err
 
-    def _manage_replicas(self, filtered: list[Obj], rs: Obj) -> ApiError | None:
-        diff = len(filtered) - int(rs["spec"].get("replicas", 1))
+    def _manage_replicas(self, count: int, claimed: Callable[[], list[Obj]], rs: Obj) -> ApiError | None:
+        """manageReplicas over the ``count`` claimed pods (``claimed()`` lists them, by name, when some must go)."""
+        diff = count - int(rs["spec"].get("replicas", 1))
         skey = _skey(rs)
         if diff < 0:
             n = min(-diff, BURST_REPLICAS)
@@ -357,7 +475,7 @@ class ReplicaSetController:
             return err
         if diff > 0:
             n = min(diff, BURST_REPLICAS)
-            to_delete = self._pods_to_delete(filtered, self._related_pods(rs), n)
+            to_delete = self._pods_to_delete(claimed(), self._related_pods(rs), n)
             self.expectations.expect_deletions(skey, [pod_key(p) for p in to_delete])
             first: ApiError | None = None
             for pod in to_delete:
@@ -429,10 +547,8 @@ class ReplicaSetController:
 
     # ---- status (replica_set_utils.go) -------------------------------------------------------------------
 
-    def _calculate_status(self, rs: Obj, filtered: list[Obj], err: ApiError | None,
-                          terminating: int | None = None) -> Obj:
-        """calculateStatus."""
-        st = rs.get("status") or {}
+    def _count(self, rs: Obj, filtered: list[Obj]) -> tuple[int, int, int, int]:
+        """calculateStatus's counts: replicas, fully labeled, ready, available."""
         tlabels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
         mrs = int(rs["spec"].get("minReadySeconds") or 0)
         fully = ready = available = 0
@@ -444,18 +560,25 @@ class ReplicaSetController:
                 ready += 1
                 if is_pod_available(self.trace, pod, mrs, self.kernel.now):
                     available += 1
+        return len(filtered), fully, ready, available
+
+    def _calculate_status(self, rs: Obj, counts: tuple[int, int, int, int], err: ApiError | None,
+                          terminating: int | None = None) -> Obj:
+        """calculateStatus."""
+        st = rs.get("status") or {}
+        replicas, fully, ready, available = counts
         conditions = [dict(c) for c in st.get("conditions") or ()]
         failure = next((c for c in conditions if c.get("type") == "ReplicaFailure"), None)
         if err is not None and failure is None:
-            diff = len(filtered) - int(rs["spec"].get("replicas", 1))
+            diff = replicas - int(rs["spec"].get("replicas", 1))
             reason = "FailedCreate" if diff < 0 else ("FailedDelete" if diff > 0 else "")
             conditions.append({"type": "ReplicaFailure", "status": "True",
                                "lastTransitionTime": self.trace.timestamp(), "reason": reason,
                                "message": err.message})
         elif err is None and failure is not None:
             conditions = [c for c in conditions if c.get("type") != "ReplicaFailure"]
-        return _rs_status(len(filtered), fully, ready, available, int(st.get("observedGeneration") or 0),
-                          conditions, terminating)
+        return _rs_status(replicas, fully, ready, available, int(st.get("observedGeneration") or 0), conditions,
+                          terminating)
 
     def _update_status(self, rs: Obj, status: Obj) -> Obj:
         """updateReplicaSetStatus: nothing to write in the steady state; else one GET/PUT retry."""

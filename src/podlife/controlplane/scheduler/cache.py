@@ -7,7 +7,8 @@ bind, pod update and deletion. Here the per-node numbers are numpy arrays in nod
 - allocatable and requested resources (also the 100m / 200Mi non-zero requests scoring uses), pod counts;
 - per (namespace, label selector) the matching pods that are not terminating, per node and per topology domain
   (podtopologyspread countPodsMatchSelector and its per-domain sums), for the selectors scheduling asked about;
-- per required pod anti-affinity term: the pods it selects and the pods that carry it, per node.
+- per required pod anti-affinity term: the pods it selects and the pods that carry it, per node;
+- per set of required pod affinity terms: the pods matching all of them, per node.
 
 Every count moves with the pod that moves it: nothing is recounted per scheduling cycle. When nodes come or
 go the arrays are permuted into the new node-tree order.
@@ -16,8 +17,9 @@ go the arrays are permuted into the new node-tree order.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
@@ -43,30 +45,78 @@ LARGE = 2 ** 40   # a pod asking less of everything cannot lift a node past EXAC
 
 # (namespace, labels, terminating) → does the counter count such a pod
 Match = Callable[[str, dict, bool], bool]
-# a required anti-affinity term on kubernetes.io/hostname: (selector, namespaces or None for the pod's own)
-AntiTerm = tuple[Selector, "frozenset[str] | None", bytes]
 
 
 def selector_key(selector: Any) -> bytes:
     return orjson.dumps(selector, option=orjson.OPT_SORT_KEYS)
 
 
-def hostname_anti_terms(spec: dict) -> tuple[AntiTerm, ...]:
-    """Required pod anti-affinity terms on kubernetes.io/hostname, their selectors parsed once."""
-    aff = ((spec.get("affinity") or {}).get("podAntiAffinity") or {})
+class Term(NamedTuple):
+    """A required pod (anti-)affinity term (framework.AffinityTerm), its selector parsed once."""
+    selector: Selector                    # labels.Nothing() when the term has no labelSelector
+    namespaces: frozenset[str] | None     # None: the pod's own namespace; ALL_NAMESPACES: every one
+    sel_key: bytes
+    topology_key: str
+
+
+ALL_NAMESPACES = frozenset({"*"})   # namespaceSelector {} selects every namespace ("*" names none)
+
+
+def _terms(terms: Any) -> tuple[Term, ...]:
     out = []
-    for t in aff.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
-        if t.get("topologyKey") == HOSTNAME:
-            sel = t.get("labelSelector") or {}
-            out.append((compiled(sel), frozenset(t["namespaces"]) if t.get("namespaces") else None,
-                        selector_key(sel)))
+    for t in terms or ():
+        # metav1.LabelSelectorAsSelector: a missing labelSelector is labels.Nothing(), {} is Everything()
+        sel = t.get("labelSelector")
+        namespaces = frozenset(t.get("namespaces") or ())
+        if t.get("namespaceSelector") == {}:
+            namespaces = ALL_NAMESPACES
+        out.append(Term(compiled(sel), namespaces or None, selector_key(sel), t.get("topologyKey", "")))
     return tuple(out)
 
 
-def anti_term_matches(term: AntiTerm, owner_ns: str, ns: str, labels: dict) -> bool:
-    """interpodaffinity: the term of a pod in ``owner_ns`` selects a pod in ``ns`` with these labels."""
-    sel, namespaces, _ = term
-    return (ns in namespaces if namespaces is not None else ns == owner_ns) and sel.matches(labels)
+def required_terms(spec: dict) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """The pod's required anti-affinity and affinity terms (interpodaffinity, any topology key)."""
+    aff = spec.get("affinity") or {}
+    anti = (aff.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    affinity = (aff.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    return _terms(anti), _terms(affinity)
+
+
+def weighted_terms(spec: dict) -> tuple[tuple[Term, int], ...]:
+    """What InterPodAffinity scoring weighs of a pod's own terms, each with its signed weight: preferred
+    affinity (+weight), preferred anti-affinity (-weight), required affinity (hardPodAffinityWeight, 1)."""
+    aff = spec.get("affinity") or {}
+    out: list[tuple[Term, int]] = []
+    for kind, sign in (("podAffinity", 1), ("podAntiAffinity", -1)):
+        for p in (aff.get(kind) or {}).get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+            for term in _terms([p.get("podAffinityTerm") or {}]):
+                out.append((term, sign * int(p.get("weight") or 0)))
+    return tuple(out)
+
+
+HARD_POD_AFFINITY_WEIGHT = 1   # InterPodAffinityArgs default
+ALL_IPS = "0.0.0.0"            # framework.DefaultBindAllHostIP
+
+
+def host_ports(spec: dict) -> tuple[tuple[str, str, int], ...]:
+    """nodeports.go getContainerPorts: (hostIP, protocol, hostPort) of the containers' host ports, sanitized as
+    HostPortInfo does (no IP: every IP, no protocol: TCP)."""
+    out = []
+    for c in spec.get("containers") or ():
+        for p in c.get("ports") or ():
+            if int(p.get("hostPort") or 0) > 0:
+                out.append((p.get("hostIP") or ALL_IPS, p.get("protocol") or "TCP", int(p["hostPort"])))
+    return tuple(out)
+
+
+def term_matches(term: Term, owner_ns: str, ns: str, labels: dict) -> bool:
+    """AffinityTerm.Matches: the term of a pod in ``owner_ns`` selects a pod in ``ns`` with these labels."""
+    sel, namespaces, _, _ = term
+    if namespaces is None:
+        ok = ns == owner_ns
+    else:
+        ok = namespaces is ALL_NAMESPACES or ns in namespaces
+    return ok and sel.matches(labels)
 
 
 def _allocatable(node: Obj) -> dict[str, int]:
@@ -85,14 +135,20 @@ def _allocatable(node: Obj) -> dict[str, int]:
 
 class SpecFacts:
     """What the cache and the plugins read of a pod spec: requests (also with the non-zero defaults) and the
-    required hostname anti-affinity terms."""
-    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "huge", "large", "scalars", "fit", "nz")
+    required pod anti-affinity and affinity terms."""
+    __slots__ = ("req", "nz_cpu", "nz_mem", "anti", "affinity", "preferred", "huge", "large", "scalars", "fit",
+                 "nz", "priority", "weighs", "ports")
 
     def __init__(self, spec: dict) -> None:
+        self.priority = int(spec.get("priority") or 0)   # corev1helpers.PodPriority: 0 when unset
         self.req = pod_requests(spec)
         nz = pod_requests(spec, non_missing=NON_MISSING)
         self.nz_cpu, self.nz_mem = nz.get("cpu", 0), nz.get("memory", 0)
-        self.anti = hostname_anti_terms(spec)
+        self.anti, self.affinity = required_terms(spec)
+        self.ports = host_ports(spec)
+        self.preferred = weighted_terms(spec)   # the pod's own preferred terms (scoring an incoming pod)
+        # the terms by which the pod, once on a node, weighs others (existing pods' terms in scoring)
+        self.weighs = self.preferred + tuple((t, HARD_POD_AFFINITY_WEIGHT) for t in self.affinity)
         amounts = (*self.req.values(), self.nz_cpu, self.nz_mem)
         self.huge = any(abs(v) >= EXACT_INT64 for v in amounts)
         self.large = any(abs(v) >= LARGE for v in amounts)
@@ -103,12 +159,13 @@ class SpecFacts:
 
 class PodEntry:
     """What the cache keeps of a pod on a node."""
-    __slots__ = ("uid", "namespace", "labels", "labels_key", "facts", "anti", "terminating")
+    __slots__ = ("uid", "namespace", "name", "labels", "labels_key", "facts", "anti", "terminating")
 
     def __init__(self, pod: Obj, facts: SpecFacts) -> None:
         md = pod["metadata"]
         self.uid = md["uid"]
         self.namespace = md.get("namespace", "")
+        self.name = md.get("name", "")
         self.facts, self.anti = facts, facts.anti
         self.refresh(pod)
 
@@ -121,11 +178,12 @@ class PodEntry:
 
 class NodeInfo:
     __slots__ = ("name", "node", "labels", "allocatable", "unschedulable", "hard_taints", "soft_taints",
-                 "zone_key", "pods", "pos", "_sig")
+                 "zone_key", "pods", "pos", "_sig", "ports")
 
     def __init__(self, node: Obj) -> None:
         self.name = node["metadata"]["name"]
         self.pods: dict[str, PodEntry] = {}
+        self.ports: Counter[tuple[str, str, int]] = Counter()   # framework.HostPortInfo: used host ports
         self.pos = -1        # position in the node-tree order (-1 until laid out)
         self._sig: Any = None
         self.update(node)
@@ -167,12 +225,15 @@ class PodCounter:
 class NodeCache:
     def __init__(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
+        self._tree: dict[str, list[NodeInfo]] = {}   # node_tree.go: zone → nodes, zones in order of addition
+        self._gone: dict[str, NodeInfo] = {}         # deleted nodes that still have pods (not scheduled onto)
+        self._restored: list[NodeInfo] = []         # nodes back with pods, counted at the next layout
         self._pod_node: dict[str, str] = {}
         self._order: list[NodeInfo] | None = None   # None: nodes came or went, lay the arrays out again
         self.generation = 0                         # bumped at each layout
         self.epoch = 0                              # bumped when arrays or counters handed out may be stale
         self.changed: list[int] = []                # positions whose taints, labels or allocatable changed since
-        self.anti_pods = 0                          # pods with required hostname anti-affinity, cluster-wide
+        self.anti_pods = 0                          # pods with required anti-affinity, cluster-wide
         self.size = 0
         self.dtype: Any = np.int64                  # of the resource arrays (object: Python ints, see EXACT_INT64)
         # per position, rows FIT: allocatable, requested (the pods row: pods on the node), and their difference
@@ -185,10 +246,16 @@ class NodeCache:
         self.positive_cpu_mem = True                # every node has cpu and memory allocatable
         self._domain_ids: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._everywhere: dict[str, bool] = {}      # topology key → every node has the label
+        self._per_node: dict[str, bool] = {}        # topology key → no two nodes share a value
+        self._zone_ids: np.ndarray | None = None    # per position: the id of the node's zone key (-1: none)
         self._counters: dict[Any, PodCounter] = {}
         self._matching: dict[tuple[str, frozenset, bool], tuple[PodCounter, ...]] = {}
-        self._carriers: dict[tuple, tuple[AntiTerm, str, np.ndarray]] = {}   # anti term → carriers per position
+        self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
+        # weighted term (InterPodAffinity scoring) → (term, namespace, weight, carriers per position)
+        self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
         self._tick = 0
+        self._port_users: dict[tuple[str, int], dict[str, int]] = {}   # (protocol, port) → node → pods using it
+        self.priorities: dict[int, int] = {}        # priority → how many pods on the nodes have it
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
 
@@ -214,14 +281,27 @@ class NodeCache:
         name = node["metadata"]["name"]
         info = self.nodes.get(name)
         if info is None:
-            self.nodes[name] = NodeInfo(node)
+            # cache.go AddNode: a node deleted while pods were still on it comes back with them
+            info = self._gone.pop(name, None)
+            if info is None:
+                info = NodeInfo(node)
+            else:
+                info.update(node)
+                self._restored.append(info)
+            self.nodes[name] = info
+            self._tree_add(info)
             self._order = None
             return
         old_zone, old_labels = info.zone_key, info.labels
-        if not info.update(node) or self._order is None:
+        if not info.update(node):
             return
         if info.zone_key != old_zone:
-            self._order = None
+            self._zone_ids = None
+            # node_tree.go updateNode: out of the old zone, to the end of the new one; the scheduling order
+            # (the snapshot's node list) is rebuilt from the tree only when a node comes or goes
+            self._tree_remove(info, old_zone)
+            self._tree_add(info)
+        if self._order is None:
             return
         pos = info.pos
         self._set_static(pos, info)
@@ -233,16 +313,48 @@ class NodeCache:
                 v = info.labels.get(key)
                 ids[pos] = -1 if v is None else values.setdefault(v, len(values))
                 self._everywhere[key] = bool(ids.min(initial=0) >= 0)
+                self._per_node.pop(key, None)
                 for c in self._counters.values():
                     c.domains.pop(key, None)
 
     def remove_node(self, name: str) -> None:
-        if self.nodes.pop(name, None) is not None:
-            self._order = None
+        """cache.go RemoveNode: the node leaves the tree; its pods stay known (the NodeInfo is kept while pods
+        are on it, and a node of that name added again has them)."""
+        info = self.nodes.pop(name, None)
+        if info is None:
+            return
+        self._tree_remove(info, info.zone_key)
+        if info in self._restored:
+            self._restored.remove(info)   # re-added and removed again before its pods were counted
+        else:   # the next layout drops its columns from every per-node array; the cluster-wide counts stay
+            self.anti_pods -= sum(1 for e in info.pods.values() if e.anti)
+            for e in info.pods.values():
+                left = self.priorities.get(e.facts.priority, 0) - 1
+                if left > 0:
+                    self.priorities[e.facts.priority] = left
+                else:
+                    self.priorities.pop(e.facts.priority, None)
+            for (_, protocol, port) in info.ports:
+                self._port_users.get((protocol, port), {}).pop(name, None)
+            info.ports.clear()
+        if info.pods:
+            self._gone[name] = info
+        info.pos = -1
+        self._order = None
+
+    def _tree_add(self, info: NodeInfo) -> None:
+        self._tree.setdefault(info.zone_key, []).append(info)
+
+    def _tree_remove(self, info: NodeInfo, zone: str) -> None:
+        nodes = self._tree.get(zone, [])
+        if info in nodes:
+            nodes.remove(info)
+        if not nodes:
+            self._tree.pop(zone, None)   # node_tree.go removeZone
 
     def ordered(self) -> list[NodeInfo]:
-        """internal/cache/node_tree.go list(): zones in order of first appearance, nodes of a zone in order of
-        addition, taken one per zone in turn (zones interleaved)."""
+        """internal/cache/node_tree.go list(): zones in the order they were added (a zone that emptied is
+        forgotten), nodes of a zone in order of addition, taken one per zone in turn (zones interleaved)."""
         if self._order is None:
             self._layout()
         assert self._order is not None
@@ -250,11 +362,8 @@ class NodeCache:
 
     def _layout(self) -> None:
         """Lay every per-node array out in the new node-tree order: kept nodes keep their numbers."""
-        zones: dict[str, list[NodeInfo]] = {}
-        for info in self.nodes.values():
-            zones.setdefault(info.zone_key, []).append(info)
         order: list[NodeInfo] = []
-        lists = list(zones.values())
+        lists = list(self._tree.values())
         for i in range(max((len(x) for x in lists), default=0)):
             for z in lists:
                 if i < len(z):
@@ -274,6 +383,7 @@ class NodeCache:
             c.counts = permute(c.counts)
             c.domains.clear()
         self._carriers = {k: (term, ns, permute(arr)) for k, (term, ns, arr) in self._carriers.items()}
+        self._weighing = {k: (term, ns, w, permute(arr)) for k, (term, ns, w, arr) in self._weighing.items()}
         for pos, info in enumerate(order):
             info.pos = pos
         self._order, self.size = order, size
@@ -286,9 +396,15 @@ class NodeCache:
         self.free_fit = self.alloc_fit - self.req_fit
         self.free_nz = self.alloc_fit[:2] - self.nz
         self._domain_ids.clear()
+        self._per_node.clear()
+        self._zone_ids = None
         self.generation += 1
         self.epoch += 1
         self.changed = []
+        restored, self._restored = self._restored, []
+        for info in restored:
+            for entry in info.pods.values():
+                self._account(info, entry, +1)
 
     def _set_static(self, pos: int, info: NodeInfo) -> None:
         if self.dtype is not object and any(v >= EXACT_INT64 for v in info.allocatable.values()):
@@ -329,6 +445,15 @@ class NodeCache:
             found = self._domain_ids[key] = (ids, values)
             self._everywhere[key] = bool(ids.min(initial=0) >= 0)
         return found[0]
+
+    def zone_ids(self) -> np.ndarray:
+        """Per position the id of the node's zone key (GetZoneKey: region and zone), -1 for a node without."""
+        self.ordered()
+        if self._zone_ids is None:
+            values: dict[str, int] = {}
+            self._zone_ids = np.fromiter((values.setdefault(i.zone_key, len(values)) if i.zone_key else -1
+                                          for i in self._order or ()), np.int64, self.size)
+        return self._zone_ids
 
     def everywhere(self, key: str) -> bool:
         """Every node has the label ``key``."""
@@ -382,12 +507,24 @@ class NodeCache:
         c.used = self._tick
         return c
 
-    def anti_counter(self, term: AntiTerm, owner_ns: str) -> PodCounter:
-        """The pods (terminating ones too) an incoming pod's anti-affinity term selects."""
-        key = ("anti", owner_ns, term[1], term[2])
+    def term_counter(self, term: Term, owner_ns: str) -> PodCounter:
+        """The pods (terminating ones too) an incoming pod's (anti-)affinity term selects."""
+        key = ("term", owner_ns, term.namespaces, term.sel_key)
         c = self._counters.get(key)
         if c is None:
-            c = self.counter(key, lambda ns, labels, terminating: anti_term_matches(term, owner_ns, ns, labels))
+            c = self.counter(key, lambda ns, labels, terminating: term_matches(term, owner_ns, ns, labels))
+        self._tick += 1
+        c.used = self._tick
+        return c
+
+    def affinity_counter(self, terms: tuple[Term, ...], owner_ns: str) -> PodCounter:
+        """interpodaffinity getExistingAffinityCounts... podMatchesAllAffinityTerms: the pods (terminating ones
+        too) that every one of an incoming pod's required affinity terms selects."""
+        key = ("affinity", owner_ns, tuple((t.namespaces, t.sel_key) for t in terms))
+        c = self._counters.get(key)
+        if c is None:
+            c = self.counter(key, lambda ns, labels, terminating: all(term_matches(t, owner_ns, ns, labels)
+                                                                      for t in terms))
         self._tick += 1
         c.used = self._tick
         return c
@@ -403,7 +540,53 @@ class NodeCache:
             c.domains[key] = totals
         return totals
 
-    def carriers(self) -> list[tuple[AntiTerm, str, np.ndarray]]:
+    def domain_sums(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
+        """For each selected node, ``per_position`` (a count per node position) summed over its domain (the
+        nodes with the same value of the label ``key``); 0 for a node without the label."""
+        ids = self.domain_ids(key)
+        if self._per_node.get(key) is None:
+            has = ids[ids >= 0]
+            self._per_node[key] = len(has) == self.domain_count(key)
+        mine = ids[sel]
+        if self._per_node[key]:   # every value on one node (kubernetes.io/hostname): the domain is the node
+            return np.where(mine >= 0, per_position[sel], 0)
+        has = ids >= 0
+        totals = np.bincount(ids[has], weights=per_position[has], minlength=self.domain_count(key)).astype(np.int64)
+        if not len(totals):
+            return np.zeros(len(mine), np.int64)
+        return np.where(mine >= 0, totals[np.maximum(mine, 0)], 0)
+
+    def occupied(self, per_position: np.ndarray, key: str, sel: Any) -> np.ndarray:
+        """Of the selected nodes, those that carry the label ``key`` and whose domain holds at least one of
+        ``per_position``."""
+        return self.domain_sums(per_position, key, sel) > 0
+
+    @property
+    def weighs(self) -> bool:
+        """Some pod in the cache has a term InterPodAffinity scoring weighs."""
+        return bool(self._weighing)
+
+    def weighing(self) -> list[tuple[Term, str, int, np.ndarray]]:
+        """The weighted terms of the pods in the cache: (term, its pod's namespace, signed weight, carrier pods
+        per position)."""
+        self.ordered()
+        return list(self._weighing.values())
+
+    def port_conflicts(self, wanted: tuple[tuple[str, str, int], ...]) -> np.ndarray:
+        """Per node position: a wanted host port is taken (HostPortInfo.CheckConflict: the same protocol and
+        port, on the same IP or where either side binds every IP)."""
+        self.ordered()
+        taken = np.zeros(self.size, bool)
+        for ip, protocol, port in wanted:
+            for name in self._port_users.get((protocol, port), ()):
+                info = self.nodes.get(name)
+                if info is None or taken[info.pos]:
+                    continue
+                taken[info.pos] = any(p[1] == protocol and p[2] == port and
+                                      (ip == ALL_IPS or p[0] in (ALL_IPS, ip)) for p in info.ports)
+        return taken
+
+    def carriers(self) -> list[tuple[Term, str, np.ndarray]]:
         """Anti-affinity terms of the pods in the cache: (term, its pod's namespace, carrier pods per position)."""
         self.ordered()
         return list(self._carriers.values())
@@ -427,10 +610,17 @@ class NodeCache:
     def add_pod(self, pod: Obj) -> None:
         uid = pod["metadata"]["uid"]
         if uid in self._pod_node:
-            # internal/cache updatePod: a known pod's labels and deletion are refreshed
+            # internal/cache updatePod: a known pod's labels and deletion are refreshed. Its requests stay: an
+            # in-place resize (InPlacePodVerticalScaling: alpha 1.27, on by default from 1.33) goes through the
+            # pods/resize subresource, which podlife does not serve, and a plain update may not change them
             known = self.nodes.get(self._pod_node[uid])
             entry = known.pods.get(uid) if known is not None else None
             md = pod["metadata"]
+            if known is None:   # on a deleted node: nothing counted to move
+                ghost = self._gone.get(self._pod_node[uid])
+                if ghost is not None and uid in ghost.pods:
+                    ghost.pods[uid].refresh(pod)
+                return
             if entry is not None and (entry.labels != (md.get("labels") or {}) or
                                       entry.terminating != bool(md.get("deletionTimestamp"))):
                 self.ordered()
@@ -441,6 +631,13 @@ class NodeCache:
         node = pod["spec"]["nodeName"]
         info = self.nodes.get(node)
         if info is None:
+            # cache.go AddPod: a pod bound to a node the cache does not have (deleted, or not yet seen) is kept
+            # on a NodeInfo without node; the node, once added, has it
+            ghost = self._gone.get(node)
+            if ghost is None:
+                ghost = self._gone[node] = NodeInfo({"metadata": {"name": node}})
+            ghost.pods[uid] = PodEntry(pod, self.spec_facts(pod["spec"]))
+            self._pod_node[uid] = node
             return
         self.ordered()
         entry = PodEntry(pod, self.spec_facts(pod["spec"]))
@@ -453,12 +650,50 @@ class NodeCache:
         node = self._pod_node.pop(uid, None)
         info = self.nodes.get(node) if node else None
         if info is None:
+            ghost = self._gone.get(node) if node else None
+            if ghost is not None:
+                ghost.pods.pop(uid, None)
+                if not ghost.pods:   # cache.go RemovePod: the NodeInfo of a deleted node goes with its last pod
+                    del self._gone[node]
+            return
+        if info in self._restored:   # back with its pods, not yet counted
+            info.pods.pop(uid, None)
             return
         entry = info.pods.pop(uid, None)
         if entry is None:
             return
         self.ordered()
         self._account(info, entry, -1)
+
+    # ---- what-if (preemption's dry runs, nominated pods) --------------------------------------------
+
+    def take_pods(self, info: NodeInfo, entries: list[PodEntry]) -> None:
+        """Count these pods off their node for a dry run (put_back undoes it exactly)."""
+        self.ordered()
+        for e in entries:
+            del info.pods[e.uid]
+            self._account(info, e, -1)
+
+    def put_back(self, info: NodeInfo, entries: list[PodEntry], order: list[str]) -> None:
+        """Count taken pods on their node again; ``order``: the node's pods in their order before."""
+        for e in entries:
+            info.pods[e.uid] = e
+            self._account(info, e, +1)
+        info.pods = {uid: info.pods[uid] for uid in order if uid in info.pods}
+
+    def reserve(self, pos: int, facts: SpecFacts, sign: int) -> None:
+        """Add (sign 1) or remove (-1) a nominated pod's requests on a node for the fit filter
+        (framework.go addGEPriorityNominatedPods)."""
+        if facts.huge:
+            self.exact_ints()
+        for r in facts.scalars:
+            self.scalar(r)   # made (from the pods alone) before the reservation counts on it
+        self.req_fit[:, pos] += sign * facts.fit
+        self.free_fit[:, pos] -= sign * facts.fit
+        for r in facts.scalars:
+            arr = self.scalar_req.get(r)
+            if arr is not None:
+                arr[pos] += sign * facts.req[r]
 
     def exact_ints(self) -> None:
         """From now on keep resource amounts as Python ints (some are too large for exact int64 arithmetic)."""
@@ -497,11 +732,33 @@ class NodeCache:
         if entry.anti:
             self.anti_pods += sign
             for term in entry.anti:
-                key = (entry.namespace, term[1], term[2])
+                key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key)
                 found = self._carriers.get(key)
                 if found is None:
                     found = self._carriers[key] = (term, entry.namespace, np.zeros(self.size, np.int64))
                 found[2][pos] += sign
                 if sign < 0 and not found[2].any():
                     del self._carriers[key]
+        prio = self.priorities
+        left = prio.get(facts.priority, 0) + sign
+        if left > 0:
+            prio[facts.priority] = left
+        else:
+            prio.pop(facts.priority, None)
+        for port in facts.ports:
+            info.ports[port] += sign
+            if info.ports[port] <= 0:
+                del info.ports[port]
+            users = self._port_users.setdefault(port[1:], {})
+            users[info.name] = users.get(info.name, 0) + sign
+            if users[info.name] <= 0:
+                del users[info.name]
+        for term, weight in entry.facts.weighs:
+            key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key, weight)
+            found2 = self._weighing.get(key)
+            if found2 is None:
+                found2 = self._weighing[key] = (term, entry.namespace, weight, np.zeros(self.size, np.int64))
+            found2[3][pos] += sign
+            if sign < 0 and not found2[3].any():
+                del self._weighing[key]
         self._count(info, entry, sign)

@@ -22,7 +22,7 @@ import orjson
 from podlife.api.meta import Obj
 from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
 from podlife.controlplane.scheduler.cache import (HOSTNAME, RESOURCES, ZONE, NodeCache, NodeInfo, PodCounter,
-                                                  SpecFacts, anti_term_matches, selector_key)
+                                                  SpecFacts, selector_key, term_matches)
 
 MAX_NODE_SCORE = 100
 # schedule_one.go
@@ -35,6 +35,8 @@ R_UNSCHEDULABLE = "node(s) were unschedulable"                                  
 R_NODE_NAME = "node(s) didn't match the requested node name"                     # nodename
 R_AFFINITY = "node(s) didn't match Pod's node affinity/selector"                 # nodeaffinity ErrReasonPod
 R_TOO_MANY_PODS = "Too many pods"                                                # noderesources/fit.go
+R_PORTS = "node(s) didn't have free ports for the requested pod ports"           # nodeports/node_ports.go
+R_POD_AFFINITY = "node(s) didn't match pod affinity rules"                       # interpodaffinity/filtering.go
 R_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"                 # interpodaffinity/filtering.go
 R_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"     # interpodaffinity/filtering.go
 R_SPREAD = "node(s) didn't match pod topology spread constraints"                # podtopologyspread/filtering.go
@@ -69,6 +71,9 @@ class SpreadConstraint:
     selector: dict
     self_match: int = 0
     sel_key: bytes = b""
+    min_domains: int = 0          # below this many eligible domains the global minimum is 0
+    honor_affinity: bool = True   # nodeAffinityPolicy Honor: only nodes the pod's node affinity admits count
+    honor_taints: bool = False    # nodeTaintsPolicy Honor: only nodes whose taints the pod tolerates count
 
     def __post_init__(self) -> None:
         self.sel_key = selector_key(self.selector)
@@ -90,6 +95,7 @@ class PodTemplate:
         self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
         self.nz = facts.nz[:, None]                                    # a column: cpu, memory
         self.requested = facts.fit[:2, None]                          # a column: cpu, memory
+        self.best_effort = not (self.req.get("cpu") or self.req.get("memory"))   # requests no cpu, no memory
         self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
         self.tolerations = spec.get("tolerations") or []
         self.tolerates_unschedulable = any(
@@ -105,17 +111,22 @@ class PodTemplate:
         self.preferred: list[tuple[int, NodeSelectorTermMatcher]] = [
             (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
             for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
-        self.anti = facts.anti
+        self.anti, self.affinity, self.pod_preferred = facts.anti, facts.affinity, facts.preferred
+        self.ports = facts.ports
         own = spec.get("topologySpreadConstraints") or []
         self.hard: list[SpreadConstraint] = []
         self.soft: list[SpreadConstraint] = []
         for c in own:
-            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), c.get("labelSelector") or {})
+            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), _with_label_keys(c, labels),
+                                  min_domains=int(c.get("minDomains") or 0),
+                                  honor_affinity=c.get("nodeAffinityPolicy", "Honor") == "Honor",
+                                  honor_taints=c.get("nodeTaintsPolicy", "Ignore") == "Honor")
             sc.self_match = 1 if matches(sc.selector, labels) else 0
             (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
         self.system_defaulted = not own
         self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
         self.node_constraints = bool(self.node_name or self.node_selector or self.affinity_terms or self.anti
+                                     or self.affinity
                                      or self.hard)
         # per node position, kept in step with the cache (generation, changed positions)
         self._generation = -1
@@ -124,7 +135,9 @@ class PodTemplate:
         self.taint_reason: dict[int, str] = {}    # position → the first untolerated taint's reason
         self.static_ok = np.zeros(0, bool)
         self.all_static_ok = True
+        self.all_taint_ok = True
         self.aff_ok = np.zeros(0, bool)           # the node passes the pod's node selector and required affinity
+        self.taint_ok = np.zeros(0, bool)         # the pod tolerates the node's NoSchedule / NoExecute taints
         self.taint_raw = np.zeros(0, np.int64)    # PreferNoSchedule taints not tolerated
         self.any_taint_raw = False
         self.pref_raw = np.zeros(0, np.int64)     # the weights of the preferred terms the node matches
@@ -157,6 +170,7 @@ class PodTemplate:
             n = len(order)
             self.code = np.zeros(n, np.int8)
             self.aff_ok = np.ones(n, bool)
+            self.taint_ok = np.ones(n, bool)
             self.taint_raw = np.zeros(n, np.int64)
             self.pref_raw = np.zeros(n, np.int64)
             self.taint_reason = {}
@@ -173,6 +187,7 @@ class PodTemplate:
             return
         self.static_ok = self.code == OK
         self.all_static_ok = bool(self.static_ok.all())
+        self.all_taint_ok = bool(self.taint_ok.all())
         self.any_taint_raw = bool(self.taint_raw.any())
 
     def _node(self, pos: int, info: NodeInfo) -> None:
@@ -196,6 +211,7 @@ class PodTemplate:
                 if not aff:
                     code = AFFINITY
         self.code[pos] = code
+        self.taint_ok[pos] = all(_tolerates(taint, self.tolerations) for taint in info.hard_taints)
         self.taint_raw[pos] = sum(1 for t in info.soft_taints if not _tolerates(t, self.tolerations_soft))
         self.pref_raw[pos] = sum(w for w, t in self.preferred if t.matches(info.labels, info.name))
 
@@ -233,7 +249,8 @@ class _Spread:
 class PodContext:
     """Everything about the pod the filters and scores need, for one scheduling attempt."""
 
-    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None) -> None:
+    def __init__(self, pod: Obj, cache: NodeCache, default_selector: dict | None,
+                 selector_spread: bool = False) -> None:
         t = self.t = template(cache, pod)
         if t.huge:
             cache.exact_ints()
@@ -243,24 +260,66 @@ class PodContext:
         # PodTopologySpread: the pod's own constraints, else the system defaults with the selector of its
         # Services / controllers (helper.DefaultSelector); an empty selector skips them
         self.system_defaulted = t.system_defaulted
+        # before 1.20 the default spreading is the SelectorSpread plugin over the same selector
+        self.selector_spread = cache.spread_counter(self.namespace, default_selector, selector_key(
+            default_selector)) if selector_spread and default_selector and t.system_defaulted else None
+        if selector_spread:
+            default_selector = None
         self.soft = t.soft_spreads(cache, default_selector if t.system_defaulted else None)
         self.hard = [_Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
                      for c in t.hard]
         if self.hard:
             self._prefilter_spread(cache)
 
+    def affinity_first(self, cache: NodeCache, counter: PodCounter) -> bool:
+        """satisfyPodAffinity: no pod on a node with any of the terms' keys matches every term, and the pod
+        matches all its own terms (podMatchesAllAffinityTerms)."""
+        terms = self.t.affinity
+        if not all(term_matches(term, self.namespace, self.namespace, self.labels) for term in terms):
+            return False
+        keyed = np.zeros(cache.size, bool)
+        for term in terms:
+            keyed |= cache.domain_ids(term.topology_key) >= 0
+        return not counter.counts[keyed].any()
+
     def _prefilter_spread(self, cache: NodeCache) -> None:
-        """Matching pods per domain over the nodes that pass the pod's node affinity (nodeAffinityPolicy Honor)
-        and carry every constraint's key; the global minimum over those domains."""
-        eligible = self.t.aff_ok.copy()
+        """filtering.go calPreFilterState: matching pods per domain over the nodes that carry every constraint's
+        key and match the constraint's node inclusion policies; the global minimum over those domains (0 while
+        there are fewer than minDomains of them)."""
+        keyed = np.ones(cache.size, bool)
         for s in self.hard:
-            eligible &= s.ids >= 0
+            keyed &= s.ids >= 0
         for s in self.hard:
+            eligible = _included(s.c, self.t, keyed)
             ids = s.ids[eligible]
             size = cache.domain_count(s.c.key)
             s.totals = np.bincount(ids, weights=s.counter.counts[eligible], minlength=size).astype(np.int64)
             present = np.bincount(ids, minlength=size) > 0
             s.min_match = int(s.totals[present].min()) if present.any() else 0
+            if int(np.count_nonzero(present)) < s.c.min_domains:
+                s.min_match = 0
+
+
+def _included(c: SpreadConstraint, t: PodTemplate, nodes: np.ndarray | None) -> np.ndarray:
+    """common.go matchNodeInclusionPolicies: of ``nodes`` (a mask, None: all), those the constraint counts."""
+    out = np.ones(len(t.aff_ok), bool) if nodes is None else nodes.copy()
+    if c.honor_affinity:
+        out &= t.aff_ok
+    if c.honor_taints:
+        out &= t.taint_ok
+    return out
+
+
+def _with_label_keys(c: dict, labels: dict) -> dict:
+    """common.go filterTopologySpreadConstraints: matchLabelKeys add the pod's own values of those labels to
+    the selector (from 1.34 the API server merges them in at creation, to the same effect)."""
+    selector = c.get("labelSelector") or {}
+    keys = [k for k in c.get("matchLabelKeys") or () if k in labels]
+    if not keys:
+        return selector
+    exprs = list(selector.get("matchExpressions") or ())
+    exprs += [{"key": k, "operator": "In", "values": [labels[k]]} for k in keys]
+    return {**selector, "matchExpressions": exprs}
 
 
 # ---- filters ---------------------------------------------------------------------------------------------
@@ -272,7 +331,7 @@ Reasons = Callable[[], list[tuple[str, np.ndarray, bool]]]
 
 
 def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tuple[np.ndarray, Reasons]]:
-    """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+    """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
     NodeResourcesFit, PodTopologySpread, InterPodAffinity): what each fails among the selected nodes."""
     t = ctx.t
     if not t.all_static_ok:
@@ -289,6 +348,9 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             return out + [(r, m, False) for r, m in by_reason.items()]
 
         yield code != OK, static_reasons
+    if t.ports:   # NodePorts (before NodeResourcesFit in the default filter order)
+        taken = cache.port_conflicts(t.ports)[sel]
+        yield taken, lambda: [(R_PORTS, taken, True)]
     # noderesources/fit.go fitsRequest: requested + asked > allocatable, i.e. free < asked (pods: free < 1);
     # every insufficient resource is a reason of its own
     short = cache.free_fit[:, sel] < (t.fit_want if cache.dtype is not object else t.fit_want_exact)
@@ -321,19 +383,29 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             left = ~failed if left is None else left & ~failed
         assert left is not None
         yield ~left, lambda: spread
-    host = cache.has_host[sel]
-    if ctx.t.anti:
-        hit = np.zeros(len(host), bool)
-        for term in ctx.t.anti:
-            hit |= cache.anti_counter(term, ctx.namespace).counts[sel] > 0
-        hit &= host
+    # interpodaffinity/filtering.go Filter: the pod's affinity (UnschedulableAndUnresolvable), its
+    # anti-affinity, then existing pods' anti-affinity (Unschedulable); a domain is the nodes sharing the
+    # term's topology label value
+    if t.affinity:
+        counter = cache.affinity_counter(t.affinity, ctx.namespace)
+        unmet = np.zeros(len(cache.has_host[sel]), bool)
+        for term in t.affinity:   # satisfyPodAffinity: every key on the node, matching pods in each domain
+            unmet |= ~cache.occupied(counter.counts, term.topology_key, sel)
+        if unmet.any() and ctx.affinity_first(cache, counter):
+            # the first pod of a group with affinity to itself: nodes with every topology key pass
+            for term in t.affinity:
+                unmet &= cache.domain_ids(term.topology_key)[sel] < 0
+        yield unmet, lambda: [(R_POD_AFFINITY, unmet, False)]
+    if t.anti:
+        hit = np.zeros(len(cache.has_host[sel]), bool)
+        for term in t.anti:
+            hit |= cache.occupied(cache.term_counter(term, ctx.namespace).counts, term.topology_key, sel)
         yield hit, lambda: [(R_ANTI_AFFINITY, hit, True)]
     if ctx.check_existing_anti:
-        existing = np.zeros(len(host), bool)
+        existing = np.zeros(len(cache.has_host[sel]), bool)
         for term, owner_ns, carriers in cache.carriers():
-            if anti_term_matches(term, owner_ns, ctx.namespace, ctx.labels):
-                existing |= carriers[sel] > 0
-        existing &= host
+            if term_matches(term, owner_ns, ctx.namespace, ctx.labels):
+                existing |= cache.occupied(carriers, term.topology_key, sel)
         yield existing, lambda: [(R_EXISTING_ANTI, existing, True)]
 
 
@@ -362,21 +434,13 @@ class Diagnosis:
     reasons: Counter[str] = field(default_factory=Counter)
     resolvable: int = 0      # nodes whose failure preemption might fix (Unschedulable)
     unresolvable: int = 0    # UnschedulableAndUnresolvable
+    resolvable_nodes: np.ndarray | None = None   # per node position: failed Unschedulable (None: no node did)
 
     def message(self, total: int) -> str:
         """FitError.Error(): "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were unschedulable."."""
         parts = sorted(f"{n} {reason}" for reason, n in self.reasons.items())
         return f"0/{total} nodes are available: {', '.join(parts)}."
 
-    def preemption_message(self, total: int) -> str:
-        """DefaultPreemption's PostFilter message when no candidate is found (preemption is not modelled:
-        every node where it might help is reported as having no victims)."""
-        parts = []
-        if self.resolvable:
-            parts.append(f"{self.resolvable} No preemption victims found for incoming pod")
-        if self.unresolvable:
-            parts.append(f"{self.unresolvable} Preemption is not helpful for scheduling")
-        return f"preemption: 0/{total} nodes are available: {', '.join(sorted(parts))}.."
 
 
 def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
@@ -384,6 +448,7 @@ def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
     diag = Diagnosis()
     sel = slice(0, cache.size)
     left = np.ones(cache.size, bool)
+    diag.resolvable_nodes = np.zeros(cache.size, bool)
     for fails, reasons in _filters(ctx, cache, sel):
         failed = fails & left
         if not failed.any():
@@ -397,6 +462,7 @@ def diagnose(ctx: PodContext, cache: NodeCache) -> Diagnosis:
                 if res:
                     resolvable |= hit
         diag.resolvable += int(np.count_nonzero(resolvable))
+        diag.resolvable_nodes |= resolvable
         diag.unresolvable += int(np.count_nonzero(failed & ~resolvable))
         left &= ~failed
     return diag
@@ -447,19 +513,28 @@ def least_allocated(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.nda
     return (score[0] + score[1]) // 2
 
 
-def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
-    """noderesources/balanced_allocation.go balancedResourceScorer, useRequested (Requested, not NonZero):
-    fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2; score = int64((1 - std) * 100)."""
-    cap = cache.alloc_fit[:2, sel]
-    used = cache.req_fit[:2, sel] + ctx.t.requested
-    if cache.positive_cpu_mem:
+def _balance(cap: np.ndarray, used: np.ndarray, positive: bool) -> np.ndarray:
+    """balancedResourceScorer: fractions (float64) capped at 1; with two resources std = |f_cpu - f_mem| / 2;
+    score = int64((1 - std) * 100). A resource without allocatable is left out (with fewer than two, std 0)."""
+    if positive:
         fraction = np.minimum(used / cap, 1.0)
         std = np.abs(fraction[0] - fraction[1]) / 2
-    else:   # a resource without allocatable is left out: with fewer than two, std is 0
+    else:
         both = (cap[0] > 0) & (cap[1] > 0)
         fraction = np.minimum(used / np.where(both, cap, 1), 1.0)
         std = np.where(both, np.abs(fraction[0] - fraction[1]) / 2, 0.0)
     return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection, by_change: bool = False) -> np.ndarray:
+    """noderesources/balanced_allocation.go, useRequested (Requested, not NonZero): the node's balance with the
+    pod; ``by_change`` (PR #135573): 50 + (50 + with - without) / 2, the improvement of the balance."""
+    cap = cache.alloc_fit[:2, sel]
+    with_pod = _balance(cap, cache.req_fit[:2, sel] + ctx.t.requested, cache.positive_cpu_mem)
+    if not by_change:
+        return with_pod
+    without = _balance(cap, cache.req_fit[:2, sel], cache.positive_cpu_mem)
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
 
 
 def _normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
@@ -476,7 +551,8 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
     """podtopologyspread/scoring.go: per constraint count * log(domains + 2) + (maxSkew - 1), summed in float64
     and rounded; then normalized as MaxNodeScore * (max + min - s) / max. Domain counts are over all nodes
     that pass the pod's node affinity; hostname counts the node's own pods; the domain count of hostname is
-    the number of feasible nodes."""
+    the number of feasible nodes. A node without a constraint's label gets nothing for it; with the system
+    defaults such nodes are scored and make one more domain (the value "") in the weight."""
     ids = [s.ids[sel] for s in ctx.soft]
     has = [None if cache.everywhere(s.c.key) else i >= 0 for s, i in zip(ctx.soft, ids)]
     ignored = None
@@ -495,11 +571,20 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
             term = s.counter.counts[sel] * math.log(size + 2) + (c.max_skew - 1)
         else:
             valid = h if ignored is None else (~ignored if h is None else h & ~ignored)
-            size = int(np.count_nonzero(np.bincount(i if valid is None else i[valid])))
-            if not ctx.t.node_selector and not ctx.t.affinity_terms:
-                totals = cache.domain_totals(s.counter, c.key)   # every node passes the pod's node affinity
+            present = np.bincount(i if valid is None else i[valid])
+            size = int(np.count_nonzero(present))
+            if ignored is None and h is not None and not h.all():
+                # initPreScoreState: a scored node without the label (system defaults only; otherwise it is
+                # ignored) adds the value "" to the domains counted for the weight, once
+                empty = cache.domain_values(c.key).index("") if "" in cache.domain_values(c.key) else -1
+                if not (0 <= empty < len(present) and present[empty]):
+                    size += 1
+            t = ctx.t
+            if not (c.honor_affinity and (t.node_selector or t.affinity_terms)) and \
+                    not (c.honor_taints and not t.all_taint_ok):
+                totals = cache.domain_totals(s.counter, c.key)   # every node counts
             else:
-                counted = ctx.t.aff_ok & (s.ids >= 0)
+                counted = _included(c, t, s.ids >= 0)
                 totals = np.bincount(s.ids[counted], weights=s.counter.counts[counted],
                                      minlength=cache.domain_count(c.key)).astype(np.int64)
             # the constraint's score of each domain, then each node gets its domain's
@@ -521,23 +606,30 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
 
 @dataclass
 class Weights:
-    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go)."""
+    """Default score plugin weights (pkg/scheduler/apis/config/v1*/default_plugins.go), and how
+    BalancedAllocation scores (versions rules balanced_allocation_skips_best_effort and
+    balanced_allocation_by_change)."""
     fit: int = 1
     balanced: int = 1
     node_affinity: int = 2
     taint: int = 3
     spread: int = 2
+    inter_pod: int = 2
+    selector_spread: int = 0   # DefaultPodTopologySpread (SelectorSpread): 1 before 1.20, then not in the profile
+    balanced_skips_best_effort: bool = True
+    balanced_by_change: bool = True
 
 
 def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w: Weights) -> np.ndarray:
-    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality and InterPodAffinity
-    scoring are not modelled: they give every node the same score for pods without images cached / without
-    preferred pod affinity)."""
+    """Weighted sum of the default score plugins over the feasible nodes (ImageLocality is not modelled: it
+    gives every node the same score while every node has the pod's images)."""
     t = ctx.t
     totals = least_allocated(ctx, cache, sel)
     if w.fit != 1:
         totals *= w.fit
-    totals += w.balanced * balanced_allocation(ctx, cache, sel)
+    # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
+    if not (w.balanced_skips_best_effort and t.best_effort):
+        totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
     if t.preferred:
         totals += w.node_affinity * _normalize(t.pref_raw[sel], False)
     if t.any_taint_raw:
@@ -546,7 +638,50 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
         totals += w.taint * MAX_NODE_SCORE
     if ctx.soft:
         totals += w.spread * spread_scores(ctx, cache, sel, count)
+    if ctx.selector_spread is not None:
+        totals += w.selector_spread * selector_spread_scores(ctx, cache, sel, count)
+    if t.pod_preferred or cache.weighs:
+        totals += w.inter_pod * inter_pod_affinity_scores(ctx, cache, sel, count)
     return totals
+
+
+ZONE_WEIGHTING = 2.0 / 3.0   # selector_spread.go zoneWeighting
+
+
+def selector_spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:
+    """defaultpodtopologyspread (SelectorSpread, the default spreading before 1.20): per scored node the
+    non-terminating pods its Services and controller select, as 100 * (max - n) / max; with zones (GetZoneKey),
+    blended with the same over the scored nodes' zones, 1/3 node and 2/3 zone; float64, then int64."""
+    assert ctx.selector_spread is not None
+    counts = ctx.selector_spread.counts[sel].astype(np.float64)
+    top = counts.max() if count else 0.0
+    score = np.full(count, float(MAX_NODE_SCORE)) if top == 0 else float(MAX_NODE_SCORE) * ((top - counts) / top)
+    zones = cache.zone_ids()[sel]
+    zoned = zones >= 0
+    if zoned.any():
+        by_zone = np.bincount(zones[zoned], weights=counts[zoned])
+        top_zone = by_zone.max()
+        zone_score = np.full(count, float(MAX_NODE_SCORE)) if top_zone == 0 else \
+            float(MAX_NODE_SCORE) * ((top_zone - by_zone[np.maximum(zones, 0)]) / top_zone)
+        score = np.where(zoned, score * (1.0 - ZONE_WEIGHTING) + ZONE_WEIGHTING * zone_score, score)
+    return score.astype(np.int64)
+
+
+def inter_pod_affinity_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int) -> np.ndarray:
+    """interpodaffinity/scoring.go: per node, over the domain of each term's topology key, the pods the incoming
+    pod's preferred terms select (times +weight for affinity, -weight for anti-affinity), plus the existing pods
+    whose preferred terms (+/-weight) or required affinity terms (hardPodAffinityWeight 1) select the incoming
+    pod; then int64(100 * (s - min) / (max - min)) over the scored nodes (all 0 when max = min)."""
+    raw = np.zeros(count, np.int64)
+    for term, weight in ctx.t.pod_preferred:
+        raw += weight * cache.domain_sums(cache.term_counter(term, ctx.namespace).counts, term.topology_key, sel)
+    for term, owner_ns, weight, carriers in cache.weighing():
+        if term_matches(term, owner_ns, ctx.namespace, ctx.labels):
+            raw += weight * cache.domain_sums(carriers, term.topology_key, sel)
+    lo, hi = (int(raw.min()), int(raw.max())) if count else (0, 0)
+    if hi == lo:
+        return np.zeros(count, np.int64)
+    return (float(MAX_NODE_SCORE) * ((raw - lo) / float(hi - lo))).astype(np.int64)
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:

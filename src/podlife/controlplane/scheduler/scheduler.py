@@ -1,14 +1,18 @@
-"""kube-scheduler: pkg/scheduler (scheduling queue, filter plugins, binding).
+"""kube-scheduler: pkg/scheduler (scheduling queue, filter plugins, binding, preemption).
 
-Pods wait in an active queue ordered by priority then arrival; a pod that fits nowhere goes to the
-unschedulable set and comes back on a cluster change that might help (after its backoff: 1 s doubling to
-10 s) or after 5 minutes at the latest (internal/queue/scheduling_queue.go).
+Pods wait in an active queue ordered by priority then arrival; a pod that fits nowhere runs DefaultPreemption
+(preemption.py), goes to the unschedulable set and comes back on a cluster change that might help (after its
+backoff: 1 s doubling to 10 s) or after 5 minutes at the latest (internal/queue/scheduling_queue.go). A pod
+nominated to a node (status.nominatedNodeName) holds its requests there against pods of no higher priority,
+and is tried on that node first (PreferNominatedNode, where the version has it).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +22,8 @@ from podlife.api.meta import Obj, clone
 from podlife.api.store import Store
 from podlife.config import SchedulerConfiguration
 from podlife.controlplane.scheduler import plugins
-from podlife.controlplane.scheduler.cache import NodeCache
+from podlife.controlplane.scheduler.cache import NodeCache, SpecFacts
+from podlife.controlplane.scheduler.preemption import DefaultPreemption, Result
 from podlife.controlplane.scheduler.selecthost import HostSelector
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -38,6 +43,7 @@ class _QueuedPod:
 
 @dataclass
 class Scheduler:
+    NAME = SCHEDULER_NAME
     kernel: Kernel
     trace: Trace
     store: Store
@@ -50,6 +56,8 @@ class Scheduler:
     _seq: Any = field(default_factory=itertools.count)
     _wake_scheduled: bool = False
     _prebind: dict[str, tuple[Obj, str, list[tuple[str, str]]]] = field(default_factory=dict)  # waiting binds
+    # pods waiting with status.nominatedNodeName: uid → (node, their facts, (namespace, name))
+    nominated: dict[str, tuple[str, SpecFacts, tuple[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.cache = NodeCache()
@@ -57,9 +65,16 @@ class Scheduler:
         self.host_selector = HostSelector(self.kernel.rng("scheduler"))
         self.next_start_node_index = 0   # schedule_one.go nextStartNodeIndex: round-robin over the node list
         self.weights = plugins.Weights()
+        self.preemption = DefaultPreemption(self)
+        self.prefer_nominated_node = True
+        self.async_preemption = True
         if self.profile is not None:
+            self.prefer_nominated_node = self.profile.prefer_nominated_node
+            self.async_preemption = self.profile.async_preemption
             self.fit_error_suffix = self.profile.fit_error_preemption_suffix
-            self.weights = plugins.Weights(**self.profile.score_weights)
+            self.weights = plugins.Weights(
+                **self.profile.score_weights, balanced_skips_best_effort=self.profile.balanced_allocation_skips_best_effort,
+                balanced_by_change=self.profile.balanced_allocation_by_change)
 
     def start(self) -> None:
         self.store.watch("Node", self._on_node)
@@ -78,6 +93,13 @@ class Scheduler:
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         uid = pod["metadata"]["uid"]
         node = pod["spec"].get("nodeName")
+        status = pod.get("status")
+        nominated = status.get("nominatedNodeName") if status else None
+        if nominated and not node and type_ != "DELETED":
+            md = pod["metadata"]
+            self.nominated[uid] = (nominated, self.cache.spec_facts(pod["spec"]), (md["namespace"], md["name"]))
+        elif self.nominated:
+            self.nominated.pop(uid, None)
         if type_ == "DELETED":
             self._pods.pop(uid, None)
             if node:
@@ -174,12 +196,12 @@ class Scheduler:
         if reason is not None:   # VolumeBinding PreFilter: UnschedulableAndUnresolvable on every node
             diagnosis = plugins.Diagnosis()
             diagnosis.reasons[reason] = diagnosis.unresolvable = self.cache.node_count()
-            self._unschedulable(pod, q, diagnosis)
+            self._failed(pod, q, diagnosis)
             return
         node, diagnosis = self.find_node(pod)
         if node is None:
             assert diagnosis is not None
-            self._unschedulable(pod, q, diagnosis)
+            self._failed(pod, q, diagnosis)
             return
         if delayed:
             self._pods.pop(q.uid, None)
@@ -251,15 +273,45 @@ class Scheduler:
                 if current is not None and current["metadata"]["uid"] == uid and not current["spec"].get("nodeName"):
                     self._bind(current, node)
 
+    def _failed(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
+        """schedule_one.go: PostFilter (DefaultPreemption) when no node fits, then handleSchedulingFailure. With
+        asynchronous preemption the victims go after the failure is handled (prepareCandidateAsync's goroutine),
+        else before it (prepareCandidate inside PostFilter)."""
+        result = Result()
+        if self.cache.node_count():
+            with self._nominated_reserved(pod):
+                result = self.preemption.post_filter(pod, diagnosis)
+        candidate = result.candidate
+        if candidate is not None and not self.async_preemption:
+            self.preemption.prepare(pod, candidate)
+        self._unschedulable(pod, q, diagnosis, result)
+        if candidate is not None and self.async_preemption:
+            self.preemption.prepare(pod, candidate)
+
+    def clear_nomination(self, key: tuple[str, str]) -> None:
+        """util.ClearNominatedNodeName: the pod's status loses nominatedNodeName (a status-only change: the queue
+        does not count it as an update that moves the pod, isPodUpdated)."""
+        pod = self.store.try_get("Pod", *key)
+        if pod is None or not (pod.get("status") or {}).get("nominatedNodeName"):
+            return
+        new = clone(pod)
+        new["status"].pop("nominatedNodeName", None)
+        try:
+            self.store.update_status(new, by=SCHEDULER_NAME)
+        except ApiError:
+            pass
+
     def _bind(self, pod: Obj, node: str) -> None:
         md = pod["metadata"]
         try:
             bound = self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
         except ApiError:
             return
-        # schedule_one.go assume: the pod counts on its node at once, before the binding is observed
+        # schedule_one.go assume: the pod counts on its node at once, before the binding is observed, and no
+        # longer holds a nomination (DeleteNominatedPodIfExists)
         self.cache.add_pod(bound)
         self._pods.pop(md["uid"], None)
+        self.nominated.pop(md["uid"], None)
         self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
 
     # ---- schedule_one.go schedulePod ---------------------------------------------------------------
@@ -289,33 +341,74 @@ class Scheduler:
             return None
         return {"matchLabels": match_labels, "matchExpressions": exprs}
 
+    def default_selector_of(self, pod: Obj) -> dict | None:
+        """The selector of the system default spreading constraints (none for a pod with its own)."""
+        return None if pod["spec"].get("topologySpreadConstraints") else self.default_selector(pod)
+
+    @contextmanager
+    def _nominated_reserved(self, pod: Obj) -> Iterator[None]:
+        """framework.go addGEPriorityNominatedPods: the filters see on each node the requests of the pods
+        nominated to it with at least this pod's priority (its own nomination aside). Only requests: a
+        nominated pod's labels do not reach affinity or spreading here."""
+        held = self._reserve_nominated(pod)
+        try:
+            yield
+        finally:
+            self._release(held)
+
+    def _reserve_nominated(self, pod: Obj) -> list[tuple[int, SpecFacts]]:
+        if not self.nominated:
+            return []
+        uid, prio = pod["metadata"]["uid"], int(pod["spec"].get("priority") or 0)
+        held = []
+        self.cache.ordered()
+        for other in sorted(self.nominated):
+            node, facts, _ = self.nominated[other]
+            info = self.cache.nodes.get(node)
+            if other != uid and facts.priority >= prio and info is not None:
+                self.cache.reserve(info.pos, facts, +1)
+                held.append((info.pos, facts))
+        return held
+
+    def _release(self, held: list[tuple[int, SpecFacts]]) -> None:
+        for pos, facts in held:
+            self.cache.reserve(pos, facts, -1)
+
     def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
         """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
-        spec = pod["spec"]
-        default_sel = None if spec.get("topologySpreadConstraints") else self.default_selector(pod)
-        ctx = plugins.PodContext(pod, self.cache, default_sel)
+        ctx = plugins.PodContext(pod, self.cache, self.default_selector_of(pod), self.weights.selector_spread > 0)
         n = self.cache.size
         if n == 0:
             return None, plugins.Diagnosis()
-        # findNodesThatPassFilters: check nodes from nextStartNodeIndex round-robin until enough are feasible
-        want = plugins.num_feasible_nodes_to_find(self.config.percentageOfNodesToScore, n)
-        start = self.next_start_node_index
-        feasible, count, processed = plugins.find_feasible(ctx, self.cache, start, want)
-        self.next_start_node_index = (start + processed) % n
-        if count == 0:
-            return None, plugins.diagnose(ctx, self.cache)
+        held = self._reserve_nominated(pod)   # (a plain try: this path runs for every pod)
+        try:
+            nominated = (pod.get("status") or {}).get("nominatedNodeName")
+            if nominated and self.prefer_nominated_node and nominated in self.cache.nodes and \
+                    plugins.filter_node(ctx, self.cache, nominated) is None:
+                # evaluateNominatedNode: the nominated node passes the filters, so it is the only feasible node
+                return nominated, None
+            # findNodesThatPassFilters: check nodes from nextStartNodeIndex round-robin until enough are feasible
+            want = plugins.num_feasible_nodes_to_find(self.config.percentageOfNodesToScore, n)
+            start = self.next_start_node_index
+            feasible, count, processed = plugins.find_feasible(ctx, self.cache, start, want)
+            self.next_start_node_index = (start + processed) % n
+            if count == 0:
+                return None, plugins.diagnose(ctx, self.cache)
+        finally:
+            if held:
+                self._release(held)
         # schedulePod: one feasible node is used without scoring
         chosen = 0 if count == 1 else \
             self.host_selector.select(plugins.score_nodes(ctx, self.cache, feasible, count, self.weights))
         pos = feasible.start + chosen if isinstance(feasible, slice) else int(feasible[chosen])
         return self.cache.ordered()[pos].name, None
 
-    def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis) -> None:
+    def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis, result: Result) -> None:
         total = self.cache.node_count()
         msg = diagnosis.message(total)
-        if self.fit_error_suffix and total:
-            # FitError.Error() + " " + DefaultPreemption's PostFilter message
-            msg += " " + diagnosis.preemption_message(total)
+        if self.fit_error_suffix and result.message:
+            # FitError.Error(): " %v." with the PostFilter status, which DefaultPreemption prefixes "preemption: "
+            msg += f" preemption: {result.message}."
         backoff = min(self.config.podInitialBackoffSeconds * 2 ** (q.attempts - 1), self.config.podMaxBackoffSeconds)
         q.backoff_until = self.kernel.now + backoff
         q.unschedulable_since = self.kernel.now
@@ -326,9 +419,17 @@ class Scheduler:
         new = clone(pod)
         conds = [c for c in new["status"].get("conditions") or () if c["type"] != "PodScheduled"]
         old = next((c for c in new["status"].get("conditions") or () if c["type"] == "PodScheduled"), None)
-        if old is not None and old.get("status") == "False" and old.get("message") == msg:
+        nominated = new["status"].get("nominatedNodeName")
+        if result.nominate is not None:   # updatePod: NominatingInfo in override mode
+            nominated = result.nominate or None
+        if old is not None and old.get("status") == "False" and old.get("message") == msg and \
+                nominated == new["status"].get("nominatedNodeName"):
             return
         new["status"]["conditions"] = conds + [cond]
+        if nominated:
+            new["status"]["nominatedNodeName"] = nominated
+        else:
+            new["status"].pop("nominatedNodeName", None)
         try:
             self.store.update_status(new, by=SCHEDULER_NAME)
         except ApiError:

@@ -1,7 +1,13 @@
 """schedule_one.go selectHost: the node with the highest total score; ties broken by reservoir sampling.
 
 Walking the scores in order, a node that beats the best so far is chosen; a node that ties with it replaces the
-choice with probability 1/c, c being how many nodes share that best score so far (``rand.Intn(c) == 0``). The
+choice with probability 1/c, c being how many nodes share that best score so far (``rand.Intn(c) == 0``).
+From 1.27 (PR #114688) upstream pops the scores from a heap instead, so it meets the best-scoring nodes first,
+in the heap's order, and draws only for them. Both pick each of the nodes sharing the best score with
+probability 1/n, whatever order they are met in; they differ in how many draws they consume and which node a
+given draw sequence picks. podlife's draws come from its own seeded generator, not Go's math/rand, so no
+particular pick of a real cluster could be reproduced either way: podlife keeps the node-order walk for every
+version, which gives the same distribution. The
 draws come from the scheduler's seeded generator, as ``random.Random.randrange(c)`` makes them: k = c's bit
 length, take the top k bits of the next 32-bit output until they are below c. Large clusters have hundreds of
 tied nodes per pod, so the draws are replayed in one short loop over a buffer of the generator's outputs,
@@ -45,6 +51,8 @@ class HostSelector:
         """The thresholds of the draws made before the best score is first reached (ties with a lower best so
         far); the best is usually among the first few nodes, so this walks them in Python."""
         values = scores.tolist()
+        self._tables(len(values) + 1)
+        threshold = self._threshold
         best, count = values[0], 1
         spend = []
         for v in values[1:]:
@@ -52,8 +60,7 @@ class HostSelector:
                 best, count = v, 1
             elif v == best:
                 count += 1
-                self._tables(count + 1)
-                spend.append(self._threshold[count])
+                spend.append(threshold[count])
         return spend
 
     def _replay(self, spend: list[int], thresholds: list[int], zeros: list[int], nodes: list[int],

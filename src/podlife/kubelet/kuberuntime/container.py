@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from podlife.api.meta import Obj
-from podlife.runtime.cri import RUNNING, Container, RuntimeError_
+from podlife.kubelet.envvars import expand, make_environment
+from podlife.runtime.cri import RUNNING, Container, ContainerConfig, RuntimeError_, Sandbox
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -31,6 +32,19 @@ def field_path(pod: Obj, name: str) -> str:
         if any(c["name"] == name for c in pod["spec"].get(field) or ()):
             return f"spec.{field}{{{name}}}"
     return ""
+
+
+def generate_container_config(kl: Kubelet, pod: Obj, spec: Obj, sb: Sandbox, attempt: int) -> ContainerConfig:
+    """generateContainerConfig: the environment (makeEnvironmentVariables), then the command and args with
+    their $(VAR) references expanded (ExpandContainerCommandAndArgs), the log path <name>/<restartCount>.log
+    (BuildContainerLogsPath); lifecycle.stopSignal where the version passes it (ContainerStopSignals, 1.37+)."""
+    env = make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip], kl.node_spec.capacity)
+    values = dict(env)
+    stop = ((spec.get("lifecycle") or {}).get("stopSignal") or "") if kl.profile.container_stop_signals else ""
+    return ContainerConfig(spec["name"], spec.get("image", ""), attempt,
+                           [expand(a, values) for a in spec.get("command") or ()],
+                           [expand(a, values) for a in spec.get("args") or ()], env, spec.get("workingDir", ""),
+                           f"{spec['name']}/{attempt}.log", pod, spec, stop)
 
 
 def execute_prestop(kl: Kubelet, pod: Obj, c: Container, spec: Obj, grace: int) -> Gen:
@@ -60,28 +74,23 @@ def execute_prestop(kl: Kubelet, pod: Obj, c: Container, spec: Obj, grace: int) 
 
 
 def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
-    """The hook handler; returns an error string or "". Exec handlers run through the runtime."""
-    seconds = c.behavior.hook_seconds.get(hook, 0.0)
-    code = c.behavior.hook_exit_code.get(hook, 0)
-    spec = container_spec_by_ref(kl, c)
-    handler = ((spec or {}).get("lifecycle") or {}).get(hook) or {}
+    """The hook handler (pkg/kubelet/lifecycle/handlers.go Run); returns an error string or "". Exec and HTTP
+    handlers act on the container, through the runtime."""
+    spec = container_spec_by_ref(kl, c) or {}
+    handler = (spec.get("lifecycle") or {}).get(hook) or {}
     try:
-        if "exec" in handler:
-            code = yield from kl.runtime.exec_sync(c.id, seconds, code)
-        elif "tcpSocket" in handler:
-            # pkg/kubelet/lifecycle/handlers.go Run: tcpSocket is kept in the API for compatibility only, the
-            # runner has no case for it
+        if "tcpSocket" in handler:
+            # tcpSocket is kept in the API for compatibility only, the runner has no case for it
             yield kl.kernel.timeout(0)
             return "Cannot run handler: invalid handler"
-        elif "sleep" in handler and kl.profile.lifecycle_sleep_action:
-            # pkg/kubelet/lifecycle/handlers.go runSleepHandler: waits the seconds (the caller's grace timer
-            # cuts it short); nothing runs in the container
+        if "sleep" in handler and kl.profile.lifecycle_sleep_action:
+            # runSleepHandler: waits the seconds (the caller's grace timer cuts it short); nothing runs in the
+            # container
             yield kl.kernel.timeout(int((handler.get("sleep") or {}).get("seconds") or 0))
-        else:
-            yield kl.kernel.timeout(seconds)
+            return ""
+        return (yield from kl.runtime.run_hook(c, hook, handler, spec))
     except RuntimeError_ as e:
         return str(e)
-    return f"command exited with {code}" if code else ""
 
 
 def container_spec_by_ref(kl: Kubelet, c: Container) -> Obj | None:

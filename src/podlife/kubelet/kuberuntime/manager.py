@@ -12,9 +12,8 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import environment_error
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
-from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, kill_container
+from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
-from podlife.runtime.behavior import behavior_for
 from podlife.runtime.cri import EXITED, RUNNING, SANDBOX_READY, Container, RuntimeError_, Sandbox
 
 if TYPE_CHECKING:
@@ -290,10 +289,13 @@ class RuntimeManager:
             self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
             result.errors.append(err)
             return
-        behavior = behavior_for(pod, spec, kl.runtime.behaviors)
-        # generateContainerConfig: the stop signal reaches the runtime only with ContainerStopSignals (1.37+)
-        stop_signal = (spec.get("lifecycle") or {}).get("stopSignal") if kl.profile.container_stop_signals else None
-        c = yield from kl.runtime.create_container(sb, name, image, attempt, behavior, stop_signal)
+        try:
+            c = yield from kl.runtime.create_container(sb, generate_container_config(kl, pod, spec, sb, attempt))
+        except RuntimeError_ as e:
+            kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
+            self.reasons[(uid, name)] = ("CreateContainerError", str(e))
+            result.errors.append(str(e))
+            return
         kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
         try:

@@ -116,8 +116,7 @@ class StatusManager:
             could_run = kl.profile_modern_deletion() and not kl.pod_workers.is_terminated(uid)
             merged = self._merge(api.get("status", {}), status, could_run)
             if merged != api.get("status"):
-                new = clone(api)
-                new["status"] = merged
+                new = {**api, "status": merged}   # the request body: the status subresource reads only its status
                 try:
                     api = kl.store.update_status(new, by="kubelet")
                 except ApiError:

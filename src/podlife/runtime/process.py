@@ -1,0 +1,529 @@
+"""The process runtime: the same CRI state machine as the simulated containerd (podlife.runtime.containerd),
+whose containers are real local processes (``podlife up --runtime process``).
+
+What is real: a container's ``command`` + ``args`` run with its resolved environment in a session and process
+group of their own, started by the supervisor (podlife.runtime.supervisor); each pod has a loopback address of
+its node's range as its IP, and a directory under the data directory (``pods/<namespace>_<name>_<uid>``) with
+its emptyDir volumes (``volumes/<name>``) and its containers' logs (``<container>/<restartCount>.log``, CRI
+format). StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the
+group; exit codes come from the process (128 + the signal for one killed by a signal), and when the container's
+main process ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks
+and probes run their command in the container's environment and working directory; HTTP and TCP ones connect
+to the pod's address.
+
+What is not: images (not pulled; a container needs a command), namespaces and cgroups (a process sees the
+machine; resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
+their default action), volume mounts (mountPath is not mounted: an emptyDir is a sub-directory of the pod's
+directory), usage metrics (eviction and autoscaling see none).
+
+Outcomes arrive from the event loop: ``deliver`` brings each into the kernel at the instant it happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import simpy
+
+from podlife.api.meta import Obj
+from podlife.engine import Kernel
+from podlife.runtime import network
+from podlife.runtime.behavior import Behavior
+from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
+from podlife.runtime.crilog import LogWriter
+from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
+from podlife.runtime.profiles import RuntimeProfile
+from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
+from podlife.runtime.supervisor import leftovers, running_supervisor
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+PROFILE = RuntimeProfile("process", "process", "process://podlife", False, 0.0, 0.0, 0.0, False,
+                         "rpc error: code = DeadlineExceeded desc = context deadline exceeded")
+START_FAILED_EXIT = 128     # containerd's exit status for a container whose process could not start
+MAX_OUTPUT = 10 * 1024      # what is kept of an exec'd command's output
+NO_BEHAVIOR = Behavior()
+BASE_ENVIRONMENT = ("PATH", "HOME", "LANG", "TZ")   # taken from podlife's own environment
+
+
+@dataclass
+class Host:
+    """What the node runtimes of one ``podlife up`` share: the data directory, the supervisor and the way
+    into the kernel (the live clock's ``deliver``)."""
+
+    data_dir: str
+    profile: Profile
+    deliver: Callable[[Callable[[], None]], None] = lambda fn: fn()
+    shim: Shim | None = None
+    runtimes: list[ProcessRuntime] = field(default_factory=list)
+    # /var/log/pods survives the runtime: restart counts continue from the log files (calcRestartCountByLogDir)
+    log_attempts: dict[tuple[str, str], int] = field(default_factory=dict)
+    _kill_now: list[Callable[[], None]] = field(default_factory=list)
+
+    def pod_dir(self, sandbox: Sandbox) -> str:
+        return os.path.join(self.data_dir, "pods", sandbox.log_directory)
+
+    def journal(self) -> str:
+        return os.path.join(self.data_dir, "runtime", "processes.journal")
+
+    def in_use(self) -> int | None:
+        """The pid of another podlife up's supervisor working in this data directory, if one runs."""
+        return running_supervisor(self.journal())
+
+    def node_runtime(self, kernel: Kernel, trace: Trace, node: str, index: int) -> tuple[ProcessRuntime, str, str]:
+        """The runtime of the index-th node (from 0), its pod CIDR and its address: node i has the loopback
+        block 127.0.(i+1).0/24 (then 127.1.0.0/24 …), is itself .1 and gives its pods .2 onwards, so pods of
+        different nodes never share an address."""
+        block = index + 1
+        if block > 0xFFFF:
+            raise ValueError("the process runtime has loopback addresses for 65,535 nodes")
+        prefix = f"127.{block >> 8}.{block & 0xFF}"
+        runtime = ProcessRuntime(kernel, trace, node, f"{prefix}.0/24", self)
+        runtime.log_attempts = self.log_attempts
+        self.runtimes.append(runtime)
+        return runtime, f"{prefix}.0/24", f"{prefix}.1"
+
+    # ---- lifecycle -------------------------------------------------------------------------------------
+
+    async def start(self, deliver: Callable[[Callable[[], None]], None]) -> list[str]:
+        """Clean what an earlier run on this data directory left, read its log files, start the supervisor.
+        Returns lines to tell the user."""
+        self.deliver = deliver
+        said = []
+        os.makedirs(os.path.dirname(self.journal()), exist_ok=True)
+        left = leftovers(self.journal())
+        for pid, pgid in left:
+            try:
+                os.killpg(pgid, signal.SIGKILL)   # the group, and the process if it has left it
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if left:
+            said.append(f"killed {len(left)} processes an earlier podlife up left running in {self.data_dir}")
+        with open(self.journal(), "w"):
+            pass
+        self.log_attempts.update(_attempts_in(os.path.join(self.data_dir, "pods")))
+        self.shim = Shim(self.journal())
+        await self.shim.start()
+        return said
+
+    async def stop(self) -> int:
+        """Stop every container process: the stop signal now, SIGKILL for the group at the end of its pod's
+        grace period (or at once, from ``kill_now``); then the supervisor ends, killing anything left. Returns
+        how many were running."""
+        shim = self.shim
+        if shim is None:
+            return 0
+        loop = asyncio.get_running_loop()
+        waits: list[asyncio.Future[tuple[int, int]]] = []
+        timers = []
+        for rt in self.runtimes:
+            for c in list(rt.containers.values()):
+                p = rt.procs.get(c.id)
+                if p is None or p.spawn is None or not c.process_running or p.spawn.exited.done():
+                    continue
+                sp = p.spawn
+                grace = p.config.pod["spec"].get("terminationGracePeriodSeconds", 30)
+                shim.signal(sp, signum(c.stop_signal))
+                kill = (lambda sp=sp: shim.signal(sp, signal.SIGKILL, group=True))
+                timers.append(loop.call_later(max(float(grace), 0.0), kill))
+                self._kill_now.append(kill)
+                waits.append(sp.exited)
+        if waits:
+            await asyncio.wait(waits)
+        for t in timers:
+            t.cancel()
+        await shim.stop()
+        for rt in self.runtimes:
+            for p in rt.procs.values():
+                if p.log is not None:
+                    p.log.close()
+        return len(waits)
+
+    def kill_now(self) -> None:
+        for kill in self._kill_now:
+            kill()
+
+
+@dataclass
+class _Process:
+    """What the runtime knows of a container's process beyond the CRI's Container."""
+
+    config: ContainerConfig
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    log: LogWriter | None = None
+    spawn: Spawn | None = None
+    gone: simpy.Event | None = None
+    early_exit: tuple[int, int] | None = None   # an exit heard before the start was recorded
+    kill_reason: str | None = None
+    execs: set[Spawn] = field(default_factory=set)
+
+
+@dataclass
+class ExecStreams:
+    """A command started by ``open_exec``: its process and podlife's ends of its streams (with a terminal,
+    ``stdout`` and ``stdin`` are the same descriptor and ``stderr`` is None)."""
+
+    spawn: Spawn | None
+    stdout: int
+    stderr: int | None
+    stdin: int | None
+
+
+class ProcessRuntime(ContainerdRuntime):
+    writes_logs = True
+
+    def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:
+        super().__init__(kernel, trace, node, PROFILE, pod_cidr)
+        self.host = host
+        self.procs: dict[str, _Process] = {}
+
+    # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
+
+    def run_pod_sandbox(self, pod: Obj) -> Call:
+        sb = yield from super().run_pod_sandbox(pod)
+        base = self.host.pod_dir(sb)
+        os.makedirs(base, exist_ok=True)
+        for vol in pod["spec"].get("volumes") or ():
+            if "emptyDir" in vol:
+                os.makedirs(os.path.join(base, "volumes", vol["name"]), exist_ok=True)
+        return sb
+
+    def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
+        """The container's log file and, while its process writes to it, the writer."""
+        c = self.containers.get(container_id)
+        p = self.procs.get(container_id)
+        sb = self.sandboxes.get(c.sandbox_id) if c is not None else None
+        if c is None or sb is None:
+            return None
+        return os.path.join(self.host.pod_dir(sb), c.log_path), (p.log if p is not None else None)
+
+    # ---- the layer below: real processes -----------------------------------------------------------
+
+    def _behavior(self, config: ContainerConfig) -> Behavior:
+        """A real process has no modelled behaviour (podlife/behavior is ignored): no usage either."""
+        return NO_BEHAVIOR
+
+    def _create(self, c: Container, sandbox: Sandbox, config: ContainerConfig) -> Call:
+        """containerd's spec generation: without a command there is nothing to run (the image's entrypoint
+        is not known, as no image is pulled)."""
+        if not config.command:
+            raise RuntimeError_(f'failed to generate container "{c.id}" spec: no command specified (the process '
+                                f"runtime runs the container's command and args, not its image)")
+        env = {k: os.environ[k] for k in BASE_ENVIRONMENT if k in os.environ}
+        env.setdefault("PATH", os.defpath)
+        env["HOSTNAME"] = config.pod["spec"].get("hostname") or config.pod["metadata"]["name"]
+        env.update(config.env)
+        cwd = config.working_dir or self.host.pod_dir(sandbox)
+        self.procs[c.id] = _Process(config, config.command + config.args, env, cwd)
+        yield from ()
+
+    def _launch(self, c: Container) -> Call:
+        p = self.procs[c.id]
+        shim = self._shim()
+        p.log = LogWriter(os.path.join(self.host.pod_dir(self.sandboxes[c.sandbox_id]), c.log_path))
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        p.log.attach(out_r, "stdout")
+        p.log.attach(err_r, "stderr")
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, {"stdout": out_w, "stderr": err_w})
+        started = self.kernel.event()
+        sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
+        sp.exited.add_done_callback(lambda f: self.host.deliver(lambda: self._process_exited(c, *f.result())))
+        err = yield started
+        if err is not None:
+            message = _start_error(p.argv[0], p.cwd, err)
+            c.state, c.exit_code, c.reason, c.message = EXITED, START_FAILED_EXIT, "StartError", message
+            c.finished_at = self.kernel.now
+            p.log.close()
+            self._record(c.pod_ref, c.name, "exit", f"exitCode {START_FAILED_EXIT} (StartError)")
+            self._changed(c.pod_uid)
+            raise RuntimeError_(message)
+
+    def _running(self, c: Container) -> None:
+        p = self.procs[c.id]
+        p.gone = self.kernel.event()
+        if p.early_exit is not None:
+            self._process_exited(c, *p.early_exit)
+
+    def _process_exited(self, c: Container, code: int, sig: int) -> None:
+        p = self.procs.get(c.id)
+        if p is None or self.containers.get(c.id) is not c:
+            return   # the runtime forgot it (the node powered off)
+        if c.state == CREATED:
+            p.early_exit = (code, sig)
+            return
+        status = 128 + sig if sig else code
+        # (the supervisor has killed the rest of the container: its group and its exec'd commands)
+        self._exit(c, status, p.kill_reason or ("Completed" if status == 0 else "Error"))
+        if p.gone is not None and not p.gone.triggered:
+            p.gone.succeed()
+
+    def _terminate(self, c: Container, sig: str) -> None:
+        self._send(self.procs[c.id], signum(sig), group=False)
+
+    def _kill(self, c: Container, reason: str) -> simpy.Event | None:
+        p = self.procs[c.id]
+        p.kill_reason = reason
+        self._send(p, signal.SIGKILL, group=True)
+        return p.gone
+
+    def power_off(self) -> None:
+        for c in list(self.containers.values()):
+            p = self.procs.get(c.id)
+            if p is not None and c.process_running:
+                self._send(p, signal.SIGKILL, group=True)
+        super().power_off()
+        self.procs.clear()
+
+    def _send(self, p: _Process, sig: int, group: bool) -> None:
+        """A signal to the container's process (or its group); with no supervisor, nothing is left to signal."""
+        if p.spawn is not None and self.host.shim is not None:
+            self.host.shim.signal(p.spawn, sig, group=group)
+
+    def _shim(self) -> Shim:
+        if self.host.shim is None or not self.host.shim.running:
+            raise RuntimeError_("rpc error: code = Unavailable desc = the process supervisor is not running")
+        return self.host.shim
+
+    # ---- hooks and probes, for real ------------------------------------------------------------------
+
+    def exec_command(self, c: Container, cmd: list[str], timeout: float | None,
+                     done: Callable[[int | None, str, bool], None]) -> None:
+        """Run ``cmd`` in the container's environment and working directory; ``done(exit status or None when
+        it could not start, combined output, timed out)`` is called in the kernel once it has ended and its
+        output is read. The command is killed with its container, or at ``timeout`` seconds."""
+        p = self.procs.get(c.id)
+        if p is None or not c.process_running:
+            done(None, f"container {c.id} is not running", False)
+            return
+        asyncio.get_running_loop().create_task(self._exec_or_fail(c, p, cmd, timeout, done))
+
+    async def _exec_or_fail(self, c: Container, p: _Process, cmd: list[str], timeout: float | None,
+                            done: Callable[[int | None, str, bool], None]) -> None:
+        try:
+            await self._exec(c, p, cmd, timeout, done)
+        except Exception as e:  # noqa: BLE001 - whatever went wrong, the kubelet waiting for it hears of it
+            why = f"exec failed: {e}"
+            self.host.deliver(lambda: done(None, why, False))
+
+    async def _exec(self, c: Container, p: _Process, cmd: list[str], timeout: float | None,
+                    done: Callable[[int | None, str, bool], None]) -> None:
+        try:
+            shim = self._shim()
+        except RuntimeError_ as e:
+            why = str(e)
+            self.host.deliver(lambda: done(None, why, False))
+            return
+        r, w = os.pipe()
+        sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)})   # the shim closes w
+        p.execs.add(sp)
+        timed_out = False
+        try:
+            try:
+                await sp.started
+            except SpawnError as e:
+                os.close(r)
+                why = exec_error(cmd[0] if cmd else "", p.cwd, e)
+                self.host.deliver(lambda: done(None, why, False))
+                return
+            output = asyncio.get_running_loop().create_task(_read_all(r))
+
+            def expire() -> None:
+                nonlocal timed_out
+                timed_out = True
+                shim.signal(sp, signal.SIGKILL, group=True)
+            timer = asyncio.get_running_loop().call_later(timeout, expire) if timeout else None
+            code, sig = await sp.exited
+            if timer is not None:
+                timer.cancel()
+            text = (await output).decode("utf-8", "replace")
+        finally:
+            p.execs.discard(sp)
+        status = 128 + sig if sig else code
+        self.host.deliver(lambda: done(status, text, timed_out))
+
+    def open_exec(self, container_id: str, cmd: list[str], stdin: bool, tty: bool) -> ExecStreams:
+        """An interactive command in the running container (kubectl exec: the CRI's streaming Exec), in its
+        environment and working directory, killed with the container. With ``tty`` its stdin, stdout and
+        stderr are one terminal."""
+        c = self.containers.get(container_id)
+        p = self.procs.get(container_id)
+        if c is None or p is None or not c.process_running:
+            raise RuntimeError_(f"container {container_id} is not running")
+        shim = self._shim()
+        if tty:
+            master, slave = os.openpty()
+            fds = {"stdin": slave, "stdout": os.dup(slave), "stderr": os.dup(slave)}
+            streams = ExecStreams(None, master, None, master)
+        else:
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            fds = {"stdout": out_w, "stderr": err_w}
+            in_w = None
+            if stdin:
+                fds["stdin"], in_w = os.pipe()
+            streams = ExecStreams(None, out_r, err_r, in_w)
+        streams.spawn = sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, fds, tty=tty)
+        p.execs.add(sp)
+        sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
+        return streams
+
+    def run_hook(self, c: Container, hook: str, handler: Obj, spec: Obj) -> Call:
+        """Handlers.Run: an exec hook runs its command (no time limit of its own: the grace period bounds a
+        preStop hook); an HTTP hook GETs the pod's address and fails only when no response comes."""
+        ev = self.kernel.event()
+        if "exec" in handler:
+            cmd = list((handler.get("exec") or {}).get("command") or [])
+
+            def exec_done(status: int | None, output: str, _timed_out: bool) -> None:
+                if status is None:
+                    ev.succeed(output)
+                elif status:
+                    # kuberuntime RunInContainer: a non-zero exit is an error naming the command
+                    ev.succeed(f"command '{' '.join(cmd)}' exited with {status}: {output}")
+                else:
+                    ev.succeed("")
+            self.exec_command(c, cmd, None, exec_done)
+        elif "httpGet" in handler:
+            http = handler["httpGet"] or {}
+            ip = self._ip(c)
+
+            async def get() -> None:
+                try:
+                    port = network.resolve_port(http.get("port"), spec)
+                except ValueError as e:
+                    why = str(e)
+                    self.host.deliver(lambda: ev.succeed(why))
+                    return
+                # the kubelet's HTTP client for hooks has no timeout of its own
+                code, text = await network.http_get(http.get("host") or ip, port, http.get("path", ""),
+                                                    http.get("httpHeaders") or [], None, self._user_agent())
+                self.host.deliver(lambda: ev.succeed(text if code is None else ""))
+            asyncio.get_running_loop().create_task(get())
+        else:
+            ev.succeed("")
+        err = yield ev
+        return err
+
+    def probe(self, c: Container, probe: Obj, spec: Obj, pod_ip: str, elapsed: float, done: ProbeDone) -> None:
+        """runProbe with real outcomes; ``done`` is called in the kernel when the answer comes."""
+        timeout = float(probe.get("timeoutSeconds") or 1)
+        if "exec" in probe:
+            cmd = list((probe.get("exec") or {}).get("command") or [])
+
+            def exec_done(status: int | None, output: str, timed_out: bool) -> None:
+                if timed_out:
+                    # remote_runtime.go ExecSync: a deadline becomes "command ... timed out" (ExecProbeTimeout)
+                    done("Failure", f'command "{" ".join(cmd)}" timed out')
+                else:
+                    done("Success" if status == 0 else "Failure", output[:MAX_OUTPUT])
+            self.exec_command(c, cmd, timeout if self.host.profile.exec_probe_timeout else None, exec_done)
+            return
+        host = pod_ip or self._ip(c)
+
+        async def check() -> None:
+            try:
+                if "httpGet" in probe and (probe["httpGet"] or {}).get("scheme", "HTTP").upper() == "HTTPS":
+                    result = ("Failure", "the process runtime does not probe over HTTPS")
+                elif "httpGet" in probe:
+                    http = probe["httpGet"] or {}
+                    result = await network.http_probe(http.get("host") or host,
+                                                      network.resolve_port(http.get("port"), spec),
+                                                      http.get("path", ""), http.get("httpHeaders") or [], timeout,
+                                                      self._user_agent())
+                elif "tcpSocket" in probe:
+                    tcp = probe["tcpSocket"] or {}
+                    result = await network.tcp_check(tcp.get("host") or host,
+                                                     network.resolve_port(tcp.get("port"), spec), timeout)
+                else:
+                    result = ("Failure", "the process runtime runs exec, httpGet and tcpSocket probes only")
+            except ValueError as e:
+                result = ("Failure", str(e))
+            self.host.deliver(lambda: done(*result))
+        asyncio.get_running_loop().create_task(check())
+
+    def probe_answers_change(self, c: Container, after: float) -> float | None:
+        return after   # a real process may answer differently at any moment
+
+    def _ip(self, c: Container) -> str:
+        sb = self.sandboxes.get(c.sandbox_id)
+        return sb.ip if sb is not None else ""
+
+    def _user_agent(self) -> str:
+        return f"kube-probe/1.{self.host.profile.minor}"
+
+
+def _attempts_in(pods_dir: str) -> dict[tuple[str, str], int]:
+    """(pod uid, container) → the highest restartCount with a log file under pods/<ns>_<name>_<uid>/."""
+    out: dict[tuple[str, str], int] = {}
+    try:
+        pod_dirs = os.listdir(pods_dir)
+    except OSError:
+        return out
+    for pod in pod_dirs:
+        uid = pod.rsplit("_", 1)[-1]
+        for name in _listdir(os.path.join(pods_dir, pod)):
+            for f in _listdir(os.path.join(pods_dir, pod, name)):
+                if f.endswith(".log") and f[:-4].isdigit():
+                    out[(uid, name)] = max(out.get((uid, name), -1), int(f[:-4]))
+    return out
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path) if os.path.isdir(path) else []
+    except OSError:
+        return []
+
+
+def signum(name: str) -> int:
+    """A signal's number from its name as lifecycle.stopSignal writes it (SIGUSR1, SIGRTMIN+3, SIGRTMAX-1)."""
+    for base, sign in (("SIGRTMIN+", 1), ("SIGRTMAX-", -1)):
+        if name.startswith(base):
+            return (signal.SIGRTMIN if sign > 0 else signal.SIGRTMAX) + sign * int(name[len(base):])
+    return int(signal.Signals[name])
+
+
+async def _read_all(fd: int) -> bytes:
+    """Read a pipe to its end from the event loop, keeping the first MAX_OUTPUT bytes."""
+    out = bytearray()
+    try:
+        async for data in read_chunks(fd):
+            out.extend(data[:max(MAX_OUTPUT - len(out), 0)])
+    finally:
+        os.close(fd)
+    return bytes(out)
+
+
+def _reason(program: str, cwd: str, e: BaseException) -> str:
+    """runc's words for a process it could not start."""
+    what, num = getattr(e, "what", "exec"), getattr(e, "errno", 0)
+    if what == "lookup":
+        return f'exec: "{program}": executable file not found in $PATH'
+    if what == "chdir":
+        return f'chdir to cwd ("{cwd}") set in config.json failed: {os.strerror(num).lower()}'
+    if num:
+        return f'exec: "{program}": {os.strerror(num).lower()}'
+    return str(e)
+
+
+def _start_error(program: str, cwd: str, e: BaseException) -> str:
+    """containerd's StartContainer error for a container process runc could not start."""
+    return ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+            f"failed: unable to start container process: {_reason(program, cwd, e)}: unknown")
+
+
+def exec_error(program: str, cwd: str, e: BaseException) -> str:
+    """containerd's ExecSync error for a command that could not start in the container."""
+    if getattr(e, "errno", 0) == errno.ESRCH:
+        return "failed to exec in container: container is in CONTAINER_EXITED state"
+    return ("failed to exec in container: OCI runtime exec failed: exec failed: unable to start container "
+            f"process: {_reason(program, cwd, e)}: unknown")

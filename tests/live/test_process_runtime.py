@@ -1,0 +1,631 @@
+"""Real kubectl against ``podlife up --runtime process``: containers are local processes, with real signals,
+exit codes, hooks, probes and logs. Every wait polls with a deadline; nothing sleeps to synchronise."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podlife.runtime.supervisor import start_time
+from tests.helpers import processes_in_groups
+from tests.live.conftest import PODLIFE, Live, _require_kubectl, write
+
+VERSION = "1.32"   # kubectl on these machines runs the kubectl of the server's minor
+
+
+class ProcessCluster(Live):
+    """``podlife up --runtime process`` on a free port, with its own kubeconfig and data directory."""
+
+    def __init__(self, tmp: Path) -> None:
+        _require_kubectl()
+        self.tmp = tmp
+        self.data_dir = tmp / "data"
+        super().__init__(tmp, VERSION, extra=("--runtime", "process", "--data-dir", str(self.data_dir)))
+
+    def apply(self, manifest: str) -> None:
+        self.kubectl("apply", "-f", write(self.tmp, f"m{time.monotonic_ns()}.yaml", manifest))
+
+    def pod(self, name: str) -> dict[str, Any]:
+        p = self.kubectl("get", "pod", name, "-o", "json", check=False)
+        return json.loads(p.stdout) if p.returncode == 0 else {}
+
+    def status(self, name: str, container: str | None = None) -> dict[str, Any]:
+        statuses = (self.pod(name).get("status") or {}).get("containerStatuses") or [{}]
+        return next((s for s in statuses if container in (None, s.get("name"))), {})
+
+    def state(self, name: str, container: str | None = None) -> dict[str, Any]:
+        return self.status(name, container).get("state") or {}
+
+    def ready(self, name: str) -> bool:
+        conds = (self.pod(name).get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        out = self.kubectl("get", "events", "--field-selector", f"involvedObject.name={name}", "-o", "json")
+        return json.loads(out.stdout)["items"]
+
+    def records(self, type_: str, pod: str, **match: Any) -> list[dict[str, Any]]:
+        return [r for r in self.trace() if r["type"] == type_ and r.get("object") == f"Pod/default/{pod}"
+                and all(r.get(k) == v for k, v in match.items())]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
+    c = ProcessCluster(tmp_path_factory.mktemp("process"))
+    yield c
+    c.stop()
+
+
+def pid_alive(pid: int, started: str | None) -> bool:
+    return started is not None and start_time(pid) == started
+
+
+# ---- readiness ------------------------------------------------------------------------------------------
+
+def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluster: ProcessCluster) -> None:
+    # the server listens 5 s after the process starts; the probe GETs / every second
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: web}
+        spec:
+          terminationGracePeriodSeconds: 3
+          containers:
+          - name: app
+            image: python:3
+            command: ["sh", "-c", "sleep 5; exec python3 -u -m http.server 8080 --bind $(POD_IP)"]
+            env:
+            - name: POD_IP
+              valueFrom: {fieldRef: {fieldPath: status.podIP}}
+            readinessProbe:
+              httpGet: {path: /, port: 8080}
+              periodSeconds: 1
+        """)
+    running = cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
+    assert running
+    ip = cluster.pod("web")["status"]["podIP"]
+    assert ip.startswith("127.0.")
+    assert not cluster.ready("web"), "Ready before anything listens"
+    cluster.wait_for("web Ready", lambda: cluster.ready("web"), 20)
+    ready_seen = time.time()
+    with urllib.request.urlopen(f"http://{ip}:8080/", timeout=5) as r:
+        assert r.status == 200
+    # the probe failed while nothing listened, with the prober's words
+    failures = [e["message"] for e in cluster.events("web") if e["reason"] == "Unhealthy"]
+    assert failures and failures[0] == (f'Readiness probe failed: Get "http://{ip}:8080/": dial tcp {ip}:8080: '
+                                        "connect: connection refused")
+    # the server's own log: it listened, and answered the kubelet's probe, before the pod was seen Ready
+    lines = cluster.kubectl("logs", "web", "--timestamps").stdout.splitlines()
+    serving = next(line for line in lines if "Serving HTTP on" in line)
+    probed = next(line for line in lines if '"GET / HTTP/1.1" 200' in line)
+    assert serving.split()[0] <= probed.split()[0]
+    assert _epoch(probed.split()[0]) <= ready_seen
+
+
+def _epoch(rfc3339nano: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(rfc3339nano[:26] + "+00:00").timestamp()
+
+
+# ---- SIGTERM, preStop, SIGKILL --------------------------------------------------------------------------
+
+TRAPS_SIGTERM = """\
+import os, signal, sys, time
+def term(*_):
+    with open(os.environ["MARKS"], "a") as f:
+        f.write(f"SIGTERM {time.time()}\\n")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+print("up", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: ProcessCluster, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: graceful}}
+        spec:
+          terminationGracePeriodSeconds: 10
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
+            env: [{{name: MARKS, value: "{marks}"}}]
+            lifecycle:
+              preStop:
+                exec: {{command: ["sh", "-c", "echo preStop $(date +%s.%N) >> $MARKS"]}}
+        """)
+    cluster.wait_for("graceful Running", lambda: "running" in cluster.state("graceful"), 20)
+    start = time.time()
+    cluster.kubectl("delete", "pod", "graceful", "--wait=true", timeout=30)
+    took = time.time() - start
+    seen = marks.read_text().split()
+    assert seen[0::2] == ["preStop", "SIGTERM"], seen       # the hook first, then the signal
+    assert float(seen[1]) <= float(seen[3])
+    assert took < 5, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    assert [r["detail"] for r in cluster.records("runtime", "graceful", op="exit")] == ["exitCode 0"]
+    hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "graceful")]
+    assert hooks == [("preStop", "started"), ("preStop", "completed")]
+
+
+IGNORES_SIGTERM = """\
+import os, signal, time
+def term(*_):
+    with open(os.environ["MARKS"], "a") as f:
+        f.write(f"{time.time()}\\n")
+signal.signal(signal.SIGTERM, term)
+with open(os.environ["PIDFILE"], "w") as f:
+    f.write(str(os.getpid()))
+while True:
+    time.sleep(1)
+"""
+
+
+def test_a_process_ignoring_sigterm_is_killed_at_the_grace_period(cluster: ProcessCluster, tmp_path: Path) -> None:
+    marks, pidfile = tmp_path / "marks", tmp_path / "pid"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: stubborn}}
+        spec:
+          terminationGracePeriodSeconds: 2
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(IGNORES_SIGTERM)}]
+            env: [{{name: MARKS, value: "{marks}"}}, {{name: PIDFILE, value: "{pidfile}"}}]
+        """)
+    cluster.wait_for("its pid", lambda: pidfile.exists() and pidfile.read_text(), 20)
+    pid = int(pidfile.read_text())
+    pidfd = os.pidfd_open(pid)
+    try:
+        cluster.kubectl("delete", "pod", "stubborn", "--wait=false")
+        ready, _, _ = select.select([pidfd], [], [], 10)   # readable once the process has ended
+        died = time.time()
+        assert ready, "the process outlived its grace period"
+    finally:
+        os.close(pidfd)
+    term = float(cluster.wait_for("the SIGTERM mark", lambda: marks.exists() and marks.read_text(), 5))
+    assert 2.0 - 0.05 <= died - term <= 2.0 + 0.2, f"SIGKILL {died - term:.3f} s after SIGTERM, grace 2 s"
+    signals = [(r["signal"], r.get("timeoutSeconds")) for r in cluster.records("signal", "stubborn")]
+    assert signals == [("SIGTERM", 2), ("SIGKILL", None)]
+    cluster.wait_for("stubborn gone", lambda: not cluster.pod("stubborn"), 10)
+
+
+# ---- restarts -------------------------------------------------------------------------------------------
+
+def test_a_crashing_command_goes_into_crashloopbackoff_with_the_models_backoff(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: crasher}
+        spec:
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo attempt; exit 3"]
+        """)
+    cluster.wait_for("restart 2", lambda: len(cluster.records("runtime", "crasher", op="start")) >= 3, 30)
+    st = cluster.status("crasher")
+    assert (st["lastState"]["terminated"]["exitCode"], st["lastState"]["terminated"]["reason"]) == (3, "Error")
+    # the gaps, in the kernel's (here: the wall clock's) seconds: restart 1 at the next PLEG relist and sync;
+    # restart 2 once the back-off of 10 s (flowcontrol's initial) has passed, at the pod worker's retry: its
+    # 10 s back-off with up to 50 % jitter (pod_workers.go completeWork, 1.32), plus the relist
+    starts = [r["t"] for r in cluster.records("runtime", "crasher", op="start")]
+    exits = [r["t"] for r in cluster.records("runtime", "crasher", op="exit")]
+    assert starts[1] - exits[0] <= 2.0
+    assert 10.0 <= starts[2] - exits[1] <= 15.0 + 2.0
+    # in between, the status said why it waited (shown as Error first, then CrashLoopBackOff at the retry,
+    # as kubectl get pods -w shows a real crash loop)
+    waiting = [r["t"] for r in cluster.records("container", "crasher", state="waiting", reason="CrashLoopBackOff")]
+    assert waiting and exits[1] < waiting[0] <= starts[2]
+    backoffs = [e["message"] for e in cluster.events("crasher") if e["reason"] == "BackOff"]
+    uid = cluster.pod("crasher")["metadata"]["uid"]
+    assert backoffs[0] == f"Back-off restarting failed container app in pod crasher_default({uid})"
+    cluster.kubectl("delete", "pod", "crasher", "--wait=false")
+
+
+def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_container(
+        cluster: ProcessCluster) -> None:
+    # started after 2 s; healthy from then until 3 s later; the probes run in the container's directory
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: probed}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "rm -f started healthy; sleep 2; touch started healthy; sleep 3; rm healthy;
+                                   exec sleep 3600"]
+            startupProbe:
+              exec: {command: ["test", "-f", "started"]}
+              periodSeconds: 1
+              failureThreshold: 30
+            livenessProbe:
+              exec: {command: ["sh", "-c", "test -f healthy || { echo no healthy file; exit 1; }"]}
+              periodSeconds: 1
+              failureThreshold: 2
+        """)
+    cluster.wait_for("a restart", lambda: cluster.status("probed").get("restartCount", 0) >= 1, 30)
+    events = [(e["reason"], e["message"]) for e in sorted(cluster.events("probed"),
+                                                          key=lambda e: e.get("firstTimestamp") or "")]
+    unhealthy = [m for r, m in events if r == "Unhealthy"]
+    assert unhealthy[0] == "Startup probe failed: "   # test -f prints nothing
+    assert "Liveness probe failed: no healthy file\n" in unhealthy
+    # liveness is probed only once the startup probe has succeeded
+    assert unhealthy.index("Liveness probe failed: no healthy file\n") > max(
+        i for i, m in enumerate(unhealthy) if m.startswith("Startup"))
+    assert ("Killing", "Container app failed liveness probe, will be restarted") in events
+    # killContainer: the pod's 1 s grace is raised to the 2 s minimum; sleep (not PID 1 here) dies of SIGTERM
+    kills = cluster.records("signal", "probed")
+    assert [(r["signal"], r.get("timeoutSeconds")) for r in kills][:1] == [("SIGTERM", 2)]
+    assert cluster.status("probed")["lastState"]["terminated"]["exitCode"] == 128 + signal.SIGTERM
+    cluster.kubectl("delete", "pod", "probed", "--wait=false")
+
+
+def test_a_probe_whose_command_cannot_start_fails_with_the_runtimes_words(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: badprobe}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+            readinessProbe:
+              exec: {command: ["no-such-check"]}
+              periodSeconds: 1
+        """)
+    message = cluster.wait_for("a failed probe", lambda: next(
+        (e["message"] for e in cluster.events("badprobe") if e["reason"] == "Unhealthy"), None), 20)
+    assert message == ("Readiness probe failed: failed to exec in container: OCI runtime exec failed: exec failed: "
+                       'unable to start container process: exec: "no-such-check": executable file not found in '
+                       "$PATH: unknown")
+    # the worker goes on probing: the next probe fails the same way
+    cluster.wait_for("another probe", lambda: len(cluster.records("event", "badprobe", reason="Unhealthy")) >= 2, 10)
+    assert not cluster.ready("badprobe")
+    cluster.kubectl("delete", "pod", "badprobe", "--wait=false")
+
+
+# ---- logs -----------------------------------------------------------------------------------------------
+
+COUNTS = "import time\nfor i in range(N):\n    print(i, flush=True)\n    time.sleep(0.2)\n"
+
+
+def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> None:
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: counter}}
+        spec:
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-u", "-c", {json.dumps(COUNTS.replace("N", "25"))}]
+          - name: side
+            image: busybox
+            command: ["sh", "-c", "echo to stderr >&2; echo to stdout; sleep 3600"]
+        """)
+    cluster.wait_for("counter Running", lambda: "running" in cluster.state("counter", "app"), 20)
+    follow = subprocess.Popen(["kubectl", "logs", "-f", "counter", "-c", "app"], env=cluster.env,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        arrived = []
+        assert follow.stdout is not None
+        for line in follow.stdout:   # kubectl logs -f ends when the container does
+            arrived.append((int(line), time.monotonic()))
+        assert follow.wait(timeout=10) == 0
+    finally:
+        follow.kill()
+    assert [n for n, _ in arrived] == list(range(25))
+    # the lines came as they were printed, not at once at the end
+    assert arrived[-1][1] - arrived[0][1] > 1.0
+    assert cluster.kubectl("logs", "counter", "-c", "app", "--tail", "3").stdout == "22\n23\n24\n"
+    stamped = cluster.kubectl("logs", "counter", "-c", "app", "--tail", "1", "--timestamps").stdout
+    ts, text = stamped.split()
+    assert text == "24" and ts.endswith("Z") and len(ts) == len("2006-01-02T15:04:05.000000000Z")
+    assert cluster.kubectl("logs", "counter", "-c", "app", "--since", "1h").stdout.splitlines()[0] == "0"
+    # kubectl sends sinceTime with whole seconds (metav1.Time): the lines from that second on
+    everything = [line.split() for line in cluster.kubectl("logs", "counter", "-c", "app", "--timestamps")
+                  .stdout.splitlines()]
+    late = cluster.kubectl("logs", "counter", "-c", "app", "--since-time", ts).stdout.split()
+    assert late == [n for t, n in everything if t[:19] >= ts[:19]] and late[-1] == "24"
+    side = cluster.kubectl("logs", "counter", "-c", "side").stdout
+    assert sorted(side.splitlines()) == ["to stderr", "to stdout"]
+    # the app container exits 0 and restarts (restartPolicy Always): --previous shows the first attempt
+    cluster.wait_for("a restart", lambda: cluster.status("counter", "app").get("restartCount", 0) >= 1, 30)
+    previous = cluster.kubectl("logs", "counter", "-c", "app", "--previous").stdout
+    assert previous.splitlines() == [str(i) for i in range(25)]
+    no_previous = cluster.kubectl("logs", "counter", "-c", "side", "--previous", check=False)
+    assert no_previous.returncode == 1
+    assert 'previous terminated container "side" in pod "counter" not found' in no_previous.stderr
+    files = sorted(p.name for p in (cluster.data_dir / "pods").glob("default_counter_*/app/*.log"))
+    assert files[:2] == ["0.log", "1.log"]
+    first = (next((cluster.data_dir / "pods").glob("default_counter_*/app/0.log"))).read_text().splitlines()
+    assert first[0].split(" ", 1)[1] == "stdout F 0"
+    cluster.kubectl("delete", "pod", "counter", "--wait=false")
+
+
+# ---- environment, commands ------------------------------------------------------------------------------
+
+def test_downward_api_environment_and_a_container_without_command(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings}
+        data: {greeting: hello}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: envs, labels: {app: envs}}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo $POD_NAME $POD_NAMESPACE $NODE_NAME $POD_IP $GREETING $(ECHOED) $HOSTNAME"]
+            env:
+            - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+            - {name: POD_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+            - {name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+            - {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+            - {name: GREETING, valueFrom: {configMapKeyRef: {name: settings, key: greeting}}}
+            - {name: ECHOED, value: "$(GREETING)-again"}
+          - name: nocommand
+            image: nginx:1.27
+        """)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("envs", "app"), 20)
+    pod = cluster.pod("envs")
+    words = cluster.kubectl("logs", "envs", "-c", "app").stdout.split()
+    assert words == ["envs", "default", pod["spec"]["nodeName"], pod["status"]["podIP"], "hello",
+                     "hello-again", "envs"]
+    cluster.wait_for("CreateContainerError", lambda: cluster.state("envs", "nocommand").get("waiting", {})
+                     .get("reason") == "CreateContainerError", 20)
+    failed = [e["message"] for e in cluster.events("envs") if e["reason"] == "Failed"]
+    assert failed and failed[0].startswith('Error: failed to generate container "')
+    assert "no command specified" in failed[0]
+    cluster.kubectl("delete", "pod", "envs", "--wait=false")
+
+
+def test_an_init_container_hands_a_file_to_the_app_through_an_emptydir(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: handoff}
+        spec:
+          terminationGracePeriodSeconds: 1
+          volumes: [{name: shared, emptyDir: {}}]
+          initContainers:
+          - name: prepare
+            image: busybox
+            command: ["sh", "-c", "echo prepared > volumes/shared/flag"]
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "cat volumes/shared/flag; exec sleep 3600"]
+        """)
+    cluster.wait_for("app Running", lambda: "running" in cluster.state("handoff", "app"), 20)
+    init = cluster.pod("handoff")["status"]["initContainerStatuses"][0]["state"]["terminated"]
+    assert (init["exitCode"], init["reason"]) == (0, "Completed")
+    assert cluster.kubectl("logs", "handoff", "-c", "app").stdout == "prepared\n"
+    assert (next((cluster.data_dir / "pods").glob("default_handoff_*")) / "volumes" / "shared" / "flag").exists()
+    cluster.kubectl("delete", "pod", "handoff", "--wait=false")
+
+
+def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: ProcessCluster) -> None:
+    for name in ("echo-a", "echo-b"):
+        cluster.apply(f"""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: {name}, labels: {{app: echo}}}}
+            spec:
+              terminationGracePeriodSeconds: 1
+              containers:
+              - name: app
+                image: python:3
+                command: ["python3", "-m", "http.server", "9000", "--bind", "$(POD_IP)"]
+                env: [{{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}]
+                ports: [{{name: http, containerPort: 9000}}]
+                readinessProbe: {{tcpSocket: {{port: http}}, periodSeconds: 1}}
+            """)
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Service
+        metadata: {name: echo}
+        spec:
+          selector: {app: echo}
+          ports: [{port: 80, targetPort: 9000}]
+        """)
+    for name in ("echo-a", "echo-b"):
+        cluster.wait_for(f"{name} Ready", lambda: cluster.ready(name), 20)
+
+    def addresses() -> list[str]:
+        slices = json.loads(cluster.kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=echo",
+                                            "-o", "json").stdout)["items"]
+        return sorted(a for s in slices for e in s.get("endpoints") or [] for a in e["addresses"]
+                      if (e.get("conditions") or {}).get("ready"))
+    listed = cluster.wait_for("both endpoints ready", lambda: len(addresses()) == 2 and addresses(), 20)
+    for ip in listed:
+        with urllib.request.urlopen(f"http://{ip}:9000/", timeout=5) as r:
+            assert r.status == 200
+    cluster.kubectl("delete", "pod", "echo-a", "echo-b", "--wait=false")
+
+
+def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: shell}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+            env: [{name: GREETING, value: hello}]
+        """)
+    cluster.wait_for("shell Running", lambda: "running" in cluster.state("shell"), 20)
+    # kubectl 1.32 speaks WebSocket (v5.channel.k8s.io) first
+    p = cluster.kubectl("exec", "shell", "--", "sh", "-c", 'echo "$GREETING $HOSTNAME $(pwd)"; echo oops >&2; exit 3',
+                        check=False)
+    pod_dir = next((cluster.data_dir / "pods").glob("default_shell_*"))
+    assert (p.returncode, p.stdout) == (3, f"hello shell {pod_dir}\n")
+    assert p.stderr.startswith("oops\n") and "command terminated with exit code 3" in p.stderr
+    piped = subprocess.run(["kubectl", "exec", "-i", "shell", "--", "tr", "a-z", "A-Z"], input="quiet\n",
+                           env=cluster.env, capture_output=True, text=True, timeout=30)
+    assert (piped.returncode, piped.stdout) == (0, "QUIET\n")
+    missing = cluster.kubectl("exec", "shell", "--", "no-such-program", check=False)
+    assert missing.returncode == 1
+    assert 'exec: "no-such-program": executable file not found in $PATH' in missing.stderr
+    cluster.kubectl("delete", "pod", "shell", "--wait=false")
+
+
+def test_an_oomkill_fault_kills_the_real_process(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: victim}
+        spec:
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+        """)
+    cluster.wait_for("victim Running", lambda: "running" in cluster.state("victim"), 20)
+    node = cluster.pod("victim")["spec"]["nodeName"]
+    p = cluster.podlife("fault", "OOMKill", "--node", node, "--pod", "default/victim", "--container", "app")
+    assert p.returncode == 0, p.stderr
+    cluster.wait_for("a restart", lambda: cluster.status("victim").get("restartCount", 0) >= 1, 20)
+    last = cluster.status("victim")["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (137, "OOMKilled")
+    assert [r["signal"] for r in cluster.records("signal", "victim")] == ["SIGKILL"]
+    cluster.kubectl("delete", "pod", "victim", "--wait=false")
+
+
+# ---- the clock, a crash, a restart ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [("--clock", "manual"), ("--speed", "10")])
+def test_the_process_runtime_needs_the_realtime_clock(tmp_path: Path, flags: tuple[str, str]) -> None:
+    p = subprocess.run([*PODLIFE, "up", "--runtime", "process", *flags, "--kubeconfig", str(tmp_path / "kc")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.startswith("--runtime process: real processes run on the wall clock")
+    assert " ".join(flags) in p.stderr
+
+
+def test_sigkill_of_podlife_leaves_no_process_behind(tmp_path: Path) -> None:
+    c = ProcessCluster(tmp_path)
+    try:
+        c.apply("""\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: sleepers}
+            spec:
+              replicas: 3
+              selector: {matchLabels: {app: sleepers}}
+              template:
+                metadata: {labels: {app: sleepers}}
+                spec:
+                  containers:
+                  - name: app
+                    image: busybox
+                    # a shell whose children are in its group: killing the shell alone would orphan them
+                    command: ["sh", "-c", "sleep 3600 & sleep 3600 & wait"]
+            """)
+        c.wait_for("3 pods Running", lambda: c.kubectl("get", "pods", "--no-headers").stdout.count("Running") == 3,
+                   30)
+        journal = (c.data_dir / "runtime" / "processes.journal").read_text().split("\n")
+        mains = [int(line.split()[1]) for line in journal if line.startswith("spawn ")]
+        supervisor = int(next(line for line in journal if line.startswith("supervisor ")).split()[1])
+        assert len(mains) == 3
+        group = [(pid, start_time(pid)) for pid in processes_in_groups(mains)]
+        assert len(group) == 9, group   # each shell and its two sleeps
+        os.kill(c.proc.pid, signal.SIGKILL)
+        c.proc.wait()
+        c.wait_for("every container process gone", lambda: not [p for p, st in group if pid_alive(p, st)], 5)
+        c.wait_for("the supervisor gone", lambda: start_time(supervisor) is None, 5)
+    finally:
+        c.stop()
+
+
+def test_ctrl_c_stops_every_container_gracefully_then_kills_at_the_grace_period(tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    c = ProcessCluster(tmp_path)
+    try:
+        c.apply(f"""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: polite}}
+            spec:
+              containers:
+              - name: app
+                image: python:3
+                command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
+                env: [{{name: MARKS, value: "{marks}"}}]
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: stubborn}}
+            spec:
+              terminationGracePeriodSeconds: 2
+              containers:
+              - name: app
+                image: busybox
+                command: ["sh", "-c", "trap '' TERM; sleep 3600 & wait; sleep 3600"]
+            """)
+        c.wait_for("both Running", lambda: "running" in c.state("polite") and "running" in c.state("stubborn"), 20)
+        mains = [int(line.split()[1]) for line in (c.data_dir / "runtime" / "processes.journal").read_text()
+                 .splitlines() if line.startswith("spawn ")]
+        group = [(pid, start_time(pid)) for pid in processes_in_groups(mains)]
+        start = time.monotonic()
+        c.proc.send_signal(signal.SIGINT)
+        assert c.proc.wait(timeout=15) == 0
+        took = time.monotonic() - start
+        assert marks.read_text().startswith("SIGTERM ")     # the polite one heard its stop signal
+        assert 2.0 <= took < 5.0, took                      # the stubborn one held out for its 2 s
+        assert not [p for p, st in group if pid_alive(p, st)]
+        assert "podlife: stopping the container processes" in c.output()
+    finally:
+        c.stop()
+
+
+def test_a_data_dir_in_use_is_refused(cluster: ProcessCluster, tmp_path: Path) -> None:
+    p = subprocess.run([*PODLIFE, "up", "--runtime", "process", "--port", "0", "--data-dir", str(cluster.data_dir),
+                        "--kubeconfig", str(tmp_path / "kc")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"--data-dir: {cluster.data_dir} is in use by another podlife up")
+
+
+def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> None:
+    left = subprocess.Popen(["sleep", "3600"], start_new_session=True)
+    try:
+        journal = tmp_path / "data" / "runtime" / "processes.journal"
+        journal.parent.mkdir(parents=True)
+        journal.write_text(f"spawn {left.pid} {left.pid} {start_time(left.pid)}\n")
+        c = ProcessCluster(tmp_path)
+        try:
+            assert left.wait(timeout=10) == -signal.SIGKILL
+            assert "killed 1 processes an earlier podlife up left running" in c.output()
+        finally:
+            c.stop()
+    finally:
+        left.kill()

@@ -1,0 +1,75 @@
+"""The container environment as makeEnvironmentVariables builds it (pkg/kubelet/kubelet_pods.go), and the
+command's $(VAR) expansion (ExpandContainerCommandAndArgs)."""
+
+from __future__ import annotations
+
+import base64
+
+from podlife.kubelet.envvars import expand, make_environment
+
+
+class Store:
+    def __init__(self, *objs: dict) -> None:
+        self.objs = {(o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objs}
+
+    def try_get(self, kind: str, ns: str, name: str) -> dict | None:
+        return self.objs.get((kind, ns, name))
+
+
+POD = {"metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "labels": {"app": "web", "tier": "a"},
+                    "annotations": {"note": "x"}},
+       "spec": {"nodeName": "node-2", "serviceAccountName": "builder"}}
+CONFIG = {"kind": "ConfigMap", "metadata": {"namespace": "shop", "name": "cfg"},
+          "data": {"MODE": "fast", "LEVEL": "3"}}
+SECRET = {"kind": "Secret", "metadata": {"namespace": "shop", "name": "creds"},
+          "data": {"password": base64.b64encode(b"s3cret").decode()}}
+
+
+def env(container: dict, *objs: dict) -> list[tuple[str, str]]:
+    return make_environment(Store(CONFIG, SECRET, *objs), POD, container, ["127.0.2.5"], ["127.0.2.1"],
+                            {"cpu": "8", "memory": "32Gi"})
+
+
+def test_env_from_first_then_env_in_order_a_later_value_keeps_its_place() -> None:
+    got = env({"envFrom": [{"configMapRef": {"name": "cfg"}, "prefix": "APP_"}],
+               "env": [{"name": "APP_MODE", "value": "slow"}, {"name": "EXTRA", "value": "1"}]})
+    # tmpEnv: the envFrom keys in the ConfigMap's order, APP_MODE replaced where it stands
+    assert got == [("APP_MODE", "slow"), ("APP_LEVEL", "3"), ("EXTRA", "1")]
+
+
+def test_references_expand_against_what_is_declared_before() -> None:
+    got = dict(env({"env": [{"name": "A", "value": "one"},
+                            {"name": "B", "value": "$(A)-two-$(C)"},   # C is declared after B: left as written
+                            {"name": "C", "value": "three"},
+                            {"name": "D", "value": "$$(A) costs $$5"}]}))
+    assert got == {"A": "one", "B": "one-two-$(C)", "C": "three", "D": "$(A) costs $5"}
+    assert expand("run --mode=$(MODE)", {"MODE": "fast"}) == "run --mode=fast"
+
+
+def test_downward_api_fields() -> None:
+    refs = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
+            "status.podIP", "status.podIPs", "status.hostIP", "metadata.labels['tier']", "metadata.labels"]
+    got = env({"env": [{"name": f"V{i}", "valueFrom": {"fieldRef": {"fieldPath": r}}} for i, r in enumerate(refs)]})
+    # pkg/fieldpath FormatMap: the whole map as sorted key="value" lines
+    assert [v for _, v in got] == ["web-1", "shop", "u-1", "node-2", "builder", "127.0.2.5", "127.0.2.5",
+                                   "127.0.2.1", "a", 'app="web"\ntier="a"']
+
+
+def test_config_map_and_secret_keys_and_an_optional_missing_key() -> None:
+    got = env({"env": [
+        {"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "MODE"}}},
+        {"name": "PASSWORD", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "password"}}},
+        {"name": "GONE", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "nope", "optional": True}}}]})
+    assert got == [("MODE", "fast"), ("PASSWORD", "s3cret")]
+
+
+def test_resource_fields_divided_and_rounded_up_with_the_node_as_the_default_limit() -> None:
+    got = env({"resources": {"requests": {"cpu": "250m"}, "limits": {"memory": "100Mi"}},
+               "env": [{"name": "CPU_REQ_M", "valueFrom": {"resourceFieldRef": {"resource": "requests.cpu",
+                                                                               "divisor": "1m"}}},
+                       {"name": "CPU_REQ", "valueFrom": {"resourceFieldRef": {"resource": "requests.cpu"}}},
+                       {"name": "MEM_GI", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory",
+                                                                            "divisor": "1Gi"}}},
+                       {"name": "CPU_LIMIT", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}]})
+    # 250m / 1m = 250; 0.25 cores rounds up to 1; 100Mi in Gi rounds up to 1; no cpu limit: the node's 8
+    assert got == [("CPU_REQ_M", "250"), ("CPU_REQ", "1"), ("MEM_GI", "1"), ("CPU_LIMIT", "8")]
