@@ -568,17 +568,24 @@ def trace(kubeconfig: str | None, follow: bool) -> None:
 
 @main.command()
 def versions() -> None:
-    """List the modelled Kubernetes versions and the behaviour that differs between them."""
+    """List the modelled Kubernetes versions, the behaviour that differs between them and the feature gates that
+    switch it (spec.cluster.featureGates)."""
     from rich.table import Table
 
+    from podlife import features
     from podlife.versions import MODELLED_VERSIONS, describe
 
     console = Console()
     console.print(f"Modelled Kubernetes versions: {MODELLED_VERSIONS[0]} … {MODELLED_VERSIONS[-1]}")
-    table = Table("rule", "versions", "behaviour", "upstream")
+    table = Table("rule", "versions", "behaviour", "feature gate", "upstream")
     for row in describe():
         table.add_row(*row)
     console.print(table)
+    gates = Table("feature gate", "versions", "stage, default", "upstream",
+                  title="Feature gates a scenario may set (spec.cluster.featureGates, kubelet.featureGates)")
+    for row in features.describe():
+        gates.add_row(*row)
+    console.print(gates)
 
 
 if __name__ == "__main__":

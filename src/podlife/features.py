@@ -44,69 +44,90 @@ def _g(name: str, *stages: tuple, last: int | None = None, source: str = "") -> 
     return Gate(name, tuple(Stage(*s) for s in stages), last, source)
 
 
+# where each row's facts were read: kube_features.go (defaultKubernetesFeatureGates) as released in 1.25, 1.27,
+# 1.28 and 1.31, and the versioned specs of 1.32 (versioned_kube_features.go) and 1.33 (kube_features.go);
+# the first and last release of a removed gate from its kubernetes.io feature-gate page. Stages after 1.33
+# follow the gate's KEP and the PR named.
 _KF = "pkg/features/kube_features.go"
-_REMOVED = "feature-gates-removed (kubernetes.io): last release listed"
-_ASSUMED = "removal release not confirmed: assumed two releases after GA"
+_PAGE = "kubernetes.io feature gate page (stages; last release)"
 
 GATES: tuple[Gate, ...] = (
     _g("AllowOverwriteTerminationGracePeriodSeconds", (32, False, DEPRECATED),
-       source=f"{_KF}: added deprecated (default off) with PR #122890"),
-    _g("CronJobControllerV2", (20, False, ALPHA), (21, True, BETA), (22, True, GA, True), last=23, source=_REMOVED),
-    _g("CronJobTimeZone", (24, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28, source=_REMOVED),
-    _g("CronJobsScheduledAnnotation", (28, True, BETA), (32, True, GA, True), source=_KF),
+       source=f"{_KF} 1.32-1.33: added deprecated and off (PR #122890)"),
+    _g("CronJobControllerV2", (20, False, ALPHA), (21, True, BETA), (22, True, GA, True), last=23, source=_PAGE),
+    _g("CronJobTimeZone", (24, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28,
+       source=f"{_KF} 1.25, 1.27, 1.28 (remove in 1.29)"),
+    _g("CronJobsScheduledAnnotation", (28, True, BETA), (32, True, GA, True), source=f"{_KF} 1.28, 1.31, 1.33"),
     _g("ContainerRestartRules", (34, False, ALPHA), (35, True, BETA), source="KEP-5307"),
-    _g("ContainerStopSignals", (33, False, ALPHA), (37, True, BETA), source=f"{_KF}; KEP-4960 beta in 1.37"),
-    _g("DaemonSetUpdateSurge", (21, False, ALPHA), (22, True, BETA), (25, True, GA, True), last=28,
-       source=_REMOVED),
-    _g("DeploymentReplicaSetTerminatingReplicas", (33, False, ALPHA), (35, True, BETA), source=f"{_KF}; KEP-3973"),
+    _g("ContainerStopSignals", (33, False, ALPHA), (37, True, BETA), source=f"{_KF} 1.33; KEP-4960 beta in 1.37"),
+    _g("DefaultPodTopologySpread", (19, False, ALPHA), (20, True, BETA), (24, True, GA, True), last=25,
+       source=f"{_PAGE}; {_KF} 1.25 (GA, locked)"),
+    _g("DeploymentReplicaSetTerminatingReplicas", (33, False, ALPHA), (35, True, BETA),
+       source=f"{_KF} 1.33; KEP-3973"),
     _g("EndpointSliceTerminatingCondition", (20, False, ALPHA), (22, True, BETA), (26, True, GA, True), last=27,
-       source=_REMOVED),
-    _g("EventedPLEG", (26, False, ALPHA), source=_KF),
-    _g("GRPCContainerProbe", (23, False, ALPHA), (24, True, BETA), (27, True, GA, True), last=28, source=_REMOVED),
-    _g("GracefulNodeShutdown", (20, False, ALPHA), (21, True, BETA), source=_KF),
-    _g("IndexedJob", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25, source=_REMOVED),
-    _g("JobBackoffLimitPerIndex", (28, False, ALPHA), (29, True, BETA), (33, True, GA, True), source=_KF),
-    _g("JobManagedBy", (30, False, ALPHA), (32, True, BETA), source=_KF),
+       source=f"{_PAGE}; {_KF} 1.25, 1.27"),
+    # 1.27.0 called it beta (still off); a 1.27 patch release and the versioned specs say alpha
+    _g("EventedPLEG", (26, False, ALPHA), source=f"{_KF} 1.27-1.33"),
+    # GA but never locked: a cluster may still turn the timeout off
+    _g("ExecProbeTimeout", (20, True, GA), source=f"{_KF} 1.25-1.33"),
+    _g("GRPCContainerProbe", (23, False, ALPHA), (24, True, BETA), (27, True, GA, True), last=28,
+       source=f"{_KF} 1.25, 1.27, 1.28 (remove in 1.29)"),
+    _g("GracefulNodeShutdown", (20, False, ALPHA), (21, True, BETA), source=f"{_KF} 1.33"),
+    _g("JobManagedBy", (30, False, ALPHA), (32, True, BETA), source=f"{_KF} 1.31, 1.33"),
     _g("JobPodFailurePolicy", (25, False, ALPHA), (26, True, BETA), (31, True, GA, True), last=32,
-       source=f"{_KF} (GA 1.31, absent from 1.33)"),
-    _g("JobPodReplacementPolicy", (28, False, ALPHA), (29, True, BETA), source=_KF),
-    _g("JobReadyPods", (23, False, ALPHA), (24, True, BETA), (29, True, GA, True), last=30, source=_ASSUMED),
-    _g("JobSuccessPolicy", (30, False, ALPHA), (31, True, BETA), (33, True, GA, True), source=_KF),
+       source=f"{_KF} 1.25-1.32 (absent from 1.33)"),
+    _g("JobPodReplacementPolicy", (28, False, ALPHA), (29, True, BETA), source=f"{_KF} 1.28-1.33"),
+    _g("JobReadyPods", (23, False, ALPHA), (24, True, BETA), (29, True, GA, True), last=30,
+       source=f"{_PAGE}; {_KF} 1.25-1.30 (absent from 1.31)"),
     _g("JobTrackingWithFinalizers", (22, False, ALPHA), (23, False, BETA), (25, True, BETA), (26, True, GA, True),
-       last=28, source=_REMOVED),
-    _g("LogarithmicScaleDown", (21, False, ALPHA), (22, True, BETA), (31, True, GA, True), source=_KF),
+       last=28, source=f"{_PAGE}; {_KF} 1.25-1.28"),
+    _g("LogarithmicScaleDown", (21, False, ALPHA), (22, True, BETA), (31, True, GA, True), source=f"{_KF} 1.31, 1.33"),
+    _g("MatchLabelKeysInPodTopologySpread", (25, False, ALPHA), (27, True, BETA), source=f"{_KF} 1.25-1.33"),
     _g("MaxUnavailableStatefulSet", (24, False, ALPHA), (35, True, BETA), (36, False, BETA), (37, True, BETA),
-       source=f"{_KF}; beta 1.35, off again in 1.36 (PR #137904), on in 1.37 (PR #139466)"),
-    _g("NodeOutOfServiceVolumeDetach", (24, False, ALPHA), (26, True, BETA), (28, True, GA, True), last=30,
-       source=_ASSUMED),
+       source=f"{_KF} 1.25-1.33 (alpha); beta 1.35, off again in 1.36 (PR #137904), on in 1.37 (PR #139466)"),
+    _g("MinDomainsInPodTopologySpread", (24, False, ALPHA), (25, False, BETA), (27, True, BETA),
+       (30, True, GA, True), last=31, source=f"{_PAGE}; {_KF} 1.25, 1.27, 1.31"),
+    _g("NodeInclusionPolicyInPodTopologySpread", (25, False, ALPHA), (26, True, BETA), (33, True, GA, True),
+       source=f"{_KF} 1.25-1.33"),
+    _g("NodeOutOfServiceVolumeDetach", (24, False, ALPHA), (26, True, BETA), (28, True, GA, True), last=31,
+       source=f"{_PAGE}; {_KF} 1.25-1.31"),
     _g("NonPreemptingPriority", (18, False, ALPHA), (19, True, BETA), (24, True, GA, True), last=25,
-       source=_REMOVED),
+       source=f"{_PAGE}; {_KF} 1.25"),
     _g("PDBUnhealthyPodEvictionPolicy", (26, False, ALPHA), (27, True, BETA), (31, True, GA, True), last=32,
-       source=f"{_KF} (GA 1.31, absent from 1.33)"),
-    _g("PodDeletionCost", (21, False, ALPHA), (22, True, BETA), source=_KF),
-    _g("PodDisruptionConditions", (25, False, ALPHA), (26, True, BETA), (31, True, GA, True), source=_KF),
-    _g("PodHostIPs", (28, False, ALPHA), (29, True, BETA), (30, True, GA, True), last=31, source=_ASSUMED),
-    _g("PodIndexLabel", (28, True, BETA), (32, True, GA, True), source=_KF),
-    _g("PodLifecycleSleepAction", (29, False, ALPHA), (30, True, BETA), source=_KF),
-    _g("PodLifecycleSleepActionAllowZero", (32, False, ALPHA), (33, True, BETA), source=_KF),
+       source=f"{_KF} 1.27-1.32 (absent from 1.33)"),
+    _g("PodDeletionCost", (21, False, ALPHA), (22, True, BETA), source=f"{_KF} 1.25-1.33"),
+    _g("PodDisruptionConditions", (25, False, ALPHA), (26, True, BETA), (31, True, GA, True),
+       source=f"{_KF} 1.25-1.33"),
+    _g("PodHostIPs", (28, False, ALPHA), (29, True, BETA), (30, True, GA, True), last=31,
+       source=f"{_PAGE}; {_KF} 1.28-1.31"),
+    _g("PodIndexLabel", (28, True, BETA), (32, True, GA, True), source=f"{_KF} 1.28-1.33"),
+    _g("PodLifecycleSleepAction", (29, False, ALPHA), (30, True, BETA), source=f"{_KF} 1.31-1.33"),
+    _g("PodLifecycleSleepActionAllowZero", (32, False, ALPHA), (33, True, BETA), source=f"{_KF} 1.33"),
     _g("PodObservedGenerationTracking", (33, False, ALPHA), (34, True, BETA), (35, True, GA, True),
-       source=f"{_KF}; KEP-5067"),
-    _g("PodReadyToStartContainersCondition", (28, False, ALPHA), (29, True, BETA), source=_KF),
-    _g("PodSchedulingReadiness", (26, False, ALPHA), (27, True, BETA), (30, True, GA, True), source=_KF),
+       source=f"{_KF} 1.33; KEP-5067"),
+    _g("PodReadyToStartContainersCondition", (28, False, ALPHA), (29, True, BETA), source=f"{_KF} 1.28-1.33"),
+    _g("PodSchedulingReadiness", (26, False, ALPHA), (27, True, BETA), (30, True, GA, True),
+       source=f"{_KF} 1.27-1.33"),
+    _g("PreferNominatedNode", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25,
+       source=f"{_PAGE}; {_KF} 1.25"),
     _g("ProbeTerminationGracePeriod", (21, False, ALPHA), (22, False, BETA), (25, True, BETA), (28, True, GA, True),
-       last=28, source=_REMOVED),
+       last=28, source=f"{_KF} 1.25, 1.27, 1.28 (remove in 1.29)"),
     _g("RelaxedEnvironmentVariableValidation", (30, False, ALPHA), (32, True, BETA), (34, True, GA, True),
-       source=_KF),
+       source=f"{_KF} 1.31-1.33; KEP-4369 GA in 1.34"),
     _g("RestartAllContainersOnContainerExits", (35, False, ALPHA), (36, True, BETA), source="KEP-5532, PR #136681"),
-    _g("SeparateTaintEvictionController", (29, True, BETA), source=_KF),
-    _g("ServerSideFieldValidation", (23, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28,
-       source=_ASSUMED),
-    _g("SidecarContainers", (28, False, ALPHA), (29, True, BETA), (33, True, GA, True), source=_KF),
-    _g("StatefulSetAutoDeletePVC", (23, False, ALPHA), (27, True, BETA), (32, True, GA, True), source=_KF),
+    _g("SchedulerAsyncPreemption", (32, False, ALPHA), (33, True, BETA), source=f"{_KF} 1.32-1.33"),
+    _g("SeparateTaintEvictionController", (29, True, BETA), source=f"{_KF} 1.29-1.33"),
+    _g("ServerSideFieldValidation", (23, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=31,
+       source=f"{_PAGE}; {_KF} 1.25-1.31 (generic apiserver gate)"),
+    _g("SidecarContainers", (28, False, ALPHA), (29, True, BETA), (33, True, GA, True), source=f"{_KF} 1.28-1.33"),
+    _g("StatefulSetAutoDeletePVC", (23, False, ALPHA), (27, True, BETA), (32, True, GA, True),
+       source=f"{_KF} 1.25-1.33"),
     _g("StatefulSetMinReadySeconds", (22, False, ALPHA), (23, True, BETA), (25, True, GA, True), last=26,
-       source=_REMOVED),
-    _g("SuspendJob", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25, source=_REMOVED),
-    _g("TTLAfterFinished", (18, False, ALPHA), (21, True, BETA), (23, True, GA, True), last=24, source=_REMOVED),
+       source=f"{_KF} 1.25 (remove in 1.27), absent from 1.27"),
+    _g("SuspendJob", (21, False, ALPHA), (22, True, BETA), (24, True, GA, True), last=25,
+       source=f"{_PAGE}; {_KF} 1.25"),
+    _g("TTLAfterFinished", (18, False, ALPHA), (21, True, BETA), (23, True, GA, True), last=24,
+       source=f"{_PAGE} (alpha since 1.12)"),
 )
 
 BY_NAME: dict[str, Gate] = {g.name: g for g in GATES}
@@ -135,6 +156,32 @@ def check(name: str, value: bool, minor: int) -> str | None:
     if stage.locked and value != stage.default:
         return f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to {str(stage.default).lower()}"
     return None
+
+
+def departure(name: str, value: bool, minor: int) -> str:
+    """``name=value`` against the release's default, in words."""
+    stage = BY_NAME[name].stage(minor)
+    assert stage is not None
+    state = "on" if value else "off"
+    stage_word = stage.prerelease if stage.prerelease == GA else stage.prerelease.lower()
+    return (f"feature gate {name} turned {state}: Kubernetes 1.{minor} has it {stage_word} and "
+            f"{'on' if stage.default else 'off'} by default")
+
+
+def differences(minor: int, cluster: dict[str, bool], kubelet: dict[str, bool]) -> list[str]:
+    """The gates set against the release's defaults, in name order: ``Name=true``, ``Name=true (kubelet)`` when
+    only the kubelets have it so, ``Name=true (kubelet: false)`` when the kubelets keep the other value."""
+    base = defaults(minor)
+    out = []
+    for name in sorted(set(cluster) | set(kubelet)):
+        plane = cluster.get(name, base[name])
+        node = kubelet.get(name, plane)
+        word = str(plane).lower()
+        if plane != base[name]:
+            out.append(f"{name}={word}" if node == plane else f"{name}={word} (kubelet: {str(node).lower()})")
+        elif node != base[name]:
+            out.append(f"{name}={str(node).lower()} (kubelet)")
+    return out
 
 
 def effective(minor: int, overrides: dict[str, bool] | None) -> dict[str, bool]:

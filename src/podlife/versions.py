@@ -46,6 +46,7 @@ class Rule:
     gate: str | tuple[str, ...] | None = None
     on: Any = True
     off: Any = False
+    gate_since: int = OLDEST_MINOR   # the first minor whose code consults the gate for this behaviour
 
     def at(self, minor: int) -> Any:
         value = self.changes[0].value
@@ -61,7 +62,7 @@ class Rule:
         """The value with the release's gates set as given (``gates`` and ``defaults`` name only the gates the
         release knows; a rule none of whose gates it knows takes the table's value)."""
         names = [g for g in self.gates() if g in defaults]
-        if names:
+        if names and minor >= self.gate_since:
             state = any(gates[g] for g in names)
             if state != any(defaults[g] for g in names):
                 return self.on if state else self.off
@@ -101,7 +102,7 @@ RULES: tuple[Rule, ...] = (
     Rule("exec_probe_timeout", "an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
         Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
         Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
-    )),
+    ), gate="ExecProbeTimeout"),
     Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
@@ -327,19 +328,18 @@ RULES: tuple[Rule, ...] = (
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
     ), gate="NonPreemptingPriority"),
     Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
-        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 1, "inter_pod": 1,
-                    "selector_spread": 1},
-               "v1alpha2: default spreading by DefaultPodTopologySpread (SelectorSpread), PodTopologySpread 1"),
-        Change(19, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
-                    "selector_spread": 1},
-               "PR #91258: PodTopologySpread 2 (1.19: DefaultPodTopologySpread gate alpha, off: SelectorSpread stays)"),
-        Change(20, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1,
-                    "selector_spread": 0},
-               "PR #91793: DefaultPodTopologySpread beta, on: system default constraints replace SelectorSpread "
-               "(v1beta1/v1beta2)"),
+        Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 1, "inter_pod": 1},
+               "v1alpha2: PodTopologySpread 1"),
+        Change(19, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1},
+               "PR #91258: PodTopologySpread 2 (v1beta1/v1beta2)"),
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2, "inter_pod": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
     )),
+    Rule("selector_spread_plugin", "SelectorSpread scores in the default profile (weight 1)", (
+        Change(18, True, "default_plugins.go: SelectorSpread; 1.19: DefaultPodTopologySpread alpha, off"),
+        Change(20, False, "PR #91793: DefaultPodTopologySpread beta, on: PodTopologySpread's system default "
+                          "constraints replace SelectorSpread (GA 1.24)"),
+    ), gate="DefaultPodTopologySpread", on=False, off=True),
     Rule("balanced_allocation_skips_best_effort", "NodeResourcesBalancedAllocation does not score a pod "
          "requesting no cpu and no memory", (
         Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
@@ -350,26 +350,30 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "balanced_allocation.go: the balance with the pod, int64((1 - std) * 100)"),
         Change(36, True, "PR #135573: 50 + (50 + with - without) / 2 (no change: 75)"),
     )),
-    Rule("spread_constraint_fields", "topologySpreadConstraints fields the API keeps (the rest it drops, their "
-         "feature gate off)", (
-        Change(18, frozenset(), "none of minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy (1.25: "
-                                "MinDomainsInPodTopologySpread beta but off, the other two gates alpha)"),
-        Change(26, frozenset({"nodeAffinityPolicy", "nodeTaintsPolicy"}),
-               "NodeInclusionPolicyInPodTopologySpread beta, on by default (KEP-3094)"),
-        Change(27, frozenset({"minDomains", "matchLabelKeys", "nodeAffinityPolicy", "nodeTaintsPolicy"}),
-               "MinDomainsInPodTopologySpread (KEP-3022) and MatchLabelKeysInPodTopologySpread (KEP-3243) beta, "
-               "on by default"),
-    )),
+    # pkg/api/pod/util.go dropDisabledFields: a topologySpreadConstraints field whose gate is off is dropped
+    Rule("spread_min_domains", "topologySpreadConstraints[].minDomains is kept (else dropped)", (
+        Change(18, False, "MinDomainsInPodTopologySpread alpha 1.24, beta but off 1.25-1.26"),
+        Change(27, True, "KEP-3022: MinDomainsInPodTopologySpread on by default (GA 1.30)"),
+    ), gate="MinDomainsInPodTopologySpread"),
+    Rule("spread_match_label_keys", "topologySpreadConstraints[].matchLabelKeys is kept (else dropped)", (
+        Change(18, False, "MatchLabelKeysInPodTopologySpread alpha, off, in 1.25-1.26"),
+        Change(27, True, "KEP-3243: MatchLabelKeysInPodTopologySpread beta, on by default"),
+    ), gate="MatchLabelKeysInPodTopologySpread"),
+    Rule("spread_node_inclusion_policies", "topologySpreadConstraints[].nodeAffinityPolicy and nodeTaintsPolicy "
+         "are kept (else dropped)", (
+        Change(18, False, "NodeInclusionPolicyInPodTopologySpread alpha, off, in 1.25"),
+        Change(26, True, "KEP-3094: NodeInclusionPolicyInPodTopologySpread beta, on by default (GA 1.33)"),
+    ), gate="NodeInclusionPolicyInPodTopologySpread"),
     Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
         Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "
                           "alpha and off in 1.21)"),
         Change(22, True, "KEP-1923 PreferNominatedNode beta, on by default (GA 1.24): evaluateNominatedNode"),
-    )),
+    ), gate="PreferNominatedNode"),
     Rule("async_preemption", "preemption deletes the victims after the scheduling cycle has handled the failure", (
         Change(18, False, "prepareCandidate inside PostFilter: victims deleted before the FailedScheduling Event "
                           "and the nomination (1.32: SchedulerAsyncPreemption alpha, off)"),
         Change(33, True, "KEP-4832 SchedulerAsyncPreemption beta, on by default: prepareCandidateAsync"),
-    )),
+    ), gate="SchedulerAsyncPreemption"),
     Rule("preempted_event_message", "message of the Preempted Event on a victim", (
         Change(18, "name", "prepareCandidate: 'Preempted by NAMESPACE/NAME on node NODE'"),
         Change(23, "anonymous", "PR #114923 (in 1.23-1.26 patch releases): 'Preempted by a pod on node NODE'"),
@@ -382,7 +386,7 @@ RULES: tuple[Rule, ...] = (
         Change(37, True, "PR #139466: on by default in 1.37"),
     ), gate="MaxUnavailableStatefulSet"),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
-        Change(18, False, "not available (1.27: KEP-4017 alpha, PodIndexLabel off)"),
+        Change(18, False, "not available (the label and its PodIndexLabel gate arrive in 1.28, already beta)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
     ), gate="PodIndexLabel"),
     Rule("statefulset_available_replicas", "StatefulSet status.availableReplicas and spec.minReadySeconds", (
@@ -400,7 +404,7 @@ RULES: tuple[Rule, ...] = (
     Rule("job_delay_terminal_condition", "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
         Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
         Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
-    ), gate=("JobPodReplacementPolicy", "JobManagedBy")),
+    ), gate=("JobPodReplacementPolicy", "JobManagedBy"), gate_since=31),
     Rule("job_pod_failure_policy", "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
@@ -575,13 +579,22 @@ def profile(version: str, gates: dict[str, bool] | None = None) -> Profile:
     return Profile(version, gates)
 
 
-def describe() -> list[tuple[str, str, str, str]]:
-    """Rows (rule, versions, value, source) for ``podlife versions``; a gated rule names its gate."""
+def describe() -> list[tuple[str, str, str, str, str]]:
+    """Rows (rule, versions, value, feature gate, source) for ``podlife versions``: a gated rule names its gate,
+    and the values it takes when a scenario sets the gate on or off where they are not plain true/false."""
     rows = []
     for r in RULES:
-        name = f"{r.name} ({' or '.join(r.gates())})" if r.gate else r.name
+        gate = " or ".join(r.gates())
+        if gate and (r.on, r.off) != (True, False):
+            gate += f" (turned on: {_show(r.on)}; turned off: {_show(r.off)})"
+        if gate and r.gate_since > OLDEST_MINOR:
+            gate += f" from 1.{r.gate_since}"
         for i, c in enumerate(r.changes):
             end = r.changes[i + 1].since - 1 if i + 1 < len(r.changes) else NEWEST_MINOR
             span = f"1.{c.since}" if c.since == end else f"1.{c.since}-1.{end}"
-            rows.append((name, span, str(c.value), c.source))
+            rows.append((r.name, span, _show(c.value), gate, c.source))
     return rows
+
+
+def _show(value: Any) -> str:
+    return (", ".join(sorted(value)) or "none") if isinstance(value, frozenset) else str(value)

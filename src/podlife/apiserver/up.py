@@ -128,7 +128,8 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     if data is not None and start_time is None:
         data.record(sc.kubernetes_version, sc.seed, sc.start_time, cluster_file)
     persisted = data.persisted() if data is not None else None
-    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version),
+    kubelet_gates = {**sc.cluster.featureGates, **sc.cluster.kubelet.featureGates}
+    cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version, kubelet_gates),
                     manage=ModelWrites(profile(sc.kubernetes_version).minor))
     if persisted is not None and persisted.resume:
         return cluster   # the objects are those of the log
@@ -140,9 +141,10 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     return cluster
 
 
-def _process_host(cfg: UpConfig, version: str) -> Any:
+def _process_host(cfg: UpConfig, version: str, gates: dict[str, bool] | None = None) -> Any:
     """The process runtime's shared state, for --runtime process: its pods live in the data directory, or with
-    --ephemeral in a temporary one (removed when podlife up stops)."""
+    --ephemeral in a temporary one (removed when podlife up stops). It probes for the kubelets, so it follows
+    their feature gates."""
     if cfg.runtime != "process":
         return None
     from podlife.runtime.process import Host
@@ -151,7 +153,7 @@ def _process_host(cfg: UpConfig, version: str) -> Any:
     if cfg.data_dir is None:
         cfg.data_dir = tempfile.mkdtemp(prefix="podlife-up-")
         cfg.temporary_data_dir = True
-    return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version))
+    return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version, gates))
 
 
 def _self_signed(host: str, directory: str) -> tuple[str, str]:

@@ -92,7 +92,9 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
             if isinstance(c, dict) and "restartPolicyRules" in c:
                 del c["restartPolicyRules"]
                 dropped.append(f"spec.initContainers[{i}].restartPolicyRules")
-    kept = profile.spread_constraint_fields
+    kept = {"minDomains"} if profile.spread_min_domains else set()
+    kept |= {"matchLabelKeys"} if profile.spread_match_label_keys else set()
+    kept |= {"nodeAffinityPolicy", "nodeTaintsPolicy"} if profile.spread_node_inclusion_policies else set()
     for i, c in enumerate(pod_spec.get("topologySpreadConstraints") or ()):
         # pkg/api/pod/util.go dropDisabledFields: the scheduling fields of a constraint whose gate is off
         for key in ("minDomains", "matchLabelKeys", "nodeAffinityPolicy", "nodeTaintsPolicy"):

@@ -842,7 +842,8 @@ def _cluster(ck: _Check, value: Any, version: str) -> ClusterSpec:
     minor = int(version.split(".")[1])
     # set on every component (--feature-gates of the API server, controller-manager and scheduler, the
     # kubelets' featureGates), as an operator sets a cluster's gates
-    gates = _gates(ck, cluster["featureGates"], f"{path}.featureGates", minor) \
+    gates = _gates(ck, cluster["featureGates"], f"{path}.featureGates", minor,
+                   "the API server, controllers, scheduler and kubelets") \
         if cluster.get("featureGates") is not None else {}
     components = {name: _component(ck, cluster.get(name), f"{path}.{name}", cls, version, gates)
                   for name, cls in _COMPONENTS}
@@ -850,9 +851,10 @@ def _cluster(ck: _Check, value: Any, version: str) -> ClusterSpec:
     return ClusterSpec(nodes=nodes, featureGates=gates, **components)
 
 
-def _gates(ck: _Check, value: Any, path: str, minor: int) -> dict[str, bool]:
+def _gates(ck: _Check, value: Any, path: str, minor: int, whose: str) -> dict[str, bool]:
     """A featureGates map: each gate known to the release and not locked to the other value (featuregate
-    SetFromMap), among those podlife models."""
+    SetFromMap), among those podlife models. A gate set against the release's default is said, as the run then
+    departs from what that release does out of the box."""
     gates = {}
     for gate, v in ck.mapping(value, path).items():
         on = ck.boolean(v, _join(path, gate))
@@ -860,6 +862,8 @@ def _gates(ck: _Check, value: Any, path: str, minor: int) -> dict[str, bool]:
         if problem is not None:
             raise ck.error(_join(path, gate), problem)
         gates[gate] = on
+        if on != features.defaults(minor)[gate]:
+            ck.warn(_join(path, gate), f"{features.departure(gate, on, minor)}; {whose} follow it")
     return gates
 
 
@@ -1005,7 +1009,7 @@ def _component(ck: _Check, value: Any, path: str, cls: type, version: str, gates
         # applies DefaultEvictionHard when the field is unset (pkg/kubelet/apis/config/v1beta1/defaults.go), so
         # signals left out are not enforced. (The newer upstream mergeDefaultEvictionSettings is not modelled.)
         if kinds[key] == "gates":
-            config.featureGates = _gates(ck, v, fpath, int(version.split(".")[1]))
+            config.featureGates = _gates(ck, v, fpath, int(version.split(".")[1]), "the kubelets (only)")
             continue
         setattr(config, key, _config_value(ck, v, fpath, kinds[key], key))
     if cls is KubeletConfiguration:

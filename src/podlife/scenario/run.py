@@ -168,7 +168,16 @@ def header(sc: Scenario) -> dict[str, Any]:
         "seed": sc.seed,
         "startTime": sc.start_time.strftime("%Y-%m-%dT%H:%M:%S") + (
             f".{sc.start_time.microsecond:06d}".rstrip("0") if sc.start_time.microsecond else "") + "Z",
-    }
+    } | _gates(sc)
+
+
+def _gates(sc: Scenario) -> dict[str, Any]:
+    """``featureGates``: the gates the scenario sets against its release's defaults (absent when none)."""
+    from podlife import features
+
+    c = sc.cluster
+    changed = features.differences(int(sc.kubernetes_version.split(".")[1]), c.featureGates, c.kubelet.featureGates)
+    return {"featureGates": changed} if changed else {}
 
 
 def outcome(result: Result) -> dict[str, Any]:

@@ -90,8 +90,9 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
            tables: list[tuple[float, list[dict[str, str]]]] | None = None) -> None:
     verdicts = report["expectations"]
     if not quiet:
-        console.print(Text(f"{report['scenario']}  (Kubernetes {report['kubernetesVersion']}, seed {report['seed']},"
-                           f" {report['endSeconds']:g}s simulated)", style="bold"))
+        gates = "".join(f", {g}" for g in report.get("featureGates") or ())
+        console.print(Text(f"{report['scenario']}  (Kubernetes {report['kubernetesVersion']}{gates}, seed "
+                           f"{report['seed']}, {report['endSeconds']:g}s simulated)", style="bold"))
         for obj, lines in timelines(report["records"]).items():
             console.print(Text(obj, style="cyan bold"))
             for t, line in lines:

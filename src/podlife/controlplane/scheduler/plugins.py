@@ -615,7 +615,7 @@ class Weights:
     taint: int = 3
     spread: int = 2
     inter_pod: int = 2
-    selector_spread: int = 0   # DefaultPodTopologySpread (SelectorSpread): 1 before 1.20, then not in the profile
+    selector_spread: int = 0   # SelectorSpread: 1 while DefaultPodTopologySpread is off (rule selector_spread_plugin)
     balanced_skips_best_effort: bool = True
     balanced_by_change: bool = True
 

@@ -73,7 +73,8 @@ class Scheduler:
             self.async_preemption = self.profile.async_preemption
             self.fit_error_suffix = self.profile.fit_error_preemption_suffix
             self.weights = plugins.Weights(
-                **self.profile.score_weights, balanced_skips_best_effort=self.profile.balanced_allocation_skips_best_effort,
+                **self.profile.score_weights, selector_spread=int(self.profile.selector_spread_plugin),
+                balanced_skips_best_effort=self.profile.balanced_allocation_skips_best_effort,
                 balanced_by_change=self.profile.balanced_allocation_by_change)
 
     def start(self) -> None:
