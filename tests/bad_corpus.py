@@ -353,8 +353,9 @@ CLUSTER = [
     # spec.cluster.featureGates (every component's): featuregate SetFromMap's refusals
     ('cluster featureGates unknown', '  cluster: {featureGates: {Foo: true}}\n',
      ':5: spec.cluster.featureGates.Foo: unrecognized feature gate: Foo (not a gate podlife models'),
-    ('cluster featureGates locked', '  cluster: {featureGates: {SidecarContainers: false}}\n',
-     ':5: spec.cluster.featureGates.SidecarContainers: cannot set feature gate SidecarContainers to false, feature '
+    # GA and locked from 1.33 (pkg/features/kube_features.go 1.33, 1.35)
+    ('cluster featureGates locked', "  kubernetesVersion: '1.34'\n  cluster: {featureGates: {SidecarContainers: false}}\n",
+     ':6: spec.cluster.featureGates.SidecarContainers: cannot set feature gate SidecarContainers to false, feature '
      'is locked to true'),
     ('cluster featureGates removed', "  kubernetesVersion: '1.30'\n  cluster: {featureGates: {CronJobTimeZone: true}}\n",
      ':6: spec.cluster.featureGates.CronJobTimeZone: unrecognized feature gate: CronJobTimeZone (Kubernetes 1.30 has '
@@ -364,9 +365,13 @@ CLUSTER = [
      'has no such gate; it exists from 1.28)'),
     ('cluster featureGates str', "  cluster: {featureGates: {SidecarContainers: 'on'}}\n",
      ':5: spec.cluster.featureGates.SidecarContainers: expected true or false, got "on"'),
-    ('kubelet featureGates locked', '  cluster: {kubelet: {featureGates: {PodIndexLabel: false}}}\n',
-     ':5: spec.cluster.kubelet.featureGates.PodIndexLabel: cannot set feature gate PodIndexLabel to false, feature '
+    # GA and locked in 1.32-1.34, gone from 1.35
+    ('kubelet featureGates locked', "  kubernetesVersion: '1.33'\n  cluster: {kubelet: {featureGates: {PodIndexLabel: false}}}\n",
+     ':6: spec.cluster.kubelet.featureGates.PodIndexLabel: cannot set feature gate PodIndexLabel to false, feature '
      'is locked to true'),
+    ('kubelet featureGates removed', '  cluster: {kubelet: {featureGates: {PodIndexLabel: true}}}\n',
+     ':5: spec.cluster.kubelet.featureGates.PodIndexLabel: unrecognized feature gate: PodIndexLabel (Kubernetes '
+     '<newest> has no such gate; it exists in 1.28-1.34)'),
     ('kubelet duration huge', '  cluster: {kubelet: {syncFrequency: 100000000h}}\n',
      ':5: spec.cluster.kubelet.syncFrequency: "100000000h" is not a duration; expected e.g. 500ms, 3s, 1m30s, 2h or a number'),
     ('kubelet duration 1e30', '  cluster: {kubelet: {nodeStatusUpdateFrequency: 1e30}}\n',

@@ -9,6 +9,9 @@ stops in 7 s, against 21.6 s on the seed's kubelet.
 
 from __future__ import annotations
 
+import pytest
+
+from podlife.scenario.errors import ScenarioError
 from tests.helpers import records, run_text
 
 POD = """
@@ -71,11 +74,21 @@ def test_termination_order_1_29(tmp_path):
 
 
 def test_no_termination_order_in_1_28(tmp_path):
-    # 1.28: restartable init containers exist (alpha) but are killed in parallel with the app
-    r = run_text(tmp_path, POD.replace('"1.29"', '"1.28"'))
+    # 1.28 with SidecarContainers on (alpha, off by default): restartable init containers exist but are killed in
+    # parallel with the app: both preStops 20-23, then SIGTERM with the 2 s left, SIGKILL at 25
+    r = run_text(tmp_path, POD.replace('"1.29"', '"1.28"\n  cluster: {featureGates: {SidecarContainers: true}}'))
     sig = [(x["t"], x["container"], x["signal"]) for x in records(r, "signal")]
     assert sig == [(23.0, "agent", "SIGTERM"), (23.0, "app", "SIGTERM"),
                    (25.0, "agent", "SIGKILL"), (25.0, "app", "SIGKILL")]
+
+
+def test_1_28_refuses_this_pod_with_default_gates(tmp_path):
+    # with the gate off the API server drops the agent's restartPolicy (dropDisabledFields), and validation then
+    # refuses its lifecycle hook, which only a restartable init container may have (validateInitContainers)
+    with pytest.raises(ScenarioError) as e:
+        run_text(tmp_path, POD.replace('"1.29"', '"1.28"'))
+    assert str(e.value).endswith('spec.objects[0]: Pod "db-0" is invalid: spec.initContainers[1].lifecycle: '
+                                 "Forbidden: may not be set for init containers without restartPolicy=Always")
 
 
 JOB = """

@@ -126,13 +126,20 @@ def test_bad_sweep_input_exits_2(tmp_path: Path) -> None:
 def test_seed_000_example_points() -> None:
     """examples/sweeps/seed-000-across-versions.sh: the sidecar's process ends 21.431 s after the DELETE on
     1.18 (6.408 → 27.839; the seed log reports the exit at +21.607 once docker noticed), 7 s on 1.29+
-    (preStop 3 s, app 2 s, sidecar 2 s, in order) and 5 s on 1.28 (app and sidecar stopped together)."""
+    (preStop 3 s, app 2 s, sidecar 2 s, in order) and 5 s on 1.28 with SidecarContainers turned on (app and
+    sidecar stopped together). With 1.28's default gates the API server drops the sidecar's restartPolicy and
+    then refuses its preStop hook (exit 2)."""
     from podlife.sweep.engine import run_points_inline
 
     legacy = run_points_inline("examples/seed-000-sidecar-graceful-exit.yaml", [], [{"kubernetesVersion": "1.18"}])
     native = run_points_inline("examples/seed-000-native-sidecar.yaml", [],
-                               [{"kubernetesVersion": v} for v in ("1.28", "1.29", "1.34", "1.37")])
+                               [{"kubernetesVersion": "1.28", "spec.cluster.featureGates.SidecarContainers": "true"}]
+                               + [{"kubernetesVersion": v} for v in ("1.29", "1.34", "1.37")])
     assert [(r["kubernetesVersion"], r["exit"], r["deleteToStoppedSeconds"], r["deleteToRemovedSeconds"])
             for r in legacy + native] == [("1.18", 0, 21.431, 33.592), ("1.28", 0, 5.0, 5.592),
                                           ("1.29", 0, 7.0, 7.592), ("1.34", 0, 7.0, 7.592),
                                           ("1.37", 0, 7.0, 7.592)]
+    [default_128] = run_points_inline("examples/seed-000-native-sidecar.yaml", [], [{"kubernetesVersion": "1.28"}])
+    assert default_128["exit"] == 2
+    assert default_128["error"].endswith("spec.initContainers[0].lifecycle: Forbidden: may not be set for init "
+                                         "containers without restartPolicy=Always")

@@ -121,11 +121,15 @@ def test_shorter_grace_restarts_termination(tmp_path):
     assert term[1]["deletionTimestamp"] == "2025-01-01T00:00:15Z"  # 10 - 30 + 5 + 30 → old - 30 + 5
 
 
-def test_evented_pleg_reports_at_once(tmp_path):
+@pytest.mark.parametrize("where", ["kubelet: {featureGates: {EventedPLEG: true}}",
+                                   "featureGates: {EventedPLEG: true}",
+                                   "featureGates: {EventedPLEG: false}, kubelet: {featureGates: {EventedPLEG: true}}"])
+def test_evented_pleg_reports_at_once(tmp_path, where):
     # with the EventedPLEG gate (1.26+) the container-started event reaches the kubelet at once: Running at
-    # 1.0 (the start) instead of the next relist (2.0); the deleted pod goes at 12.5, not at the relist (13)
-    text = POD.replace("spec:\n  objects:", "spec:\n  cluster:\n    kubelet: {featureGates: {EventedPLEG: true}}\n"
-                                            "  objects:")
+    # 1.0 (the start) instead of the next relist (2.0); the deleted pod goes at 12.5, not at the relist (13).
+    # The kubelet's own featureGates or every component's (spec.cluster.featureGates) turn it on; the kubelet's
+    # win over the cluster's
+    text = POD.replace("spec:\n  objects:", f"spec:\n  cluster: {{{where}}}\n  objects:")
     r = run_text(tmp_path, text, version="1.30")
     assert [(x["t"], x["to"]) for x in records(r, "phase")][:2] == [(0.0, "Pending"), (1.0, "Running")]
     assert times(r, "deleted", object="Pod/default/web") == [12.5]
@@ -133,3 +137,12 @@ def test_evented_pleg_reports_at_once(tmp_path):
     # feature gate), so the scenario is invalid
     with pytest.raises(ScenarioError, match="unrecognized feature gate: EventedPLEG"):
         run_text(tmp_path, text, version="1.25")
+
+
+def test_evented_pleg_off_on_the_kubelet_keeps_the_relist(tmp_path):
+    # the cluster's gate on, the kubelet's off: the generic PLEG's relist (every second) sees the start at 2.0
+    text = POD.replace("spec:\n  objects:", "spec:\n  cluster: {featureGates: {EventedPLEG: true}, kubelet: "
+                                            "{featureGates: {EventedPLEG: false}}}\n  objects:")
+    r = run_text(tmp_path, text, version="1.30")
+    assert [(x["t"], x["to"]) for x in records(r, "phase")][:2] == [(0.0, "Pending"), (2.0, "Running")]
+    assert times(r, "deleted", object="Pod/default/web") == [13.0]

@@ -83,10 +83,11 @@ def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
             # tcpSocket is kept in the API for compatibility only, the runner has no case for it
             yield kl.kernel.timeout(0)
             return "Cannot run handler: invalid handler"
-        if "sleep" in handler and kl.profile.lifecycle_sleep_action:
-            # runSleepHandler: waits the seconds (the caller's grace timer cuts it short); nothing runs in the
-            # container
-            yield kl.kernel.timeout(int((handler.get("sleep") or {}).get("seconds") or 0))
+        if "sleep" in handler:
+            # runSleepHandler: waits the seconds (the caller's grace timer cuts it short), or returns at once when
+            # the kubelet's PodLifecycleSleepAction gate is off; nothing runs in the container
+            seconds = int((handler.get("sleep") or {}).get("seconds") or 0)
+            yield kl.kernel.timeout(seconds if kl.profile.lifecycle_sleep_action else 0)
             return ""
         return (yield from kl.runtime.run_hook(c, hook, handler, spec))
     except RuntimeError_ as e:
