@@ -16,6 +16,7 @@ from podlife.cli import main
 from podlife.scenario.run import header, report
 from podlife.versions import RULES, profile
 from tests.helpers import records, run_text
+from tests.test_sleep_action import SCENARIO as SLEEP_ACTION
 
 SIDECAR = """
 apiVersion: podlife/v1alpha1
@@ -90,26 +91,8 @@ def test_a_sidecar_set_on_the_kubelet_alone_is_still_dropped_by_the_api_server(t
     assert header(r.scenario)["featureGates"] == ["SidecarContainers=true (kubelet)"]
 
 
-SLEEP = """
-apiVersion: podlife/v1alpha1
-kind: Scenario
-metadata: {name: sleep}
-spec:
-  kubernetesVersion: "1.30"
-  until: 60s
-  objects:
-    - apiVersion: v1
-      kind: Pod
-      metadata: {name: web}
-      spec:
-        terminationGracePeriodSeconds: 30
-        containers:
-          - name: app
-            image: nginx:1.27
-            lifecycle: {preStop: {sleep: {seconds: 5}}}
-  actions:
-    - {at: 10s, delete: pod/web}
-"""
+# test_sleep_action.py's pod (grace 30 s, a 5 s sleep preStop, deleted at 10 s) on 1.30
+SLEEP = SLEEP_ACTION.replace("  until: 60s\n", '  kubernetesVersion: "1.30"\n  until: 60s\n')
 
 
 def test_sleep_action_off_on_the_kubelet_returns_at_once(tmp_path):
@@ -117,7 +100,7 @@ def test_sleep_action_off_on_the_kubelet_returns_at_once(tmp_path):
     # at once: the hook starts and completes at the DELETE, SIGTERM follows with the whole 30 s (on by default:
     # the hook ends at 15.0 and SIGTERM gets 25 s, test_sleep_action.py)
     text = SLEEP.replace("  until: 60s\n", "  until: 60s\n  cluster: {kubelet: {featureGates: "
-                                            "{PodLifecycleSleepAction: false}}}\n")
+                                          "{PodLifecycleSleepAction: false}}}\n")
     r = run_text(tmp_path, text)
     assert [(x["t"], x["phase"]) for x in records(r, "hook", hook="preStop")] == [(10.0, "started"),
                                                                                   (10.0, "completed")]

@@ -2,10 +2,11 @@
 component-base/featuregate, for the gates whose behaviour podlife models.
 
 A gate exists from its first stage to ``last`` (the last release that still knows it; None: every modelled
-release from its first stage on). Its default is the stage's. A GA gate is locked to its default: setting it to
-the other value is refused, as ``featuregate.SetFromMap`` refuses it. Setting a gate the release does not know
-is refused as upstream's components refuse to start. The behaviour each gate switches is a rule in
-``podlife.versions`` that names the gate.
+release from its first stage on). Its default is the stage's. A stage locked to its default (LockToDefault: most
+GA stages, not all) refuses the other value, as ``featuregate.SetFromMap`` does; a gate the release does not
+know is refused as upstream's components refuse to start, and so is a gate podlife does not model (its
+behaviour would silently be missing). The behaviour each gate switches is a rule in ``podlife.versions`` that
+names the gate, or a field the API server drops while the gate is off (``DROPPED_FIELD_GATES``).
 """
 
 from __future__ import annotations
