@@ -181,3 +181,47 @@ def test_differences_name_where_each_gate_is_set():
         "PodLifecycleSleepAction=false (kubelet: true)"]
     assert features.differences(30, {"PodLifecycleSleepAction": True}, {"EventedPLEG": True}) == [
         "EventedPLEG=true (kubelet)"]
+
+
+DEPLOYMENT_SLEEP = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: dep}
+spec:
+  kubernetesVersion: "1.29"
+  until: 20s
+  objects:
+    - &web
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: web}
+      spec:
+        selector: {matchLabels: {app: web}}
+        template:
+          metadata: {labels: {app: web}}
+          spec:
+            containers:
+              - {name: app, image: nginx:1.27}
+  actions:
+    - at: 10s
+      apply:
+        <<: *web
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers:
+                - {name: app, image: nginx:1.27, lifecycle: {preStop: {sleep: {seconds: 5}}}}
+"""
+
+
+@pytest.mark.parametrize("gates, lifecycle", [("", {}), ("  cluster: {featureGates: {PodLifecycleSleepAction: true}}\n",
+                                                         {"preStop": {"sleep": {"seconds": 5}}})])
+def test_an_update_drops_a_disabled_field_too(tmp_path, gates, lifecycle):
+    # DropDisabledTemplateFields runs in the Deployment strategy's PrepareForUpdate as well: on 1.29
+    # (PodLifecycleSleepAction alpha, off) the applied template loses its sleep action and, sleep being the
+    # hook's only handler, the preStop hook (adjustLifecycle); with the gate on the hook stays
+    r = run_text(tmp_path, DEPLOYMENT_SLEEP.replace("  until: 20s\n", "  until: 20s\n" + gates))
+    container = r.cluster.store.get("Deployment", "default", "web")["spec"]["template"]["spec"]["containers"][0]
+    assert container["lifecycle"] == lifecycle

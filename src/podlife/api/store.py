@@ -384,7 +384,7 @@ class Store:
             new.setdefault("spec", {})["finalizers"] = list((obj.get("spec") or {}).get("finalizers") or ())
         else:
             new = obj
-            strategy.prepare_for_update(new, old)
+            strategy.prepare_for_update(new, old, self)
             # identity and server-owned metadata survive any update
             for f in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
                 if f in old["metadata"]:

@@ -8,8 +8,10 @@ from podlife.api.meta import KindInfo, Obj
 
 
 def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
-    """DropDisabledTemplateFields in each workload strategy's PrepareForCreate: the pod template's fields whose
-    feature gate is off go, as from a pod (a CronJob's job template included)."""
+    """DropDisabledTemplateFields in each workload strategy's PrepareForCreate and PrepareForUpdate: the pod
+    template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
+    keeps a field on update when the old template uses it; here no stored template can, as the same gates
+    dropped it when the object was created."""
     from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
 
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -40,9 +42,10 @@ class Strategy:
             return {"phase": "Pending"}
         return obj.get("status") or {} if self.kind in ("Node", "Namespace") else {}
 
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+    def prepare_for_update(self, new: Obj, old: Obj, store: object = None) -> None:
         """A write to the main resource keeps the stored status (status has its own subresource)."""
         defaults.apply_defaults(new)
+        drop_disabled_template_fields(new, getattr(store, "profile", None))
         if self.info.has_status:
             new["status"] = old.get("status", {})
 
