@@ -158,6 +158,19 @@ def test_versions_lists_rules():
                        ("ready_to_start_at_sandbox", "1.36-1.37"), ("hpa_sync_on_change", "1.37"),
                        ("terminating_replicas_status", "1.35-1.37"), ("job_pod_failure_policy", "1.26-1.37")):
         assert (name, span, "True") in [r[:3] for r in rows]
+    # a rule that is a gate's behaviour names the gate, with the values a scenario's gates give where they are
+    # not plain true/false; the gates themselves follow, per release
+    assert ("native_sidecars", "1.29-1.37", "ordered", "SidecarContainers (turned on: unordered; turned off: off)") \
+        in [r[:4] for r in rows]
+    assert ("job_delay_terminal_condition", "1.31-1.37", "True",
+            "JobPodReplacementPolicy or JobManagedBy from 1.31") in [r[:4] for r in rows]
+    assert ("grace_override", "1.28-1.37", "before-prestop", "") in [r[:4] for r in rows]
+    assert "Feature gates a scenario may set" in res.output
+    from podlife.features import describe as gates
+
+    assert [r[:3] for r in gates() if r[0] == "SidecarContainers"] == [
+        ("SidecarContainers", "1.28", "Alpha, off"), ("SidecarContainers", "1.29-1.32", "Beta, on"),
+        ("SidecarContainers", "1.33-1.37", "GA, on (locked)")]
 
 
 def test_kubernetes_version_flag_accepts_patch_and_v_prefix(tmp_path):
