@@ -9,6 +9,7 @@ the generic PLEG relists every second, and the sync after a relist starts the ne
 from __future__ import annotations
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from podlife import features
@@ -16,33 +17,14 @@ from podlife.cli import main
 from podlife.scenario.run import header, report
 from podlife.versions import RULES, profile
 from tests.helpers import records, run_text
+from tests.test_sidecars import POD as SIDECAR_POD
 from tests.test_sleep_action import SCENARIO as SLEEP_ACTION
 
-SIDECAR = """
-apiVersion: podlife/v1alpha1
-kind: Scenario
-metadata: {name: sidecar-128}
-spec:
-  kubernetesVersion: "1.28"
-  objects:
-    - apiVersion: v1
-      kind: Pod
-      metadata: {name: db-0}
-      spec:
-        terminationGracePeriodSeconds: 5
-        initContainers:
-          - name: init
-            image: busybox:1.36
-            command: ["sh", "-c", "sleep 2"]
-          - name: agent
-            image: agent:1
-            restartPolicy: Always
-        containers:
-          - name: app
-            image: app:1
-  actions:
-    - {at: 20s, delete: pod/db-0}
-"""
+# test_sidecars.py's pod (an init container running 2 s, the agent as a native sidecar, the app; grace 5 s,
+# deleted at 20 s) without its hooks and behaviours, on 1.28
+_DROPPED = ("annotations:", "podlife/behavior", "app: {", "agent: {", "lifecycle:")
+SIDECAR = "\n".join(line for line in SIDECAR_POD.replace('"1.29"', '"1.28"').splitlines()
+                    if not line.strip().startswith(_DROPPED)) + "\n"
 
 
 def _starts(r) -> list[tuple[float, str, str]]:
@@ -60,7 +42,7 @@ def test_1_28_drops_a_sidecars_restart_policy_by_default(tmp_path):
                               (4.1, "agent", "exit"), (5.1, "app", "start")]
     assert [(x["t"], x["container"], x["signal"]) for x in records(r, "signal")] == [(20.0, "app", "SIGTERM")]
     [said] = [w for w in r.scenario.warnings if "initContainers[1].restartPolicy" in w]
-    assert said.endswith(":19: spec.objects[0].spec.initContainers[1].restartPolicy: dropped by the API server: the "
+    assert said.endswith(":20: spec.objects[0].spec.initContainers[1].restartPolicy: dropped by the API server: the "
                          "SidecarContainers feature gate is off by default on Kubernetes 1.28; the field has no "
                          "effect: the container is an ordinary init container, which must complete before the next "
                          "one starts")
@@ -71,7 +53,8 @@ def test_1_28_with_the_gate_on_runs_the_sidecar(tmp_path):
     # the gate on: the agent is a restartable init container; once it has started (3.1) the next sync, after the
     # relist at 4.0, starts the app (4.1). 1.28 has no termination order yet (PR #120620 is 1.29): the DELETE
     # sends SIGTERM to both at once
-    r = run_text(tmp_path, SIDECAR.replace('"1.28"\n', '"1.28"\n  cluster: {featureGates: {SidecarContainers: true}}\n'))
+    on = '"1.28"\n  cluster: {featureGates: {SidecarContainers: true}}\n'
+    r = run_text(tmp_path, SIDECAR.replace('"1.28"\n', on))
     assert _starts(r)[:4] == [(0.1, "init", "start"), (2.1, "init", "exit"), (3.1, "agent", "start"),
                               (4.1, "app", "start")]
     assert [(x["t"], x["container"], x["signal"]) for x in records(r, "signal")] == [
@@ -110,7 +93,8 @@ def test_sleep_action_off_on_the_kubelet_returns_at_once(tmp_path):
 def test_sleep_action_off_for_the_cluster_is_dropped(tmp_path):
     # turned off for every component, the API server drops the sleep action and, it being the hook's only
     # handler, the preStop hook (dropPodLifecycleSleepAction): no hook, SIGTERM at once with 30 s
-    text = SLEEP.replace("  until: 60s\n", "  until: 60s\n  cluster: {featureGates: {PodLifecycleSleepAction: false}}\n")
+    text = SLEEP.replace("  until: 60s\n",
+                         "  until: 60s\n  cluster: {featureGates: {PodLifecycleSleepAction: false}}\n")
     r = run_text(tmp_path, text)
     assert records(r, "hook") == []
     assert [(x["t"], x["timeoutSeconds"]) for x in records(r, "signal", signal="SIGTERM")] == [(10.0, 30)]
@@ -183,45 +167,24 @@ def test_differences_name_where_each_gate_is_set():
         "EventedPLEG=true (kubelet)"]
 
 
-DEPLOYMENT_SLEEP = """
-apiVersion: podlife/v1alpha1
-kind: Scenario
-metadata: {name: dep}
-spec:
-  kubernetesVersion: "1.29"
-  until: 20s
-  objects:
-    - &web
-      apiVersion: apps/v1
-      kind: Deployment
-      metadata: {name: web}
-      spec:
-        selector: {matchLabels: {app: web}}
-        template:
-          metadata: {labels: {app: web}}
-          spec:
-            containers:
-              - {name: app, image: nginx:1.27}
-  actions:
-    - at: 10s
-      apply:
-        <<: *web
-        spec:
-          selector: {matchLabels: {app: web}}
-          template:
-            metadata: {labels: {app: web}}
-            spec:
-              containers:
-                - {name: app, image: nginx:1.27, lifecycle: {preStop: {sleep: {seconds: 5}}}}
-"""
+def _deployment(**container: object) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "app", "image": "nginx:1.27", **container}]}}}}
 
 
-@pytest.mark.parametrize("gates, lifecycle", [("", {}), ("  cluster: {featureGates: {PodLifecycleSleepAction: true}}\n",
-                                                         {"preStop": {"sleep": {"seconds": 5}}})])
+@pytest.mark.parametrize("gates, lifecycle", [({}, {}), ({"PodLifecycleSleepAction": True},
+                                                          {"preStop": {"sleep": {"seconds": 5}}})])
 def test_an_update_drops_a_disabled_field_too(tmp_path, gates, lifecycle):
     # DropDisabledTemplateFields runs in the Deployment strategy's PrepareForUpdate as well: on 1.29
     # (PodLifecycleSleepAction alpha, off) the applied template loses its sleep action and, sleep being the
     # hook's only handler, the preStop hook (adjustLifecycle); with the gate on the hook stays
-    r = run_text(tmp_path, DEPLOYMENT_SLEEP.replace("  until: 20s\n", "  until: 20s\n" + gates))
+    scenario = {"apiVersion": "podlife/v1alpha1", "kind": "Scenario", "metadata": {"name": "dep"},
+                "spec": {"kubernetesVersion": "1.29", "until": "20s", "cluster": {"featureGates": gates},
+                         "objects": [_deployment()],
+                         "actions": [{"at": "10s",
+                                      "apply": _deployment(lifecycle={"preStop": {"sleep": {"seconds": 5}}})}]}}
+    r = run_text(tmp_path, yaml.safe_dump(scenario))
     container = r.cluster.store.get("Deployment", "default", "web")["spec"]["template"]["spec"]["containers"][0]
     assert container["lifecycle"] == lifecycle
