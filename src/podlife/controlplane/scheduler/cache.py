@@ -36,7 +36,7 @@ ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
 # pkg/scheduler/util/pod_resources.go DefaultMilliCPURequest / DefaultMemoryRequest (GetNonzeroRequests)
 NON_MISSING = {"cpu": "100m", "memory": "200Mi"}
-MAX_COUNTERS = 512   # kept selectors; the least recently used beyond this are dropped (and recounted if asked)
+MAX_COUNTERS = 2048  # kept selectors; the least recently used beyond this are dropped (and recounted if asked)
 MAX_SPECS = 4096     # pod specs whose facts are kept
 # resource amounts are int64 while every one stays below 2**53: then (value * 100) cannot overflow and float64
 # divisions equal Python's exactly rounded int / int; beyond, the arrays hold Python ints
@@ -222,6 +222,17 @@ class PodCounter:
         self.used = 0
 
 
+class PodGroup:
+    """The pods that any selector matches alike (same namespace, labels and terminating), per node: replicas of a
+    template share one, so a new counter evaluates its selector once per group rather than once per pod."""
+    __slots__ = ("namespace", "labels", "terminating", "nodes", "counters")
+
+    def __init__(self, entry: PodEntry, counters: list[PodCounter]) -> None:
+        self.namespace, self.labels, self.terminating = entry.namespace, entry.labels, entry.terminating
+        self.nodes: dict[NodeInfo, int] = {}   # counted node → pods of the group on it
+        self.counters = counters                # the kept counters whose predicate matches the group
+
+
 class NodeCache:
     def __init__(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
@@ -249,7 +260,7 @@ class NodeCache:
         self._per_node: dict[str, bool] = {}        # topology key → no two nodes share a value
         self._zone_ids: np.ndarray | None = None    # per position: the id of the node's zone key (-1: none)
         self._counters: dict[Any, PodCounter] = {}
-        self._matching: dict[tuple[str, frozenset, bool], tuple[PodCounter, ...]] = {}
+        self._groups: dict[tuple[str, frozenset, bool], PodGroup] = {}   # of the counted pods
         self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
         # weighted term (InterPodAffinity scoring) → (term, namespace, weight, carriers per position)
         self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
@@ -337,6 +348,8 @@ class NodeCache:
             for (_, protocol, port) in info.ports:
                 self._port_users.get((protocol, port), {}).pop(name, None)
             info.ports.clear()
+            for e in info.pods.values():
+                self._group(info, e, -1)
         if info.pods:
             self._gone[name] = info
         info.pos = -1
@@ -473,26 +486,23 @@ class NodeCache:
     # ---- counters ---------------------------------------------------------------------------------
 
     def counter(self, key: Any, match: Match) -> PodCounter:
-        """The counter of ``key`` (made and counted over every pod the first time it is asked for)."""
+        """The counter of ``key`` (made and counted over every group of pods the first time it is asked for)."""
         self.ordered()
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= MAX_COUNTERS:
-                del self._counters[min(self._counters, key=lambda k: self._counters[k].used)]
+                gone = self._counters.pop(min(self._counters, key=lambda k: self._counters[k].used))
+                for g in self._groups.values():
+                    if gone in g.counters:
+                        g.counters.remove(gone)
                 self.epoch += 1
             c = self._counters[key] = PodCounter(match, self.size)
-            seen: dict[tuple[str, frozenset, bool], bool] = {}   # pods with the same labels match alike
-            for info in self._order or ():
-                n = 0
-                for e in info.pods.values():
-                    k = (e.namespace, e.labels_key, e.terminating)
-                    hit = seen.get(k)
-                    if hit is None:
-                        hit = seen[k] = match(e.namespace, e.labels, e.terminating)
-                    n += hit
-                if n:
-                    c.counts[info.pos] = n
-            self._matching.clear()
+            counts = c.counts
+            for g in self._groups.values():
+                if match(g.namespace, g.labels, g.terminating):
+                    g.counters.append(c)
+                    for info, n in g.nodes.items():
+                        counts[info.pos] += n
         return c
 
     def spread_counter(self, namespace: str, selector: Any, sel_key: bytes) -> PodCounter:
@@ -591,14 +601,25 @@ class NodeCache:
         self.ordered()
         return list(self._carriers.values())
 
-    def _count(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:
+    def _group(self, info: NodeInfo, entry: PodEntry, sign: int) -> PodGroup:
+        """Count the pod in (sign 1) or out of (-1) its group on the node."""
         key = (entry.namespace, entry.labels_key, entry.terminating)
-        counters = self._matching.get(key)
-        if counters is None:
-            counters = self._matching[key] = tuple(
-                c for c in self._counters.values() if c.match(entry.namespace, entry.labels, entry.terminating))
+        g = self._groups.get(key)
+        if g is None:
+            g = self._groups[key] = PodGroup(entry, [c for c in self._counters.values()
+                                                     if c.match(entry.namespace, entry.labels, entry.terminating)])
+        n = g.nodes.get(info, 0) + sign
+        if n:
+            g.nodes[info] = n
+        else:
+            del g.nodes[info]
+            if not g.nodes:
+                del self._groups[key]
+        return g
+
+    def _count(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:
         pos = info.pos
-        for c in counters:
+        for c in self._group(info, entry, sign).counters:
             c.counts[pos] += sign
             for tkey, totals in c.domains.items():
                 d = self._domain_ids[tkey][0][pos]
