@@ -361,6 +361,49 @@ def test_custom_resources_are_checked_against_their_crd(spec, message):
     assert error(CRD + cr) == message
 
 
+def _nested_crd(levels: int, leaf: Any, value: Any) -> str:
+    """A CRD whose spec nests ``levels`` objects (f<levels-1> … f0) down to ``leaf``, and a Widget setting f0."""
+    schema, spec = leaf, value
+    for i in range(levels):
+        schema = {"type": "object", "properties": {f"f{i}": schema}}
+        spec = {f"f{i}": spec} if i else {"f0": value}
+    crd = yaml.safe_load(CRD.split("---")[0])
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = {"type": "object", "properties": {"spec": schema}}
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+    return yaml.safe_dump_all([crd, widget], sort_keys=False)
+
+
+def _dotted_chain(head: str, levels: int, step: str = "") -> str:
+    return head + "".join(f".{step}f{i}" for i in reversed(range(levels)))
+
+
+def test_a_crd_nested_a_hundred_levels_deep_is_accepted_and_checks_its_resources():
+    # upstream has no depth limit below its JSON decoder's (10,000); podlife's metaschema check would recurse
+    # past Python's limit at this depth, so it checks such a schema node by node
+    text = _nested_crd(100, {"type": "string"}, "x")
+    sc = load_scenario(scenario(text))
+    assert [m.obj["kind"] for m in sc.objects] == ["CustomResourceDefinition", "Widget"]
+    text = _nested_crd(100, {"type": "string"}, 5)
+    assert error(text) == (f"app.yaml:{len(text.splitlines())}: {_dotted_chain('spec', 100)}: expected a string, "
+                           "got the number 5")
+    # what only the metaschema refuses, found at the bottom (a string's minLength is a non-negative integer)
+    text = _nested_crd(100, {"type": "string", "minLength": -1}, "x")
+    assert error(text) == (f"app.yaml:{_line_of(text, 'openAPIV3Schema')}: spec.versions[0].schema.openAPIV3Schema: "
+                           "not a valid structural schema: -1 is less than the minimum of 0")
+
+
+def test_an_object_nested_deeper_than_podlife_can_check_is_an_error_not_a_crash():
+    leaf = "{type: string}"
+    for i in range(180):   # flow style: the YAML reader follows this depth, the schema check does not
+        leaf = f"{{type: object, properties: {{f{i}: {leaf}}}}}"
+    crd = CRD.split("---")[0].split("      openAPIV3Schema:")[0]
+    text = crd + f"      openAPIV3Schema: {{type: object, properties: {{spec: {leaf}}}}}\n"
+    message = error(text)
+    assert message.startswith("app.yaml:13: spec.versions[0].schema.openAPIV3Schema.properties.spec"
+                              + _dotted_chain("", 180, "properties.") + ".type: nested 368 levels deep")
+    assert message.endswith("deeper than podlife can check against the schema; expected fewer levels")
+
+
 def test_custom_resources_are_stored_with_their_crd_scope_and_warned_about():
     cr = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 2, port: http, extra: {a: 1}}\n"
     sc = load_scenario(scenario(CRD + cr))

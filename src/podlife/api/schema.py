@@ -259,15 +259,31 @@ def check(obj: dict[str, Any], minor: int, custom: dict[GroupVersionKind, dict[s
     if huge is not None:
         return [huge]
     gvk = GroupVersionKind(obj["apiVersion"], obj["kind"])
-    if custom and gvk in custom:
-        schema = custom[gvk]
-        validator = jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
-        return _errors(validator, obj, {}, gvk.kind)
-    definition = _catalog(minor).get(gvk)
-    if definition is None:
-        return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
-    validator, names = _builtin_validator(minor, definition)
-    return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
+    try:
+        if custom and gvk in custom:
+            validator = jsonschema.Draft202012Validator(custom[gvk], format_checker=_FORMATS)
+            return _errors(validator, obj, {}, gvk.kind)
+        definition = _catalog(minor).get(gvk)
+        if definition is None:
+            return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
+        validator, names = _builtin_validator(minor, definition)
+        return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
+    except RecursionError:   # jsonschema recurses a few frames per level (a CRD's schema is two levels a field)
+        return [_too_deep(obj)]
+
+
+def _too_deep(obj: Any) -> SchemaError:
+    """The deepest point of an object the validator could not follow, as the error's place."""
+    deepest: tuple[str | int, ...] = ()
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(obj, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > len(deepest):
+            deepest = path
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack += [(v, path + (k,)) for k, v in items]
+    return SchemaError(deepest, f"nested {len(deepest)} levels deep, deeper than podlife can check against the "
+                                "schema; expected fewer levels")
 
 
 def unknown_kind_message(gvk: GroupVersionKind, minor: int, custom: dict[GroupVersionKind, Any] | None) -> str:
@@ -392,10 +408,46 @@ def invalid_custom_schemas(crd: dict[str, Any]) -> list[tuple[int, str]]:
         if raw is None:
             continue
         try:
-            jsonschema.Draft202012Validator.check_schema(_structural(raw, top=True))
-        except jsonschema.SchemaError as e:
-            out.append((i, e.message))
+            problem = _schema_problem(_structural(raw, top=True))
+        except RecursionError:   # deeper than the YAML reader allows; reachable through the API server's JSON
+            problem = "nested too deeply for podlife to read; expected fewer levels"
+        if problem is not None:
+            out.append((i, problem))
     return out
+
+
+_SUBSCHEMAS = ("properties", "items", "additionalProperties", "allOf", "anyOf", "oneOf")
+
+
+def _schema_problem(structural: dict[str, Any]) -> str | None:
+    """What makes a structural schema unusable, or None. The metaschema check recurses about ten frames per
+    level, so a schema nested a hundred levels deep (which upstream accepts) is checked node by node."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(structural)
+        return None
+    except jsonschema.SchemaError as e:
+        return e.message
+    except RecursionError:
+        pass
+    stack = [structural]
+    while stack:   # each node with its subschemas stubbed out; _structural made them all dicts or False
+        node = stack.pop()
+        shallow = {k: v for k, v in node.items() if k not in _SUBSCHEMAS}
+        for key in _SUBSCHEMAS:
+            sub = node.get(key)
+            if isinstance(sub, dict):
+                shallow[key] = {k: {} for k in sub} if key == "properties" else {}
+                stack += list(sub.values()) if key == "properties" else [sub]
+            elif isinstance(sub, list):
+                shallow[key] = [{} for _ in sub]
+                stack += sub
+            elif sub is not None:
+                shallow[key] = sub
+        try:
+            jsonschema.Draft202012Validator.check_schema(shallow)
+        except jsonschema.SchemaError as e:
+            return e.message
+    return None
 
 
 _META = {"type": "object"}
