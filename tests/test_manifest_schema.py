@@ -14,6 +14,8 @@ from podlife.scenario.errors import ScenarioError
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import report, run
 
+from tests.helpers import within
+
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata:\n  name: test\n"
 
 
@@ -402,6 +404,32 @@ def test_an_object_nested_deeper_than_podlife_can_check_is_an_error_not_a_crash(
     assert message.startswith("app.yaml:13: spec.versions[0].schema.openAPIV3Schema.properties.spec"
                               + _dotted_chain("", 180, "properties.") + ".type: nested 368 levels deep")
     assert message.endswith("deeper than podlife can check against the schema; expected fewer levels")
+
+
+PATTERNS = CRD.replace("              extra:", "              name: {type: string, pattern: '^(a+)+$'}\n"
+                                      "              letters: {type: string, pattern: '^\\pL+$'}\n"
+                                      "              extra:")
+WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: %s\n"
+
+
+def test_patterns_match_in_linear_time_with_go_regexp_syntax():
+    # Go's regexp is RE2: '^(a+)+$' against 40 a's and a '!' is a quick mismatch, not exponential backtracking;
+    # \pL (a Unicode letter) is RE2 syntax that Python's re does not have
+    text = PATTERNS + WIDGET % "{size: 1, name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!, letters: héllo}"
+    assert within(5, error, text) == ("app.yaml:29: spec.name: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' does not "
+                                      "match '^(a+)+$'")
+    sc = load_scenario(scenario(PATTERNS + WIDGET % "{size: 1, name: aaaa, letters: héllo}"))
+    assert sc.objects[1].obj["spec"]["letters"] == "héllo"
+    assert error(PATTERNS + WIDGET % "{size: 1, letters: h3llo}") == \
+        "app.yaml:29: spec.letters: 'h3llo' does not match '^\\\\pL+$'"
+
+
+def test_a_pattern_go_cannot_compile_refuses_the_crd():
+    # apiextensions validateValueValidation: regexp.Compile; look-ahead is Perl syntax RE2 does not have
+    text = PATTERNS.replace("'^\\pL+$'", "'^(?=a)'") + WIDGET % "{size: 1}"
+    assert error(text) == ('app.yaml:23: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.letters.'
+                           "pattern: \"^(?=a)\" must be a valid regular expression, but isn't: invalid perl operator: "
+                           "(?=")
 
 
 def test_custom_resources_are_stored_with_their_crd_scope_and_warned_about():

@@ -1178,9 +1178,9 @@ def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
     for c, obj, path in pending:
         if obj.get("kind") == "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, {})
-            for i, problem in schema.invalid_custom_schemas(obj):
-                raise c.error(_schema_path(path, ("spec", "versions", i, "schema", "openAPIV3Schema")),
-                              f"not a valid structural schema: {problem}")
+            for i, where, problem in schema.invalid_custom_schemas(obj):
+                field = _schema_path(path, ("spec", "versions", i, "schema", "openAPIV3Schema", *where))
+                raise c.error(field, problem if where else f"not a valid structural schema: {problem}")
             custom.update(schema.custom_schemas(obj))
     unmodelled: dict[tuple[str, str], list[tuple[_Check, str]]] = {}
     for c, obj, path in pending:
