@@ -50,7 +50,7 @@ import copy
 import ipaddress
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -320,7 +320,11 @@ def read_text(file: str) -> str:
 def _read(file: str) -> str:
     """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte."""
     with open(file, "rb") as fh:
-        data = fh.read()
+        return decode_text(fh.read(), file)
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """UTF-8 ``data`` read from ``file`` (a path or <stdin>) as text, or a ScenarioError at the first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -378,6 +382,7 @@ class _Raw:
     def __init__(self, file: str, data: Any, lines: dict[str, int], texts: dict[str, str]):
         self.file, self.data, self.lines, self.texts = file, data, lines, texts
         self.origins: dict[str, str] = {}  # path → "--set" / "--seed" / …
+        self.sources: Mapping[str, str] = {}  # objectsFrom names whose text is given, not read ("<stdin>")
 
     def replace(self, segments: Sequence[str | int], value: Any, texts: dict[str, str], origin: str,
                 expr: str) -> None:
@@ -660,11 +665,14 @@ def _is_qualified_name(key: str) -> bool:
 
 def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_version: str | None = None,
                   seed: int | None = None, until: str | None = None,
-                  supported_faults: frozenset[str] | None = None, text: str | None = None) -> Scenario:
+                  supported_faults: frozenset[str] | None = None, text: str | None = None,
+                  sources: Mapping[str, str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raise ScenarioError on any invalid input.
 
     ``text``, when given, is the scenario itself (read from standard input, or wrapped around plain
     manifests); ``path`` then names it in messages and anchors relative ``objectsFrom`` paths.
+    ``sources`` gives the text of ``objectsFrom`` entries that are not files (plain manifests on standard
+    input are ``<stdin>``), read as files are: same YAML guards, errors with their own name and lines.
 
     ``overrides`` are ``PATH=VALUE`` strings (``--set``), applied in order to the raw YAML tree before
     validation; ``kubernetes_version``, ``seed`` and ``until`` then replace spec.kubernetesVersion/seed/until.
@@ -684,6 +692,7 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
     lines: dict[str, int] = {"": nodes[0].start_mark.line + 1}
     texts: dict[str, str] = {}
     raw = _Raw(path, _Builder(path, lines, texts).tree(nodes[0]), lines, texts)
+    raw.sources = sources or {}
     for expr in overrides:
         raw.apply_set(expr)
     if kubernetes_version is not None:  # v1.34 and 1.34.2 name the minor 1.34, for every command
@@ -1143,13 +1152,14 @@ def _objects(ck: _Check, inline: Any, files: Any) -> tuple[list[Manifest], _Pend
     for i, rel in enumerate(ck.sequence(files, "spec.objectsFrom")):
         path = f"spec.objectsFrom[{i}]"
         rel = ck.nonempty(rel, path, "a file path relative to the scenario")
-        _objects_file(ck, os.path.normpath(os.path.join(base, rel)), path, out, pending)
+        _objects_file(ck, rel if rel in ck.raw.sources else os.path.normpath(os.path.join(base, rel)), path, out,
+                      pending)
     return out, pending
 
 
 def _objects_file(ck: _Check, file: str, path: str, out: list[Manifest], pending: _Pending) -> None:
     try:
-        text = _read(file)
+        text = ck.raw.sources[file] if file in ck.raw.sources else _read(file)
     except OSError as exc:
         raise ck.error(path, f'cannot read "{file}": {exc.strerror or exc}') from None
     for node in _compose(text, file):
