@@ -1270,13 +1270,20 @@ def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
 
 
 def _workload_size(ck: _Check, obj: dict[str, Any], path: str) -> None:
-    """Valid upstream up to int32, but no simulation of a billion pods ends: podlife's own limit, said plainly."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    for key in ("replicas", "parallelism", "completions"):
-        n = spec.get(key)
-        if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
-            raise ck.error(_join(_join(path, "spec"), key), f"{n:,} pods; podlife runs workloads of at most "
-                                                           f"{MAX_REPLICAS:,} pods")
+    """Valid upstream up to int32, but no simulation of a billion pods ends: podlife's own limit, said plainly.
+    ``obj`` is a manifest or a patch of one: a workload's replicas, a Job's (or CronJob's Job template's)
+    parallelism and completions, a HorizontalPodAutoscaler's replica bounds."""
+    for where in (("spec",), ("spec", "jobTemplate", "spec")):
+        spec: Any = obj
+        for seg in where:
+            spec = spec.get(seg) if isinstance(spec, dict) else None
+        if not isinstance(spec, dict):
+            continue
+        for key in ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas"):
+            n = spec.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
+                raise ck.error(_schema_path(path, where + (key,)), f"{n:,} pods; podlife runs workloads of at "
+                                                                  f"most {MAX_REPLICAS:,} pods")
 
 
 # ------------------------------------------------------------------------------------------------ actions
@@ -1347,6 +1354,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
                                  "strategicMergePatch (a strategic merge patch mapping)")
         action.strategic = given[0] == "strategicMergePatch"
         action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        _workload_size(ck, action.merge_patch, f"{path}.{given[0]}")
         if raw.get("subresource") is not None:
             action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
     elif verb == "join":
@@ -1384,7 +1392,7 @@ def _action_kind(ck: _Check, action: Action, path: str, kinds: dict[str, schema.
         raise ck.error(vpath, f'{served.kind} "{name}" has no scale subresource; expected a deployment, '
                               "replicaset, statefulset or replicationcontroller")
     if action.verb == "patch" and action.merge_patch is not None:
-        ppath = f"{path}.mergePatch"
+        ppath = f"{path}.{'strategicMergePatch' if action.strategic else 'mergePatch'}"
         if served.definition is not None:
             errors = schema.check_patch(action.merge_patch, served.definition, minor)
             if errors:
@@ -1447,7 +1455,8 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
                 elif old is not None:
                     new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
                                     merge_patch(old, {"spec": {"replicas": a.replicas}}))
-                    where = f"{path}.mergePatch" if a.verb == "patch" else f"{path}.replicas"
+                    where = f"{path}.{'strategicMergePatch' if a.strategic else 'mergePatch'}" \
+                        if a.verb == "patch" else f"{path}.replicas"
                     _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
                     known[k] = new
     finally:
