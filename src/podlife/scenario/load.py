@@ -227,6 +227,27 @@ def _compose(text: str, file: str) -> list[yaml.Node]:
         loader.dispose()
 
 
+def _expanded_sizes(root: yaml.Node) -> dict[int, int]:
+    """How many values each node (by id) becomes once aliases are expanded, counted as _Builder.build counts
+    them (scalars, lists and mappings; not keys), capped just past MAX_YAML_VALUES. Iterative, each distinct
+    node once; a node inside itself (a recursive alias, refused by build) adds nothing to its own size."""
+    sizes: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        children = node.value if isinstance(node, yaml.SequenceNode) else \
+            [v for _, v in node.value] if isinstance(node, yaml.MappingNode) else []
+        if done:
+            sizes[id(node)] = min(1 + sum(sizes.get(id(c), 0) for c in children), MAX_YAML_VALUES + 1)
+            visiting.discard(id(node))
+        elif id(node) not in sizes and id(node) not in visiting:
+            visiting.add(id(node))
+            stack.append((node, True))
+            stack += [(c, False) for c in children if id(c) not in sizes and id(c) not in visiting]
+    return sizes
+
+
 class _Builder:
     """Turns YAML nodes into plain data, recording the line of each field path and the text of each scalar."""
 
@@ -242,9 +263,35 @@ class _Builder:
     def tree(self, node: yaml.Node) -> Any:
         """The whole document; nesting deeper than Python can follow is an error, not a crash."""
         try:
+            self._refuse_alias_bomb(node)
             return self.build(node, "")
         except RecursionError:
             raise self.fail(node, "", "nested too deeply; expected an ordinary document") from None
+
+    def _refuse_alias_bomb(self, root: yaml.Node) -> None:
+        """Refuse a document that expands to more than MAX_YAML_VALUES values before building any of it: the
+        expanded size of each distinct node is counted once (linear in the nodes the file holds), then the
+        walk in document order stops at the value build() would have stopped at, so the error names it."""
+        sizes = _expanded_sizes(root)
+        if sizes[id(root)] <= MAX_YAML_VALUES:
+            return
+        node, path, count = root, "", 1
+        while True:   # descend into the child that crosses the budget, skipping the whole ones before it
+            pairs = ([(_join(path, i), v) for i, v in enumerate(node.value)] if isinstance(node, yaml.SequenceNode)
+                     else [(_join(path, self._key(k, path)) if k.tag != _MERGE_TAG else path, v)
+                           for k, v in node.value] if isinstance(node, yaml.MappingNode) else [])
+            for child_path, child in pairs:
+                if count + sizes.get(id(child), 0) <= MAX_YAML_VALUES:
+                    count += sizes.get(id(child), 0)
+                    continue
+                node, path, count = child, child_path, count + 1
+                break
+            else:
+                break
+            if count > MAX_YAML_VALUES:
+                break
+        raise self.fail(node, path, f"more than {MAX_YAML_VALUES:,} values once YAML aliases are expanded; "
+                                    "expected a document of ordinary size")
 
     def build(self, node: yaml.Node, path: str) -> Any:
         if id(node) in self.active:
