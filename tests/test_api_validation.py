@@ -850,6 +850,39 @@ def test_event_legacy_validation():
     ]
 
 
+def test_events_k8s_io_v1_event_validation():
+    # ValidateEventCreate: an events.k8s.io/v1 Event is validated in core.Event's field names (reportingController
+    # is reportingComponent in core/v1 JSON, note is message), then with the strict checks of that version
+    ev = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "web.1", "namespace": "team"},
+          "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/my-controller",
+          "reportingInstance": "my-controller-1", "action": "Started", "reason": "Started", "type": "Normal",
+          "regarding": {"kind": "Pod", "name": "web", "namespace": "team"}, "note": "hello"}
+    assert validate(ev) == []
+    assert errs(dict(ev, note="x" * 1025, reportingController="")) == [
+        "reportingController: Required value",
+        'reportingController: Invalid value: "": name part must be non-empty',
+        'reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or '
+        "'.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+        "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'message: Invalid value: "": can have at most 1024 characters',
+    ]
+    bad = dict(ev, type="Info", deprecatedCount=3, deprecatedSource={"component": "kubelet"}, series={"count": 1},
+               regarding={"kind": "Pod", "name": "web", "namespace": "other"})
+    del bad["eventTime"]
+    assert errs(bad) == [
+        'involvedObject.namespace: Invalid value: "other": does not match event.namespace',
+        'series.count: Invalid value: "": should be at least 2',
+        "series.lastObservedTime: Required value",
+        "eventTime: Required value",
+        'type: Invalid value: "": has invalid value: Info',
+        'count: Invalid value: "": needs to be unset',
+        'source: Invalid value: "": needs to be unset',
+    ]
+    # events.k8s.io/v1beta1 keeps the legacy checks only, as core/v1 does
+    assert errs(dict(bad, apiVersion="events.k8s.io/v1beta1")) == [
+        'involvedObject.namespace: Invalid value: "other": does not match event.namespace']
+
+
 def test_kinds_without_a_validator_get_object_meta_validation():
     # custom resources and most stored kinds: ValidateObjectMeta with a DNS-subdomain name
     assert validate({"kind": "Widget", "metadata": {"name": "w", "namespace": "default"}}) == []

@@ -172,6 +172,31 @@ def test_alias_bomb_in_set(tmp_path):
     assert code == 2 and "more than 1,000,000 values once YAML aliases are expanded" in out
 
 
+def test_alias_bombs_are_refused_before_they_are_expanded(tmp_path):
+    # the expanded size is counted over the distinct YAML nodes (a few dozen here), not built: CPU time stays far
+    # below what building a million values takes (seconds), in the scenario, in objectsFrom and in --set
+    from podlife.scenario.errors import ScenarioError
+    from podlife.scenario.load import load_scenario
+
+    for f in CORPUS.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "ok.yaml").write_text(HEAD + "  until: 10s\n")
+    bomb = "[" + ",".join(["&a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol]"] +
+                          [f"&a{i} [{','.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]) + "]"
+    cases = [(tmp_path / "alias-bomb.yaml", [], f"{tmp_path / 'alias-bomb.yaml'}:5: spec.l6[0][4][8][3][1][6][5]: "),
+             (tmp_path / "objects-from-bomb.yaml", [], f"{tmp_path / 'manifests-alias-bomb.yaml'}:1: "
+                                                       "l6[0][4][8][3][1][7][0]: "),
+             (tmp_path / "ok.yaml", [f"metadata.description={bomb}"], f"{tmp_path / 'ok.yaml'}: --set ")]
+    for path, overrides, where in cases:
+        start = time.process_time()
+        with pytest.raises(ScenarioError) as exc:
+            load_scenario(str(path), overrides)
+        assert time.process_time() - start < 0.5, path.name
+        assert str(exc.value).startswith(where), str(exc.value)
+        assert str(exc.value).endswith("more than 1,000,000 values once YAML aliases are expanded; expected a "
+                                       "document of ordinary size")
+
+
 HELLO = Path(__file__).parent.parent / "examples" / "hello.yaml"
 
 

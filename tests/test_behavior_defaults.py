@@ -118,6 +118,24 @@ spec:
         terminationGracePeriodSeconds: 30
         initContainers: [{name: setup, image: busybox, command: [/bin/migrate]}]
         containers: [{name: loop, image: busybox, command: [sh, -c, "while true; do sleep 5; done"]}]
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: front}
+      spec:
+        containers: [{name: nginx, image: "nginx:1.27"}]
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: api}
+      spec:
+        selector: {matchLabels: {app: api}}
+        template:
+          metadata: {labels: {app: api}}
+          spec:
+            containers:
+            - name: server
+              image: eclipse-temurin:21
+              command: [java, -jar, /app.jar]
+              livenessProbe: {httpGet: {path: /health, port: 8080}}
   actions:
     - {at: 10s, delete: pod/web}
 """
@@ -156,9 +174,26 @@ def test_report_and_summary_list_assumptions(tmp_path):
          "assumption": "command not recognised; assumed: runs until stopped"},
         {"object": "Pod/default/web", "container": "loop",
          "assumption": "SIGTERM: a shell runs as PID 1 and ignores SIGTERM (stops at SIGKILL)"},
+        # nginx's image runs nginx in the foreground, but podlife does not know images' entrypoints
+        {"object": "Pod/default/front", "container": "nginx",
+         "assumption": "no command (image entrypoint unknown); assumed: runs until stopped"},
+        {"object": "Pod/default/front", "container": "nginx",
+         "assumption": "SIGTERM: assumed handled, exits in 0.1 s"},
+        # a Java server: the JVM runs its shutdown hooks on SIGTERM and exits 128 + 15; its HTTP probe is not run
+        {"object": "Deployment/default/api", "container": "server",
+         "assumption": "command not recognised; assumed: runs until stopped"},
+        {"object": "Deployment/default/api", "container": "server",
+         "assumption": "SIGTERM: JVM: runs its shutdown hooks, then exits 128+15 = 143, in 0.1 s"},
+        {"object": "Deployment/default/api", "container": "server",
+         "assumption": "liveness probe httpGet: not evaluated, assumed to succeed"},
     ]
-    assert "Pod/default/web loop: command not recognised; assumed: runs until stopped; SIGTERM: a shell" \
-        in " ".join(res.output.split())
+    text = " ".join(res.output.split())
+    assert "Pod/default/web loop: command not recognised; assumed: runs until stopped; SIGTERM: a shell" in text
+    assert ("Pod/default/front nginx: no command (image entrypoint unknown); assumed: runs until stopped; "
+            "SIGTERM: assumed handled, exits in 0.1 s") in text
+    assert ("Deployment/default/api server: command not recognised; assumed: runs until stopped; SIGTERM: JVM: "
+            "runs its shutdown hooks, then exits 128+15 = 143, in 0.1 s; liveness probe httpGet: not evaluated, "
+            "assumed to succeed") in text
 
 
 # ------------------------------------------------------------------------------ spec.behaviors

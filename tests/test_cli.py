@@ -215,6 +215,32 @@ def test_run_plain_manifests_from_stdin():
     assert res.output.startswith(f"stdin  (Kubernetes {NEWEST}")
 
 
+def _stdin(text: str | bytes, *args: str):
+    return CliRunner().invoke(main, ["run", "-", *args], input=text)
+
+
+def test_plain_manifests_on_stdin_are_read_as_a_manifest_file_is():
+    # errors name <stdin>, the line in what was piped in, and the field path within the manifest
+    res = _stdin(POD.replace("  terminationGracePeriodSeconds: 30", "  terminationGracePeriod: 30"))
+    assert res.exit_code == 2, res.output
+    assert res.output == ('<stdin>:5: spec.terminationGracePeriod: unknown field in PodSpec; did you mean '
+                          '"terminationGracePeriodSeconds"?\n')
+    cases = [
+        (POD + "---\nkind: [\n", "<stdin>:9: invalid YAML: expected the node content, but found '<stream end>' "
+                                 "(while parsing a flow node)"),
+        (POD + "---\nx: " + "[" * 5000 + "]" * 5000 + "\n",
+         "<stdin>: invalid YAML: nested too deeply to read; expected an ordinary document"),
+        (POD.replace("image: busybox", "image: !!python/object:os.system {}"),
+         "<stdin>:6: spec.containers[0].image: unsupported YAML tag tag:yaml.org,2002:python/object:os.system; "
+         "expected a plain mapping"),
+        (POD.encode().replace(b"name: web", b"name: w\xffb"),
+         "<stdin>:3: not UTF-8 text: byte 0xff cannot be decoded; expected a UTF-8 YAML file"),
+    ]
+    for text, message in cases:
+        res = _stdin(text)
+        assert (res.exit_code, res.output) == (2, message + "\n")
+
+
 def test_run_plain_manifests_bad_input(tmp_path):
     (tmp_path / "app.yaml").write_text(POD)
     res = _invoke("run", str(tmp_path / "app.yaml"), "--delete", "web@10s")

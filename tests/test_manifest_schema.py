@@ -14,6 +14,8 @@ from podlife.scenario.errors import ScenarioError
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import report, run
 
+from tests.helpers import within
+
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata:\n  name: test\n"
 
 
@@ -218,6 +220,11 @@ _KINDS: list[tuple[dict[str, Any], tuple, str, str, tuple, Any, str]] = [
      (), "globalDefaults", "globalDefault", ("value",), 2 ** 40, None),
     ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},
      ("metadata",), "label", "labels", ("metadata", "labels"), ["x"], "a mapping"),
+    ({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "a"},
+      "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/deployer",
+      "reportingInstance": "deployer-1", "action": "Deploy", "reason": "Deployed", "type": "Normal",
+      "regarding": {"kind": "Deployment", "name": "web", "namespace": "default"}, "note": "rolled out"},
+     (), "reportingControler", "reportingController", ("note",), 5, "a string"),
     ({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "a"},
       "spec": {"podSelector": {}}},
      ("spec",), "policyType", "policyTypes", ("spec", "podSelector"), "all", "a mapping"),
@@ -354,6 +361,75 @@ spec:
 def test_custom_resources_are_checked_against_their_crd(spec, message):
     cr = f"apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w}}\nspec: {spec}\n"
     assert error(CRD + cr) == message
+
+
+def _nested_crd(levels: int, leaf: Any, value: Any) -> str:
+    """A CRD whose spec nests ``levels`` objects (f<levels-1> … f0) down to ``leaf``, and a Widget setting f0."""
+    schema, spec = leaf, value
+    for i in range(levels):
+        schema = {"type": "object", "properties": {f"f{i}": schema}}
+        spec = {f"f{i}": spec} if i else {"f0": value}
+    crd = yaml.safe_load(CRD.split("---")[0])
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = {"type": "object", "properties": {"spec": schema}}
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+    return yaml.safe_dump_all([crd, widget], sort_keys=False)
+
+
+def _dotted_chain(head: str, levels: int, step: str = "") -> str:
+    return head + "".join(f".{step}f{i}" for i in reversed(range(levels)))
+
+
+def test_a_crd_nested_a_hundred_levels_deep_is_accepted_and_checks_its_resources():
+    # upstream has no depth limit below its JSON decoder's (10,000); podlife's metaschema check would recurse
+    # past Python's limit at this depth, so it checks such a schema node by node
+    text = _nested_crd(100, {"type": "string"}, "x")
+    sc = load_scenario(scenario(text))
+    assert [m.obj["kind"] for m in sc.objects] == ["CustomResourceDefinition", "Widget"]
+    text = _nested_crd(100, {"type": "string"}, 5)
+    assert error(text) == (f"app.yaml:{len(text.splitlines())}: {_dotted_chain('spec', 100)}: expected a string, "
+                           "got the number 5")
+    # what only the metaschema refuses, found at the bottom (a string's minLength is a non-negative integer)
+    text = _nested_crd(100, {"type": "string", "minLength": -1}, "x")
+    assert error(text) == (f"app.yaml:{_line_of(text, 'openAPIV3Schema')}: spec.versions[0].schema.openAPIV3Schema: "
+                           "not a valid structural schema: -1 is less than the minimum of 0")
+
+
+def test_an_object_nested_deeper_than_podlife_can_check_is_an_error_not_a_crash():
+    leaf = "{type: string}"
+    for i in range(180):   # flow style: the YAML reader follows this depth, the schema check does not
+        leaf = f"{{type: object, properties: {{f{i}: {leaf}}}}}"
+    crd = CRD.split("---")[0].split("      openAPIV3Schema:")[0]
+    text = crd + f"      openAPIV3Schema: {{type: object, properties: {{spec: {leaf}}}}}\n"
+    message = error(text)
+    assert message.startswith("app.yaml:13: spec.versions[0].schema.openAPIV3Schema.properties.spec"
+                              + _dotted_chain("", 180, "properties.") + ".type: nested 368 levels deep")
+    assert message.endswith("deeper than podlife can check against the schema; expected fewer levels")
+
+
+PATTERNS = CRD.replace("              extra:", "              name: {type: string, pattern: '^(a+)+$'}\n"
+                                      "              letters: {type: string, pattern: '^\\pL+$'}\n"
+                                      "              extra:")
+WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: %s\n"
+
+
+def test_patterns_match_in_linear_time_with_go_regexp_syntax():
+    # Go's regexp is RE2: '^(a+)+$' against 40 a's and a '!' is a quick mismatch, not exponential backtracking;
+    # \pL (a Unicode letter) is RE2 syntax that Python's re does not have
+    text = PATTERNS + WIDGET % "{size: 1, name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!, letters: héllo}"
+    assert within(5, error, text) == ("app.yaml:29: spec.name: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' does not "
+                                      "match '^(a+)+$'")
+    sc = load_scenario(scenario(PATTERNS + WIDGET % "{size: 1, name: aaaa, letters: héllo}"))
+    assert sc.objects[1].obj["spec"]["letters"] == "héllo"
+    assert error(PATTERNS + WIDGET % "{size: 1, letters: h3llo}") == \
+        "app.yaml:29: spec.letters: 'h3llo' does not match '^\\\\pL+$'"
+
+
+def test_a_pattern_go_cannot_compile_refuses_the_crd():
+    # apiextensions validateValueValidation: regexp.Compile; look-ahead is Perl syntax RE2 does not have
+    text = PATTERNS.replace("'^\\pL+$'", "'^(?=a)'") + WIDGET % "{size: 1}"
+    assert error(text) == ('app.yaml:23: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.letters.'
+                           "pattern: \"^(?=a)\" must be a valid regular expression, but isn't: invalid perl operator: "
+                           "(?=")
 
 
 def test_custom_resources_are_stored_with_their_crd_scope_and_warned_about():

@@ -7,7 +7,7 @@ import pytest
 
 from podlife.scenario.assumptions import assumptions
 from podlife.scenario.load import load_scenario
-from tests.helpers import records, run_text
+from tests.helpers import records, run_text, times
 
 HEAD = """
 apiVersion: podlife/v1alpha1
@@ -173,3 +173,33 @@ def test_claims_deleted_on_scale_down_by_retention_policy(tmp_path, version, kep
     r = run_text(tmp_path, text)
     claims = [c["metadata"]["name"] for c in r.cluster.store.list("PersistentVolumeClaim")]
     assert len(claims) == kept and claims[0] == "data-db-0"
+
+
+@pytest.mark.parametrize("version, gate, honoured", [
+    ("1.26", None, False),   # StatefulSetAutoDeletePVC alpha (1.23-1.26), off: the policy is dropped, claims stay
+    ("1.26", True, True),    # ... unless the cluster turns the gate on
+    ("1.27", None, True),    # beta, on by default (GA and locked from 1.32)
+    ("1.34", None, True),
+])
+def test_claims_deleted_with_the_set_by_retention_policy(tmp_path, version, gate, honoured):
+    # whenDeleted: Delete: the controller makes the set the owner of each claim it creates
+    # (updateClaimOwnerRefForSetAndPod), so deleting the set lets the garbage collector delete the claims with
+    # its pods; with whenDeleted: Retain (the default) or the gate off they outlive the set
+    text = scenario(DEFAULT_WFFC + STATEFULSET.replace(
+        "      serviceName: db\n", "      serviceName: db\n"
+                                  "      persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete}\n"), version)
+    if gate is not None:
+        text = text.replace("  until: 20s\n", f"  cluster: {{featureGates: {{StatefulSetAutoDeletePVC: {gate}}}}}\n"
+                                              "  until: 20s\n")
+    text = text.replace("  until: 20s\n", "  until: 40s\n") + "  actions:\n  - {at: 20s, delete: statefulset/db}\n"
+    r = run_text(tmp_path, text)
+    claims = [c["metadata"]["name"] for c in r.cluster.store.list("PersistentVolumeClaim")]
+    deleted = [(x["object"], x["by"]) for x in records(r, "api", verb="delete")
+               if x["object"].startswith("PersistentVolumeClaim/")]
+    assert times(r, "deleted", object="Pod/default/db-0") == [21.0]   # the set's pods go either way
+    if honoured:
+        assert claims == []
+        assert deleted == [("PersistentVolumeClaim/default/data-db-0", "generic-garbage-collector"),
+                           ("PersistentVolumeClaim/default/data-db-1", "generic-garbage-collector")]
+    else:
+        assert claims == ["data-db-0", "data-db-1"] and deleted == []

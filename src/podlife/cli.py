@@ -72,7 +72,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import load_scenario, read_text
+    from podlife.scenario.load import decode_text, load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
     from podlife.trace import klog, stream, summary
     console = Console(highlight=False)
@@ -81,14 +81,17 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         if klog_path and trace_level != "full":
             raise ScenarioError("--klog", None, "", f"the component logs are not recorded at --trace {trace_level}; "
                                                     "use --trace full")
-        text = sys.stdin.read() if scenario == "-" else read_text(scenario)
+        text = decode_text(sys.stdin.buffer.read(), path) if scenario == "-" else read_text(scenario)
+        sources = {}
         if not plain.is_scenario(text):
-            text = plain.wrap(scenario, text, plain.delete_actions(deletes, path))
+            if scenario == "-":
+                sources[plain.STDIN] = text
+            text = plain.wrap(scenario, plain.delete_actions(deletes, path))
         elif deletes:
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
         sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS, text=text)
+                           until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
@@ -234,7 +237,7 @@ def _against(value: str) -> dict[str, object]:
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
          until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
-    from podlife.scenario.load import load_scenario, read_text
+    from podlife.scenario.load import decode_text, load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
 
@@ -293,7 +296,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
             seed: int | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
-    from podlife.scenario.load import load_scenario, read_text
+    from podlife.scenario.load import decode_text, load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
 

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any, Callable
 
 import jsonschema
+import re2
 from referencing import Registry, Resource
 
 from podlife.api.meta import KindInfo, builtin_kind_info
@@ -206,6 +207,49 @@ def _quantity(value: Any) -> bool:
 
 _FORMATS = _format_checker()
 
+# ------------------------------------------------------------------------------------------------ patterns
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False   # its errors are reported as field errors, not logged to stderr
+
+
+@lru_cache(maxsize=1024)
+def _regex(pattern: str) -> Any:
+    """A schema's pattern as the API server compiles it: Go's regexp, RE2 syntax, matching in linear time (a
+    backtracking engine takes exponential time on '^(a+)+$' against 'aaaa…a!')."""
+    return re2.compile(pattern, options=_RE2_OPTIONS)
+
+
+def pattern_error(pattern: str) -> str | None:
+    """Why ``pattern`` does not compile (RE2's wording), or None."""
+    try:
+        _regex(pattern)
+        return None
+    except re2.error as e:
+        text = e.args[0] if e.args else e
+        return text.decode(errors="replace") if isinstance(text, bytes) else str(text)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Any:
+    """The ``pattern`` keyword (jsonschema/_keywords.py pattern) with RE2 in place of Python's re."""
+    if validator.is_type(instance, "string") and pattern_error(pattern) is None \
+            and not _regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+
+
+def _schema_format_checker() -> jsonschema.FormatChecker:
+    """The metaschema's format checks, with ``regex`` meaning RE2 (which has \\pL and no look-ahead)."""
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+    checker.checks("regex")(lambda v: not isinstance(v, str) or pattern_error(v) is None)
+    return checker
+
+
+_SCHEMA_FORMATS = _schema_format_checker()
+
 
 @lru_cache(maxsize=256)
 def _builtin_validator(minor: int, definition: str) -> tuple[jsonschema.Validator, dict[int, str]]:
@@ -213,7 +257,7 @@ def _builtin_validator(minor: int, definition: str) -> tuple[jsonschema.Validato
     registry = Resource.from_contents(doc) @ Registry()
     schema = {"$ref": f"{doc['$id']}#/$defs/{definition}"}
     names = {id(d): n for n, d in doc["$defs"].items()}
-    return jsonschema.Draft202012Validator(schema, registry=registry, format_checker=_FORMATS), names
+    return _Validator(schema, registry=registry, format_checker=_FORMATS), names
 
 
 @lru_cache(maxsize=64)
@@ -259,15 +303,31 @@ def check(obj: dict[str, Any], minor: int, custom: dict[GroupVersionKind, dict[s
     if huge is not None:
         return [huge]
     gvk = GroupVersionKind(obj["apiVersion"], obj["kind"])
-    if custom and gvk in custom:
-        schema = custom[gvk]
-        validator = jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
-        return _errors(validator, obj, {}, gvk.kind)
-    definition = _catalog(minor).get(gvk)
-    if definition is None:
-        return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
-    validator, names = _builtin_validator(minor, definition)
-    return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
+    try:
+        if custom and gvk in custom:
+            validator = _Validator(custom[gvk], format_checker=_FORMATS)
+            return _errors(validator, obj, {}, gvk.kind)
+        definition = _catalog(minor).get(gvk)
+        if definition is None:
+            return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
+        validator, names = _builtin_validator(minor, definition)
+        return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
+    except RecursionError:   # jsonschema recurses a few frames per level (a CRD's schema is two levels a field)
+        return [_too_deep(obj)]
+
+
+def _too_deep(obj: Any) -> SchemaError:
+    """The deepest point of an object the validator could not follow, as the error's place."""
+    deepest: tuple[str | int, ...] = ()
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(obj, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > len(deepest):
+            deepest = path
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack += [(v, path + (k,)) for k, v in items]
+    return SchemaError(deepest, f"nested {len(deepest)} levels deep, deeper than podlife can check against the "
+                                "schema; expected fewer levels")
 
 
 def unknown_kind_message(gvk: GroupVersionKind, minor: int, custom: dict[GroupVersionKind, Any] | None) -> str:
@@ -383,19 +443,84 @@ def custom_schemas(crd: dict[str, Any]) -> dict[GroupVersionKind, dict[str, Any]
     return out
 
 
-def invalid_custom_schemas(crd: dict[str, Any]) -> list[tuple[int, str]]:
-    """(version index, problem) for each openAPIV3Schema that is not a usable schema (the apiextensions
-    validation refuses those CRDs)."""
+def invalid_custom_schemas(crd: dict[str, Any]) -> list[tuple[int, tuple[str | int, ...], str]]:
+    """(version index, path inside its openAPIV3Schema, problem) for each schema that is not usable (the
+    apiextensions validation refuses those CRDs)."""
     out = []
     for i, v in enumerate((crd.get("spec") or {}).get("versions") or ()):
         raw = ((v.get("schema") or {}).get("openAPIV3Schema")) if isinstance(v, dict) else None
         if raw is None:
             continue
+        bad = _bad_patterns(raw)
+        if bad:
+            out.append((i, *bad[0]))
+            continue
         try:
-            jsonschema.Draft202012Validator.check_schema(_structural(raw, top=True))
-        except jsonschema.SchemaError as e:
-            out.append((i, e.message))
+            problem = _schema_problem(_structural(raw, top=True))
+        except RecursionError:   # deeper than the YAML reader allows; reachable through the API server's JSON
+            problem = "nested too deeply for podlife to read; expected fewer levels"
+        if problem is not None:
+            out.append((i, (), problem))
     return out
+
+
+def _bad_patterns(raw: Any) -> list[tuple[tuple[str | int, ...], str]]:
+    """apiextensions validation.go validateValueValidation: each pattern must compile (regexp.Compile)."""
+    out = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(raw, ())]
+    while stack:
+        node, path = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        pattern = node.get("pattern")
+        problem = pattern_error(pattern) if isinstance(pattern, str) and pattern else None
+        if problem is not None:
+            out.append((path + ("pattern",), f"{json.dumps(pattern)} must be a valid regular expression, but "
+                                              f"isn't: {problem}"))
+        for key in ("properties", "patternProperties", "definitions"):
+            if isinstance(node.get(key), dict):
+                stack += [(v, path + (key, k)) for k, v in node[key].items()]
+        for key in ("items", "additionalProperties", "additionalItems", "not"):
+            sub = node.get(key)
+            stack += [(x, path + (key, j)) for j, x in enumerate(sub)] if isinstance(sub, list) else [(sub, path + (key,))]
+        for key in ("allOf", "anyOf", "oneOf"):
+            if isinstance(node.get(key), list):
+                stack += [(x, path + (key, j)) for j, x in enumerate(node[key])]
+    return sorted(out, key=lambda e: [str(p) for p in e[0]])
+
+
+_SUBSCHEMAS = ("properties", "items", "additionalProperties", "allOf", "anyOf", "oneOf")
+
+
+def _schema_problem(structural: dict[str, Any]) -> str | None:
+    """What makes a structural schema unusable, or None. The metaschema check recurses about ten frames per
+    level, so a schema nested a hundred levels deep (which upstream accepts) is checked node by node."""
+    try:
+        _Validator.check_schema(structural, format_checker=_SCHEMA_FORMATS)
+        return None
+    except jsonschema.SchemaError as e:
+        return e.message
+    except RecursionError:
+        pass
+    stack = [structural]
+    while stack:   # each node with its subschemas stubbed out; _structural made them all dicts or False
+        node = stack.pop()
+        shallow = {k: v for k, v in node.items() if k not in _SUBSCHEMAS}
+        for key in _SUBSCHEMAS:
+            sub = node.get(key)
+            if isinstance(sub, dict):
+                shallow[key] = {k: {} for k in sub} if key == "properties" else {}
+                stack += list(sub.values()) if key == "properties" else [sub]
+            elif isinstance(sub, list):
+                shallow[key] = [{} for _ in sub]
+                stack += sub
+            elif sub is not None:
+                shallow[key] = sub
+        try:
+            _Validator.check_schema(shallow, format_checker=_SCHEMA_FORMATS)
+        except jsonschema.SchemaError as e:
+            return e.message
+    return None
 
 
 _META = {"type": "object"}

@@ -2036,12 +2036,50 @@ def validate_lease(obj: Mapping) -> Errs:
 
 
 def validate_event(obj: Mapping) -> Errs:
-    """legacyValidateEvent: what the core/v1 events API checks.
+    """ValidateEventCreate (core/validation/events.go): legacyValidateEvent for every Event, and the strict
+    checks of events.k8s.io/v1 for one written in that version.
 
     Upstream does not require ``involvedObject`` (nor even metadata.name) for
     v1 Events; it checks that the involved object's namespace agrees with the
     event's, and the reporting fields of new-style events (eventTime set).
     """
+    if obj.get("apiVersion") in ("events.k8s.io/v1", "events.k8s.io/v1beta1"):
+        from podlife.apiserver.conversion import from_events_v1
+
+        # both share core.Event's internal field names (regarding → involvedObject, note → message, ...)
+        core = from_events_v1(dict(obj))
+        errs = _legacy_validate_event(core)
+        return errs + (_strict_event_errors(core) if obj["apiVersion"] == "events.k8s.io/v1" else [])
+    return _legacy_validate_event(obj)
+
+
+def _strict_event_errors(event: Mapping) -> Errs:
+    """The checks ValidateEventCreate adds for events.k8s.io/v1 and newer."""
+    errs = validate_object_meta(event.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    series = event.get("series")
+    if series is not None:  # validateV1EventSeries
+        series = _d(series)
+        if _int(series.get("count")) < 2:
+            errs.append(_invalid("series.count", "", "should be at least 2"))
+        if not series.get("lastObservedTime"):
+            errs.append(_required("series.lastObservedTime"))
+    if not event.get("eventTime"):
+        errs.append(_required("eventTime"))
+    if event.get("type") not in ("Normal", "Warning"):
+        errs.append(_invalid("type", "", f"has invalid value: {_s(event.get('type'))}"))
+    for key in ("firstTimestamp", "lastTimestamp"):
+        if event.get(key):
+            errs.append(_invalid(key, "", "needs to be unset"))
+    if _int(event.get("count")):
+        errs.append(_invalid("count", "", "needs to be unset"))
+    source = _d(event.get("source"))
+    if source.get("component") or source.get("host"):
+        errs.append(_invalid("source", "", "needs to be unset"))
+    return errs
+
+
+def _legacy_validate_event(obj: Mapping) -> Errs:
+    """legacyValidateEvent, on an Event in core/v1 field names."""
     meta, involved = _d(obj.get("metadata")), _d(obj.get("involvedObject"))
     ns, ins = meta.get("namespace") or "", involved.get("namespace") or ""
     errs: Errs = []

@@ -50,7 +50,7 @@ import copy
 import ipaddress
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -227,6 +227,27 @@ def _compose(text: str, file: str) -> list[yaml.Node]:
         loader.dispose()
 
 
+def _expanded_sizes(root: yaml.Node) -> dict[int, int]:
+    """How many values each node (by id) becomes once aliases are expanded, counted as _Builder.build counts
+    them (scalars, lists and mappings; not keys), capped just past MAX_YAML_VALUES. Iterative, each distinct
+    node once; a node inside itself (a recursive alias, refused by build) adds nothing to its own size."""
+    sizes: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        children = node.value if isinstance(node, yaml.SequenceNode) else \
+            [v for _, v in node.value] if isinstance(node, yaml.MappingNode) else []
+        if done:
+            sizes[id(node)] = min(1 + sum(sizes.get(id(c), 0) for c in children), MAX_YAML_VALUES + 1)
+            visiting.discard(id(node))
+        elif id(node) not in sizes and id(node) not in visiting:
+            visiting.add(id(node))
+            stack.append((node, True))
+            stack += [(c, False) for c in children if id(c) not in sizes and id(c) not in visiting]
+    return sizes
+
+
 class _Builder:
     """Turns YAML nodes into plain data, recording the line of each field path and the text of each scalar."""
 
@@ -242,9 +263,35 @@ class _Builder:
     def tree(self, node: yaml.Node) -> Any:
         """The whole document; nesting deeper than Python can follow is an error, not a crash."""
         try:
+            self._refuse_alias_bomb(node)
             return self.build(node, "")
         except RecursionError:
             raise self.fail(node, "", "nested too deeply; expected an ordinary document") from None
+
+    def _refuse_alias_bomb(self, root: yaml.Node) -> None:
+        """Refuse a document that expands to more than MAX_YAML_VALUES values before building any of it: the
+        expanded size of each distinct node is counted once (linear in the nodes the file holds), then the
+        walk in document order stops at the value build() would have stopped at, so the error names it."""
+        sizes = _expanded_sizes(root)
+        if sizes[id(root)] <= MAX_YAML_VALUES:
+            return
+        node, path, count = root, "", 1
+        while True:   # descend into the child that crosses the budget, skipping the whole ones before it
+            pairs = ([(_join(path, i), v) for i, v in enumerate(node.value)] if isinstance(node, yaml.SequenceNode)
+                     else [(_join(path, self._key(k, path)) if k.tag != _MERGE_TAG else path, v)
+                           for k, v in node.value] if isinstance(node, yaml.MappingNode) else [])
+            for child_path, child in pairs:
+                if count + sizes.get(id(child), 0) <= MAX_YAML_VALUES:
+                    count += sizes.get(id(child), 0)
+                    continue
+                node, path, count = child, child_path, count + 1
+                break
+            else:
+                break
+            if count > MAX_YAML_VALUES:
+                break
+        raise self.fail(node, path, f"more than {MAX_YAML_VALUES:,} values once YAML aliases are expanded; "
+                                    "expected a document of ordinary size")
 
     def build(self, node: yaml.Node, path: str) -> Any:
         if id(node) in self.active:
@@ -320,7 +367,11 @@ def read_text(file: str) -> str:
 def _read(file: str) -> str:
     """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte."""
     with open(file, "rb") as fh:
-        data = fh.read()
+        return decode_text(fh.read(), file)
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """UTF-8 ``data`` read from ``file`` (a path or <stdin>) as text, or a ScenarioError at the first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -378,6 +429,7 @@ class _Raw:
     def __init__(self, file: str, data: Any, lines: dict[str, int], texts: dict[str, str]):
         self.file, self.data, self.lines, self.texts = file, data, lines, texts
         self.origins: dict[str, str] = {}  # path → "--set" / "--seed" / …
+        self.sources: Mapping[str, str] = {}  # objectsFrom names whose text is given, not read ("<stdin>")
 
     def replace(self, segments: Sequence[str | int], value: Any, texts: dict[str, str], origin: str,
                 expr: str) -> None:
@@ -660,11 +712,14 @@ def _is_qualified_name(key: str) -> bool:
 
 def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_version: str | None = None,
                   seed: int | None = None, until: str | None = None,
-                  supported_faults: frozenset[str] | None = None, text: str | None = None) -> Scenario:
+                  supported_faults: frozenset[str] | None = None, text: str | None = None,
+                  sources: Mapping[str, str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raise ScenarioError on any invalid input.
 
     ``text``, when given, is the scenario itself (read from standard input, or wrapped around plain
     manifests); ``path`` then names it in messages and anchors relative ``objectsFrom`` paths.
+    ``sources`` gives the text of ``objectsFrom`` entries that are not files (plain manifests on standard
+    input are ``<stdin>``), read as files are: same YAML guards, errors with their own name and lines.
 
     ``overrides`` are ``PATH=VALUE`` strings (``--set``), applied in order to the raw YAML tree before
     validation; ``kubernetes_version``, ``seed`` and ``until`` then replace spec.kubernetesVersion/seed/until.
@@ -684,6 +739,7 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
     lines: dict[str, int] = {"": nodes[0].start_mark.line + 1}
     texts: dict[str, str] = {}
     raw = _Raw(path, _Builder(path, lines, texts).tree(nodes[0]), lines, texts)
+    raw.sources = sources or {}
     for expr in overrides:
         raw.apply_set(expr)
     if kubernetes_version is not None:  # v1.34 and 1.34.2 name the minor 1.34, for every command
@@ -1143,13 +1199,14 @@ def _objects(ck: _Check, inline: Any, files: Any) -> tuple[list[Manifest], _Pend
     for i, rel in enumerate(ck.sequence(files, "spec.objectsFrom")):
         path = f"spec.objectsFrom[{i}]"
         rel = ck.nonempty(rel, path, "a file path relative to the scenario")
-        _objects_file(ck, os.path.normpath(os.path.join(base, rel)), path, out, pending)
+        _objects_file(ck, rel if rel in ck.raw.sources else os.path.normpath(os.path.join(base, rel)), path, out,
+                      pending)
     return out, pending
 
 
 def _objects_file(ck: _Check, file: str, path: str, out: list[Manifest], pending: _Pending) -> None:
     try:
-        text = _read(file)
+        text = ck.raw.sources[file] if file in ck.raw.sources else _read(file)
     except OSError as exc:
         raise ck.error(path, f'cannot read "{file}": {exc.strerror or exc}') from None
     for node in _compose(text, file):
@@ -1178,9 +1235,9 @@ def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
     for c, obj, path in pending:
         if obj.get("kind") == "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, {})
-            for i, problem in schema.invalid_custom_schemas(obj):
-                raise c.error(_schema_path(path, ("spec", "versions", i, "schema", "openAPIV3Schema")),
-                              f"not a valid structural schema: {problem}")
+            for i, where, problem in schema.invalid_custom_schemas(obj):
+                field = _schema_path(path, ("spec", "versions", i, "schema", "openAPIV3Schema", *where))
+                raise c.error(field, problem if where else f"not a valid structural schema: {problem}")
             custom.update(schema.custom_schemas(obj))
     unmodelled: dict[tuple[str, str], list[tuple[_Check, str]]] = {}
     for c, obj, path in pending:
@@ -1260,13 +1317,20 @@ def _strict_one(ck: _Check, obj: dict[str, Any], path: str, minor: int,
 
 
 def _workload_size(ck: _Check, obj: dict[str, Any], path: str) -> None:
-    """Valid upstream up to int32, but no simulation of a billion pods ends: podlife's own limit, said plainly."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    for key in ("replicas", "parallelism", "completions"):
-        n = spec.get(key)
-        if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
-            raise ck.error(_join(_join(path, "spec"), key), f"{n:,} pods; podlife runs workloads of at most "
-                                                           f"{MAX_REPLICAS:,} pods")
+    """Valid upstream up to int32, but no simulation of a billion pods ends: podlife's own limit, said plainly.
+    ``obj`` is a manifest or a patch of one: a workload's replicas, a Job's (or CronJob's Job template's)
+    parallelism and completions, a HorizontalPodAutoscaler's replica bounds."""
+    for where in (("spec",), ("spec", "jobTemplate", "spec")):
+        spec: Any = obj
+        for seg in where:
+            spec = spec.get(seg) if isinstance(spec, dict) else None
+        if not isinstance(spec, dict):
+            continue
+        for key in ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas"):
+            n = spec.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
+                raise ck.error(_schema_path(path, where + (key,)), f"{n:,} pods; podlife runs workloads of at "
+                                                                  f"most {MAX_REPLICAS:,} pods")
 
 
 # ------------------------------------------------------------------------------------------------ actions
@@ -1337,6 +1401,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
                                  "strategicMergePatch (a strategic merge patch mapping)")
         action.strategic = given[0] == "strategicMergePatch"
         action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        _workload_size(ck, action.merge_patch, f"{path}.{given[0]}")
         if raw.get("subresource") is not None:
             action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
     elif verb == "join":
@@ -1374,7 +1439,7 @@ def _action_kind(ck: _Check, action: Action, path: str, kinds: dict[str, schema.
         raise ck.error(vpath, f'{served.kind} "{name}" has no scale subresource; expected a deployment, '
                               "replicaset, statefulset or replicationcontroller")
     if action.verb == "patch" and action.merge_patch is not None:
-        ppath = f"{path}.mergePatch"
+        ppath = f"{path}.{'strategicMergePatch' if action.strategic else 'mergePatch'}"
         if served.definition is not None:
             errors = schema.check_patch(action.merge_patch, served.definition, minor)
             if errors:
@@ -1437,7 +1502,8 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
                 elif old is not None:
                     new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
                                     merge_patch(old, {"spec": {"replicas": a.replicas}}))
-                    where = f"{path}.mergePatch" if a.verb == "patch" else f"{path}.replicas"
+                    where = f"{path}.{'strategicMergePatch' if a.strategic else 'mergePatch'}" \
+                        if a.verb == "patch" else f"{path}.replicas"
                     _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
                     known[k] = new
     finally:

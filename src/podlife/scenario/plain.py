@@ -1,8 +1,9 @@
 """``podlife run`` on plain Kubernetes manifests: a Scenario is wrapped around them.
 
 A file (or standard input) whose first document is not a podlife Scenario is read as manifests: they are
-created at t=0 and the ``--delete REF@TIME`` flags become delete actions. A file is referenced through
-``objectsFrom``, so errors in it keep their file and line.
+created at t=0 and the ``--delete REF@TIME`` flags become delete actions. The manifests are referenced
+through ``objectsFrom`` (standard input as the source ``<stdin>``), so they are read as any manifest file is
+and errors in them keep their file, line and field path.
 """
 
 from __future__ import annotations
@@ -47,14 +48,13 @@ def delete_actions(flags: tuple[str, ...], source: str) -> list[dict[str, str]]:
     return actions
 
 
-def wrap(path: str, text: str, actions: list[dict[str, str]]) -> str:
-    """The Scenario text around the manifests of ``path`` (``-``: ``text`` holds them)."""
+STDIN = "<stdin>"   # the source name of manifests read from standard input (load_scenario's ``sources``)
+
+
+def wrap(path: str, actions: list[dict[str, str]]) -> str:
+    """The Scenario text around the manifests of ``path`` (``-``: standard input, given as the source STDIN)."""
     name = re.sub(r"[^a-z0-9-]+", "-", os.path.splitext(os.path.basename(path))[0].lower()).strip("-")[:63]
-    spec: dict = {}
-    if path == "-":
-        spec["objects"] = [d for d in yaml.safe_load_all(text) if d is not None]
-    else:
-        spec["objectsFrom"] = [os.path.basename(path)]
+    spec: dict = {"objectsFrom": [STDIN if path == "-" else os.path.basename(path)]}
     if actions:
         spec["actions"] = actions
     return yaml.safe_dump({"apiVersion": API_VERSION, "kind": "Scenario",
