@@ -166,9 +166,10 @@ class Kubelet:
         self.node_status.reachable_since = self.kernel.now
         self.node_status.renewals_changed()
         self.resync()
-        # kubelet_node_status.go tryUpdateNodeStatus: the first update that gets through compares the kubelet's
-        # conditions with the Node in the API (Unknown, set by the node lifecycle controller) and patches
-        # Ready=True; podlife's node-status grid restarts at the heal, like the Lease renewals
+        # kubelet_node_status.go tryUpdateNodeStatus: the first update that gets through (the status loop's
+        # next tick, its grid kept through the partition) compares the kubelet's conditions with the Node in
+        # the API (Ready Unknown, set by the node lifecycle controller) and patches Ready=True, however recent
+        # lastStatusReportTime (nodeStatusHasChanged); the Lease renewals restart at the heal
         self.health.schedule_node_status()
 
     def resync(self) -> None:

@@ -56,7 +56,11 @@ def set_pressure_condition(kl: Kubelet, cond: Obj, now_ts: str) -> None:
 class NodeStatus:
     def __init__(self, kubelet: Kubelet) -> None:
         self.kl = kubelet
-        self.reachable_since = 0.0   # heartbeats run from here while the API is reachable
+        self.reachable_since = 0.0   # Lease renewals run from here while the API is reachable
+        # kubelet.go Run: go wait.JitterUntil(kl.syncNodeStatus, nodeStatusUpdateFrequency, 0.04, true, …) runs
+        # from the kubelet's start and on through a partition (its updates fail there, at once, as podlife's
+        # partition refuses calls), so the status grid is anchored here, not at a heal; jitter not modelled
+        self.status_since = 0.0
 
     @property
     def renew_interval(self) -> float:
@@ -141,8 +145,14 @@ class NodeStatus:
             "spec": {"holderIdentity": kl.node_spec.name, "leaseDurationSeconds": kl.config.nodeLeaseDurationSeconds,
                      "renewTime": kl.trace.micro_timestamp()},
         }, by="kubelet")
-        self.reachable_since = kl.kernel.now
+        self.reachable_since = self.status_since = kl.kernel.now
         kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
+
+    def status_tick(self, now: float, after: bool) -> float:
+        """The node-status grid's tick at or before ``now`` (``after``: at or after it)."""
+        f = self.kl.config.nodeStatusUpdateFrequency
+        k = (now - self.status_since) / f
+        return self.status_since + f * (math.ceil(k - 1e-9) if after else math.floor(k + 1e-9))
 
     def refresh_lease(self, lease: Obj) -> None:
         """Store materializer: the Lease as this kubelet's renewals have left it by now."""
@@ -159,7 +169,7 @@ class NodeStatus:
     def resume(self) -> None:
         """A kubelet starting on a registered node: it updates its Node and renews its Lease at once."""
         kl = self.kl
-        self.reachable_since = kl.kernel.now
+        self.reachable_since = self.status_since = kl.kernel.now
         kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
         kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)
 
@@ -169,10 +179,11 @@ class NodeStatus:
         kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)  # refreshed on read
         node = kl.store.try_get("Node", None, kl.node_spec.name)
         if node is not None and kl.running and kl.can_reach_api():
-            # status is posted every nodeStatusUpdateFrequency while reachable
-            f = kl.config.nodeStatusUpdateFrequency
-            k = math.floor((kl.kernel.now - self.reachable_since) / f + 1e-9)
-            posted = kl.trace.timestamp(self.reachable_since + k * f)
+            # status is posted every nodeStatusUpdateFrequency while reachable; a tick before the heal failed
+            tick = self.status_tick(kl.kernel.now, after=False)
+            if tick < self.reachable_since - 1e-9:
+                return
+            posted = kl.trace.timestamp(tick)
             new = clone(node)
             for c in new["status"]["conditions"]:
                 c["lastHeartbeatTime"] = posted
