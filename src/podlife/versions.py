@@ -285,6 +285,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "no conditions in PodDisruptionBudgetStatus"),
         Change(21, True, "policy/v1 (1.21): disruption.go updatePdbStatus sets DisruptionAllowed"),
     )),
+    Rule("pdb_unmanaged_pods", "a pod without a controller under a budget that needs its controllers' scale", (
+        Change(18, "error", "disruption.go getExpectedScale: NoControllerRef event, the sync fails (failSafe)"),
+        Change(22, "skipped", "PR #103414: unmanaged pods are left out of the expected count, logged only"),
+        Change(27, "event", "PR #115861: skipped, with an UnmanagedPods warning event on the budget"),
+    )),
     Rule("pdb_unhealthy_pod_eviction_policy", "spec.unhealthyPodEvictionPolicy is honoured by evictions", (
         Change(18, False, "not available; IfHealthyBudget behaviour (1.26: alpha, off, the field is dropped)"),
         Change(27, True, "pkg/features/kube_features.go: PDBUnhealthyPodEvictionPolicy beta, on by default in 1.27"),
