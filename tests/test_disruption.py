@@ -84,6 +84,29 @@ def test_drain_evicts_within_the_budget_and_retries_every_5_seconds(tmp_path):
                              "budget.")
     assert out[-1] == (32.0, "node/node-1 drained")
     assert sum(1 for _, m in out if m.endswith(" evicted")) == 3
+    # eviction.go: the 429 carries the budget's DisruptionBudget cause, from the status the eviction read: the
+    # first eviction's write left disruptionsAllowed 0 and currentHealthy 3 (the controller has not synced since)
+    refused = [(x["t"], x["code"], x["causes"]) for x in records(r, "api", verb="evict") if "error" in x]
+    cause = [{"type": "DisruptionBudget", "message": "The disruption budget web needs 2 healthy pods and has 3 "
+                                                     "currently"}]
+    assert refused == [(20.0, 429, cause), (20.0, 429, cause), (25.0, 429, cause)]
+
+
+def test_drain_grace_period_reaches_the_evicted_pods(tmp_path):
+    """--grace-period on the eviction path: the Eviction's DeleteOptions carry 3 s, which become the pods'
+    deletionGracePeriodSeconds instead of their own 30 s; the kubelet's SIGTERM allows 3 s and `sleep` (PID 1,
+    no handler) is killed at 23. The pods are removed at the relist after (24)."""
+    text = scenario(budget="maxUnavailable: 3", drain="    ignoreDaemonSets: true\n    gracePeriodSeconds: 3")
+    text = text.replace("terminationGracePeriodSeconds: 5", "terminationGracePeriodSeconds: 30") \
+        .replace("command: [nginx]", 'command: [sleep, "3600"]')
+    r = run_text(tmp_path, text)
+    evicted = [x["object"] for x in records(r, "api", verb="evict")]
+    assert len(evicted) == 3 and all(x.get("gracePeriodSeconds") == 3 for x in records(r, "api", verb="evict"))
+    for pod in evicted:
+        assert [(x["t"], x["gracePeriodSeconds"]) for x in records(r, "terminating", object=pod)] == [(20.0, 3)]
+        assert [(x["t"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal", object=pod)] == [
+            (20.0, "SIGTERM", 3), (23.0, "SIGKILL", None)]
+        assert [x["t"] for x in records(r, "deleted", object=pod)] == [24.0]
 
 
 @pytest.mark.parametrize("version, condition", [("1.25", False), ("1.26", True)])
@@ -127,6 +150,13 @@ def test_drain_refuses_bare_pods_and_daemonset_pods_without_their_flags(tmp_path
     assert warning.startswith("Warning: ignoring DaemonSet-managed Pods: default/agent-")
     assert warning.endswith("; deleting Pods that declare no controller: default/scratch")
     assert "Pod/default/scratch" in [x["object"] for x in records(r, "api", verb="evict")]
+    # the DaemonSet's pod on node-1 is left running: no eviction, no deletion
+    [agent] = [p for p in r.cluster.store.list("Pod", "default") if p["metadata"]["name"].startswith("agent-")
+               and p["spec"]["nodeName"] == "node-1"]
+    ref = f"Pod/default/{agent['metadata']['name']}"
+    assert ref not in [x["object"] for x in records(r, "api")
+                       if x["verb"] in ("evict", "delete")]
+    assert records(r, "terminating", object=ref) == [] and agent["status"]["phase"] == "Running"
 
 
 def test_drain_timeout(tmp_path):
