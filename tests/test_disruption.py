@@ -420,3 +420,15 @@ def test_disrupted_pod_entry_kept_at_120s_and_dropped_after(tmp_path):
     assert not_deleted == [(130.001, "Pod/default/bare",
                             "Pod was expected by PDB default/default to be deleted but it wasn't")]
     assert "disruptedPods" not in r.cluster.store.get("PodDisruptionBudget", "default", "db")["status"]
+
+
+@pytest.mark.parametrize("version, api, passed", [("1.21", "policy/v1", True), ("1.20", "policy/v1beta1", False)])
+def test_condition_expectation_on_a_budget_from_1_21(tmp_path, version, api, passed):
+    """DisruptionAllowed came with policy/v1 in 1.21 (updatePdbStatus); a 1.20 budget has no conditions, so the
+    same `condition` expectation fails there. Two ReplicaSet pods Ready at 1 s, minAvailable 1: 1 allowed."""
+    text = budgeted(version, RS, "minAvailable: 1").replace("policy/v1", api) + (
+        "  expect:\n    - object: poddisruptionbudget/db\n"
+        "      condition: {type: DisruptionAllowed, status: \"True\", reason: SufficientPods}\n      by: 5s\n")
+    r = run_text(tmp_path, text)
+    assert [v.passed for v in r.verdicts] == [passed]
+    assert r.cluster.store.get("PodDisruptionBudget", "default", "db")["status"]["disruptionsAllowed"] == 1

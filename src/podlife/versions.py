@@ -90,6 +90,11 @@ RULES: tuple[Rule, ...] = (
         Change(22, "spec-grace", "pod workers fall back to the pod's spec grace (issue #115819)"),
         Change(31, "one-second", "PR #124063: an explicit 0 becomes 1 s"),
     )),
+    Rule("terminal_phase_waits_for_containers", "a terminal phase reaches the API only once the containers stopped", (
+        Change(18, False, "status_manager.go mergePodStatus: the phase is written as generated"),
+        Change(24, True, "PR #108366: mergePodStatus keeps phase, reason and message while the pod could have "
+                         "running containers"),
+    )),
     Rule("terminal_phase_before_removal", "a deleted pod reaches Failed/Succeeded before it is removed", (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
