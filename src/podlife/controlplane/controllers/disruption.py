@@ -185,8 +185,10 @@ class DisruptionController:
         if kind == "ReplicaSet":
             dep_ref = next((r for r in owner["metadata"].get("ownerReferences") or ()
                             if r.get("controller") and r.get("kind") == "Deployment"), None)
-            if dep_ref is not None:
-                return self._controller_scale(dep_ref, ns)
+            dep = self.store.try_get("Deployment", ns, dep_ref.get("name", "")) if dep_ref else None
+            if dep is not None and dep["metadata"]["uid"] == dep_ref.get("uid", dep["metadata"]["uid"]):
+                return dep["metadata"]["uid"], int((dep.get("spec") or {}).get("replicas", 1))
+            # the Deployment is gone: getScaleController still reads the ReplicaSet's own scale
         return owner["metadata"]["uid"], int((owner.get("spec") or {}).get("replicas", 1))
 
     def _disrupted(self, pdb: Obj, pods: list[Obj], now: float) -> tuple[dict[str, str], float | None]:
