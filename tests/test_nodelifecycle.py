@@ -27,6 +27,7 @@ import pytest
 
 from podlife.controlplane.controllers import nodelifecycle
 from podlife.controlplane.controllers.nodelifecycle import NodeLifecycleController, late_call_at
+from podlife.kubelet.nodestatus import ensure_attempt
 from podlife.scenario.actions import apply_action
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import Result, build
@@ -235,6 +236,25 @@ def test_zero_toleration_deleted_at_once_and_ready_again_cancels(tmp_path):
     web_ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/web",
                                                          conditionType="Ready")]
     assert web_ready[-2:] == [(155.0, "False"), (162.0, "True")]
+    # the Lease controller's sync at 110 failed and went into backoffEnsureLease: attempts at 110, 110.2, 110.6,
+    # 111.4, 113, 116.2, 122.6, then every 7 s: 129.6, …, 157.6, 164.6, the first after the heal, renews; its
+    # grid runs from there: 194.6 is the last renewal by 200
+    assert r.cluster.store.get("Lease", "kube-node-lease", "node-1")["spec"]["renewTime"] == \
+        "2025-01-01T00:03:14.600000Z"
+
+
+def test_lease_backoff_attempts():
+    assert [ensure_attempt(110.0, t) for t in (110.0, 110.1, 113.0, 122.7, 162.0)] == [
+        110.0, 110.2, 113.0, 129.6, 164.6]
+
+
+def test_partition_no_renewal_saw_leaves_the_lease_grid(tmp_path):
+    # renewals at …, 100, 110: a partition from 101 to 105 fails no sync, so the grid goes on (200 by the end)
+    r = run_text(tmp_path, HEAL.replace("fault: {type: NetworkPartition, node: node-1, for: 62s}",
+                                        "fault: {type: NetworkPartition, node: node-1, for: 4s}").replace(
+                                            "at: 100s", "at: 101s"))
+    assert r.cluster.store.get("Lease", "kube-node-lease", "node-1")["spec"]["renewTime"] == \
+        "2025-01-01T00:03:20.000000Z"
 
 
 def test_node_that_never_posted_status_gets_the_startup_grace(tmp_path):
