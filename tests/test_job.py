@@ -357,7 +357,7 @@ def test_condition_expectations_on_a_job_across_the_1_31_boundary(tmp_path, vers
     """`condition` expectations on a Job, checked at exact times on both sides of the release that delays a
     Job's terminal condition; a FailureTarget never written on 1.30 and a Failed not there yet at 15 on 1.31
     fail."""
-    expect = "".join(f"    - object: job/j\n      condition: {{type: {t}, status: \"True\", reason: DeadlineExceeded}}\n"
-                     f"      at: {at}\n" for t, at, _ in expected)
+    expect = "".join(f"    - object: job/j\n      condition: {{type: {t}, status: \"True\", "
+                     f"reason: DeadlineExceeded}}\n      at: {at}\n" for t, at, _ in expected)
     r = run_text(tmp_path, JOB_DEADLINE + "  expect:\n" + expect, version=version)
     assert [v.passed for v in r.verdicts] == [ok for _, _, ok in expected]

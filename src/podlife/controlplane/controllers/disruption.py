@@ -267,4 +267,5 @@ def go_selector(sel: Obj) -> str:
     exprs = "".join(f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
                     f"Values:[{' '.join(e.get('values') or ())}],}},"
                     for e in sel.get("matchExpressions") or ())
-    return f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}"
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
