@@ -344,3 +344,20 @@ def test_suspend_is_dropped_before_its_beta(tmp_path):
     r = run_text(tmp_path, SUSPENDED.replace("VERSION", "1.21").split("  actions:")[0])
     assert [t for t, _ in _creates(r)] == [0.0, 0.0]
     assert any("spec.suspend: dropped" in w for w in r.scenario.warnings)
+
+
+@pytest.mark.parametrize("version, expected", [
+    # job_delay_terminal_condition (1.31, PR #125510 delayTerminalCondition):
+    # FailureTarget at the deadline (15), Failed when the pod is gone (21)
+    ("1.31", [("FailureTarget", "15s", True), ("Failed", "15s", False), ("Failed", "21s", True)]),
+    # 1.30: Failed at once at the deadline
+    ("1.30", [("FailureTarget", "15s", False), ("Failed", "15s", True)]),
+])
+def test_condition_expectations_on_a_job_across_the_1_31_boundary(tmp_path, version, expected):
+    """`condition` expectations on a Job, checked at exact times on both sides of the release that delays a
+    Job's terminal condition; a FailureTarget never written on 1.30 and a Failed not there yet at 15 on 1.31
+    fail."""
+    expect = "".join(f"    - object: job/j\n      condition: {{type: {t}, status: \"True\", "
+                     f"reason: DeadlineExceeded}}\n      at: {at}\n" for t, at, _ in expected)
+    r = run_text(tmp_path, JOB_DEADLINE + "  expect:\n" + expect, version=version)
+    assert [v.passed for v in r.verdicts] == [ok for _, _, ok in expected]

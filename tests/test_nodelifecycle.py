@@ -27,6 +27,7 @@ import pytest
 
 from podlife.controlplane.controllers import nodelifecycle
 from podlife.controlplane.controllers.nodelifecycle import NodeLifecycleController, late_call_at
+from podlife.kubelet.nodestatus import ensure_attempt
 from podlife.scenario.actions import apply_action
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import Result, build
@@ -207,31 +208,53 @@ spec:
 
 
 def test_zero_toleration_deleted_at_once_and_ready_again_cancels(tmp_path):
-    # the partition heals at 162: the kubelet renews its Lease and its first node status update that gets
-    # through (kubelet_node_status.go tryUpdateNodeStatus) finds Ready=Unknown in the API and posts Ready=True
-    # at once (podlife restarts the kubelet's status grid at the heal, as it does the Lease renewals)
+    # the partition heals at 162. The kubelet's node-status loop (kubelet.go Run: wait.JitterUntil(syncNodeStatus,
+    # nodeStatusUpdateFrequency 10 s, …)) kept its grid from the kubelet's start at 0 through the partition, its
+    # updates failing at 110, 120, …, 160; its first update that gets through is the tick at 170, which
+    # (kubelet_node_status.go tryUpdateNodeStatus) finds Ready=Unknown in the API and posts Ready=True
     r = run_text(tmp_path, HEAL)
-    # renewal at 100 → Unknown at 155 → NoExecute at 160
+    # renewal at 100 → Unknown at 155 (grace 50 s, pass at 155) → NoExecute at 160
     assert cond_times(r, "Node/node-1", "Ready")[1:] == [(155.0, "Unknown", "NodeStatusUnknown"),
-                                                        (162.0, "True", "KubeletReady")]
+                                                        (170.0, "True", "KubeletReady")]
     assert taints(r) == [(155.0, "node.kubernetes.io/unreachable", "NoSchedule", "added"),
                          (160.0, "node.kubernetes.io/unreachable", "NoExecute", "added"),
-                         # Ready again: NoSchedule goes with the Node update, NoExecute at the next pass
-                         (162.0, "node.kubernetes.io/unreachable", "NoSchedule", "removed"),
-                         (165.0, "node.kubernetes.io/unreachable", "NoExecute", "removed")]
-    # tolerationSeconds 0: deleted as the taint appears; web's deletion (due at 460) is cancelled
+                         # Ready again at 170: NoSchedule goes with the Node update; NoExecute at the pass at 170
+                         # (every 5 s), which runs after the kubelet's post of the same instant
+                         (170.0, "node.kubernetes.io/unreachable", "NoSchedule", "removed"),
+                         (170.0, "node.kubernetes.io/unreachable", "NoExecute", "removed")]
+    # tolerationSeconds 0: deleted as the taint appears; web's deletion (due at 460) is cancelled with the taint
     ev = [(e["t"], e["object"], e["message"]) for e in records(r, "event", reason="TaintManagerEviction")]
     assert ev == [(160.0, "Pod/default/strict", "Marking for deletion Pod default/strict"),
-                  (165.0, "Pod/default/web", "Cancelling deletion of Pod default/web")]
+                  (170.0, "Pod/default/web", "Cancelling deletion of Pod default/web")]
     assert [x["t"] for x in records(r, "terminating", object="Pod/default/strict")] == [160.0]
     # the kubelet sees the deletion once the partition heals (its relist at 162) and stops the pod
     assert records(r, "deleted", object="Pod/default/strict")[0]["t"] > 162.0
     assert records(r, "terminating", object="Pod/default/web") == []
-    # the kubelet's NodeReady event and its pod statuses pushed again: web is Ready again at the heal
-    assert [e["t"] for e in records(r, "event", object="Node/node-1", reason="NodeReady")] == [162.0]
+    # the kubelet's NodeReady event comes with its post at 170; its pod statuses are pushed again at the relist
+    # (162), so web is Ready again before its node is
+    assert [e["t"] for e in records(r, "event", object="Node/node-1", reason="NodeReady")] == [170.0]
     web_ready = [(x["t"], x["status"]) for x in records(r, "condition", object="Pod/default/web",
                                                          conditionType="Ready")]
     assert web_ready[-2:] == [(155.0, "False"), (162.0, "True")]
+    # the Lease controller's sync at 110 failed and went into backoffEnsureLease: attempts at 110, 110.2, 110.6,
+    # 111.4, 113, 116.2, 122.6, then every 7 s: 129.6, …, 157.6, 164.6, the first after the heal, renews; its
+    # grid runs from there: 194.6 is the last renewal by 200
+    assert r.cluster.store.get("Lease", "kube-node-lease", "node-1")["spec"]["renewTime"] == \
+        "2025-01-01T00:03:14.600000Z"
+
+
+def test_lease_backoff_attempts():
+    assert [ensure_attempt(110.0, t) for t in (110.0, 110.1, 113.0, 122.7, 162.0)] == [
+        110.0, 110.2, 113.0, 129.6, 164.6]
+
+
+def test_partition_no_renewal_saw_leaves_the_lease_grid(tmp_path):
+    # renewals at …, 100, 110: a partition from 101 to 105 fails no sync, so the grid goes on (200 by the end)
+    r = run_text(tmp_path, HEAL.replace("fault: {type: NetworkPartition, node: node-1, for: 62s}",
+                                        "fault: {type: NetworkPartition, node: node-1, for: 4s}").replace(
+                                            "at: 100s", "at: 101s"))
+    assert r.cluster.store.get("Lease", "kube-node-lease", "node-1")["spec"]["renewTime"] == \
+        "2025-01-01T00:03:20.000000Z"
 
 
 def test_node_that_never_posted_status_gets_the_startup_grace(tmp_path):
@@ -453,7 +476,7 @@ def test_healthy_nodes_cost_nothing(tmp_path, monkeypatch):
 
 def test_partition_shorter_than_toleration_evicts_nothing(tmp_path):
     """The default 300 s unreachable toleration outlives a 100 s partition: the node is Ready again at the heal
-    (160), both taints go (NoSchedule with the update, NoExecute at the pass at 160), the pending eviction of
+    (160, a tick of the kubelet's 10 s node-status grid from 0), both taints go (NoSchedule with the update, NoExecute at the pass at 160), the pending eviction of
     the pod (due at 120 + 300 = 420) is cancelled and no pod is deleted."""
     text = """
 apiVersion: podlife/v1alpha1

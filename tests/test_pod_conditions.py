@@ -118,12 +118,15 @@ spec:
 """
 
 
-@pytest.mark.parametrize("version, failed_at", [("1.34", 31.0), ("1.18", 20.0)])
+@pytest.mark.parametrize("version, failed_at", [("1.34", 31.0), ("1.24", 31.0), ("1.23", 20.0), ("1.22", 20.0),
+                                                ("1.21", 20.0), ("1.18", 20.0)])
 def test_active_deadline_seconds(tmp_path, version, failed_at):
     """pkg/kubelet/active_deadline.go: startTime is set at the first status (0); at 20 s the sync loop syncs
     the pod, ShouldEvict records DeadlineExceeded and the status turns Failed. The pod worker terminates it
     after the next relist (21) with the pod's 10 s grace; the shell as PID 1 ignores SIGTERM → SIGKILL at 31.
-    From 1.22 the Failed phase is written only once no container can still run (31); 1.18 writes it at 20."""
+    From 1.24 (PR #108366, CHANGELOG-1.24: mergePodStatus's couldHaveRunningContainers) the Failed phase is
+    written only once no container can still run (31); through 1.23 (the 1.22 pod-worker rewrite included) the
+    status manager writes it as generated, at 20."""
     r = run_text(tmp_path, DEADLINE, version=version)
     ev = [(x["t"], x["eventType"], x["message"]) for x in records(r, "event", object="Pod/default/p",
                                                                   reason="DeadlineExceeded")]

@@ -41,7 +41,7 @@ spec:
       selector: {matchLabels: {app: web}}
   actions:
   - at: 20s
-    evict: pod/web-7dd57c7855-fggt8
+    evict: pod/web-7dd57c7855-8zz49
 """
 
 
@@ -78,8 +78,11 @@ def test_a_record_completed_later_is_streamed_in_its_place(tmp_path):
     _run(str(tmp_path / "s.yaml"), "--quiet", "--report", str(tmp_path / "b.ndjson"))
     records = _json(tmp_path / "a.json")["records"]
     evict = [r for r in records if r["type"] == "api" and r["verb"] == "evict"]
-    assert evict == [{"t": 20.0, "type": "api", "verb": "evict", "object": "Pod/default/web-7dd57c7855-fggt8",
-                      "by": "kubectl", "error": "Cannot evict pod as it would violate the pod's disruption budget."}]
+    assert evict == [{"t": 20.0, "type": "api", "verb": "evict", "object": "Pod/default/web-7dd57c7855-8zz49",
+                      "by": "kubectl", "error": "Cannot evict pod as it would violate the pod's disruption budget.",
+                      "code": 429, "causes": [{"type": "DisruptionBudget",
+                                               "message": "The disruption budget web needs 2 healthy pods and has 2 "
+                                                          "currently"}]}]
     assert stream.read((tmp_path / "b.ndjson").read_bytes())["records"] == records
 
 

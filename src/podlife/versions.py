@@ -90,6 +90,11 @@ RULES: tuple[Rule, ...] = (
         Change(22, "spec-grace", "pod workers fall back to the pod's spec grace (issue #115819)"),
         Change(31, "one-second", "PR #124063: an explicit 0 becomes 1 s"),
     )),
+    Rule("terminal_phase_waits_for_containers", "a terminal phase reaches the API only once the containers stopped", (
+        Change(18, False, "status_manager.go mergePodStatus: the phase is written as generated"),
+        Change(24, True, "PR #108366: mergePodStatus keeps phase, reason and message while the pod could have "
+                         "running containers"),
+    )),
     Rule("terminal_phase_before_removal", "a deleted pod reaches Failed/Succeeded before it is removed", (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
@@ -284,6 +289,11 @@ RULES: tuple[Rule, ...] = (
     Rule("pdb_condition", "PodDisruptionBudget status carries the DisruptionAllowed condition", (
         Change(18, False, "no conditions in PodDisruptionBudgetStatus"),
         Change(21, True, "policy/v1 (1.21): disruption.go updatePdbStatus sets DisruptionAllowed"),
+    )),
+    Rule("pdb_unmanaged_pods", "a pod without a controller under a budget that needs its controllers' scale", (
+        Change(18, "error", "disruption.go getExpectedScale: NoControllerRef event, the sync fails (failSafe)"),
+        Change(22, "skipped", "PR #103414: unmanaged pods are left out of the expected count, logged only"),
+        Change(27, "event", "PR #115861: skipped, with an UnmanagedPods warning event on the budget"),
     )),
     Rule("pdb_unhealthy_pod_eviction_policy", "spec.unhealthyPodEvictionPolicy is honoured by evictions", (
         Change(18, False, "not available; IfHealthyBudget behaviour (1.26: alpha, off, the field is dropped)"),

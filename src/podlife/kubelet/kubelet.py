@@ -154,7 +154,8 @@ class Kubelet:
 
     def set_partitioned(self, partitioned: bool) -> None:
         """NetworkPartition: the kubelet cannot reach the API server; its containers keep running. On heal
-        it renews its lease at once, relists its pods and writes the statuses it could not write."""
+        it relists its pods and writes the statuses it could not write; its Lease controller renews at its next
+        backoff attempt (NodeStatus.healed)."""
         if partitioned == self.partitioned:
             return
         if partitioned:
@@ -163,12 +164,12 @@ class Kubelet:
             self.node_status.renewals_changed()
             return
         self.partitioned = False
-        self.node_status.reachable_since = self.kernel.now
-        self.node_status.renewals_changed()
+        self.node_status.healed()
         self.resync()
-        # kubelet_node_status.go tryUpdateNodeStatus: the first update that gets through compares the kubelet's
-        # conditions with the Node in the API (Unknown, set by the node lifecycle controller) and patches
-        # Ready=True; podlife's node-status grid restarts at the heal, like the Lease renewals
+        # kubelet_node_status.go tryUpdateNodeStatus: the first update that gets through (the status loop's
+        # next tick, its grid kept through the partition) compares the kubelet's conditions with the Node in
+        # the API (Ready Unknown, set by the node lifecycle controller) and patches Ready=True, however recent
+        # lastStatusReportTime (nodeStatusHasChanged)
         self.health.schedule_node_status()
 
     def resync(self) -> None:

@@ -17,6 +17,21 @@ if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
 
 LEASE_RENEW_FRACTION = 0.25  # renewInterval = 0.25 × leaseDuration (pkg/kubelet/kubelet.go)
+# component-helpers/apimachinery/lease/controller.go backoffEnsureLease: the sleep starts at 100 ms and doubles
+# before each wait, up to maxBackoff
+LEASE_FIRST_SLEEP = 0.1
+LEASE_MAX_BACKOFF = 7.0
+
+
+def ensure_attempt(origin: float, t: float) -> float:
+    """The first of backoffEnsureLease's attempts (origin, +0.2, +0.6, +1.4, … then every 7 s) at or after t."""
+    at, sleep = origin, LEASE_FIRST_SLEEP
+    while at < t - 1e-9:
+        sleep = min(2 * sleep, LEASE_MAX_BACKOFF)
+        if sleep == LEASE_MAX_BACKOFF:
+            return round(at + LEASE_MAX_BACKOFF * math.ceil((t - at) / LEASE_MAX_BACKOFF - 1e-9), 6)
+        at = round(at + sleep, 6)
+    return at
 
 READY_TRUE = ("KubeletReady", "kubelet is posting ready status")
 # kubelet_node_status.go updateDefaultLabels: the labels the kubelet owns on its Node
@@ -56,7 +71,14 @@ def set_pressure_condition(kl: Kubelet, cond: Obj, now_ts: str) -> None:
 class NodeStatus:
     def __init__(self, kubelet: Kubelet) -> None:
         self.kl = kubelet
-        self.reachable_since = 0.0   # heartbeats run from here while the API is reachable
+        self.reachable_since = 0.0   # Lease renewals run from here while the API is reachable
+        self.resume_at = 0.0         # ... and not before this (after a heal: backoffEnsureLease's next attempt)
+        self.backoff_from: float | None = None   # the failed sync that started backoffEnsureLease's attempts
+        self.api_since = 0.0         # the API reachable since (a heal)
+        # kubelet.go Run: go wait.JitterUntil(kl.syncNodeStatus, nodeStatusUpdateFrequency, 0.04, true, …) runs
+        # from the kubelet's start and on through a partition (its updates fail there, at once, as podlife's
+        # partition refuses calls), so the status grid is anchored here, not at a heal; jitter not modelled
+        self.status_since = 0.0
 
     @property
     def renew_interval(self) -> float:
@@ -65,7 +87,31 @@ class NodeStatus:
     def renewing(self) -> bool:
         """Read-only: whether the Lease renewals go on by themselves (the kubelet runs and reaches the API).
         The node lifecycle controller asks, so that it need not look at a healthy node's Lease every period."""
-        return self.kl.running and self.kl.can_reach_api()
+        return self.kl.running and self.kl.can_reach_api() and self.kl.kernel.now >= self.resume_at - 1e-9
+
+    def healed(self) -> None:
+        """The API is reachable again. lease/controller.go sync: a renewal that failed in the partition (the
+        partition's calls fail at once) left the controller in backoffEnsureLease, whose next attempt after the
+        heal renews the Lease and restarts the renewal grid there; a partition that no sync saw changes nothing."""
+        kl = self.kl
+        now = kl.kernel.now
+        self.api_since = now
+        if self.backoff_from is None:
+            last = kl.last_contact
+            first_sync = now if last is None else last + self.renew_interval
+            if first_sync >= now - 1e-9:
+                self.renewals_changed()
+                return
+            self.backoff_from = first_sync
+        self.resume_at = self.reachable_since = ensure_attempt(self.backoff_from, now)
+        kl.kernel.call_at(self.resume_at, self._renewed)
+
+    def _renewed(self) -> None:
+        kl = self.kl
+        if not kl.running or not kl.can_reach_api() or kl.kernel.now < self.resume_at - 1e-9:
+            return   # partitioned again (the attempts go on) or restarted
+        self.backoff_from = None
+        self.renewals_changed()
 
     def renewals_changed(self) -> None:
         """Renewals started or stopped (partition, heal, kubelet stop or start): tell the Lease's observers
@@ -76,7 +122,7 @@ class NodeStatus:
 
     def last_heartbeat(self, now: float) -> float | None:
         """When the lease was last renewed, as of ``now`` (None if never)."""
-        if not self.kl.running or not self.kl.can_reach_api():
+        if not self.renewing():
             return self.kl.last_contact
         k = math.floor((now - self.reachable_since) / self.renew_interval + 1e-9)
         return self.reachable_since + k * self.renew_interval
@@ -141,8 +187,21 @@ class NodeStatus:
             "spec": {"holderIdentity": kl.node_spec.name, "leaseDurationSeconds": kl.config.nodeLeaseDurationSeconds,
                      "renewTime": kl.trace.micro_timestamp()},
         }, by="kubelet")
-        self.reachable_since = kl.kernel.now
+        self._started()
         kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
+
+    def _started(self) -> None:
+        """A kubelet process starts: its status loop and Lease controller sync at once (a first renewal that
+        fails, partitioned, starts backoffEnsureLease there)."""
+        now = self.kl.kernel.now
+        self.reachable_since = self.status_since = self.resume_at = self.api_since = now
+        self.backoff_from = None if self.kl.can_reach_api() else now
+
+    def status_tick(self, now: float, after: bool) -> float:
+        """The node-status grid's tick at or before ``now`` (``after``: at or after it)."""
+        f = self.kl.config.nodeStatusUpdateFrequency
+        k = (now - self.status_since) / f
+        return self.status_since + f * (math.ceil(k - 1e-9) if after else math.floor(k + 1e-9))
 
     def refresh_lease(self, lease: Obj) -> None:
         """Store materializer: the Lease as this kubelet's renewals have left it by now."""
@@ -159,7 +218,7 @@ class NodeStatus:
     def resume(self) -> None:
         """A kubelet starting on a registered node: it updates its Node and renews its Lease at once."""
         kl = self.kl
-        self.reachable_since = kl.kernel.now
+        self._started()
         kl.store.add_materializer("Lease", "kube-node-lease", kl.node_spec.name, self.refresh_lease)
         kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)
 
@@ -169,10 +228,11 @@ class NodeStatus:
         kl.store.try_get("Lease", "kube-node-lease", kl.node_spec.name)  # refreshed on read
         node = kl.store.try_get("Node", None, kl.node_spec.name)
         if node is not None and kl.running and kl.can_reach_api():
-            # status is posted every nodeStatusUpdateFrequency while reachable
-            f = kl.config.nodeStatusUpdateFrequency
-            k = math.floor((kl.kernel.now - self.reachable_since) / f + 1e-9)
-            posted = kl.trace.timestamp(self.reachable_since + k * f)
+            # status is posted every nodeStatusUpdateFrequency while reachable; a tick before the heal failed
+            tick = self.status_tick(kl.kernel.now, after=False)
+            if tick < self.api_since - 1e-9:
+                return
+            posted = kl.trace.timestamp(tick)
             new = clone(node)
             for c in new["status"]["conditions"]:
                 c["lastHeartbeatTime"] = posted

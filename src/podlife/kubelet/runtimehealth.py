@@ -153,11 +153,7 @@ class RuntimeHealth:
         """The next node status update (every nodeStatusUpdateFrequency) carries the new Ready condition, and
         the pressure conditions the eviction manager reports (once per update however many changes ask)."""
         kl = self.kl
-        f = kl.config.nodeStatusUpdateFrequency
-        since = kl.node_status.reachable_since
-        now = kl.kernel.now
-        k = math.ceil((now - since) / f - 1e-9)
-        at = since + k * f
+        at = kl.node_status.status_tick(kl.kernel.now, after=True)
         if self._post_at == at:
             return
         self._post_at = at

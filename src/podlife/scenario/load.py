@@ -1662,7 +1662,7 @@ def _expectation(ck: _Check, value: Any, path: str, until: float | None,
     check = checks[0]
     kinds = _CHECK_KINDS[check]
     if kinds is not None and kind not in kinds:
-        needs = "a pod or node" if check == "condition" else ("a node" if kinds == _NODE_KINDS else "a pod")
+        needs = "a node" if kinds == _NODE_KINDS else "a pod"
         example = "node/NAME" if kinds == _NODE_KINDS else "pod/NAME"
         raise ck.error(f"{path}.{check}", f'needs {needs} object (e.g. object: {example}), got "{raw["object"]}"')
     exp = Expectation(object=f"{kind}/{name}", namespace=namespace, check=check,

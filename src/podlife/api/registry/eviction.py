@@ -43,6 +43,9 @@ def matching_budgets(store: Any, pod: Obj) -> list[Obj]:
     return out
 
 
+DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"   # policy/v1 DisruptionBudgetCause
+
+
 def too_many_requests(message: str, cause: str) -> errors.ApiError:
     """429 with the budget's DisruptionBudget cause (kept as ``detail``; kubectl prints only the message)."""
     err = errors.ApiError(429, "TooManyRequests", message)
@@ -52,7 +55,8 @@ def too_many_requests(message: str, cause: str) -> errors.ApiError:
 
 def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Any = None) -> None:
     """EvictionREST.Create; raises ApiError (404, 429, 500) as the API would answer. The request is traced as
-    an ``api`` record with verb evict (and its outcome as the delete that follows)."""
+    an ``api`` record with verb evict (and its outcome as the delete that follows); a refusal adds the
+    Status's message (``error``), its HTTP ``code`` and, for a budget's 429, its ``causes``."""
     with store.trace.hold():
         rec = store.trace.emit("api", verb="evict", object=f"Pod/{namespace}/{name}", by=by)
         if grace is not None:
@@ -61,6 +65,9 @@ def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, pro
             _evict(store, namespace, name, by, grace, profile)
         except errors.ApiError as e:
             rec["error"] = e.message
+            rec["code"] = e.code
+            if getattr(e, "detail", None):
+                rec["causes"] = [{"type": DISRUPTION_BUDGET_CAUSE, "message": e.detail}]  # type: ignore[attr-defined]
             raise
 
 

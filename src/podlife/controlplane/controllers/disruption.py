@@ -5,8 +5,10 @@ For each PodDisruptionBudget: the pods its selector matches; expectedPods and de
 (an integer: the pods found; a percentage: of the controllers' scale, rounded up) or maxUnavailable (always of
 the controllers' scale); currentHealthy counts Ready pods that are not being deleted and not in disruptedPods;
 disruptionsAllowed = max(currentHealthy - desiredHealthy, 0). disruptedPods entries (written by evictions) are
-dropped once the pod is deleted or after the 2 min DeletionTimeout. The DisruptionAllowed condition says
-SufficientPods or InsufficientPods. Syncs follow pod and budget changes at once.
+dropped once the pod is deleted or strictly after the 2 min DeletionTimeout (NotDeleted on the pod). The
+DisruptionAllowed condition says SufficientPods or InsufficientPods. A sync that fails (a pod whose controller
+has no scale subresource, or, before 1.22, no controller at all) sets disruptionsAllowed 0 and the condition
+False with reason SyncFailed (failSafe). Syncs follow pod and budget changes at once.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import math
 from typing import Any
 
 from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, clone, get_condition
+from podlife.api.events import EventRecorder
+from podlife.api.meta import Obj, clone, get_condition, plural
 from podlife.api.selectors import compiled
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import WorkQueue, parse_time
@@ -25,6 +28,11 @@ from podlife.versions import Profile
 
 COMPONENT = "disruption-controller"
 DELETION_TIMEOUT = 120.0
+# enqueuePdbForRecheck's timer fires at an entry's expectedDeletion; the sync it starts reads a clock that has
+# moved on (time.Before is then true). podlife's clock does not move by itself: the recheck runs this much later
+RECHECK_LAG = 0.001
+# the owners the finders know (disruption.go finders); their scale is spec.replicas
+SCALED_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet", "Deployment")
 
 Key = tuple[str, str]
 
@@ -38,6 +46,10 @@ def _int_or_percent(value: Any, total: int, round_up: bool) -> int:
     return int(value)
 
 
+class SyncFailed(Exception):
+    """trySync's error: the sync ends in failSafe."""
+
+
 class DisruptionController:
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         self.kernel = kernel
@@ -45,6 +57,7 @@ class DisruptionController:
         self.store = store
         self.profile = profile
         self.queue = WorkQueue(kernel, self.sync, sync=True)
+        self.events = EventRecorder(store, COMPONENT)
 
     def start(self) -> None:
         self.store.watch("PodDisruptionBudget", self._on_budget)
@@ -70,6 +83,13 @@ class DisruptionController:
         pdb = self.store.try_get("PodDisruptionBudget", *key)
         if pdb is None:
             return
+        try:
+            self._try_sync(key, pdb)
+        except SyncFailed as e:
+            self._fail_safe(pdb, str(e))
+
+    def _try_sync(self, key: Key, pdb: Obj) -> None:
+        """trySync."""
         spec = pdb.get("spec") or {}
         try:
             sel = compiled(spec.get("selector")) if spec.get("selector") else None
@@ -77,65 +97,104 @@ class DisruptionController:
             sel = None
         pods = [p for p in self.store.list("Pod", key[0])
                 if sel is not None and sel.matches(p["metadata"].get("labels") or {})]
-        expected, desired = self._expected(pdb, pods)
+        if not pods:
+            self.events.event(pdb, "Normal", "NoPods", "No matching pods found")
+        try:
+            expected, desired, unmanaged = self._expected(pdb, pods)
+        except SyncFailed as e:
+            self.events.event(pdb, "Warning", "CalculateExpectedPodCountFailed",
+                              f"Failed to calculate the number of expected pods: {e}")
+            raise
+        if unmanaged and self.profile.pdb_unmanaged_pods == "event":
+            self.events.event(pdb, "Warning", "UnmanagedPods",
+                              f"Pods selected by this PodDisruptionBudget (selector: {go_selector(spec['selector'])}) "
+                              "were found to be unmanaged. As a result, the status of the PDB cannot be calculated "
+                              "correctly, which may result in undefined behavior. To account for these pods please "
+                              'set ".spec.minAvailable" field of the PDB to an integer value.')
         now = self.kernel.now
         disrupted, recheck = self._disrupted(pdb, pods, now)
+        # countHealthyPods: a disrupted pod stops counting once DeletionTimeout has passed (time.After), so at
+        # exactly 120 s it counts while buildDisruptedPodMap still keeps its entry (time.Before)
         healthy = sum(1 for p in pods if not p["metadata"].get("deletionTimestamp")
-                      and p["metadata"]["name"] not in disrupted and self._ready(p))
+                      and not (p["metadata"]["name"] in disrupted
+                               and (parse_time(self.trace, disrupted[p["metadata"]["name"]]) or 0.0)
+                               + DELETION_TIMEOUT > now)
+                      and self._ready(p))
         allowed = max(healthy - desired, 0) if expected > 0 else 0
         self._update_status(pdb, healthy, desired, expected, allowed, disrupted)
         if recheck is not None:
-            self.queue.add_after(key, recheck)
+            self.queue.add_after(key, recheck + RECHECK_LAG)
 
     @staticmethod
     def _ready(pod: Obj) -> bool:
         c = get_condition(pod, "Ready")
         return c is not None and c.get("status") == "True"
 
-    def _expected(self, pdb: Obj, pods: list[Obj]) -> tuple[int, int]:
-        """getExpectedPodCount: (expectedCount, desiredHealthy); with neither field both stay 0 (no disruption
-        allowed), except that policy/v1beta1 defaults minAvailable to 1."""
+    def _expected(self, pdb: Obj, pods: list[Obj]) -> tuple[int, int, list[str]]:
+        """getExpectedPodCount: (expectedCount, desiredHealthy, unmanaged pods); with neither field both stay 0
+        (no disruption allowed), except that policy/v1beta1 defaults minAvailable to 1."""
         spec = pdb.get("spec") or {}
         if spec.get("maxUnavailable") is not None:
-            expected = self._scale(pods)
+            expected, unmanaged = self._scale(pdb, pods)
             unavailable = _int_or_percent(spec["maxUnavailable"], expected, round_up=True)
-            return expected, max(expected - unavailable, 0)
+            return expected, max(expected - unavailable, 0), unmanaged
         min_available = spec.get("minAvailable")
         if min_available is None:
             if pdb.get("apiVersion") != "policy/v1beta1":
-                return 0, 0
+                return 0, 0, []
             min_available = 1
         if isinstance(min_available, str) and min_available.endswith("%"):
-            expected = self._scale(pods)
-            return expected, _int_or_percent(min_available, expected, round_up=True)
-        return len(pods), int(min_available)
+            expected, unmanaged = self._scale(pdb, pods)
+            return expected, _int_or_percent(min_available, expected, round_up=True), unmanaged
+        return len(pods), int(min_available), []
 
-    def _scale(self, pods: list[Obj]) -> int:
+    def _scale(self, pdb: Obj, pods: list[Obj]) -> tuple[int, list[str]]:
         """getExpectedScale: the sum of the replicas of each distinct controller of the pods (Deployments through
-        their ReplicaSets); a pod without a controller makes the budget unusable (0 here)."""
-        seen: dict[tuple[str, str], int] = {}
+        their ReplicaSets). A pod without a controller is unmanaged (left out from 1.22; before, the sync
+        fails); a controller the finders do not know fails the sync: getScaleController finds no scale
+        subresource on it, or no object for a kind that has one."""
+        seen: dict[str, int] = {}
+        unmanaged: list[str] = []
         for pod in pods:
+            name = pod["metadata"]["name"]
             ref = next((r for r in pod["metadata"].get("ownerReferences") or () if r.get("controller")), None)
             if ref is None:
-                return 0
-            ns = pod["metadata"]["namespace"]
-            owner = self.store.try_get(ref.get("kind", ""), ns, ref.get("name", "")) \
-                if ref.get("kind") in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job") else None
-            if owner is None:
+                if self.profile.pdb_unmanaged_pods == "error":
+                    message = f'found no controller ref for pod "{name}"'
+                    self.events.event(pdb, "Warning", "NoControllerRef", message)
+                    raise SyncFailed(message)
+                unmanaged.append(name)
                 continue
-            if ref["kind"] == "ReplicaSet":
-                dep = next((r for r in owner["metadata"].get("ownerReferences") or ()
+            found = self._controller_scale(ref, pod["metadata"]["namespace"])
+            if found is None:
+                raise SyncFailed(f'found no controllers for pod "{name}"')
+            seen[found[0]] = found[1]
+        return sum(seen.values()), unmanaged
+
+    def _controller_scale(self, ref: Obj, ns: str) -> tuple[str, int] | None:
+        """The finders (getPodReplicationController, getPodDeployment, getPodReplicaSet, getPodStatefulSet,
+        getScaleController): (uid, replicas) of the pod's scalable controller, None if it is gone."""
+        kind = ref.get("kind", "")
+        group = (ref.get("apiVersion") or "").rpartition("/")[0]
+        if kind not in SCALED_KINDS:
+            resource = plural(kind) + (f".{group}" if group else "")
+            raise SyncFailed(f"{resource} does not implement the scale subresource")
+        owner = self.store.try_get(kind, ns, ref.get("name", ""))
+        if owner is None or owner["metadata"]["uid"] != ref.get("uid", owner["metadata"]["uid"]):
+            return None
+        if kind == "ReplicaSet":
+            dep_ref = next((r for r in owner["metadata"].get("ownerReferences") or ()
                             if r.get("controller") and r.get("kind") == "Deployment"), None)
-                if dep is not None:
-                    d = self.store.try_get("Deployment", ns, dep.get("name", ""))
-                    if d is not None:
-                        seen[("Deployment", d["metadata"]["uid"])] = int(d["spec"].get("replicas", 1))
-                        continue
-            seen[(ref["kind"], owner["metadata"]["uid"])] = int((owner.get("spec") or {}).get("replicas", 1))
-        return sum(seen.values())
+            dep = self.store.try_get("Deployment", ns, dep_ref.get("name", "")) if dep_ref else None
+            if dep is not None and dep["metadata"]["uid"] == dep_ref.get("uid", dep["metadata"]["uid"]):
+                return dep["metadata"]["uid"], int((dep.get("spec") or {}).get("replicas", 1))
+            # the Deployment is gone: getScaleController still reads the ReplicaSet's own scale
+        return owner["metadata"]["uid"], int((owner.get("spec") or {}).get("replicas", 1))
 
     def _disrupted(self, pdb: Obj, pods: list[Obj], now: float) -> tuple[dict[str, str], float | None]:
-        """buildDisruptedPodMap: entries stay while the pod exists undeleted and the eviction is recent."""
+        """buildDisruptedPodMap: an entry stays while its pod exists undeleted and its eviction is not older than
+        DeletionTimeout (kept at exactly 120 s: expectedDeletion.Before(now) is false); one that has timed out
+        goes with a NotDeleted event on the pod."""
         by_name = {p["metadata"]["name"]: p for p in pods}
         out: dict[str, str] = {}
         recheck = None
@@ -143,13 +202,38 @@ class DisruptionController:
             pod = by_name.get(name)
             if pod is None or pod["metadata"].get("deletionTimestamp"):
                 continue
-            since = now - (parse_time(self.trace, ts) or 0.0)
-            if since >= DELETION_TIMEOUT:
+            left = (parse_time(self.trace, ts) or 0.0) + DELETION_TIMEOUT - now
+            if left < 0:
+                # upstream's message names the budget's namespace twice (pdb.Namespace, pdb.Namespace)
+                ns = pdb["metadata"]["namespace"]
+                self.events.event(pod, "Warning", "NotDeleted",
+                                  f"Pod was expected by PDB {ns}/{ns} to be deleted but it wasn't")
                 continue
             out[name] = ts
-            left = DELETION_TIMEOUT - since
             recheck = left if recheck is None else min(recheck, left)
         return out, recheck
+
+    def _fail_safe(self, pdb: Obj, message: str) -> None:
+        """failSafe: disruptionsAllowed 0 and (from 1.21) DisruptionAllowed False, reason SyncFailed; the rest of
+        the status is left as it was (observedGeneration too)."""
+        new = clone(pdb)
+        st = new.setdefault("status", {})
+        st["disruptionsAllowed"] = 0
+        if self.profile.pdb_condition:
+            conds = st.setdefault("conditions", [])
+            prev = next((c for c in conds if c.get("type") == "DisruptionAllowed"), None)
+            cond = {"type": "DisruptionAllowed", "status": "False", "reason": "SyncFailed", "message": message,
+                    "observedGeneration": st.get("observedGeneration", 0),
+                    "lastTransitionTime": prev["lastTransitionTime"] if prev and prev.get("status") == "False"
+                    else self.trace.timestamp()}
+            # meta.SetStatusCondition: replaced in place, or appended
+            st["conditions"] = [cond if c is prev else c for c in conds] if prev else conds + [cond]
+        if new == pdb:
+            return
+        try:
+            self.store.update(new, by=COMPONENT, subresource="status")
+        except ApiError:
+            self.queue.add_rate_limited((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
 
     def _update_status(self, pdb: Obj, healthy: int, desired: int, expected: int, allowed: int,
                        disrupted: dict[str, str]) -> None:
@@ -175,3 +259,13 @@ class DisruptionController:
             self.store.update(new, by=COMPONENT, subresource="status")
         except ApiError:
             self.queue.add_rate_limited((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
+
+
+def go_selector(sel: Obj) -> str:
+    """%v of a *metav1.LabelSelector: its generated String() (labels sorted by key)."""
+    labels = "".join(f"{k}: {v}," for k, v in sorted((sel.get("matchLabels") or {}).items()))
+    exprs = "".join(f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+                    f"Values:[{' '.join(e.get('values') or ())}],}},"
+                    for e in sel.get("matchExpressions") or ())
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")

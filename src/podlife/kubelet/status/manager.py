@@ -112,8 +112,8 @@ class StatusManager:
         cached = self.statuses.get(uid)
         if cached is not None:
             version, status = cached
-            # podDeletionSafety.PodCouldHaveRunningContainers (1.22+): the pod worker has not stopped them all
-            could_run = kl.profile_modern_deletion() and not kl.pod_workers.is_terminated(uid)
+            # podDeletionSafety.PodCouldHaveRunningContainers (1.24+): the pod worker has not stopped them all
+            could_run = kl.profile.terminal_phase_waits_for_containers and not kl.pod_workers.is_terminated(uid)
             merged = self._merge(api.get("status", {}), status, could_run)
             if merged != api.get("status"):
                 new = {**api, "status": merged}   # the request body: the status subresource reads only its status
@@ -130,7 +130,7 @@ class StatusManager:
     def _merge(api_status: Obj, status: Obj, could_run: bool = False) -> Obj:
         """mergePodStatus: the kubelet's conditions replace the API's; others' conditions stay. DisruptionTarget,
         which the kubelet shares, is replaced or added only as the pod turns terminal with all its containers
-        stopped; while they may still run (``could_run``, 1.22+) a terminal phase, reason and message wait."""
+        stopped; while they may still run (``could_run``, 1.24+) a terminal phase, reason and message wait."""
         merged = dict(status)
         terminal = ("Failed", "Succeeded")
         to_terminal = api_status.get("phase") not in terminal and status.get("phase") in terminal
