@@ -35,8 +35,9 @@ def _timeline(page: str) -> dict:
 def test_seed_000_lanes_and_markers(tmp_path: Path) -> None:
     tl = _timeline(_page(tmp_path))
     lanes = [ln["lane"] for ln in tl["lanes"]]
-    assert lanes == ["node-1 · Ready", f"{POD} · pod", f"{POD} · {SIDECAR}", f"{POD} · {APP}",
-                     f"{POD} · {SIDECAR} hooks", f"{POD} · {APP} hooks"]
+    # the spec lists the sidecar (an app container on 1.18) first: each container is followed by its hooks
+    assert lanes == ["node-1 · Ready", f"{POD} · pod", f"{POD} · {SIDECAR}", f"{POD} · {SIDECAR} hooks",
+                     f"{POD} · {APP}", f"{POD} · {APP} hooks"]
     marks = {(m["lane"].split(" · ")[1], m["kind"], m["t"]) for m in tl["markers"]}
     # the delete at 6.408 (deletionTimestamp), the app's 2 s override at 12.542 then SIGKILL at 14.542,
     # the sidecar's -3 s override at 17.779, removal at 40.000 — the seed log's instants (test_seed_000.py)
@@ -53,6 +54,120 @@ def test_seed_000_lanes_and_markers(tmp_path: Path) -> None:
     # the app's process is gone at 14.542 but the kubelet reports it terminated only at 28.009
     exited = [s for s in tl["segments"] if s["lane"] == f"{POD} · {APP}" and s["state"] == "exited"]
     assert [(s["start"], s["end"]) for s in exited] == [(14.542, 28.009)]
+
+
+def _scenario_page(tmp_path: Path, text: str) -> tuple[dict, dict]:
+    """The timeline the page embeds and the trace report of a scenario given as text."""
+    src, out, trace = tmp_path / "s.yaml", tmp_path / "s.html", tmp_path / "s.json"
+    src.write_text(text, encoding="utf-8")
+    r = CliRunner().invoke(main, ["run", str(src), "--html", str(out), "--report", str(trace), "--quiet"])
+    assert r.exit_code == 0, r.output
+    return _timeline(out.read_text(encoding="utf-8")), json.loads(trace.read_text(encoding="utf-8"))
+
+
+SCENARIO = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: report}
+spec:
+  kubernetesVersion: "1.34"
+  until: UNTIL
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata: POD
+"""
+
+CRASH_LOOP = SCENARIO.replace("UNTIL", "2m").replace("POD", """{name: crash}
+      spec:
+        containers:
+          - {name: app, image: busybox:1.36, command: ["sh", "-c", "exit 1"]}""")
+
+FAILING_LIVENESS = SCENARIO.replace("UNTIL", "1m").replace("POD", """
+        name: live
+        annotations:
+          podlife/behavior: |
+            app: {failProbesAfterSeconds: 10}
+      spec:
+        containers:
+          - name: app
+            image: nginx:1.27
+            livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 5}""")
+
+
+def _on(tl: dict, lane_end: str, kind: str) -> list[dict]:
+    return [m for m in tl["markers"] if m["lane"].endswith(lane_end) and m["kind"] == kind]
+
+
+def test_crash_loop_restarts_and_back_offs(tmp_path: Path) -> None:
+    tl, rep = _scenario_page(tmp_path, CRASH_LOOP)
+    app = "default/crash · app"
+    # a restart marker wherever the runtime creates the container again (attempt 1, 2, …), whether or not the
+    # kubelet ever reported it running (it never does: it exits at once)
+    creates = [(r["t"], r["detail"].rsplit(" ", 1)[1]) for r in rep["records"]
+               if r["type"] == "runtime" and r["op"] == "create" and r.get("container") == "app"]
+    restarts = _on(tl, " · app", "restart")
+    assert [(m["t"], m["label"]) for m in restarts] == [(t, f"app: restart {n}") for t, n in creates[1:]]
+    assert len(restarts) == 4 and restarts[0]["t"] == 1.0   # the first restart is immediate: the relist at 1.0
+    assert '"op": "create"' in restarts[0]["record"]
+    # each BackOff Warning (on the container's lane: its fieldPath names it) opens a wait that the next restart
+    # ends; the status reports its length at that start: 10 s, doubling (kubelet backoff 10 s, max 300 s), the
+    # last still going at the end of the run
+    back_offs = _on(tl, " · app", "warning")
+    assert [m["label"] for m in back_offs] == ["BackOff"] * 4 and not _on(tl, " · pod", "warning")
+    waits = [(s["start"], s["end"], s["label"]) for s in tl["segments"] if s["state"] == "back-off"]
+    ends = [t for t, _ in creates[2:]] + [120.0]
+    assert waits == [(m["t"], e, f"app: {x}") for m, e, x in
+                     zip(back_offs, ends, ["back-off 10 s", "back-off 20 s", "back-off 40 s", "back-off"])]
+    assert all(s["lane"] == app and 'reason="BackOff"' in s["log"] for s in tl["segments"] if s["state"] == "back-off")
+    # the CrashLoopBackOff waiting state is labelled with the back-off its message names
+    clbo = [s["label"] for s in tl["segments"] if s["lane"] == app and "CrashLoopBackOff" in s["label"]]
+    assert clbo == ["app: waiting (CrashLoopBackOff, back-off 10 s)", "app: waiting (CrashLoopBackOff, back-off 20 s)",
+                    "app: waiting (CrashLoopBackOff, back-off 40 s)"]
+
+
+def test_failing_liveness_probe_on_the_container_lane(tmp_path: Path) -> None:
+    tl, _ = _scenario_page(tmp_path, FAILING_LIVENESS)
+    # probes fail from 10.1 s (started at 0.1); liveness ticks every 5 s, the third failure (failureThreshold 3)
+    # kills the container at 25 with the pod's 30 s grace; it exits at 25.1 and is started again at once; the
+    # new one fails from 35.2, so at 40, 45 and 50
+    unhealthy = _on(tl, " · app", "warning")
+    assert [m["t"] for m in unhealthy] == [15.0, 20.0, 25.0, 40.0, 45.0, 50.0]
+    assert all(m["detail"].startswith("Liveness probe failed: dial tcp") and 'reason="Unhealthy"' in m["log"]
+               and '"fieldPath": "spec.containers{app}"' in m["record"] for m in unhealthy)
+    assert not _on(tl, " · pod", "warning")
+    assert [(m["t"], m["detail"]) for m in _on(tl, " · app", "SIGTERM")] == [(25.0, "grace 30 s"), (50.0, "grace 30 s")]
+    assert "Killing container with a grace period" in _on(tl, " · app", "SIGTERM")[0]["log"]
+    assert [(m["t"], m["label"]) for m in _on(tl, " · app", "restart")] == [(25.1, "app: restart 1"),
+                                                                          (50.1, "app: restart 2")]
+    # bars carry their record and the upstream log line, as markers do
+    running = [s for s in tl["segments"] if s["lane"] == "default/live · app" and s["state"] == "running"]
+    assert [(s["start"], s["end"]) for s in running] == [(1.0, 25.0), (26.0, 50.0), (51.0, 60.0)]
+    assert '"state": "running"' in running[0]["record"]
+    assert '"Status for pod updated successfully" pod="default/live"' in running[0]["log"]
+
+
+def test_lanes_follow_the_pod_spec(tmp_path: Path) -> None:
+    # status lists app containers by name (kubelet SortedContainerStatuses) and each first appears there, so
+    # first-record order would put cache before web; the lanes follow the spec: init containers (the sidecar
+    # among them, in its place), then the app containers, each followed by its hooks
+    pod = SCENARIO.replace("UNTIL", "30s").replace("POD", """{name: ordered}
+      spec:
+        initContainers:
+          - {name: zz-setup, image: busybox:1.36, command: ["true"]}
+          - {name: migrate, image: busybox:1.36, command: ["true"]}
+          - name: proxy
+            image: envoy:1.30
+            restartPolicy: Always
+            lifecycle: {postStart: {exec: {command: ["true"]}}}
+        containers:
+          - name: web
+            image: nginx:1.27
+            lifecycle: {postStart: {exec: {command: ["true"]}}}
+          - {name: cache, image: redis:7}""")
+    tl, _ = _scenario_page(tmp_path, pod)
+    lanes = [ln["lane"].split(" · ")[1] for ln in tl["lanes"] if ln["object"] == "Pod/default/ordered"]
+    assert lanes == ["pod", "zz-setup", "migrate", "proxy", "proxy hooks", "web", "web hooks", "cache"]
 
 
 def test_same_report_same_bytes(tmp_path: Path) -> None:
