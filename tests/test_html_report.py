@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -168,6 +169,46 @@ def test_lanes_follow_the_pod_spec(tmp_path: Path) -> None:
     tl, _ = _scenario_page(tmp_path, pod)
     lanes = [ln["lane"].split(" · ")[1] for ln in tl["lanes"] if ln["object"] == "Pod/default/ordered"]
     assert lanes == ["pod", "zz-setup", "migrate", "proxy", "proxy hooks", "web", "web hooks", "cache"]
+
+
+def test_seed_004_node_lanes_and_verdicts(tmp_path: Path) -> None:
+    # examples/seed-004-node-notready-recreate.yaml: worker-0 is cut off at 65 s. The node lifecycle controller
+    # (every 5 s) marks it Unknown on the first look more than 50 s (nodeMonitorGracePeriod) after it last saw
+    # its Lease renewed, at 115 s (the example's expectation: after 105 s, by 125 s), the pods on it not ready in
+    # the same pass, and the NoSchedule taint follows the condition. The
+    # NoExecute taint comes on the next pass, 120 s (processTaintBaseEviction looks at the Ready condition
+    # observed before the pass updated it), and the taint eviction deletes the pods 300 s later (the
+    # DefaultTolerationSeconds toleration), at 420 s, with their 30 s grace
+    tl, rep = _scenario_page(tmp_path, Path("examples/seed-004-node-notready-recreate.yaml").read_text())
+    assert [ln["lane"] for ln in tl["lanes"] if ln["kind"] == "node"] == [
+        "worker-0 · Ready", "worker-0 · faults", "worker-1 · Ready", "worker-2 · Ready"]
+
+    def bars(lane: str) -> list[tuple]:
+        return [(s["start"], s["end"], s["label"], s["detail"]) for s in tl["segments"] if s["lane"] == lane]
+
+    assert bars("worker-0 · Ready") == [(0.0, 115.0, "Ready=True", "KubeletReady"),
+                                        (115.0, 600.0, "Ready=Unknown", "NodeStatusUnknown")]
+    assert bars("worker-1 · Ready") == bars("worker-2 · Ready") == [(0.0, 600.0, "Ready=True", "KubeletReady")]
+    assert bars("worker-0 · faults") == [(65.0, 600.0, "NetworkPartition", "{}")]
+    marks = {(m["lane"], m["t"], m["label"]) for m in tl["markers"]}
+    assert {("worker-0 · Ready", 115.0, "taint node.kubernetes.io/unreachable:NoSchedule added"),
+            ("worker-0 · Ready", 120.0, "taint node.kubernetes.io/unreachable:NoExecute added")} <= marks
+    assert {(f"worker-{i} · Ready", 0.0, "registered by kubelet") for i in range(3)} <= marks
+    agent = "default/agent · pod"
+    assert {(agent, 0.0, "created by kubectl"), (agent, 115.0, "Ready=False"),
+            (agent, 420.0, "DisruptionTarget=True"), (agent, 420.0, "deletionTimestamp set, grace 30 s")} <= marks
+    assert not [m for m in tl["markers"] if m["lane"] == agent and m["kind"] == "scheduled"]  # spec.nodeName
+    (db,) = [ln["object"] for ln in tl["lanes"] if ln["object"].startswith("Pod/default/db-") and ln["kind"] == "pod"]
+    db_marks = [(m["t"], m["label"]) for m in tl["markers"] if m["lane"] == f"{db[4:]} · pod"
+                and m["kind"] in ("created", "scheduled")]
+    assert db_marks == [(0.0, "created by replicaset-controller"), (0.0, "scheduled to worker-0")]
+    # the verdicts at the top, in the scenario's order, each with its detail
+    page = html.unescape((tmp_path / "s.html").read_text(encoding="utf-8"))
+    rows = re.findall(r"<tr class='(pass|fail)'><td>\\u2713</td><td>(.*?)</td><td>(.*?)</td></tr>", page)
+    assert [(d, x) for _, d, x in rows] == [(v["description"], v["detail"]) for v in rep["expectations"]]
+    assert len(rows) == 10 and {p for p, _, _ in rows} == {"pass"}
+    assert [x for _, _, x in rows if x.startswith("held at")] == ["held at 115s", "held at 120s", "held at 115s",
+                                                                    "held at 115s", "held at 420s"]
 
 
 def test_same_report_same_bytes(tmp_path: Path) -> None:

@@ -121,6 +121,8 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             if typ == "condition" and r["conditionType"] == "Ready":
                 state(lane(obj, "Ready", "node"), t, r["status"], f"Ready={r['status']}", r.get("reason") or "", r,
                       logs.near(t, "Ready", obj.split("/", 1)[1]))
+            elif typ == "api" and r["verb"] == "create":
+                mark(lane(obj, "Ready", "node"), t, "created", f"registered by {r['by']}", "", "", r)
             elif typ == "taint":
                 mark(lane(obj, "Ready", "node"), t, "taint", f"taint {r['key']}:{r['effect']} {r['op']}", "",
                      logs.near(t, r["key"]), r)
