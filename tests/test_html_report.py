@@ -234,15 +234,68 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # CI installs Chromium and sets PODLIFE_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
                     reason="Chromium is not installed (.ci/run installs it)")
-def test_renders_in_headless_chromium_without_script_errors(tmp_path: Path) -> None:
-    page = tmp_path / "r.html"
-    page.write_text(_page(tmp_path), encoding="utf-8")
+def _chromium_dom(tmp_path: Path, page: Path) -> str:
+    """The page's DOM once headless Chromium has run its scripts (10 s of virtual time)."""
     assert CHROMIUM is not None, "Chromium is required here"
-    dom = subprocess.run(
+    return subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120).stdout
+
+
+def test_renders_in_headless_chromium_without_script_errors(tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    page.write_text(_page(tmp_path), encoding="utf-8")
+    dom = _chromium_dom(tmp_path, page)
     head = dom[:dom.index("<head>")]
     assert 'data-podlife-rendered="1"' in head
     assert "data-podlife-error" not in head
+
+
+# Clicks as a mouse would: a pointer down and up on the plot's event area at the pixel of (t, lane), which
+# Bokeh's gesture handling turns into a tap, its TapTool into a selection and the page's callback into a
+# filter of the lanes; then a click of the "show every pod and node" button. Each step's lanes (the y range's
+# factors) are left on <html> for --dump-dom.
+CLICKS = """<script>
+(function go(n) {
+  const root = document.documentElement, doc = window.Bokeh && Bokeh.documents[0];
+  const plot = doc && doc.get_model_by_name("podlife-timeline"), view = plot && Bokeh.index.find_one(plot);
+  if (view == null || !view.canvas_view.events_el.isConnected) { if (n > 0) setTimeout(() => go(n - 1), 50); return; }
+  const steps = [["pod", 50, "default/agent · pod"], ["show-all"], ["node", 300, "worker-0 · faults"]];
+  const lanes = {};
+  (function step(i) {
+    if (i == steps.length) { root.dataset.lanes = JSON.stringify(lanes); return; }
+    const [what, t, lane] = steps[i];
+    if (what == "show-all") {
+      Bokeh.index.find_one(doc.get_model_by_name("podlife-timeline-show-all")).button_el.click();
+    } else {
+      const area = view.canvas_view.events_el, box = area.getBoundingClientRect();
+      const at = {clientX: box.left + view.frame.x_scale.compute(t), clientY: box.top + view.frame.y_scale.compute(lane),
+                  pointerId: 1, pointerType: "mouse", isPrimary: true, bubbles: true, composed: true, button: 0};
+      area.dispatchEvent(new PointerEvent("pointerdown", {...at, buttons: 1}));
+      area.dispatchEvent(new PointerEvent("pointerup", {...at, buttons: 0}));
+    }
+    setTimeout(() => { lanes[what] = [...plot.y_range.factors]; step(i + 1); }, 500);  // past a double tap
+  })(0);
+})(200);
+</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
+                    reason="Chromium is not installed (.ci/run installs it)")
+def test_clicking_a_pod_shows_only_its_lanes_in_headless_chromium(tmp_path: Path) -> None:
+    tl, _ = _scenario_page(tmp_path, Path("examples/seed-004-node-notready-recreate.yaml").read_text())
+    text = (tmp_path / "s.html").read_text(encoding="utf-8")
+    at = text.rindex("</body>")
+    page = tmp_path / "clicks.html"
+    page.write_text(text[:at] + CLICKS + text[at:], encoding="utf-8")
+    dom = _chromium_dom(tmp_path, page)
+    head = dom[:dom.index("<head>")]
+    assert "data-podlife-error" not in head
+    lanes = json.loads(html.unescape(re.search(r'data-lanes="(.*?)"', head).group(1)))
+    every = [ln["lane"] for ln in reversed(tl["lanes"])]   # the plot lists lanes bottom up
+    # the agent pod's phase bar at 50 s: its two lanes only; the button: all of them again; worker-0's
+    # partition bar at 300 s: the node's two lanes
+    assert lanes == {"pod": ["default/agent · agent", "default/agent · pod"], "show-all": every,
+                     "node": ["worker-0 · faults", "worker-0 · Ready"]}

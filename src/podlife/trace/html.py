@@ -282,8 +282,9 @@ def _legend() -> str:
 
 
 def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = None,
-                     title: str | None = None) -> tuple[Any, list[Any]]:
-    """The swim lanes of one run, and the widgets that go with them (the "show every pod" button)."""
+                     title: str | None = None, name: str = "podlife-timeline") -> tuple[Any, list[Any]]:
+    """The swim lanes of one run, and the widgets that go with them (the "show every pod" button). ``name``
+    names the figure and, suffixed ``-show-all``, the button, for scripts that drive the page."""
     from bokeh.models import Button, ColumnDataSource, CustomJS, FactorRange, HoverTool, TapTool
     from bokeh.plotting import figure
 
@@ -292,7 +293,8 @@ def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = 
     factors = list(reversed(names)) or ["(no pods)"]
     fig = figure(y_range=FactorRange(factors=factors), x_range=x_range or (0, max(tl["end"], 1.0)),
                  height=max(220, 26 * len(factors) + 90), sizing_mode="stretch_width", title=title,
-                 x_axis_label="seconds since start", tools="xpan,xwheel_zoom,reset,save", toolbar_location="above")
+                 x_axis_label="seconds since start", tools="xpan,xwheel_zoom,reset,save", toolbar_location="above",
+                 name=name)
     segs = tl["segments"]
     seg_src = ColumnDataSource({
         "lane": [s["lane"] for s in segs], "start": [s["start"] for s in segs], "end": [s["end"] for s in segs],
@@ -323,7 +325,7 @@ def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = 
         if (lanes.length) yr.factors = lanes;
     """)
     fig.add_tools(TapTool(renderers=[bars, dots], callback=pick))
-    reset = Button(label="show every pod and node", width=220)
+    reset = Button(label="show every pod and node", width=220, name=f"{name}-show-all")
     reset.js_on_event("button_click", CustomJS(args={"yr": fig.y_range, "all": factors},
                                                code="yr.factors = all;"))
     fig.ygrid.grid_line_color = None
@@ -370,8 +372,8 @@ def render_diff(a: dict[str, Any], b: dict[str, Any], label_a: str, label_b: str
     _restart_bokeh_ids()
     ta, tb = timeline(a), timeline(b)
     shared = Range1d(0, max(ta["end"], tb["end"], 1.0))
-    fa, wa = _timeline_figure(a, ta, shared, f"{label_a}")
-    fb, wb = _timeline_figure(b, tb, shared, f"{label_b}")
+    fa, wa = _timeline_figure(a, ta, shared, f"{label_a}", "podlife-timeline-a")
+    fb, wb = _timeline_figure(b, tb, shared, f"{label_b}", "podlife-timeline-b")
     text = "<pre style='font-size:12px'>" + html.escape("\n".join(lines)) + "</pre>"
     layout = column(Div(text=text, sizing_mode="stretch_width"), *wa, fa, *wb, fb, sizing_mode="stretch_width")
     return _page(layout, f"podlife diff: {a['scenario']}", json.dumps(a["records"]) + json.dumps(b["records"]),
