@@ -27,6 +27,13 @@ def _page(tmp_path: Path) -> str:
     return out.read_text(encoding="utf-8")
 
 
+def _report(tmp_path: Path) -> str:
+    out = tmp_path / "r.json"
+    r = CliRunner().invoke(main, ["run", SEED, "--report", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    return out.read_text(encoding="utf-8")
+
+
 def _timeline(page: str) -> dict:
     m = re.search(r"<script type='application/json' id='podlife-timeline'>(.*?)</script>", page, re.S)
     assert m
@@ -52,6 +59,13 @@ def test_seed_000_lanes_and_markers(tmp_path: Path) -> None:
     # the sidecar's preStop runs twice (6.408-9.475 and again 14.712-17.779), the app's once (9.475-12.542)
     assert hooks == [(f"{SIDECAR} hooks", 6.408, 9.475), (f"{SIDECAR} hooks", 14.712, 17.779),
                      (f"{APP} hooks", 9.475, 12.542)]
+    # each hook bar's log line is the kubelet's for that container (it names the runtime's id): at 9.475 the
+    # sidecar's hook completes and the app's starts
+    ids = {r["container"]: r["detail"].split()[0] for r in json.loads(_report(tmp_path))["records"]
+           if r["type"] == "runtime" and r["op"] == "create"}
+    for seg in (s for s in tl["segments"] if s["state"] == "preStop"):
+        who = SIDECAR if SIDECAR in seg["lane"] else APP
+        assert seg["log"].endswith(f'Running preStop hook for container "{ids[who]}"'), seg["log"]
     # the app's process is gone at 14.542 but the kubelet reports it terminated only at 28.009
     exited = [s for s in tl["segments"] if s["lane"] == f"{POD} · {APP}" and s["state"] == "exited"]
     assert [(s["start"], s["end"]) for s in exited] == [(14.542, 28.009)]

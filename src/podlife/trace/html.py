@@ -44,6 +44,13 @@ class _Logs:
                 return f"{r['file']}:{r['line']}] {r['message']}"
         return ""
 
+    def status(self, t: float, pod: str) -> str:
+        """The kubelet's "Status for pod updated successfully" line of this pod (``Pod/ns/name``) at ``t``,
+        structured (pod="ns/name") or legacy ("name_ns(uid)")."""
+        ns, name = pod.split("/")[1:]
+        return (self.near(t, "Status for pod", f'"{ns}/{name}"')
+                or self.near(t, "Status for pod", f'"{name}_{ns}('))
+
 
 _FIELD_PATH = re.compile(r"spec\.(?:initContainers|containers|ephemeralContainers)\{(.+)\}\Z")
 _BACK_OFF = re.compile(r"back-off (\S+) restarting failed container")
@@ -75,6 +82,7 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
     hooks: dict[tuple[str, str], dict[str, Any]] = {}
     back_offs: dict[str, dict[str, Any]] = {}    # container lane → the back-off wait still open
     waited: dict[str, dict[str, Any]] = {}       # container lane → the back-off wait that ended last
+    ids: dict[tuple[str, str], str] = {}         # (pod, container) → the runtime's id of its newest instance
 
     def lane(obj: str, what: str, kind: str) -> str:
         name = _lane(obj, what)
@@ -132,9 +140,8 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
         name = obj.rsplit("/", 1)[1]
         pod_lane = lane(obj, "pod", "pod")
         c = r.get("container")
-        status_log = logs.near(t, "Status for pod", name)
         if typ == "phase":
-            state(pod_lane, t, r["to"], f"phase {r['to']}", f"from {r['from'] or '-'}", r, status_log)
+            state(pod_lane, t, r["to"], f"phase {r['to']}", f"from {r['from'] or '-'}", r, logs.status(t, obj))
         elif typ == "api" and r["verb"] == "create":
             spec_order.setdefault(obj, list(r.get("initContainers") or ()) + list(r.get("containers") or ()))
             mark(pod_lane, t, "created", f"created by {r['by']}", "", "", r)
@@ -169,13 +176,15 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             bits = [x for x in (r.get("reason"), None if r.get("exitCode") is None else f"exit {r['exitCode']}",
                                 _back_off(r.get("message"))) if x]
             state(ln, t, r["state"], f"{c}: {r['state']}" + (f" ({', '.join(bits)})" if bits else ""),
-                  f"restarts {r.get('restartCount', 0)}", r, status_log)
+                  f"restarts {r.get('restartCount', 0)}", r, logs.status(t, obj))
             # the status reports the back-off the kubelet computed when it held the start back: while it waits
             # (a retried sync) or, when the retry comes at the back-off's expiry, as it starts the container
             wait = back_offs.get(ln) or (waited[ln] if ln in waited and waited[ln]["end"] == t else None)
             if wait is not None and _back_off(r.get("message")):
                 wait["label"] = f"{c}: {_back_off(r.get('message'))}"
         elif typ == "runtime" and c and r["op"] == "create":
+            # "docker://<id> attempt N": the kubelet's log lines name the container by this id
+            ids[(obj, c)] = (r.get("detail") or "").split(" ")[0].split("://")[-1]
             attempt = re.search(r"attempt (\d+)", r.get("detail") or "")
             if attempt and int(attempt.group(1)) > 0:
                 ln = lane(obj, c, "container")
@@ -187,7 +196,7 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             if r["phase"] == "started":
                 hooks[key] = {"lane": lane(obj, f"{c} hooks", "hook"), "start": t, "end": end,
                               "state": r["hook"], "label": f"{c}: {r['hook']} hook", "detail": "running",
-                              "colour": COLOURS[r["hook"]], "log": logs.near(t, r["hook"], c), "record": _record(r)}
+                              "colour": COLOURS[r["hook"]], "log": logs.near(t, r["hook"], ids.get(key, c)), "record": _record(r)}
             elif key in hooks:
                 seg = hooks.pop(key)
                 seg["end"], seg["detail"] = t, r["phase"]
@@ -201,7 +210,7 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             grace = f"grace {r['timeoutSeconds']} s" if "timeoutSeconds" in r else ""
             # the stop signal (SIGTERM unless lifecycle.stopSignal) opens the shutdown; SIGKILL ends it
             kind = "SIGKILL" if r["signal"] == "SIGKILL" else "SIGTERM"
-            log = logs.near(t, "Killing container") or logs.near(t, "ill")
+            log = logs.near(t, "illing container", ids.get((obj, c), c)) or logs.near(t, "ill")
             mark(ln, t, kind, f"{c}: {r['signal']}", grace, log, r)
             if kind == "SIGTERM" and open_state.get(ln, {}).get("state") == "running":
                 state(ln, t, "terminating", f"{c}: terminating", grace, r, log)
