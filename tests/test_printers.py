@@ -105,7 +105,22 @@ def test_run_prints_pod_tables_at_instants() -> None:
                                   "kirovpre-krds-sf-f3dec-0 2/2 Running 0 5s node-1"]
     i = lines.index("pods at 8s")
     assert lines[i + 2] == "kirovpre-krds-sf-f3dec-0 2/2 Terminating 0 8s node-1"
-    assert "pods at 21.468s: none" in lines
+    assert "pods at 21.468s (end): none" in lines
+
+
+@pytest.mark.parametrize("at", ["40s", "1m"])
+def test_an_instant_at_or_after_the_end_is_the_end_table(at: str) -> None:
+    from click.testing import CliRunner
+
+    from podlife.cli import main
+
+    # seed 000 runs until nothing is left to happen: the pod is removed at 40 s (test_seed_000.py). Asking for a
+    # table at 40 s or later neither prints a second table for the same state nor keeps the run going to 60 s
+    r = CliRunner().invoke(main, ["run", "examples/seed-000-sidecar-graceful-exit.yaml", "--at", at])
+    assert r.exit_code == 0, r.output
+    lines = [" ".join(x.split()) for x in r.output.splitlines()]
+    assert "sidecar-graceful-exit (Kubernetes 1.18, seed 0, 40s simulated)" in lines
+    assert [x for x in lines if x.startswith("pods at")] == ["pods at 40s (end): none"]
 
 
 def test_report_carries_the_pod_tables():

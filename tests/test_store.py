@@ -861,7 +861,8 @@ def test_trace_records_of_a_pod_life():
     store.delete("Pod", "default", "web", by="kubelet", options=DeleteOptions(grace_period_seconds=0, uid=uid))
     got = [{k: v for k, v in r.items()} for r in store.trace.records if r.get("object") == POD_REF]
     assert got == [
-        {"t": 0.0, "type": "api", "verb": "create", "object": POD_REF, "by": "kubectl"},
+        {"t": 0.0, "type": "api", "verb": "create", "object": POD_REF, "by": "kubectl", "initContainers": [],
+         "containers": ["app"]},
         {"t": 0.0, "type": "phase", "object": POD_REF, "from": None, "to": "Pending"},
         {"t": 1.0, "type": "api", "verb": "bind", "object": POD_REF, "by": "default-scheduler", "node": "n1"},
         {"t": 1.0, "type": "condition", "object": POD_REF, "conditionType": "PodScheduled", "status": "True",

@@ -39,7 +39,8 @@ class EventRecorder:
         source = {"component": self.component, **({"host": self.host} if self.host else {})}
         involved_ref = ref(obj)
         trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                   source=self.component + (f"/{self.host}" if self.host else ""))
+                   source=self.component + (f"/{self.host}" if self.host else ""),
+                   **({"fieldPath": field_path} if field_path else {}))
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"

@@ -24,8 +24,9 @@ def _containers(obj: Obj | None) -> dict[str, tuple[Any, ...]]:
             state = cs.get("state") or {}
             name = next(iter(state), "waiting")
             detail = state.get(name) or {}
+            # a waiting state's message says what it waits for (CrashLoopBackOff: "back-off 20s restarting ...")
             out[cs["name"]] = (name, detail.get("reason"), detail.get("exitCode") if name == "terminated" else None,
-                               cs.get("restartCount", 0))
+                               cs.get("restartCount", 0), detail.get("message") if name == "waiting" else None)
     return out
 
 
@@ -57,9 +58,12 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         ocs = _containers(old)
         for name, cur in _containers(new).items():
             if ocs.get(name) != cur:
-                state, reason, code, restarts = cur
-                out.append({"type": "container", "object": r, "container": name, "state": state,
-                            "reason": reason, "exitCode": code, "restartCount": restarts})
+                state, reason, code, restarts, message = cur
+                rec = {"type": "container", "object": r, "container": name, "state": state,
+                       "reason": reason, "exitCode": code, "restartCount": restarts}
+                if message:
+                    rec["message"] = message
+                out.append(rec)
     else:
         before, after = _taints(old), _taints(new)
         for key, effect in after:

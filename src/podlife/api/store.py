@@ -705,6 +705,11 @@ class Store:
                 rec["subresource"] = subresource
             if extra:
                 rec.update(extra)
+            if kind == "Pod" and old is None:
+                # the pod's containers in spec order, so a reader of the trace can lay them out as the pod has them
+                spec = new.get("spec") or {}
+                rec["initContainers"] = [c["name"] for c in spec.get("initContainers") or ()]
+                rec["containers"] = [c["name"] for c in spec.get("containers") or ()]
             self.trace.emit("api", **rec)
         for r in status_records(kind, old, new):
             self.trace.emit(r.pop("type"), **r)

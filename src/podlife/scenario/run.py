@@ -142,14 +142,22 @@ def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace
     for a in sc.actions:
         cluster.kernel.call_at(a.at, lambda a=a: apply_action(cluster, a))
     tables: list[tuple[float, list[dict[str, Any]]]] = []
-    for t in sorted(set(pods_at or [])):
-        cluster.kernel.call_at(t + _AFTER_INSTANT, lambda t=t: tables.append((t, pod_table(cluster, t))))
+    instants = sorted(set(pods_at or []))
     kernel = cluster.kernel
     if sc.until is not None:
+        # an instant at or past ``until`` never comes: the end's table stands for it
+        for t in instants:
+            kernel.call_at(t + _AFTER_INSTANT, lambda t=t: tables.append((t, pod_table(cluster, t))))
         kernel.run(until=sc.until)
         end = sc.until
     else:
-        while kernel.next_live() <= MAX_SECONDS:
+        # a run without ``until`` ends when nothing is left to happen, so the tables are taken between events
+        # rather than scheduled (a scheduled one would keep the run going to its instant); an instant at or after
+        # the last event is the end, whose table comes below
+        while (due := kernel.next_live()) <= MAX_SECONDS:
+            while instants and instants[0] < due:
+                t = instants.pop(0)
+                tables.append((t, pod_table(cluster, t)))
             kernel.step()
         end = kernel.now if kernel.idle() else MAX_SECONDS
     cluster.materialize()

@@ -71,12 +71,12 @@ def failed_actions(records: Iterable[dict[str, Any]]) -> list[str]:
             for r in records if r["type"] == "action" and "error" in r]
 
 
-def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]], end: float) -> None:
-    """kubectl-style `get pods` tables at the chosen instants and at the end."""
+def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]]) -> None:
+    """kubectl-style `get pods` tables at the chosen instants and, last, at the end."""
     from podlife.printers import COLUMNS
 
-    for t, rows in tables:
-        title = f"pods at {t:g}s" + (" (end)" if t == end else "")
+    for i, (t, rows) in enumerate(tables):
+        title = f"pods at {t:g}s" + (" (end)" if i == len(tables) - 1 else "")
         if not rows:
             console.print(Text(f"{title}: none", style="bold"))
             continue
@@ -100,7 +100,7 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
         if report.get("figures") is not None:
             figures(report["figures"], console)
         if tables:
-            pod_tables(console, tables, report["endSeconds"])
+            pod_tables(console, tables)
         _assumptions(report.get("assumptions") or [], console)
     refused = failed_actions(report["records"])
     if refused:
