@@ -113,8 +113,10 @@ def _python_client(args: tuple[str, str, int, int, float, int]) -> tuple[list[fl
     base, what, pods, clients, seconds, seed = args
     rnd = random.Random(seed)
     cpu = time.process_time()
-    lat, errors, rate = asyncio.run(load(lambda: base + PATHS[what].format(n=rnd.randrange(pods), k=rnd.randrange(SHARDS)),
-                                         clients, seconds))
+
+    def url() -> str:
+        return base + PATHS[what].format(n=rnd.randrange(pods), k=rnd.randrange(SHARDS))
+    lat, errors, rate = asyncio.run(load(url, clients, seconds))
     return lat, errors, rate, time.process_time() - cpu
 
 

@@ -162,7 +162,8 @@ def test_a_fault_for_a_duration_heals_at_its_end_and_trace_follows(live_factory)
     follow = subprocess.Popen([*PODLIFE, "trace", "--kubeconfig", live.kubeconfig], stdout=subprocess.PIPE,
                               text=True)
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in follow.stdout], daemon=True).start()  # type: ignore[union-attr]
+    assert follow.stdout is not None
+    threading.Thread(target=lambda: [lines.put(line) for line in follow.stdout], daemon=True).start()
     try:
         live.advance("10s")
         fault = live.podlife("fault", "MemoryUsage", "--node", "node-2", "--value", "32Gi", "--for", "30s")

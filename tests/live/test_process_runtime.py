@@ -145,7 +145,7 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
         kind: Pod
         metadata: {{name: graceful}}
         spec:
-          terminationGracePeriodSeconds: 10
+          terminationGracePeriodSeconds: 30
           containers:
           - name: app
             image: python:3
@@ -162,7 +162,9 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
     seen = marks.read_text().split()
     assert seen[0::2] == ["preStop", "SIGTERM"], seen       # the hook first, then the signal
     assert float(seen[1]) <= float(seen[3])
-    assert took < 5, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    # it exited at its SIGTERM, long before the grace period ended in a SIGKILL
+    assert took < 20, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    assert [r["signal"] for r in cluster.records("signal", "graceful")] == ["SIGTERM"]
     assert [r["detail"] for r in cluster.records("runtime", "graceful", op="exit")] == ["exitCode 0"]
     hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "graceful")]
     assert hooks == [("preStop", "started"), ("preStop", "completed")]
