@@ -435,6 +435,7 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
 
 
 def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_path: Path) -> None:
+    (tmp_path / "only-here").touch()
     cluster.apply(f"""\
         apiVersion: v1
         kind: Pod
@@ -447,7 +448,6 @@ def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_pat
             command: ["sh", "-c", "pwd; ls"]
             workingDir: "{tmp_path}"
         """)
-    (tmp_path / "only-here").touch()
     cluster.wait_for("app done", lambda: "terminated" in cluster.state("workdir"), 20)
     assert cluster.kubectl("logs", "workdir").stdout == f"{tmp_path}\nonly-here\n"
     cluster.kubectl("delete", "pod", "workdir", "--wait=false")
