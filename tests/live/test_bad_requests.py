@@ -40,10 +40,64 @@ def test_unknown_resource(live: Live) -> None:
     assert p.returncode == 1 and p.stderr.strip() == 'error: the server doesn\'t have a resource type "gadgets"'
 
 
-def test_kind_not_matching_the_url(live: Live) -> None:
+LEGACY = 'in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"'
+
+
+def test_unknown_kind(live: Live) -> None:
+    # the JSON serializer makes the body's type from the scheme before anything else: a kind, or a group
+    # version of a kind, that no built-in type has is notRegisteredErr (apimachinery runtime/error.go)
+    body = json.dumps({**POD, "kind": "Gadget"}).encode()
+    assert _status(live, "POST", PODS, body) == (
+        400, "BadRequest", f'Gadget in version "v1" cannot be handled as a Pod: no kind "Gadget" is registered for '
+                           f'version "v1" {LEGACY}')
     body = json.dumps({**POD, "apiVersion": "apps/v1"}).encode()
     assert _status(live, "POST", PODS, body) == (
-        400, "BadRequest", "the API version in the data (apps/v1) does not match the expected API version (v1)")
+        400, "BadRequest", f'Pod in version "v1" cannot be handled as a Pod: no kind "Pod" is registered for '
+                           f'version "apps/v1" {LEGACY}')
+    deployments = "/apis/apps/v1/namespaces/default/deployments"
+    body = json.dumps({"apiVersion": "apps/v1", "kind": "Gadget", "metadata": {"name": "g"}}).encode()
+    assert _status(live, "POST", deployments, body) == (
+        400, "BadRequest", f'Gadget in version "v1" cannot be handled as a Deployment: no kind "Gadget" is '
+                           f'registered for version "apps/v1" {LEGACY}')
+
+
+def test_kind_not_matching_the_url(live: Live) -> None:
+    # a registered kind of another type fails its conversion to the endpoint's internal type
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}).encode()
+    assert _status(live, "POST", PODS, body) == (
+        400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a Pod: converting (v1.ConfigMap) to '
+                           "(core.Pod): unknown conversion")
+    # the same kind in another served group version decodes, and the request's scope refuses it
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"}}
+    assert _status(live, "POST", "/api/v1/namespaces/default/events", json.dumps(event).encode()) == (
+        400, "BadRequest", "the API version in the data (events.k8s.io/v1) does not match the expected API version "
+                           "(v1)")
+
+
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "gizmos.example.com"},
+       "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo", "listKind": "GizmoList"},
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": {"type": "object",
+                                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def test_unknown_kind_of_a_custom_resource(live: Live) -> None:
+    # a custom resource decodes as unstructured whatever its kind: its strategy's validation refuses another
+    # kind (ValidateTypeMeta), naming the object by the kind it has
+    assert live.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)[0] == 201
+    gizmos = "/apis/example.com/v1/namespaces/default/gizmos"
+    live.wait_for("gizmos served", lambda: live.json("GET", gizmos)[0] == 200)
+    body = json.dumps({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}}).encode()
+    assert _status(live, "POST", gizmos, body) == (
+        422, "Invalid", 'Gadget.example.com "g" is invalid: kind: Invalid value: "Gadget": must be Gizmo')
+    body = json.dumps({"apiVersion": "example.com/v2", "kind": "Gizmo", "metadata": {"name": "g"}}).encode()
+    assert _status(live, "POST", gizmos, body) == (
+        400, "BadRequest", "the API version in the data (example.com/v2) does not match the expected API version "
+                           "(example.com/v1)")
+    assert live.json("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com")[0] \
+        == 200
 
 
 def test_invalid_object(live: Live) -> None:

@@ -177,6 +177,17 @@ def test_tls_and_token(live_factory) -> None:
         urllib.request.urlopen(live.url + "/api/v1/pods", context=ctx, timeout=10)
     assert e.value.code == 401
     assert json.loads(e.value.read())["reason"] == "Unauthorized"
+    for wrong in (f"Bearer {live.token}x", live.token, "Bearer "):   # another token, no scheme, an empty one
+        req = urllib.request.Request(live.url + "/api/v1/namespaces", headers={"Authorization": wrong})
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, context=ctx, timeout=10)
+        assert e.value.code == 401
+        assert json.loads(e.value.read())["reason"] == "Unauthorized"
+    other = dict(live.env, KUBECONFIG="")
+    p = subprocess.run(["kubectl", "--server", live.url, "--token", "wrong", "--insecure-skip-tls-verify", "get",
+                        "nodes"], env=other, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1
+    assert p.stderr.strip() == "error: You must be logged in to the server (Unauthorized)"
     req = urllib.request.Request(live.url + "/api/v1/namespaces", headers={"Authorization": f"Bearer {live.token}"})
     with urllib.request.urlopen(req, context=ctx, timeout=10) as resp:
         assert resp.status == 200

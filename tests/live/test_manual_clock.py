@@ -150,3 +150,148 @@ def test_advance_on_a_realtime_clock_is_refused(live) -> None:
     p = live.podlife("advance", "1m")
     assert p.returncode == 1
     assert p.stderr.strip().endswith("advance: the clock is realtime; start podlife up with --clock manual")
+
+
+def test_a_fault_for_a_duration_heals_at_its_end_and_trace_follows(live_factory) -> None:
+    import queue
+    import threading
+
+    from tests.live.conftest import PODLIFE
+
+    live: Live = live_factory("1.32", clock="manual")
+    follow = subprocess.Popen([*PODLIFE, "trace", "--kubeconfig", live.kubeconfig], stdout=subprocess.PIPE,
+                              text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    assert follow.stdout is not None
+    threading.Thread(target=lambda: [lines.put(line) for line in follow.stdout], daemon=True).start()
+    try:
+        live.advance("10s")
+        fault = live.podlife("fault", "MemoryUsage", "--node", "node-2", "--value", "32Gi", "--for", "30s")
+        assert (fault.returncode, fault.stdout) == (0, "MemoryUsage started at 10s\n"), fault.stderr
+        faults = [{"t": 10.0, "type": "fault", "fault": "MemoryUsage", "node": "node-2", "op": "start",
+                   "fields": {"value": "32Gi", "for": 30.0}}]
+        live.advance("29s")   # 39 s: still on
+        assert [r for r in live.trace() if r["type"] == "fault"] == faults
+        live.advance("1s")    # 40 s: healed, exactly 30 s after it started
+        faults.append({**faults[0], "t": 40.0, "op": "heal"})
+        assert [r for r in live.trace() if r["type"] == "fault"] == faults
+        # the follower streamed the same records as they came, in the same format, up to the heal
+        streamed: list[dict] = []
+        while not streamed or streamed[-1] != faults[1]:
+            streamed.append(json.loads(lines.get(timeout=30)))
+        assert streamed == live.trace()[:len(streamed)]
+        assert follow.poll() is None   # and goes on following
+    finally:
+        follow.terminate()
+        follow.wait(timeout=10)
+
+
+def test_python_client_watch_sees_the_toleration_eviction_after_advancing(live_factory) -> None:
+    """What an operator waits for: a pod on a node that stopped reporting is evicted once its default
+    toleration of the unreachable taint (300 s, DefaultTolerationSeconds) has passed; on the manual clock
+    the watch sees it at once, at the exact time."""
+    import queue
+    import threading
+    from datetime import datetime
+
+    import pytest
+
+    pytest.importorskip("kubernetes")
+    from kubernetes import client, config, watch
+
+    live: Live = live_factory("1.32", clock="manual")
+    v1 = client.CoreV1Api(config.new_client_from_config(live.kubeconfig))
+    pod = v1.create_namespaced_pod("default", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "tolerant"},
+        "spec": {"nodeName": "node-2", "containers": [{"name": "app", "image": "nginx"}]}})
+    assert [(t.key, t.effect, t.toleration_seconds) for t in pod.spec.tolerations] == [
+        ("node.kubernetes.io/not-ready", "NoExecute", 300), ("node.kubernetes.io/unreachable", "NoExecute", 300)]
+    created = pod.metadata.creation_timestamp   # at 0 s
+    events: queue.Queue[tuple[str, object]] = queue.Queue()
+    w = watch.Watch()
+
+    def follow() -> None:
+        from urllib3.exceptions import ProtocolError
+
+        try:
+            for ev in w.stream(v1.list_namespaced_pod, "default", field_selector="metadata.name=tolerant",
+                               resource_version=pod.metadata.resource_version, timeout_seconds=120):
+                events.put((ev["type"], ev["object"]))
+        except ProtocolError:
+            pass   # the server stopped at the end of the module, while this watch was left waiting
+    threading.Thread(target=follow, daemon=True).start()
+    live.advance("10s")
+    assert live.podlife("fault", "KubeletStop", "--node", "node-2").stdout == "KubeletStop started at 10s\n"
+    live.advance("2m")
+    tainted = [r["t"] for r in live.trace() if r["type"] == "taint" and r["object"] == "Node/node-2"
+               and r["key"] == "node.kubernetes.io/unreachable" and r["effect"] == "NoExecute" and r["op"] == "added"]
+    assert len(tainted) == 1 and 10 < tainted[0] <= 130
+    live.advance(f"{tainted[0] + 299 - 130:g}s")   # a second before the toleration ends
+    assert v1.read_namespaced_pod("tolerant", "default").metadata.deletion_timestamp is None
+    live.advance("1s")
+    while True:
+        kind, obj = events.get(timeout=30)
+        if kind == "MODIFIED" and obj.metadata.deletion_timestamp is not None:   # type: ignore[attr-defined]
+            break
+    w.stop()
+    # deleted 300 s after the taint, with the pod's 30 s grace period; the kubelet is down, so it stays
+    # Terminating
+    deleted = obj.metadata.deletion_timestamp  # type: ignore[attr-defined]
+    assert (deleted - created).total_seconds() == tainted[0] + 300 + 30
+    assert isinstance(deleted, datetime)
+    evictions = [(r["t"], r["message"]) for r in live.trace() if r["type"] == "event"
+                 and r["reason"] == "TaintManagerEviction"]
+    assert evictions == [(tainted[0] + 300, "Marking for deletion Pod default/tolerant")]
+
+
+ON_DELETE = '''
+import kopf
+
+@kopf.on.delete("", "v1", "pods", labels={"watched": "yes"})
+def pod_deleted(meta, name, namespace, **_):
+    import kubernetes
+    kubernetes.config.load_kube_config()
+    kubernetes.client.CoreV1Api().create_namespaced_config_map(namespace, {
+        "metadata": {"name": f"{name}-deleted"}, "data": {"deletionTimestamp": meta["deletionTimestamp"]}})
+'''
+
+
+def test_a_kopf_delete_handler_runs_when_the_eviction_comes(live_factory, tmp_path) -> None:
+    """A Kopf operator's delete handler (its finalizer holds the pod) runs once the manual clock passes the
+    300 s toleration of a stopped node's unreachable taint, and lets the pod go."""
+    import pytest
+
+    pytest.importorskip("kopf")
+    live: Live = live_factory("1.32", clock="manual")
+    op = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--standalone", "-n", "default",
+                           write(tmp_path, "op.py", ON_DELETE)], env=live.env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    try:
+        live.kubectl("run", "held", "--image=nginx", "--labels=watched=yes", "--overrides",
+                     '{"spec": {"nodeName": "node-2"}}')
+        live.wait_for("Kopf's finalizer", lambda: live.kubectl(
+            "get", "pod", "held", "-o", "jsonpath={.metadata.finalizers}").stdout)
+        live.advance("10s")
+        live.podlife("fault", "KubeletStop", "--node", "node-2")
+        live.advance("10m")
+        tainted = next(r["t"] for r in live.trace() if r["type"] == "taint" and r["object"] == "Node/node-2"
+                       and r["key"] == "node.kubernetes.io/unreachable" and r["effect"] == "NoExecute"
+                       and r["op"] == "added")
+        stamp = live.wait_for("the handler's ConfigMap", lambda: live.kubectl(
+            "get", "cm", "held-deleted", "-o", "jsonpath={.data.deletionTimestamp}", check=False).stdout)
+        created = live.kubectl("get", "node", "node-2", "-o", "jsonpath={.metadata.creationTimestamp}").stdout
+        assert _seconds(stamp) - _seconds(created) == tainted + 300 + 30
+        # the handler done, Kopf removes its finalizer: nothing else holds the pod, whose kubelet is gone
+        assert live.wait_for("the finalizer gone", lambda: live.kubectl(
+            "get", "pod", "held", "-o", "jsonpath={.metadata.finalizers}", check=False).stdout in ("", "[]")
+            or "NotFound" in live.kubectl("get", "pod", "held", check=False).stderr)
+    finally:
+        op.terminate()
+        out = op.communicate(timeout=30)[0]
+    assert "Handler 'pod_deleted' succeeded." in out, out
+
+
+def _seconds(rfc3339: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp()

@@ -72,30 +72,35 @@ def pid_alive(pid: int, started: str | None) -> bool:
 
 # ---- readiness ------------------------------------------------------------------------------------------
 
-def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluster: ProcessCluster) -> None:
-    # the server listens 5 s after the process starts; the probe GETs / every second
-    cluster.apply("""\
+def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluster: ProcessCluster,
+                                                                         tmp_path: Path) -> None:
+    # the server listens once the test creates the file LISTEN; the probe GETs / every second
+    listen = tmp_path / "listen"
+    cluster.apply(f"""\
         apiVersion: v1
         kind: Pod
-        metadata: {name: web}
+        metadata: {{name: web}}
         spec:
           terminationGracePeriodSeconds: 3
           containers:
           - name: app
             image: python:3
-            command: ["sh", "-c", "sleep 5; exec python3 -u -m http.server 8080 --bind $(POD_IP)"]
+            command: ["sh", "-c", "until [ -f $LISTEN ]; do sleep 0.1; done;
+                                   exec python3 -u -m http.server 8080 --bind $(POD_IP)"]
             env:
             - name: POD_IP
-              valueFrom: {fieldRef: {fieldPath: status.podIP}}
+              valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}
+            - {{name: LISTEN, value: "{listen}"}}
             readinessProbe:
-              httpGet: {path: /, port: 8080}
+              httpGet: {{path: /, port: 8080}}
               periodSeconds: 1
         """)
-    running = cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
-    assert running
+    cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
     ip = cluster.pod("web")["status"]["podIP"]
     assert ip.startswith("127.0.")
+    cluster.wait_for("a failed readiness probe", lambda: cluster.records("event", "web", reason="Unhealthy"), 20)
     assert not cluster.ready("web"), "Ready before anything listens"
+    listen.touch()
     cluster.wait_for("web Ready", lambda: cluster.ready("web"), 20)
     ready_seen = time.time()
     with urllib.request.urlopen(f"http://{ip}:8080/", timeout=5) as r:
@@ -140,7 +145,7 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
         kind: Pod
         metadata: {{name: graceful}}
         spec:
-          terminationGracePeriodSeconds: 10
+          terminationGracePeriodSeconds: 30
           containers:
           - name: app
             image: python:3
@@ -157,7 +162,9 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
     seen = marks.read_text().split()
     assert seen[0::2] == ["preStop", "SIGTERM"], seen       # the hook first, then the signal
     assert float(seen[1]) <= float(seen[3])
-    assert took < 5, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    # it exited at its SIGTERM, long before the grace period ended in a SIGKILL
+    assert took < 20, f"delete took {took:.1f} s: the process should have exited at its SIGTERM"
+    assert [r["signal"] for r in cluster.records("signal", "graceful")] == ["SIGTERM"]
     assert [r["detail"] for r in cluster.records("runtime", "graceful", op="exit")] == ["exitCode 0"]
     hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "graceful")]
     assert hooks == [("preStop", "started"), ("preStop", "completed")]
@@ -241,28 +248,33 @@ def test_a_crashing_command_goes_into_crashloopbackoff_with_the_models_backoff(c
 
 
 def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_container(
-        cluster: ProcessCluster) -> None:
-    # started after 2 s; healthy from then until 3 s later; the probes run in the container's directory
-    cluster.apply("""\
+        cluster: ProcessCluster, tmp_path: Path) -> None:
+    # started once the test creates START (after a startup probe failed); healthy from then until 3 s later;
+    # the probes run in the container's directory
+    start = tmp_path / "start"
+    cluster.apply(f"""\
         apiVersion: v1
         kind: Pod
-        metadata: {name: probed}
+        metadata: {{name: probed}}
         spec:
           terminationGracePeriodSeconds: 1
           containers:
           - name: app
             image: busybox
-            command: ["sh", "-c", "rm -f started healthy; sleep 2; touch started healthy; sleep 3; rm healthy;
-                                   exec sleep 3600"]
+            command: ["sh", "-c", "rm -f started healthy; until [ -f $START ]; do sleep 0.1; done;
+                                   touch started healthy; sleep 3; rm healthy; exec sleep 3600"]
+            env: [{{name: START, value: "{start}"}}]
             startupProbe:
-              exec: {command: ["test", "-f", "started"]}
+              exec: {{command: ["test", "-f", "started"]}}
               periodSeconds: 1
               failureThreshold: 30
             livenessProbe:
-              exec: {command: ["sh", "-c", "test -f healthy || { echo no healthy file; exit 1; }"]}
+              exec: {{command: ["sh", "-c", "test -f healthy || {{ echo no healthy file; exit 1; }}"]}}
               periodSeconds: 1
               failureThreshold: 2
         """)
+    cluster.wait_for("a failed startup probe", lambda: cluster.records("event", "probed", reason="Unhealthy"), 20)
+    start.touch()
     cluster.wait_for("a restart", lambda: cluster.status("probed").get("restartCount", 0) >= 1, 30)
     events = [(e["reason"], e["message"]) for e in sorted(cluster.events("probed"),
                                                           key=lambda e: e.get("firstTimestamp") or "")]
@@ -317,6 +329,7 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
         kind: Pod
         metadata: {{name: counter}}
         spec:
+          restartPolicy: Never   # the app's log stays the one under test after it exits
           containers:
           - name: app
             image: python:3
@@ -351,17 +364,32 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
     assert late == [n for t, n in everything if t[:19] >= ts[:19]] and late[-1] == "24"
     side = cluster.kubectl("logs", "counter", "-c", "side").stdout
     assert sorted(side.splitlines()) == ["to stderr", "to stdout"]
-    # the app container exits 0 and restarts (restartPolicy Always): --previous shows the first attempt
-    cluster.wait_for("a restart", lambda: cluster.status("counter", "app").get("restartCount", 0) >= 1, 30)
-    previous = cluster.kubectl("logs", "counter", "-c", "app", "--previous").stdout
-    assert previous.splitlines() == [str(i) for i in range(25)]
     no_previous = cluster.kubectl("logs", "counter", "-c", "side", "--previous", check=False)
     assert no_previous.returncode == 1
     assert 'previous terminated container "side" in pod "counter" not found' in no_previous.stderr
-    files = sorted(p.name for p in (cluster.data_dir / "pods").glob("default_counter_*/app/*.log"))
-    assert files[:2] == ["0.log", "1.log"]
     first = (next((cluster.data_dir / "pods").glob("default_counter_*/app/0.log"))).read_text().splitlines()
     assert first[0].split(" ", 1)[1] == "stdout F 0"
+    # a container that exits 1 on its first run and stays up on its second (the file it leaves in the pod's
+    # directory tells them apart): --previous shows the first attempt, the plain logs the second
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: rerun}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "if [ -f ran ]; then echo second; exec sleep 3600; fi;
+                                   touch ran; echo first; exit 1"]
+        """)
+    cluster.wait_for("a restart", lambda: cluster.status("rerun").get("restartCount", 0) >= 1
+                     and "running" in cluster.state("rerun"), 30)
+    assert cluster.kubectl("logs", "rerun", "--previous").stdout == "first\n"
+    cluster.wait_for("the second run's line", lambda: cluster.kubectl("logs", "rerun").stdout == "second\n", 10)
+    files = sorted(p.name for p in (cluster.data_dir / "pods").glob("default_rerun_*/app/*.log"))
+    assert files == ["0.log", "1.log"]
+    cluster.kubectl("delete", "pod", "rerun", "--wait=false")
     cluster.kubectl("delete", "pod", "counter", "--wait=false")
 
 
@@ -400,10 +428,95 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
                      "hello-again", "envs"]
     cluster.wait_for("CreateContainerError", lambda: cluster.state("envs", "nocommand").get("waiting", {})
                      .get("reason") == "CreateContainerError", 20)
-    failed = [e["message"] for e in cluster.events("envs") if e["reason"] == "Failed"]
-    assert failed and failed[0].startswith('Error: failed to generate container "')
-    assert "no command specified" in failed[0]
+    failed = [(e["type"], e["message"]) for e in cluster.events("envs") if e["reason"] == "Failed"]
+    assert failed and failed[0][0] == "Warning"
+    assert failed[0][1].startswith('Error: failed to generate container "') and "no command specified" in failed[0][1]
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
+
+
+def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_path: Path) -> None:
+    (tmp_path / "only-here").touch()
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: workdir}}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "pwd; ls"]
+            workingDir: "{tmp_path}"
+        """)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("workdir"), 20)
+    assert cluster.kubectl("logs", "workdir").stdout == f"{tmp_path}\nonly-here\n"
+    cluster.kubectl("delete", "pod", "workdir", "--wait=false")
+
+
+# answers every GET with 200 and notes the path and the address it was reached on
+NOTES_GETS = """\
+import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(os.environ["MARKS"], "a") as f:
+            f.write(f"{self.path} {self.server.server_address[0]}\\n")
+        self.send_response(200)
+        self.end_headers()
+http.server.HTTPServer((os.environ["POD_IP"], 8080), H).serve_forever()
+"""
+
+
+def test_an_http_prestop_hook_reaches_the_pods_own_server(cluster: ProcessCluster, tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: hooked}}
+        spec:
+          terminationGracePeriodSeconds: 5
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(NOTES_GETS)}]
+            env:
+            - {{name: MARKS, value: "{marks}"}}
+            - {{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}
+            readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+            lifecycle:
+              preStop:
+                httpGet: {{path: /prestop, port: 8080}}
+        """)
+    cluster.wait_for("hooked Ready", lambda: cluster.ready("hooked"), 20)
+    ip = cluster.pod("hooked")["status"]["podIP"]
+    assert not marks.exists()   # the tcpSocket probe only connects
+    cluster.kubectl("delete", "pod", "hooked", "--wait=true", timeout=30)
+    assert marks.read_text() == f"/prestop {ip}\n"
+    hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "hooked")]
+    assert hooks == [("preStop", "started"), ("preStop", "completed")]
+
+
+def test_the_behavior_annotation_has_no_effect_on_a_process(cluster: ProcessCluster) -> None:
+    # modelled, this container would start 60 s late and exit 7; the process exits 5 at once
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: unmodelled
+          annotations:
+            podlife/behavior: |
+              app: {startSeconds: 60, exitAfterSeconds: 1, exitCode: 7}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo real; exit 5"]
+        """)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("unmodelled"), 20)
+    done = cluster.state("unmodelled")["terminated"]
+    assert (done["exitCode"], done["reason"]) == (5, "Error")
+    assert cluster.kubectl("logs", "unmodelled").stdout == "real\n"
+    cluster.kubectl("delete", "pod", "unmodelled", "--wait=false")
 
 
 def test_an_init_container_hands_a_file_to_the_app_through_an_emptydir(cluster: ProcessCluster) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from podlife.api.errors import ApiError
+from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
@@ -44,6 +44,9 @@ log = logging.getLogger("podlife.apiserver")
 RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim",
                              "Service", "ReplicationController"})
 NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubresources
+# the name runtime.NewScheme gives the built-in types' scheme (pkg/api/legacyscheme/scheme.go), which
+# errors about unregistered kinds name
+LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
 
 
 @dataclass
@@ -406,12 +409,7 @@ class ApiServer:
         r = t.resource
         av = obj.setdefault("apiVersion", r.api_version)
         kind = obj.setdefault("kind", r.kind)
-        if av != r.api_version:
-            raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
-                              f"({r.api_version})")
-        if kind != r.kind:
-            raise bad_request(f'{kind} in version "{r.version}" cannot be handled as a {r.kind}: no kind '
-                              f'"{kind}" is registered for version "{r.api_version}"')
+        self._check_type(r, str(av), str(kind), obj)
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
         if conv is not None:
             obj = conv[1](obj)
@@ -435,6 +433,38 @@ class ApiServer:
         for f in ("managedFields",) if not isinstance(md.get("managedFields"), list) else ():
             md.pop(f, None)
         return obj
+
+    def _check_type(self, r: Resource, av: str, kind: str, obj: Obj) -> None:
+        """The body's apiVersion and kind against the endpoint's, in the order upstream finds them wrong."""
+        if r.crd is not None:
+            # a custom resource decodes as unstructured whatever its kind; the request's scope then refuses
+            # another group version (handlers/create.go), the CR strategy another kind
+            # (apiextensions-apiserver registry/customresource/validator.go: ValidateTypeMeta, named by the
+            # object's own kind in rest.BeforeCreate)
+            if av != r.api_version:
+                raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
+                                  f"({r.api_version})")
+            if kind != r.kind:
+                name = str((obj.get("metadata") or {}).get("name") or "")
+                raise invalid(f"{kind}.{r.group}", name,
+                              [FieldError("kind", "Invalid value", f"must be {r.kind}", kind)])
+            return
+        version = av.rpartition("/")[2]
+        known = self.catalog.for_kind(av, kind)
+        if r.group != "apiextensions.k8s.io" and (known is None or known.crd is not None):
+            # the JSON serializer creates the body's type from the scheme first (runtime.UseOrCreateObject):
+            # a type it does not know is notRegisteredErr (runtime/error.go), wrapped by
+            # handlers/rest.go transformDecodeError
+            raise bad_request(f'{kind} in version "{version}" cannot be handled as a {r.kind}: no kind "{kind}" '
+                              f'is registered for version "{av}" in scheme "{LEGACY_SCHEME}"')
+        if kind != r.kind:
+            # a registered type of another kind fails its conversion to the endpoint's internal type
+            # (conversion/converter.go Convert)
+            raise bad_request(f'{kind} in version "{version}" cannot be handled as a {r.kind}: converting '
+                              f"({version}.{kind}) to ({_internal_package(r.group)}.{r.kind}): unknown conversion")
+        if av != r.api_version:
+            raise bad_request(f"the API version in the data ({av}) does not match the expected API version "
+                              f"({r.api_version})")
 
     def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
         resp = self._json(self.out(r, obj), status=status)
@@ -554,6 +584,12 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
+
+def _internal_package(group: str) -> str:
+    """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal
+    Event events.k8s.io shares)."""
+    return "core" if group in ("", "events.k8s.io") else group.split(".")[0]
+
 
 def _key(o: Obj) -> str:
     md = o["metadata"]

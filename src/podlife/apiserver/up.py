@@ -61,6 +61,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def secure(host: str, tls: bool) -> bool:
+    """TLS and a bearer token: asked for, or forced by an address other machines may reach."""
+    return tls or not is_loopback(host)
+
+
 def build_cluster(cfg: UpConfig) -> Cluster:
     """The cluster of CLUSTER.yaml's spec.cluster (and its objects, created at the start), or DEFAULT_NODES nodes
     with the scenario defaults; over the data directory's log, from which a cluster made before is restarted.
@@ -188,7 +193,7 @@ def kubeconfig(server: str, token: str | None, ca_pem: bytes | None, namespace: 
 
 
 def write_kubeconfig(path: str, doc: dict[str, Any]) -> str:
-    p = Path(os.path.expanduser(path))
+    p = Path(os.path.abspath(os.path.expanduser(path)))   # the printed usage works from any directory
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(yaml.safe_dump(doc, sort_keys=False))
@@ -202,8 +207,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
 
     data = getattr(cluster, "data_dir", None)
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
-    secure = cfg.tls or not is_loopback(cfg.host)
-    token = secrets.token_urlsafe(32) if secure else None
+    tls = secure(cfg.host, cfg.tls)
+    token = secrets.token_urlsafe(32) if tls else None
     api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}",
                     trace_file=data.file(TRACE_FILE) if data is not None else None)
     if data is not None:
@@ -221,7 +226,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     ssl_ctx = None
     ca = None
     tmpdir = tempfile.mkdtemp(prefix="podlife-up-")
-    if secure:
+    if tls:
         cert, key = _self_signed(cfg.host, tmpdir)
         ssl_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ssl_ctx.load_cert_chain(cert, key)
@@ -233,7 +238,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         for line in await processes.start(clock.deliver):
             out(f"podlife: {line}")
     port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
-    scheme = "https" if secure else "http"
+    scheme = "https" if tls else "http"
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
     url = f"{scheme}://{host}:{port}"
     api.host = f"{cfg.host}:{port}"
@@ -285,8 +290,9 @@ def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: A
 
     from podlife.apiserver.datadir import LOG_FILE
 
-    where = os.path.expanduser(data_dir) if data_dir else os.path.dirname(os.path.expanduser(kubeconfig_path))
-    os.makedirs(where or ".", exist_ok=True)
+    where = os.path.abspath(os.path.expanduser(data_dir) if data_dir else
+                            os.path.dirname(os.path.expanduser(kubeconfig_path)) or ".")
+    os.makedirs(where, exist_ok=True)
     log_path = os.path.join(where, LOG_FILE)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", *args], stdin=subprocess.DEVNULL,
