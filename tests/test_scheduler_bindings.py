@@ -14,7 +14,9 @@ change placements (each has tests of its own that derive the numbers from upstre
   the first remaining node: mixed-250-v121, whose node-00001, the first of zone-1, is deleted at 556.25 s.
 With those three reverted, every digest of 3e4496e was reproduced (checked when re-recording), so no other
 change moved a pod. The first twelve binds differ only in combined-150 (p-000010) and mixed-250 (p-000010,
-p-000011): a changed score changes which nodes tie for the best, and so the seeded tie-break's pick."""
+p-000011): a changed score changes which nodes tie for the best, and so the seeded tie-break's pick.
+The trace digests alone were re-recorded when trace records gained fields (a pod create's container names, a
+waiting container's message, an Event's fieldPath): every bind, message and count stayed as pinned."""
 
 from __future__ import annotations
 
