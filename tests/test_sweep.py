@@ -143,3 +143,93 @@ def test_seed_000_example_points() -> None:
     assert default_128["exit"] == 2
     assert default_128["error"].endswith("spec.initContainers[0].lifecycle: Forbidden: may not be set for init "
                                          "containers without restartPolicy=Always")
+
+
+def test_embedded_cluster_serves_no_dashboard_on_8787() -> None:
+    """The scheduler's HTTP server (health and metrics) is on a free loopback port without the Bokeh
+    dashboard, so it neither takes 8787 nor warns when another cluster holds it (held here if free)."""
+    import urllib.error
+    import urllib.request
+    import warnings
+
+    from podlife.sweep.engine import local_cluster
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    except OSError:
+        pass  # already held by something else: the same condition
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cluster = local_cluster(1)
+        try:
+            http = cluster.scheduler.http_server
+            assert (http.address, http.port != 8787) == ("127.0.0.1", True)
+            with urllib.request.urlopen(f"http://127.0.0.1:{http.port}/health", timeout=10) as r:
+                assert r.read() == b"ok"
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(f"http://127.0.0.1:{http.port}/status", timeout=10)
+            assert e.value.code == 404
+        finally:
+            cluster.close()
+    finally:
+        holder.close()
+    assert [str(w.message) for w in caught if "already in use" in str(w.message)] == []
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
+    """SIGINT to the sweep's process group (as Ctrl-C in a terminal) once some batches are done: exit 130, the
+    finished rows written (each the row a direct run of its point gives), no worker's traceback."""
+    import re
+    import signal
+    import threading
+
+    from podlife.sweep import output
+    from podlife.sweep.engine import run_points_inline
+
+    out = tmp_path / "partial.csv"
+    grace = "spec.objects[0].spec.terminationGracePeriodSeconds"
+    # FORCE_COLOR: the progress bar is drawn on the pipe, so its percentage shows when rows are done
+    env = dict(os.environ, FORCE_COLOR="1", PYTHONPATH=os.pathsep.join([str(Path("src").resolve()),
+                                                                       os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", "sweep", HELLO, "--vary", "seed=0..999",
+                             "--vary", f"{grace}=1,2,30", "--workers", "2", "--out", str(out)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: proc.stdout.read1(4096), b"")))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not re.search(rb"\b([1-9]\d?)%", b"".join(chunks)):
+            assert proc.poll() is None, b"".join(chunks).decode()
+            assert time.monotonic() < deadline, "no row finished within 120 s"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        reader.join()
+    stdout = b"".join(chunks).decode()
+    assert "Traceback" not in stderr + stdout and "KeyboardInterrupt" not in stderr + stdout
+    assert re.search(r"\b\d+ of 3000 points ran \(interrupted\)", stdout)
+    rows = _read_csv(out)
+    assert 0 < len(rows) < 3000
+    pts = [{"seed": int(r["seed"]), grace: r[grace]} for r in rows]
+    assert pts == sorted(pts, key=lambda p: (p["seed"], ["1", "2", "30"].index(p[grace])))  # point order
+    direct = run_points_inline(HELLO, [], pts)
+    output.write(str(tmp_path / "direct.csv"), direct, output.columns(direct, ["seed", grace]))
+    drop = "wallSeconds"
+    assert [{k: v for k, v in r.items() if k != drop} for r in rows] == \
+           [{k: v for k, v in r.items() if k != drop} for r in _read_csv(tmp_path / "direct.csv")]
+    # the rows differ by grace period (the comparison is not of one repeated row): the 2 s preStop is cut at
+    # 1 s, then the app gets the 2 s minimum and exits 0.5 s after its SIGTERM (test_sweep_over_an_object_field)
+    assert {r[grace]: r["deleteToStoppedSeconds"] for r in rows} == {"1": "1.5", "2": "2.5", "30": "2.5"}
