@@ -75,6 +75,17 @@ def test_report_command_draws_a_saved_trace(tmp_path: Path) -> None:
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def headless_dom(page: Path, tmp_path: Path) -> str:
+    """The <html> tag of PAGE as headless Chromium leaves it (with its data-podlife-* marks)."""
+    assert CHROMIUM is not None
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120).stdout
+    return dom[:dom.index("<head>")]
+
+
 # CI installs Chromium and sets PODLIFE_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
                     reason="Chromium is not installed (.ci/run installs it)")
@@ -82,11 +93,6 @@ def test_renders_in_headless_chromium_without_script_errors(tmp_path: Path) -> N
     page = tmp_path / "r.html"
     page.write_text(_page(tmp_path), encoding="utf-8")
     assert CHROMIUM is not None, "Chromium is required here"
-    dom = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120).stdout
-    head = dom[:dom.index("<head>")]
+    head = headless_dom(page, tmp_path)
     assert 'data-podlife-rendered="1"' in head
     assert "data-podlife-error" not in head

@@ -233,3 +233,145 @@ def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
     # the rows differ by grace period (the comparison is not of one repeated row): the 2 s preStop is cut at
     # 1 s, then the app gets the 2 s minimum and exits 0.5 s after its SIGTERM (test_sweep_over_an_object_field)
     assert {r[grace]: r["deleteToStoppedSeconds"] for r in rows} == {"1": "1.5", "2": "2.5", "30": "2.5"}
+
+
+GRACE = "spec.objects[0].spec.terminationGracePeriodSeconds"
+
+
+def _cells(text: str) -> dict[str, list[list[str]]]:
+    """The Rich summary's tables: title → rows of cells (the header row first)."""
+    tables: dict[str, list[list[str]]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.startswith("by "):
+            title = line.strip()
+            tables[title] = []
+        elif line.startswith(("│", "┃")):
+            tables[title].append([c.strip() for c in line.strip("│┃").replace("┃", "│").split("│")])
+    return tables
+
+
+def _html_verdicts(page: str) -> list[list[list[str]]]:
+    """The verdict tables of a sweep page, from the Div models of its Bokeh document."""
+    import html
+    import json
+    import re
+
+    texts: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("name") == "Div" and "podlife-verdicts" in node.get("attributes", {}).get("text", ""):
+                texts.append(node["attributes"]["text"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    for doc in re.findall(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>', page, re.S):
+        walk(json.loads(html.unescape(doc)))
+    return [[re.findall(r"<t[hd]>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", t)] for t in texts]
+
+
+def test_summary_and_html_by_each_varied_value(tmp_path: Path) -> None:
+    """hello over two versions and two grace periods. With 30 s the preStop's 2 s and the app's 0.5 s run out:
+    stopped 2.5 s after the delete, removed at the next relist (3 s). With 1 s the preStop is cut at 1 s, then
+    the container gets the 2 s minimum and its app exits 0.5 s after SIGTERM: stopped 1.5 s, removed at the
+    relist 2 s after the delete (kuberuntime_container.go: killContainer, minimumGracePeriodInSeconds)."""
+    page = tmp_path / "s.html"
+    r = CliRunner().invoke(main, ["sweep", HELLO, "--vary", "kubernetesVersion=1.33..1.34",
+                                  "--vary", f"{GRACE}=1,30", "--workers", "1", "--html", str(page)])
+    assert r.exit_code == 0, r.output
+    figures = ["delete→stopped s", "delete→removed s", "startup p50 s", "startup p99 s", "evicted"]
+    assert _cells(r.output) == {
+        "by kubernetesVersion": [["kubernetesVersion", "points", "passed", "failed", "errors", *figures],
+                                 ["1.33", "2", "2", "0", "0", "2.000", "2.500", "2.000", "2.000", "0.000"],
+                                 ["1.34", "2", "2", "0", "0", "2.000", "2.500", "2.000", "2.000", "0.000"]],
+        f"by {GRACE}": [["terminationGracePeriodSeconds", "points", "passed", "failed", "errors", *figures],
+                        ["1", "2", "2", "0", "0", "1.500", "2.000", "2.000", "2.000", "0.000"],
+                        ["30", "2", "2", "0", "0", "2.500", "3.000", "2.000", "2.000", "0.000"]]}
+    assert r.output.rstrip().endswith("4 of 4 points ran; 4 passed every expectation, 0 failed one, 0 could not run")
+
+    text = page.read_text(encoding="utf-8")
+    assert "<script src=" not in text and "<link " not in text   # Bokeh inlined: the page stands alone
+    assert _html_verdicts(text) == [
+        [["kubernetesVersion", "points", "passed", "failed", "errors"], ["1.33", "2", "2", "0", "0"],
+         ["1.34", "2", "2", "0", "0"]],
+        [[GRACE, "points", "passed", "failed", "errors"], ["1", "2", "2", "0", "0"], ["30", "2", "2", "0", "0"]]]
+    for title in ("points passed, by kubernetesVersion", "deleteToRemovedSeconds by kubernetesVersion (mean)",
+                  f"deleteToStoppedSeconds by {GRACE} (mean)"):
+        assert f'"text":"{title}"' in text
+    from tests.test_html_report import CHROMIUM, headless_dom
+
+    if CHROMIUM is not None:
+        head = headless_dom(page, tmp_path)
+        assert 'data-podlife-rendered="1"' in head and "data-podlife-error" not in head
+
+
+def test_sample_through_the_cli(tmp_path: Path) -> None:
+    """--sample K: K rows, the points the seeded draw picks, the same rows again (on another number of
+    workers too), other points with another --sample-seed."""
+    vs = ["--vary", "seed=0..49", "--vary", f"{GRACE}=1,2,30"]
+
+    def sample(name: str, seed: str, workers: str) -> list[dict[str, str]]:
+        out = tmp_path / f"{name}.csv"
+        r = CliRunner().invoke(main, ["sweep", HELLO, *vs, "--sample", "6", "--sample-seed", seed,
+                                      "--workers", workers, "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        assert "6 of 6 points ran" in r.output
+        return [{k: v for k, v in row.items() if k != "wallSeconds"} for row in _read_csv(out)]
+
+    a, b, c = sample("a", "3", "1"), sample("b", "3", "2"), sample("c", "4", "1")
+    drawn = points([parse_vary(v) for v in vs[1::2]], sample=6, sample_seed=3)
+    assert [{"seed": int(x["seed"]), GRACE: x[GRACE]} for x in a] == drawn
+    assert a == b
+    assert [(x["seed"], x[GRACE]) for x in c] != [(x["seed"], x[GRACE]) for x in a]
+    # each row is its point's: the grace period decides when the container stopped (as in the test above)
+    assert {x[GRACE]: x["deleteToStoppedSeconds"] for x in a + c} == {"1": "1.5", "2": "2.5", "30": "2.5"}
+
+
+STUBBORN = """\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata:
+  name: stubborn
+spec:
+  kubernetesVersion: "1.34"
+  objects:
+    - apiVersion: v1
+      kind: Pod
+      metadata:
+        name: web
+        annotations:
+          podlife/behavior: |
+            app:
+              onTerm: ignore
+      spec:
+        containers:
+          - name: app
+            image: nginx:1.27
+  actions:
+    - at: 10s
+      delete: pod/web
+  expect:
+    - description: the pod is gone within 20 s of the delete
+      object: pod/web
+      deleted: true
+      by: 30s
+"""
+
+
+def test_sweep_over_an_object_field(tmp_path: Path) -> None:
+    """A container that ignores SIGTERM and has no preStop is killed when the pod's grace period runs out
+    (the runtime's StopContainer timeout is the grace); the pod is removed at the next relist, 1 s later.
+    So delete → removed follows terminationGracePeriodSeconds: 6 s with 5, 31 s with 30 (past the 20 s the
+    expectation allows)."""
+    scenario = tmp_path / "stubborn.yaml"
+    scenario.write_text(STUBBORN)
+    out = tmp_path / "grace.csv"
+    r = CliRunner().invoke(main, ["sweep", str(scenario), "--vary", f"{GRACE}=5,30", "--workers", "1",
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert [(x[GRACE], x["exit"], x["expect[0].passed"], x["deleteToStoppedSeconds"], x["deleteToRemovedSeconds"])
+            for x in _read_csv(out)] == [("5", "0", "True", "5.0", "6.0"), ("30", "1", "False", "30.0", "31.0")]
