@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -40,13 +41,17 @@ def test_points_order_and_sample() -> None:
     assert [every.index(p) for p in some] == sorted(every.index(p) for p in some)
 
 
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def _sweep(tmp_path: Path, name: str, *extra: str) -> list[dict[str, str]]:
     out = tmp_path / f"{name}.csv"
     r = CliRunner().invoke(main, ["sweep", HELLO, "--vary", "kubernetesVersion=1.33..1.34", "--vary", "seed=0..1",
                                   "--out", str(out), *extra])
     assert r.exit_code == 0, r.output
-    with open(out, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = _read_csv(out)
     for row in rows:
         assert float(row.pop("wallSeconds")) > 0  # the one column that measures the machine, not the model
     return rows
@@ -123,22 +128,28 @@ def test_bad_sweep_input_exits_2(tmp_path: Path) -> None:
     assert r.exit_code == 2
 
 
-def test_seed_000_example_points() -> None:
-    """examples/sweeps/seed-000-across-versions.sh: the sidecar's process ends 21.431 s after the DELETE on
-    1.18 (6.408 → 27.839; the seed log reports the exit at +21.607 once docker noticed), 7 s on 1.29+
-    (preStop 3 s, app 2 s, sidecar 2 s, in order) and 5 s on 1.28 with SidecarContainers turned on (app and
+def test_seed_000_example_script(tmp_path: Path) -> None:
+    """examples/sweeps/seed-000-across-versions.sh, run as a user runs it: the sidecar's process ends 21.431 s
+    after the DELETE on 1.18 (6.408 → 27.839; the seed log reports the exit at +21.607 once docker noticed)
+    and the pod is removed 33.592 s after it (at 40.000); 7 s on 1.29 to 1.37 (preStop 3 s, app 2 s, sidecar
+    2 s, in order), removed at the relist 0.592 s later; 5 s on 1.28 with SidecarContainers turned on (app and
     sidecar stopped together). With 1.28's default gates the API server drops the sidecar's restartPolicy and
     then refuses its preStop hook (exit 2)."""
     from podlife.sweep.engine import run_points_inline
 
-    legacy = run_points_inline("examples/seed-000-sidecar-graceful-exit.yaml", [], [{"kubernetesVersion": "1.18"}])
-    native = run_points_inline("examples/seed-000-native-sidecar.yaml", [],
-                               [{"kubernetesVersion": "1.28", "spec.cluster.featureGates.SidecarContainers": "true"}]
-                               + [{"kubernetesVersion": v} for v in ("1.29", "1.34", "1.37")])
-    assert [(r["kubernetesVersion"], r["exit"], r["deleteToStoppedSeconds"], r["deleteToRemovedSeconds"])
-            for r in legacy + native] == [("1.18", 0, 21.431, 33.592), ("1.28", 0, 5.0, 5.592),
-                                          ("1.29", 0, 7.0, 7.592), ("1.34", 0, 7.0, 7.592),
-                                          ("1.37", 0, 7.0, 7.592)]
+    bindir = str(Path(sys.executable).parent)
+    assert shutil.which("podlife", path=bindir), "podlife is not installed beside this Python"
+    env = dict(os.environ, TMPDIR=str(tmp_path), PATH=os.pathsep.join([bindir, os.environ.get("PATH", "")]),
+               PYTHONPATH=os.pathsep.join([str(Path("src").resolve()), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run(["sh", "examples/sweeps/seed-000-across-versions.sh"], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tables = tmp_path / "podlife-seed-000"
+    rows = [row for name in ("legacy", "native-1.28", "native")
+            for row in _read_csv(tables / f"{name}.csv")]
+    assert [(x["kubernetesVersion"], x["exit"], x["deleteToStoppedSeconds"], x["deleteToRemovedSeconds"])
+            for x in rows] == [("1.18", "0", "21.431", "33.592"), ("1.28", "0", "5.0", "5.592")] + \
+        [(f"1.{minor}", "0", "7.0", "7.592") for minor in range(29, 38)]
     [default_128] = run_points_inline("examples/seed-000-native-sidecar.yaml", [], [{"kubernetesVersion": "1.28"}])
     assert default_128["exit"] == 2
     assert default_128["error"].endswith("spec.initContainers[0].lifecycle: Forbidden: may not be set for init "
@@ -177,11 +188,6 @@ def test_embedded_cluster_serves_no_dashboard_on_8787() -> None:
     finally:
         holder.close()
     assert [str(w.message) for w in caught if "already in use" in str(w.message)] == []
-
-
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
