@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shutil
@@ -191,8 +192,9 @@ def test_embedded_cluster_serves_no_dashboard_on_8787() -> None:
 
 
 def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
-    """SIGINT to the sweep's process group (as Ctrl-C in a terminal) once some batches are done: exit 130, the
-    finished rows written (each the row a direct run of its point gives), no worker's traceback."""
+    """SIGINT to the sweep's process group (as Ctrl-C in a terminal) once some batches are done, and again
+    while it shuts down: exit 130, the finished rows written (each the row a direct run of its point gives), no
+    worker's traceback."""
     import re
     import signal
     import threading
@@ -218,6 +220,9 @@ def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "no row finished within 120 s"
             time.sleep(0.1)
         os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(0.2)   # a second Ctrl-C, as impatient users press, while the workers are shut down
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 130
     finally:

@@ -52,9 +52,9 @@ def connect(address: str) -> Any:
 
 @contextlib.contextmanager
 def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while the embedded workers start: a process started then inherits the ignored signal, so
-    a Ctrl-C to the process group cannot end a worker before its preload ignores SIGINT itself. A Ctrl-C in
-    these seconds is lost; the next one interrupts the sweep."""
+    """SIGINT ignored while the embedded workers start (a process started then inherits the ignored signal, so a
+    Ctrl-C to the process group cannot end a worker before its preload ignores SIGINT itself; a Ctrl-C in these
+    seconds is lost, the next one interrupts the sweep) and while they are shut down."""
     if threading.current_thread() is not threading.main_thread():   # only the main thread may set handlers
         yield
         return
@@ -89,30 +89,32 @@ def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]]
         n = workers or default_workers()
         with _sigint_ignored():
             local = local_cluster(n)
-        client = Client(local)
+            client = Client(local)
     else:
         client = connect(cluster)
         n = workers or max(1, sum(client.nthreads().values()))
     interrupted = False
+    futures: list[Any] = []
     try:
         futures = [client.submit(run_batch, scenario, base_sets, b, until, pure=False) for b in batches(points, n)]
-        try:
-            for fut in as_completed(futures):
-                for i, row in fut.result():
-                    rows[i] = row
-                if progress is not None:
-                    progress(sum(r is not None for r in rows))
-        except KeyboardInterrupt:
-            interrupted = True
-            client.cancel([f for f in futures if f.status != "finished"])
-            for fut in futures:   # batches that finished after the last one taken
-                if fut.status == "finished":
-                    for i, row in fut.result():
-                        rows[i] = row
+        for fut in as_completed(futures):
+            for i, row in fut.result():
+                rows[i] = row
+            if progress is not None:
+                progress(sum(r is not None for r in rows))
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
-        client.close()
-        if local is not None:
-            local.close()
+        with _sigint_ignored():   # a second Ctrl-C must not cut the shutdown short and lose the rows
+            if interrupted:
+                client.cancel([f for f in futures if f.status != "finished"])
+                for fut in futures:   # batches that finished after the last one taken
+                    if fut.status == "finished":
+                        for i, row in fut.result():
+                            rows[i] = row
+            client.close()
+            if local is not None:
+                local.close()
     return rows, interrupted
 
 
