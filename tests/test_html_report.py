@@ -245,24 +245,28 @@ def test_report_command_draws_a_saved_trace(tmp_path: Path) -> None:
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-# CI installs Chromium and sets PODLIFE_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
-                    reason="Chromium is not installed (.ci/run installs it)")
-def _chromium_dom(tmp_path: Path, page: Path) -> str:
-    """The page's DOM once headless Chromium has run its scripts (10 s of virtual time)."""
+def headless_dom(page: Path, tmp_path: Path) -> str:
+    """The <html> tag of PAGE as headless Chromium leaves it once its scripts ran (10 s of virtual time), with
+    its data-* marks."""
     assert CHROMIUM is not None, "Chromium is required here"
-    return subprocess.run(
+    dom = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120).stdout
+    return dom[:dom.index("<head>")]
 
 
+# CI installs Chromium and sets PODLIFE_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping
+needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
+                                    reason="Chromium is not installed (.ci/run installs it)")
+
+
+@needs_chromium
 def test_renders_in_headless_chromium_without_script_errors(tmp_path: Path) -> None:
     page = tmp_path / "r.html"
     page.write_text(_page(tmp_path), encoding="utf-8")
-    dom = _chromium_dom(tmp_path, page)
-    head = dom[:dom.index("<head>")]
+    head = headless_dom(page, tmp_path)
     assert 'data-podlife-rendered="1"' in head
     assert "data-podlife-error" not in head
 
@@ -296,16 +300,14 @@ CLICKS = """<script>
 </script>"""
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("PODLIFE_REQUIRE_CHROMIUM"),
-                    reason="Chromium is not installed (.ci/run installs it)")
+@needs_chromium
 def test_clicking_a_pod_shows_only_its_lanes_in_headless_chromium(tmp_path: Path) -> None:
     tl, _ = _scenario_page(tmp_path, Path("examples/seed-004-node-notready-recreate.yaml").read_text())
     text = (tmp_path / "s.html").read_text(encoding="utf-8")
     at = text.rindex("</body>")
     page = tmp_path / "clicks.html"
     page.write_text(text[:at] + CLICKS + text[at:], encoding="utf-8")
-    dom = _chromium_dom(tmp_path, page)
-    head = dom[:dom.index("<head>")]
+    head = headless_dom(page, tmp_path)
     assert "data-podlife-error" not in head
     lanes = json.loads(html.unescape(re.search(r'data-lanes="(.*?)"', head).group(1)))
     every = [ln["lane"] for ln in reversed(tl["lanes"])]   # the plot lists lanes bottom up

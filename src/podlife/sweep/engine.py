@@ -6,9 +6,12 @@ workers. Points travel in batches: Dask's cost per task (about a millisecond) is
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from podlife.sweep.point import run_batch
@@ -47,39 +50,71 @@ def connect(address: str) -> Any:
                            "tcp://HOST:PORT of a running scheduler") from None
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the embedded workers start (a process started then inherits the ignored signal, so a
+    Ctrl-C to the process group cannot end a worker before its preload ignores SIGINT itself; a Ctrl-C in these
+    seconds is lost, the next one interrupts the sweep) and while they are shut down."""
+    if threading.current_thread() is not threading.main_thread():   # only the main thread may set handlers
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def local_cluster(workers: int) -> Any:
+    """The embedded cluster: one single-threaded worker process per core, ignoring Ctrl-C (the parent handles it).
+
+    The scheduler serves HTTP whatever its options (health and metrics routes); it is put on a free loopback port
+    rather than 8787, which another cluster may hold, and without the Bokeh dashboard."""
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+                        scheduler_kwargs={"dashboard": False}, silence_logs=40, preload=["podlife.sweep.worker"])
+
+
 def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]], until: str | None = None,
                workers: int | None = None, cluster: str | None = None,
                progress: Callable[[int], None] | None = None) -> tuple[list[Row | None], bool]:
     """Rows in point order (None where a point did not finish) and whether the sweep was interrupted."""
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, as_completed
 
     scenario = os.path.abspath(scenario)
     rows: list[Row | None] = [None] * len(points)
     local = None
     if cluster is None:
         n = workers or default_workers()
-        local = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                             silence_logs=40)
-        client = Client(local)
+        with _sigint_ignored():
+            local = local_cluster(n)
+            client = Client(local)
     else:
         client = connect(cluster)
         n = workers or max(1, sum(client.nthreads().values()))
     interrupted = False
+    futures: list[Any] = []
     try:
         futures = [client.submit(run_batch, scenario, base_sets, b, until, pure=False) for b in batches(points, n)]
-        try:
-            for fut in as_completed(futures):
-                for i, row in fut.result():
-                    rows[i] = row
-                if progress is not None:
-                    progress(sum(r is not None for r in rows))
-        except KeyboardInterrupt:
-            interrupted = True
-            client.cancel(futures)
+        for fut in as_completed(futures):
+            for i, row in fut.result():
+                rows[i] = row
+            if progress is not None:
+                progress(sum(r is not None for r in rows))
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
-        client.close()
-        if local is not None:
-            local.close()
+        with _sigint_ignored():   # a second Ctrl-C must not cut the shutdown short and lose the rows
+            if interrupted:
+                client.cancel([f for f in futures if f.status != "finished"])
+                for fut in futures:   # batches that finished after the last one taken
+                    if fut.status == "finished":
+                        for i, row in fut.result():
+                            rows[i] = row
+            client.close()
+            if local is not None:
+                local.close()
     return rows, interrupted
 
 

@@ -52,21 +52,36 @@ def _mean(xs: list[Any]) -> str:
     return f"{statistics.fmean(vals):.3f}" if vals else "-"
 
 
+def verdicts(rows: Sequence[Row], key: str) -> list[tuple[Any, list[Row], int, int, int]]:
+    """Per value of ``key``, in the order the values first come: its rows, and how many passed every
+    expectation, failed one, or could not run."""
+    groups: dict[Any, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(r[key], []).append(r)
+    return [(value, rs, sum(r["exit"] == 0 for r in rs), sum(r["exit"] == 1 for r in rs),
+             sum(r["exit"] >= 2 for r in rs)) for value, rs in groups.items()]
+
+
 def summarise(console: Console, rows: Sequence[Row], keys: list[str]) -> None:
     """One table per varied key: per value, how many points passed, failed or errored, and mean figures."""
     figs = [f for f in FIGURES if any(r.get(f) is not None for r in rows)]
     for key in keys:
         table = Table(title=f"by {key}", title_justify="left")
-        for col in (key, "points", "passed", "failed", "errors", *(SHORT[f] for f in figs)):
-            table.add_column(col, justify="left" if col == key else "right", no_wrap=True)
-        groups: dict[Any, list[Row]] = {}
-        for r in rows:
-            groups.setdefault(r[key], []).append(r)
-        for value, rs in groups.items():
-            table.add_row(str(value), str(len(rs)), str(sum(r["exit"] == 0 for r in rs)),
-                          str(sum(r["exit"] == 1 for r in rs)), str(sum(r["exit"] >= 2 for r in rs)),
+        # the title names the key; the column its last part, so a long field path leaves room for the figures
+        for col in (key.rsplit(".", 1)[-1], "points", "passed", "failed", "errors", *(SHORT[f] for f in figs)):
+            table.add_column(col, justify="right" if table.columns else "left", no_wrap=True)
+        for value, rs, passed, failed, errors in verdicts(rows, key):
+            table.add_row(str(value), str(len(rs)), str(passed), str(failed), str(errors),
                           *(_mean([r.get(f) for r in rs]) for f in figs))
         console.print(table)
+
+
+def _verdicts_html(rows: Sequence[Row], key: str) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in (key, "points", "passed", "failed", "errors"))
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (value, len(rs), p, f, e)) + "</tr>"
+                   for value, rs, p, f, e in verdicts(rows, key))
+    return (f"<table class='podlife-verdicts' style='font-family:sans-serif;border-collapse:collapse'>"
+            f"<tr>{head}</tr>{body}</table>")
 
 
 def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
@@ -77,15 +92,17 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
-    from podlife.trace.html import _restart_bokeh_ids, _stable_ids
+    from podlife.trace.html import _restart_bokeh_ids, _stable_ids, headless_marks
 
     _restart_bokeh_ids()
     figs = [f for f in FIGURES if any(r.get(f) is not None for r in rows)]
     parts: list[Any] = [Div(text=f"<h2 style='font-family:sans-serif'>{html.escape(title)}</h2>")]
     for key in keys:
-        values = list(dict.fromkeys(str(r[key]) for r in rows))
-        passed = [sum(1 for r in rows if str(r[key]) == v and r["exit"] == 0) for v in values]
-        total = [sum(1 for r in rows if str(r[key]) == v) for v in values]
+        counts = verdicts(rows, key)
+        values = [str(c[0]) for c in counts]
+        passed = [c[2] for c in counts]
+        total = [len(c[1]) for c in counts]
+        parts.append(Div(text=_verdicts_html(rows, key)))
         p = figure(x_range=values, height=260, sizing_mode="stretch_width", title=f"points passed, by {key}",
                    tools="save")
         p.vbar(x=values, top=total, width=0.8, color="#dddddd", legend_label="points")
@@ -117,4 +134,4 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
                 ln.scatter(values, means, size=7)
                 parts.append(ln)
     page = file_html(column(*parts, sizing_mode="stretch_width"), resources=INLINE, title=title)
-    return _stable_ids(page, "")
+    return headless_marks(_stable_ids(page, ""))

@@ -348,7 +348,12 @@ def _page(layout: Any, title: str, records_json: str, data: dict[str, Any]) -> s
 
     page = _stable_ids(file_html(layout, resources=INLINE, title=title), records_json)
     payload = json.dumps(data, sort_keys=True).replace("</", "<\\/")
-    # marks on <html> for headless checks: a script error anywhere, and Bokeh having built its views
+    return headless_marks(page, f"<script type='application/json' id='podlife-timeline'>{payload}</script>")
+
+
+def headless_marks(page: str, tail: str = "") -> str:
+    """Bokeh's page with marks on <html> for headless checks (data-podlife-error: a script error anywhere;
+    data-podlife-rendered: Bokeh has built its views), ``tail`` put before the end of <body>."""
     guard = ("<script>window.addEventListener('error',()=>{document.documentElement.dataset.podlifeError='1'});"
              "</script>")
     probe = ("<script>(function w(n){if(window.Bokeh&&Object.keys(Bokeh.index||{}).length){"
@@ -356,8 +361,7 @@ def _page(layout: Any, title: str, records_json: str, data: dict[str, Any]) -> s
              "</script>")
     page = page.replace("<head>", f"<head>{guard}", 1)
     at = page.rindex("</body>")  # the inlined JavaScript contains the string too
-    return (page[:at] + f"<script type='application/json' id='podlife-timeline'>{payload}</script>{probe}"
-            + page[at:])
+    return page[:at] + tail + probe + page[at:]
 
 
 def render(report: dict[str, Any]) -> str:
