@@ -120,6 +120,19 @@ def test_a_failing_point_is_a_row_not_the_end(tmp_path: Path) -> None:
     assert "spec.until" in rows[1]["error"]
 
 
+def test_each_verdict_has_the_time_it_held_or_failed_at(tmp_path: Path) -> None:
+    """hello's pod is Running at 2 s (started 1 s after its creation, seen at the next relist) and removed 3 s
+    after its delete at 10 s: the removal holds at 13 s against a 14 s deadline and fails at the deadline
+    itself, 12 s, when the deadline comes first."""
+    out = tmp_path / "t.csv"
+    r = CliRunner().invoke(main, ["sweep", HELLO, "--vary", "spec.expect[1].by=12s,14s", "--workers", "1",
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert [(x["spec.expect[1].by"], x["expect[0].passed"], x["expect[0].atSeconds"], x["expect[1].passed"],
+             x["expect[1].atSeconds"], x["exit"]) for x in _read_csv(out)] == [
+        ("12s", "True", "2.0", "False", "12.0", "1"), ("14s", "True", "2.0", "True", "13.0", "0")]
+
+
 def test_bad_sweep_input_exits_2(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["sweep", HELLO, "--vary", "seed=9..1"])
     assert r.exit_code == 2 and "runs backwards" in r.output

@@ -16,6 +16,7 @@ class Verdict:
     description: str
     passed: bool
     detail: str
+    at: float | None = None   # when it held, or failed: the instant checked, the break, or the deadline missed
 
     def as_dict(self) -> dict[str, Any]:
         return {"description": self.description, "passed": self.passed, "detail": self.detail}
@@ -169,7 +170,7 @@ def evaluate(e: Expectation, records: list[dict[str, Any]], end: float) -> Verdi
         bad = None if _holds(e, value_at(a)) else a
         if bad is None:
             bad = next((ct for ct, cv in changes if a < ct <= b and not _holds(e, cv)), None)
-        passed, when = bad is None, bad
+        passed, when = bad is None, (b if bad is None else bad)
     elif e.at is not None:
         passed, when = _holds(e, value_at(e.at)), e.at
     elif e.by is not None or e.after is not None:
@@ -177,6 +178,8 @@ def evaluate(e: Expectation, records: list[dict[str, Any]], end: float) -> Verdi
         b = e.by if e.by is not None else end
         when = ever(a, b)
         passed = when is not None
+        if not passed:
+            when = b
     else:
         passed, when = _holds(e, value_at(end)), end
     seen = ", ".join(f"{_show(v)} at {t:g}s" for t, v in changes) or "no change recorded"
@@ -186,4 +189,4 @@ def evaluate(e: Expectation, records: list[dict[str, Any]], end: float) -> Verdi
         detail = f"expected {_describe(e)}; seen: {seen}"
         if e.always and when is not None:
             detail += f" (broken at {when:g}s)"
-    return Verdict(e.description or _describe(e), passed, detail)
+    return Verdict(e.description or _describe(e), passed, detail, when)

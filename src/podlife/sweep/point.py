@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 from podlife.sweep.points import SEED_KEY, VERSION_KEY
 from podlife.trace.figures import Figures
 
-_AT = re.compile(r"\b(?:held|failed|seen) at ([0-9.]+)s")
 _FIGURES = ("pods", "deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds",
             "podsEvicted")
 
@@ -37,14 +35,13 @@ def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until:
     try:
         sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
                            seed=point.get(SEED_KEY), until=until, supported_faults=SUPPORTED_FAULTS)
-        rep = report(run(sc))
-        verdicts = rep["expectations"]
-        row["exit"] = 0 if all(v["passed"] for v in verdicts) else 1
+        result = run(sc)
+        rep = report(result)
+        row["exit"] = 0 if result.passed else 1
         row["error"] = None
-        for i, v in enumerate(verdicts):
-            m = _AT.search(v["detail"])
-            row[f"expect[{i}].passed"] = v["passed"]
-            row[f"expect[{i}].atSeconds"] = float(m.group(1)) if m else None
+        for i, v in enumerate(result.verdicts):
+            row[f"expect[{i}].passed"] = v.passed
+            row[f"expect[{i}].atSeconds"] = v.at
         row.update(figures(rep))
     except ScenarioError as e:
         row["exit"], row["error"] = 2, str(e)
