@@ -184,7 +184,10 @@ def test_claims_deleted_on_scale_down_by_retention_policy(tmp_path, version, kep
 def test_claims_deleted_with_the_set_by_retention_policy(tmp_path, version, gate, honoured):
     # whenDeleted: Delete: the controller makes the set the owner of each claim it creates
     # (updateClaimOwnerRefForSetAndPod), so deleting the set lets the garbage collector delete the claims with
-    # its pods; with whenDeleted: Retain (the default) or the gate off they outlive the set
+    # its pods at 20 s; with whenDeleted: Retain (the default) or the gate off they outlive the set. A deleted
+    # claim keeps its kubernetes.io/pvc-protection finalizer while its scheduled pod exists (podUsesPVC, whatever
+    # the pod's phase): the pods are removed at 21 s, and only then does each claim go, and its Delete-policy
+    # volume after it (Released, so not in use for the PV protection controller)
     text = scenario(DEFAULT_WFFC + STATEFULSET.replace(
         "      serviceName: db\n", "      serviceName: db\n"
                                   "      persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete}\n"), version)
@@ -198,8 +201,100 @@ def test_claims_deleted_with_the_set_by_retention_policy(tmp_path, version, gate
                if x["object"].startswith("PersistentVolumeClaim/")]
     assert times(r, "deleted", object="Pod/default/db-0") == [21.0]   # the set's pods go either way
     if honoured:
-        assert claims == []
+        assert claims == [] and r.cluster.store.list("PersistentVolume") == []
         assert deleted == [("PersistentVolumeClaim/default/data-db-0", "generic-garbage-collector"),
                            ("PersistentVolumeClaim/default/data-db-1", "generic-garbage-collector")]
+        for i in (0, 1):
+            claim = f"PersistentVolumeClaim/default/data-db-{i}"
+            assert times(r, "terminating", object=claim) == [20.0]
+            assert times(r, "deleted", object=f"Pod/default/db-{i}") == [21.0]
+            assert [(x["t"], x["verb"], x["by"]) for x in records(r, "api", object=claim) if x["t"] > 20.0] == [
+                (21.0, "update", "pvc-protection-controller")]
+            assert times(r, "deleted", object=claim) == [21.0]
+        assert [x["t"] for x in records(r, "deleted") if x["object"].startswith("PersistentVolume/")] == [21.0, 21.0]
     else:
         assert claims == ["data-db-0", "data-db-1"] and deleted == []
+
+
+STATIC = """
+  - apiVersion: v1
+    kind: PersistentVolume
+    metadata: {name: vol}
+    spec:
+      capacity: {storage: 5Gi}
+      accessModes: [ReadWriteOnce]
+      persistentVolumeReclaimPolicy: POLICY
+      hostPath: {path: /vol}
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: data}
+    spec: {storageClassName: "", accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+
+POD = """
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: web}
+    spec:
+      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+      containers: [{name: app, image: app:1}]
+"""
+
+
+def test_created_claims_and_volumes_carry_the_protection_finalizers(tmp_path):
+    # StorageObjectInUseProtection (on by default in every modelled version) adds them at creation
+    r = run_text(tmp_path, scenario(DEFAULT_WFFC + STATEFULSET + STATIC.replace("POLICY", "Retain")))
+    store = r.cluster.store
+    claims = store.list("PersistentVolumeClaim")
+    volumes = store.list("PersistentVolume")
+    assert [c["metadata"]["name"] for c in claims] == ["data", "data-db-0", "data-db-1"]
+    assert [c["metadata"]["finalizers"] for c in claims] == [["kubernetes.io/pvc-protection"]] * 3
+    assert len(volumes) == 3   # vol and the two provisioned for the set
+    assert [v["metadata"]["finalizers"] for v in volumes] == [["kubernetes.io/pv-protection"]] * 3
+    # written at creation by the apiserver, not added later by the protection controllers
+    assert [x for x in records(r, "api") if x["by"] in ("pvc-protection-controller", "pv-protection-controller")] == []
+
+
+def test_claim_in_use_by_a_running_pod_stays_terminating_until_the_pod_is_gone(tmp_path):
+    # the claim is deleted at 5 s while web (Running) uses it: it is Terminating and keeps its finalizer; web is
+    # deleted at 10 s, its container exits 0.1 s after SIGTERM and the pod is removed at 11 s (as the set's pods
+    # above, 1 s after their delete); that DELETED event queues the claim, now unused, whose finalizer the PVC
+    # protection controller removes at 11 s, and the claim goes. Its volume (Retain) is Released then.
+    text = scenario(STATIC.replace("POLICY", "Retain") + POD).replace("  until: 20s\n", "  until: 20s\n  actions:\n"
+        "  - {at: 5s, delete: persistentvolumeclaim/data}\n  - {at: 10s, delete: pod/web}\n")
+    r = run_text(tmp_path, text)
+    assert times(r, "terminating", object="PersistentVolumeClaim/default/data") == [5.0]
+    assert times(r, "deleted", object="Pod/default/web") == [11.0]
+    assert [(x["t"], x["verb"], x["by"]) for x in records(r, "api", object="PersistentVolumeClaim/default/data")
+            if x["t"] >= 5.0] == [(5.0, "delete", "kubectl"), (11.0, "update", "pvc-protection-controller")]
+    assert times(r, "deleted", object="PersistentVolumeClaim/default/data") == [11.0]
+    pv = r.cluster.store.get("PersistentVolume", None, "vol")
+    assert pv["status"]["phase"] == "Released"
+    assert pv["metadata"]["finalizers"] == ["kubernetes.io/pv-protection"] and "deletionTimestamp" not in pv["metadata"]
+
+
+@pytest.mark.parametrize("policy, delete_pv_at, terminating, gone", [
+    # Retain: the claim's deletion (10 s) only makes the volume Released; it keeps its finalizer and stays
+    ("Retain", None, [], []),
+    # Delete: Released, then deleted by the PersistentVolume controller; not Bound, so the finalizer goes at once
+    ("Delete", None, [10.0], [10.0]),
+    # a volume deleted while Bound (5 s) is kept Terminating until its claim is deleted and it is Released
+    ("Retain", 5, [5.0], [10.0]),
+    ("Delete", 5, [5.0], [10.0]),
+])
+def test_volume_protection_follows_the_bound_phase(tmp_path, policy, delete_pv_at, terminating, gone):
+    actions = "  - {at: 10s, delete: persistentvolumeclaim/data}\n"
+    if delete_pv_at is not None:
+        actions = f"  - {{at: {delete_pv_at}s, delete: persistentvolume/vol}}\n" + actions
+    text = scenario(STATIC.replace("POLICY", policy)).replace("  until: 20s\n", "  until: 20s\n  actions:\n" + actions)
+    r = run_text(tmp_path, text)
+    # no pod uses the claim: the PVC protection controller lets it go at once
+    assert times(r, "deleted", object="PersistentVolumeClaim/default/data") == [10.0]
+    assert times(r, "terminating", object="PersistentVolume/vol") == terminating
+    assert times(r, "deleted", object="PersistentVolume/vol") == gone
+    if gone:
+        assert [(x["t"], x["verb"], x["by"]) for x in records(r, "api", object="PersistentVolume/vol")][-1] == (
+            10.0, "update", "pv-protection-controller")
+    else:
+        pv = r.cluster.store.get("PersistentVolume", None, "vol")
+        assert pv["status"]["phase"] == "Released" and pv["metadata"]["finalizers"] == ["kubernetes.io/pv-protection"]

@@ -97,6 +97,8 @@ class Cluster:
         from podlife.controlplane.controllers.job import JobController
         from podlife.controlplane.controllers.namespace import NamespaceController
         from podlife.controlplane.controllers.persistentvolume import PersistentVolumeController
+        from podlife.controlplane.controllers.pvcprotection import PVCProtectionController
+        from podlife.controlplane.controllers.pvprotection import PVProtectionController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController, ReplicationManager
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
@@ -105,7 +107,7 @@ class Cluster:
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
                          ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
-                         DisruptionController, NamespaceController, TTLAfterFinishedController):
+                         PVCProtectionController, PVProtectionController, DisruptionController, NamespaceController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
             self.controllers.append(ctrl)

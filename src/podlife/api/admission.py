@@ -151,6 +151,25 @@ class DefaultStorageClass:
             spec["storageClassName"] = sc["metadata"]["name"]
 
 
+PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection"
+PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection"
+
+
+class StorageObjectInUseProtection:
+    """plugin/pkg/admission/storage/storageobjectinuseprotection: every claim created gets the
+    kubernetes.io/pvc-protection finalizer, every volume kubernetes.io/pv-protection (admitPVC / admitPV), so a
+    deleted one stays Terminating until the protection controllers find it unused."""
+
+    def admit(self, obj: Obj) -> None:
+        finalizer = {"PersistentVolumeClaim": PVC_PROTECTION_FINALIZER,
+                     "PersistentVolume": PV_PROTECTION_FINALIZER}.get(obj.get("kind") or "")
+        if finalizer is None:
+            return
+        finalizers = obj.setdefault("metadata", {}).setdefault("finalizers", [])
+        if finalizer not in finalizers:
+            finalizers.append(finalizer)
+
+
 class Priority:
     """plugin/pkg/admission/priority admitPod, on pod create: spec.priority (and spec.preemptionPolicy, when
     NonPreemptingPriority is on) from the PriorityClass named by spec.priorityClassName; with no name, from the
@@ -213,14 +232,16 @@ class Priority:
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
                     preemption_policy: bool = True) -> list[Plugin]:
     """The default-enabled admission plugins podlife models, in kube-apiserver's order (LimitRanger,
-    ServiceAccount, DefaultStorageClass, RuntimeClass, Priority, DefaultTolerationSeconds, then the validating
-    ResourceQuota; all on by default in every modelled version). ``preemption_policy``: the
+    ServiceAccount, DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass, Priority,
+    DefaultTolerationSeconds, then the validating ResourceQuota; all on by default in every modelled version:
+    pkg/kubeapiserver/options/plugins.go defaultOnPlugins). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
     from podlife.api.limitranger import LimitRanger
     from podlife.api.resourcequota import ResourceQuota
     from podlife.api.runtimeclass import RuntimeClass
 
-    return [LimitRanger(store), ServiceAccount(store), DefaultStorageClass(store), RuntimeClass(store),
+    return [LimitRanger(store), ServiceAccount(store), DefaultStorageClass(store), StorageObjectInUseProtection(),
+            RuntimeClass(store),
             Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds),

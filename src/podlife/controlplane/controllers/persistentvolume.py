@@ -5,7 +5,8 @@ mode fit (findBestMatchForClaim); binding writes the volume's claimRef, its phas
 and bind annotations, then the claim's phase Bound with the volume's capacity. A claim of a WaitForFirstConsumer
 class waits for the scheduler's selected-node annotation. With no volume to bind and a class with a
 provisioner, the claim is handed to that (external) provisioner, podlife.controlplane.provisioner. A claim that
-is deleted releases its volume, which a Delete reclaim policy then removes.
+is deleted (once the PVC protection controller lets it go) releases its volume, which a Delete reclaim policy
+then removes.
 """
 
 from __future__ import annotations
@@ -187,17 +188,17 @@ class PersistentVolumeController:
         return self.store.update(new, by=COMPONENT, subresource="status")
 
     def _release(self, claim: Obj) -> None:
-        """A deleted claim releases its volume; reclaimPolicy Delete removes it (the provisioner's job for
+        """syncVolume: a deleted claim makes its volume Released (which lets the PV protection controller drop
+        its finalizer); reclaimVolume: reclaimPolicy Delete then removes it (the provisioner's job for
         provisioned volumes, done here at once), Retain keeps it Released."""
         name = (claim.get("spec") or {}).get("volumeName")
         pv = self.store.try_get("PersistentVolume", None, name) if name else None
         if pv is None or (pv["spec"].get("claimRef") or {}).get("uid") != claim["metadata"]["uid"]:
             return
         try:
+            pv = self._set_volume_phase(pv, "Released")
             if pv["spec"].get("persistentVolumeReclaimPolicy") == "Delete":
                 self.store.delete("PersistentVolume", None, pv["metadata"]["name"], by=COMPONENT)
-            else:
-                self._set_volume_phase(pv, "Released")
         except ApiError:
             pass
 

@@ -1,0 +1,110 @@
+"""PVC protection controller: pkg/controller/volume/pvcprotection/pvc_protection_controller.go.
+
+A claim being deleted keeps its kubernetes.io/pvc-protection finalizer (put there by the
+StorageObjectInUseProtection admission plugin) while a scheduled pod of its namespace names it in
+spec.volumes, whatever that pod's phase; once no such pod exists the finalizer is removed and the claim goes.
+Pods that can no longer hold a claim (deleted, terminated or unscheduled) re-queue the claims they name.
+"""
+
+from __future__ import annotations
+
+from podlife.api.admission import PVC_PROTECTION_FINALIZER
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj, clone
+from podlife.api.store import DELETED, Store
+from podlife.controlplane.controllers.controller_utils import Key, WorkQueue
+from podlife.controlplane.controllers.controller_utils import object_key as _key
+from podlife.engine import Kernel
+from podlife.trace.recorder import Trace
+from podlife.versions import Profile
+
+COMPONENT = "pvc-protection-controller"   # cmd/kube-controller-manager: ClientOrDie("pvc-protection-controller")
+
+
+def is_deletion_candidate(obj: Obj, finalizer: str) -> bool:
+    """pkg/controller/volume/protectionutil: IsDeletionCandidate."""
+    md = obj["metadata"]
+    return bool(md.get("deletionTimestamp")) and finalizer in (md.get("finalizers") or ())
+
+
+def need_to_add_finalizer(obj: Obj, finalizer: str) -> bool:
+    """pkg/controller/volume/protectionutil: NeedToAddFinalizer."""
+    md = obj["metadata"]
+    return not md.get("deletionTimestamp") and finalizer not in (md.get("finalizers") or ())
+
+
+def set_finalizer(store: Store, obj: Obj, finalizer: str, present: bool, by: str) -> None:
+    """addFinalizer / removeFinalizer: an update of the object with the finalizer appended or taken out."""
+    new = clone(obj)
+    kept = [f for f in new["metadata"].get("finalizers") or () if f != finalizer]
+    new["metadata"]["finalizers"] = kept + [finalizer] if present else kept
+    if not new["metadata"]["finalizers"]:
+        del new["metadata"]["finalizers"]
+    store.update(new, by=by)
+
+
+def claim_names(pod: Obj) -> list[str]:
+    return [v["persistentVolumeClaim"]["claimName"] for v in (pod.get("spec") or {}).get("volumes") or ()
+            if (v.get("persistentVolumeClaim") or {}).get("claimName")]
+
+
+def is_pod_terminated(pod: Obj) -> bool:
+    """pkg/volume/util: IsPodTerminated: Failed or Succeeded, or deleted with every container terminated or
+    waiting (notRunning)."""
+    status = pod.get("status") or {}
+    if status.get("phase") in ("Failed", "Succeeded"):
+        return True
+    return bool(pod["metadata"].get("deletionTimestamp")) and all(
+        {"terminated", "waiting"} & set(cs.get("state") or {}) for cs in status.get("containerStatuses") or ())
+
+
+class PVCProtectionController:
+    def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
+        self.kernel = kernel
+        self.trace = trace
+        self.store = store
+        self.profile = profile
+        self.queue = WorkQueue(kernel, self.process_pvc, sync=True)
+
+    def start(self) -> None:
+        self.store.watch("PersistentVolumeClaim", self._on_claim)
+        self.store.watch("Pod", self._on_pod)
+
+    def _on_claim(self, type_: str, claim: Obj, old: Obj | None) -> None:
+        """pvcAddedUpdated: only claims missing the finalizer or being deleted with it are queued."""
+        if type_ != DELETED and (need_to_add_finalizer(claim, PVC_PROTECTION_FINALIZER)
+                                 or is_deletion_candidate(claim, PVC_PROTECTION_FINALIZER)):
+            self.queue.add(_key(claim))
+
+    def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        """podAddedDeletedUpdated / enqueuePVCs: a pod that can help remove a finalizer (deleted, terminated or
+        not scheduled) queues every claim it names; a new pod replacing one of the same name queues the old's."""
+        self._enqueue_claims(pod, type_ == DELETED)
+        if old is not None and type_ != DELETED and old["metadata"].get("uid") != pod["metadata"].get("uid"):
+            self._enqueue_claims(old, True)
+
+    def _enqueue_claims(self, pod: Obj, deleted: bool) -> None:
+        if not deleted and not is_pod_terminated(pod) and (pod.get("spec") or {}).get("nodeName"):
+            return
+        for name in claim_names(pod):
+            self.queue.add((pod["metadata"]["namespace"], name))
+
+    def process_pvc(self, key: Key) -> None:
+        """processPVC: a claim being deleted loses the finalizer when no pod uses it; a live claim missing it
+        gets it (for claims created before the admission plugin was on)."""
+        claim = self.store.try_get("PersistentVolumeClaim", key[0], key[1])
+        if claim is None:
+            return
+        if is_deletion_candidate(claim, PVC_PROTECTION_FINALIZER):
+            if not self._is_being_used(claim):
+                set_finalizer(self.store, claim, PVC_PROTECTION_FINALIZER, False, COMPONENT)
+            return   # "Keeping PVC because it is being used"
+        if need_to_add_finalizer(claim, PVC_PROTECTION_FINALIZER):
+            set_finalizer(self.store, claim, PVC_PROTECTION_FINALIZER, True, COMPONENT)
+
+    def _is_being_used(self, claim: Obj) -> bool:
+        """isBeingUsed / podUsesPVC over the namespace's pods: a pod counts once scheduled (the kubelet does not
+        start a pod whose claim is being deleted) and until it is removed from the API, terminated or not."""
+        ns, name = claim["metadata"]["namespace"], claim["metadata"]["name"]
+        return any((pod.get("spec") or {}).get("nodeName") and name in claim_names(pod)
+                   for pod in self.store.list("Pod", ns))
