@@ -353,6 +353,31 @@ class Store:
         self._commit(kind, key, None, obj, "create", by)
         return obj
 
+    def create_event(self, obj: Obj, by: str) -> Obj:
+        """``create`` for an Event the model's own recorder made (podlife.api.events), with what cannot change
+        such an Event left out. Kept: the namespace's existence and lifecycle, the name conflict, the UID
+        drawn as ``create`` draws it, the field manager and the commit. Left out, because each is a no-op on
+        it: the strategy's PrepareForCreate (apiVersion and namespace are set, Events have no defaults, no
+        pod template, no status subresource, and no admission plugin looks at Events: ResourceQuota skips
+        them, the others admit only Pods and PersistentVolumeClaims); validation (legacyValidateEvent of an
+        Event without eventTime checks only that the involved object's namespace is the Event's, or empty
+        in "default", which the recorder guarantees, and the namespace's name, a stored Namespace's)."""
+        md = obj["metadata"]
+        ns = self._objects["Namespace"].get(("", md["namespace"]))
+        if ns is None:
+            raise errors.not_found("namespaces", md["namespace"])
+        if ns["metadata"].get("deletionTimestamp"):
+            return self.create(obj, by=by)   # the Forbidden of a namespace being deleted, worded by create
+        if self.manage is not None:
+            self.manage("Event", None, obj, by, "", self.trace.timestamp())
+        key = (md["namespace"], md["name"])
+        if key in self._objects["Event"]:
+            raise errors.already_exists(_resource(self.kinds["Event"]), md["name"])
+        md["uid"] = self._new_uid()
+        md["creationTimestamp"] = self.trace.timestamp()
+        self._commit("Event", key, None, obj, "create", by)
+        return obj
+
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
                extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False) -> Obj:
         """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency.
