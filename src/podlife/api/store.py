@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from podlife.api import errors, validation
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.registry import strategy_for
@@ -64,46 +66,24 @@ def _kind_resource(info: KindInfo) -> str:
     return f"{info.kind}.{g}" if g else info.kind
 
 
-class _PackedDict(tuple):
-    """A dict kept as a tuple: its keys (a tuple shared by every dict of the same shape), then its values."""
-    __slots__ = ()
-
-
-class _PackedList(tuple):
-    __slots__ = ()
-
-
 class PackedObjects(MutableMapping[Key, Obj]):
     """The objects of a kind that a run makes by the hundred thousand and rarely reads again (Events: several
-    per pod), kept packed, at a third of the memory of their dicts: each dict becomes a tuple of its values
-    after the tuple of its keys, shared by every dict of the same keys. Reading one unpacks a fresh copy."""
+    per pod), kept as their JSON bytes: less memory than their dicts and faster to make than any packing done
+    in Python. Reading one decodes a fresh copy (JSON data comes back equal, keys in the same order)."""
 
     def __init__(self) -> None:
-        self._packed: dict[Key, Any] = {}
-        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
-
-    def _pack(self, v: Any) -> Any:
-        t = type(v)
-        if t is dict:
-            keys = tuple(v)
-            packed = [self._shapes.setdefault(keys, keys)]
-            for x in v.values():
-                tx = type(x)
-                packed.append(self._pack(x) if tx is dict or tx is list else x)
-            return _PackedDict(packed)
-        if t is list:
-            return _PackedList([self._pack(x) if type(x) is dict or type(x) is list else x for x in v])
-        return v
+        self._packed: dict[Key, bytes] = {}
 
     def __getitem__(self, key: Key) -> Obj:
-        return _unpack(self._packed[key])
+        return orjson.loads(self._packed[key])
 
     def get(self, key: Key, default: Any = None) -> Any:  # type: ignore[override]
         packed = self._packed.get(key)
-        return default if packed is None else _unpack(packed)
+        return default if packed is None else orjson.loads(packed)
 
     def __setitem__(self, key: Key, obj: Obj) -> None:
-        self._packed[key] = self._pack(obj)
+        # a copy of exactly its size: orjson's own result keeps the slack of its larger buffer
+        self._packed[key] = bytes(memoryview(orjson.dumps(obj)))
 
     def __delitem__(self, key: Key) -> None:
         del self._packed[key]
@@ -116,16 +96,6 @@ class PackedObjects(MutableMapping[Key, Obj]):
 
     def __len__(self) -> int:
         return len(self._packed)
-
-
-def _unpack(v: Any) -> Any:
-    t = type(v)
-    if t is _PackedDict:
-        keys = v[0]
-        return {keys[i]: _unpack(v[i + 1]) for i in range(len(keys))}
-    if t is _PackedList:
-        return [_unpack(x) for x in v]
-    return v
 
 
 PACKED_KINDS = ("Event",)
