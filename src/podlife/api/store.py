@@ -734,8 +734,13 @@ class Store:
         self._deliver(kind, type_, obj, old)
 
     def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
+        pending = self._pending
         for w in self._watches.get(kind, ()):
-            self._route(w, type_, obj, old)
+            if w.namespace is None and w.node is None:   # a whole kind's watch (an informer): every event
+                if w.active:
+                    pending.append((w, type_, obj, old))
+            else:
+                self._route(w, type_, obj, old)
         if kind == "Pod" and self._node_watches:
             now, was = obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")
             for n in sorted((now, was)) if now and was and now != was else (now or was,):
