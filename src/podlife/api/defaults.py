@@ -530,9 +530,9 @@ def compute_qos_class(pod: dict) -> str:
     Pod-level resources (spec.resources, PodLevelResources) decide when set.
     """
     spec = _as_dict(pod.get("spec"))
+    containers = _as_list(spec.get("containers")) + _as_list(spec.get("initContainers"))
     try:
-        key = orjson.dumps([spec.get("resources"), [_as_dict(c).get("resources") for c in
-                                                    _as_list(spec.get("containers")) + _as_list(spec.get("initContainers"))]],
+        key = orjson.dumps([spec.get("resources"), [_as_dict(c).get("resources") for c in containers]],
                            option=_QOS_KEY_OPTIONS)
     except TypeError:
         return _compute_qos_class(spec)
