@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
+import orjson
+
 from podlife.api import quantity
 
 NAMESPACED_KINDS = frozenset({
@@ -515,12 +517,35 @@ def _positive(values: dict, acc: dict[str, Fraction], found: set[str] | None = N
                     found.add(name)
 
 
+# the class of each distinct set of resources seen (a Deployment's pods all have the same): the key is their JSON
+_QOS_SEEN: dict[bytes, str] = {}
+_QOS_SEEN_MAX = 4096
+# anything but plain JSON data fails to encode, and is computed without the table
+_QOS_KEY_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
 def compute_qos_class(pod: dict) -> str:
     """ComputePodQOS: Guaranteed, Burstable or BestEffort from containers and init containers.
 
     Pod-level resources (spec.resources, PodLevelResources) decide when set.
     """
     spec = _as_dict(pod.get("spec"))
+    containers = _as_list(spec.get("containers")) + _as_list(spec.get("initContainers"))
+    try:
+        key = orjson.dumps([spec.get("resources"), [_as_dict(c).get("resources") for c in containers]],
+                           option=_QOS_KEY_OPTIONS)
+    except TypeError:
+        return _compute_qos_class(spec)
+    qos = _QOS_SEEN.get(key)
+    if qos is None:
+        qos = _compute_qos_class(spec)
+        if len(_QOS_SEEN) >= _QOS_SEEN_MAX:
+            _QOS_SEEN.clear()
+        _QOS_SEEN[key] = qos
+    return qos
+
+
+def _compute_qos_class(spec: dict) -> str:
     requests: dict[str, Fraction] = {}
     limits: dict[str, Fraction] = {}
     guaranteed = True

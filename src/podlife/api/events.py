@@ -62,7 +62,7 @@ class EventRecorder:
             self._seen[key] = name
             if len(self._seen) > LRU_CACHE_ENTRIES:
                 self._seen.popitem(last=False)
-            self.store.create({
+            self.store.create_event({
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": ns},
                 "involvedObject": involved, "reason": reason, "message": message, "type": type_,

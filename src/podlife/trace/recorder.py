@@ -34,12 +34,16 @@ class Trace:
         self.sinks: list[Callable[[Record], None]] = []
         self._held: list[Record] = []
         self._holds = 0
+        self._t_at: float | None = None
+        self._t = 0.0
         self._stamp_at: float | None = None
         self._stamp = ""
 
     def emit(self, type_: str, **fields: Any) -> Record:
-        rec = {"t": round(self.kernel.now, 3), "type": type_}
-        rec.update(fields)
+        now = self.kernel.now
+        if now is not self._t_at:   # records come in bursts at one instant (the same object): round it once
+            self._t_at, self._t = now, round(now, 3)
+        rec = {"t": self._t, "type": type_, **fields}
         if self.keep:
             self.records.append(rec)
         if self.sinks:

@@ -39,8 +39,7 @@ class NdjsonReport:
         self._line({**header, "stream": "ndjson"})
 
     def _line(self, obj: Any) -> None:
-        self.f.write(orjson.dumps(obj))
-        self.f.write(b"\n")
+        self.f.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
 
     def record(self, rec: Record) -> None:
         """A trace sink: one line per record."""

@@ -286,6 +286,14 @@ class PodIndex:
         self.orphans: dict[str, set[str]] = {}
 
     def update(self, pod: Obj | None, old: Obj | None) -> None:
+        if pod is not None and old is not None:
+            md, old_md = pod["metadata"], old["metadata"]
+            if md.get("ownerReferences") is old_md.get("ownerReferences") and md["uid"] == old_md["uid"] and \
+                    md["uid"] in self.pods:
+                # the same owner (a store revision shares what a write left alone: a status write's
+                # ownerReferences): the pod keeps its place in the indexes
+                self.pods[md["uid"]] = pod
+                return
         if old is not None:
             uid = old["metadata"]["uid"]
             self.pods.pop(uid, None)
