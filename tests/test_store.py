@@ -876,3 +876,21 @@ def test_trace_records_of_a_pod_life():
         {"t": 4.0, "type": "api", "verb": "delete", "object": POD_REF, "by": "kubelet", "gracePeriodSeconds": 0},
         {"t": 4.0, "type": "deleted", "object": POD_REF},
     ]
+
+
+def test_an_event_repeats_only_for_the_same_object_uid() -> None:
+    """client-go events_cache.go getEventKey includes the involved object's UID: the same reason and message
+    about a pod recreated under the same name (a StatefulSet's web-0) is a new Event, not a second count of
+    the old pod's."""
+    from podlife.api.events import EventRecorder
+
+    store = make_store()
+    rec = EventRecorder(store, "default-scheduler")
+    old = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "namespace": "default", "uid": "u-1"}}
+    new = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "namespace": "default", "uid": "u-2"}}
+    msg = "Successfully assigned default/web-0 to node-1"
+    rec.event(old, "Normal", "Scheduled", msg)
+    rec.event(old, "Normal", "Scheduled", msg)
+    rec.event(new, "Normal", "Scheduled", msg)
+    events = store.list("Event", namespace="default")
+    assert sorted((e["involvedObject"]["uid"], e["count"]) for e in events) == [("u-1", 2), ("u-2", 1)]

@@ -26,7 +26,9 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.log = log          # callable(involved ref dict, type, reason, message) for the component's log
-        self._seen: OrderedDict[tuple[str, str, str, str, str], str] = OrderedDict()
+        # events_cache.go getEventKey: source, the involved object (uid and apiVersion too), type, reason and
+        # message; the source is this recorder's own, and kind/namespace/name are in the object's reference
+        self._seen: OrderedDict[tuple[str, ...], str] = OrderedDict()
 
     def event(self, obj: Obj, type_: str, reason: str, message: str, field_path: str = "") -> None:
         md = obj["metadata"]
@@ -44,7 +46,7 @@ class EventRecorder:
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"
-        key = (ns, involved_ref, field_path, reason, message)
+        key = (ns, involved_ref, md.get("uid") or "", involved["apiVersion"], field_path, type_, reason, message)
         now = trace.timestamp()
         name = self._seen.get(key)
         if name is not None:
