@@ -21,7 +21,7 @@ from podlife.engine import Kernel
 from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
-from podlife.kubelet.kuberuntime.manager import RuntimeManager
+from podlife.kubelet.kuberuntime.manager import RuntimeManager, SyncResult, aggregate
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus, PodWorkers
@@ -348,7 +348,8 @@ class Kubelet:
             # SyncPod: once RestartAllContainers removed the containers the pod is synced again at once, to
             # clear the condition and start from the first init container
             self._requeue_after(uid, 0.0)
-        if result.errors:
+        self._log_sync_error(pod, result)
+        if result.has_errors:
             # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
             # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is
             # wait.Jitter(expiry - now, 0.5) instead
@@ -357,6 +358,19 @@ class Kubelet:
                 wait = max(result.backoff_until - self.kernel.now, 0.0)
             self._requeue_after(uid, wait * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
         return False
+
+    def _log_sync_error(self, pod: Obj, result: SyncResult) -> None:
+        """The pod worker logs the error SyncPod returns (pod_workers.go managePodLoop). kubelet.go SyncPod
+        returns result.Error() unless every result, succeeded ones included, is a back-off
+        (r.Error != ErrCrashLoopBackOff && r.Error != ErrImagePullBackOff); from 1.34 (PR #133066) a
+        CrashLoopBackOff is a BackoffError, which that comparison no longer matches, so it is returned."""
+        failed = result.failed
+        if not failed:
+            return
+        quiet = {"ImagePullBackOff"} if self.profile.crashloop_requeue_at_expiry else \
+            {"ImagePullBackOff", "CrashLoopBackOff"}
+        if any(r.reason not in quiet for r in result.results):
+            self.log("sync_error", pod, error=aggregate(failed))
 
     def _requeue_after(self, uid: str, delay: float) -> None:
         """The pod worker's work queue: sync again once a backoff ends."""
@@ -386,7 +400,7 @@ class Kubelet:
             override = st.kill.grace_override if st.kill is not None else None
         errors = yield from self.runtime_manager.kill_pod(pod, override)
         if errors:
-            err = "[" + ", ".join(errors) + "]" if len(errors) > 1 else errors[0]
+            err = aggregate(errors)
             # SyncTerminatingPod (syncPod before 1.22): a failed kill is an event, then the sync fails
             self.events.pod_event(pod, "Warning", "FailedKillPod", f"error killing pod: {err}")
             self.log("sync_error", pod, error=err)

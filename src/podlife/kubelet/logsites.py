@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from podlife.api.gofmt import go_quote
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,8 @@ def _q(v: Any) -> str:
     if isinstance(v, list):
         return "[" + " ".join(f'"{x}"' for x in v) + "]"
     s = str(v)
-    return s if s.startswith("{") else '"' + s.replace('"', '\\"') + '"'
+    # klog quotes a string value with strconv.Quote (an error's nested %q quotes come out as \\\")
+    return s if s.startswith("{") else go_quote(s)
 
 
 def severity(site: Site, structured: bool) -> str:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from podlife.api.meta import Obj
+from podlife.api.gofmt import go_quote
+from podlife.api.meta import Obj, pod_full_name
 from podlife.kubelet.envvars import environment_error
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
@@ -34,10 +35,49 @@ class _BackoffEntry:
 
 
 @dataclass
+class ActionResult:
+    """pkg/kubelet/container/sync_result.go SyncResult: one action SyncPod or KillPod took; ``reason`` is its
+    error (CrashLoopBackOff, ErrImagePull, ...), None when the action succeeded."""
+    action: str            # StartContainer, KillContainer, CreatePodSandbox
+    target: str            # the container's name (the pod's full name for the sandbox)
+    reason: str | None = None
+    message: str = ""
+
+    def fail(self, reason: str, message: str) -> None:
+        self.reason, self.message = reason, message
+
+    def __str__(self) -> str:
+        # PodSyncResult.Error: fmt.Errorf("failed to %q for %q with %w: %q", ...)
+        return f"failed to {go_quote(self.action)} for {go_quote(self.target)} with {self.reason}: " \
+               f"{go_quote(self.message)}"
+
+
+def aggregate(failed: list[ActionResult]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one error as itself, several as "[e1, e2]"."""
+    texts = [str(r) for r in failed]
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
+@dataclass
 class SyncResult:
-    errors: list[str] = field(default_factory=list)
+    """PodSyncResult: every action taken, failed or not (the kubelet looks at both)."""
+    results: list[ActionResult] = field(default_factory=list)
+    unlogged: list[str] = field(default_factory=list)   # failures outside SyncResults (sandbox creation)
     backoff_until: float | None = None   # the earliest CrashLoopBackOff expiry (BackoffError, 1.34+)
     removed_all: bool = False            # RestartAllContainers removed every container: sync again at once
+
+    def add(self, action: str, target: str) -> ActionResult:
+        r = ActionResult(action, target)
+        self.results.append(r)
+        return r
+
+    @property
+    def failed(self) -> list[ActionResult]:
+        return _failed(self.results)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.failed or self.unlogged)
 
 
 class Backoff:
@@ -123,8 +163,10 @@ class RuntimeManager:
             except RuntimeError_ as e:
                 kl.events.pod_event(pod, "Warning", "FailedCreatePodSandBox",
                                     f"Failed to create pod sandbox: {e}")
-                result.errors.append(str(e))
+                # the sandbox's SyncResult message is not modelled: the failure requeues the pod, unlogged
+                result.unlogged.append(str(e))
                 return result
+            result.add("CreatePodSandbox", pod_full_name(pod))
             if kl.profile.ready_to_start_at_sandbox:
                 # PR #134660: PodReadyToStartContainers is written once the sandbox exists, before image pulls
                 kl.status_manager.set_pod_status(pod, kl.generate_status(pod, terminal=False))
@@ -141,7 +183,8 @@ class RuntimeManager:
                 # doBackOff reads the pod status this SyncPod started from, where the container killed here still
                 # runs: the back-off is keyed on the finish time of the instance before it, if any
                 before = self.last_exited(uid, key[1])
-                yield from kill_container(kl, pod, c, message, None, grace=grace)
+                err = yield from kill_container(kl, pod, c, message, None, grace=grace)
+                self._killed(result, c.name, err)
                 spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
                              if x["name"] == key[1]), None)
                 if spec is not None:
@@ -155,8 +198,9 @@ class RuntimeManager:
             if spec["name"] in handled or c is None or c.state != RUNNING or c.image == spec.get("image", ""):
                 continue
             before = self.last_exited(uid, spec["name"])
-            yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be restarted",
-                                      None)
+            err = yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be "
+                                                        "restarted", None)
+            self._killed(result, c.name, err)
             handled.add(spec["name"])
             yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
@@ -194,6 +238,13 @@ class RuntimeManager:
                 yield from self._restart(pod, sb, spec, c, result, c)
         return result
 
+    @staticmethod
+    def _killed(result: SyncResult, name: str, err: str | None) -> None:
+        """SyncPod step 3 adds a KillContainer result per kill; a successful one counts in the kubelet's
+        backoff-only check. (A failed kill is not recorded: podlife goes on to start the container.)"""
+        if not err:
+            result.add("KillContainer", name)
+
     # ---- RestartAllContainers (KEP-5532, 1.36+) -------------------------------------------------------
 
     def restart_all_trigger(self, pod: Obj) -> bool:
@@ -224,9 +275,9 @@ class RuntimeManager:
         IP and the volumes stay."""
         kl = self.kl
         uid = pod["metadata"]["uid"]
-        errors = yield from self._kill_all(pod, self.running(uid), 0, None)
-        if errors:
-            result.errors.extend(errors)
+        killed = yield from self._kill_all(pod, self.running(uid), 0, None)
+        result.results.extend(killed)
+        if any(r.reason for r in killed):
             return
         for c in list(kl.runtime.pod_containers(uid)):
             yield from kl.runtime.remove_container(c.id)
@@ -265,7 +316,8 @@ class RuntimeManager:
                                          f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
                                          f"({pod['metadata']['uid']})"))
             self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)
-            result.errors.append(msg)
+            # kubecontainer.ErrCrashLoopBackOff (1.34+ wrapped in a BackoffError, whose text is the same)
+            result.add("StartContainer", spec["name"]).fail("CrashLoopBackOff", msg)
             expiry = finished + delay   # NewBackoffError(ErrCrashLoopBackOff, ts.Add(backoff))
             result.backoff_until = expiry if result.backoff_until is None else min(result.backoff_until, expiry)
             return
@@ -277,24 +329,26 @@ class RuntimeManager:
         kl = self.kl
         uid = pod["metadata"]["uid"]
         name = spec["name"]
-        image = spec.get("image", "")
+        # SyncPod's start(): a StartContainer result for the container, failed with startContainer's error
+        # (its reason) and message
+        sr = result.add("StartContainer", name)
         ok = yield from kl.images.ensure_image_exists(pod, spec)
         if not ok:
-            result.errors.append(f"image {image}")
+            sr.fail(*self.reasons[(uid, name)])   # EnsureImageExists: ErrImagePull, ImagePullBackOff, ...
             return
         # generateContainerConfig: the environment needs its ConfigMaps and Secrets
         err = environment_error(kl.store, pod, spec)
         if err is not None:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
             self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
-            result.errors.append(err)
+            sr.fail(*self.reasons[(uid, name)])
             return
         try:
             c = yield from kl.runtime.create_container(sb, generate_container_config(kl, pod, spec, sb, attempt))
         except RuntimeError_ as e:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
             self.reasons[(uid, name)] = ("CreateContainerError", str(e))
-            result.errors.append(str(e))
+            sr.fail(*self.reasons[(uid, name)])
             return
         kl.refs.add(c.id)
         kl.events.container_event(pod, name, "Normal", "Created", kl.profile_message("created", name))
@@ -303,7 +357,7 @@ class RuntimeManager:
         except RuntimeError_ as e:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
             self.reasons[(uid, name)] = ("RunContainerError", str(e))
-            result.errors.append(str(e))
+            sr.fail(*self.reasons[(uid, name)])
             return
         self.reasons.pop((uid, name), None)
         kl.events.container_event(pod, name, "Normal", "Started", f"Started container {name}")
@@ -319,14 +373,14 @@ class RuntimeManager:
                 kl.events.container_event(pod, name, "Warning", "FailedPostStartHook", "PostStartHook failed")
                 self.reasons[(uid, name)] = ("PostStartHookError", err)
                 yield from kill_container(kl, pod, c, "FailedPostStartHook", None)
-                result.errors.append(err)
+                sr.fail(*self.reasons[(uid, name)])
             else:
                 kl.trace.emit("hook", object=c.pod_ref, container=name, hook="postStart", phase="completed")
 
     # ---- KillPod ----------------------------------------------------------------------------------
 
     def kill_pod(self, pod: Obj, grace_override: int | None) -> Gen:
-        """killPodWithSyncResult: stop every running container, then the sandbox. Returns the errors; with
+        """killPodWithSyncResult: stop every running container, then the sandbox. Returns the failed results; with
         any, the sandbox is left alone and the pod worker tries again."""
         kl = self.kl
         uid = pod["metadata"]["uid"]
@@ -338,7 +392,7 @@ class RuntimeManager:
             if kl.profile.native_sidecars == "ordered" and any(
                     is_restartable_init(ic) for ic in pod["spec"].get("initContainers") or ()):
                 ordering = TerminationOrdering(kl.kernel, pod, [c.name for c in running])
-            errors = yield from self._kill_all(pod, running, grace_override, ordering)
+            errors = _failed((yield from self._kill_all(pod, running, grace_override, ordering)))
         if errors:
             return errors
         for sb in kl.runtime.pod_sandboxes(uid):
@@ -356,8 +410,11 @@ class RuntimeManager:
                  for c in containers]
         if procs:
             yield kl.kernel.all_of(procs)
-        return [f'failed to "KillContainer" for "{c.name}" with KillContainerError: "{p.value}"'
-                for c, p in zip(containers, procs) if p.value]
+        results = [ActionResult("KillContainer", c.name) for c in containers]
+        for r, p in zip(results, procs):
+            if p.value:
+                r.fail("KillContainerError", p.value)
+        return results
 
     def _kill_legacy_sidecar_order(self, pod: Obj, running: list[Container], grace_override: int | None) -> Gen:
         """PR #80744 (the seed-000 kubelet): sidecars' preStop hooks first, then the other containers with
@@ -378,12 +435,12 @@ class RuntimeManager:
             if hooks:
                 yield kl.kernel.all_of(hooks)
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
-            errors = yield from self._kill_all(pod, others, override, None, message="Need to kill Pod")
+            errors = _failed((yield from self._kill_all(pod, others, override, None, message="Need to kill Pod")))
             if errors:
                 return errors
         if sidecars:
             override = grace - int(kl.kernel.now - start) if grace_override is None else grace_override
-            return (yield from self._kill_all(pod, sidecars, override, None))
+            return _failed((yield from self._kill_all(pod, sidecars, override, None)))
         return []
 
 
@@ -392,6 +449,10 @@ def restart_condition_true(kl: Kubelet, pod: Obj) -> bool:
     status = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
     return any(c.get("type") == "AllContainersRestarting" and c.get("status") == "True"
                for c in status.get("conditions") or ())
+
+
+def _failed(results: list[ActionResult]) -> list[ActionResult]:
+    return [r for r in results if r.reason is not None]
 
 
 def _legacy_sidecars(pod: Obj) -> set[str]:
