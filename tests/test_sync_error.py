@@ -2,9 +2,10 @@
 (pod_workers.go managePodLoop; the error is PodSyncResult.Error() of kuberuntime's SyncPod).
 
 kubelet.go SyncPod returns that error unless every SyncResult of the sync, succeeded ones included, is a
-back-off (ErrCrashLoopBackOff or ErrImagePullBackOff): a sync that only waits out a back-off logs nothing.
-From 1.34 (PR #133066) doBackOff wraps ErrCrashLoopBackOff in a BackoffError, which that comparison no
-longer matches, so a crash-looping container's wait is logged at every sync that hits it.
+back-off (ErrCrashLoopBackOff or ErrImagePullBackOff). kuberuntime's SyncPod adds a ConfigPodSandbox result,
+succeeded, to every sync that gets past the sandbox, before it starts anything, so a sync that waits out a
+back-off returns its error too (and is retried after the pod worker's 10-15 s backOffPeriod): the line comes
+at every sync whose container is in back-off, on every version.
 """
 
 from __future__ import annotations
@@ -79,37 +80,51 @@ def test_crash_loop_back_off_is_logged_from_1_34(tmp_path):
 
 
 @pytest.mark.parametrize("version", ["1.18", "1.33"])
-def test_crash_loop_back_off_alone_is_not_logged_before_1_34(tmp_path, version):
+def test_crash_loop_back_off_is_logged_at_every_sync_in_back_off_before_1_34(tmp_path, version):
     r = run_text(tmp_path, CRASH.replace("VERSION", version))
-    assert len(records(r, "runtime", op="start", container="app")) >= 4   # it did crash-loop
-    assert records(r, "event", reason="BackOff")
-    assert sync_errors(r) == []
+    starts = [x["t"] for x in records(r, "runtime", op="start", container="app")]
+    assert len(starts) >= 4   # it did crash-loop
+    lines = [t for t, *_ in sync_errors(r)]
+    # each sync that finds the back-off running logs, as it records the BackOff event: the relist after each
+    # exit but the first, then the failed sync's retries (every 10-15 s) until one finds the back-off over
+    # and restarts the container (no line)
+    assert lines == [e["t"] for e in records(r, "event", reason="BackOff")]
+    assert not set(lines) & set(starts)
+    assert {float(math.ceil(t)) for t in starts[1:]} <= set(lines)
+    for a, b in zip(starts[1:], starts[2:]):
+        within = [t for t in lines if a < t < b]
+        assert all(10.0 <= y - x <= 15.0 for x, y in zip(within, within[1:])), within
+        assert 10.0 <= b - within[-1] <= 15.0 + 0.2   # the retry that restarted it (start 0.1 s into it)
 
 
 @pytest.mark.parametrize("version", ["1.18", "1.34"])
-def test_image_pull_failure_is_logged_back_off_is_not(tmp_path, version):
+def test_image_pull_failure_and_back_off_are_logged(tmp_path, version):
     r = run_text(tmp_path, PULL.replace("VERSION", version))
     u = uid(r, "web")
     pulls = [e["t"] for e in records(r, "event", reason="Pulling")]
     backoffs = [e["t"] for e in records(r, "event", reason="BackOff")]
     # created at 0 with the fault active: the sync creates the sandbox and the pull fails at once
-    # (ErrImagePull, logged); the relist at 1.0 syncs again within the 10 s pull back-off (ImagePullBackOff
-    # only, not logged); the failed sync's retries alternate between the two until the fault heals at 40 s
+    # (ErrImagePull); the relist at 1.0 syncs again within the 10 s pull back-off (ImagePullBackOff); the
+    # failed sync's retries alternate between the two; each of those syncs logs (a pull after the fault heals
+    # at 40 s succeeds and does not)
     assert pulls[0] == 0.0 and backoffs[0] == 1.0
+    failed_pulls = [t for t in pulls if t < 40.0]
     lines = sync_errors(r)
-    assert [t for t, *_ in lines] == [t for t in pulls if t < 40.0] and len(lines) == 3
+    assert [t for t, *_ in lines] == sorted(failed_pulls + backoffs)
     err = 'rpc error: code = Unknown desc = failed to pull and unpack image "nginx:1.27"'
-    for _, severity, site, message in lines:
+    for t, severity, site, message in lines:
+        reason, text = ("ErrImagePull", err) if t in failed_pulls else \
+            ("ImagePullBackOff", 'Back-off pulling image "nginx:1.27"')
         if version == "1.18":
             assert (severity, site) == ("E", "pod_workers.go:191")
             assert message == (f'Error syncing pod {u} ("web_default({u})"), skipping: failed to "StartContainer" '
-                               f'for "app" with ErrImagePull: "{err.replace(chr(34), chr(92) + chr(34))}"')
+                               f'for "app" with {reason}: "{text.replace(chr(34), chr(92) + chr(34))}"')
         else:
             assert (severity, site) == ("E", "pod_workers.go:1301")
+            quoted = text.replace('"', '\\\\\\"')
             assert message == (
-                '"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"app\\" with ErrImagePull: '
-                '\\"rpc error: code = Unknown desc = failed to pull and unpack image \\\\\\"nginx:1.27\\\\\\"\\"" '
-                f'pod="default/web" podUID="{u}"')
+                f'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"app\\" with {reason}: '
+                f'\\"{quoted}\\"" pod="default/web" podUID="{u}"')
 
 
 def test_pod_sync_result_error_formats_as_upstream():

@@ -197,10 +197,11 @@ RULES: tuple[Rule, ...] = (
         Change(32, True, "RelaxedEnvironmentVariableValidation beta, on by default in 1.32 (alpha 1.30, GA 1.34)"),
     ), gate="RelaxedEnvironmentVariableValidation"),
     Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
-        Change(18, False, "pod_workers.go: a failed sync is retried after the worker's 10 s (jitter 0.5); "
-                          "kubelet.go SyncPod drops a CrashLoopBackOff-only error"),
-        Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry (jitter 0.5); the "
-                         "error now reaches the pod worker, which logs it"),
+        Change(18, False, "pod_workers.go: a failed sync, a back-off included (its succeeded ConfigPodSandbox "
+                          "result keeps kubelet.go SyncPod from dropping the error), is retried after the "
+                          "worker's 10 s (jitter 0.5)"),
+        Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry, at most the 1 min "
+                         "resync interval (jitter 0.5)"),
     )),
     Rule("pod_generation", "pods carry metadata.generation, bumped when their spec changes", (
         Change(18, False, "pods have no generation"),

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 Gen = Generator[simpy.Event, Any, Any]
 
 WORKER_BACKOFF = 10.0         # pkg/kubelet/kubelet.go backOffPeriod
+RESYNC_INTERVAL = 60.0        # the pod workers' resyncInterval: KubeletConfiguration syncFrequency, 1m
 WORKER_BACKOFF_JITTER = 0.5   # pod_workers.go workerBackOffPeriodJitterFactor
 
 
@@ -352,10 +353,10 @@ class Kubelet:
         if result.has_errors:
             # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
             # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is
-            # wait.Jitter(expiry - now, 0.5) instead
+            # wait.Jitter(expiry - now, 0.5) instead, the wait kept between 0 and the 1 min resyncInterval
             wait = WORKER_BACKOFF
             if self.profile.crashloop_requeue_at_expiry and result.backoff_until is not None:
-                wait = max(result.backoff_until - self.kernel.now, 0.0)
+                wait = min(max(result.backoff_until - self.kernel.now, 0.0), RESYNC_INTERVAL)
             self._requeue_after(uid, wait * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
         return False
 
@@ -363,7 +364,8 @@ class Kubelet:
         """The pod worker logs the error SyncPod returns (pod_workers.go managePodLoop). kubelet.go SyncPod
         returns result.Error() unless every result, succeeded ones included, is a back-off
         (r.Error != ErrCrashLoopBackOff && r.Error != ErrImagePullBackOff); from 1.34 (PR #133066) a
-        CrashLoopBackOff is a BackoffError, which that comparison no longer matches, so it is returned."""
+        CrashLoopBackOff is a BackoffError, which that comparison no longer matches. A sync that gets past the
+        sandbox has a succeeded ConfigPodSandbox result, so in practice every failed sync is logged."""
         failed = result.failed
         if not failed:
             return

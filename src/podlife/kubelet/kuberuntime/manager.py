@@ -38,7 +38,7 @@ class _BackoffEntry:
 class ActionResult:
     """pkg/kubelet/container/sync_result.go SyncResult: one action SyncPod or KillPod took; ``reason`` is its
     error (CrashLoopBackOff, ErrImagePull, ...), None when the action succeeded."""
-    action: str            # StartContainer, KillContainer, CreatePodSandbox
+    action: str            # StartContainer, KillContainer, CreatePodSandbox, ConfigPodSandbox
     target: str            # the container's name (the pod's full name for the sandbox)
     reason: str | None = None
     message: str = ""
@@ -173,6 +173,10 @@ class RuntimeManager:
         if self.restarting_all(pod):
             yield from self._remove_all(pod, result)
             return result
+        # SyncPod "Get podSandboxConfig for containers to start": a ConfigPodSandbox result, succeeded, in
+        # every sync past the sandbox step; it is why kubelet.go SyncPod returns the error of a sync whose only
+        # failures are back-offs (its check skips only syncs made of back-off results alone)
+        result.add("ConfigPodSandbox", sb.id)
         # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
         # (once: it is in ContainersToStart a single time, so the loops below leave it alone)
         handled: set[str] = set()
