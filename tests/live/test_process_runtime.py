@@ -3,11 +3,15 @@ exit codes, hooks, probes and logs. Every wait polls with a deadline; nothing sl
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import select
 import signal
+import struct
 import subprocess
+import termios
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -612,6 +616,56 @@ def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster
     cluster.kubectl("delete", "pod", "shell", "--wait=false")
 
 
+def test_kubectl_exec_with_a_terminal(cluster: ProcessCluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: term}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+        """)
+    cluster.wait_for("term Running", lambda: "running" in cluster.state("term"), 20)
+    # kubectl uses a terminal only when its stdin is one: a pseudo-terminal of 40 rows by 100 columns, which
+    # kubectl sends on the resize channel
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    ours = os.ttyname(slave)
+    p: subprocess.Popen[bytes] | None = None
+    try:
+        p = subprocess.Popen(["kubectl", "exec", "-it", "term", "--", "sh", "-c",
+                              'until [ "$(stty size)" = "40 100" ]; do sleep 0.1; done; tty; echo "$TERM"; '
+                              'stty size; exit 5'],
+                             stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
+        os.close(slave)
+        out = b""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if not select.select([master], [], [], 1)[0]:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:   # EIO: kubectl ended and closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert p.wait(timeout=10) == 5, out
+    finally:
+        os.close(master)
+        if p is not None:
+            p.kill()
+    lines = out.decode().replace("\r\n", "\n").splitlines()
+    # the command ran on a terminal of its own, with TERM=xterm (containerd's execInternal sets it for a tty)
+    # and kubectl's size
+    assert lines[0].startswith("/dev/pts/") and lines[0] != ours, lines
+    assert lines[1:3] == ["xterm", "40 100"], lines
+    cluster.kubectl("delete", "pod", "term", "--wait=false")
+
+
 def test_an_oomkill_fault_kills_the_real_process(cluster: ProcessCluster) -> None:
     cluster.apply("""\
         apiVersion: v1
@@ -742,3 +796,4 @@ def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> N
             c.stop()
     finally:
         left.kill()
+

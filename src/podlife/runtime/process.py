@@ -371,7 +371,9 @@ class ProcessRuntime(ContainerdRuntime):
             if stdin:
                 fds["stdin"], in_w = os.pipe()
             streams = ExecStreams(None, out_r, err_r, in_w)
-        streams.spawn = sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, fds, tty=tty)
+        # containerd execInternal: a terminal comes with TERM=xterm
+        env = {**p.env, "TERM": "xterm"} if tty else p.env
+        streams.spawn = sp = shim.spawn(cmd, env, p.cwd, c.id, False, fds, tty=tty)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
         return streams
