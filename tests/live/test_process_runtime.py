@@ -797,3 +797,43 @@ def test_a_restart_on_the_same_data_dir_kills_what_was_left(tmp_path: Path) -> N
     finally:
         left.kill()
 
+
+def test_a_restart_on_the_same_data_dir_continues_restart_counts_from_the_log_files(tmp_path: Path) -> None:
+    c = ProcessCluster(tmp_path)
+    try:
+        c.apply("""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: crasher}
+            spec:
+              containers:
+              - name: app
+                image: busybox
+                command: ["sh", "-c", "echo attempt; exit 1"]
+            """)
+        c.wait_for("a restart", lambda: c.status("crasher").get("restartCount", 0) >= 1, 30)
+        before = c.status("crasher")["restartCount"]
+    finally:
+        assert c.stop() == 0
+    log_dir = next((c.data_dir / "pods").glob("default_crasher_*/app"))
+    kept = {p.name: p.read_text() for p in log_dir.glob("*.log")}
+    last = max(int(name[:-4]) for name in kept)
+    assert last >= before
+    # the runtime forgot its containers; the kubelet finds none and takes the next count from the log files
+    # (kuberuntime_container.go startContainer: calcRestartCountByLogDir), so no earlier log is overwritten
+    (tmp_path / "kubeconfig").unlink()
+    c = ProcessCluster(tmp_path)
+    try:
+        c.wait_for("the first attempt after the restart", lambda: f"{last + 1}.log" in
+                   {p.name for p in log_dir.glob("*.log")}, 30)
+        c.wait_for("its status", lambda: c.status("crasher").get("restartCount", 0) > before, 30)
+        # the first attempt the status reports after the restart (the node's power-on, as the restart is
+        # traced) carries that count
+        trace = c.trace()
+        on = max(i for i, r in enumerate(trace) if r["type"] == "fault" and r.get("op") == "heal")
+        first = next(r for r in trace[on:] if r["type"] == "container" and r.get("object") == "Pod/default/crasher"
+                     and r["state"] in ("running", "terminated"))
+        assert first["restartCount"] == last + 1, trace[on:]
+        assert {p.name: p.read_text() for p in log_dir.glob("*.log") if p.name in kept} == kept
+    finally:
+        c.stop()
