@@ -627,6 +627,10 @@ class Store:
 
     # ---- watch -------------------------------------------------------------------------------------
 
+    def delivering(self) -> bool:
+        """Watch events are queued but not yet handed to their watchers (they go at this instant's flush)."""
+        return bool(self._pending)
+
     def watch(self, kind: str, handler: Handler, *, node: str | None = None, namespace: str | None = None,
               since: int | None = None) -> Watch:
         """Deliver ADDED/MODIFIED/DELETED for a kind. ``since``: replay history after that resourceVersion,

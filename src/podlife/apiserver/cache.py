@@ -120,6 +120,12 @@ class ReadCache:
         self.rows[k] = (rv, options, row)
         return row
 
+    def exact(self, labels: Selector | None) -> bool:
+        """What select() returns for this label selector (and no field selector) matches it as it stands: every
+        requirement is an equality the label index answers, and the index has seen every write."""
+        return labels is not None and not labels.nothing and not self.store.delivering() and all(
+            r.operator in (EQUALS, DOUBLE_EQUALS, IN) for r in labels.requirements)
+
     def select(self, kind: str, namespace: str | None, labels: Selector | None, equal: dict[str, str]
                ) -> list[Obj] | None:
         """The stored objects the indexes allow for these selectors, in key order (still to be matched in

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hmac
 import logging
 import traceback
@@ -47,6 +48,8 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubr
 # the name runtime.NewScheme gives the built-in types' scheme (pkg/api/legacyscheme/scheme.go), which
 # errors about unregistered kinds name
 LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
+# clients repeat their selectors (informers, kubectl -l); a parsed Selector is immutable
+_parse_labels = functools.lru_cache(maxsize=1024)(parse_labels)
 
 
 @dataclass
@@ -306,7 +309,7 @@ class ApiServer:
     def _selectors(self, request: web.Request, t: Target) -> Selection:
         q = request.query
         try:
-            labels = parse_labels(q.get("labelSelector", "")) if q.get("labelSelector") else None
+            labels = _parse_labels(q["labelSelector"]) if q.get("labelSelector") else None
         except ValueError as e:
             raise bad_request(f"unable to parse requirement: {e}") from None
         fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
@@ -337,7 +340,10 @@ class ApiServer:
             objs = self.cache.select(kind, t.namespace, matches.labels, matches.fields.equal if matches.fields else {})
             if objs is None:
                 objs = self.store.list(kind, t.namespace)
-            if matches:
+                exact = False
+            else:
+                exact = not matches.fields and self.cache.exact(matches.labels)
+            if matches and not exact:
                 objs = [o for o in objs if matches(o)]
         rv = at if at is not None else self.store.resource_version
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
