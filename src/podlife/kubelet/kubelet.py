@@ -21,7 +21,7 @@ from podlife.engine import Kernel
 from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
-from podlife.kubelet.kuberuntime.manager import RuntimeManager, SyncResult, aggregate
+from podlife.kubelet.kuberuntime.manager import RuntimeManager, aggregate
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus, PodWorkers
@@ -349,8 +349,14 @@ class Kubelet:
             # SyncPod: once RestartAllContainers removed the containers the pod is synced again at once, to
             # clear the condition and start from the first init container
             self._requeue_after(uid, 0.0)
-        self._log_sync_error(pod, result)
-        if result.has_errors:
+        failed = result.failed
+        if failed:
+            # pod_workers.go managePodLoop logs the error SyncPod returns. kubelet.go SyncPod drops an error made
+            # only of back-off results (ErrCrashLoopBackOff, ErrImagePullBackOff), but kuberuntime's SyncPod adds
+            # a succeeded ConfigPodSandbox result to every sync that gets past the sandbox, before it starts or
+            # waits out anything, so every failed sync's error is returned: logged, and retried as an error
+            self.log("sync_error", pod, error=aggregate(failed))
+        if failed or result.unlogged:
             # pod_workers.go completeWork: a failed sync is retried after wait.Jitter(backOffPeriod 10 s, 0.5);
             # from 1.34 (PR #133066) a CrashLoopBackOff error carries its expiry and the retry is
             # wait.Jitter(expiry - now, 0.5) instead, the wait kept between 0 and the 1 min resyncInterval
@@ -359,20 +365,6 @@ class Kubelet:
                 wait = min(max(result.backoff_until - self.kernel.now, 0.0), RESYNC_INTERVAL)
             self._requeue_after(uid, wait * (1 + WORKER_BACKOFF_JITTER * self.rng.random()))
         return False
-
-    def _log_sync_error(self, pod: Obj, result: SyncResult) -> None:
-        """The pod worker logs the error SyncPod returns (pod_workers.go managePodLoop). kubelet.go SyncPod
-        returns result.Error() unless every result, succeeded ones included, is a back-off
-        (r.Error != ErrCrashLoopBackOff && r.Error != ErrImagePullBackOff); from 1.34 (PR #133066) a
-        CrashLoopBackOff is a BackoffError, which that comparison no longer matches. A sync that gets past the
-        sandbox has a succeeded ConfigPodSandbox result, so in practice every failed sync is logged."""
-        failed = result.failed
-        if not failed:
-            return
-        quiet = {"ImagePullBackOff"} if self.profile.crashloop_requeue_at_expiry else \
-            {"ImagePullBackOff", "CrashLoopBackOff"}
-        if any(r.reason not in quiet for r in result.results):
-            self.log("sync_error", pod, error=aggregate(failed))
 
     def _requeue_after(self, uid: str, delay: float) -> None:
         """The pod worker's work queue: sync again once a backoff ends."""

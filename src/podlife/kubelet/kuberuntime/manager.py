@@ -38,7 +38,7 @@ class _BackoffEntry:
 class ActionResult:
     """pkg/kubelet/container/sync_result.go SyncResult: one action SyncPod or KillPod took; ``reason`` is its
     error (CrashLoopBackOff, ErrImagePull, ...), None when the action succeeded."""
-    action: str            # StartContainer, KillContainer, CreatePodSandbox, ConfigPodSandbox
+    action: str            # StartContainer, KillContainer
     target: str            # the container's name (the pod's full name for the sandbox)
     reason: str | None = None
     message: str = ""
@@ -60,7 +60,7 @@ def aggregate(failed: list[ActionResult]) -> str:
 
 @dataclass
 class SyncResult:
-    """PodSyncResult: every action taken, failed or not (the kubelet looks at both)."""
+    """PodSyncResult: the actions SyncPod took that the kubelet reports (failed ones give the sync's error)."""
     results: list[ActionResult] = field(default_factory=list)
     unlogged: list[str] = field(default_factory=list)   # failures outside SyncResults (sandbox creation)
     backoff_until: float | None = None   # the earliest CrashLoopBackOff expiry (BackoffError, 1.34+)
@@ -74,10 +74,6 @@ class SyncResult:
     @property
     def failed(self) -> list[ActionResult]:
         return _failed(self.results)
-
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.failed or self.unlogged)
 
 
 class Backoff:
@@ -166,17 +162,12 @@ class RuntimeManager:
                 # the sandbox's SyncResult message is not modelled: the failure requeues the pod, unlogged
                 result.unlogged.append(str(e))
                 return result
-            result.add("CreatePodSandbox", pod_full_name(pod))
             if kl.profile.ready_to_start_at_sandbox:
                 # PR #134660: PodReadyToStartContainers is written once the sandbox exists, before image pulls
                 kl.status_manager.set_pod_status(pod, kl.generate_status(pod, terminal=False))
         if self.restarting_all(pod):
             yield from self._remove_all(pod, result)
             return result
-        # SyncPod "Get podSandboxConfig for containers to start": a ConfigPodSandbox result, succeeded, in
-        # every sync past the sandbox step; it is why kubelet.go SyncPod returns the error of a sync whose only
-        # failures are back-offs (its check skips only syncs made of back-off results alone)
-        result.add("ConfigPodSandbox", sb.id)
         # computePodActions: a container that failed its liveness/startup probe is killed, then started anew
         # (once: it is in ContainersToStart a single time, so the loops below leave it alone)
         handled: set[str] = set()
@@ -187,8 +178,7 @@ class RuntimeManager:
                 # doBackOff reads the pod status this SyncPod started from, where the container killed here still
                 # runs: the back-off is keyed on the finish time of the instance before it, if any
                 before = self.last_exited(uid, key[1])
-                err = yield from kill_container(kl, pod, c, message, None, grace=grace)
-                self._killed(result, c.name, err)
+                yield from kill_container(kl, pod, c, message, None, grace=grace)
                 spec = next((x for x in (pod["spec"].get("initContainers") or []) + pod["spec"]["containers"]
                              if x["name"] == key[1]), None)
                 if spec is not None:
@@ -202,9 +192,8 @@ class RuntimeManager:
             if spec["name"] in handled or c is None or c.state != RUNNING or c.image == spec.get("image", ""):
                 continue
             before = self.last_exited(uid, spec["name"])
-            err = yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be "
-                                                        "restarted", None)
-            self._killed(result, c.name, err)
+            yield from kill_container(kl, pod, c, f"Container {spec['name']} definition changed, will be "
+                                                  "restarted", None)
             handled.add(spec["name"])
             yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
@@ -241,13 +230,6 @@ class RuntimeManager:
             elif c.state == EXITED and restarts(pod, spec, c.exit_code or 0, kl.profile):
                 yield from self._restart(pod, sb, spec, c, result, c)
         return result
-
-    @staticmethod
-    def _killed(result: SyncResult, name: str, err: str | None) -> None:
-        """SyncPod step 3 adds a KillContainer result per kill; a successful one counts in the kubelet's
-        backoff-only check. (A failed kill is not recorded: podlife goes on to start the container.)"""
-        if not err:
-            result.add("KillContainer", name)
 
     # ---- RestartAllContainers (KEP-5532, 1.36+) -------------------------------------------------------
 
@@ -313,12 +295,10 @@ class RuntimeManager:
         finished = dead.finished_at if dead.finished_at is not None else kl.kernel.now
         if self.backoff.in_backoff_since(key, finished, kl.kernel.now):
             delay = self.backoff.get(key)
-            msg = (f"back-off {go_duration(delay)} restarting failed container={spec['name']} "
-                   f"pod={pod['metadata']['name']}_{pod['metadata']['namespace']}({pod['metadata']['uid']})")
+            msg = f"back-off {go_duration(delay)} restarting failed container={spec['name']} pod={pod_full_name(pod)}"
             kl.events.container_event(pod, spec["name"], "Warning", "BackOff", "Back-off restarting failed container"
-                                      + ("" if not kl.profile.backoff_event_names_pod else f" {spec['name']} in pod "
-                                         f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
-                                         f"({pod['metadata']['uid']})"))
+                                      + ("" if not kl.profile.backoff_event_names_pod else
+                                         f" {spec['name']} in pod {pod_full_name(pod)}"))
             self.reasons[(pod["metadata"]["uid"], spec["name"])] = ("CrashLoopBackOff", msg)
             # kubecontainer.ErrCrashLoopBackOff (1.34+ wrapped in a BackoffError, whose text is the same)
             result.add("StartContainer", spec["name"]).fail("CrashLoopBackOff", msg)
