@@ -227,10 +227,10 @@ class PodGroup:
     template share one, so a new counter evaluates its selector once per group rather than once per pod."""
     __slots__ = ("namespace", "labels", "terminating", "nodes", "counters")
 
-    def __init__(self, entry: PodEntry, counters: list[PodCounter]) -> None:
+    def __init__(self, entry: PodEntry, counters: dict[PodCounter, None]) -> None:
         self.namespace, self.labels, self.terminating = entry.namespace, entry.labels, entry.terminating
         self.nodes: dict[NodeInfo, int] = {}   # counted node → pods of the group on it
-        self.counters = counters                # the kept counters whose predicate matches the group
+        self.counters = counters                # the kept counters whose predicate matches the group (a set)
 
 
 class NodeCache:
@@ -493,14 +493,13 @@ class NodeCache:
             if len(self._counters) >= MAX_COUNTERS:
                 gone = self._counters.pop(min(self._counters, key=lambda k: self._counters[k].used))
                 for g in self._groups.values():
-                    if gone in g.counters:
-                        g.counters.remove(gone)
+                    g.counters.pop(gone, None)
                 self.epoch += 1
             c = self._counters[key] = PodCounter(match, self.size)
             counts = c.counts
             for g in self._groups.values():
                 if match(g.namespace, g.labels, g.terminating):
-                    g.counters.append(c)
+                    g.counters[c] = None
                     for info, n in g.nodes.items():
                         counts[info.pos] += n
         return c
@@ -606,8 +605,8 @@ class NodeCache:
         key = (entry.namespace, entry.labels_key, entry.terminating)
         g = self._groups.get(key)
         if g is None:
-            g = self._groups[key] = PodGroup(entry, [c for c in self._counters.values()
-                                                     if c.match(entry.namespace, entry.labels, entry.terminating)])
+            g = self._groups[key] = PodGroup(entry, dict.fromkeys(
+                c for c in self._counters.values() if c.match(entry.namespace, entry.labels, entry.terminating)))
         n = g.nodes.get(info, 0) + sign
         if n:
             g.nodes[info] = n
