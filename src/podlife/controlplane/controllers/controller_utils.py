@@ -430,3 +430,28 @@ def object_skey(obj: Obj) -> str:
 def sorted_by_creation(objs: Iterable[Obj]) -> list[Obj]:
     """controller.ReplicaSetsByCreationTimestamp (name breaks ties)."""
     return sorted(objs, key=lambda o: (o["metadata"].get("creationTimestamp") or "", o["metadata"]["name"]))
+
+
+# ---- pkg/controller/volume/protectionutil ------------------------------------------------------------
+
+
+def is_deletion_candidate(obj: Obj, finalizer: str) -> bool:
+    """pkg/controller/volume/protectionutil: IsDeletionCandidate."""
+    md = obj["metadata"]
+    return bool(md.get("deletionTimestamp")) and finalizer in (md.get("finalizers") or ())
+
+
+def need_to_add_finalizer(obj: Obj, finalizer: str) -> bool:
+    """pkg/controller/volume/protectionutil: NeedToAddFinalizer."""
+    md = obj["metadata"]
+    return not md.get("deletionTimestamp") and finalizer not in (md.get("finalizers") or ())
+
+
+def set_finalizer(store: Store, obj: Obj, finalizer: str, present: bool, by: str) -> None:
+    """addFinalizer / removeFinalizer: an update of the object with the finalizer appended or taken out."""
+    new = clone(obj)
+    kept = [f for f in new["metadata"].get("finalizers") or () if f != finalizer]
+    new["metadata"]["finalizers"] = kept + [finalizer] if present else kept
+    if not new["metadata"]["finalizers"]:
+        del new["metadata"]["finalizers"]
+    store.update(new, by=by)

@@ -18,7 +18,7 @@ from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
-from podlife.api.meta import Obj, clone, get_condition, plural
+from podlife.api.meta import Obj, clone, get_condition, owner_of, plural
 from podlife.api.selectors import compiled
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import WorkQueue, parse_time
@@ -157,7 +157,7 @@ class DisruptionController:
         unmanaged: list[str] = []
         for pod in pods:
             name = pod["metadata"]["name"]
-            ref = next((r for r in pod["metadata"].get("ownerReferences") or () if r.get("controller")), None)
+            ref = owner_of(pod)
             if ref is None:
                 if self.profile.pdb_unmanaged_pods == "error":
                     message = f'found no controller ref for pod "{name}"'
@@ -221,25 +221,15 @@ class DisruptionController:
         st["disruptionsAllowed"] = 0
         if self.profile.pdb_condition:
             conds = st.setdefault("conditions", [])
-            prev = next((c for c in conds if c.get("type") == "DisruptionAllowed"), None)
-            cond = {"type": "DisruptionAllowed", "status": "False", "reason": "SyncFailed", "message": message,
-                    "observedGeneration": st.get("observedGeneration", 0),
-                    "lastTransitionTime": prev["lastTransitionTime"] if prev and prev.get("status") == "False"
-                    else self.trace.timestamp()}
+            prev, cond = self._allowed(st, "False", "SyncFailed", message, st.get("observedGeneration", 0))
             # meta.SetStatusCondition: replaced in place, or appended
             st["conditions"] = [cond if c is prev else c for c in conds] if prev else conds + [cond]
-        if new == pdb:
-            return
-        try:
-            self.store.update(new, by=COMPONENT, subresource="status")
-        except ApiError:
-            self.queue.add_rate_limited((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
+        self._write(pdb, new)
 
     def _update_status(self, pdb: Obj, healthy: int, desired: int, expected: int, allowed: int,
                        disrupted: dict[str, str]) -> None:
         new = clone(pdb)
         st = new.setdefault("status", {})
-        old = clone(st)
         st.update(currentHealthy=healthy, desiredHealthy=desired, expectedPods=expected, disruptionsAllowed=allowed,
                   observedGeneration=pdb["metadata"].get("generation", 1))
         if disrupted:
@@ -248,12 +238,20 @@ class DisruptionController:
             st.pop("disruptedPods", None)
         if self.profile.pdb_condition:
             status, reason = ("True", "SufficientPods") if allowed > 0 else ("False", "InsufficientPods")
-            prev = next((c for c in st.get("conditions") or () if c.get("type") == "DisruptionAllowed"), None)
-            since = prev["lastTransitionTime"] if prev and prev.get("status") == status else self.trace.timestamp()
-            st["conditions"] = [{"type": "DisruptionAllowed", "status": status, "reason": reason, "message": "",
-                                 "observedGeneration": pdb["metadata"].get("generation", 1),
-                                 "lastTransitionTime": since}]
-        if st == old:
+            st["conditions"] = [self._allowed(st, status, reason, "", pdb["metadata"].get("generation", 1))[1]]
+        self._write(pdb, new)
+
+    def _allowed(self, st: Obj, status: str, reason: str, message: str, generation: int) -> tuple[Obj | None, Obj]:
+        """The DisruptionAllowed condition to write (its lastTransitionTime kept while its status stays) and the
+        one it replaces, if any."""
+        prev = next((c for c in st.get("conditions") or () if c.get("type") == "DisruptionAllowed"), None)
+        since = prev["lastTransitionTime"] if prev and prev.get("status") == status else self.trace.timestamp()
+        return prev, {"type": "DisruptionAllowed", "status": status, "reason": reason, "message": message,
+                      "observedGeneration": generation, "lastTransitionTime": since}
+
+    def _write(self, pdb: Obj, new: Obj) -> None:
+        """The status update, when it changes anything; a failed one is retried rate-limited."""
+        if new == pdb:
             return
         try:
             self.store.update(new, by=COMPONENT, subresource="status")

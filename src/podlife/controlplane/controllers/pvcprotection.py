@@ -9,38 +9,16 @@ Pods that can no longer hold a claim (deleted, terminated or unscheduled) re-que
 from __future__ import annotations
 
 from podlife.api.admission import PVC_PROTECTION_FINALIZER
-from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, clone
+from podlife.api.meta import Obj
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.controller_utils import Key, WorkQueue
+from podlife.controlplane.controllers.controller_utils import (
+    Key, WorkQueue, is_deletion_candidate, need_to_add_finalizer, set_finalizer)
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
 COMPONENT = "pvc-protection-controller"   # cmd/kube-controller-manager: ClientOrDie("pvc-protection-controller")
-
-
-def is_deletion_candidate(obj: Obj, finalizer: str) -> bool:
-    """pkg/controller/volume/protectionutil: IsDeletionCandidate."""
-    md = obj["metadata"]
-    return bool(md.get("deletionTimestamp")) and finalizer in (md.get("finalizers") or ())
-
-
-def need_to_add_finalizer(obj: Obj, finalizer: str) -> bool:
-    """pkg/controller/volume/protectionutil: NeedToAddFinalizer."""
-    md = obj["metadata"]
-    return not md.get("deletionTimestamp") and finalizer not in (md.get("finalizers") or ())
-
-
-def set_finalizer(store: Store, obj: Obj, finalizer: str, present: bool, by: str) -> None:
-    """addFinalizer / removeFinalizer: an update of the object with the finalizer appended or taken out."""
-    new = clone(obj)
-    kept = [f for f in new["metadata"].get("finalizers") or () if f != finalizer]
-    new["metadata"]["finalizers"] = kept + [finalizer] if present else kept
-    if not new["metadata"]["finalizers"]:
-        del new["metadata"]["finalizers"]
-    store.update(new, by=by)
 
 
 def claim_names(pod: Obj) -> list[str]:
@@ -84,9 +62,10 @@ class PVCProtectionController:
             self._enqueue_claims(old, True)
 
     def _enqueue_claims(self, pod: Obj, deleted: bool) -> None:
-        if not deleted and not is_pod_terminated(pod) and (pod.get("spec") or {}).get("nodeName"):
+        names = claim_names(pod)   # most pods name none: the cheap test first
+        if not names or (not deleted and not is_pod_terminated(pod) and (pod.get("spec") or {}).get("nodeName")):
             return
-        for name in claim_names(pod):
+        for name in names:
             self.queue.add((pod["metadata"]["namespace"], name))
 
     def process_pvc(self, key: Key) -> None:

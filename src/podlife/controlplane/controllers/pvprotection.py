@@ -11,8 +11,8 @@ from __future__ import annotations
 from podlife.api.admission import PV_PROTECTION_FINALIZER
 from podlife.api.meta import Obj
 from podlife.api.store import DELETED, Store
-from podlife.controlplane.controllers.controller_utils import WorkQueue
-from podlife.controlplane.controllers.pvcprotection import is_deletion_candidate, need_to_add_finalizer, set_finalizer
+from podlife.controlplane.controllers.controller_utils import (
+    WorkQueue, is_deletion_candidate, need_to_add_finalizer, set_finalizer)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
