@@ -77,7 +77,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.trace import klog, stream, summary
     console = Console(highlight=False)
     with user_input(scenario):
-        path = "<stdin>" if scenario == "-" else scenario
+        path = plain.STDIN if scenario == "-" else scenario
         if klog_path and trace_level != "full":
             raise ScenarioError("--klog", None, "", f"the component logs are not recorded at --trace {trace_level}; "
                                                     "use --trace full")
@@ -237,7 +237,7 @@ def _against(value: str) -> dict[str, object]:
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
          until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
-    from podlife.scenario.load import decode_text, load_scenario, read_text
+    from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
 
@@ -296,7 +296,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
             seed: int | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
-    from podlife.scenario.load import decode_text, load_scenario, read_text
+    from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
 

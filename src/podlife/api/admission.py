@@ -160,9 +160,10 @@ class StorageObjectInUseProtection:
     kubernetes.io/pvc-protection finalizer, every volume kubernetes.io/pv-protection (admitPVC / admitPV), so a
     deleted one stays Terminating until the protection controllers find it unused."""
 
+    FINALIZERS = {"PersistentVolumeClaim": PVC_PROTECTION_FINALIZER, "PersistentVolume": PV_PROTECTION_FINALIZER}
+
     def admit(self, obj: Obj) -> None:
-        finalizer = {"PersistentVolumeClaim": PVC_PROTECTION_FINALIZER,
-                     "PersistentVolume": PV_PROTECTION_FINALIZER}.get(obj.get("kind") or "")
+        finalizer = self.FINALIZERS.get(obj.get("kind") or "")
         if finalizer is None:
             return
         finalizers = obj.setdefault("metadata", {}).setdefault("finalizers", [])

@@ -19,9 +19,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-import orjson
-
 from podlife.api import quantity
+from podlife.api.selectors import once
 
 NAMESPACED_KINDS = frozenset({
     "Pod", "Event", "Lease", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
@@ -517,11 +516,7 @@ def _positive(values: dict, acc: dict[str, Fraction], found: set[str] | None = N
                     found.add(name)
 
 
-# the class of each distinct set of resources seen (a Deployment's pods all have the same): the key is their JSON
-_QOS_SEEN: dict[bytes, str] = {}
-_QOS_SEEN_MAX = 4096
-# anything but plain JSON data fails to encode, and is computed without the table
-_QOS_KEY_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+_QOS_SEEN: dict[bytes, str] = {}   # the class of each distinct set of resources (a Deployment's pods share one)
 
 
 def compute_qos_class(pod: dict) -> str:
@@ -531,18 +526,8 @@ def compute_qos_class(pod: dict) -> str:
     """
     spec = _as_dict(pod.get("spec"))
     containers = _as_list(spec.get("containers")) + _as_list(spec.get("initContainers"))
-    try:
-        key = orjson.dumps([spec.get("resources"), [_as_dict(c).get("resources") for c in containers]],
-                           option=_QOS_KEY_OPTIONS)
-    except TypeError:
-        return _compute_qos_class(spec)
-    qos = _QOS_SEEN.get(key)
-    if qos is None:
-        qos = _compute_qos_class(spec)
-        if len(_QOS_SEEN) >= _QOS_SEEN_MAX:
-            _QOS_SEEN.clear()
-        _QOS_SEEN[key] = qos
-    return qos
+    return once(_QOS_SEEN, [spec.get("resources"), [_as_dict(c).get("resources") for c in containers]],
+                lambda _: _compute_qos_class(spec))
 
 
 def _compute_qos_class(spec: dict) -> str:

@@ -367,7 +367,7 @@ _COMPILED: dict[bytes, Selector] = {}
 T = TypeVar("T")
 
 
-def _once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
+def once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
     """make(value), kept per distinct JSON form of value (made afresh for a value that has none; nothing is
     kept when make raises)."""
     try:
@@ -387,7 +387,7 @@ def compiled(selector: Mapping | None) -> Selector:
     few selectors millions of times). Malformed selectors are not cached: they raise every time."""
     if selector is None:
         return NOTHING
-    return _once(_COMPILED, selector, label_selector_as_selector)
+    return once(_COMPILED, selector, label_selector_as_selector)
 
 
 def to_string(selector: Mapping | None) -> str:
@@ -515,7 +515,7 @@ _COMPILED_TERMS: dict[bytes, NodeSelectorTermMatcher] = {}
 
 def compiled_node_selector_term(term: object) -> NodeSelectorTermMatcher:
     """A NodeSelectorTerm parsed once per distinct term (the scheduler asks the same few terms of every node)."""
-    return _once(_COMPILED_TERMS, term, NodeSelectorTermMatcher)
+    return once(_COMPILED_TERMS, term, NodeSelectorTermMatcher)
 
 
 def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:

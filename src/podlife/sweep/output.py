@@ -76,10 +76,10 @@ def summarise(console: Console, rows: Sequence[Row], keys: list[str]) -> None:
         console.print(table)
 
 
-def _verdicts_html(rows: Sequence[Row], key: str) -> str:
+def _verdicts_html(key: str, counts: list[tuple[Any, list[Row], int, int, int]]) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in (key, "points", "passed", "failed", "errors"))
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (value, len(rs), p, f, e)) + "</tr>"
-                   for value, rs, p, f, e in verdicts(rows, key))
+                   for value, rs, p, f, e in counts)
     return (f"<table class='podlife-verdicts' style='font-family:sans-serif;border-collapse:collapse'>"
             f"<tr>{head}</tr>{body}</table>")
 
@@ -102,7 +102,7 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
         values = [str(c[0]) for c in counts]
         passed = [c[2] for c in counts]
         total = [len(c[1]) for c in counts]
-        parts.append(Div(text=_verdicts_html(rows, key)))
+        parts.append(Div(text=_verdicts_html(key, counts)))
         p = figure(x_range=values, height=260, sizing_mode="stretch_width", title=f"points passed, by {key}",
                    tools="save")
         p.vbar(x=values, top=total, width=0.8, color="#dddddd", legend_label="points")

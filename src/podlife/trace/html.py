@@ -54,6 +54,7 @@ class _Logs:
 
 _FIELD_PATH = re.compile(r"spec\.(?:initContainers|containers|ephemeralContainers)\{(.+)\}\Z")
 _BACK_OFF = re.compile(r"back-off (\S+) restarting failed container")
+_ATTEMPT = re.compile(r"attempt (\d+)")   # a runtime create's detail: "<id> attempt N"
 
 
 def _record(r: dict[str, Any]) -> str:
@@ -173,19 +174,20 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             mark(pod_lane, t, "action", f"action {r['action']}", r.get("error", ""), "", r)
         elif typ == "container" and c:
             ln = lane(obj, c, "container")
+            back_off = _back_off(r.get("message"))
             bits = [x for x in (r.get("reason"), None if r.get("exitCode") is None else f"exit {r['exitCode']}",
-                                _back_off(r.get("message"))) if x]
+                                back_off) if x]
             state(ln, t, r["state"], f"{c}: {r['state']}" + (f" ({', '.join(bits)})" if bits else ""),
                   f"restarts {r.get('restartCount', 0)}", r, logs.status(t, obj))
             # the status reports the back-off the kubelet computed when it held the start back: while it waits
             # (a retried sync) or, when the retry comes at the back-off's expiry, as it starts the container
             wait = back_offs.get(ln) or (waited[ln] if ln in waited and waited[ln]["end"] == t else None)
-            if wait is not None and _back_off(r.get("message")):
-                wait["label"] = f"{c}: {_back_off(r.get('message'))}"
+            if wait is not None and back_off:
+                wait["label"] = f"{c}: {back_off}"
         elif typ == "runtime" and c and r["op"] == "create":
             # "docker://<id> attempt N": the kubelet's log lines name the container by this id
             ids[(obj, c)] = (r.get("detail") or "").split(" ")[0].split("://")[-1]
-            attempt = re.search(r"attempt (\d+)", r.get("detail") or "")
+            attempt = _ATTEMPT.search(r.get("detail") or "")
             if attempt and int(attempt.group(1)) > 0:
                 ln = lane(obj, c, "container")
                 end_back_off(ln, t)

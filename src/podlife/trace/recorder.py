@@ -41,7 +41,7 @@ class Trace:
 
     def emit(self, type_: str, **fields: Any) -> Record:
         now = self.kernel.now
-        if now is not self._t_at:   # records come in bursts at one instant (the same object): round it once
+        if now != self._t_at:   # records come in bursts at one instant (the same object): round it once
             self._t_at, self._t = now, round(now, 3)
         rec = {"t": self._t, "type": type_, **fields}
         if self.keep:
