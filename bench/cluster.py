@@ -15,6 +15,7 @@ CPU; wall per pod: 1.0 = linear). Not a test: problems are printed as WARNING li
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import resource
@@ -78,7 +79,9 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
             store = result.cluster.store
             objects = getattr(store, "iter_objects", store.all_objects)   # older checkouts: all at once
-            out.finish(objects() if trace != "summary" else iter(()), runner.outcome(result))
+            encoded = "encoded" in inspect.signature(objects).parameters
+            out.finish((objects(encoded=True) if encoded else objects()) if trace != "summary" else iter(()),
+                       runner.outcome(result))
             return result.figures or {}
         result = runner.run(sc)
         rep = runner.report(result)
@@ -126,6 +129,10 @@ def main() -> int:
     ap.add_argument("--one", help=argparse.SUPPRESS)  # NODES/PODS: measure in this process, print JSON
     a = ap.parse_args()
     if a.one:
+        from podlife.engine import kernel
+
+        if hasattr(kernel, "one_run_process"):   # as the podlife command runs (older checkouts: no such policy)
+            kernel.one_run_process()
         n, _, p = a.one.partition("/")
         print(json.dumps(measure(int(n), int(p), a.per_deployment, a.seed, a.trace, a.report, a.profile)))
         return 0

@@ -21,6 +21,18 @@ def main() -> None:
     """Predict what Kubernetes does to a pod: run scenarios against a simulated cluster."""
 
 
+def entry() -> None:
+    """The ``podlife`` executable: ``main`` in a process of its own, which collects garbage as one model run
+    wants and leaves its heap to the operating system at exit (podlife.engine.kernel.one_run_process)."""
+    from podlife.engine.kernel import at_exit, one_run_process
+
+    one_run_process()
+    try:
+        main()
+    finally:
+        at_exit()
+
+
 @contextmanager
 def user_input(path: str) -> Iterator[None]:
     """Bad input (the scenario, its manifests, the command line) ends the command with exit 2; anything else
@@ -113,7 +125,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             klog_out.close()
         rep = report(result, final=ndjson is None)
         if ndjson is not None:
-            objects = result.cluster.store.iter_objects() if trace_level != "summary" else iter(())
+            objects = result.cluster.store.iter_objects(encoded=True) if trace_level != "summary" else iter(())
             ndjson.finish(objects, outcome(result))
         elif report_path:
             with open(report_path, "wb") as f:
@@ -592,4 +604,4 @@ def versions() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    entry()

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import orjson
 
 from podlife.api import names
+from podlife.api.meta import kept
 from podlife.api.errors import FieldError
 
 IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="
@@ -378,7 +379,7 @@ def once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
     if found is None:
         if len(memo) > 100_000:
             memo.clear()
-        found = memo[key] = make(value)
+        found = memo[kept(key)] = make(value)
     return found
 
 

@@ -10,16 +10,16 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 
 from __future__ import annotations
 
-import zlib
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from podlife.api import errors, validation
-from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
+from podlife.api.packed import PackedObjects
 from podlife.api.registry import strategy_for
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -67,64 +67,8 @@ def _kind_resource(info: KindInfo) -> str:
     return f"{info.kind}.{g}" if g else info.kind
 
 
-# Events are kept compressed (raw deflate, a 2 KiB window) against a dictionary of what Events have in common:
-# the keys in the recorder's order and frequent values. What an Event holds of its own (names, UIDs) remains:
-# about 150 bytes of its 700.
-_ZDICT = (b'Successfully assigned default/ to Started container Created container Pulled Container image '
-          b'already present on machine Created pod: Deleted pod: Scaled up replica set  from 0 to Stopping '
-          b'container Marking for deletion of Pod Node  status is now: NodeNotReady '
-          b'kubelet default-scheduler replicaset-controller deployment-controller node-controller '
-          b'Scheduled SuccessfulCreate ScalingReplicaSet Killing TaintManagerEviction Evicted '
-          b'{"apiVersion":"v1","kind":"Event","metadata":{"name":"","namespace":"default","uid":"",'
-          b'"creationTimestamp":"T00:00:00Z","resourceVersion":"1"},"involvedObject":{"kind":"Pod",'
-          b'"namespace":"default","name":"","uid":"","apiVersion":"v1","resourceVersion":"1",'
-          b'"fieldPath":"spec.containers{c}"},"reason":"Pulled","message":"","type":"Normal",'
-          b'"source":{"component":"kubelet","host":""},"firstTimestamp":"T00:00:00Z",'
-          b'"lastTimestamp":"T00:00:00Z","count":1,"reportingComponent":"kubelet","reportingInstance":""}')
-_WBITS = -11
-
-
-def _pack(obj: Obj) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, _WBITS, 8, zlib.Z_DEFAULT_STRATEGY, _ZDICT)
-    return c.compress(orjson.dumps(obj)) + c.flush()
-
-
-def _unpack(packed: bytes) -> Obj:
-    return orjson.loads(zlib.decompressobj(_WBITS, zdict=_ZDICT).decompress(packed))
-
-
-class PackedObjects(MutableMapping[Key, Obj]):
-    """The objects of a kind that a run makes by the hundred thousand and rarely reads again (Events: several
-    per pod), kept as their JSON, compressed: a third of the memory of their dicts or less. Reading one decodes
-    a fresh copy (JSON data comes back equal, keys in the same order)."""
-
-    def __init__(self) -> None:
-        self._packed: dict[Key, bytes] = {}
-
-    def __getitem__(self, key: Key) -> Obj:
-        return _unpack(self._packed[key])
-
-    def get(self, key: Key, default: Any = None) -> Any:  # type: ignore[override]
-        packed = self._packed.get(key)
-        return default if packed is None else _unpack(packed)
-
-    def __setitem__(self, key: Key, obj: Obj) -> None:
-        self._packed[key] = _pack(obj)
-
-    def __delitem__(self, key: Key) -> None:
-        del self._packed[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._packed
-
-    def __iter__(self) -> Iterator[Key]:
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)
-
-
 PACKED_KINDS = ("Event",)
+SHARED_PARTS = 4096   # distinct pod parts kept for sharing (Store._share), the oldest forgotten first
 
 
 @dataclass
@@ -183,6 +127,7 @@ class Store:
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
     _features_of: Any = None                   # the profile _features were made from
     _features: dict[str, bool] = field(default_factory=dict)
+    _shared: dict[tuple[str, bytes], Any] = field(default_factory=dict)   # see _share
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
     # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
@@ -264,13 +209,15 @@ class Store:
         """Every object, kinds in table order, then by key (for the final report)."""
         return list(self.iter_objects())
 
-    def iter_objects(self) -> Iterator[Obj]:
-        """all_objects one at a time (a streamed report holds only the one it writes)."""
+    def iter_objects(self, encoded: bool = False) -> Iterator[Obj | orjson.Fragment]:
+        """all_objects one at a time (a streamed report holds only the one it writes). ``encoded``: the kinds
+        kept packed come as their compact JSON (orjson.Fragment), for a writer of compact JSON."""
         kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
         for kind in kinds:
             items = self._objects[kind]
+            get = items.encoded if encoded and isinstance(items, PackedObjects) else items.__getitem__
             for k in list(self._keys(kind)):
-                yield items[k]
+                yield get(k)
 
     def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
         """``check()`` with the version's validation options (feature gates) set, for one write."""
@@ -722,6 +669,8 @@ class Store:
         if old is None:
             self._unsorted.setdefault(kind, []).append(key)
         if kind == "Pod":
+            if old is None:
+                self._share(new)
             self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
@@ -777,6 +726,28 @@ class Store:
                 for w in self._node_watches.get(n, ()) if n else ():
                     self._route(w, type_, obj, old)
         self._schedule_flush()
+
+    def _share(self, pod: Obj) -> None:
+        """Pods made from one template differ in little but their names and status, so the parts that are
+        alike (spec, labels, owner references: the same JSON, keys in the same order) are kept once and shared
+        between them, as stored objects are never changed in place: a 150,000-pod cluster holds a few thousand
+        specs instead of 150,000."""
+        md, shared = pod["metadata"], self._shared
+        for holder, part_name in ((pod, "spec"), (md, "labels"), (md, "ownerReferences")):
+            part = holder.get(part_name)
+            if not part:
+                continue
+            try:
+                key = (part_name, orjson.dumps(part))
+            except orjson.JSONEncodeError:   # not JSON (an integer beyond 64 bits): kept as it is
+                continue
+            same = shared.get(key)
+            if same is not None:
+                holder[part_name] = same
+                continue
+            if len(shared) >= SHARED_PARTS:
+                del shared[next(iter(shared))]
+            shared[(part_name, kept(key[1]))] = part
 
     def _index_node(self, key: Key, old: Obj | None, new: Obj | None) -> None:
         was = old["spec"].get("nodeName") if old is not None else None

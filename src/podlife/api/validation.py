@@ -30,6 +30,7 @@ from fractions import Fraction
 import orjson
 
 from podlife.api import names, quantity, selectors
+from podlife.api.meta import kept
 from podlife.api.errors import FieldError
 
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
@@ -973,7 +974,7 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
     if errs is None:
         if len(_SPEC_ERRORS) >= _SPEC_ERRORS_KEPT:
             _SPEC_ERRORS.clear()
-        errs = _SPEC_ERRORS[key] = _validate_pod_spec(spec, path, is_pod)
+        errs = _SPEC_ERRORS[(kept(key[0]), *key[1:])] = _validate_pod_spec(spec, path, is_pod)
     return list(errs)
 
 

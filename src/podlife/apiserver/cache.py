@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from podlife.api.meta import Obj
+from podlife.api.meta import Obj, kept
 from podlife.api.selectors import DOUBLE_EQUALS, EQUALS, IN, Selector
 from podlife.api.store import DELETED, Key, Store
 
@@ -102,7 +102,7 @@ class ReadCache:
         if hit is not None and hit[0] == rv:
             return hit[1]
         self.kind(kind)   # its DELETED events drop what is left here
-        data = orjson.dumps(obj)
+        data = kept(orjson.dumps(obj))
         self.json[k] = (rv, data)
         return data
 

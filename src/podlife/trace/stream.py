@@ -45,7 +45,7 @@ class NdjsonReport:
         """A trace sink: one line per record."""
         self._line(rec)
 
-    def finish(self, objects: Iterable[dict[str, Any]], outcome: dict[str, Any]) -> None:
+    def finish(self, objects: Iterable[dict[str, Any] | orjson.Fragment], outcome: dict[str, Any]) -> None:
         for obj in objects:
             self._line({"final": obj})
         self._line(outcome)

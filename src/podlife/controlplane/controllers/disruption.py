@@ -68,6 +68,8 @@ class DisruptionController:
             self.queue.add((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if not self.store.count("PodDisruptionBudget"):
+            return
         labels = pod["metadata"].get("labels") or {}
         for pdb in self.store.list("PodDisruptionBudget", pod["metadata"]["namespace"]):
             sel = (pdb.get("spec") or {}).get("selector")

@@ -21,7 +21,7 @@ import orjson
 from podlife.api import selectors
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
-from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.meta import Obj, clone, kept, owner_of
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     Expectations,
@@ -217,7 +217,7 @@ class _Tally:
 
 def _tally_sig(rs: Obj) -> tuple[Any, ...]:
     tlabels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
-    return (orjson.dumps(rs["spec"].get("selector"), option=orjson.OPT_SORT_KEYS),
+    return (kept(orjson.dumps(rs["spec"].get("selector"), option=orjson.OPT_SORT_KEYS)),
             tuple(tlabels.items()), int(rs["spec"].get("minReadySeconds") or 0))
 
 
@@ -242,6 +242,16 @@ def _rs_status(replicas: int, fully: int, ready: int, available: int, observed: 
     if conditions:
         st["conditions"] = conditions
     return st
+
+
+def _tallied_alike(pod: Obj, old: Obj) -> bool:
+    """Whether a pod's two revisions count alike in every _Tally: the same owner and labels (the objects
+    themselves, as a store revision shares what a write left alone), deletion, phase and Ready condition."""
+    md, omd = pod["metadata"], old["metadata"]
+    return md.get("ownerReferences") is omd.get("ownerReferences") and md.get("labels") is omd.get("labels") \
+        and md.get("deletionTimestamp") == omd.get("deletionTimestamp") \
+        and (pod.get("status") or {}).get("phase") == (old.get("status") or {}).get("phase") \
+        and pod_condition(pod, "Ready") == pod_condition(old, "Ready")
 
 
 def _terminating(pod: Obj) -> bool:
@@ -374,6 +384,8 @@ class ReplicaSetController:
         self.queue.add(_key(rs))
 
     def _tally_pod(self, pod: Obj | None, old: Obj | None) -> None:
+        if pod is not None and old is not None and _tallied_alike(pod, old):
+            return
         for obj, add in ((old, False), (pod, True)):
             o = owner_of(obj) if obj is not None else None
             tally = self.tallies.get(o.get("uid", "")) if o is not None else None

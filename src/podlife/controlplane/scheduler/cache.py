@@ -25,7 +25,7 @@ import numpy as np
 import orjson
 
 from podlife.api.defaults import pod_requests
-from podlife.api.meta import Obj
+from podlife.api.meta import Obj, kept
 from podlife.api.quantity import parse_quantity
 from podlife.api.selectors import Selector, compiled
 
@@ -280,7 +280,7 @@ class NodeCache:
         if facts is None:
             if len(self._facts) >= MAX_SPECS:
                 self._facts.clear()
-            facts = self._facts[key] = SpecFacts(spec)
+            facts = self._facts[kept(key)] = SpecFacts(spec)
         return facts
 
     # ---- nodes ------------------------------------------------------------------------------------

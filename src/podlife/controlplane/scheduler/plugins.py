@@ -19,7 +19,7 @@ from typing import Any, Union
 import numpy as np
 import orjson
 
-from podlife.api.meta import Obj
+from podlife.api.meta import Obj, kept
 from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
 from podlife.controlplane.scheduler.cache import (HOSTNAME, RESOURCES, ZONE, NodeCache, NodeInfo, PodCounter,
                                                   SpecFacts, selector_key, term_matches)
@@ -231,7 +231,7 @@ def template(cache: NodeCache, pod: Obj) -> PodTemplate:
         if key is not None:
             if len(cache.templates) >= MAX_TEMPLATES:
                 cache.templates.clear()
-            cache.templates[key] = t
+            cache.templates[(key[0], kept(key[1]), kept(key[2]))] = t
     t.sync(cache)
     return t
 

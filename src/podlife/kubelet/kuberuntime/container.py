@@ -29,8 +29,9 @@ def container_spec(pod: Obj, name: str) -> Obj | None:
 
 def field_path(pod: Obj, name: str) -> str:
     for field in ("initContainers", "containers"):
-        if any(c["name"] == name for c in pod["spec"].get(field) or ()):
-            return f"spec.{field}{{{name}}}"
+        for c in pod["spec"].get(field) or ():
+            if c["name"] == name:
+                return f"spec.{field}{{{name}}}"
     return ""
 
 
