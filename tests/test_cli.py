@@ -253,3 +253,21 @@ def test_run_plain_manifests_bad_input(tmp_path):
     res = _invoke("run", str(tmp_path / "bad.yaml"))
     assert res.exit_code == 2, res.output
     assert res.output.startswith(f"{tmp_path / 'bad.yaml'}:1: ") and "app.x: unknown field" in res.output
+
+
+def test_the_executable_writes_what_the_command_does(tmp_path):
+    """``podlife`` as installed (podlife.cli:entry, its own process with its collection policy) prints and writes
+    the same as the command run in this process, and exits with its status."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "podlife"
+    scenario = str(EXAMPLES / "seed-003-pod-creation-flow.yaml")
+    for how, cmd in (("entry", [str(exe)]), ("module", [sys.executable, "-m", "podlife.cli"])):
+        if how == "entry" and not exe.exists():
+            continue
+        out = tmp_path / f"{how}.ndjson"
+        p = subprocess.run(cmd + ["run", scenario, "--report", str(out)], capture_output=True, text=True, timeout=120)
+        res = _invoke("run", scenario, "--report", str(tmp_path / "in.ndjson"))
+        assert (p.returncode, p.stdout) == (res.exit_code, res.output) and p.returncode == 0
+        assert out.read_bytes() == (tmp_path / "in.ndjson").read_bytes()

@@ -317,6 +317,12 @@ class ReplicaSetController:
         self.queue.add(_key(rs))  # addRS / updateRS: always enqueue
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if not self.rss and not self.tallies:
+            # none of this controller's kind (the ReplicationController manager, usually): no pod resolves to an
+            # owner or matches a selector, so only the informer's index changes
+            self.index.update(pod if type_ != DELETED else None,
+                              pod if type_ == DELETED else old if type_ != "ADDED" else None)
+            return
         if type_ == DELETED:
             self.index.update(None, pod)
             self._tally_pod(None, pod)
