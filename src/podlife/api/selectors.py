@@ -368,16 +368,18 @@ _COMPILED: dict[bytes, Selector] = {}
 T = TypeVar("T")
 
 
-def once(memo: dict[bytes, T], value: object, make: Callable[[Any], T]) -> T:
+def once(memo: dict[bytes, T], value: object, make: Callable[[Any], T], *, sort_keys: bool = True,
+         limit: int = 100_000) -> T:
     """make(value), kept per distinct JSON form of value (made afresh for a value that has none; nothing is
-    kept when make raises)."""
+    kept when make raises). ``sort_keys=False``: values whose keys come in another order are distinct. Past
+    ``limit`` values the memo starts again."""
     try:
-        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
     except TypeError:
         return make(value)
     found = memo.get(key)
     if found is None:
-        if len(memo) > 100_000:
+        if len(memo) > limit:
             memo.clear()
         found = memo[kept(key)] = make(value)
     return found

@@ -18,9 +18,10 @@ from typing import Any
 import orjson
 
 from podlife.api import errors, validation
-from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects
 from podlife.api.registry import strategy_for
+from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -68,7 +69,7 @@ def _kind_resource(info: KindInfo) -> str:
 
 
 PACKED_KINDS = ("Event",)
-SHARED_PARTS = 4096   # distinct pod parts kept for sharing (Store._share), the oldest forgotten first
+SHARED_PARTS = 4096   # distinct specs (labels, owner references) kept for sharing (Store._share)
 
 
 @dataclass
@@ -127,7 +128,7 @@ class Store:
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
     _features_of: Any = None                   # the profile _features were made from
     _features: dict[str, bool] = field(default_factory=dict)
-    _shared: dict[tuple[str, bytes], Any] = field(default_factory=dict)   # see _share
+    _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
     # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
@@ -732,22 +733,12 @@ class Store:
         alike (spec, labels, owner references: the same JSON, keys in the same order) are kept once and shared
         between them, as stored objects are never changed in place: a 150,000-pod cluster holds a few thousand
         specs instead of 150,000."""
-        md, shared = pod["metadata"], self._shared
+        md = pod["metadata"]
         for holder, part_name in ((pod, "spec"), (md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
-            if not part:
-                continue
-            try:
-                key = (part_name, orjson.dumps(part))
-            except orjson.JSONEncodeError:   # not JSON (an integer beyond 64 bits): kept as it is
-                continue
-            same = shared.get(key)
-            if same is not None:
-                holder[part_name] = same
-                continue
-            if len(shared) >= SHARED_PARTS:
-                del shared[next(iter(shared))]
-            shared[(part_name, kept(key[1]))] = part
+            if part:
+                holder[part_name] = once(self._shared.setdefault(part_name, {}), part, _same,
+                                         sort_keys=False, limit=SHARED_PARTS)
 
     def _index_node(self, key: Key, old: Obj | None, new: Obj | None) -> None:
         was = old["spec"].get("nodeName") if old is not None else None
@@ -780,6 +771,10 @@ class Store:
 
         when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
+
+
+def _same(part: Any) -> Any:
+    return part
 
 
 def _revision(obj: Obj) -> Obj:

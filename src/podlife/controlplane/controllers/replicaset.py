@@ -317,18 +317,18 @@ class ReplicaSetController:
         self.queue.add(_key(rs))  # addRS / updateRS: always enqueue
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        if type_ == DELETED:
+            self.index.update(None, pod)
+        else:
+            self.index.update(pod, old if type_ != "ADDED" else None)
         if not self.rss and not self.tallies:
             # none of this controller's kind (the ReplicationController manager, usually): no pod resolves to an
             # owner or matches a selector, so only the informer's index changes
-            self.index.update(pod if type_ != DELETED else None,
-                              pod if type_ == DELETED else old if type_ != "ADDED" else None)
             return
         if type_ == DELETED:
-            self.index.update(None, pod)
             self._tally_pod(None, pod)
             self._delete_pod(pod)
             return
-        self.index.update(pod, old if type_ != "ADDED" else None)
         self._tally_pod(pod, old if type_ != "ADDED" else None)
         if type_ == "ADDED" or old is None:
             self._add_pod(pod)
