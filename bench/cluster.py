@@ -59,6 +59,7 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
     """One size, in this process: load, run and report as `podlife run` does."""
     import orjson
 
+    from podlife.engine import kernel
     from podlife.scenario import run as runner
     from podlife.scenario.load import load_scenario
 
@@ -77,6 +78,8 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             out = stream.NdjsonReport(report_path, {**runner.header(sc), "trace": trace})
             sinks = [count] + ([out.record] if trace != "summary" else [])
             result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
+            if hasattr(kernel, "one_run_done"):   # as the podlife command does (older checkouts: nothing)
+                kernel.one_run_done()
             store = result.cluster.store
             objects = getattr(store, "iter_objects", store.all_objects)   # older checkouts: all at once
             encoded = "encoded" in inspect.signature(objects).parameters
@@ -84,6 +87,8 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
                        runner.outcome(result))
             return result.figures or {}
         result = runner.run(sc)
+        if hasattr(kernel, "one_run_done"):
+            kernel.one_run_done()
         rep = runner.report(result)
         records[0] = len(rep["records"])
         with open(report_path, "wb") as f:

@@ -132,6 +132,40 @@ def test_balanced_allocation():
     assert plugins.balanced_allocation(even, s.cache, s.cache.positions(["x"])).tolist() == [100]
 
 
+def test_one_node_balance_is_the_vector_balance():
+    # the kept per-node balance (Balances) is worked out in Python floats for one node at a time: it must give
+    # the array arithmetic's score for every amount, also where doubles round (amounts above 2**53) and where a
+    # node has no cpu or memory allocatable (std 0: 100)
+    rng = np.random.default_rng(7)
+    caps = rng.integers(1, 2**62, (2, 4000))
+    used = rng.integers(0, 2**62, (2, 4000)) // rng.integers(1, 2**40, (2, 4000))
+    caps[:, :1000] //= rng.integers(1, 2**50, (2, 1000))
+    used[:, 1000:1200] = caps[:, 1000:1200] * rng.integers(1, 3, (2, 200)) // 2
+    for positive in (True, False):
+        if not positive:
+            caps[0, :300] = 0
+            caps[1, 200:500] = 0
+        expected = plugins._balance(caps, used, positive).tolist()
+        got = [plugins._balance_of(int(caps[0, i]), int(caps[1, i]), int(used[0, i]), int(used[1, i]), positive)
+               for i in range(caps.shape[1])]
+        assert got == expected
+
+
+def test_kept_balances_follow_binds_and_node_changes():
+    s = scheduler([node("x", cpu="4", memory="4Gi"), node("y", cpu="4", memory="4Gi")])
+    xy = s.cache.positions(["x", "y"])
+    assert plugins.Balances.of(s.cache)[xy].tolist() == [100, 100]
+    old = pod("old", cpu="2", node_name="x")
+    s.cache.add_pod(old)
+    # x: cpu 0.5, memory 0 → 1 - 0.25 → 75
+    assert plugins.Balances.of(s.cache)[xy].tolist() == [75, 100]
+    s.cache.set_node(node("x", cpu="8", memory="4Gi"))
+    # x: cpu 2/8 = 0.25 → 1 - 0.125 → 87
+    assert plugins.Balances.of(s.cache)[xy].tolist() == [87, 100]
+    s.cache.remove_pod(old)
+    assert plugins.Balances.of(s.cache)[xy].tolist() == [100, 100]
+
+
 def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     soft = [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]
     s = scheduler([node("t", taints=soft), node("u"), node("ssd", labels={"disk": "ssd"})])

@@ -21,7 +21,7 @@ import pytest
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import clone
-from podlife.api.store import ADDED, DELETED, MODIFIED, DeleteOptions, Store, ensure_namespaces
+from podlife.api.store import ADDED, DELETED, MODIFIED, DeleteOptions, Store, Watch, ensure_namespaces
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 
@@ -751,6 +751,41 @@ def test_watch_delivers_in_order_after_the_write_at_the_same_time():
         int(o["metadata"]["resourceVersion"]) for _, _, o in ev.seen)
     assert times == [5.0]
     assert cm_ev.types() == [(ADDED, "cfg")]
+
+
+def test_informers_of_a_kind_take_each_event_in_the_order_they_were_started():
+    # every watch of the kind is an informer (the whole kind): each event goes to each, in the order they were
+    # started; one stopped while the events of an instant are handed over gets none of the rest, and one started
+    # then gets only the events written after it started
+    store = make_store()
+    seen: list[tuple[str, str, str]] = []
+    late: list[Watch] = []
+
+    def informer(label: str):
+        def handler(type_: str, obj: dict, old: dict | None) -> None:
+            seen.append((label, type_, obj["metadata"]["name"]))
+            if label == "first" and obj["metadata"]["name"] == "a" and type_ == ADDED:
+                second.stop()
+                late.append(store.watch("Pod", informer("late")))
+                store.create(pod("c"), by="kubectl")
+        return handler
+
+    store.watch("Pod", informer("first"))
+    second = store.watch("Pod", informer("second"))
+    store.watch("Pod", informer("third"))
+    store.create(pod("a"), by="kubectl")
+    store.create(pod("b"), by="kubectl")
+    settle(store)
+    assert seen == [("first", ADDED, "a"), ("third", ADDED, "a"), ("first", ADDED, "b"), ("third", ADDED, "b"),
+                    ("first", ADDED, "c"), ("third", ADDED, "c"), ("late", ADDED, "c")]
+    # a filtered watch among them keeps the order too
+    seen.clear()
+    store.watch("Pod", lambda t, o, old: seen.append(("default", t, o["metadata"]["name"])), namespace="default")
+    store.unwatch(late[0])
+    store.delete("Pod", "default", "b", by="kubectl")
+    settle(store)
+    assert seen == [("first", MODIFIED, "b"), ("third", MODIFIED, "b"), ("default", MODIFIED, "b"),
+                    ("first", DELETED, "b"), ("third", DELETED, "b"), ("default", DELETED, "b")]
 
 
 def test_watch_namespace_filter_and_stop():

@@ -29,6 +29,7 @@ class EventRecorder:
         # events_cache.go getEventKey: source, the involved object (uid and apiVersion too), type, reason and
         # message; the source is this recorder's own, and kind/namespace/name are in the object's reference
         self._seen: OrderedDict[tuple[str, ...], str] = OrderedDict()
+        self._source_name = component + (f"/{host}" if host else "")   # the trace record's source
 
     def event(self, obj: Obj, type_: str, reason: str, message: str, field_path: str = "") -> None:
         md = obj["metadata"]
@@ -36,13 +37,17 @@ class EventRecorder:
                     "apiVersion": obj.get("apiVersion", "v1"), "resourceVersion": md.get("resourceVersion")}
         if field_path:
             involved["fieldPath"] = field_path
-        involved = {k: v for k, v in involved.items() if v is not None}
+        if None in involved.values():
+            involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.store.trace
-        source = {"component": self.component, **({"host": self.host} if self.host else {})}
+        source = {"component": self.component, "host": self.host} if self.host else {"component": self.component}
         involved_ref = ref(obj)
-        trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                   source=self.component + (f"/{self.host}" if self.host else ""),
-                   **({"fieldPath": field_path} if field_path else {}))
+        if field_path:
+            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
+                       source=self._source_name, fieldPath=field_path)
+        else:
+            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
+                       source=self._source_name)
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"

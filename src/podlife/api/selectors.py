@@ -410,10 +410,30 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
     return [FieldError(path, "Invalid value", m, key) for m in names.qualified_name_errors(key)]
 
 
+_LABEL_ERRORS: dict[tuple[str, tuple[tuple[Any, Any], ...]], list[FieldError]] = {}
+_LABEL_ERRORS_KEPT = 4096
+
+
 def validate_labels(labels: Mapping | None, path: str) -> list[FieldError]:
-    """ValidateLabels: qualified-name keys, label-syntax values. Errors point at ``path`` itself."""
+    """ValidateLabels: qualified-name keys, label-syntax values. Errors point at ``path`` itself. The outcome is
+    kept per path and labels (every replica of a template carries the same)."""
     if labels is not None and not isinstance(labels, Mapping):
         return [FieldError(path, "Invalid value", "must be a map of string keys to string values", labels)]
+    if not labels:
+        return []
+    try:
+        key = (path, tuple(labels.items()))
+        found = _LABEL_ERRORS.get(key)
+    except TypeError:   # a value that is not hashable (so not a string): no memo
+        return _label_errors(labels, path)
+    if found is None:
+        if len(_LABEL_ERRORS) >= _LABEL_ERRORS_KEPT:
+            _LABEL_ERRORS.clear()
+        found = _LABEL_ERRORS[key] = _label_errors(labels, path)
+    return list(found)
+
+
+def _label_errors(labels: Mapping, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for k in sorted(labels or {}):
         v = labels[k]

@@ -115,7 +115,10 @@ class Store:
     _history: deque[_HistoryEntry] = field(init=False)
     _watches: dict[str, list[Watch]] = field(default_factory=dict)
     _node_watches: dict[str, list[Watch]] = field(default_factory=dict)
-    _pending: list[tuple[Watch, str, Obj, Obj | None]] = field(default_factory=list)
+    # events to deliver: (a watch, or the informers of a kind, type, object, old object)
+    _pending: list[tuple[Watch | tuple[Watch, ...], str, Obj, Obj | None]] = field(default_factory=list)
+    # per kind: its watches when every one is an informer (the whole kind), else None; see _deliver
+    _informers: dict[str, tuple[Watch, ...] | None] = field(default_factory=dict)
     _flush_scheduled: bool = False
     _uid_rng: Any = None
     _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
@@ -596,6 +599,7 @@ class Store:
             self._node_watches.setdefault(node, []).append(w)
         else:
             self._watches.setdefault(kind, []).append(w)
+            self._informers.pop(kind, None)
         return w
 
     def snapshot(self, kind: str, rv: int) -> dict[Key, Obj] | None:
@@ -625,6 +629,7 @@ class Store:
         lists = [self._node_watches.get(w.node, [])] if w.node is not None else [self._watches.get(w.kind, [])]
         for ws in lists:
             ws[:] = [x for x in ws if x is not w]
+        self._informers.pop(w.kind, None)
 
     def _route(self, w: Watch, type_: str, obj: Obj, old: Obj | None) -> None:
         if not w.active:
@@ -650,7 +655,11 @@ class Store:
         while i < len(self._pending):
             w, type_, obj, old = self._pending[i]
             i += 1
-            if w.active:
+            if type(w) is tuple:   # one event for every informer of its kind, in the order they were started
+                for x in w:
+                    if x.active:
+                        x.handler(type_, obj, old)
+            elif w.active:
                 w.handler(type_, obj, old)
         self._pending.clear()
         self._flush_scheduled = False
@@ -715,12 +724,24 @@ class Store:
 
     def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         pending = self._pending
-        for w in self._watches.get(kind, ()):
-            if w.namespace is None and w.node is None:   # a whole kind's watch (an informer): every event
-                if w.active:
-                    pending.append((w, type_, obj, old))
-            else:
-                self._route(w, type_, obj, old)
+        try:
+            informers = self._informers[kind]
+        except KeyError:
+            watches = tuple(self._watches.get(kind, ()))
+            informers = self._informers[kind] = watches if all(
+                w.namespace is None and w.node is None for w in watches) else None
+        if informers is not None:
+            # every watch of the kind takes every event (informers, as in a batch run): one entry for all; each
+            # is asked whether it is still active when the event is handed over, as one entry each would be
+            if informers:
+                pending.append((informers, type_, obj, old))
+        else:
+            for w in self._watches.get(kind, ()):
+                if w.namespace is None and w.node is None:   # a whole kind's watch (an informer): every event
+                    if w.active:
+                        pending.append((w, type_, obj, old))
+                else:
+                    self._route(w, type_, obj, old)
         if kind == "Pod" and self._node_watches:
             now, was = obj["spec"].get("nodeName"), (old or {}).get("spec", {}).get("nodeName")
             for n in sorted((now, was)) if now and was and now != was else (now or was,):

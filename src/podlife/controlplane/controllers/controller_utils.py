@@ -16,7 +16,7 @@ from typing import Any
 from podlife.api import names, selectors
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone, owner_of
-from podlife.api.store import Store
+from podlife.api.store import ADDED, DELETED, Store
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 
@@ -284,6 +284,13 @@ class PodIndex:
         self.pods: dict[str, Obj] = {}
         self.by_owner: dict[str, set[str]] = {}
         self.orphans: dict[str, set[str]] = {}
+
+    def observe(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        """A pod informer event (ADDED, MODIFIED, DELETED)."""
+        if type_ == DELETED:
+            self.update(None, pod)
+        else:
+            self.update(pod, old if type_ != ADDED else None)
 
     def update(self, pod: Obj | None, old: Obj | None) -> None:
         if pod is not None and old is not None:

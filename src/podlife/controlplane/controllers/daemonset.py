@@ -182,14 +182,15 @@ class DaemonSetController:
                 self.queue.add(key)      # updateNode: only when the node's fit changed
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        self.index.observe(type_, pod, old)
+        if not self.dss:
+            return   # no DaemonSet: no owner resolves, no selector adopts; only the informer's index changes
         if type_ == DELETED:
-            self.index.update(None, pod)
             ds = self._resolve(pod)
             if ds is not None:
                 self.expectations.deletion_observed(_skey(ds), _pod_key(pod))
                 self.queue.add(_key(ds))
             return
-        self.index.update(pod, old if type_ != "ADDED" else None)
         ds = self._resolve(pod)
         if type_ == "ADDED" or old is None:
             if pod["metadata"].get("deletionTimestamp"):

@@ -161,6 +161,8 @@ class _ServiceIndex:
             self._enqueue(self._memberships(pod))  # deletePod → addPod
             return
         self.pods.setdefault(ns, {})[uid] = pod
+        if not self.services_by_ns.get(ns):
+            return   # no Service in the namespace: no service to update, whatever changed
         if type_ == "ADDED" or old is None:
             self._enqueue(self._memberships(pod))
             return

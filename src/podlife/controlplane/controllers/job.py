@@ -145,11 +145,14 @@ class JobController:
         self.queue.add_after(key, self.batch)
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        self.index.observe(type_, pod, old)
+        if not self.jobs and not has_finalizer(pod):
+            # no Job: no owner resolves, no selector adopts, and without the tracking finalizer there is none to
+            # remove; only the informer's index changes
+            return
         if type_ == DELETED:
-            self.index.update(None, pod)
             self._pod_deleted(pod, final=True)
             return
-        self.index.update(pod, old if type_ != "ADDED" else None)
         if type_ == "ADDED" or old is None:
             if pod["metadata"].get("deletionTimestamp"):
                 self._pod_deleted(pod, final=False)

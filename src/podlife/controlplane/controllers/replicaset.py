@@ -317,10 +317,7 @@ class ReplicaSetController:
         self.queue.add(_key(rs))  # addRS / updateRS: always enqueue
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        if type_ == DELETED:
-            self.index.update(None, pod)
-        else:
-            self.index.update(pod, old if type_ != "ADDED" else None)
+        self.index.observe(type_, pod, old)
         if not self.rss and not self.tallies:
             # none of this controller's kind (the ReplicationController manager, usually): no pod resolves to an
             # owner or matches a selector, so only the informer's index changes

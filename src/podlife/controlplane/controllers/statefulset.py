@@ -128,11 +128,12 @@ class StatefulSetController:
         self.queue.add(_key(sset))
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        self.index.observe(type_, pod, old)
+        if not self.sets:
+            return   # no StatefulSet: no owner resolves, no selector adopts; only the informer's index changes
         if type_ == DELETED:
-            self.index.update(None, pod)
             self._enqueue_owner(pod)
             return
-        self.index.update(pod, old if type_ != "ADDED" else None)
         if old is not None and type_ != "ADDED":
             if pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
                 return

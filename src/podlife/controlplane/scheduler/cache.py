@@ -243,6 +243,9 @@ class NodeCache:
         self._order: list[NodeInfo] | None = None   # None: nodes came or went, lay the arrays out again
         self.generation = 0                         # bumped at each layout
         self.epoch = 0                              # bumped when arrays or counters handed out may be stale
+        self.resized: list[int] = []                # positions whose allocatable or requested amounts changed since
+                                                    # the layout (a position may repeat)
+        self.balances: Any = None                   # plugins.Balances, kept in step with ``resized``
         self.changed: list[int] = []                # positions whose taints, labels or allocatable changed since
         self.anti_pods = 0                          # pods with required anti-affinity, cluster-wide
         self.size = 0
@@ -269,6 +272,7 @@ class NodeCache:
         self.priorities: dict[int, int] = {}        # priority → how many pods on the nodes have it
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
+        self.templates_by_identity: dict[tuple[str, int, int], tuple[dict, dict, Any]] = {}   # see plugins.template
 
     def spec_facts(self, spec: dict) -> SpecFacts:
         """The facts of a pod spec, worked out once per distinct spec (replicas share theirs; nodeName aside)."""
@@ -319,6 +323,7 @@ class NodeCache:
         self.free_fit[:, pos] = self.alloc_fit[:, pos] - self.req_fit[:, pos]
         self.free_nz[:, pos] = self.alloc_fit[:2, pos] - self.nz[:, pos]
         self.changed.append(pos)
+        self.resized.append(pos)
         if info.labels != old_labels:
             for key, (ids, values) in self._domain_ids.items():
                 v = info.labels.get(key)
@@ -414,6 +419,7 @@ class NodeCache:
         self.generation += 1
         self.epoch += 1
         self.changed = []
+        self.resized = []
         restored, self._restored = self._restored, []
         for info in restored:
             for entry in info.pods.values():
@@ -710,6 +716,7 @@ class NodeCache:
             self.scalar(r)   # made (from the pods alone) before the reservation counts on it
         self.req_fit[:, pos] += sign * facts.fit
         self.free_fit[:, pos] -= sign * facts.fit
+        self.resized.append(pos)
         for r in facts.scalars:
             arr = self.scalar_req.get(r)
             if arr is not None:
@@ -740,6 +747,7 @@ class NodeCache:
             self.free_fit[:, pos] += facts.fit
             self.nz[:, pos] -= facts.nz
             self.free_nz[:, pos] += facts.nz
+        self.resized.append(pos)
         for r in facts.scalars:
             arr = self.scalar_req.get(r)
             if arr is not None:
