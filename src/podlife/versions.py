@@ -577,6 +577,8 @@ class Profile:
         # a field is dropped where its gate exists and is off
         self._values["dropped_fields"] = frozenset(
             key for key, gate in DROPPED_FIELD_GATES.items() if gate in self.gates and not self.gates[gate])
+        # the rules are read on every write and every sync: as plain attributes they are found without a call
+        self.__dict__.update(self._values)
 
     def enabled(self, gate: str) -> bool:
         return self.gates.get(gate, False)

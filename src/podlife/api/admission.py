@@ -298,7 +298,10 @@ class NodeClient:
         self.node = node
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+        value = getattr(self._store, name)
+        if getattr(value, "__self__", None) is self._store:
+            self.__dict__[name] = value   # the store's own method: found without this call from now on
+        return value
 
     def create(self, obj: Obj, by: str, **kw: Any) -> Obj:
         node_restriction(self.node, "create", obj)
