@@ -271,3 +271,28 @@ def test_the_executable_writes_what_the_command_does(tmp_path):
         res = _invoke("run", scenario, "--report", str(tmp_path / "in.ndjson"))
         assert (p.returncode, p.stdout) == (res.exit_code, res.output) and p.returncode == 0
         assert out.read_bytes() == (tmp_path / "in.ndjson").read_bytes()
+
+
+def test_one_run_collection_policy():
+    """A run collects only the young generation; after it, the one-run process (the executable) freezes what the
+    run made, and a process that is not one (tests, sweeps, podlife up) is left collecting as before."""
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import gc, sys
+        from podlife.engine import kernel
+        if sys.argv[1] == "one":
+            kernel.one_run_process()
+        before = gc.get_threshold()
+        with kernel.few_collections():
+            during = gc.get_threshold()
+        after = gc.get_threshold()
+        kernel.one_run_done()
+        print(before, during, after, gc.get_freeze_count() > 0)
+    """)
+    out = {how: subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=True,
+                               timeout=60).stdout.strip() for how in ("one", "library")}
+    young_only = "(100000, 1073741824, 100)"
+    assert out["one"] == f"(100000, 50, 100) {young_only} (100000, 50, 100) True"
+    assert out["library"] == f"(700, 10, 10) {young_only} (700, 10, 10) False"

@@ -118,9 +118,9 @@ def few_collections() -> Iterator[None]:
 
 def one_run_process() -> None:
     """The collection policy of a process that loads one scenario, runs it, writes its report and exits (the
-    ``podlife`` command). The thresholds of ``few_collections`` hold for the whole process: put back to
-    CPython's after the run, they made the first allocations of the report's writing scan the whole heap of
-    the run (0.6 s of a 10,000-pod hour). Call ``one_run_done`` when the run has ended, ``at_exit`` last."""
+    ``podlife`` command). The young threshold of ``few_collections`` holds for the whole process: put back to
+    CPython's after the run, it made the first allocations of the report's writing scan the whole heap of the
+    run (0.6 s of a 10,000-pod hour). Call ``one_run_done`` when the run has ended, ``at_exit`` last."""
     global _one_run
     _one_run = True
     gc.set_threshold(*_RARE)
