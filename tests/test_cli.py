@@ -280,7 +280,7 @@ def test_one_run_collection_policy():
     import sys
 
     code = textwrap.dedent("""
-        import gc, sys
+        import gc, json, sys
         from podlife.engine import kernel
         if sys.argv[1] == "one":
             kernel.one_run_process()
@@ -289,10 +289,12 @@ def test_one_run_collection_policy():
             during = gc.get_threshold()
         after = gc.get_threshold()
         kernel.one_run_done()
-        print(before, during, after, gc.get_freeze_count() > 0)
+        print(json.dumps([before, during, after, gc.get_freeze_count() > 0]))
     """)
-    out = {how: subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=True,
-                               timeout=60).stdout.strip() for how in ("one", "library")}
-    young_only = "(100000, 1073741824, 100)"
-    assert out["one"] == f"(100000, 50, 100) {young_only} (100000, 50, 100) True"
-    assert out["library"] == f"(700, 10, 10) {young_only} (700, 10, 10) False"
+    out = {how: json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                                          check=True, timeout=60).stdout)
+           for how in ("one", "library")}
+    young_only = [100_000, 1 << 30, 100]
+    assert out["one"] == [[100_000, 50, 100], young_only, [100_000, 50, 100], True]
+    before, during, after, frozen = out["library"]
+    assert during == young_only and after == before != young_only and not frozen
