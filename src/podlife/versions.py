@@ -557,7 +557,7 @@ DROPPED_FIELD_GATES: dict[str, str] = {
 
 class Profile:
     """The behaviour of one Kubernetes minor version with its feature gates (defaults, or the values a
-    scenario sets); attribute access reads the table."""
+    scenario sets); each rule of the table is an attribute."""
 
     def __init__(self, version: str, gates: dict[str, bool] | None = None) -> None:
         from podlife import features
@@ -573,21 +573,18 @@ class Profile:
         defaults = features.defaults(self.minor)
         self.gates: dict[str, bool] = features.effective(self.minor, gates)
         self.set_gates: dict[str, bool] = {k: v for k, v in sorted((gates or {}).items()) if defaults[k] != v}
-        self._values = {r.name: r.value(self.minor, self.gates, defaults) for r in RULES}
+        # each rule's value is an attribute (read on every write and every sync, found without a call)
+        self.__dict__.update({r.name: r.value(self.minor, self.gates, defaults) for r in RULES})
         # a field is dropped where its gate exists and is off
-        self._values["dropped_fields"] = frozenset(
+        self.dropped_fields = frozenset(
             key for key, gate in DROPPED_FIELD_GATES.items() if gate in self.gates and not self.gates[gate])
-        # the rules are read on every write and every sync: as plain attributes they are found without a call
-        self.__dict__.update(self._values)
 
     def enabled(self, gate: str) -> bool:
         return self.gates.get(gate, False)
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["_values"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+        # only asked for a name that is no rule (the rules are attributes); it says the rules are typed Any
+        raise AttributeError(name)
 
 
 def profile(version: str, gates: dict[str, bool] | None = None) -> Profile:

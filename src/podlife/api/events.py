@@ -42,12 +42,8 @@ class EventRecorder:
         trace = self.store.trace
         source = {"component": self.component, "host": self.host} if self.host else {"component": self.component}
         involved_ref = ref(obj)
-        if field_path:
-            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                       source=self._source_name, fieldPath=field_path)
-        else:
-            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                       source=self._source_name)
+        trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
+                   source=self._source_name, **({"fieldPath": field_path} if field_path else {}))
         if self.log is not None:
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"

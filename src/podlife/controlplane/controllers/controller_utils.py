@@ -462,3 +462,18 @@ def set_finalizer(store: Store, obj: Obj, finalizer: str, present: bool, by: str
     if not new["metadata"]["finalizers"]:
         del new["metadata"]["finalizers"]
     store.update(new, by=by)
+
+
+def needs_protection_sync(obj: Obj, finalizer: str) -> bool:
+    """pvcAddedUpdated / pvAddedUpdated: only an object missing the finalizer or being deleted with it is queued."""
+    return need_to_add_finalizer(obj, finalizer) or is_deletion_candidate(obj, finalizer)
+
+
+def sync_protection(store: Store, obj: Obj, finalizer: str, in_use: Callable[[Obj], bool], by: str) -> None:
+    """processPVC / processPV: an object being deleted loses the finalizer unless it is in use ("Keeping ...
+    because it is being used"); a live one missing it gets it (created before the admission plugin was on)."""
+    if is_deletion_candidate(obj, finalizer):
+        if not in_use(obj):
+            set_finalizer(store, obj, finalizer, False, by)
+    elif need_to_add_finalizer(obj, finalizer):
+        set_finalizer(store, obj, finalizer, True, by)

@@ -12,7 +12,7 @@ from podlife.api.admission import PVC_PROTECTION_FINALIZER
 from podlife.api.meta import Obj
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
-    Key, WorkQueue, is_deletion_candidate, need_to_add_finalizer, set_finalizer)
+    Key, WorkQueue, needs_protection_sync, sync_protection)
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -49,9 +49,7 @@ class PVCProtectionController:
         self.store.watch("Pod", self._on_pod)
 
     def _on_claim(self, type_: str, claim: Obj, old: Obj | None) -> None:
-        """pvcAddedUpdated: only claims missing the finalizer or being deleted with it are queued."""
-        if type_ != DELETED and (need_to_add_finalizer(claim, PVC_PROTECTION_FINALIZER)
-                                 or is_deletion_candidate(claim, PVC_PROTECTION_FINALIZER)):
+        if type_ != DELETED and needs_protection_sync(claim, PVC_PROTECTION_FINALIZER):
             self.queue.add(_key(claim))
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
@@ -69,17 +67,10 @@ class PVCProtectionController:
             self.queue.add((pod["metadata"]["namespace"], name))
 
     def process_pvc(self, key: Key) -> None:
-        """processPVC: a claim being deleted loses the finalizer when no pod uses it; a live claim missing it
-        gets it (for claims created before the admission plugin was on)."""
+        """processPVC: a claim being deleted loses the finalizer when no pod uses it."""
         claim = self.store.try_get("PersistentVolumeClaim", key[0], key[1])
-        if claim is None:
-            return
-        if is_deletion_candidate(claim, PVC_PROTECTION_FINALIZER):
-            if not self._is_being_used(claim):
-                set_finalizer(self.store, claim, PVC_PROTECTION_FINALIZER, False, COMPONENT)
-            return   # "Keeping PVC because it is being used"
-        if need_to_add_finalizer(claim, PVC_PROTECTION_FINALIZER):
-            set_finalizer(self.store, claim, PVC_PROTECTION_FINALIZER, True, COMPONENT)
+        if claim is not None:
+            sync_protection(self.store, claim, PVC_PROTECTION_FINALIZER, self._is_being_used, COMPONENT)
 
     def _is_being_used(self, claim: Obj) -> bool:
         """isBeingUsed / podUsesPVC over the namespace's pods: a pod counts once scheduled (the kubelet does not

@@ -12,7 +12,7 @@ from podlife.api.admission import PV_PROTECTION_FINALIZER
 from podlife.api.meta import Obj
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
-    WorkQueue, is_deletion_candidate, need_to_add_finalizer, set_finalizer)
+    WorkQueue, needs_protection_sync, sync_protection)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -32,20 +32,15 @@ class PVProtectionController:
         self.store.watch("PersistentVolume", self._on_volume)
 
     def _on_volume(self, type_: str, pv: Obj, old: Obj | None) -> None:
-        """pvAddedUpdated: only volumes missing the finalizer or being deleted with it are queued."""
-        if type_ != DELETED and (need_to_add_finalizer(pv, PV_PROTECTION_FINALIZER)
-                                 or is_deletion_candidate(pv, PV_PROTECTION_FINALIZER)):
+        if type_ != DELETED and needs_protection_sync(pv, PV_PROTECTION_FINALIZER):
             self.queue.add(pv["metadata"]["name"])
 
     def process_pv(self, name: str) -> None:
-        """processPV: a volume being deleted loses the finalizer unless it is Bound (isBeingUsed); a live volume
-        missing it gets it."""
+        """processPV: a volume being deleted loses the finalizer unless it is Bound (isVolumeInUse)."""
         pv = self.store.try_get("PersistentVolume", None, name)
-        if pv is None:
-            return
-        if is_deletion_candidate(pv, PV_PROTECTION_FINALIZER):
-            if (pv.get("status") or {}).get("phase") != "Bound":
-                set_finalizer(self.store, pv, PV_PROTECTION_FINALIZER, False, COMPONENT)
-            return   # "Keeping PV because it is being used"
-        if need_to_add_finalizer(pv, PV_PROTECTION_FINALIZER):
-            set_finalizer(self.store, pv, PV_PROTECTION_FINALIZER, True, COMPONENT)
+        if pv is not None:
+            sync_protection(self.store, pv, PV_PROTECTION_FINALIZER, _bound, COMPONENT)
+
+
+def _bound(pv: Obj) -> bool:
+    return (pv.get("status") or {}).get("phase") == "Bound"

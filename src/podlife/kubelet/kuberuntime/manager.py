@@ -263,7 +263,7 @@ class RuntimeManager:
         uid = pod["metadata"]["uid"]
         killed = yield from self._kill_all(pod, self.running(uid), 0, None)
         result.results.extend(killed)
-        if any(r.reason for r in killed):
+        if _failed(killed):
             return
         for c in list(kl.runtime.pod_containers(uid)):
             yield from kl.runtime.remove_container(c.id)
