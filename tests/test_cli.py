@@ -274,8 +274,9 @@ def test_the_executable_writes_what_the_command_does(tmp_path):
 
 
 def test_one_run_collection_policy():
-    """A run collects only the young generation; after it, the one-run process (the executable) freezes what the
-    run made, and a process that is not one (tests, sweeps, podlife up) is left collecting as before."""
+    """A run collects only the young generation, and in the one-run process (the executable) nothing at all:
+    that process freezes what the run made when it ends. A process that is not one (tests, sweeps, podlife up)
+    is left collecting as before."""
     import subprocess
     import sys
 
@@ -287,14 +288,16 @@ def test_one_run_collection_policy():
         before = gc.get_threshold()
         with kernel.few_collections():
             during = gc.get_threshold()
-        after = gc.get_threshold()
+            collecting = gc.isenabled()
+        after = (gc.get_threshold(), gc.isenabled(), gc.get_freeze_count() > 0)
         kernel.one_run_done()
-        print(json.dumps([before, during, after, gc.get_freeze_count() > 0]))
+        print(json.dumps([before, during, collecting, *after, gc.get_freeze_count() > 0]))
     """)
     out = {how: json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
                                           check=True, timeout=60).stdout)
            for how in ("one", "library")}
     young_only = [100_000, 1 << 30, 100]
-    assert out["one"] == [[100_000, 50, 100], young_only, [100_000, 50, 100], True]
-    before, during, after, frozen = out["library"]
-    assert during == young_only and after == before != young_only and not frozen
+    assert out["one"] == [[100_000, 50, 100], young_only, False, [100_000, 50, 100], True, True, True]
+    before, during, collecting, after, enabled, frozen_after_run, frozen = out["library"]
+    assert during == young_only and collecting and after == before != young_only and enabled
+    assert not frozen_after_run and not frozen

@@ -431,6 +431,76 @@ def test_counts_survive_nodes_coming_and_going_and_relabelled():
     assert web.counts.tolist() == [2, 0, 0, 1]
 
 
+def test_counters_count_what_their_selectors_select_whatever_came_first(monkeypatch):
+    # a spread counter is matched only against the pod groups that carry a label its selector requires (the
+    # groups of one Deployment, not every group); its counts stay those of its selector over the pods on each
+    # node, whether a group came before the counter or after it, and when counters are dropped and made again
+    from podlife.controlplane.scheduler import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_COUNTERS", 3)
+    cache = NodeCache()
+    for i in range(3):
+        cache.set_node(node(f"n{i}"))
+    pods: dict[str, dict] = {}
+
+    def put(uid: str, on: str, labels: dict, namespace: str = "default", deleting: bool = False) -> None:
+        p = _pod(uid, on)
+        p["metadata"].update(namespace=namespace, labels=labels)
+        if deleting:
+            p["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:01Z"
+        pods[uid] = p
+        cache.add_pod(p)
+
+    selectors = [{"matchLabels": {"app": "web"}},
+                 {"matchLabels": {"app": "web", "tier": "front"}},
+                 {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front"]}]},
+                 {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "api"]}]},
+                 {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}]
+
+    def check() -> None:
+        for sel in selectors:
+            counts = cache.spread_counter("default", sel, selector_key(sel)).counts.tolist()
+            want = [sum(1 for p in pods.values() if p["spec"]["nodeName"] == info.name and
+                        p["metadata"]["namespace"] == "default" and "deletionTimestamp" not in p["metadata"]
+                        and compiled(sel).matches(p["metadata"]["labels"])) for info in cache.ordered()]
+            assert counts == want, sel
+
+    put("p1", "n0", {"app": "web", "tier": "front"})
+    put("p2", "n1", {"app": "web"})
+    put("p3", "n2", {"app": "api", "tier": "front"})
+    put("p4", "n0", {"app": "web"}, namespace="other")
+    check()
+    assert cache.spread_counter("default", selectors[0], selector_key(selectors[0])).counts.tolist() == [1, 1, 0]
+    put("p5", "n1", {"app": "web", "tier": "front"})   # into a group there is
+    put("p6", "n2", {"app": "db"})                      # a group after the counters
+    check()
+    put("p2", "n1", {"app": "web"}, deleting=True)      # to the group of its terminating alike
+    put("p3", "n2", {"app": "web"})                     # relabelled
+    check()
+    cache.remove_pod(pods.pop("p1"))
+    check()
+    assert cache.spread_counter("default", selectors[1], selector_key(selectors[1])).counts.tolist() == [0, 1, 0]
+
+
+def test_templates_with_the_same_node_constraints_share_their_per_node_outcomes():
+    # the node-only filters and scores depend on nodeName, nodeSelector, node affinity and tolerations: the
+    # templates of two Deployments with the same share one state, which follows node changes for both
+    cache = NodeCache()
+    cache.set_node(node("n0", taints=[{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]))
+    cache.set_node(node("n1"))
+    tolerating = [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]
+    a, b = pod("a", labels={"app": "a"}), pod("b", labels={"app": "b"}, priority=5)
+    c = pod("c", labels={"app": "a"}, tolerations=tolerating)
+    ta, tb, tc = (plugins.template(cache, p) for p in (a, b, c))
+    assert ta is not tb and ta.nodes is tb.nodes and tc.nodes is not ta.nodes
+    assert ta.nodes.code.tolist() == [plugins.TAINT, plugins.OK] and tc.nodes.code.tolist() == [plugins.OK] * 2
+    cache.set_node(node("n1", taints=[{"key": "dedicated", "value": "web", "effect": "NoSchedule"}]))
+    assert plugins.template(cache, b).nodes.code.tolist() == [plugins.TAINT] * 2
+    assert plugins.template(cache, a).nodes.taint_reason == {
+        0: "node(s) had untolerated taint {dedicated: db}", 1: "node(s) had untolerated taint {dedicated: web}"}
+    assert plugins.template(cache, c).nodes.code.tolist() == [plugins.OK] * 2
+
+
 def test_zone_order_forgets_an_emptied_zone():
     # node_tree.go: zones in the order they were added; removeZone drops a zone whose last node went, so a zone
     # that comes back is last (not where its first node once was)

@@ -147,6 +147,16 @@ class Selector:
         """True when the selector does not restrict anything (labels.Everything())."""
         return not self.nothing and not self.requirements
 
+    def required_pair(self) -> tuple[str, str] | None:
+        """A label (key, value) every set of labels the selector matches has (the first such requirement's),
+        None if there is none."""
+        if self.nothing:
+            return None
+        for r in self.requirements:
+            if r.operator in (EQUALS, DOUBLE_EQUALS, IN) and len(r.values) == 1:
+                return r.key, r.values[0]
+        return None
+
     def requires_exact_match(self, label: str) -> str | None:
         for r in self.requirements:
             if r.key == label:

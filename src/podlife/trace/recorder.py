@@ -36,7 +36,7 @@ class Trace:
         self._holds = 0
         self._t_at: float | None = None
         self._t = 0.0
-        self._stamp_at: float | None = None
+        self._stamp_at: int | None = None
         self._stamp = ""
 
     def emit(self, type_: str, **fields: Any) -> Record:
@@ -72,10 +72,10 @@ class Trace:
     def timestamp(self, t: float | None = None) -> str:
         """RFC 3339 time (seconds precision, as metav1.Time serialises) of simulated time ``t``."""
         if t is None:
-            # the same instant is stamped many times (every write of a busy second): format it once
-            now = self.kernel.now
-            if now != self._stamp_at:
-                self._stamp_at, self._stamp = now, self._format(now)
+            # the same second is stamped many times (every write of a busy second): format it once
+            second = int(self.kernel.now)
+            if second != self._stamp_at:
+                self._stamp_at, self._stamp = second, self._format(second)
             return self._stamp
         return self._format(t)
 

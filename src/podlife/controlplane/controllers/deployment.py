@@ -436,6 +436,12 @@ class DeploymentController:
                 self.rs_orphans.setdefault(k[0], set()).add(k)
 
     def _index_pod(self, pod: Obj | None, old: Obj | None) -> None:
+        if pod is not None and old is not None:
+            md = pod["metadata"]
+            if md["uid"] in self.pods and md.get("ownerReferences") is old["metadata"].get("ownerReferences") \
+                    and md["uid"] == old["metadata"]["uid"]:
+                self.pods[md["uid"]] = pod   # the same owner (a revision shares what a write left alone)
+                return
         if old is not None:
             uid = old["metadata"]["uid"]
             self.pods.pop(uid, None)

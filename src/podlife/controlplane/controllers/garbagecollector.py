@@ -16,6 +16,7 @@ there; one that gets the orphan finalizer goes to attemptToOrphan.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import KINDS, Obj, clone
@@ -41,6 +42,7 @@ class _Node:
     name: str
     owners: list[Obj] = field(default_factory=list)
     dependents: set[str] = field(default_factory=set)
+    observed: Any = None    # the ownerReferences object ``owners`` was copied from
     being_deleted: bool = False
     deleting_dependents: bool = False
     virtual: bool = False   # known only from an ownerReference, not yet observed
@@ -92,11 +94,12 @@ class GarbageCollector:
             if node is not None:
                 self._remove_existing(node)
             return
-        owners = list(md.get("ownerReferences") or ())
+        refs = md.get("ownerReferences")
         if node is None:
+            owners = list(refs or ())
             node = _Node(uid, obj["kind"], obj.get("apiVersion") or KINDS[obj["kind"]].api_version,
                          md.get("namespace"), md["name"], owners=owners,
-                         being_deleted=bool(md.get("deletionTimestamp")))
+                         being_deleted=bool(md.get("deletionTimestamp")), observed=refs)
             self.nodes[uid] = node
             self._add_dependent_to_owners(node, owners)
             self._process_transitions(old, obj, node)
@@ -106,15 +109,19 @@ class GarbageCollector:
             node.virtual = False
             node.kind, node.name, node.namespace = obj["kind"], md["name"], md.get("namespace")
             node.api_version = obj.get("apiVersion") or node.api_version
-        added, removed, changed = _references_diffs(node.owners, owners)
-        if added or removed or changed:
-            self._add_unblocked_owners_to_delete_queue(removed, changed)
-            node.owners = owners
-            self._add_dependent_to_owners(node, added)
-            for ref in removed:
-                owner = self.nodes.get(ref.get("uid", ""))
-                if owner is not None:
-                    owner.dependents.discard(uid)
+        # a revision shares the ownerReferences a write left alone: then there is nothing to compare
+        if refs is not node.observed or refs is None:
+            owners = list(refs or ())
+            added, removed, changed = _references_diffs(node.owners, owners)
+            if added or removed or changed:
+                self._add_unblocked_owners_to_delete_queue(removed, changed)
+                node.owners = owners
+                self._add_dependent_to_owners(node, added)
+                for ref in removed:
+                    owner = self.nodes.get(ref.get("uid", ""))
+                    if owner is not None:
+                        owner.dependents.discard(uid)
+            node.observed = refs
         if md.get("deletionTimestamp"):
             node.being_deleted = True
         self._process_transitions(old, obj, node)

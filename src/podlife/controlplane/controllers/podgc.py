@@ -42,6 +42,13 @@ def _terminated(pod: Obj) -> bool:
     return pod.get("status", {}).get("phase") not in ("Pending", "Running", "Unknown")
 
 
+def _indexed_alike(pod: Obj, other: Obj) -> bool:
+    """Whether two revisions of a pod have the same place in every index (node, deletion, terminated)."""
+    return pod["spec"].get("nodeName") == other["spec"].get("nodeName") and \
+        bool(pod["metadata"].get("deletionTimestamp")) == bool(other["metadata"].get("deletionTimestamp")) and \
+        _terminated(pod) == _terminated(other)
+
+
 def _node_ready(node: Obj) -> bool:
     c = get_condition(node, "Ready")
     return c is not None and c.get("status") == "True"
@@ -106,7 +113,14 @@ class PodGCController:
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         md = pod["metadata"]
-        self._unindex((md["namespace"], md["name"]))
+        key = (md["namespace"], md["name"])
+        known = self.pods.get(key)
+        if type_ != DELETED and known is not None and _indexed_alike(known, pod):
+            # every index stays as it is, so the pass would be needed when it was (_needed_at reads only the
+            # indexes, and the timer is re-armed whenever they or the nodes change)
+            self.pods[key] = pod
+            return
+        self._unindex(key)
         if type_ != DELETED:
             self._index(pod)
         self._arm()

@@ -172,18 +172,28 @@ class _Tally:
     fully: int = 0
     ready: int = 0
     available_from: list[float] = field(default_factory=list)  # sorted: when each ready pod turns available
+    # the last labels seen and whether the selector matches them and they have the template's: replicas share
+    # one labels object in the store, and stored objects are never changed in place
+    _labels: dict | None = None
+    _labels_seen: tuple[bool, bool] = (False, False)
+
+    def _matches(self, labels: dict) -> tuple[bool, bool]:
+        if labels is not self._labels:
+            self._labels = labels
+            self._labels_seen = (self.selector.matches(labels),
+                                 all(labels.get(k) == v for k, v in self.template_labels))
+        return self._labels_seen
 
     def add(self, trace: Trace, pod: Obj) -> None:
         uid = pod["metadata"]["uid"]
-        labels = pod["metadata"].get("labels") or {}
-        if _terminating(pod) and self.selector.matches(labels):
+        matched, fully = self._matches(pod["metadata"].get("labels") or {})
+        if matched and _terminating(pod):
             self.terminating.add(uid)
         if not is_pod_active(pod):
             return
-        if self.selector.empty() or not self.selector.matches(labels):
+        if self.selector.empty() or not matched:
             self.unmatched.add(uid)
             return
-        fully = all(labels.get(k) == v for k, v in self.template_labels)
         ready = is_pod_ready(pod)
         since: float | None = None
         if ready:

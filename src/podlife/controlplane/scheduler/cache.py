@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -45,6 +45,7 @@ LARGE = 2 ** 40   # a pod asking less of everything cannot lift a node past EXAC
 
 # (namespace, labels, terminating) → does the counter count such a pod
 Match = Callable[[str, dict, bool], bool]
+Need = tuple[str, str, str]   # a namespace and a label's key and value
 
 
 def selector_key(selector: Any) -> bytes:
@@ -212,11 +213,12 @@ class NodeInfo:
 
 
 class PodCounter:
-    """The pods one predicate counts, per node position and (once asked) per topology domain."""
-    __slots__ = ("match", "counts", "domains", "used")
+    """The pods one predicate counts, per node position and (once asked) per topology domain. ``need``: a
+    namespace and label (key, value) that every pod the predicate matches has, or None."""
+    __slots__ = ("match", "need", "counts", "domains", "used")
 
-    def __init__(self, match: Match, size: int) -> None:
-        self.match = match
+    def __init__(self, match: Match, need: Need | None, size: int) -> None:
+        self.match, self.need = match, need
         self.counts = np.zeros(size, np.int64)
         self.domains: dict[str, np.ndarray] = {}   # topology key → matching pods per domain id
         self.used = 0
@@ -263,7 +265,11 @@ class NodeCache:
         self._per_node: dict[str, bool] = {}        # topology key → no two nodes share a value
         self._zone_ids: np.ndarray | None = None    # per position: the id of the node's zone key (-1: none)
         self._counters: dict[Any, PodCounter] = {}
+        # the kept counters by their need (None: the counters without one); a group has a counter's need among
+        # its labels or the counter does not match it, so a new group or counter is matched against only these
+        self._counters_by_need: dict[Need | None, dict[PodCounter, None]] = {}
         self._groups: dict[tuple[str, frozenset, bool], PodGroup] = {}   # of the counted pods
+        self._groups_by_label: dict[Need, dict[PodGroup, None]] = {}     # (namespace, key, value) → groups
         self._carriers: dict[tuple, tuple[Term, str, np.ndarray]] = {}   # anti term → carriers per position
         # weighted term (InterPodAffinity scoring) → (term, namespace, weight, carriers per position)
         self._weighing: dict[tuple, tuple[Term, str, int, np.ndarray]] = {}
@@ -273,6 +279,7 @@ class NodeCache:
         self._facts: dict[bytes, SpecFacts] = {}
         self.templates: dict[Any, Any] = {}         # the plugins' per pod template state (plugins.PodTemplate)
         self.templates_by_identity: dict[tuple[str, int, int], tuple[dict, dict, Any]] = {}   # see plugins.template
+        self.node_only: dict[bytes, Any] = {}       # node constraints → their per-node outcomes (plugins.NodeOnly)
 
     def spec_facts(self, spec: dict) -> SpecFacts:
         """The facts of a pod spec, worked out once per distinct spec (replicas share theirs; nodeName aside)."""
@@ -491,24 +498,35 @@ class NodeCache:
 
     # ---- counters ---------------------------------------------------------------------------------
 
-    def counter(self, key: Any, match: Match) -> PodCounter:
+    def counter(self, key: Any, match: Match, need: Need | None = None) -> PodCounter:
         """The counter of ``key`` (made and counted over every group of pods the first time it is asked for)."""
         self.ordered()
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= MAX_COUNTERS:
                 gone = self._counters.pop(min(self._counters, key=lambda k: self._counters[k].used))
-                for g in self._groups.values():
+                same_need = self._counters_by_need[gone.need]
+                del same_need[gone]
+                if not same_need:
+                    del self._counters_by_need[gone.need]
+                for g in self._candidate_groups(gone.need):
                     g.counters.pop(gone, None)
                 self.epoch += 1
-            c = self._counters[key] = PodCounter(match, self.size)
+            c = self._counters[key] = PodCounter(match, need, self.size)
+            self._counters_by_need.setdefault(need, {})[c] = None
             counts = c.counts
-            for g in self._groups.values():
+            for g in self._candidate_groups(need):
                 if match(g.namespace, g.labels, g.terminating):
                     g.counters[c] = None
                     for info, n in g.nodes.items():
                         counts[info.pos] += n
         return c
+
+    def _candidate_groups(self, need: Need | None) -> Iterable[PodGroup]:
+        """The groups a counter with this need may match."""
+        if need is None:
+            return self._groups.values()
+        return self._groups_by_label.get(need, {})
 
     def spread_counter(self, namespace: str, selector: Any, sel_key: bytes) -> PodCounter:
         """podtopologyspread countPodsMatchSelector: same namespace, not terminating, labels match."""
@@ -516,8 +534,9 @@ class NodeCache:
         c = self._counters.get(key)
         if c is None:
             sel = compiled(selector)
+            pair = sel.required_pair()
             c = self.counter(key, lambda ns, labels, terminating: ns == namespace and not terminating
-                             and sel.matches(labels))
+                             and sel.matches(labels), None if pair is None else (namespace, *pair))
         self._tick += 1
         c.used = self._tick
         return c
@@ -611,8 +630,15 @@ class NodeCache:
         key = (entry.namespace, entry.labels_key, entry.terminating)
         g = self._groups.get(key)
         if g is None:
-            g = self._groups[key] = PodGroup(entry, dict.fromkeys(
-                c for c in self._counters.values() if c.match(entry.namespace, entry.labels, entry.terminating)))
+            ns, labels, terminating = entry.namespace, entry.labels, entry.terminating
+            g = self._groups[key] = PodGroup(entry, {})
+            by_need = self._counters_by_need
+            for need in (None, *((ns, k, v) for k, v in labels.items())):
+                for c in by_need.get(need, ()):
+                    if c.match(ns, labels, terminating):
+                        g.counters[c] = None
+                if need is not None:
+                    self._groups_by_label.setdefault(need, {})[g] = None
         n = g.nodes.get(info, 0) + sign
         if n:
             g.nodes[info] = n
@@ -620,6 +646,11 @@ class NodeCache:
             del g.nodes[info]
             if not g.nodes:
                 del self._groups[key]
+                for k, v in g.labels.items():
+                    same = self._groups_by_label[(g.namespace, k, v)]
+                    del same[g]
+                    if not same:
+                        del self._groups_by_label[(g.namespace, k, v)]
         return g
 
     def _count(self, info: NodeInfo, entry: PodEntry, sign: int) -> None:

@@ -79,24 +79,13 @@ class SpreadConstraint:
         self.sel_key = selector_key(self.selector)
 
 
-class PodTemplate:
-    """What the plugins need of a pod's namespace, labels and spec, computed once for all pods that share them,
-    with the per-node outcomes of the node-only filters and scores kept in step with the cache's nodes."""
+class NodeOnly:
+    """The per-node outcomes of the node-only filters (NodeUnschedulable, NodeName, TaintToleration,
+    NodeAffinity) and the node-only scores' raw values (TaintToleration, NodeAffinity) for one set of node
+    constraints (nodeName, nodeSelector, node affinity, tolerations), kept in step with the cache's nodes. Every
+    template with those constraints shares one: the replicas of different Deployments mostly have the same."""
 
-    def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts) -> None:
-        self.namespace, self.labels = namespace, labels
-        self.req, self.huge = facts.req, facts.huge
-        # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
-        # resource it does not ask for is never short, whatever the node's free amount
-        wants = [self.req.get(r, 0) for r in RESOURCES] + [1]
-        self.fit_want_exact = np.array([[w if w else -math.inf] for w in wants], object)   # for Python ints
-        self.fit_want = self.fit_want_exact if self.huge else \
-            np.array([[w if w else np.iinfo(np.int64).min] for w in wants], np.int64)
-        self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
-        self.nz = facts.nz[:, None]                                    # a column: cpu, memory
-        self.requested = facts.fit[:2, None]                          # a column: cpu, memory
-        self.best_effort = not (self.req.get("cpu") or self.req.get("memory"))   # requests no cpu, no memory
-        self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
+    def __init__(self, spec: dict) -> None:
         self.tolerations = spec.get("tolerations") or []
         self.tolerates_unschedulable = any(
             t.get("key") == "node.kubernetes.io/unschedulable" and t.get("effect") in (None, "", "NoSchedule")
@@ -111,24 +100,7 @@ class PodTemplate:
         self.preferred: list[tuple[int, NodeSelectorTermMatcher]] = [
             (int(t.get("weight", 0)), compiled_node_selector_term(t.get("preference") or {}))
             for t in node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
-        self.anti, self.affinity, self.pod_preferred = facts.anti, facts.affinity, facts.preferred
-        self.ports = facts.ports
-        own = spec.get("topologySpreadConstraints") or []
-        self.hard: list[SpreadConstraint] = []
-        self.soft: list[SpreadConstraint] = []
-        for c in own:
-            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), _with_label_keys(c, labels),
-                                  min_domains=int(c.get("minDomains") or 0),
-                                  honor_affinity=c.get("nodeAffinityPolicy", "Honor") == "Honor",
-                                  honor_taints=c.get("nodeTaintsPolicy", "Ignore") == "Honor")
-            sc.self_match = 1 if matches(sc.selector, labels) else 0
-            (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
-        self.system_defaulted = not own
-        self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
-        self.node_constraints = bool(self.node_name or self.node_selector or self.affinity_terms or self.anti
-                                     or self.affinity
-                                     or self.hard)
-        # per node position, kept in step with the cache (generation, changed positions)
+        # per node position
         self._generation = -1
         self._synced = 0
         self.code = np.zeros(0, np.int8)          # OK or the first static filter that fails
@@ -142,21 +114,12 @@ class PodTemplate:
         self.any_taint_raw = False
         self.pref_raw = np.zeros(0, np.int64)     # the weights of the preferred terms the node matches
 
-    def soft_spreads(self, cache: NodeCache, default_selector: dict | None) -> list[_Spread]:
-        """The scoring constraints: the pod's own, else the system defaults with the selector of its Services /
-        controllers (helper.DefaultSelector; none without one), with their counters (kept per selector while
-        the cache's arrays stay valid)."""
-        key = selector_key(default_selector) if default_selector else None
-        found = self._soft.get(key)
-        if found is None or found[0] != cache.epoch:
-            soft = self.soft if key is None else [SpreadConstraint(k, s, default_selector or {})
-                                                  for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
-            if len(self._soft) > 64:
-                self._soft.clear()
-            found = self._soft[key] = (cache.epoch, [
-                _Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
-                for c in soft])
-        return found[1]
+    @staticmethod
+    def key(spec: dict) -> bytes:
+        """What the outcomes depend on (orjson.JSONEncodeError, a TypeError, if the spec is not JSON)."""
+        return orjson.dumps([spec.get("nodeName"), spec.get("nodeSelector"),
+                             (spec.get("affinity") or {}).get("nodeAffinity"), spec.get("tolerations")],
+                            option=orjson.OPT_SORT_KEYS)
 
     def node_matches_affinity(self, info: NodeInfo) -> bool:
         labels = info.labels
@@ -216,6 +179,62 @@ class PodTemplate:
         self.pref_raw[pos] = sum(w for w, t in self.preferred if t.matches(info.labels, info.name))
 
 
+class PodTemplate:
+    """What the plugins need of a pod's namespace, labels and spec, computed once for all pods that share them;
+    the per-node outcomes of its node constraints are its ``nodes``."""
+
+    def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts, nodes: NodeOnly) -> None:
+        self.namespace, self.labels = namespace, labels
+        self.req, self.huge = facts.req, facts.huge
+        # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
+        # resource it does not ask for is never short, whatever the node's free amount
+        wants = [self.req.get(r, 0) for r in RESOURCES] + [1]
+        self.fit_want_exact = np.array([[w if w else -math.inf] for w in wants], object)   # for Python ints
+        self.fit_want = self.fit_want_exact if self.huge else \
+            np.array([[w if w else np.iinfo(np.int64).min] for w in wants], np.int64)
+        self.fit_rows = [(f"Insufficient {r}", i) for i, r in enumerate(RESOURCES) if wants[i]]
+        self.nz = facts.nz[:, None]                                    # a column: cpu, memory
+        self.requested = facts.fit[:2, None]                          # a column: cpu, memory
+        self.best_effort = not (self.req.get("cpu") or self.req.get("memory"))   # requests no cpu, no memory
+        self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
+        self.nodes = nodes
+        self.node_selector, self.affinity_terms, self.preferred = nodes.node_selector, nodes.affinity_terms, \
+            nodes.preferred
+        self.anti, self.affinity, self.pod_preferred = facts.anti, facts.affinity, facts.preferred
+        self.ports = facts.ports
+        own = spec.get("topologySpreadConstraints") or []
+        self.hard: list[SpreadConstraint] = []
+        self.soft: list[SpreadConstraint] = []
+        for c in own:
+            sc = SpreadConstraint(c["topologyKey"], int(c.get("maxSkew", 1)), _with_label_keys(c, labels),
+                                  min_domains=int(c.get("minDomains") or 0),
+                                  honor_affinity=c.get("nodeAffinityPolicy", "Honor") == "Honor",
+                                  honor_taints=c.get("nodeTaintsPolicy", "Ignore") == "Honor")
+            sc.self_match = 1 if matches(sc.selector, labels) else 0
+            (self.hard if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" else self.soft).append(sc)
+        self.system_defaulted = not own
+        self._soft: dict[bytes | None, tuple[int, list[_Spread]]] = {}
+        self.node_constraints = bool(nodes.node_name or self.node_selector or self.affinity_terms or self.anti
+                                     or self.affinity
+                                     or self.hard)
+
+    def soft_spreads(self, cache: NodeCache, default_selector: dict | None) -> list[_Spread]:
+        """The scoring constraints: the pod's own, else the system defaults with the selector of its Services /
+        controllers (helper.DefaultSelector; none without one), with their counters (kept per selector while
+        the cache's arrays stay valid)."""
+        key = selector_key(default_selector) if default_selector else None
+        found = self._soft.get(key)
+        if found is None or found[0] != cache.epoch:
+            soft = self.soft if key is None else [SpreadConstraint(k, s, default_selector or {})
+                                                  for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
+            if len(self._soft) > 64:
+                self._soft.clear()
+            found = self._soft[key] = (cache.epoch, [
+                _Spread(c, cache.spread_counter(self.namespace, c.selector, c.sel_key), cache.domain_ids(c.key))
+                for c in soft])
+        return found[1]
+
+
 def template(cache: NodeCache, pod: Obj) -> PodTemplate:
     """The pod's template state, shared by every pod with the same namespace, labels and spec."""
     md, spec = pod["metadata"], pod["spec"]
@@ -224,7 +243,7 @@ def template(cache: NodeCache, pod: Obj) -> PodTemplate:
     # stored objects are never changed in place: the same objects are the same template
     same = cache.templates_by_identity.get((ns, id(labels), id(spec)))
     if same is not None and same[0] is labels and same[1] is spec:
-        same[2].sync(cache)
+        same[2].nodes.sync(cache)
         return same[2]
     try:
         key: Any = (ns, orjson.dumps(labels, option=orjson.OPT_SORT_KEYS),
@@ -233,18 +252,30 @@ def template(cache: NodeCache, pod: Obj) -> PodTemplate:
         key = None
     t = cache.templates.get(key) if key is not None else None
     if t is None:
-        t = PodTemplate(ns, labels, spec, cache.spec_facts(spec))
+        t = PodTemplate(ns, labels, spec, cache.spec_facts(spec), _node_only(cache, spec, key is not None))
         if key is not None:
             if len(cache.templates) >= MAX_TEMPLATES:
                 cache.templates.clear()
                 cache.templates_by_identity.clear()
+                cache.node_only.clear()
             cache.templates[(key[0], kept(key[1]), kept(key[2]))] = t
     if key is not None:
         if len(cache.templates_by_identity) >= MAX_TEMPLATES:
             cache.templates_by_identity.clear()
         cache.templates_by_identity[(ns, id(labels), id(spec))] = (labels, spec, t)
-    t.sync(cache)
+    t.nodes.sync(cache)
     return t
+
+
+def _node_only(cache: NodeCache, spec: dict, json: bool) -> NodeOnly:
+    """The node constraints' state of templates with the spec's (one of its own if the spec is not JSON)."""
+    if not json:
+        return NodeOnly(spec)
+    key = NodeOnly.key(spec)
+    found = cache.node_only.get(key)
+    if found is None:
+        found = cache.node_only[kept(key)] = NodeOnly(spec)
+    return found
 
 
 class _Spread:
@@ -313,11 +344,11 @@ class PodContext:
 
 def _included(c: SpreadConstraint, t: PodTemplate, nodes: np.ndarray | None) -> np.ndarray:
     """common.go matchNodeInclusionPolicies: of ``nodes`` (a mask, None: all), those the constraint counts."""
-    out = np.ones(len(t.aff_ok), bool) if nodes is None else nodes.copy()
+    out = np.ones(len(t.nodes.aff_ok), bool) if nodes is None else nodes.copy()
     if c.honor_affinity:
-        out &= t.aff_ok
+        out &= t.nodes.aff_ok
     if c.honor_taints:
-        out &= t.taint_ok
+        out &= t.nodes.taint_ok
     return out
 
 
@@ -345,8 +376,8 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
     """The default filters in order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
     NodeResourcesFit, PodTopologySpread, InterPodAffinity): what each fails among the selected nodes."""
     t = ctx.t
-    if not t.all_static_ok:
-        code = t.code[sel]
+    if not t.nodes.all_static_ok:
+        code = t.nodes.code[sel]
 
         def static_reasons() -> list[tuple[str, np.ndarray, bool]]:
             out = [(R_UNSCHEDULABLE, code == UNSCHEDULABLE, False), (R_NODE_NAME, code == NODE_NAME, False),
@@ -354,7 +385,7 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
             positions = np.arange(cache.size)[sel]
             by_reason: dict[str, np.ndarray] = {}
             for i in np.flatnonzero(code == TAINT):
-                reason = t.taint_reason[int(positions[i])]
+                reason = t.nodes.taint_reason[int(positions[i])]
                 by_reason.setdefault(reason, np.zeros(len(code), bool))[i] = True
             return out + [(r, m, False) for r, m in by_reason.items()]
 
@@ -629,7 +660,7 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
                     size += 1
             t = ctx.t
             if not (c.honor_affinity and (t.node_selector or t.affinity_terms)) and \
-                    not (c.honor_taints and not t.all_taint_ok):
+                    not (c.honor_taints and not t.nodes.all_taint_ok):
                 totals = cache.domain_totals(s.counter, c.key)   # every node counts
             else:
                 counted = _included(c, t, s.ids >= 0)
@@ -680,9 +711,9 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     if not (w.balanced_skips_best_effort and t.best_effort):
         totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
     if t.preferred:
-        totals += w.node_affinity * _normalize(t.pref_raw[sel], False)
-    if t.any_taint_raw:
-        totals += w.taint * _normalize(t.taint_raw[sel], True)
+        totals += w.node_affinity * _normalize(t.nodes.pref_raw[sel], False)
+    if t.nodes.any_taint_raw:
+        totals += w.taint * _normalize(t.nodes.taint_raw[sel], True)
     else:   # no node has a PreferNoSchedule taint the pod does not tolerate: every node scores the maximum
         totals += w.taint * MAX_NODE_SCORE
     if ctx.soft:
