@@ -15,7 +15,9 @@ CPU; wall per pod: 1.0 = linear). Not a test: problems are printed as WARNING li
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
+import itertools
 import json
 import os
 import resource
@@ -67,9 +69,9 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
     w0, c0 = time.perf_counter(), time.process_time()
     sc = load_scenario("cluster.yaml", text=text)
     records = [0]
-
-    def count(_rec: dict) -> None:
-        records[0] += 1
+    # a sink that counts the records it is given at C speed: next(counter, record) takes one from the counter
+    counter = itertools.count()
+    count = functools.partial(next, counter)
 
     def go() -> dict:
         if hasattr(runner, "outcome") and trace != "full":
@@ -85,6 +87,7 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             encoded = "encoded" in inspect.signature(objects).parameters
             out.finish((objects(encoded=True) if encoded else objects()) if trace != "summary" else iter(()),
                        runner.outcome(result))
+            records[0] = next(counter)
             return result.figures or {}
         result = runner.run(sc)
         if hasattr(kernel, "one_run_done"):

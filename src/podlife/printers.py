@@ -6,6 +6,7 @@ One function serves the summary's tables and any API Table output.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 Obj = dict[str, Any]
@@ -53,6 +54,7 @@ def _restartable(spec: Obj | None) -> bool:
     return bool(spec) and spec.get("restartPolicy") == "Always"  # type: ignore[union-attr]
 
 
+@lru_cache(maxsize=4096)   # a table's pods were mostly made in a few seconds: each age is worked out once
 def _since(now: datetime, ts: str | None) -> str:
     if not ts:
         return "<unknown>"

@@ -303,6 +303,10 @@ class NodeClient:
             self.__dict__[name] = value   # the store's own method: found without this call from now on
         return value
 
+    @property
+    def resource_version(self) -> int:   # a property of the store: __getattr__ would be asked every time
+        return self._store.resource_version
+
     def create(self, obj: Obj, by: str, **kw: Any) -> Obj:
         node_restriction(self.node, "create", obj)
         return self._store.create(obj, by=by, **kw)

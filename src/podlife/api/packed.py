@@ -39,6 +39,12 @@ _ZDICT = (b'Successfully assigned default/ to Started container Created containe
           b'"lastTimestamp":"T00:00:00Z","count":1,"reportingComponent":"kubelet","reportingInstance":""}')
 
 
+def key_order(key: Key) -> str:
+    """What sorts (namespace, name) keys in their order, three times faster than the tuples: a namespace name
+    is a DNS label, so it holds no NUL, and namespace + NUL + name orders as the pair does."""
+    return key[0] + "\0" + key[1]
+
+
 def _deflate(data: bytes) -> bytes:
     c = zlib.compressobj(1, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, _ZDICT)
     return c.compress(data) + c.flush()
@@ -58,9 +64,9 @@ class PackedObjects(MutableMapping[Key, Obj]):
         self._runs: list[bytes] = []
         self._read: dict[int, list[bytes]] = {}  # runs decoded last, the oldest dropped first
 
-    def encoded(self, key: Key) -> orjson.Fragment:
-        """The object as compact JSON, for writing it out without decoding it."""
-        return orjson.Fragment(self._json(self._at[key]))
+    def encoded(self, key: Key) -> bytes:
+        """The object as its compact JSON, for writing it out without decoding it."""
+        return self._json(self._at[key])
 
     def _json(self, at: bytes | int) -> bytes:
         if isinstance(at, bytes):
@@ -90,7 +96,7 @@ class PackedObjects(MutableMapping[Key, Obj]):
     def _compress(self) -> None:
         at = self._at
         # a key set twice, or deleted since, is in the list more than once or not in the mapping
-        keys = sorted(k for k in dict.fromkeys(self._young) if isinstance(at.get(k), bytes))
+        keys = sorted((k for k in dict.fromkeys(self._young) if isinstance(at.get(k), bytes)), key=key_order)
         self._young = []
         for i in range(0, len(keys), RUN):
             part = keys[i:i + RUN]

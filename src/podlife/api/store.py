@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from podlife.api import errors, validation
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
-from podlife.api.packed import PackedObjects
+from podlife.api.packed import PackedObjects, key_order
 from podlife.api.registry import strategy_for
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
@@ -84,8 +84,7 @@ class Watch:
         self.active = False
 
 
-@dataclass
-class _HistoryEntry:
+class _HistoryEntry(NamedTuple):   # one per write: a tuple costs less to make than a dataclass
     rv: int
     type: str
     kind: str
@@ -122,6 +121,7 @@ class Store:
     _flush_scheduled: bool = False
     _uid_rng: Any = None
     _materializers: dict[tuple[str, str, str], Callable[[Obj], None]] = field(default_factory=dict)
+    _materialized_kinds: set[str] = field(default_factory=set)   # the kinds of the materializers' objects
     _materializing: bool = False
     # keys in order per kind, as etcd keeps them: new keys are merged in and removed ones dropped at the next list
     _sorted: dict[str, list[Key]] = field(default_factory=dict)
@@ -133,6 +133,9 @@ class Store:
     _features: dict[str, bool] = field(default_factory=dict)
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    # caches the controllers' informers share, by name (a shared informer factory's: see
+    # controller_utils.shared_pod_index)
+    informer_caches: dict[str, Any] = field(default_factory=dict)
     # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
 
@@ -149,9 +152,10 @@ class Store:
         """Register ``fn(obj)`` to bring computed state (a healthy kubelet's Lease renewals) up to date in
         one stored object just before anyone reads it; ``fn`` writes through ``update(..., quiet=True)``."""
         self._materializers[(kind, namespace or "", name)] = fn
+        self._materialized_kinds.add(kind)
 
     def _fresh(self, kind: str, obj: Obj | None) -> Obj | None:
-        if obj is None or not self._materializers or self._materializing:
+        if obj is None or kind not in self._materialized_kinds or self._materializing:
             return obj
         md = obj["metadata"]
         key = (md.get("namespace", ""), md["name"])
@@ -179,11 +183,14 @@ class Store:
         """Objects of a kind in key order (namespace, name), as etcd returns them; ``node`` lists only the pods
         bound to that node (the field selector spec.nodeName, served from an index)."""
         items = self._objects[kind]
+        if not items:
+            return []   # admission and controllers list kinds most clusters have none of, once per pod write
         if node is not None:
             keys = sorted(k for k in self._pods_by_node.get(node, ()) if namespace is None or k[0] == namespace)
         else:
             keys = [k for k in self._keys(kind) if namespace is None or k[0] == namespace]
-        out = [self._fresh(kind, items[k]) for k in keys]
+        out = [self._fresh(kind, items[k]) for k in keys] if kind in self._materialized_kinds else \
+            [items[k] for k in keys]
         return [o for o in out if where(o)] if where else out
 
     def _keys(self, kind: str) -> list[Key]:
@@ -198,8 +205,8 @@ class Store:
                 kept = set(keys)   # a key removed and created again is in both
                 added = [k for k in dict.fromkeys(added) if k in items and k not in kept]
         if added:
-            keys.extend(sorted(added))
-            keys.sort()
+            keys.extend(sorted(added, key=key_order))
+            keys.sort()   # two sorted runs: merged, comparing only where they meet
         return keys
 
     def count(self, kind: str) -> int:
@@ -213,9 +220,9 @@ class Store:
         """Every object, kinds in table order, then by key (for the final report)."""
         return list(self.iter_objects())
 
-    def iter_objects(self, encoded: bool = False) -> Iterator[Obj | orjson.Fragment]:
+    def iter_objects(self, encoded: bool = False) -> Iterator[Obj | bytes]:
         """all_objects one at a time (a streamed report holds only the one it writes). ``encoded``: the kinds
-        kept packed come as their compact JSON (orjson.Fragment), for a writer of compact JSON."""
+        kept packed come as their compact JSON bytes, for a writer of compact JSON."""
         kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
         for kind in kinds:
             items = self._objects[kind]

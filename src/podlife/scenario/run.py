@@ -97,9 +97,7 @@ def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
     from podlife.printers import pod_row
 
     now = cluster.trace.start_time + timedelta(seconds=t)
-    pods = sorted(cluster.store.list("Pod"), key=lambda p: (p["metadata"].get("namespace", ""),
-                                                             p["metadata"]["name"]))
-    return [pod_row(p, now) for p in pods]
+    return [pod_row(p, now) for p in cluster.store.list("Pod")]   # in key order: namespace, then name
 
 
 def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = "full", keep_trace: bool = True,

@@ -20,6 +20,7 @@ from typing import Any
 
 EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
 ZONE_LABEL = "topology.kubernetes.io/zone"
+_COUNTED_TYPES = frozenset(("api", "phase", "terminating", "runtime", "deleted", "event"))   # what ``add`` reads
 
 
 class Figures:
@@ -35,10 +36,12 @@ class Figures:
         self.node_of: dict[str, str] = {}
 
     def add(self, r: dict[str, Any]) -> None:
+        typ = r["type"]
+        if typ not in _COUNTED_TYPES:
+            return
         obj = r.get("object")
         if not isinstance(obj, str) or not obj.startswith("Pod/"):
             return
-        typ = r["type"]
         if typ == "api":
             verb = r["verb"]
             if verb == "create":

@@ -36,8 +36,7 @@ class Trace:
         self._holds = 0
         self._t_at: float | None = None
         self._t = 0.0
-        self._stamp_at: int | None = None
-        self._stamp = ""
+        self._stamps: dict[int, str] = {}
 
     def emit(self, type_: str, **fields: Any) -> Record:
         now = self.kernel.now
@@ -71,13 +70,15 @@ class Trace:
 
     def timestamp(self, t: float | None = None) -> str:
         """RFC 3339 time (seconds precision, as metav1.Time serialises) of simulated time ``t``."""
-        if t is None:
-            # the same second is stamped many times (every write of a busy second): format it once
-            second = int(self.kernel.now)
-            if second != self._stamp_at:
-                self._stamp_at, self._stamp = second, self._format(second)
-            return self._stamp
-        return self._format(t)
+        # the same second is stamped many times (every write of a busy second, every status of a running
+        # container): each is formatted once
+        second = int(self.kernel.now if t is None else t)
+        stamp = self._stamps.get(second)
+        if stamp is None:
+            if len(self._stamps) >= 1 << 16:
+                self._stamps.clear()
+            stamp = self._stamps[second] = self._format(second)
+        return stamp
 
     def _format(self, t: float) -> str:
         when = self.start_time + timedelta(seconds=int(t))

@@ -24,7 +24,6 @@ from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     Expectations,
     Key,
-    PodIndex,
     WorkQueue,
     _Expectation,
     claim_pods,
@@ -34,6 +33,7 @@ from podlife.controlplane.controllers.controller_utils import (
     label_selector,
     pod_from_template,
     resolve_controller_ref,
+    shared_pod_index,
     slow_start_batch,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
@@ -142,14 +142,12 @@ class DaemonSetController:
         self.queue = WorkQueue(kernel, self.sync_daemon_set, sync=True)
         self.dss: dict[Key, Obj] = {}
         self.nodes: dict[str, Obj] = {}
-        self.index = PodIndex()
+        self.index = shared_pod_index(store)
         self.failed_backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, last)
 
     def start(self) -> None:
         for node in self.store.list("Node"):
             self.nodes[node["metadata"]["name"]] = node
-        for pod in self.store.list("Pod"):
-            self.index.update(pod, None)
         for ds in self.store.list("DaemonSet"):
             self.dss[_key(ds)] = ds
             self.queue.add(_key(ds))
@@ -182,7 +180,6 @@ class DaemonSetController:
                 self.queue.add(key)      # updateNode: only when the node's fit changed
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        self.index.observe(type_, pod, old)
         if not self.dss:
             return   # no DaemonSet: no owner resolves, no selector adopts; only the informer's index changes
         if type_ == DELETED:

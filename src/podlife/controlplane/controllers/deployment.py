@@ -363,6 +363,17 @@ def deployment_progressing(d: Obj, st: Obj) -> bool:
         int(st.get("availableReplicas") or 0) > int(old.get("availableReplicas") or 0)
 
 
+def _own_copy(d: Obj, status: Obj | None = None) -> Obj:
+    """A copy of a Deployment whose status fields (``status``: this status) and annotations can change without
+    changing ``d``: all a sync changes in its copy (conditions are replaced, never edited), and what a status
+    write keeps of the object it is given (the store keeps that status, and annotations for apps/v1)."""
+    md = d["metadata"]
+    copy = {**d, "metadata": {**md, "annotations": dict(md["annotations"])} if md.get("annotations") is not None
+            else {**md}}
+    copy["status"] = status if status is not None else dict(d.get("status") or {})
+    return copy
+
+
 def _clean_status(st: Obj) -> Obj:
     """DeploymentStatus as serialised: every field omitempty (collisionCount is a pointer)."""
     order = ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
@@ -584,8 +595,7 @@ class DeploymentController:
         if cached is None:
             self._parked.pop(key, None)
             return
-        d = clone(cached)
-        d.setdefault("status", {})
+        d = _own_copy(cached)
         if d["spec"].get("selector") == {}:
             self.events.event(d, "Warning", "SelectingAll",
                               "This deployment is selecting all pods. A non-empty selector is required.")
@@ -896,7 +906,7 @@ class DeploymentController:
     def _update_status(self, d: Obj) -> Obj:
         """Deployments(ns).UpdateStatus(d): d carries the resourceVersion it was read with."""
         d["status"] = _clean_status(d.get("status") or {})
-        written = self.store.update_status(clone(d), by=COMPONENT)
+        written = self.store.update_status(_own_copy(d, status=clone(d["status"])), by=COMPONENT)
         if self._status_keeps_annotations is None:
             want = (d["metadata"].get("annotations") or {}).get(REVISION_ANNOTATION)
             have = (written["metadata"].get("annotations") or {}).get(REVISION_ANNOTATION)

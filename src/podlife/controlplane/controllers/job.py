@@ -41,7 +41,6 @@ from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     Expectations,
     Key,
-    PodIndex,
     WorkQueue,
     claim_pods,
     controller_ref,
@@ -51,6 +50,7 @@ from podlife.controlplane.controllers.controller_utils import (
     parse_time,
     pod_from_template,
     resolve_controller_ref,
+    shared_pod_index,
     slow_start_batch,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
@@ -112,7 +112,7 @@ class JobController:
         self.expectations = Expectations(kernel)
         self.queue = WorkQueue(kernel, self.sync_job, sync=True)
         self.jobs: dict[Key, Obj] = {}
-        self.index = PodIndex()
+        self.index = shared_pod_index(store)
         self.backoff: dict[Key, BackoffRecord] = {}
         self.expected_rm_finalizers: dict[Key, set[str]] = {}
         self.seen_finished: dict[Key, set[str]] = {}   # legacy counting: finished pods already counted
@@ -121,8 +121,6 @@ class JobController:
         for job in self.store.list("Job"):
             self.jobs[_key(job)] = job
             self.queue.add(_key(job))
-        for pod in self.store.list("Pod"):
-            self.index.update(pod, None)
         self.store.watch("Job", self._on_job)
         self.store.watch("Pod", self._on_pod)
 
@@ -145,7 +143,6 @@ class JobController:
         self.queue.add_after(key, self.batch)
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        self.index.observe(type_, pod, old)
         if not self.jobs and not has_finalizer(pod):
             # no Job: no owner resolves, no selector adopts, and without the tracking finalizer there is none to
             # remove; only the informer's index changes

@@ -26,7 +26,6 @@ from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     Expectations,
     Key,
-    PodIndex,
     WorkQueue,
     claim_pods,
     controller_ref,
@@ -39,6 +38,7 @@ from podlife.controlplane.controllers.controller_utils import (
     pod_from_template,
     pod_key,
     resolve_controller_ref,
+    shared_pod_index,
     slow_start_batch,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
@@ -172,6 +172,7 @@ class _Tally:
     fully: int = 0
     ready: int = 0
     available_from: list[float] = field(default_factory=list)  # sorted: when each ready pod turns available
+    always: int = 0   # ready pods available from the start (no minReadySeconds): not in available_from
     # the last labels seen and whether the selector matches them and they have the template's: replicas share
     # one labels object in the store, and stored objects are never changed in place
     _labels: dict | None = None
@@ -206,7 +207,9 @@ class _Tally:
         self.members[uid] = (fully, ready, since)
         self.fully += fully
         self.ready += ready
-        if since is not None:
+        if since == -math.inf:
+            self.always += 1
+        elif since is not None:
             bisect.insort(self.available_from, since)
 
     def remove(self, uid: str) -> None:
@@ -218,11 +221,13 @@ class _Tally:
         fully, ready, since = counted
         self.fully -= fully
         self.ready -= ready
-        if since is not None:
+        if since == -math.inf:
+            self.always -= 1
+        elif since is not None:
             del self.available_from[bisect.bisect_left(self.available_from, since)]
 
     def available(self, now: float) -> int:
-        return bisect.bisect_right(self.available_from, now)
+        return self.always + bisect.bisect_right(self.available_from, now)
 
 
 def _tally_sig(rs: Obj) -> tuple[Any, ...]:
@@ -287,15 +292,13 @@ class ReplicaSetController:
         # informer caches and indexes
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
-        self.index = PodIndex()                             # pods by uid, by controller uid, orphans
+        self.index = shared_pod_index(store)                # pods by uid, by controller uid, orphans
         self.tallies: dict[str, _Tally] = {}                # RS uid -> status figures of its pods
 
     def start(self) -> None:
         for rs in self.store.list(self.KIND):
             self._index_rs(rs, None)
             self.queue.add(_key(rs))
-        for pod in self.store.list("Pod"):
-            self.index.update(pod, None)
         self.store.watch(self.KIND, self._on_rs)
         self.store.watch("Pod", self._on_pod)
 
@@ -327,7 +330,6 @@ class ReplicaSetController:
         self.queue.add(_key(rs))  # addRS / updateRS: always enqueue
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        self.index.observe(type_, pod, old)
         if not self.rss and not self.tallies:
             # none of this controller's kind (the ReplicationController manager, usually): no pod resolves to an
             # owner or matches a selector, so only the informer's index changes

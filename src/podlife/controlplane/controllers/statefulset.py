@@ -27,7 +27,6 @@ from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     Key,
-    PodIndex,
     WorkQueue,
     claim_pods,
     controller_ref,
@@ -36,6 +35,7 @@ from podlife.controlplane.controllers.controller_utils import (
     label_selector,
     pod_from_template,
     resolve_controller_ref,
+    shared_pod_index,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string, scaled_value
@@ -107,14 +107,12 @@ class StatefulSetController:
         self.events = EventRecorder(store, COMPONENT)
         self.queue = WorkQueue(kernel, self.sync_stateful_set, sync=True)
         self.sets: dict[Key, Obj] = {}
-        self.index = PodIndex()
+        self.index = shared_pod_index(store)
 
     def start(self) -> None:
         for s in self.store.list("StatefulSet"):
             self.sets[_key(s)] = s
             self.queue.add(_key(s))
-        for pod in self.store.list("Pod"):
-            self.index.update(pod, None)
         self.store.watch("StatefulSet", self._on_set)
         self.store.watch("Pod", self._on_pod)
 
@@ -128,7 +126,6 @@ class StatefulSetController:
         self.queue.add(_key(sset))
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
-        self.index.observe(type_, pod, old)
         if not self.sets:
             return   # no StatefulSet: no owner resolves, no selector adopts; only the informer's index changes
         if type_ == DELETED:

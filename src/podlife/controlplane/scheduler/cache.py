@@ -678,7 +678,8 @@ class NodeCache:
                 if ghost is not None and uid in ghost.pods:
                     ghost.pods[uid].refresh(pod)
                 return
-            if entry is not None and (entry.labels != (md.get("labels") or {}) or
+            labels = md.get("labels") or {}
+            if entry is not None and ((entry.labels is not labels and entry.labels != labels) or
                                       entry.terminating != bool(md.get("deletionTimestamp"))):
                 self.ordered()
                 self._count(known, entry, -1)

@@ -55,6 +55,7 @@ class Scheduler:
     _pods: dict[str, _QueuedPod] = field(default_factory=dict)
     _seq: Any = field(default_factory=itertools.count)
     _wake_scheduled: bool = False
+    _maybe_unschedulable: bool = False   # a queued pod may be unschedulable (set when one becomes so)
     _prebind: dict[str, tuple[Obj, str, list[tuple[str, str]]]] = field(default_factory=dict)  # waiting binds
     # pods waiting with status.nominatedNodeName: uid → (node, their facts, (namespace, name))
     nominated: dict[str, tuple[str, SpecFacts, tuple[str, str]]] = field(default_factory=dict)
@@ -145,6 +146,9 @@ class Scheduler:
 
     def _move_all_to_active(self) -> None:
         """MoveAllToActiveOrBackoffQueue: unschedulable pods retry once their backoff ends."""
+        if not self._maybe_unschedulable:
+            return
+        self._maybe_unschedulable = False
         for q in self._pods.values():
             if q.unschedulable_since is not None:
                 q.unschedulable_since = None
@@ -413,6 +417,7 @@ class Scheduler:
         backoff = min(self.config.podInitialBackoffSeconds * 2 ** (q.attempts - 1), self.config.podMaxBackoffSeconds)
         q.backoff_until = self.kernel.now + backoff
         q.unschedulable_since = self.kernel.now
+        self._maybe_unschedulable = True
         self._schedule_wake(UNSCHEDULABLE_TIMEOUT)
         self.events.event(pod, "Warning", "FailedScheduling", msg)
         cond = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg,
