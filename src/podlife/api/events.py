@@ -23,6 +23,7 @@ LRU_CACHE_ENTRIES = 4096   # staging/src/k8s.io/client-go/tools/record/events_ca
 class EventRecorder:
     def __init__(self, store: Store, component: str, host: str | None = None, log: Any = None) -> None:
         self.store = store
+        self.trace = store.trace
         self.component = component
         self.host = host
         self.log = log          # callable(involved ref dict, type, reason, message) for the component's log
@@ -39,12 +40,15 @@ class EventRecorder:
             involved["fieldPath"] = field_path
         if None in involved.values():
             involved = {k: v for k, v in involved.items() if v is not None}
-        trace = self.store.trace
-        source = {"component": self.component, "host": self.host} if self.host else {"component": self.component}
+        trace = self.trace
         involved_ref = ref(obj)
-        trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                   source=self._source_name, **({"fieldPath": field_path} if field_path else {}))
-        if self.log is not None:
+        if field_path:
+            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
+                       source=self._source_name, fieldPath=field_path)
+        else:
+            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
+                       source=self._source_name)
+        if self.log is not None and trace.logs:   # the component's log lines are made at --trace full only
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"
         key = (ns, involved_ref, md.get("uid") or "", involved["apiVersion"], field_path, type_, reason, message)
@@ -65,6 +69,7 @@ class EventRecorder:
             self._seen[key] = name
             if len(self._seen) > LRU_CACHE_ENTRIES:
                 self._seen.popitem(last=False)
+            source = {"component": self.component, "host": self.host} if self.host else {"component": self.component}
             self.store.create_event({
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": ns},
@@ -78,4 +83,4 @@ class EventRecorder:
     def _suffix(self) -> str:
         # client-go names an event after its object plus a hex nanosecond timestamp; adding the store's
         # resourceVersion keeps names unique and reproducible in simulated time
-        return f"{int(self.store.trace.kernel.now * 1e9) + self.store.resource_version:x}"
+        return f"{int(self.trace.kernel.now * 1e9) + self.store.resource_version:x}"

@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-from podlife.api.meta import kept
 
 Key = tuple[str, str]
 Obj = dict[str, Any]
@@ -88,7 +87,9 @@ class PackedObjects(MutableMapping[Key, Obj]):
         return default if at is None else orjson.loads(self._json(at))
 
     def __setitem__(self, key: Key, obj: Obj) -> None:
-        self._at[key] = kept(orjson.dumps(obj))
+        # orjson's buffer as it is (meta.kept would copy it to one of its size): compressed and let go within
+        # YOUNG objects, it costs at most 32 MiB for a while rather than a copy of every object
+        self._at[key] = orjson.dumps(obj)
         self._young.append(key)
         if len(self._young) >= YOUNG:
             self._compress()
