@@ -80,7 +80,7 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             out = stream.NdjsonReport(report_path, {**runner.header(sc), "trace": trace})
             sinks = [count] + ([out.record] if trace != "summary" else [])
             result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
-            if hasattr(kernel, "one_run_done"):   # as the podlife command does (older checkouts: nothing)
+            if hasattr(kernel, "one_run_done"):   # older checkouts froze the heap after the run here
                 kernel.one_run_done()
             store = result.cluster.store
             objects = getattr(store, "iter_objects", store.all_objects)   # older checkouts: all at once

@@ -290,7 +290,6 @@ def test_one_run_collection_policy():
             during = gc.get_threshold()
             collecting = gc.isenabled()
         after = (gc.get_threshold(), gc.isenabled(), gc.get_freeze_count() > 0)
-        kernel.one_run_done()
         print(json.dumps([before, during, collecting, *after, gc.get_freeze_count() > 0]))
     """)
     out = {how: json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,

@@ -85,7 +85,6 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import decode_text, load_scenario, read_text
-    from podlife.engine.kernel import one_run_done
     from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
     from podlife.trace import klog, stream, summary
     console = Console(highlight=False)
@@ -122,7 +121,6 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             klog_out = stream.KlogStream(klog_path, sc.start_time)
             sinks.append(klog_out.record)
         result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
-        one_run_done()
         if klog_out is not None:
             klog_out.close()
         rep = report(result, final=ndjson is None)

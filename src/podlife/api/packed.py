@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-
 Key = tuple[str, str]
 Obj = dict[str, Any]
 

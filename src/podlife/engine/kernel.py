@@ -132,18 +132,11 @@ def one_run_process() -> None:
     """The collection policy of a process that loads one scenario, runs it, writes its report and exits (the
     ``podlife`` command). The young threshold of ``few_collections`` holds for the whole process: put back to
     CPython's after the run, it made the first allocations of the report's writing scan the whole heap of the
-    run (0.6 s of a 10,000-pod hour). Call ``one_run_done`` when the run has ended, ``at_exit`` last."""
+    run (0.6 s of a 10,000-pod hour). Its run freezes what it made when it ends (few_collections), so the
+    report's writing does not trace it either. Call ``at_exit`` last."""
     global _one_run
     _one_run = True
     gc.set_threshold(*_RARE)
-
-
-def one_run_done() -> None:
-    """The run of a one-run process has ended: what it made is kept until the process exits, so the collector
-    is told to leave it be (otherwise the first collection while the report is written would trace the whole
-    cluster, the old collections the run skipped). Nothing happens in other processes (tests, sweeps)."""
-    if _one_run:
-        gc.freeze()
 
 
 def at_exit() -> None:

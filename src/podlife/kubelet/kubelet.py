@@ -540,8 +540,6 @@ class KubeletEvents:
         self.recorder = EventRecorder(kl.store, "kubelet", kl.node_name, log=self._log)
 
     def _log(self, involved: dict[str, Any], type_: str, reason: str, message: str) -> None:
-        if not self.kl.trace.logs:
-            return
         self.kl.log("event", None, kind=involved["kind"], namespace=involved.get("namespace", ""),
                     name=involved["name"], uid=involved.get("uid", ""), api_version=involved.get("apiVersion", ""),
                     resource_version=involved.get("resourceVersion", ""),

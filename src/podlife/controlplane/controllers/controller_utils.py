@@ -333,9 +333,9 @@ class PodIndex:
 
 def shared_pod_index(store: Store) -> PodIndex:
     """The pod informer's indexes that the controllers finding pods by owner read (a shared informer factory's
-    one cache: the ReplicaSet, ReplicationController, StatefulSet, DaemonSet and Job controllers). Filled and
-    then kept up to date by a watch of its own, made the first time one asks, before that controller's own
-    watch: each controller handed a pod event finds it already in the index, as when it kept one itself."""
+    one cache: the ReplicaSet, ReplicationController, StatefulSet, DaemonSet, Job and Deployment controllers).
+    Filled and then kept up to date by a watch of its own, made the first time one asks, before that controller's
+    own watch: each controller handed a pod event finds it already in the index, as when it kept one itself."""
     index = store.informer_caches.get("pods by owner")
     if index is None:
         index = store.informer_caches["pods by owner"] = PodIndex()

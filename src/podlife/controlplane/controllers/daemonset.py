@@ -181,7 +181,7 @@ class DaemonSetController:
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if not self.dss:
-            return   # no DaemonSet: no owner resolves, no selector adopts; only the informer's index changes
+            return   # no DaemonSet: no owner resolves, no selector adopts (the pod index keeps itself)
         if type_ == DELETED:
             ds = self._resolve(pod)
             if ds is not None:

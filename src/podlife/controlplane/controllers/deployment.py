@@ -31,6 +31,7 @@ from podlife.controlplane.controllers.controller_utils import (
     label_selector,
     parse_time,
     resolve_controller_ref,
+    shared_pod_index,
     sorted_by_creation,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
@@ -406,8 +407,7 @@ class DeploymentController:
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}   # deployment uid -> RS keys
         self.rs_orphans: dict[str, set[Key]] = {}    # namespace -> RS keys without a controller
-        self.pods: dict[str, Obj] = {}
-        self.pods_by_rs: dict[str, set[str]] = {}    # RS uid -> pod uids (controller references)
+        self.index = shared_pod_index(store)         # pods by uid and by controller uid
         # the registry's deploymentStatusStrategy keeps metadata.annotations on a status write, so the
         # revision annotation travels with the status; a store that drops them would make the controller
         # write the revision forever: learn it at the first such write
@@ -420,8 +420,6 @@ class DeploymentController:
             self.queue.add(_key(d))
         for rs in self.store.list("ReplicaSet"):
             self._index_rs(rs, None)
-        for pod in self.store.list("Pod"):
-            self._index_pod(pod, None)
         self.store.watch("Deployment", self._on_deployment)
         self.store.watch("ReplicaSet", self._on_rs)
         self.store.watch("Pod", self._on_pod)
@@ -445,30 +443,6 @@ class DeploymentController:
                 self.rs_by_owner.setdefault(ref.get("uid", ""), set()).add(k)
             else:
                 self.rs_orphans.setdefault(k[0], set()).add(k)
-
-    def _index_pod(self, pod: Obj | None, old: Obj | None) -> None:
-        if pod is not None and old is not None:
-            md = pod["metadata"]
-            if md["uid"] in self.pods and md.get("ownerReferences") is old["metadata"].get("ownerReferences") \
-                    and md["uid"] == old["metadata"]["uid"]:
-                self.pods[md["uid"]] = pod   # the same owner (a revision shares what a write left alone)
-                return
-        if old is not None:
-            uid = old["metadata"]["uid"]
-            self.pods.pop(uid, None)
-            ref = owner_of(old)
-            if ref is not None and ref.get("kind") == "ReplicaSet":
-                s = self.pods_by_rs.get(ref.get("uid", ""))
-                if s is not None:
-                    s.discard(uid)
-                    if not s:
-                        del self.pods_by_rs[ref.get("uid", "")]
-        if pod is not None:
-            ref = owner_of(pod)
-            if ref is not None and ref.get("kind") == "ReplicaSet":
-                uid = pod["metadata"]["uid"]
-                self.pods[uid] = pod
-                self.pods_by_rs.setdefault(ref.get("uid", ""), set()).add(uid)
 
     # ---- event handlers --------------------------------------------------------------------------------
 
@@ -531,9 +505,7 @@ class DeploymentController:
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if type_ != DELETED:
-            self._index_pod(pod, old if type_ != ADDED else None)
             return
-        self._index_pod(None, pod)
         # deletePod: enqueue a Recreate Deployment once all of its pods are gone
         d = self._deployment_for_pod(pod)
         if d is None or ((d["spec"].get("strategy") or {}).get("type")) != "Recreate":
@@ -640,8 +612,9 @@ class DeploymentController:
         out: dict[str, list[Obj]] = {}
         for rs in rs_list:
             uid = rs["metadata"]["uid"]
-            out[uid] = [self.pods[p] for p in sorted(self.pods_by_rs.get(uid, ()))
-                        if sel.matches(self.pods[p]["metadata"].get("labels") or {})]
+            pods = (self.index.pods[p] for p in sorted(self.index.by_owner.get(uid, ())))
+            out[uid] = [p for p in pods if (owner_of(p) or {}).get("kind") == "ReplicaSet"
+                        and sel.matches(p["metadata"].get("labels") or {})]
         return out
 
     # ---- sync.go ---------------------------------------------------------------------------------------

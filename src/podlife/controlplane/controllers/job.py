@@ -145,7 +145,7 @@ class JobController:
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if not self.jobs and not has_finalizer(pod):
             # no Job: no owner resolves, no selector adopts, and without the tracking finalizer there is none to
-            # remove; only the informer's index changes
+            # remove; nothing to do (the pod index keeps itself)
             return
         if type_ == DELETED:
             self._pod_deleted(pod, final=True)

@@ -332,7 +332,7 @@ class ReplicaSetController:
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if not self.rss and not self.tallies:
             # none of this controller's kind (the ReplicationController manager, usually): no pod resolves to an
-            # owner or matches a selector, so only the informer's index changes
+            # owner or matches a selector, so nothing to do (the pod index keeps itself)
             return
         if type_ == DELETED:
             self._tally_pod(None, pod)

@@ -127,7 +127,7 @@ class StatefulSetController:
 
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
         if not self.sets:
-            return   # no StatefulSet: no owner resolves, no selector adopts; only the informer's index changes
+            return   # no StatefulSet: no owner resolves, no selector adopts (the pod index keeps itself)
         if type_ == DELETED:
             self._enqueue_owner(pod)
             return
