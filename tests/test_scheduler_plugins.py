@@ -166,6 +166,84 @@ def test_kept_balances_follow_binds_and_node_changes():
     assert plugins.Balances.of(s.cache)[xy].tolist() == [100, 100]
 
 
+def test_one_node_least_allocated_is_the_vector_score():
+    # the kept resource scores (ResourceScores) work out LeastAllocated one node at a time in Python ints: the
+    # int64 array arithmetic's score for every amount below 2**53, nodes over-requested (free < 0) and nodes
+    # without cpu or memory allocatable (0) included
+    rng = np.random.default_rng(11)
+    n = 4000
+    cap = rng.integers(0, 2**53, (2, n)) // rng.integers(1, 2**45, (2, n))
+    cap[0, :200] = 0
+    cap[1, 100:300] = 0
+    free = cap - rng.integers(0, 2**53, (2, n)) // rng.integers(1, 2**44, (2, n))
+
+    class Cache:   # what least_allocated reads of a NodeCache
+        alloc_fit, free_nz, positive_cpu_mem = cap, free, False
+
+    class Ctx:
+        class t:
+            nz = np.zeros((2, 1), np.int64)
+
+    expected = plugins.least_allocated(Ctx, Cache, slice(0, n)).tolist()   # type: ignore[arg-type]
+    got = [plugins._least_allocated_of(int(cap[0, i]), int(cap[1, i]), int(free[0, i]), int(free[1, i]))
+           for i in range(n)]
+    assert got == expected
+    assert expected.count(0) > 100 and len(set(expected)) > 50   # the inputs reach zeros and many scores
+
+
+@pytest.mark.parametrize("weights", [plugins.Weights(),
+                                     plugins.Weights(fit=2, balanced=3, balanced_by_change=False),
+                                     plugins.Weights(balanced_skips_best_effort=False)])
+def test_kept_resource_scores_follow_binds_node_changes_and_reservations(weights):
+    # every node's kept scores for a request must stay what scoring the node afresh gives, whichever way they
+    # were brought up to date: a few changed nodes one by one, many as arrays, a new layout from scratch
+    names = [f"n{i}" for i in range(40)]
+    s = scheduler([node(n, cpu=str(2 + i % 5), memory=f"{2 + i % 3}Gi") for i, n in enumerate(names)])
+    kinds = [pod("a", cpu="300m", memory="256Mi"), pod("b", cpu="1"), pod("c"), pod("d", memory="1Gi")]
+    everything = slice(0, len(names))
+
+    def check() -> None:
+        for p in kinds:
+            ctx = plugins.PodContext(p, s.cache, None)
+            kept = plugins.ResourceScores.of(ctx, s.cache, weights)
+            assert kept is not None
+            assert kept.tolist() == plugins._resource_scores(ctx, s.cache, everything, weights).tolist()
+
+    check()
+    placed = []
+    for i in range(3):   # one change: one by one
+        placed.append(pod(f"x{i}", cpu="700m", memory="1Gi", node_name=names[i * 7]))
+        s.cache.add_pod(placed[-1])
+        check()
+    for i in range(30):   # many changes between uses: as arrays
+        placed.append(pod(f"y{i}", cpu="250m", memory="300Mi", node_name=names[(i * 3) % 40]))
+        s.cache.add_pod(placed[-1])
+    check()
+    s.cache.remove_pod(placed[0])
+    s.cache.set_node(node(names[5], cpu="1", memory="1Gi"))   # now over-requested
+    check()
+    facts = s.cache.spec_facts(kinds[1]["spec"])
+    s.cache.reserve(s.cache.positions([names[9]])[0], facts, +1)
+    check()
+    s.cache.reserve(s.cache.positions([names[9]])[0], facts, -1)
+    s.cache.set_node(node("n40", cpu="4", memory="8Gi"))   # a new node: a new layout
+    everything = slice(0, 41)
+    check()
+
+
+def test_requests_past_the_kept_ones_are_scored_over_their_nodes(monkeypatch):
+    monkeypatch.setattr(plugins.ResourceScores, "KEPT", 1)
+    s = scheduler([node("x", cpu="4", memory="4Gi"), node("y", cpu="2", memory="4Gi")])
+    xy = s.cache.positions(["x", "y"])
+    first = plugins.PodContext(pod("a", cpu="1"), s.cache, None)
+    second = plugins.PodContext(pod("b", cpu="1", memory="1Gi"), s.cache, None)
+    assert plugins.ResourceScores.of(first, s.cache, s.weights) is not None
+    assert plugins.ResourceScores.of(second, s.cache, s.weights) is None
+    # b: fit x (3000*100//4000 = 75, 3Gi/4Gi 75) 75, y (50, 75) 62; balanced by change x 50 + (50 + 100 - 100)
+    # // 2 = 75 (with: 1/4 and 1/4), y 50 + (50 + 87 - 100) // 2 = 68 (with: 1/2 and 1/4); taint 300
+    assert plugins.score_nodes(second, s.cache, xy, 2, s.weights).tolist() == [75 + 75 + 300, 62 + 68 + 300]
+
+
 def test_prefer_no_schedule_taint_and_preferred_node_affinity():
     soft = [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]
     s = scheduler([node("t", taints=soft), node("u"), node("ssd", labels={"disk": "ssd"})])

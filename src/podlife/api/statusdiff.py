@@ -42,19 +42,25 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         return []
     out: list[dict[str, Any]] = []
     r = ref(new)
+    # equal lists give no records: such a list is not read (a write leaves most of a status as it was)
+    was_st, now_st = (old or {}).get("status") or {}, new.get("status") or {}
     if kind == "Pod":
-        was = (old or {}).get("status", {}).get("phase")
-        now = new.get("status", {}).get("phase")
+        was = was_st.get("phase")
+        now = now_st.get("phase")
         if was != now:
             out.append({"type": "phase", "object": r, "from": was, "to": now})
-    oc = _conditions(old)
-    for ctype, (status, reason) in _conditions(new).items():
-        if oc.get(ctype) != (status, reason):
-            out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
-                        "reason": reason})
+    if was_st.get("conditions") != now_st.get("conditions"):
+        oc = _conditions(old)
+        for ctype, (status, reason) in _conditions(new).items():
+            if oc.get(ctype) != (status, reason):
+                out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
+                            "reason": reason})
     if kind not in ("Pod", "Node"):
         return out
     if kind == "Pod":
+        if was_st.get("containerStatuses") == now_st.get("containerStatuses") and \
+                was_st.get("initContainerStatuses") == now_st.get("initContainerStatuses"):
+            return out
         ocs = _containers(old)
         for name, cur in _containers(new).items():
             if ocs.get(name) != cur:

@@ -703,7 +703,7 @@ class Store:
                 rec["containers"] = [c["name"] for c in spec.get("containers") or ()]
             self.trace.emit("api", **rec)
         for r in status_records(kind, old, new):
-            self.trace.emit(r.pop("type"), **r)
+            self.trace.add(r)
         self._publish(kind, ADDED if old is None else MODIFIED, new, old)
 
     def _remove(self, kind: str, key: Key, by: str, record_api: bool,

@@ -42,7 +42,17 @@ class Trace:
         now = self.kernel.now
         if now != self._t_at:   # records come in bursts at one instant (the same object): round it once
             self._t_at, self._t = now, round(now, 3)
-        rec = {"t": self._t, "type": type_, **fields}
+        return self._deliver({"t": self._t, "type": type_, **fields})
+
+    def add(self, fields: dict[str, Any]) -> Record:
+        """``emit(fields["type"], **rest)`` for a record already made as a mapping, its type first (the store's
+        status records, half of a run's), without unpacking it into keywords and packing it again."""
+        now = self.kernel.now
+        if now != self._t_at:
+            self._t_at, self._t = now, round(now, 3)
+        return self._deliver({"t": self._t, **fields})
+
+    def _deliver(self, rec: Record) -> Record:
         if self.keep:
             self.records.append(rec)
         if self.sinks:

@@ -248,6 +248,7 @@ class NodeCache:
         self.resized: list[int] = []                # positions whose allocatable or requested amounts changed since
                                                     # the layout (a position may repeat)
         self.balances: Any = None                   # plugins.Balances, kept in step with ``resized``
+        self.resource_scores: dict[tuple, Any] = {}  # request → plugins.ResourceScores, likewise
         self.changed: list[int] = []                # positions whose taints, labels or allocatable changed since
         self.anti_pods = 0                          # pods with required anti-affinity, cluster-wide
         self.size = 0

@@ -196,6 +196,8 @@ class PodTemplate:
         self.nz = facts.nz[:, None]                                    # a column: cpu, memory
         self.requested = facts.fit[:2, None]                          # a column: cpu, memory
         self.best_effort = not (self.req.get("cpu") or self.req.get("memory"))   # requests no cpu, no memory
+        # what the resource scores depend on (ResourceScores)
+        self.request = (int(facts.nz[0]), int(facts.nz[1]), int(facts.fit[0]), int(facts.fit[1]), self.best_effort)
         self.scalar = sorted(r for r, v in self.req.items() if v and r not in RESOURCES and r != "pods")
         self.nodes = nodes
         self.node_selector, self.affinity_terms, self.preferred = nodes.node_selector, nodes.affinity_terms, \
@@ -616,6 +618,79 @@ def balanced_allocation(ctx: PodContext, cache: NodeCache, sel: Selection, by_ch
     return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
 
 
+def _least_allocated_of(cap_cpu: int, cap_mem: int, free_cpu: int, free_mem: int) -> int:
+    """least_allocated of one node with the pod (``free``: allocatable - NonZeroRequested - the pod's), in Python
+    ints: the int64 arithmetic's result while amounts stay below EXACT_INT64."""
+    cpu = max(free_cpu, 0) * MAX_NODE_SCORE // cap_cpu if cap_cpu > 0 else 0
+    mem = max(free_mem, 0) * MAX_NODE_SCORE // cap_mem if cap_mem > 0 else 0
+    return (cpu + mem) // 2
+
+
+def _resource_scores(ctx: PodContext, cache: NodeCache, sel: Selection, w: Weights) -> np.ndarray:
+    """NodeResourcesFit (LeastAllocated) and BalancedAllocation, weighted and summed."""
+    totals = least_allocated(ctx, cache, sel)
+    if w.fit != 1:
+        totals *= w.fit
+    # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
+    if not (w.balanced_skips_best_effort and ctx.t.best_effort):
+        totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
+    return totals
+
+
+class ResourceScores:
+    """_resource_scores of every node for one request (NonZero and as requested, of cpu and memory). Pods share a
+    few requests (each replica its template's), so each is worked out over all nodes once per layout, then
+    again only for the nodes whose amounts changed since it was last used: one by one in Python when they are
+    a few (a bind changes one), as arrays otherwise. Past KEPT requests, the others are scored as before, over
+    the pod's feasible nodes only."""
+
+    KEPT = 256   # requests kept
+    FEW = 8      # changed nodes worked out one by one
+
+    def __init__(self, ctx: PodContext, cache: NodeCache, w: Weights) -> None:
+        self.generation, self.weights = cache.generation, w
+        self.values = _resource_scores(ctx, cache, slice(0, cache.size), w)
+        self.synced = len(cache.resized)
+
+    @classmethod
+    def of(cls, ctx: PodContext, cache: NodeCache, w: Weights) -> np.ndarray | None:
+        """Every node's scores, or None where they are not kept (amounts kept as Python ints)."""
+        t = ctx.t
+        if cache.dtype is object or t.huge:
+            return None
+        kept = cache.resource_scores
+        r = kept.get(t.request)
+        if r is None or r.generation != cache.generation or r.weights is not w:
+            if r is None and len(kept) >= cls.KEPT:
+                return None   # the first requests met keep theirs; scoring every node anew for each would cost more
+            r = kept[t.request] = cls(ctx, cache, w)
+        elif r.synced < len(cache.resized):
+            changed = list(dict.fromkeys(cache.resized[r.synced:]))
+            r.synced = len(cache.resized)
+            if len(changed) > cls.FEW:
+                at = np.array(changed)
+                r.values[at] = _resource_scores(ctx, cache, at, w)
+            else:
+                for pos in changed:
+                    r.values[pos] = r._one(ctx, cache, pos)
+        return r.values
+
+    def _one(self, ctx: PodContext, cache: NodeCache, pos: int) -> int:
+        t, w = ctx.t, self.weights
+        nz_cpu, nz_mem, req_cpu, req_mem, _ = t.request
+        cap_cpu, cap_mem = int(cache.alloc_fit[0, pos]), int(cache.alloc_fit[1, pos])
+        score = w.fit * _least_allocated_of(cap_cpu, cap_mem, int(cache.free_nz[0, pos]) - nz_cpu,
+                                            int(cache.free_nz[1, pos]) - nz_mem)
+        if not (w.balanced_skips_best_effort and t.best_effort):
+            positive = cache.positive_cpu_mem
+            balance = _balance_of(cap_cpu, cap_mem, int(cache.req_fit[0, pos]) + req_cpu,
+                                  int(cache.req_fit[1, pos]) + req_mem, positive)
+            if w.balanced_by_change:
+                balance = MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + balance - int(Balances.of(cache)[pos])) // 2
+            score += w.balanced * balance
+        return score
+
+
 def _normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
     """helper.DefaultNormalizeScore."""
     top = int(scores[scores.argmax()]) if len(scores) else 0
@@ -704,18 +779,15 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     """Weighted sum of the default score plugins over the feasible nodes (ImageLocality is not modelled: it
     gives every node the same score while every node has the pod's images)."""
     t = ctx.t
-    totals = least_allocated(ctx, cache, sel)
-    if w.fit != 1:
-        totals *= w.fit
-    # PR #130260: PreScore returns Skip for a pod that requests no cpu and no memory (every node scores 0)
-    if not (w.balanced_skips_best_effort and t.best_effort):
-        totals += w.balanced * balanced_allocation(ctx, cache, sel, w.balanced_by_change)
+    kept = ResourceScores.of(ctx, cache, w)
+    totals = _resource_scores(ctx, cache, sel, w) if kept is None else kept[sel]
+    # TaintToleration first, into a new array: kept[sel] may be a view of the kept scores, not to be added to
+    if t.nodes.any_taint_raw:
+        totals = totals + w.taint * _normalize(t.nodes.taint_raw[sel], True)
+    else:   # no node has a PreferNoSchedule taint the pod does not tolerate: every node scores the maximum
+        totals = totals + w.taint * MAX_NODE_SCORE
     if t.preferred:
         totals += w.node_affinity * _normalize(t.nodes.pref_raw[sel], False)
-    if t.nodes.any_taint_raw:
-        totals += w.taint * _normalize(t.nodes.taint_raw[sel], True)
-    else:   # no node has a PreferNoSchedule taint the pod does not tolerate: every node scores the maximum
-        totals += w.taint * MAX_NODE_SCORE
     if ctx.soft:
         totals += w.spread * spread_scores(ctx, cache, sel, count)
     if ctx.selector_spread is not None:
