@@ -220,9 +220,17 @@ def test_ctrl_c_keeps_the_finished_rows(tmp_path: Path) -> None:
     # FORCE_COLOR: the progress bar is drawn on the pipe, so its percentage shows when rows are done
     env = dict(os.environ, FORCE_COLOR="1", PYTHONPATH=os.pathsep.join([str(Path("src").resolve()),
                                                                        os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", "sweep", HELLO, "--vary", "seed=0..999",
-                             "--vary", f"{grace}=1,2,30", "--workers", "2", "--out", str(out)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # SIGINT's default action in the sweep, as in a terminal's foreground job: pytest run as a shell's background
+    # job (`cmd &` without job control) ignores SIGINT, its children inherit that, and Python keeps it ignored
+    # (KeyboardInterrupt only "if the parent process has not changed it", the signal module's docs), so the sweep
+    # ran to its end and exited 0. A handler set here is reset to the default action by exec.
+    held = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", "sweep", HELLO, "--vary", "seed=0..999",
+                                 "--vary", f"{grace}=1,2,30", "--workers", "2", "--out", str(out)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, held)
     chunks: list[bytes] = []
     reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: proc.stdout.read1(4096), b"")))
     reader.start()

@@ -6,7 +6,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import click
 import orjson
@@ -380,27 +380,32 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                       kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
                       supported_faults=SUPPORTED_FAULTS)
     keys = [v.key for v in vs]
-    try:
-        with Progress(console=console, transient=True) as bar:
-            task = bar.add_task(f"{len(pts)} points", total=len(pts))
-            rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
-                                                  progress=lambda done: bar.update(task, completed=done))
-    except engine.ClusterError as e:
-        click.echo(f"--cluster: {e}", err=True)
-        sys.exit(2)
-    done = [r for r in rows if r is not None]
-    cols = output.columns(done, keys)
-    if out_path:
-        output.write(out_path, done, cols)
-    if html_path:
-        with open(html_path, "w", encoding="utf-8") as f:
-            f.write(output.render_html(done, keys, f"podlife sweep: {scenario}"))
-    output.summarise(console, done, keys)
-    errors = sum(r["exit"] >= 2 for r in done)
-    console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
-                  + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
-                  + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
-    sys.exit(130 if interrupted else 0)
+    with ExitStack() as after_ctrl_c:
+        try:
+            with Progress(console=console, transient=True) as bar:
+                task = bar.add_task(f"{len(pts)} points", total=len(pts))
+                rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
+                                                      progress=lambda done: bar.update(task, completed=done))
+                # as during run_points' shutdown, a later Ctrl-C is ignored until the rows are written: raised
+                # here, click would end the command with "Aborted!" (exit 1) and no table
+                if interrupted:
+                    after_ctrl_c.enter_context(engine.sigint_ignored())
+        except engine.ClusterError as e:
+            click.echo(f"--cluster: {e}", err=True)
+            sys.exit(2)
+        done = [r for r in rows if r is not None]
+        cols = output.columns(done, keys)
+        if out_path:
+            output.write(out_path, done, cols)
+        if html_path:
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(output.render_html(done, keys, f"podlife sweep: {scenario}"))
+        output.summarise(console, done, keys)
+        errors = sum(r["exit"] >= 2 for r in done)
+        console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
+                      + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
+                      + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
+        sys.exit(130 if interrupted else 0)
 
 
 @main.command()

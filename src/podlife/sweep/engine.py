@@ -51,10 +51,11 @@ def connect(address: str) -> Any:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
     """SIGINT ignored while the embedded workers start (a process started then inherits the ignored signal, so a
     Ctrl-C to the process group cannot end a worker before its preload ignores SIGINT itself; a Ctrl-C in these
-    seconds is lost, the next one interrupts the sweep) and while they are shut down."""
+    seconds is lost, the next one interrupts the sweep), while they are shut down, and after an interrupt until
+    the command has written the rows (podlife.cli sweep)."""
     if threading.current_thread() is not threading.main_thread():   # only the main thread may set handlers
         yield
         return
@@ -87,7 +88,7 @@ def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]]
     local = None
     if cluster is None:
         n = workers or default_workers()
-        with _sigint_ignored():
+        with sigint_ignored():
             local = local_cluster(n)
             client = Client(local)
     else:
@@ -105,7 +106,7 @@ def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]]
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        with _sigint_ignored():   # a second Ctrl-C must not cut the shutdown short and lose the rows
+        with sigint_ignored():   # a second Ctrl-C must not cut the shutdown short and lose the rows
             if interrupted:
                 client.cancel([f for f in futures if f.status != "finished"])
                 for fut in futures:   # batches that finished after the last one taken
