@@ -2,6 +2,7 @@
 
     python bench/cluster.py [--sizes 1000/10000,5000/50000,5000/150000] [--nodes N --pods P]
                             [--per-deployment 100] [--trace objects] [--report FILE] [--seed 0] [--profile FILE]
+                            [--compare-src DIR]
 
 N nodes in 3 zone-labelled groups, Deployments of --per-deployment replicas totalling P pods (each pod requests
 100m / 128Mi), 10 % of the nodes partitioned from 10 m to 40 m, one simulated hour, run as
@@ -9,7 +10,10 @@ N nodes in 3 zone-labelled groups, Deployments of --per-deployment replicas tota
 memory; the report is streamed (newline-delimited JSON) to FILE, /dev/null by default, at --trace full it is
 the JSON report. Each size runs in a process of its own, so its peak RSS is its own. Printed per size: wall
 and CPU time, peak RSS, simulated seconds per wall second, and the ratios to the previous size (pods, wall,
-CPU; wall per pod: 1.0 = linear). Not a test: problems are printed as WARNING lines.
+CPU; wall per pod: 1.0 = linear). ``--compare-src DIR`` runs each size with another podlife source tree (its
+src/ directory) at the same time, one process per core, so that both see the host as it is at that moment, and
+prints the two walls side by side (on a shared host two runs of one tree minutes apart can differ by 10 %).
+Not a test: problems are printed as WARNING lines.
 """
 
 from __future__ import annotations
@@ -134,6 +138,7 @@ def main() -> int:
     ap.add_argument("--report", default=os.devnull, help="where the report goes (default: nowhere)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", help="write a cProfile of the run (one size) to this file")
+    ap.add_argument("--compare-src", help="another podlife source tree (its src/ directory) to run beside, at once")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # NODES/PODS: measure in this process, print JSON
     a = ap.parse_args()
     if a.one:
@@ -144,20 +149,23 @@ def main() -> int:
         n, _, p = a.one.partition("/")
         print(json.dumps(measure(int(n), int(p), a.per_deployment, a.seed, a.trace, a.report, a.profile)))
         return 0
-    rows = []
+    rows, others = [], []
     for n, p in sizes(a):
-        cmd = [sys.executable, __file__, "--one", f"{n}/{p}", "--per-deployment", str(a.per_deployment),
-               "--trace", a.trace, "--report", a.report, "--seed", str(a.seed)]
-        if a.profile:
-            cmd += ["--profile", a.profile]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"WARNING: {n} nodes / {p} pods failed:\n{proc.stderr[-3000:]}")
+        this = _start(a, n, p, a.report, a.profile)
+        other = _start(a, n, p, a.report if a.report == os.devnull else a.report + ".other", None,
+                       a.compare_src) if a.compare_src else None
+        m = _finish(this, n, p, "")
+        o = _finish(other, n, p, f" (--compare-src {a.compare_src})") if other is not None else None
+        if m is None:
             continue
-        m = json.loads(proc.stdout.strip().splitlines()[-1])
         rows.append(m)
         if m["podsCreated"] is not None and m["podsCreated"] < p:
             print(f"WARNING: {n} nodes / {p} pods: only {m['podsCreated']} pods created")
+        if o is not None:
+            others.append((m, o))
+            if [m[k] for k in OUTCOME] != [o[k] for k in OUTCOME]:
+                print(f"WARNING: {n} nodes / {p} pods: the two trees' runs differ "
+                      f"({', '.join(f'{k} {m[k]} / {o[k]}' for k in OUTCOME if m[k] != o[k])})")
     print(f"podlife cluster benchmark (python {sys.version.split()[0]}, --trace {a.trace}, "
           f"{a.per_deployment} replicas per Deployment, 1 h simulated, 10 % of the nodes partitioned 10m-40m)")
     head = ("nodes", "pods", "wall s", "CPU s", "peak RSS MiB", "sim s / wall s", "records", "evicted",
@@ -174,10 +182,41 @@ def main() -> int:
                       "-" if m["evicted"] is None else f"{m['evicted']:,}",
                       "-" if m["replacementsRunning"] is None else f"{m['replacementsRunning']:g}", *ratios))
         prev = m
-    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    _print(table)
+    if others:
+        print(f"the same sizes with --compare-src {a.compare_src}, both at once (one process per core):")
+        _print([("nodes", "pods", "wall s", "other wall s", "this / other", "peak RSS MiB", "other peak RSS MiB")] +
+               [(f"{m['nodes']:,}", f"{m['pods']:,}", f"{m['wall']:.1f}", f"{o['wall']:.1f}",
+                 f"{m['wall'] / o['wall']:.3f}", f"{m['rss']:.0f}", f"{o['rss']:.0f}") for m, o in others])
+    return 0
+
+
+OUTCOME = ("records", "podsCreated", "evicted", "replacementsRunning", "startupP99")   # the same in both trees
+
+
+def _start(a: argparse.Namespace, n: int, p: int, report: str, profile: str | None,
+           src: str | None = None) -> subprocess.Popen:
+    """One size measured in a process of its own (with ``src``: that podlife source tree's)."""
+    cmd = [sys.executable, __file__, "--one", f"{n}/{p}", "--per-deployment", str(a.per_deployment),
+           "--trace", a.trace, "--report", report, "--seed", str(a.seed)]
+    if profile:
+        cmd += ["--profile", profile]
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _finish(proc: subprocess.Popen, n: int, p: int, which: str) -> dict | None:
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        print(f"WARNING: {n} nodes / {p} pods{which} failed:\n{err[-3000:]}")
+        return None
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _print(table: list) -> None:
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
-    return 0
 
 
 if __name__ == "__main__":
