@@ -580,6 +580,14 @@ def _balance_of(cap_cpu: int, cap_mem: int, cpu: int, mem: int, positive: bool) 
     return int((1 - abs(f_cpu - f_mem) / 2) * MAX_NODE_SCORE)
 
 
+def _changed_since(kept: Balances | ResourceScores, cache: NodeCache) -> list[int]:
+    """The positions whose amounts changed (``cache.resized``) since ``kept`` was last brought up to date, each
+    once; ``kept`` counts as up to date from now."""
+    changed = list(dict.fromkeys(cache.resized[kept.synced:]))
+    kept.synced = len(cache.resized)
+    return changed
+
+
 class Balances:
     """Every node's balance without the pod (what ``by_change`` compares with), the same for every pod: worked
     out once per layout, then again only for the nodes whose amounts changed (a bind changes one)."""
@@ -597,13 +605,12 @@ class Balances:
             b = cache.balances = Balances(cache)
         elif b.synced < len(cache.resized):
             alloc, req = cache.alloc_fit, cache.req_fit
-            for pos in cache.resized[b.synced:]:
+            for pos in _changed_since(b, cache):
                 if cache.dtype is object:   # Python ints: the vector arithmetic, on the one node
                     b.values[pos] = _balance(alloc[:2, pos:pos + 1], req[:2, pos:pos + 1], b.positive)[0]
                 else:
                     b.values[pos] = _balance_of(int(alloc[0, pos]), int(alloc[1, pos]), int(req[0, pos]),
                                                 int(req[1, pos]), b.positive)
-            b.synced = len(cache.resized)
         return b.values
 
 
@@ -639,9 +646,9 @@ def _resource_scores(ctx: PodContext, cache: NodeCache, sel: Selection, w: Weigh
 
 class ResourceScores:
     """_resource_scores of every node for one request (NonZero and as requested, of cpu and memory). Pods share a
-    few requests (each replica its template's), so each is worked out over all nodes once per layout, then
-    again only for the nodes whose amounts changed since it was last used: one by one in Python when they are
-    a few (a bind changes one), as arrays otherwise. Past KEPT requests, the others are scored as before, over
+    few requests (each replica its template's), so each is kept as Balances is: worked out over all nodes once
+    per layout, then again only for the nodes whose amounts changed since it was last used, one by one in Python
+    when they are a few (a bind changes one), as arrays otherwise. Past KEPT requests, the others are scored as before, over
     the pod's feasible nodes only."""
 
     KEPT = 256   # requests kept
@@ -665,8 +672,7 @@ class ResourceScores:
                 return None   # the first requests met keep theirs; scoring every node anew for each would cost more
             r = kept[t.request] = cls(ctx, cache, w)
         elif r.synced < len(cache.resized):
-            changed = list(dict.fromkeys(cache.resized[r.synced:]))
-            r.synced = len(cache.resized)
+            changed = _changed_since(r, cache)
             if len(changed) > cls.FEW:
                 at = np.array(changed)
                 r.values[at] = _resource_scores(ctx, cache, at, w)
