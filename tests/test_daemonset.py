@@ -149,6 +149,26 @@ def test_a_joining_node_registers_and_runs_pods(tmp_path):
     assert node["spec"]["podCIDR"] == "10.244.5.0/24"  # the fifth node: n0-n2 and infra have 1-4
 
 
+def test_nodes_created_in_a_large_cluster_get_podcidrs_of_their_own(tmp_path):
+    """Past 255 nodes the default podCIDRs leave 10.244.0.0/16 (node i has the (i+1)-th /24 after
+    10.244.0.0/24: node 299 has 10.245.44.0/24); Nodes created during the run follow the same rule."""
+    text = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: big}
+spec:
+  cluster: {nodes: [{namePrefix: n, count: 300}]}
+  actions:
+    - {at: 1s, create: {apiVersion: v1, kind: Node, metadata: {name: extra-a}}}
+    - {at: 2s, create: {apiVersion: v1, kind: Node, metadata: {name: extra-b}}}
+  until: 3s
+"""
+    r = run_text(tmp_path, text)
+    cidrs = {n: r.cluster.store.get("Node", None, n)["spec"]["podCIDR"] for n in ("n0", "n299", "extra-a", "extra-b")}
+    assert cidrs == {"n0": "10.244.1.0/24", "n299": "10.245.44.0/24", "extra-a": "10.245.45.0/24",
+                     "extra-b": "10.245.46.0/24"}
+
+
 def test_a_node_created_by_an_action_gets_a_kubelet(tmp_path):
     """A Node a create action makes during the run stands for a machine podlife assumes (a warning says so): its
     kubelet starts at once and registers against the existing Node (tryRegisterWithAPIServer: AlreadyExists;

@@ -26,7 +26,7 @@ from podlife.kubelet.nodestatus import NodeStatus
 from podlife.runtime.behavior import BehaviorRule
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.profiles import PROFILES
-from podlife.scenario.model import NodeSpec
+from podlife.scenario.model import NodeSpec, default_pod_cidr
 from podlife.trace.recorder import Record, Trace
 from podlife.versions import Profile, profile
 
@@ -153,12 +153,14 @@ class Cluster:
         if self.process_host is not None:
             runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
         else:
-            if spec.podCIDR is None:
-                used = {k.node_spec.podCIDR for k in self.kubelets.values()}
-                n = index + 1
-                while f"10.244.{n % 256}.0/24" in used:
-                    n += 1
-                spec.podCIDR = f"10.244.{n % 256}.0/24"
+            if spec.podCIDR is None:   # a node that comes during the run: the loader's rule, clear of every node's
+                taken = [net for net in (ipaddress.ip_network(k.node_spec.podCIDR, strict=False)
+                                         for k in self.kubelets.values() if k.node_spec.podCIDR)
+                         if isinstance(net, ipaddress.IPv4Network)]
+                found = default_pod_cidr(index, 0, taken)
+                if found is None:
+                    raise RuntimeError(f"no free /24 left in 10.0.0.0/8 for node {spec.name}'s podCIDR")
+                spec.podCIDR = str(found[0])
             runtime = ContainerdRuntime(self.kernel, self.trace, spec.name, PROFILES[spec.runtime], spec.podCIDR,
                                         self.behaviors)
             node_ip = str(NODE_NETWORK.network_address + 10 + index)

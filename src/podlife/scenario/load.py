@@ -86,6 +86,7 @@ from podlife.scenario.model import (
     NodeSpec,
     Scenario,
     Source,
+    default_pod_cidr,
 )
 
 
@@ -1007,23 +1008,17 @@ def _pod_cidr(ck: _Check, entry: dict[str, Any], path: str, names: list[str],
 
 def _default_pod_cidrs(ck: _Check, nodes: list[NodeSpec], explicit: list[tuple[str, ipaddress.IPv4Network]],
                        path: str) -> None:
-    """Node i without a podCIDR gets the (i+1)-th /24 after 10.244.0.0/24 (wrapping inside 10.0.0.0/8),
-    skipping /24s that overlap an explicit podCIDR."""
-    base = int(ipaddress.IPv4Address("10.244.0.0")) >> 8
+    """Each node without a podCIDR gets its default (model.default_pod_cidr), clear of the explicit ones."""
     taken = [net for _, net in explicit]
     offset = 0
     for i, node in enumerate(nodes):
         if node.podCIDR is not None:
             continue
-        while True:
-            block = 0x0A0000 | ((base + i + 1 + offset) & 0xFFFF)
-            net = ipaddress.IPv4Network((block << 8, 24))
-            if not any(net.overlaps(t) for t in taken):
-                break
-            offset += 1
-            if offset > 0xFFFF:
-                raise ck.error(path, "no free /24 left in 10.0.0.0/8 for a default podCIDR; expected a podCIDR "
-                                     "on every node")
+        found = default_pod_cidr(i, offset, taken)
+        if found is None:
+            raise ck.error(path, "no free /24 left in 10.0.0.0/8 for a default podCIDR; expected a podCIDR "
+                                 "on every node")
+        net, offset = found
         node.podCIDR = str(net)
 
 
