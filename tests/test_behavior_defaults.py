@@ -13,7 +13,7 @@ import json
 from click.testing import CliRunner
 
 from podlife.cli import main
-from podlife.runtime.behavior import resolve
+from podlife.runtime.behavior import BehaviorRule, behavior_for, resolve
 from tests.helpers import records, run_text
 
 
@@ -94,6 +94,28 @@ def test_annotation_and_commands_still_decide():
     assert (b.exit_after, b.exit_code, b.on_term, b.term_exit_code, notes) == (5.0, 3, "exit", None, [])
     b, notes = _resolve({"name": "s", "image": "busybox", "command": ["sleep", "30"]})
     assert (b.exit_after, b.on_term, notes) == (30.0, "ignore", [])
+
+
+def test_kept_behaviours_answer_as_resolve_does_for_everything_it_reads():
+    """behavior_for keeps its answers: each case below differs from the first in one thing resolve reads, and
+    must get resolve's own answer, not the one kept for the first."""
+    work = {"name": "work", "image": "perl", "command": ["perl", "x.pl"]}
+    rule = (BehaviorRule({"exitAfterSeconds": 7}, pod="batch-*"),)
+    cases = [
+        (_pod([work]), work, ()),
+        (_pod([work]), work, ()),                                       # asked again: the same
+        (_pod([work], policy="Never"), work, ()),                       # expected to complete: exits after 1 s
+        (_pod([work], annotation="work: {exitAfterSeconds: 5}"), work, ()),
+        (_pod([work]), work, rule),                                     # the rule's pattern misses "p"
+        ({**_pod([work]), "metadata": {"name": "batch-1"}}, work, rule),   # ... and matches "batch-1"
+        (_pod([work]), work, (BehaviorRule({"exitAfterSeconds": 3}),)),   # other rules, the same pod name
+        (_pod([work], init=[work]), work, ()),                          # the same container as an init container
+        (_pod([{**work, "command": ["sleep", "9"]}]), {**work, "command": ["sleep", "9"]}, ()),
+    ]
+    got = [behavior_for(pod, c, rules) for pod, c, rules in cases]
+    assert got == [resolve(pod, c, rules)[0] for pod, c, rules in cases]
+    assert [b.exit_after for b in got] == [None, None, 1.0, 5.0, None, 7.0, 3.0, 1.0, 9.0]
+    assert got[1] is got[0]   # kept, not resolved again
 
 
 SCENARIO = """

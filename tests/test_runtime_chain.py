@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from podlife.runtime.containerd import IPAM
+from podlife.runtime.cri import RuntimeError_
 from tests.helpers import logs, records, run_text
 
 BASE = """
@@ -122,3 +124,20 @@ def test_lost_exit_event_stuck_terminating_until_runtime_restart(tmp_path):
     assert [x["t"] for x in records(r, "deleted", object="Pod/default/stuck")] == [400.0]
     stops = [x for x in records(r, "runtime", op="stop") if x["object"] == "Pod/default/stuck"]
     assert stops and stops[0]["t"] >= 500.0
+
+
+def test_pod_ips_come_in_order_and_released_ones_come_back_last():
+    # host-local: .1 is the bridge's, the broadcast address is never given; the allocator moves on past a
+    # released address and comes back to it only after the end of the range
+    ipam = IPAM("10.244.3.0/29")
+    assert [ipam.allocate() for _ in range(4)] == ["10.244.3.2", "10.244.3.3", "10.244.3.4", "10.244.3.5"]
+    ipam.release("10.244.3.3")
+    assert ipam.allocate() == "10.244.3.6"
+    assert ipam.allocate() == "10.244.3.3"
+    with pytest.raises(RuntimeError_, match="no IP addresses available"):
+        ipam.allocate()
+    six = IPAM("fd00:10:244::/125")
+    assert [six.allocate() for _ in range(2)] == ["fd00:10:244::2", "fd00:10:244::3"]
+    six.release("fd00:10:244::2")
+    assert [six.allocate() for _ in range(4)] == ["fd00:10:244::4", "fd00:10:244::5", "fd00:10:244::6",
+                                                  "fd00:10:244::2"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import orjson
 import yaml
 
 from podlife.api.meta import Obj
@@ -238,7 +239,7 @@ def cpu_at(behavior: Behavior, since_start: float) -> int:
 class BehaviorRule:
     """One entry of a scenario's ``spec.behaviors``: behaviour fields for the containers it matches (globs on
     the pod name, the container name and the image; an absent pattern matches everything)."""
-    fields: dict[str, Any]
+    fields: dict[str, Any] = field(hash=False)   # hashed by its patterns, compared whole
     pod: str | None = None
     container: str | None = None
     image: str | None = None
@@ -257,9 +258,25 @@ def _is_seconds(v: Any) -> bool:
 MAX_SECONDS = 7 * 24 * 3600
 
 
+KNOWN_LIMIT = 4096   # behaviours kept by behavior_for; all are forgotten when it is reached
+_known: dict[tuple[Any, ...], Behavior] = {}
+
+
 def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ()) -> Behavior:
-    """The behaviour of one container of a pod (annotation, scenario rules, command, defaults)."""
-    return resolve(pod, container, rules)[0]
+    """The behaviour of one container of a pod (annotation, scenario rules, command, defaults). The replicas of
+    a template ask for the same container again and again, so each answer is kept under everything ``resolve``
+    reads: the container, the annotation, the name the rules' pod patterns see, whether the pod expects the
+    container to complete, and the rules."""
+    md = pod.get("metadata") or {}
+    key = (orjson.dumps(container), (md.get("annotations") or {}).get(ANNOTATION),
+           (md.get("name") or md.get("generateName") or "") if rules else "", _expects_completion(pod, container),
+           rules)
+    known = _known.get(key)
+    if known is None:
+        if len(_known) >= KNOWN_LIMIT:
+            _known.clear()
+        known = _known[key] = resolve(pod, container, rules)[0]
+    return known
 
 
 def _program(argv: list[str]) -> tuple[str, bool]:

@@ -11,6 +11,7 @@ The same layer answers the container's side of hooks and probes (``run_hook``, `
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -43,6 +44,7 @@ class IPAM:
 
     def __init__(self, cidr: str) -> None:
         net = ipaddress.ip_network(cidr, strict=False)
+        self._v4 = net.version == 4   # written and read through the socket module: ipaddress's str() is slower
         self._first = int(net.network_address) + 2      # .1 is the bridge gateway
         self._last = int(net.broadcast_address) - 1
         self._next = self._first
@@ -55,11 +57,11 @@ class IPAM:
             self._next = self._first if ip >= self._last else ip + 1
             if ip not in self._used:
                 self._used.add(ip)
-                return str(ipaddress.ip_address(ip))
+                return socket.inet_ntoa(ip.to_bytes(4, "big")) if self._v4 else str(ipaddress.ip_address(ip))
         raise RuntimeError_("failed to allocate for range 0: no IP addresses available in range set")
 
     def release(self, ip: str) -> None:
-        self._used.discard(int(ipaddress.ip_address(ip)))
+        self._used.discard(int.from_bytes(socket.inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
 
 
 class ContainerdRuntime:
