@@ -166,8 +166,9 @@ def main() -> int:
             if [m[k] for k in OUTCOME] != [o[k] for k in OUTCOME]:
                 print(f"WARNING: {n} nodes / {p} pods: the two trees' runs differ "
                       f"({', '.join(f'{k} {m[k]} / {o[k]}' for k in OUTCOME if m[k] != o[k])})")
-    print(f"podlife cluster benchmark (python {sys.version.split()[0]}, --trace {a.trace}, "
-          f"{a.per_deployment} replicas per Deployment, 1 h simulated, 10 % of the nodes partitioned 10m-40m)")
+    print(f"podlife cluster benchmark (python {sys.version.split()[0]} at {os.path.realpath(sys.executable)}, "
+          f"--trace {a.trace}, {a.per_deployment} replicas per Deployment, 1 h simulated, 10 % of the nodes "
+          "partitioned 10m-40m)")
     head = ("nodes", "pods", "wall s", "CPU s", "peak RSS MiB", "sim s / wall s", "records", "evicted",
             "replaced in s", "pods x", "wall x", "CPU x", "wall/pod x")
     table = [head]

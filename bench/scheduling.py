@@ -221,7 +221,7 @@ def main() -> int:
         print(json.dumps(m))
         return 0
     b = run_baseline(args.nodes, args.pods)
-    print(f"podlife scheduling benchmark (python {sys.version.split()[0]}), "
+    print(f"podlife scheduling benchmark (python {sys.version.split()[0]} at {os.path.realpath(sys.executable)}), "
           f"{args.nodes} nodes / {args.pods} pods / {args.owners} owners / seed {args.seed}")
     head = ["", "this tree"] + ([f"--compare-src {args.compare_src}"] if other else [])
     rows = _rows(m, args.pods)
