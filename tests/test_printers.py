@@ -132,3 +132,52 @@ def test_report_carries_the_pod_tables():
     assert rep["podTables"][0] == {"t": 5.0, "rows": [{"NAME": "web", "READY": "1/1", "STATUS": "Running",
                                                         "RESTARTS": "0", "AGE": "5s", "NODE": "node-1"}]}
     assert rep["podTables"][-1]["t"] == rep["endSeconds"]
+
+
+FLEET = """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: fleet}
+spec:
+  cluster: {nodes: [{namePrefix: n, count: 4}]}
+  objects:
+""" + "".join(f"""
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {{name: web-{i}}}
+      spec:
+        replicas: {replicas}
+        selector: {{matchLabels: {{app: web-{i}}}}}
+        template:
+          metadata: {{labels: {{app: web-{i}}}}}
+          spec: {{containers: [{{name: app, image: web:1}}]}}
+""" for i, replicas in enumerate([100, 1, 1, 1])) + """
+  until: 30s
+"""
+
+
+def test_a_cluster_sized_summary_cuts_its_table_and_names_alike_workloads_once(tmp_path) -> None:
+    """103 pods: the summary's table shows 100 rows and says how many more the report has; four Deployments of
+    one template with the same assumptions are named once (the report lists each, and every row)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from podlife.cli import main
+
+    (tmp_path / "fleet.yaml").write_text(FLEET)
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "fleet.yaml"), "--report", str(tmp_path / "r.json")])
+    assert r.exit_code == 0, r.output
+    lines = [" ".join(x.split()) for x in r.output.splitlines()]
+    i = lines.index("pods at 30s (end)")
+    assert lines[i + 1] == "NAME READY STATUS RESTARTS AGE NODE"
+    assert all(x.startswith("web-0-") and x.endswith(" 1/1 Running 0 30s " + x.split()[-1]) for x in
+               lines[i + 2:i + 102])
+    assert lines[i + 102] == "… and 3 more pods (the report's podTables has every row)"
+    text = " ".join(r.output.split())
+    assert ("Deployment/default/web-0 (and 3 more alike) app: no command (image entrypoint unknown); assumed: "
+            "runs until stopped; SIGTERM: assumed handled, exits in 0.1 s") in text
+    assert "Deployment/default/web-1 " not in text
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert [len(t["rows"]) for t in rep["podTables"]] == [103]
+    assert sorted({a["object"] for a in rep["assumptions"]}) == [f"Deployment/default/web-{i}" for i in range(4)]

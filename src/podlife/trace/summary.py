@@ -9,6 +9,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+TABLE_ROWS = 100   # rows of a pod table the summary prints: the report's podTables has every row
+ALIKE = 3          # objects with the same assumptions past which the summary names one for all
+
+
 
 def _line(r: dict[str, Any]) -> str | None:
     t = r["type"]
@@ -81,9 +85,12 @@ def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]
             console.print(Text(f"{title}: none", style="bold"))
             continue
         table = Table(*COLUMNS, title=title, title_justify="left", box=None, pad_edge=False)
-        for row in rows:
+        for row in rows[:TABLE_ROWS]:
             table.add_row(*(row[c] for c in COLUMNS))
         console.print(table)
+        if len(rows) > TABLE_ROWS:   # a cluster's worth of rows is no summary, and takes long to lay out
+            console.print(f"… and {len(rows) - TABLE_ROWS:,} more pods (the report's podTables has every row)",
+                          highlight=False)
 
 
 def render(report: dict[str, Any], console: Console, quiet: bool = False,
@@ -136,8 +143,14 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     grouped: dict[tuple[str, str], list[str]] = {}
     for a in items:
         grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])
+    # the many workloads of a cluster made from one template share a line (the report lists each)
+    alike: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for (obj, container), texts in grouped.items():
-        console.print(f"  {obj} {container}: {'; '.join(texts)}", highlight=False)
+        alike.setdefault((container, tuple(texts)), []).append(obj)
+    for (container, texts), objs in alike.items():
+        names = objs if len(objs) <= ALIKE else [f"{objs[0]} (and {len(objs) - 1:,} more alike)"]
+        for name in names:
+            console.print(f"  {name} {container}: {'; '.join(texts)}", highlight=False)
 
 
 _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (create → Running) p50", "s"),
