@@ -13,7 +13,6 @@ TABLE_ROWS = 100   # rows of a pod table the summary prints: the report's podTab
 ALIKE = 3          # objects with the same assumptions past which the summary names one for all
 
 
-
 def _line(r: dict[str, Any]) -> str | None:
     t = r["type"]
     if t == "api" and r["verb"] == "create":
