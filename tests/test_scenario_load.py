@@ -891,3 +891,14 @@ def test_expectation_errors(text, message):
 def test_patch_action_needs_one_patch_and_a_known_subresource(fields, message):
     got = error(f"spec:\n  actions: [{{at: 1s, patch: pod/web, {fields}}}]\n")
     assert "spec.actions[0]" in got and message in got
+
+
+def test_default_pod_cidr_moves_past_taken_blocks_and_ignores_ipv6():
+    import ipaddress
+
+    from podlife.scenario.model import default_pod_cidr
+
+    net = ipaddress.ip_network
+    assert default_pod_cidr(0, 0, [net("::/0")]) == (net("10.244.1.0/24"), 0)
+    # node 1 would have 10.244.2.0/24; a /23 taken over 10.244.2-3 moves it, and the nodes after it, on by two
+    assert default_pod_cidr(1, 0, [net("10.244.2.0/23")]) == (net("10.244.4.0/24"), 2)

@@ -154,9 +154,8 @@ class Cluster:
             runtime, spec.podCIDR, node_ip = self.process_host.node_runtime(self.kernel, self.trace, spec.name, index)
         else:
             if spec.podCIDR is None:   # a node that comes during the run: the loader's rule, clear of every node's
-                taken = [net for net in (ipaddress.ip_network(k.node_spec.podCIDR, strict=False)
-                                         for k in self.kubelets.values() if k.node_spec.podCIDR)
-                         if isinstance(net, ipaddress.IPv4Network)]
+                taken = [ipaddress.ip_network(k.node_spec.podCIDR, strict=False) for k in self.kubelets.values()
+                         if k.node_spec.podCIDR]
                 found = default_pod_cidr(index, 0, taken)
                 if found is None:
                     raise RuntimeError(f"no free /24 left in 10.0.0.0/8 for node {spec.name}'s podCIDR")

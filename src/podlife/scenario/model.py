@@ -35,10 +35,11 @@ class NodeSpec:
 _POD_CIDR_BASE = int(ipaddress.IPv4Address("10.244.0.0")) >> 8
 
 
-def default_pod_cidr(index: int, offset: int, taken: Sequence[ipaddress.IPv4Network]
+def default_pod_cidr(index: int, offset: int, taken: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
                      ) -> tuple[ipaddress.IPv4Network, int] | None:
     """The podCIDR of node ``index`` (0-based) that was given none: the (index + 1 + offset)-th /24 after
-    10.244.0.0/24, wrapping inside 10.0.0.0/8, moving on (``offset`` + 1) past any that overlaps ``taken``.
+    10.244.0.0/24, wrapping inside 10.0.0.0/8, moving on (``offset`` + 1) past any that overlaps ``taken`` (an
+    IPv6 network never does).
     Returns it and the offset reached, which the next node starts from; None when no /24 is left."""
     while offset <= 0xFFFF:
         block = 0x0A0000 | ((_POD_CIDR_BASE + index + 1 + offset) & 0xFFFF)

@@ -648,8 +648,8 @@ class ResourceScores:
     """_resource_scores of every node for one request (NonZero and as requested, of cpu and memory). Pods share a
     few requests (each replica its template's), so each is kept as Balances is: worked out over all nodes once
     per layout, then again only for the nodes whose amounts changed since it was last used, one by one in Python
-    when they are a few (a bind changes one), as arrays otherwise. Past KEPT requests, the others are scored as before, over
-    the pod's feasible nodes only."""
+    when they are a few (a bind changes one), as arrays otherwise. Past KEPT requests, the others are scored as
+    before, over the pod's feasible nodes only."""
 
     KEPT = 256   # requests kept
     FEW = 8      # changed nodes worked out one by one
