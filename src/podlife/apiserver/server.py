@@ -24,7 +24,7 @@ from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, browser, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
@@ -77,7 +77,8 @@ class Target:
 
 class ApiServer:
     def __init__(self, cluster: Any, clock: Any, *, token: str | None = None, max_body: int = bodies.MAX_BODY,
-                 host: str = "127.0.0.1:6443", trace_file: str | None = None) -> None:
+                 host: str = "127.0.0.1:6443", trace_file: str | None = None,
+                 served: browser.Served | None = None) -> None:
         self.cluster = cluster
         # the trace is kept bounded: the newest records for followers, all of them in trace_file
         self.trace = LiveTrace(cluster.trace, trace_file)
@@ -89,6 +90,8 @@ class ApiServer:
         self.token = token
         self.max_body = max_body
         self.host = host
+        # the names and scheme requests must come with (podlife.apiserver.browser)
+        self.served = served or browser.Served.of("http", host.rsplit(":", 1)[0].strip("[]"))
         self.minor = cluster.profile.minor
         self.catalog = Catalog(self.minor)
         for r in self.catalog.builtin:
@@ -100,7 +103,7 @@ class ApiServer:
     # ---- the application ----------------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=self.max_body + 1)
+        app = web.Application(client_max_size=self.max_body + 1, middlewares=[browser.guard(lambda: self.served)])
         app.router.add_route("*", "/{tail:.*}", self.dispatch)
         return app
 
