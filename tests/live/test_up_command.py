@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -66,6 +67,9 @@ def test_detach_prints_the_usage_and_down_stops_it(tmp_path: Path) -> None:
                                f"podlife down --kubeconfig {kubeconfig} (or Ctrl-C) stops the cluster.",
                                "podlife: ready"]
         assert lines[-1].endswith(f"output in {data / 'podlife.log'})")
+        # the data directory and the server's output are the user's alone
+        assert [stat.S_IMODE(p.stat().st_mode) for p in (data, data / "podlife.log", kubeconfig)] == [
+            0o700, 0o600, 0o600]
         # the usage works as printed, from another directory
         env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
         nodes = subprocess.run(["kubectl", "get", "nodes", "-o", "name"], env=env, capture_output=True, text=True,

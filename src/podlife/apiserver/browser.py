@@ -20,6 +20,7 @@ authentication. podlife serves loopback without authentication, so it refuses wh
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -80,7 +81,7 @@ def split_host(value: str) -> tuple[str, int | None] | None:
     return _name(name), int(port)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # hashed by identity: a key of the checks' caches
 class Served:
     """What this server answers to: its scheme and the names clients may connect with."""
     scheme: str
@@ -116,6 +117,8 @@ def _refuse(err: ApiError) -> web.Response:
                         headers={"Content-Type": "application/json"})
 
 
+# clients repeat their Host and Origin: each pair is judged once (parsing addresses costs more than a request)
+@functools.lru_cache(maxsize=256)
 def check_host(served: Served, host: str | None) -> ApiError | None:
     if host is None:
         return None   # an HTTP/1.0 client; every browser names the host
@@ -129,6 +132,7 @@ def check_host(served: Served, host: str | None) -> ApiError | None:
                              "is refused")
 
 
+@functools.lru_cache(maxsize=256)
 def check_origin(served: Served, origin: str | None, host: str | None) -> ApiError | None:
     if origin is None:
         return None   # kubectl and client libraries; a browser names the origin of every write and WebSocket
