@@ -132,21 +132,27 @@ def check_host(served: Served, host: str | None) -> ApiError | None:
                              "is refused")
 
 
+def _origin(value: str) -> tuple[str, str, int | None] | None:
+    """An origin (RFC 6454) as (scheme, host, port), the scheme's port made explicit; None when it is not one
+    (``null``, a path or user info)."""
+    try:
+        url = urlsplit(value)
+    except ValueError:
+        return None
+    scheme = url.scheme.lower()
+    authority = split_host(url.netloc) if scheme in DEFAULT_PORTS and not url.path and "@" not in url.netloc \
+        else None
+    if authority is None:
+        return None
+    return scheme, authority[0], authority[1] if authority[1] is not None else DEFAULT_PORTS[scheme]
+
+
 @functools.lru_cache(maxsize=256)
 def check_origin(served: Served, origin: str | None, host: str | None) -> ApiError | None:
     if origin is None:
         return None   # kubectl and client libraries; a browser names the origin of every write and WebSocket
-    own = split_host(host) if host is not None else None
-    if own is not None:
-        own = (own[0], own[1] if own[1] is not None else DEFAULT_PORTS[served.scheme])
-    try:
-        url = urlsplit(origin)
-        theirs = split_host(url.netloc) if url.scheme and not url.path and "@" not in url.netloc else None
-    except ValueError:
-        theirs = None
-    if theirs is not None:
-        theirs = (theirs[0], theirs[1] if theirs[1] is not None else DEFAULT_PORTS.get(url.scheme.lower()))
-    if own is not None and theirs == own and url.scheme.lower() == served.scheme:
+    own = _origin(f"{served.scheme}://{host}") if host is not None else None
+    if own is not None and _origin(origin) == own:
         return None
     mine = f"{served.scheme}://{host}" if host is not None else "its own"
     return ApiError(403, "Forbidden", f'cross-origin request from "{origin}" refused: podlife up serves only '
@@ -159,8 +165,8 @@ def check_media_type(request: web.Request) -> ApiError | None:
         return None
     content_type = request.headers.get("Content-Type")
     if content_type is None:
-        # NegotiateInputSerializerForMediaType reads a body without a type as JSON; a browser names the type of
-        # what it sends (and its Origin, refused above)
+        # NegotiateInputSerializerForMediaType reads a body without a type as JSON; a browser's write always
+        # names its Origin, checked above
         return None
     media = content_type.split(";", 1)[0].strip().lower()
     if request.path.startswith("/podlife/"):
