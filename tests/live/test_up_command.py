@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from podlife.apiserver.up import secure
+from podlife.apiserver.up import UpConfig, secure, served_securely
 
 PODLIFE = [sys.executable, "-m", "podlife.cli"]
 
@@ -47,6 +47,11 @@ def test_bad_durations_and_missing_cluster(tmp_path) -> None:
     ("example.com", False, True)])
 def test_any_address_but_loopback_forces_tls_and_a_token(host: str, tls: bool, expected: bool) -> None:
     assert secure(host, tls) is expected
+
+
+@pytest.mark.parametrize(("runtime", "expected"), [("simulated", False), ("process", True)])
+def test_the_process_runtime_forces_tls_and_a_token_on_loopback(runtime: str, expected: bool) -> None:
+    assert served_securely(UpConfig(host="127.0.0.1", runtime=runtime)) is expected
 
 
 def test_detach_prints_the_usage_and_down_stops_it(tmp_path: Path) -> None:
