@@ -149,7 +149,8 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     for (container, texts), objs in alike.items():
         names = objs if len(objs) <= ALIKE else [f"{objs[0]} (and {len(objs) - 1:,} more alike)"]
         for name in names:
-            console.print(f"  {name} {container}: {'; '.join(texts)}", highlight=False)
+            who = f"{name} {container}" if container else name   # "": a field of the object, not a container
+            console.print(f"  {who}: {'; '.join(texts)}", highlight=False)
 
 
 _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (create → Running) p50", "s"),
