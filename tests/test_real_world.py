@@ -37,6 +37,12 @@ WARNINGS = {
                           # does not know (podlife.api.fieldsupport)
                           *(f"cert-manager.yaml:{n}: spec.template.spec.securityContext.runAsNonRoot: not modelled"
                             for n in (137, 174, 222, 301))],
+    "config-references.yaml": [
+        "config-references.yaml:63: spec.template.spec.volumes[0].projected.sources[0].configMap.items: not "
+        "modelled: the keys listed are assumed to be in the object",
+        "config-references.yaml:67: spec.template.spec.volumes[0].projected.sources[1].secret.items: not "
+        "modelled: the keys listed are assumed to be in the object"],
+    "gpu-inference.yaml": ["gpu-inference.yaml:54: spec.template.spec.volumes[0].emptyDir.sizeLimit: not modelled"],
     "ingress-nginx.yaml": ["ingress-nginx.yaml:23: kind Role", "ingress-nginx.yaml:40: kind ClusterRole",
                            "ingress-nginx.yaml:54: kind RoleBinding", "ingress-nginx.yaml:63: kind ClusterRoleBinding",
                            'ingress-nginx.yaml:184: spec.template.spec.volumes[0].secret.secretName: Secret '

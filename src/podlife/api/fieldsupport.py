@@ -102,6 +102,7 @@ def _image_user(value: Any, context: dict[str, Any]) -> bool:
     return value is True and context.get("runAsUser") is None
 
 
+_ITEMS = "the keys listed are assumed to be in the object (a missing key's FailedMount is not modelled)"
 IMAGE_USER: Cond = (_image_user, "true, without runAsUser")
 _MOUNTED = "assumed attached and mounted at once (no attach or mount delay, no FailedMount)"
 _IN_TREE = ("awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "csi", "fc", "flexVolume",
@@ -164,7 +165,9 @@ TABLES: dict[str, tuple[Rule, ...]] = {
         N("affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm."
           "namespaceSelector", _namespace_selector, when=NOT_EMPTY,
           readme="the term selects pods in its `namespaces` (or the pod's own namespace) only"),
-        *(N(f"affinity.{a}.{w}[]{t}.mismatchLabelKeys[]", "the term selects pods by its labelSelector only")
+        # MatchLabelKeysInPodAffinity: the API server merges the keys into labelSelector (pkg/registry/core/pod)
+        *(N(f"affinity.{a}.{w}[]{t}.{keys}[]", "the term selects pods by its labelSelector only")
+          for keys in ("matchLabelKeys", "mismatchLabelKeys")
           for a in ("podAffinity", "podAntiAffinity")
           for w, t in (("requiredDuringSchedulingIgnoredDuringExecution", ""),
                        ("preferredDuringSchedulingIgnoredDuringExecution", ".podAffinityTerm"))),
@@ -182,7 +185,17 @@ TABLES: dict[str, tuple[Rule, ...]] = {
           readme="Linux semantics: containers are stopped with signals, not CTRL_SHUTDOWN_EVENT"),
         M("volumes[]"), *_all(MODELLED, "volumes[].name volumes[].configMap volumes[].secret volumes[].projected "
                                         "volumes[].persistentVolumeClaim volumes[].emptyDir"),
-        *_all(STORED, "volumes[].downwardAPI volumes[].hostPath"),
+        *_all(STORED, "volumes[].downwardAPI volumes[].hostPath volumes[].emptyDir.medium "
+                      "volumes[].projected.sources[].serviceAccountToken volumes[].projected.sources[].downwardAPI"),
+        # pkg/volume/configmap, secret, projected: a listed key the object lacks fails the mount
+        *(N(f"volumes[].{v}.items[].*", _ITEMS) for v in ("configMap", "secret", "projected.sources[].configMap",
+                                                          "projected.sources[].secret")),
+        N("volumes[].emptyDir.sizeLimit", "the volume's usage is not modelled, so it never exceeds the limit (no "
+          "eviction for it)"),
+        N("volumes[].projected.sources[].clusterTrustBundle.*", "the trust bundle is assumed found and written at "
+          "once"),
+        N("volumes[].projected.sources[].podCertificate.*", "the certificate is assumed issued at once (no "
+          "PodCertificateRequest, no signer)"),
         *(N(f"volumes[].{src}.*", _MOUNTED) for src in _IN_TREE),
         N("volumes[].image.*", "the image volume is assumed pulled and mounted at once (no pull delay or "
           "ImagePullBackOff)"),
@@ -193,7 +206,8 @@ TABLES: dict[str, tuple[Rule, ...]] = {
     ),
     "template": (AT("metadata", "meta"), AT("spec", "pod")),   # PodTemplateSpec
     "claim": (   # PersistentVolumeClaimSpec
-        *_all(MODELLED, "accessModes[] resources selector storageClassName volumeMode volumeName"),
+        *_all(MODELLED, "accessModes[] resources storageClassName volumeMode volumeName"),
+        N("selector.*", "the claim binds as if it had no selector (any fitting volume, or a provisioned one)"),
         S("volumeAttributesClassName.*"),
         N("dataSource.*", "provisioned like an empty volume (no snapshot or clone delay)"),
         N("dataSourceRef.*", "provisioned like an empty volume (no populator or its delay)"),
