@@ -11,9 +11,12 @@ version) is one of
   the report's ``assumptions``.
 
 Paths are the schema's, with ``[]`` for a list's items (``spec.containers[].resources``); ``a.b.*`` covers
-``a.b`` and everything under it; the most specific rule wins. ``@name`` mounts a shared table (object
-metadata, a pod spec, a Job spec, a claim spec) at a path. tests/test_fieldsupport.py walks every version's
-schema and fails on a field no rule covers, so a new Kubernetes field forces a decision here.
+``a.b`` and everything under it; the most specific rule wins. ``AT(path, table)`` mounts a shared table
+(object metadata, a pod spec, a container, a Job spec, a claim spec) at a path. tests/test_fieldsupport.py
+walks every version's schema and fails on a field no rule covers (or a rule no schema has), so a new
+Kubernetes field forces a decision here. The rules hold for every version (strict decoding has already
+refused a field the version lacks), so they are compiled once per kind, and a check visits only the paths
+that lead to a not-modelled field.
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ _IN_TREE = ("awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder"
             "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "iscsi", "nfs", "photonPersistentDisk",
             "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos", "vsphereVolume")
 _HOST_PATH_CHECKED = ("Directory", "File", "Socket", "CharDevice", "BlockDevice")
+
 
 def _all(support: str, names: str) -> tuple[Rule, ...]:
     """One rule per whitespace-separated field, each covering the field and everything under it."""
