@@ -53,11 +53,15 @@ WARNINGS = {
     "legacy-controllers.yaml": ["legacy-controllers.yaml:23: kind PodTemplate"],
     "node-agents.yaml": ["node-agents.yaml:11: spec.updateStrategy: not modelled: a template change does not "
                          "replace the DaemonSet's pods",
+                         "node-agents.yaml:19: spec.template.spec.hostPID: not modelled: each container's process "
+                         "is assumed to be PID 1 of its own namespace",
                          "node-agents.yaml:83: spec.template.spec.volumes[0].hostPath.type: not modelled: the host "
                          "path is assumed to exist"],
     "network-and-ingress.yaml": ["network-and-ingress.yaml:3: kind NetworkPolicy", "network-and-ingress.yaml:30: "
                                  "kind Ingress"],
     "operator-with-crs.yaml": ["operator-with-crs.yaml:48: custom resource ServiceMonitor"],
+    "sandboxed-runtime.yaml": ["sandboxed-runtime.yaml:6: handler: not modelled: every node's container runtime "
+                               "is assumed to have this handler configured"],
     "windows-app.yaml": ["windows-app.yaml:15: spec.template.spec.os.name: podlife models Linux nodes"],
 }
 # fixture → {version: warnings only that version prints}

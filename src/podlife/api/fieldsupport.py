@@ -151,11 +151,13 @@ TABLES: dict[str, tuple[Rule, ...]] = {
         AT("containers[]", "container"), AT("initContainers[]", "container"),
         N("ephemeralContainers[].*", "ephemeral containers (kubectl debug) are not started"),
         *_all(STORED, "automountServiceAccountToken dnsConfig dnsPolicy enableServiceLinks hostAliases[] hostIPC "
-                      "hostPID hostUsers hostnameOverride imagePullSecrets[] setHostnameAsFQDN securityContext"),
+                      "hostUsers hostnameOverride imagePullSecrets[] setHostnameAsFQDN securityContext"),
         N("securityContext.runAsNonRoot", "the images are assumed to run as a non-root user (the kubelet's "
           "CreateContainerConfigError for an image that runs as root is not modelled)", when=IMAGE_USER),
-        N("shareProcessNamespace", "each container's process is assumed to be PID 1 of its own namespace (with a "
-          "shared one, a process without a SIGTERM handler would be killed by SIGTERM)", when=TRUE),
+        # a process that is not PID 1 keeps the default SIGTERM action (the kernel protects only PID 1)
+        *(N(f, "each container's process is assumed to be PID 1 of its own namespace (with a shared one, a "
+            "process without a SIGTERM handler would be killed by SIGTERM)", when=TRUE)
+          for f in ("shareProcessNamespace", "hostPID")),
         M("affinity"), *_all(MODELLED, "affinity.nodeAffinity affinity.podAffinity affinity.podAntiAffinity"),
         N("affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[].namespaceSelector",
           _namespace_selector, when=NOT_EMPTY,
@@ -320,7 +322,10 @@ KINDS_TABLE: dict[str, tuple[Rule, ...]] = {
                      N("allowedTopologies[].*", "volumes are assumed provisioned where any node can reach them")),
     "LimitRange": (AT("metadata", "meta"), M("spec"), M("spec.limits[].*")),
     "ResourceQuota": (*_OBJ, *_all(MODELLED, "spec.hard spec.scopeSelector spec.scopes[]")),
-    "RuntimeClass": (AT("metadata", "meta"), M("handler"), M("overhead.*"), M("scheduling.*")),
+    "RuntimeClass": (AT("metadata", "meta"), M("handler"), M("overhead.*"), M("scheduling.*"),
+                     # containerd: RunPodSandbox fails for a handler the runtime has no configuration for
+                     N("handler", "every node's container runtime is assumed to have this handler configured (no "
+                       "FailedCreatePodSandBox for a missing one)", when=differs("runc"))),
 }
 _COMMON = (M("apiVersion"), M("kind"))
 
