@@ -215,6 +215,7 @@ def test_plain_manifests_say_it_in_the_warnings_summary_and_report(tmp_path):
     assert [line for line in res.output.splitlines() if line.startswith("warning:")] == [
         f"warning: {manifest}:6: {text}"]
     summary = " ".join(res.output.split("assumed (", 1)[1].split())   # the console wraps long lines
+    assert summary.startswith("podlife/behavior or spec.behaviors makes the container ones exact)")
     assert f"Pod/default/shared: {text}" in summary
     got = json.loads(report.read_text())
     assert [a for a in got["assumptions"] if a["container"] == ""] == [

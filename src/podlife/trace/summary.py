@@ -138,7 +138,9 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     """What podlife assumed per container: the places a podlife/behavior annotation would make exact."""
     if not items:
         return
-    console.print(Text("assumed (podlife/behavior or spec.behaviors makes these exact)", style="yellow bold"))
+    # a field podlife does not model (container "") is not something a behaviour can make exact
+    which = "the container ones" if any(not a["container"] for a in items) else "these"
+    console.print(Text(f"assumed (podlife/behavior or spec.behaviors makes {which} exact)", style="yellow bold"))
     grouped: dict[tuple[str, str], list[str]] = {}
     for a in items:
         grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])
