@@ -489,6 +489,7 @@ class ApiServer:
             return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
+        warnings += _unmodelled(obj)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
@@ -500,6 +501,8 @@ class ApiServer:
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        if subresource is None:
+            warnings += _unmodelled(obj)
         live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
         if live is None:
             raise self.store_not_found(t)
@@ -593,6 +596,14 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
+
+def _unmodelled(obj: Obj) -> list[str]:
+    """The not-modelled fields a written body sets (podlife.api.fieldsupport), as Warning headers, the way the
+    API server sends its own warnings (staging/src/k8s.io/apiserver/pkg/warning): "FIELD: message"."""
+    from podlife.api.fieldsupport import unmodelled
+
+    return [f"{path}: {message}" for path, message in unmodelled(obj)]
+
 
 def _internal_package(group: str) -> str:
     """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal
