@@ -63,6 +63,8 @@ GATES: tuple[Gate, ...] = (
        source=f"{_KF} 1.28, 1.31, 1.33 (remove in 1.35), absent from 1.35"),
     _g("ContainerRestartRules", (34, False, ALPHA), (35, True, BETA), source=f"{_KF} 1.35"),
     _g("ContainerStopSignals", (33, False, ALPHA), (37, True, BETA), source=f"{_KF} 1.33, 1.35; KEP-4960 beta in 1.37"),
+    _g("DaemonSetUpdateSurge", (21, False, ALPHA), (22, True, BETA), (25, True, GA, True), last=26,
+       source=f"{_PAGE}; {_KF} 1.25 (GA, locked; remove in 1.27)"),
     _g("DefaultPodTopologySpread", (19, False, ALPHA), (20, True, BETA), (24, True, GA, True), last=25,
        source=f"{_PAGE}; {_KF} 1.25 (GA, locked)"),
     _g("DeploymentReplicaSetTerminatingReplicas", (33, False, ALPHA), (35, True, BETA),

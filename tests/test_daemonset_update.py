@@ -1,0 +1,207 @@
+"""DaemonSet template changes (pkg/controller/daemon/update.go; test/e2e/apps/daemon_set.go "should update pod
+when spec was updated and update strategy is RollingUpdate", "should rollback without unnecessary restarts",
+"should surge pods onto nodes when spec was updated and update strategy is RollingUpdate").
+
+Three nodes n0-n2; a default container starts 0.1 s after its pod is created, the pod is Ready at the kubelet's
+next relist (whole seconds) and a deleted pod's container exits 0.1 s after SIGTERM (terminal phase), the kubelet
+removing the pod at its next relist. The rolling update walks the nodes by name (upstream: Go map order).
+"""
+
+from __future__ import annotations
+
+from podlife.controlplane.controllers.deployment import compute_hash
+from tests.helpers import records, run_text
+
+
+def _scenario(strategy: str = "", actions: str = "", version: str = "1.34", extra: str = "",
+              until: str = "60s") -> str:
+    return f"""
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {{name: ds-update}}
+spec:
+  kubernetesVersion: "{version}"
+  cluster:
+    nodes:
+      - {{namePrefix: n, count: 3}}
+  objects:
+    - apiVersion: apps/v1
+      kind: DaemonSet
+      metadata: {{name: agent}}
+      spec:{strategy}{extra}
+        selector: {{matchLabels: {{app: agent}}}}
+        template:
+          metadata: {{labels: {{app: agent}}}}
+          spec:
+            containers: [{{name: app, image: agent:1}}]
+  actions:{actions}
+  until: {until}
+"""
+
+
+IMAGE_2 = "\n    - {at: 10s, patch: daemonset/agent, mergePatch: {spec: {template: {spec: {containers: " \
+          "[{name: app, image: 'agent:2'}]}}}}}"
+
+
+def _pod_writes(r, verb: str) -> list[tuple[float, str]]:
+    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb=verb, by="daemonset-controller")
+            if x["object"].startswith("Pod/")]
+
+
+def _node_of(r, pod: str) -> str:
+    return next(x["node"] for x in records(r, "api", verb="bind") if x["object"].endswith("/" + pod))
+
+
+def _events(r, reason: str) -> list[tuple[float, str]]:
+    return [(e["t"], e["message"]) for e in records(r, "event", reason=reason, object="DaemonSet/default/agent")]
+
+
+def test_rolling_update_replaces_one_node_at_a_time(tmp_path):
+    """maxUnavailable 1 (the default): the old pod of n0 is deleted at the template change (10); it is terminal
+    at 10.1, when (1.28+, PR #118716) its replacement is created; Ready at 11, so n1's old pod goes at 11, and so
+    on. Each template is a ControllerRevision <ds>-<hash> with revision 1, 2."""
+    r = run_text(tmp_path, _scenario(actions=IMAGE_2))
+    creates, deletes = _pod_writes(r, "create"), _pod_writes(r, "delete")
+    assert [t for t, _ in deletes] == [10.0, 11.0, 12.0]
+    assert [t for t, _ in creates] == [0.0, 0.0, 0.0, 10.1, 11.1, 12.1]
+    first = {_node_of(r, p): p for _, p in creates[:3]}
+    second = {_node_of(r, p): p for _, p in creates[3:]}
+    assert [p for _, p in deletes] == [first["n0"], first["n1"], first["n2"]]
+    assert [p for _, p in creates[3:]] == [second["n0"], second["n1"], second["n2"]]
+    assert _events(r, "SuccessfulDelete") == [(t, f"Deleted pod: {p}") for t, p in deletes]
+    assert _events(r, "SuccessfulCreate") == [(t, f"Created pod: {p}") for t, p in creates]
+
+    store = r.cluster.store
+    ds = store.get("DaemonSet", "default", "agent")
+    new_hash = compute_hash(ds["spec"]["template"], None)
+    revisions = sorted(store.list("ControllerRevision", "default"), key=lambda c: c["revision"])
+    assert [c["revision"] for c in revisions] == [1, 2]
+    assert revisions[1]["metadata"]["name"] == f"agent-{new_hash}"
+    assert revisions[1]["metadata"]["labels"] == {"app": "agent", "controller-revision-hash": new_hash}
+    assert revisions[1]["metadata"]["ownerReferences"][0]["kind"] == "DaemonSet"
+    assert revisions[1]["data"]["spec"]["template"]["$patch"] == "replace"
+    assert revisions[1]["data"]["spec"]["template"]["spec"]["containers"][0]["image"] == "agent:2"
+    assert [x["t"] for x in records(r, "api", verb="create", by="daemonset-controller")
+            if x["object"].startswith("ControllerRevision/")] == [0.0, 10.0]
+    assert ds["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "2"}
+    for pod in store.list("Pod", "default"):
+        assert pod["metadata"]["labels"] == {"app": "agent", "pod-template-generation": "2",
+                                             "controller-revision-hash": new_hash}
+        assert pod["spec"]["containers"][0]["image"] == "agent:2"
+    assert ds["status"] == {"currentNumberScheduled": 3, "numberMisscheduled": 0, "desiredNumberScheduled": 3,
+                            "numberReady": 3, "observedGeneration": 2, "updatedNumberScheduled": 3,
+                            "numberAvailable": 3}
+
+
+def test_before_1_28_the_replacement_waits_for_the_old_pod_to_leave(tmp_path):
+    """Before PR #118716 a terminal pod being deleted still occupies its node: the new pod is created when the
+    kubelet removes the old one at its relist (11), Ready at 12, when the next old pod goes."""
+    r = run_text(tmp_path, _scenario(actions=IMAGE_2, version="1.27"))
+    assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 12.0, 14.0]
+    assert [t for t, _ in _pod_writes(r, "create")] == [0.0, 0.0, 0.0, 11.0, 13.0, 15.0]
+    removed = [x["t"] for x in records(r, "api", verb="delete", by="kubelet")]
+    assert removed == [11.0, 13.0, 15.0]
+
+
+def test_max_unavailable_two_deletes_two_at_once(tmp_path):
+    strategy = "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}"
+    r = run_text(tmp_path, _scenario(strategy, IMAGE_2))
+    assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 10.0, 11.0]
+    assert [t for t, _ in _pod_writes(r, "create")][3:] == [10.1, 10.1, 11.1]
+
+
+def test_max_surge_creates_the_new_pod_first(tmp_path):
+    """maxSurge 1, maxUnavailable 0, minReadySeconds 5: n0's new pod is created at 10 beside the old one, Ready
+    at 11, available at 16, when its old pod is deleted and n1's new pod created; every node keeps an available
+    pod throughout."""
+    strategy = ("\n        minReadySeconds: 5"
+                "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}")
+    r = run_text(tmp_path, _scenario(strategy, IMAGE_2))
+    creates, deletes = _pod_writes(r, "create"), _pod_writes(r, "delete")
+    assert [t for t, _ in creates] == [0.0, 0.0, 0.0, 10.0, 16.0, 22.0]
+    assert [t for t, _ in deletes] == [16.0, 22.0, 28.0]
+    assert [_node_of(r, p) for _, p in creates[3:]] == ["n0", "n1", "n2"]
+    assert [_node_of(r, p) for _, p in deletes] == ["n0", "n1", "n2"]
+    # each old pod goes exactly when its node's new pod has been Ready for minReadySeconds
+    for (_, new), (t_del, _) in zip(creates[3:], deletes):
+        ready = [x["t"] for x in records(r, "condition", object=f"Pod/default/{new}", conditionType="Ready",
+                                         status="True")]
+        assert ready and t_del == ready[0] + 5
+    ds = r.cluster.store.get("DaemonSet", "default", "agent")
+    assert ds["status"]["updatedNumberScheduled"] == 3 and ds["status"]["numberAvailable"] == 3
+
+
+def test_rollback_without_unnecessary_restarts(tmp_path):
+    """A template whose container fails is rolled out to n0 only (its new pod never becomes available, so
+    maxUnavailable 1 is used up); going back to the first template makes revision 1 current again (renumbered
+    3): only n0's failing pod is replaced, the other two pods are never restarted."""
+    actions = ("\n    - {at: 10s, patch: daemonset/agent, mergePatch: {spec: {template: {spec: {containers: "
+               "[{name: app, image: 'agent:2', command: ['false']}]}}}}}"
+               "\n    - {at: 30s, patch: daemonset/agent, mergePatch: {spec: {template: {spec: {containers: "
+               "[{name: app, image: 'agent:1'}]}}}}}")
+    r = run_text(tmp_path, _scenario(actions=actions))
+    creates, deletes = _pod_writes(r, "create"), _pod_writes(r, "delete")
+    assert [t for t, _ in deletes] == [10.0, 30.0]
+    assert [t for t, _ in creates] == [0.0, 0.0, 0.0, 10.1, 30.0]
+    assert _node_of(r, creates[3][1]) == "n0" and deletes[1][1] == creates[3][1]
+    store = r.cluster.store
+    originals = {p for _, p in creates[:3]} - {deletes[0][1]}
+    assert originals <= {p["metadata"]["name"] for p in store.list("Pod", "default")}
+    revisions = {c["metadata"]["name"]: c["revision"] for c in store.list("ControllerRevision", "default")}
+    first_hash = store.get("Pod", "default", sorted(originals)[0])["metadata"]["labels"]["controller-revision-hash"]
+    assert revisions[f"agent-{first_hash}"] == 3
+    assert sorted(revisions.values()) == [2, 3]
+    assert [x["t"] for x in records(r, "api", verb="update", by="daemonset-controller")
+            if x["object"] == f"ControllerRevision/default/agent-{first_hash}"] == [30.0]
+    ds = store.get("DaemonSet", "default", "agent")
+    assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "3"
+    assert ds["status"]["updatedNumberScheduled"] == 3
+
+
+def test_on_delete_replaces_only_the_pods_the_user_deletes(tmp_path):
+    strategy = "\n        updateStrategy: {type: OnDelete}"
+    # the pod names are seeded: a short run tells n1's, which the user then deletes at 20
+    r = run_text(tmp_path, _scenario(strategy, IMAGE_2, until="5s"))
+    n1 = next(p for _, p in _pod_writes(r, "create") if _node_of(r, p) == "n1")
+    r = run_text(tmp_path, _scenario(strategy, IMAGE_2 + f"\n    - {{at: 20s, delete: pod/{n1}}}", until="40s"))
+    assert _pod_writes(r, "delete") == []
+    creates = _pod_writes(r, "create")
+    assert [t for t, _ in creates] == [0.0, 0.0, 0.0, 20.1]
+    store = r.cluster.store
+    new = store.get("Pod", "default", creates[3][1])
+    assert new["spec"]["containers"][0]["image"] == "agent:2"
+    assert new["metadata"]["labels"]["pod-template-generation"] == "2"
+    assert sorted(p["spec"]["containers"][0]["image"] for p in store.list("Pod", "default")) == \
+        ["agent:1", "agent:1", "agent:2"]
+    st = store.get("DaemonSet", "default", "agent")["status"]
+    assert (st["updatedNumberScheduled"], st["numberAvailable"], st["observedGeneration"]) == (1, 3, 2)
+
+
+def test_revision_history_limit_deletes_the_oldest_unused_revisions(tmp_path):
+    """cleanupHistory: with revisionHistoryLimit 1, the third template (20) leaves two old revisions, one too
+    many: revision 1, which no pod carries any more (its rollout ended at 12.1), is deleted in that sync."""
+    actions = "".join(f"\n    - {{at: {t}s, patch: daemonset/agent, mergePatch: {{spec: {{template: {{spec: "
+                      f"{{containers: [{{name: app, image: 'agent:{i}'}}]}}}}}}}}}}"
+                      for t, i in ((10, 2), (20, 3)))
+    r = run_text(tmp_path, _scenario(actions=actions, extra="\n        revisionHistoryLimit: 1"))
+    revisions = sorted(r.cluster.store.list("ControllerRevision", "default"), key=lambda c: c["revision"])
+    assert [c["revision"] for c in revisions] == [2, 3]
+    deleted = [x["t"] for x in records(r, "api", verb="delete", by="daemonset-controller")
+               if x["object"].startswith("ControllerRevision/")]
+    assert deleted == [20.0]
+
+
+def test_max_surge_is_dropped_while_its_gate_is_off(tmp_path):
+    """1.21: DaemonSetUpdateSurge is alpha and off; the API server drops maxSurge (a warning says so) and the
+    update runs on maxUnavailable 1. From 1.22 (beta) the same manifest surges."""
+    strategy = "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}"
+    r = run_text(tmp_path, _scenario(strategy, IMAGE_2, version="1.21"))
+    assert any("spec.updateStrategy.rollingUpdate.maxSurge" in w and "DaemonSetUpdateSurge" in w
+               for w in r.scenario.warnings)
+    ds = r.cluster.store.get("DaemonSet", "default", "agent")
+    assert "maxSurge" not in ds["spec"]["updateStrategy"]["rollingUpdate"]
+    # one node at a time; the 1.21 kubelet removes a deleted pod 10 s after the deletion, when its successor is
+    # created, Ready at the next relist when the next old pod goes
+    assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 21.0, 31.0]
+    assert [t for t, _ in _pod_writes(r, "create")][3:] == [20.0, 30.0, 40.0]
+    assert [x["t"] for x in records(r, "api", verb="delete", by="kubelet")] == [20.0, 30.0, 40.0]
