@@ -205,3 +205,12 @@ def test_max_surge_is_dropped_while_its_gate_is_off(tmp_path):
     assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 21.0, 31.0]
     assert [t for t, _ in _pod_writes(r, "create")][3:] == [20.0, 30.0, 40.0]
     assert [x["t"] for x in records(r, "api", verb="delete", by="kubelet")] == [20.0, 30.0, 40.0]
+
+
+def test_deleting_the_daemonset_collects_its_revisions(tmp_path):
+    """The revisions carry the DaemonSet's controller reference: the garbage collector deletes them with it."""
+    r = run_text(tmp_path, _scenario(actions=IMAGE_2 + "\n    - {at: 20s, delete: daemonset/agent}", until="30s"))
+    gone = [(x["t"], x["object"].split("/")[0]) for x in records(r, "api", verb="delete", by="generic-garbage-collector")
+            if x["object"].startswith("ControllerRevision/")]
+    assert gone == [(20.0, "ControllerRevision"), (20.0, "ControllerRevision")]
+    assert r.cluster.store.list("ControllerRevision", "default") == []
