@@ -188,3 +188,10 @@ def test_rollback_renumbers_the_old_revision(tmp_path):
     assert sorted(revs.values()) == [2, 3]
     assert _status(r)["updateRevision"] == _status(r)["currentRevision"] == first
     assert _pods(r) == {f"web-{i}": ("nginx:1.27", first) for i in range(3)}
+
+
+def test_start_ordinals_are_not_modelled_and_say_so(tmp_path):
+    text = _scenario("{type: RollingUpdate}", " []", "5s").replace("        serviceName: web",
+                                                                  "        serviceName: web\n        ordinals: {start: 5}")
+    r = run_text(tmp_path, text)
+    assert any("spec.ordinals.start" in w and "numbers the StatefulSet's pods from 0" in w for w in r.scenario.warnings)

@@ -202,6 +202,9 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
         for field, instead in _JOB_UNMODELLED.items():
             if spec.get(field) is not None:
                 out.append((f"spec.{field}", f"not modelled: {instead}"))
+    ordinals = spec.get("ordinals") if isinstance(spec.get("ordinals"), dict) else {}
+    if kind == "StatefulSet" and ordinals.get("start") not in (None, 0):
+        out.append(("spec.ordinals.start", "not modelled: podlife numbers the StatefulSet's pods from 0"))
     if kind == "HorizontalPodAutoscaler":
         for i, m in enumerate(spec.get("metrics") or ()):
             if not isinstance(m, dict):
