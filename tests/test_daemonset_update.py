@@ -214,3 +214,17 @@ def test_deleting_the_daemonset_collects_its_revisions(tmp_path):
             if x["object"].startswith("ControllerRevision/")]
     assert gone == [(20.0, "ControllerRevision"), (20.0, "ControllerRevision")]
     assert r.cluster.store.list("ControllerRevision", "default") == []
+
+
+def test_controller_revisions_print_as_kubectl_shows_them(tmp_path):
+    """printControllerRevision: NAME, CONTROLLER (kind.group/name), REVISION, AGE."""
+    from datetime import timedelta
+
+    from podlife.apiserver.tables import table
+
+    r = run_text(tmp_path, _scenario(actions=IMAGE_2, until="20s"))
+    revs = sorted(r.cluster.store.list("ControllerRevision", "default"), key=lambda c: c["revision"])
+    t = table("ControllerRevision", revs, r.cluster.trace.start_time + timedelta(seconds=20), include="None")
+    assert [c["name"] for c in t["columnDefinitions"]] == ["Name", "Controller", "Revision", "Age"]
+    assert [row["cells"] for row in t["rows"]] == [[revs[0]["metadata"]["name"], "daemonset.apps/agent", 1, "20s"],
+                                                   [revs[1]["metadata"]["name"], "daemonset.apps/agent", 2, "10s"]]
