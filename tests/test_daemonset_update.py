@@ -228,3 +228,15 @@ def test_controller_revisions_print_as_kubectl_shows_them(tmp_path):
     assert [c["name"] for c in t["columnDefinitions"]] == ["Name", "Controller", "Revision", "Age"]
     assert [row["cells"] for row in t["rows"]] == [[revs[0]["metadata"]["name"], "daemonset.apps/agent", 1, "20s"],
                                                    [revs[1]["metadata"]["name"], "daemonset.apps/agent", 2, "10s"]]
+
+
+def test_a_deleted_revision_is_made_again(tmp_path):
+    """deleteHistory syncs the DaemonSet, whose constructHistory snapshots the current template again (with
+    number 1 again: there is no other revision)."""
+    r = run_text(tmp_path, _scenario(until="20s"))
+    name = r.cluster.store.list("ControllerRevision", "default")[0]["metadata"]["name"]
+    r = run_text(tmp_path, _scenario(actions=f"\n    - {{at: 5s, delete: controllerrevision/{name}}}", until="20s"))
+    assert [(x["t"], x["verb"], x["by"]) for x in records(r, "api", object=f"ControllerRevision/default/{name}")] == [
+        (0.0, "create", "daemonset-controller"), (5.0, "delete", "kubectl"), (5.0, "create", "daemonset-controller")]
+    assert r.cluster.store.get("ControllerRevision", "default", name)["revision"] == 1
+    assert [x["t"] for x in records(r, "api", verb="delete", by="daemonset-controller")] == []

@@ -167,6 +167,7 @@ class DaemonSetController:
         self.store.watch("DaemonSet", self._on_ds)
         self.store.watch("Pod", self._on_pod)
         self.store.watch("Node", self._on_node)
+        self.store.watch("ControllerRevision", self._on_history)
 
     # ---- event handlers ----------------------------------------------------------------------------------
 
@@ -177,6 +178,19 @@ class DaemonSetController:
         else:
             self.dss[_key(ds)] = ds
         self.queue.add(_key(ds))
+
+    def _on_history(self, type_: str, rev: Obj, old: Obj | None) -> None:
+        """addHistory / updateHistory / deleteHistory: the owning DaemonSet (also a former owner) is synced; an
+        orphan revision, every DaemonSet of its namespace whose selector matches it (to adopt it)."""
+        if not self.dss:
+            return
+        owners = [owner_of(rev)] + ([owner_of(old)] if old is not None and owner_of(old) != owner_of(rev) else [])
+        for ref in owners:
+            ds = resolve_controller_ref(self.dss, rev["metadata"]["namespace"], ref, "DaemonSet")
+            if ds is not None:
+                self.queue.add(_key(ds))
+        if owner_of(rev) is None and type_ != DELETED:
+            self._enqueue_matching(rev)
 
     def _on_node(self, type_: str, node: Obj, old: Obj | None) -> None:
         name = node["metadata"]["name"]
