@@ -195,3 +195,16 @@ def test_start_ordinals_are_not_modelled_and_say_so(tmp_path):
                                                                   "        serviceName: web\n        ordinals: {start: 5}")
     r = run_text(tmp_path, text)
     assert any("spec.ordinals.start" in w and "numbers the StatefulSet's pods from 0" in w for w in r.scenario.warnings)
+
+
+def test_max_unavailable_waits_for_min_ready_seconds_with_parallel_pods(tmp_path):
+    """Parallel pods, minReadySeconds 5, maxUnavailable 1 (kubernetes#112307): on 1.35 a replaced pod counts as
+    unavailable until it has been Ready 5 s, so web-3 (Ready at 12) lets web-2 go at 17; on 1.34 (gate off)
+    the one-at-a-time path waits only for Running and Ready (12)."""
+    text = _scenario("{type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}", NEW_IMAGE, "40s", replicas=4,
+                     version="1.35").replace("        serviceName: web", "        serviceName: web\n"
+                                             "        minReadySeconds: 5\n        podManagementPolicy: Parallel")
+    r = run_text(tmp_path, text)
+    assert _writes(r, "delete") == [(10.0, "web-3"), (17.0, "web-2"), (24.0, "web-1"), (31.0, "web-0")]
+    r = run_text(tmp_path, text.replace('"1.35"', '"1.34"'))
+    assert _writes(r, "delete") == [(10.0, "web-3"), (12.0, "web-2"), (14.0, "web-1"), (16.0, "web-0")]

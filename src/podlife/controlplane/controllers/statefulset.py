@@ -316,7 +316,9 @@ class StatefulSetController:
             # updateStatefulSetAfterInvariantEstablished: up to maxUnavailable (default 1, at least 1) less the
             # unhealthy replicas, from the highest ordinal down to the partition
             max_unavailable = scaled_value(ru.get("maxUnavailable", 1), len(replicas), round_up=False) or 1
-            budget = max_unavailable - sum(1 for p in replicas if p is None or not is_healthy(p))
+            # isUnavailable: not healthy, or not yet available for minReadySeconds (the beta's KEP-961 fix)
+            budget = max_unavailable - sum(1 for p in replicas
+                                           if p is None or not is_healthy(p) or not self._available(p, mrs))
             for target in range(len(replicas) - 1, update_min - 1, -1):
                 if budget <= 0:
                     return
