@@ -240,3 +240,39 @@ def test_a_deleted_revision_is_made_again(tmp_path):
         (0.0, "create", "daemonset-controller"), (5.0, "delete", "kubectl"), (5.0, "create", "daemonset-controller")]
     assert r.cluster.store.get("ControllerRevision", "default", name)["revision"] == 1
     assert [x["t"] for x in records(r, "api", verb="delete", by="daemonset-controller")] == []
+
+
+SURGE_E2E_CONTAINER = ('{name: app, image: "agent:1", env: [{name: VERSION, value: "VER"}], '
+                       'lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "sleep 15"]}}}, '
+                       'readinessProbe: {exec: {command: ["/bin/sh", "-ec", "touch /var/tmp/ready"]}, '
+                       'initialDelaySeconds: 7, periodSeconds: 3, successThreshold: 1, failureThreshold: 1}}')
+
+
+def test_surge_rollout_keeps_the_e2e_invariants(tmp_path):
+    """daemon_set.go "should surge pods onto nodes": maxSurge 20% (of 3 nodes: 1), maxUnavailable 0,
+    minReadySeconds 10, a 15 s preStop and a readiness probe with initialDelaySeconds 7. The VERSION change at 30
+    surges onto n0; the new pod is Ready at 39 (probe after 7 s, reported at the relist) and available at 49, when
+    n0's old pod is deleted and n1's new pod created; and so on every 19 s. The old pods end 15.1 s after their
+    deletion (preStop, then SIGTERM). Invariants: an old pod never runs beside a new one for more than 60 s,
+    a node never has two running pods of one version nor more than one deleted pod."""
+    text = _scenario("\n        minReadySeconds: 10"
+                     "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: '20%', maxUnavailable: 0}}",
+                     "\n    - {at: 30s, patch: daemonset/agent, mergePatch: {spec: {template: {spec: {containers: ["
+                     + SURGE_E2E_CONTAINER.replace("VER", "2") + "]}}}}}", until="150s")
+    text = text.replace("containers: [{name: app, image: agent:1}]",
+                        "containers: [" + SURGE_E2E_CONTAINER.replace("VER", "1") + "]")
+    r = run_text(tmp_path, text)
+    creates, deletes = _pod_writes(r, "create"), _pod_writes(r, "delete")
+    assert [t for t, _ in creates] == [0.0, 0.0, 0.0, 30.0, 49.0, 68.0]
+    assert [t for t, _ in deletes] == [49.0, 68.0, 87.0]
+    nodes = {p: _node_of(r, p) for _, p in creates}
+    assert [nodes[p] for _, p in creates[3:]] == ["n0", "n1", "n2"] == [nodes[p] for _, p in deletes]
+    ended = {x["object"].split("/")[-1]: x["t"] for x in records(r, "phase", to="Succeeded")}
+    assert [ended[p] for _, p in deletes] == [64.1, 83.1, 102.1]
+    for (t_new, new), (t_del, old) in zip(creates[3:], deletes):
+        assert nodes[new] == nodes[old] and t_del - t_new <= 60      # overlap bound (maxSurgeOverlap)
+    # maxSurge 1: the next node's surge starts only when the previous node's old pod is deleted
+    assert [t for t, _ in creates[4:]] == [t for t, _ in deletes[:-1]]
+    ds = r.cluster.store.get("DaemonSet", "default", "agent")
+    assert ds["status"]["updatedNumberScheduled"] == 3
+    assert sorted(c["revision"] for c in r.cluster.store.list("ControllerRevision", "default")) == [1, 2]
