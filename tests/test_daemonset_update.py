@@ -276,3 +276,14 @@ def test_surge_rollout_keeps_the_e2e_invariants(tmp_path):
     ds = r.cluster.store.get("DaemonSet", "default", "agent")
     assert ds["status"]["updatedNumberScheduled"] == 3
     assert sorted(c["revision"] for c in r.cluster.store.list("ControllerRevision", "default")) == [1, 2]
+
+
+def test_a_strategic_patch_of_one_container_field_rolls_the_pods(tmp_path):
+    """kubectl patch --type=strategic (containers merge by name): setting only the image is a valid template
+    change; the scenario loader's check applies it as the run does."""
+    action = ("\n    - {at: 10s, patch: daemonset/agent, strategicMergePatch: {spec: {template: {spec: {containers: "
+              "[{name: app, image: 'agent:2'}]}}}}}")
+    r = run_text(tmp_path, _scenario(actions=action.replace("image: 'agent:2'", "env: [{name: V, value: '2'}]")))
+    assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 11.0, 12.0]
+    assert {p["spec"]["containers"][0]["image"] for p in r.cluster.store.list("Pod", "default")} == {"agent:1"}
+    assert {p["spec"]["containers"][0]["env"][0]["value"] for p in r.cluster.store.list("Pod", "default")} == {"2"}
