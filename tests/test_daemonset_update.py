@@ -9,6 +9,8 @@ removing the pod at its next relist. The rolling update walks the nodes by name 
 
 from __future__ import annotations
 
+import pytest
+
 from podlife.controlplane.controllers.deployment import compute_hash
 from tests.helpers import records, run_text
 
@@ -103,8 +105,11 @@ def test_before_1_28_the_replacement_waits_for_the_old_pod_to_leave(tmp_path):
     assert removed == [11.0, 13.0, 15.0]
 
 
-def test_max_unavailable_two_deletes_two_at_once(tmp_path):
-    strategy = "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}"
+@pytest.mark.parametrize("value", ["2", "'34%'"])
+def test_max_unavailable_two_deletes_two_at_once(tmp_path, value):
+    """maxUnavailable 2, or a percentage of the 3 desired nodes rounded up (util.UnavailableCount: 34% -> 2)."""
+    strategy = "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: VALUE}}".replace(
+        "VALUE", value)
     r = run_text(tmp_path, _scenario(strategy, IMAGE_2))
     assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 10.0, 11.0]
     assert [t for t, _ in _pod_writes(r, "create")][3:] == [10.1, 10.1, 11.1]
