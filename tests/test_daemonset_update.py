@@ -292,3 +292,31 @@ def test_a_strategic_patch_of_one_container_field_rolls_the_pods(tmp_path):
     assert [t for t, _ in _pod_writes(r, "delete")] == [10.0, 11.0, 12.0]
     assert {p["spec"]["containers"][0]["image"] for p in r.cluster.store.list("Pod", "default")} == {"agent:1"}
     assert {p["spec"]["containers"][0]["env"][0]["value"] for p in r.cluster.store.list("Pod", "default")} == {"2"}
+
+
+def test_a_duplicate_current_revision_is_deduplicated(tmp_path):
+    """dedupCurHistories: an orphan revision holding the same template (here created by the user at 5 s, with
+    revision 5 and the selector's labels) is adopted and labelled with its name; of the two current revisions
+    the higher one is kept, the pods are relabelled with its hash, and the other is deleted. No pod restarts."""
+    import json
+
+    r = run_text(tmp_path, _scenario(until="1s"))
+    template = r.cluster.store.get("DaemonSet", "default", "agent")["spec"]["template"]
+    data = {"spec": {"template": {**template, "$patch": "replace"}}}
+    manifest = {"apiVersion": "apps/v1", "kind": "ControllerRevision",
+                "metadata": {"name": "agent-manual", "labels": {"app": "agent"}}, "data": data, "revision": 5}
+    r = run_text(tmp_path, _scenario(actions=f"\n    - {{at: 5s, create: {json.dumps(manifest)}}}", until="20s"))
+    store = r.cluster.store
+    revisions = store.list("ControllerRevision", "default")
+    assert [(c["metadata"]["name"], c["revision"]) for c in revisions] == [("agent-manual", 5)]
+    assert revisions[0]["metadata"]["labels"] == {"app": "agent", "controller-revision-hash": "agent-manual"}
+    assert revisions[0]["metadata"]["ownerReferences"][0]["name"] == "agent"
+    pods = store.list("Pod", "default")
+    assert {p["metadata"]["labels"]["controller-revision-hash"] for p in pods} == {"agent-manual"}
+    relabels = [x["t"] for x in records(r, "api", verb="patch", by="daemonset-controller")
+                if x["object"].startswith("Pod/")]
+    assert relabels == [5.0, 5.0, 5.0]
+    assert _pod_writes(r, "delete") == []
+    assert [x["t"] for x in records(r, "api", verb="delete", by="daemonset-controller")
+            if x["object"].startswith("ControllerRevision/")] == [5.0]
+    assert store.get("DaemonSet", "default", "agent")["status"]["updatedNumberScheduled"] == 3
