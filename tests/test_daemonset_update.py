@@ -215,7 +215,8 @@ def test_max_surge_is_dropped_while_its_gate_is_off(tmp_path):
 def test_deleting_the_daemonset_collects_its_revisions(tmp_path):
     """The revisions carry the DaemonSet's controller reference: the garbage collector deletes them with it."""
     r = run_text(tmp_path, _scenario(actions=IMAGE_2 + "\n    - {at: 20s, delete: daemonset/agent}", until="30s"))
-    gone = [(x["t"], x["object"].split("/")[0]) for x in records(r, "api", verb="delete", by="generic-garbage-collector")
+    gone = [(x["t"], x["object"].split("/")[0])
+            for x in records(r, "api", verb="delete", by="generic-garbage-collector")
             if x["object"].startswith("ControllerRevision/")]
     assert gone == [(20.0, "ControllerRevision"), (20.0, "ControllerRevision")]
     assert r.cluster.store.list("ControllerRevision", "default") == []
@@ -261,7 +262,8 @@ def test_surge_rollout_keeps_the_e2e_invariants(tmp_path):
     deletion (preStop, then SIGTERM). Invariants: an old pod never runs beside a new one for more than 60 s,
     a node never has two running pods of one version nor more than one deleted pod."""
     text = _scenario("\n        minReadySeconds: 10"
-                     "\n        updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: '20%', maxUnavailable: 0}}",
+                     "\n        updateStrategy: {type: RollingUpdate, "
+                     "rollingUpdate: {maxSurge: '20%', maxUnavailable: 0}}",
                      "\n    - {at: 30s, patch: daemonset/agent, mergePatch: {spec: {template: {spec: {containers: ["
                      + SURGE_E2E_CONTAINER.replace("VER", "2") + "]}}}}}", until="150s")
     text = text.replace("containers: [{name: app, image: agent:1}]",

@@ -190,11 +190,28 @@ def test_rollback_renumbers_the_old_revision(tmp_path):
     assert _pods(r) == {f"web-{i}": ("nginx:1.27", first) for i in range(3)}
 
 
-def test_start_ordinals_are_not_modelled_and_say_so(tmp_path):
-    text = _scenario("{type: RollingUpdate}", " []", "5s").replace("        serviceName: web",
-                                                                  "        serviceName: web\n        ordinals: {start: 5}")
+def test_start_ordinals_number_the_pods_and_the_partition_counts_from_them(tmp_path):
+    """spec.ordinals.start 5 (StatefulSetStartOrdinal, beta from 1.27): web-5, web-6, web-7, one after the other;
+    partition 2 keeps web-5 and web-6 (ordinals below start + partition) at the current revision."""
+    text = _scenario("{type: RollingUpdate, rollingUpdate: {partition: 2}}", NEW_IMAGE, "30s").replace(
+        "        serviceName: web", "        serviceName: web\n        ordinals: {start: 5}")
     r = run_text(tmp_path, text)
-    assert any("spec.ordinals.start" in w and "numbers the StatefulSet's pods from 0" in w for w in r.scenario.warnings)
+    old, new = _revisions(r)
+    assert _writes(r, "create") == [(0.0, "web-5"), (1.0, "web-6"), (2.0, "web-7"), (11.0, "web-7")]
+    assert _writes(r, "delete") == [(10.0, "web-7")]
+    assert _pods(r) == {"web-5": ("nginx:1.27", old), "web-6": ("nginx:1.27", old), "web-7": ("nginx:1.28", new)}
+    pod = r.cluster.store.get("Pod", "default", "web-7")
+    assert pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "7"
+
+
+def test_start_ordinals_are_dropped_while_the_gate_is_off(tmp_path):
+    """1.26: StatefulSetStartOrdinal is alpha and off; the pods are numbered from 0 and a warning says the field
+    has no effect."""
+    text = _scenario("{type: RollingUpdate}", " []", "5s", version="1.26").replace(
+        "        serviceName: web", "        serviceName: web\n        ordinals: {start: 5}")
+    r = run_text(tmp_path, text)
+    assert [n for _, n in _writes(r, "create")] == ["web-0", "web-1", "web-2"]
+    assert any("spec.ordinals" in w and "StatefulSetStartOrdinal" in w for w in r.scenario.warnings)
 
 
 def test_max_unavailable_waits_for_min_ready_seconds_with_parallel_pods(tmp_path):

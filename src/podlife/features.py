@@ -126,6 +126,8 @@ GATES: tuple[Gate, ...] = (
     _g("RestartAllContainersOnContainerExits", (35, False, ALPHA), (36, True, BETA),
        source=f"{_KF} 1.35; KEP-5532, PR #136681"),
     _g("SchedulerAsyncPreemption", (32, False, ALPHA), (33, True, BETA), source=f"{_KF} 1.32-1.35"),
+    _g("StatefulSetStartOrdinal", (26, False, ALPHA), (27, True, BETA), (31, True, GA, True), last=33,
+       source=f"{_KF} 1.27, 1.31 (GA, locked; remove in 1.33); KEP-3335"),
     _g("SeparateTaintEvictionController", (29, True, BETA), (34, True, GA, True), source=f"{_KF} 1.29-1.35"),
     _g("ServerSideFieldValidation", (23, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=31,
        source=f"{_PAGE}; {_KF} 1.25-1.31 (generic apiserver gate)"),

@@ -407,6 +407,10 @@ RULES: tuple[Rule, ...] = (
         Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
         Change(37, True, "PR #139466: on by default in 1.37"),
     ), gate="MaxUnavailableStatefulSet"),
+    Rule("statefulset_start_ordinal", "a StatefulSet numbers its pods from spec.ordinals.start", (
+        Change(18, False, "from 0 (1.26: StatefulSetStartOrdinal alpha, off)"),
+        Change(27, True, "KEP-3335 StatefulSetStartOrdinal beta, on by default (GA 1.31)"),
+    ), gate="StatefulSetStartOrdinal"),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (the label and its PodIndexLabel gate arrive in 1.28, already beta)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
@@ -562,6 +566,7 @@ DROPPED_FIELD_GATES: dict[str, str] = {
     "job_pod_failure_policy": "JobPodFailurePolicy",
     "sidecar_restart_policy": "SidecarContainers",
     "ds_max_surge": "DaemonSetUpdateSurge",
+    "sts_start_ordinal": "StatefulSetStartOrdinal",
 }
 
 

@@ -99,6 +99,7 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
     for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
                                                                             "podFailurePolicy", "Job"),
                              ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
+                             ("sts_start_ordinal", "ordinals", "StatefulSet"),
                              ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget")):
         if key in dropped and obj.get("kind") == kind and spec.get(field) is not None:
             out.append((f"spec.{field}", _dropped(key, profile)))
@@ -202,9 +203,6 @@ def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
         for field, instead in _JOB_UNMODELLED.items():
             if spec.get(field) is not None:
                 out.append((f"spec.{field}", f"not modelled: {instead}"))
-    ordinals = spec.get("ordinals") if isinstance(spec.get("ordinals"), dict) else {}
-    if kind == "StatefulSet" and ordinals.get("start") not in (None, 0):
-        out.append(("spec.ordinals.start", "not modelled: podlife numbers the StatefulSet's pods from 0"))
     if kind == "HorizontalPodAutoscaler":
         for i, m in enumerate(spec.get("metrics") or ()):
             if not isinstance(m, dict):

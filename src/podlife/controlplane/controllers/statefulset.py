@@ -13,7 +13,8 @@ the hash computed from the template's canonical JSON, not a real cluster's bytes
 pods of ordinals >= partition from the highest, one at a time once the one above is healthy, or maxUnavailable
 of them where MaxUnavailableStatefulSet is on (``statefulset_max_unavailable``: 1.35 and from 1.37); a pod below
 the partition is (re)created from the current revision. status.currentRevision moves to the update revision only
-when every pod is updated and ready. OnDelete replaces only pods the user deletes. Not modelled: start ordinals.
+when every pod is updated and ready. OnDelete replaces only pods the user deletes. Ordinals run from
+``spec.ordinals.start`` (StatefulSetStartOrdinal, 1.27+); a pod outside the range is condemned.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def revision_name(sset: Obj, collision_count: int) -> str:
 class _Versions:
     """The current and update revisions' sets (ApplyRevision) for newVersionedStatefulSetPod."""
 
-    def __init__(self, sset: Obj, current_set: Obj, current_rev: str, update_set: Obj, update_rev: str) -> None:
-        self.sset, self.current_set, self.current_rev = sset, current_set, current_rev
+    def __init__(self, sset: Obj, start: int, current_set: Obj, current_rev: str, update_set: Obj,
+                 update_rev: str) -> None:
+        self.sset, self.start, self.current_set, self.current_rev = sset, start, current_set, current_rev
         self.update_set, self.update_rev = update_set, update_rev
 
     def for_ordinal(self, ordinal: int) -> tuple[Obj, str]:
@@ -112,8 +114,8 @@ class _Versions:
         strategy = self.sset["spec"].get("updateStrategy") or {}
         ru = strategy.get("rollingUpdate")
         if strategy.get("type", "RollingUpdate") == "RollingUpdate" and (
-                (ru is None and ordinal < int((self.sset.get("status") or {}).get("currentReplicas") or 0))
-                or (ru is not None and ordinal < int(ru.get("partition") or 0))):
+                (ru is None and ordinal < self.start + int((self.sset.get("status") or {}).get("currentReplicas") or 0))
+                or (ru is not None and ordinal < self.start + int(ru.get("partition") or 0))):
             return self.current_set, self.current_rev
         return self.update_set, self.update_rev
 
@@ -182,6 +184,12 @@ class StatefulSetController:
         self.queue.add(_key(s))
         return s
 
+    def _start_ordinal(self, sset: Obj) -> int:
+        """getStartOrdinal: spec.ordinals.start where StatefulSetStartOrdinal is on, else 0."""
+        if not self.profile.statefulset_start_ordinal:
+            return 0
+        return int((sset["spec"].get("ordinals") or {}).get("start") or 0)
+
     def _min_ready_seconds(self, sset: Obj) -> int:
         return int(sset["spec"].get("minReadySeconds") or 0) if self.profile.statefulset_available_replicas else 0
 
@@ -220,17 +228,18 @@ class StatefulSetController:
         if sset["metadata"].get("deletionTimestamp"):
             return status, None  # being deleted: status only
         replica_count = int(spec.get("replicas", 1))
-        replicas: list[Obj | None] = [None] * replica_count
+        start = self._start_ordinal(sset)
+        replicas: list[Obj | None] = [None] * replica_count   # index: ordinal - start
         condemned: list[Obj] = []
         for pod in pods:
             ordinal = parent_and_ordinal(pod)[1]
-            if 0 <= ordinal < replica_count:
-                replicas[ordinal] = pod
-            elif ordinal >= replica_count:
+            if start <= ordinal < start + replica_count:   # podInOrdinalRange
+                replicas[ordinal - start] = pod
+            elif ordinal >= 0:
                 condemned.append(pod)
         condemned.sort(key=lambda p: parent_and_ordinal(p)[1])
         monotonic = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
-        versions = _Versions(sset, apply_revision(sset, current), current_rev, apply_revision(sset, update),
+        versions = _Versions(sset, start, apply_revision(sset, current), current_rev, apply_revision(sset, update),
                              update_rev)
         try:
             self._manage(sset, replicas, condemned, monotonic, mrs, versions, status)
@@ -275,7 +284,7 @@ class StatefulSetController:
                     return
                 continue
             if pod is None:
-                self._create_pod(sset, *versions.for_ordinal(i), i)
+                self._create_pod(sset, *versions.for_ordinal(versions.start + i), versions.start + i)
                 if monotonic:
                     return
                 continue
