@@ -45,12 +45,14 @@ spec:
 """
 
 
-def _creates(r) -> list[tuple[float, str]]:
-    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="create", by="statefulset-controller")]
+def _creates(r, kind: str = "Pod") -> list[tuple[float, str]]:
+    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="create", by="statefulset-controller")
+            if x["object"].startswith(kind + "/")]
 
 
-def _deletes(r) -> list[tuple[float, str]]:
-    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="delete", by="statefulset-controller")]
+def _deletes(r, kind: str = "Pod") -> list[tuple[float, str]]:
+    return [(x["t"], x["object"].split("/")[-1]) for x in records(r, "api", verb="delete", by="statefulset-controller")
+            if x["object"].startswith(kind + "/")]
 
 
 def _events(r, reason: str) -> list[tuple[float, str]]:

@@ -392,12 +392,25 @@ RULES: tuple[Rule, ...] = (
         Change(23, "anonymous", "PR #114923 (in 1.23-1.26 patch releases): 'Preempted by a pod on node NODE'"),
         Change(29, "uid", "PR #119971: 'Preempted by pod UID on node NODE'"),
     )),
+    Rule("daemonset_max_surge", "a DaemonSet rolling update honours rollingUpdate.maxSurge", (
+        Change(18, False, "no surge: 1.18-1.20 have no maxSurge field; 1.21 DaemonSetUpdateSurge alpha, off "
+                          "(util.SurgeCount is 0 and the API server drops the field)"),
+        Change(22, True, "KEP-1591 DaemonSetUpdateSurge beta, on by default (GA 1.25, gate removed in 1.27)"),
+    ), gate="DaemonSetUpdateSurge"),
+    Rule("daemonset_skips_deleted_terminal", "the DaemonSet controller ignores terminal pods being deleted", (
+        Change(18, False, "getNodesToDaemonPods: a deleted pod counts until it leaves the store"),
+        Change(28, True, "PR #118716: terminal pods with a deletionTimestamp are skipped (replaced at once)"),
+    )),
     Rule("statefulset_max_unavailable", "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
         Change(18, False, "one pod at a time (1.24-1.34: MaxUnavailableStatefulSet alpha, off)"),
         Change(35, True, "KEP-961: MaxUnavailableStatefulSet beta, on by default in 1.35"),
         Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
         Change(37, True, "PR #139466: on by default in 1.37"),
     ), gate="MaxUnavailableStatefulSet"),
+    Rule("statefulset_start_ordinal", "a StatefulSet numbers its pods from spec.ordinals.start", (
+        Change(18, False, "from 0 (1.26: StatefulSetStartOrdinal alpha, off)"),
+        Change(27, True, "KEP-3335 StatefulSetStartOrdinal beta, on by default (GA 1.31)"),
+    ), gate="StatefulSetStartOrdinal"),
     Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (the label and its PodIndexLabel gate arrive in 1.28, already beta)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
@@ -552,6 +565,8 @@ DROPPED_FIELD_GATES: dict[str, str] = {
     "container_restart_rules": "ContainerRestartRules",
     "job_pod_failure_policy": "JobPodFailurePolicy",
     "sidecar_restart_policy": "SidecarContainers",
+    "ds_max_surge": "DaemonSetUpdateSurge",
+    "sts_start_ordinal": "StatefulSetStartOrdinal",
 }
 
 

@@ -48,6 +48,8 @@ KINDS: dict[str, KindInfo] = {k.kind: k for k in (
     KindInfo("ReplicationController", "v1", "replicationcontrollers", True, True, True),
     KindInfo("ResourceQuota", "v1", "resourcequotas", True, False, True),
     KindInfo("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False, False, False),
+    # the DaemonSet and StatefulSet controllers' history; the garbage collector removes it with its owner
+    KindInfo("ControllerRevision", "apps/v1", "controllerrevisions", True, False, False),
 )}
 
 # kinds served outside a namespace (each type's +genclient:nonNamespaced in staging/src/k8s.io/api)

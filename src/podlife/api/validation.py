@@ -55,7 +55,7 @@ Errs = list[FieldError]
 # (versions rules); empty outside a cluster: the newest behaviour
 FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
 GATED = ("sleep_action_allow_zero", "container_restart_rules", "restart_all_containers", "container_stop_signals",
-         "relaxed_env_var_names")   # versions rules of the same names
+         "relaxed_env_var_names", "daemonset_max_surge")   # versions rules of the same names
 
 
 def features(profile: object) -> dict[str, bool]:
@@ -1697,8 +1697,13 @@ def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
         return [_required(f"{path}.rollingUpdate")]
     ru, rp = _d(ru), f"{path}.rollingUpdate"
     errs = _int_or_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
-    errs += _int_or_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
     errs += _not_more_than_100_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
+    if not FEATURES.get().get("daemonset_max_surge", True):
+        # ValidateRollingUpdateDaemonSet without DaemonSetUpdateSurge (1.21): maxSurge is not looked at
+        if _int_or_percent_value(ru.get("maxUnavailable")) == 0:
+            errs.append(_invalid(f"{rp}.maxUnavailable", ru.get("maxUnavailable"), "cannot be 0"))
+        return errs
+    errs += _int_or_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
     errs += _not_more_than_100_percent(ru.get("maxSurge"), f"{rp}.maxSurge")
     has_unavailable = _int_or_percent_value(ru.get("maxUnavailable")) != 0
     has_surge = _int_or_percent_value(ru.get("maxSurge")) != 0

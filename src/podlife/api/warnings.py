@@ -95,9 +95,16 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
     for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
                                                                             "podFailurePolicy", "Job"),
                              ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
+                             ("sts_start_ordinal", "ordinals", "StatefulSet"),
                              ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget")):
         if key in dropped and obj.get("kind") == kind and spec.get(field) is not None:
             out.append((f"spec.{field}", _dropped(key, profile)))
+    ru = (spec.get("updateStrategy") or {}).get("rollingUpdate") if isinstance(spec.get("updateStrategy"), dict) \
+        else None
+    if "ds_max_surge" in dropped and obj.get("kind") == "DaemonSet" and isinstance(ru, dict) and \
+            ru.get("maxSurge") not in (None, 0, "0", "0%"):
+        # pkg/registry/apps/daemonset/strategy.go dropDisabledFields (1.21): maxSurge is dropped while the gate is off
+        out.append(("spec.updateStrategy.rollingUpdate.maxSurge", _dropped("ds_max_surge", profile)))
     return out
 
 

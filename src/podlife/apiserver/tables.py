@@ -167,6 +167,16 @@ def _configmap(o: Obj, now: datetime) -> Row:
     return [o["metadata"]["name"], len(o.get("data") or {}) + len(o.get("binaryData") or {}), _age(o, now)]
 
 
+def _controllerrevision(o: Obj, now: datetime) -> Row:
+    """printControllerRevision: the controller as formatResourceName with its kind (daemonset.apps/agent)."""
+    ref = next((r for r in o["metadata"].get("ownerReferences") or () if r.get("controller")), None)
+    controller = "<none>"
+    if ref is not None:
+        group = (ref.get("apiVersion") or "").rpartition("/")[0] if "/" in (ref.get("apiVersion") or "") else ""
+        controller = (f"{ref.get('kind', '')}.{group}" if group else ref.get("kind", "")).lower() + "/" + ref["name"]
+    return [o["metadata"]["name"], controller, o.get("revision", 0), _age(o, now)]
+
+
 def _secret(o: Obj, now: datetime) -> Row:
     return [o["metadata"]["name"], o.get("type", "Opaque"), len(o.get("data") or {}), _age(o, now)]
 
@@ -286,6 +296,7 @@ PRINTERS: dict[str, tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]] =
     "Service": ((_N, _c("Type"), _c("Cluster-IP"), _c("External-IP"), _c("Port(s)"), _AGE, _c("Selector", 1)),
                 _service),
     "ConfigMap": ((_N, _c("Data", 0, "integer"), _AGE), _configmap),
+    "ControllerRevision": ((_N, _c("Controller"), _c("Revision", 0, "integer"), _AGE), _controllerrevision),
     "Secret": ((_N, _c("Type"), _c("Data", 0, "integer"), _AGE), _secret),
     "ServiceAccount": ((_N, _c("Secrets", 0, "integer"), _AGE), _serviceaccount),
     "Event": ((_c("Last Seen"), _c("Type"), _c("Reason"), _c("Object"), _c("Message"), _c("Subobject", 1),

@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from podlife.api import schema, validation
+from podlife.api.errors import ApiError
 from podlife.api.warnings import manifest_warnings as api_warnings
 from podlife.api.warnings import missing_references, unmodelled_fields
 from podlife.api.quantity import parse_quantity
@@ -1504,14 +1505,32 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
                 if a.verb == "delete":
                     known.pop(k, None)
                 elif old is not None:
-                    new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
-                                    merge_patch(old, {"spec": {"replicas": a.replicas}}))
+                    if a.verb == "patch" and a.strategic:
+                        # lists merge on their patchMergeKey (containers by name), as the run applies it; a
+                        # patch the API refuses as such fails at run time, where it is reported
+                        try:
+                            new = defaulted(_strategic(old, a.merge_patch or {}, prof))
+                        except ApiError:
+                            continue
+                    else:
+                        new = defaulted(merge_patch(old, a.merge_patch or {}) if a.verb == "patch" else
+                                        merge_patch(old, {"spec": {"replicas": a.replicas}}))
                     where = f"{path}.{'strategicMergePatch' if a.strategic else 'mergePatch'}" \
                         if a.verb == "patch" else f"{path}.replicas"
                     _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
                     known[k] = new
     finally:
         validation.FEATURES.reset(token)
+
+
+def _strategic(old: dict[str, Any], patch: dict[str, Any], prof: Profile) -> dict[str, Any]:
+    """A strategic merge patch applied to a manifest as the scenario's patch action applies it."""
+    import json
+
+    from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch
+
+    sch = schema.type_schema(prof.minor, old.get("apiVersion", "v1"), old.get("kind", ""))
+    return apply_patch(old, json.dumps(patch).encode(), STRATEGIC_MERGE_PATCH, sch).object
 
 
 def _refused(ck: _Check, causes: list[Any], path: str, kind: str, name: str) -> None:

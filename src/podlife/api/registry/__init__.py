@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from podlife.api.meta import KINDS, KindInfo
+from podlife.api.registry.daemonset import DaemonSetStrategy
 from podlife.api.registry.generic import Strategy
 from podlife.api.registry.job import JobStrategy
 from podlife.api.registry.pod import PodStrategy
 
 _POD = PodStrategy()
 _JOB = JobStrategy()
+_DS = DaemonSetStrategy(KINDS["DaemonSet"])
 _GENERIC: dict[KindInfo, Strategy] = {}
 
 
@@ -17,6 +19,8 @@ def strategy_for(info: KindInfo) -> Strategy:
         return _POD
     if info is KINDS["Job"]:
         return _JOB
+    if info is KINDS["DaemonSet"]:
+        return _DS
     s = _GENERIC.get(info)
     if s is None:
         s = _GENERIC[info] = Strategy(info)

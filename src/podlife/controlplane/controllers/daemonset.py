@@ -7,9 +7,8 @@ and the pod tolerates the node's NoSchedule/NoExecute taints, counting the toler
 carries a required node affinity ``matchFields metadata.name In [node]`` (ReplaceDaemonSetPodNodeNameNodeAffinity)
 and the scheduler binds it. A node that stops fitting keeps its pod only while the pod tolerates its NoExecute
 taints; failed daemon pods are deleted (with a per-node backoff) and replaced; extra pods on a node are deleted.
-
-Not modelled: rolling updates (RollingUpdate/OnDelete replacement of pods of an old template), ControllerRevision
-objects, surge.
+Each template is a ControllerRevision; pods of an older one are replaced by the update strategy
+(``daemonset_update``: RollingUpdate with maxUnavailable or maxSurge, OnDelete).
 """
 
 from __future__ import annotations
@@ -39,7 +38,16 @@ from podlife.controlplane.controllers.controller_utils import (
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.controlplane.controllers.controller_utils import object_skey as _skey
 from podlife.controlplane.controllers.controller_utils import pod_key as _pod_key
-from podlife.controlplane.controllers.deployment import compute_hash
+from podlife.controlplane.controllers.daemonset_update import (
+    REVISION_LABEL,
+    TEMPLATE_GENERATION_LABEL,
+    allows_surge,
+    cleanup_history,
+    construct_history,
+    is_pod_updated,
+    rolling_update,
+)
+from podlife.api.registry.daemonset import template_generation
 from podlife.controlplane.controllers.tainteviction import tolerates_taint
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -48,8 +56,6 @@ from podlife.versions import Profile
 COMPONENT = "daemonset-controller"
 BURST_REPLICAS = 250                       # daemon_controller.go BurstReplicas
 STATUS_UPDATE_RETRIES = 1                  # StatusUpdateRetries
-REVISION_LABEL = "controller-revision-hash"
-TEMPLATE_GENERATION_LABEL = "pod-template-generation"   # extensions.DaemonSetTemplateGenerationKey
 FAILED_BACKOFF_INITIAL = 1.0               # failedPodsBackoff: flowcontrol.NewBackOff(1s, 15min)
 FAILED_BACKOFF_MAX = 900.0
 
@@ -123,6 +129,11 @@ def target_node(pod: Obj) -> str | None:
     return None
 
 
+def _creation_order(pod: Obj) -> tuple[bool, str, str]:
+    """podByCreationTimestampAndPhase: scheduled pods first, then the oldest, then by name."""
+    return (not pod["spec"].get("nodeName"), pod["metadata"].get("creationTimestamp") or "", pod["metadata"]["name"])
+
+
 class _Expectations(Expectations):
     def set(self, key: str, adds: int, delete_keys: list[str]) -> None:
         """ControllerExpectations.SetExpectations(key, creations, deletions)."""
@@ -131,6 +142,8 @@ class _Expectations(Expectations):
 
 class DaemonSetController:
     """pkg/controller/daemon DaemonSetsController."""
+
+    COMPONENT = COMPONENT
 
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         self.kernel = kernel
@@ -154,6 +167,7 @@ class DaemonSetController:
         self.store.watch("DaemonSet", self._on_ds)
         self.store.watch("Pod", self._on_pod)
         self.store.watch("Node", self._on_node)
+        self.store.watch("ControllerRevision", self._on_history)
 
     # ---- event handlers ----------------------------------------------------------------------------------
 
@@ -164,6 +178,19 @@ class DaemonSetController:
         else:
             self.dss[_key(ds)] = ds
         self.queue.add(_key(ds))
+
+    def _on_history(self, type_: str, rev: Obj, old: Obj | None) -> None:
+        """addHistory / updateHistory / deleteHistory: the owning DaemonSet (also a former owner) is synced; an
+        orphan revision, every DaemonSet of its namespace whose selector matches it (to adopt it)."""
+        if not self.dss:
+            return
+        owners = [owner_of(rev)] + ([owner_of(old)] if old is not None and owner_of(old) != owner_of(rev) else [])
+        for ref in owners:
+            ds = resolve_controller_ref(self.dss, rev["metadata"]["namespace"], ref, "DaemonSet")
+            if ds is not None:
+                self.queue.add(_key(ds))
+        if owner_of(rev) is None and type_ != DELETED:
+            self._enqueue_matching(rev)
 
     def _on_node(self, type_: str, node: Obj, old: Obj | None) -> None:
         name = node["metadata"]["name"]
@@ -203,6 +230,13 @@ class DaemonSetController:
             return
         if pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
             return
+        if pod["metadata"].get("deletionTimestamp"):
+            # updatePod: a graceful deletion is handled as a deletion at once ("expect an ds to create more
+            # replicas asap, not wait until the kubelet actually deletes the pod")
+            if ds is not None:
+                self.expectations.deletion_observed(_skey(ds), _pod_key(pod))
+                self.queue.add(_key(ds))
+            return
         if owner_of(old) != owner_of(pod) and owner_of(old) is not None:
             o = self._resolve(old)
             if o is not None:
@@ -227,6 +261,11 @@ class DaemonSetController:
 
     # ---- syncDaemonSet -----------------------------------------------------------------------------------
 
+    def daemon_pods(self, ds: Obj) -> list[Obj]:
+        """getDaemonPods: the pods the DaemonSet controls, after adoption and release."""
+        return claim_pods(self.store, COMPONENT, ds, label_selector(ds["spec"].get("selector")),
+                          self.index.candidates(ds), controller_ref(ds))
+
     def sync_daemon_set(self, key: Key) -> None:
         ds = self.dss.get(key)
         skey = f"{key[0]}/{key[1]}"
@@ -235,30 +274,45 @@ class DaemonSetController:
             return
         if ds["metadata"].get("deletionTimestamp"):
             return
-        collision = (ds.get("status") or {}).get("collisionCount")
-        hash_ = compute_hash((ds["spec"].get("template") or {}), collision)
-        pods = claim_pods(self.store, COMPONENT, ds, label_selector(ds["spec"].get("selector")),
-                          self.index.candidates(ds), controller_ref(ds))
+        cur, old = construct_history(self, ds)
+        hash_ = (cur["metadata"].get("labels") or {}).get(REVISION_LABEL, "")
+        pods = self.daemon_pods(ds)
         by_node: dict[str, list[Obj]] = {}
+        skip_terminal = self.profile.daemonset_skips_deleted_terminal
         for pod in pods:
+            if skip_terminal and pod["metadata"].get("deletionTimestamp") and \
+                    (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue  # getNodesToDaemonPods(includeDeletedTerminal=false); cleanupHistory still sees it
             node = target_node(pod)
             if node is not None:
                 by_node.setdefault(node, []).append(pod)
-        err: ApiError | None = None
-        if self.expectations.satisfied(skey):
-            err = self._manage(ds, by_node, hash_)
-        self._update_status(ds, by_node, hash_)
+        if not self.expectations.satisfied(skey):
+            # "Only update status. Don't raise observedGeneration since controller didn't process object of
+            # that generation."
+            self._update_status(ds, by_node, hash_, update_generation=False)
+            return
+        err = self._manage(ds, by_node, hash_)
+        # updateDaemonSet: rolling updates once manage's creations and deletions are observed
+        if err is None and self.expectations.satisfied(skey):
+            if (ds["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate":
+                delete, create = rolling_update(self, ds, by_node, hash_)
+                err = self._sync_nodes(ds, delete, create, hash_)
+        if err is None:
+            cleanup_history(self, ds, old, pods)
+        self._update_status(ds, by_node, hash_, update_generation=True)
         if err is not None:
             raise err
 
     def _manage(self, ds: Obj, by_node: dict[str, list[Obj]], hash_: str) -> ApiError | None:
+        """manage / podsShouldBeOnNode per node."""
         need: list[str] = []
         delete: list[Obj] = []
+        surge = allows_surge(ds, self.profile.daemonset_max_surge)
+        mrs = int(ds["spec"].get("minReadySeconds") or 0)
         for name in sorted(self.nodes):
             node = self.nodes[name]
             run, cont = should_run(node, ds)
-            pods = sorted(by_node.get(name, []),
-                          key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+            pods = sorted(by_node.get(name, []), key=_creation_order)
             if run and not pods:
                 need.append(name)
             elif cont:
@@ -281,8 +335,13 @@ class DaemonSetController:
                         delete.append(pod)
                         continue
                     running.append(pod)
-                if len(running) > 1:
+                if not surge:
                     delete.extend(running[1:])  # keep the oldest
+                elif not running:
+                    if run:
+                        need.append(name)        # surging: the node needs one pod not being deleted
+                elif len(running) > 1:
+                    delete.extend(self._surge_excess(ds, running, hash_, mrs))
             else:
                 delete.extend(p for p in pods if not p["metadata"].get("deletionTimestamp"))
         # pods whose node is gone (getNodesToDaemonPods includes them; podsShouldBeOnNode never sees them)
@@ -290,6 +349,25 @@ class DaemonSetController:
             if name not in self.nodes:
                 delete.extend(p for p in pods if not p["metadata"].get("deletionTimestamp"))
         return self._sync_nodes(ds, delete, need, hash_)
+
+    def _surge_excess(self, ds: Obj, running: list[Obj], hash_: str, mrs: int) -> list[Obj]:
+        """podsShouldBeOnNode with surge: keep the oldest new and the oldest old pod; the old one goes when it
+        is not ready or once the new one is available."""
+        oldest_new = oldest_old = None
+        delete: list[Obj] = []
+        for pod in running:
+            if (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == hash_:
+                if oldest_new is None:
+                    oldest_new = pod
+                    continue
+            elif oldest_old is None:
+                oldest_old = pod
+                continue
+            delete.append(pod)
+        if oldest_new is not None and oldest_old is not None and (
+                not is_pod_ready(oldest_old) or is_pod_available(self.trace, oldest_new, mrs, self.kernel.now)):
+            delete.append(oldest_old)
+        return delete
 
     def _sync_nodes(self, ds: Obj, delete: list[Obj], need: list[str], hash_: str) -> ApiError | None:
         """syncNodes: creations (slow start) and deletions up to BurstReplicas, under expectations."""
@@ -321,8 +399,11 @@ class DaemonSetController:
         template = clone(ds["spec"].get("template") or {})
         tmd = template.setdefault("metadata", {})
         labels = tmd.setdefault("labels", {})
-        labels[TEMPLATE_GENERATION_LABEL] = str(ds["metadata"].get("generation") or 1)
-        labels[REVISION_LABEL] = hash_
+        generation = template_generation(ds)
+        if generation is not None:
+            labels[TEMPLATE_GENERATION_LABEL] = str(generation)
+        if hash_:
+            labels[REVISION_LABEL] = hash_
         spec = template.setdefault("spec", {})
         spec["tolerations"] = daemon_tolerations(spec)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node)
@@ -342,32 +423,32 @@ class DaemonSetController:
 
     # ---- updateDaemonSetStatus ---------------------------------------------------------------------------
 
-    def _update_status(self, ds: Obj, by_node: dict[str, list[Obj]], hash_: str) -> None:
+    def _update_status(self, ds: Obj, by_node: dict[str, list[Obj]], hash_: str, update_generation: bool) -> None:
+        """updateDaemonSetStatus / storeDaemonSetStatus: the oldest pod of each node counts."""
         desired = scheduled = mis = ready = available = updated = 0
         mrs = int(ds["spec"].get("minReadySeconds") or 0)
-        gen = str(ds["metadata"].get("generation") or 1)
+        generation = template_generation(ds)
         for name in sorted(self.nodes):
             run, _ = should_run(self.nodes[name], ds)
-            pods = sorted(by_node.get(name, []),
-                          key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+            pods = sorted(by_node.get(name, []), key=_creation_order)
             if run:
                 desired += 1
                 if pods:
                     scheduled += 1
-                    pod = pods[0]  # the oldest
+                    pod = pods[0]
                     if is_pod_ready(pod):
                         ready += 1
                         if is_pod_available(self.trace, pod, mrs, self.kernel.now):
                             available += 1
-                    labels = pod["metadata"].get("labels") or {}
-                    if labels.get(REVISION_LABEL) == hash_ or labels.get(TEMPLATE_GENERATION_LABEL) == gen:
+                    if is_pod_updated(pod, hash_, generation):
                         updated += 1
             elif pods:
                 mis += 1
         st = ds.get("status") or {}
+        observed = int(ds["metadata"].get("generation") or 0) if update_generation else st.get("observedGeneration")
         new: dict[str, Any] = {"currentNumberScheduled": scheduled, "numberMisscheduled": mis,
                                "desiredNumberScheduled": desired, "numberReady": ready}
-        for k, v in (("observedGeneration", int(ds["metadata"].get("generation") or 0)),
+        for k, v in (("observedGeneration", observed),
                      ("updatedNumberScheduled", updated), ("numberAvailable", available),
                      ("numberUnavailable", desired - available), ("collisionCount", st.get("collisionCount")),
                      ("conditions", st.get("conditions"))):

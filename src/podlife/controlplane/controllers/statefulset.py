@@ -8,10 +8,13 @@ terminating replica blocks; a replica that is gone (or failed/succeeded, deleted
 same name once the old object has left the store; scale-down removes the highest ordinal, one at a time, only
 when the rest are healthy. Parallel: all at once.
 
-Not modelled: ControllerRevision objects (the revision name is ``<set>-<hash>`` with the hash computed from
-the template's canonical JSON, not a real cluster's bytes), partitions (every new pod gets the update
-revision), start ordinals. A rolling update replaces one pod at a time, or maxUnavailable of them where
-MaxUnavailableStatefulSet is on (``statefulset_max_unavailable``: 1.35 and from 1.37).
+Each template is a ControllerRevision (``statefulset_revisions``; the revision name is ``<set>-<hash>`` with
+the hash computed from the template's canonical JSON, not a real cluster's bytes). RollingUpdate replaces the
+pods of ordinals >= partition from the highest, one at a time once the one above is healthy, or maxUnavailable
+of them where MaxUnavailableStatefulSet is on (``statefulset_max_unavailable``: 1.35 and from 1.37); a pod below
+the partition is (re)created from the current revision. status.currentRevision moves to the update revision only
+when every pod is updated and ready. OnDelete replaces only pods the user deletes. Ordinals run from
+``spec.ordinals.start`` (StatefulSetStartOrdinal, 1.27+); a pod outside the range is condemned.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from podlife.controlplane.controllers.controller_utils import (
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string, scaled_value
+from podlife.controlplane.controllers.statefulset_revisions import apply_revision, get_revisions, truncate_history
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -96,8 +100,30 @@ def revision_name(sset: Obj, collision_count: int) -> str:
     return f"{sset['metadata']['name']}-{safe_encode_string(str(h))}"
 
 
+class _Versions:
+    """The current and update revisions' sets (ApplyRevision) for newVersionedStatefulSetPod."""
+
+    def __init__(self, sset: Obj, start: int, current_set: Obj, current_rev: str, update_set: Obj,
+                 update_rev: str) -> None:
+        self.sset, self.start, self.current_set, self.current_rev = sset, start, current_set, current_rev
+        self.update_set, self.update_rev = update_set, update_rev
+
+    def for_ordinal(self, ordinal: int) -> tuple[Obj, str]:
+        """newVersionedStatefulSetPod: a RollingUpdate pod below the partition (below currentReplicas with no
+        rollingUpdate) is made from the current revision, every other one from the update revision."""
+        strategy = self.sset["spec"].get("updateStrategy") or {}
+        ru = strategy.get("rollingUpdate")
+        if strategy.get("type", "RollingUpdate") == "RollingUpdate" and (
+                (ru is None and ordinal < self.start + int((self.sset.get("status") or {}).get("currentReplicas") or 0))
+                or (ru is not None and ordinal < self.start + int(ru.get("partition") or 0))):
+            return self.current_set, self.current_rev
+        return self.update_set, self.update_rev
+
+
 class StatefulSetController:
     """pkg/controller/statefulset StatefulSetController with defaultStatefulSetControl."""
+
+    COMPONENT = COMPONENT
 
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         self.kernel = kernel
@@ -158,6 +184,12 @@ class StatefulSetController:
         self.queue.add(_key(s))
         return s
 
+    def _start_ordinal(self, sset: Obj) -> int:
+        """getStartOrdinal: spec.ordinals.start where StatefulSetStartOrdinal is on, else 0."""
+        if not self.profile.statefulset_start_ordinal:
+            return 0
+        return int((sset["spec"].get("ordinals") or {}).get("start") or 0)
+
     def _min_ready_seconds(self, sset: Obj) -> int:
         return int(sset["spec"].get("minReadySeconds") or 0) if self.profile.statefulset_available_replicas else 0
 
@@ -171,8 +203,11 @@ class StatefulSetController:
         name = sset["metadata"]["name"]
         pods = claim_pods(self.store, COMPONENT, sset, selector, self.index.candidates(sset), controller_ref(sset),
                           member=lambda p: parent_and_ordinal(p)[0] == name)
-        status, err = self._update_stateful_set(sset, pods)
+        # UpdateStatefulSet: revisions, performUpdate, then truncateHistory
+        current, update, collision, revisions = get_revisions(self, sset)
+        status, err = self._update_stateful_set(sset, pods, current, update, collision)
         updated = self._update_status(sset, status)
+        truncate_history(self, sset, pods, revisions, current, update)
         mrs = self._min_ready_seconds(updated)
         st = updated.get("status") or {}
         if mrs > 0 and st.get("readyReplicas", 0) != st.get("availableReplicas", 0):
@@ -180,13 +215,11 @@ class StatefulSetController:
         if err is not None:
             raise err
 
-    def _update_stateful_set(self, sset: Obj, pods: list[Obj]) -> tuple[Obj, ApiError | None]:
+    def _update_stateful_set(self, sset: Obj, pods: list[Obj], current: Obj, update: Obj, collision: int
+                             ) -> tuple[Obj, ApiError | None]:
         """updateStatefulSet: the status of the pods found, then at most the one step the policy allows."""
         spec = sset["spec"]
-        st = sset.get("status") or {}
-        collision = int(st.get("collisionCount") or 0)
-        update_rev = revision_name(sset, collision)
-        current_rev = st.get("currentRevision") or update_rev
+        current_rev, update_rev = current["metadata"]["name"], update["metadata"]["name"]
         mrs = self._min_ready_seconds(sset)
         status = self._compute_status(pods, mrs, current_rev, update_rev)
         status["observedGeneration"] = int(sset["metadata"].get("generation") or 0)
@@ -195,18 +228,21 @@ class StatefulSetController:
         if sset["metadata"].get("deletionTimestamp"):
             return status, None  # being deleted: status only
         replica_count = int(spec.get("replicas", 1))
-        replicas: list[Obj | None] = [None] * replica_count
+        start = self._start_ordinal(sset)
+        replicas: list[Obj | None] = [None] * replica_count   # index: ordinal - start
         condemned: list[Obj] = []
         for pod in pods:
             ordinal = parent_and_ordinal(pod)[1]
-            if 0 <= ordinal < replica_count:
-                replicas[ordinal] = pod
-            elif ordinal >= replica_count:
+            if start <= ordinal < start + replica_count:   # podInOrdinalRange
+                replicas[ordinal - start] = pod
+            elif ordinal >= 0:
                 condemned.append(pod)
         condemned.sort(key=lambda p: parent_and_ordinal(p)[1])
         monotonic = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
+        versions = _Versions(sset, start, apply_revision(sset, current), current_rev, apply_revision(sset, update),
+                             update_rev)
         try:
-            self._manage(sset, replicas, condemned, monotonic, mrs, update_rev)
+            self._manage(sset, replicas, condemned, monotonic, mrs, versions, status)
         except ApiError as e:
             return status, e
         return status, None
@@ -237,7 +273,7 @@ class StatefulSetController:
         return is_running_and_ready(pod) and is_pod_available(self.trace, pod, mrs, self.kernel.now)
 
     def _manage(self, sset: Obj, replicas: list[Obj | None], condemned: list[Obj], monotonic: bool, mrs: int,
-                update_rev: str) -> None:
+                versions: _Versions, status: dict[str, Any]) -> None:
         # processReplica, ascending ordinals
         for i, pod in enumerate(replicas):
             if pod is not None and (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded"):
@@ -248,7 +284,7 @@ class StatefulSetController:
                     return
                 continue
             if pod is None:
-                self._create_pod(sset, i, update_rev)
+                self._create_pod(sset, *versions.for_ordinal(versions.start + i), versions.start + i)
                 if monotonic:
                     return
                 continue
@@ -274,35 +310,50 @@ class StatefulSetController:
             self._delete_pod(sset, pod)
             if monotonic:
                 return
-        # RollingUpdate: from the highest ordinal, pods of another revision
+        # the update strategy: OnDelete stops here, pods are replaced when the user deletes them
         strategy = sset["spec"].get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") != "RollingUpdate":
             return
+        ru = strategy.get("rollingUpdate") or {}
+        update_min = int(ru.get("partition") or 0)
+        update_rev = versions.update_rev
+
+        def outdated(pod: Obj) -> bool:
+            return (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) != update_rev and not is_terminating(pod)
+
         if self.profile.statefulset_max_unavailable:
-            # MaxUnavailableStatefulSet: as many as maxUnavailable (default 1) less the unhealthy ones
-            max_unavailable = scaled_value((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1),
-                                           len(replicas), round_up=False) or 1
-            budget = max_unavailable - sum(1 for p in replicas if p is None or not is_healthy(p))
-            for pod in reversed(replicas):
+            # updateStatefulSetAfterInvariantEstablished: up to maxUnavailable (default 1, at least 1) less the
+            # unhealthy replicas, from the highest ordinal down to the partition
+            max_unavailable = scaled_value(ru.get("maxUnavailable", 1), len(replicas), round_up=False) or 1
+            # isUnavailable: not healthy, or not yet available for minReadySeconds (the beta's KEP-961 fix)
+            budget = max_unavailable - sum(1 for p in replicas
+                                           if p is None or not is_healthy(p) or not self._available(p, mrs))
+            for target in range(len(replicas) - 1, update_min - 1, -1):
                 if budget <= 0:
                     return
-                if pod is not None and not is_terminating(pod) and \
-                        (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) != update_rev:
+                pod = replicas[target]
+                if pod is not None and outdated(pod):
                     self._delete_pod(sset, pod)
+                    status["currentReplicas"] -= 1
                     budget -= 1
             return
-        if any(p is None or not is_healthy(p) for p in replicas):
-            return
-        for pod in reversed(replicas):
-            assert pod is not None
-            if (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) != update_rev:
-                self._delete_pod(sset, pod)
+        # the highest ordinal >= partition not at the update revision goes; an unhealthy pod above it waits
+        for target in range(len(replicas) - 1, update_min - 1, -1):
+            pod = replicas[target]
+            if pod is None:
                 return
+            if outdated(pod):
+                self._delete_pod(sset, pod)
+                status["currentReplicas"] -= 1
+                return
+            if not is_healthy(pod):
+                return  # "StatefulSet is waiting for Pod to update"
 
     # ---- stateful_pod_control.go -----------------------------------------------------------------------------
 
     def new_pod(self, sset: Obj, ordinal: int, revision: str) -> Obj:
-        """newVersionedStatefulSetPod: GetPodFromTemplate, the name, initIdentity, the revision label."""
+        """newStatefulSetPod: GetPodFromTemplate (``sset`` carries the revision's template), the name,
+        initIdentity, the revision label."""
         pod = pod_from_template(sset["spec"].get("template") or {}, sset)
         name = f"{sset['metadata']['name']}-{ordinal}"
         pod["metadata"]["name"] = name
@@ -378,8 +429,8 @@ class StatefulSetController:
             self.events.event(sset, "Normal", "SuccessfulCreate",
                               f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success")
 
-    def _create_pod(self, sset: Obj, ordinal: int, revision: str) -> None:
-        pod = self.new_pod(sset, ordinal, revision)
+    def _create_pod(self, sset: Obj, versioned: Obj, revision: str, ordinal: int) -> None:
+        pod = self.new_pod(versioned, ordinal, revision)
         name, set_name = pod["metadata"]["name"], sset["metadata"]["name"]
         self._create_claims(sset, pod)
         try:
