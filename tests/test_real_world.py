@@ -51,9 +51,7 @@ WARNINGS = {
                            "ingress-nginx.yaml:255: kind ValidatingWebhookConfiguration"],
     "jobs.yaml": ["jobs.yaml:10: spec.completionMode: Indexed is not modelled"],
     "legacy-controllers.yaml": ["legacy-controllers.yaml:23: kind PodTemplate"],
-    "node-agents.yaml": ["node-agents.yaml:11: spec.updateStrategy: not modelled: a template change does not "
-                         "replace the DaemonSet's pods",
-                         "node-agents.yaml:19: spec.template.spec.hostPID: not modelled: each container's process "
+    "node-agents.yaml": ["node-agents.yaml:19: spec.template.spec.hostPID: not modelled: each container's process "
                          "is assumed to be PID 1 of its own namespace",
                          "node-agents.yaml:83: spec.template.spec.volumes[0].hostPath.type: not modelled: the host "
                          "path is assumed to exist"],

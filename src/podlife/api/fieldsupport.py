@@ -253,15 +253,13 @@ KINDS_TABLE: dict[str, tuple[Rule, ...]] = {
         M("spec.volumeClaimTemplates[].kind"), AT("spec.volumeClaimTemplates[].metadata", "meta"),
         M("spec.volumeClaimTemplates[].spec"), AT("spec.volumeClaimTemplates[].spec", "claim"),
         S("spec.volumeClaimTemplates[].status.*"),
-        S("spec.revisionHistoryLimit"),   # ControllerRevisions are not stored, so none is pruned
-        N("spec.ordinals.*", "ordinals start at 0"),
-        N("spec.updateStrategy.rollingUpdate.partition", "every pod is updated (partition 0)",
-          when=differs(0)),
+        # pkg/controller/statefulset: revisions pruned to the limit, start ordinals, partitioned updates
+        *_all(MODELLED, "spec.revisionHistoryLimit spec.ordinals"),
     ),
     "DaemonSet": (
-        *_OBJ, AT("spec.template", "template"), *_all(MODELLED, "spec.minReadySeconds spec.selector"),
-        S("spec.revisionHistoryLimit"),
-        N("spec.updateStrategy.*", "a template change does not replace the DaemonSet's pods (no rolling update)"),
+        *_OBJ, AT("spec.template", "template"),
+        # pkg/controller/daemon/update.go: RollingUpdate (maxUnavailable, maxSurge), OnDelete, history pruning
+        *_all(MODELLED, "spec.minReadySeconds spec.selector spec.revisionHistoryLimit spec.updateStrategy"),
     ),
     "Job": (*_OBJ, AT("spec", "job")),
     "CronJob": (*_OBJ, *_all(MODELLED, "spec.concurrencyPolicy spec.failedJobsHistoryLimit spec.schedule "
@@ -303,6 +301,8 @@ KINDS_TABLE: dict[str, tuple[Rule, ...]] = {
     "Endpoints": (AT("metadata", "meta"), S("*")),
     "EndpointSlice": (AT("metadata", "meta"), S("*")),
     "Lease": (AT("metadata", "meta"), S("*")),
+    # pkg/controller/history: the DaemonSet and StatefulSet controllers read their revisions' data and numbers
+    "ControllerRevision": (AT("metadata", "meta"), M("data"), M("revision")),
     "ConfigMap": (AT("metadata", "meta"), M("data"), M("binaryData"), S("immutable")),
     "Secret": (AT("metadata", "meta"), M("data"), M("stringData"), S("type"), S("immutable")),
     "ServiceAccount": (AT("metadata", "meta"), S("automountServiceAccountToken"), S("imagePullSecrets[].*"),
