@@ -1,7 +1,7 @@
 """The OpenAPI endpoints (kube-openapi's handlers): /openapi/v2 as JSON or gnostic protobuf, /openapi/v3 as an
 index of per-group-version documents addressed by their hash (handler3: the current hash is served as
-immutable, a stale one redirected to the current one). The documents are podlife.api.openapi's; they are
-rebuilt only when the CustomResourceDefinitions change.
+immutable, a stale one redirected to the current one). The documents are podlife.api.openapi's, generated from
+the server's route table; they are built once and rebuilt only when the CustomResourceDefinitions change.
 """
 
 from __future__ import annotations
@@ -15,18 +15,19 @@ from podlife.apiserver.status import not_found_path
 
 
 class OpenAPICache:
-    """Encoded documents of one catalog generation (the set of CRDs)."""
+    """Encoded documents of one catalog generation (the set of CRDs): built on the first request for them and
+    kept until a CustomResourceDefinition changes."""
 
     def __init__(self) -> None:
         self.generation = -1
         self._v2: dict[str, bytes] = {}
-        self._v3: dict[str, tuple[bytes, str]] = {}
+        self._v3: dict[str, tuple[bytes, str]] | None = None
         self._index: bytes | None = None
 
     def _check(self, server: Any) -> None:
         if self.generation != server.catalog.generation:
             self.generation = server.catalog.generation
-            self._v2, self._v3, self._index = {}, {}, None
+            self._v2, self._v3, self._index = {}, None, None
 
     def _crds(self, server: Any) -> list[dict[str, Any]]:
         return server.store.list("CustomResourceDefinition")
@@ -40,21 +41,22 @@ class OpenAPICache:
             self._v2["pb"] = docs.v2_protobuf(doc)
         return self._v2[key]
 
-    def v3(self, server: Any, path: str) -> tuple[bytes, str] | None:
+    def _v3_all(self, server: Any) -> dict[str, tuple[bytes, str]]:
         self._check(server)
-        if path not in self._v3:
-            gv = path.removeprefix("apis/").removeprefix("api/")
-            doc = docs.v3_document(server.minor, gv, self._crds(server))
-            if doc is None:
-                return None
-            data = docs.encode(doc)
-            self._v3[path] = (data, docs.etag(data))
-        return self._v3[path]
+        if self._v3 is None:
+            self._v3 = {}
+            for path, doc in docs.v3_documents(server.minor, self._crds(server)).items():
+                data = docs.encode(doc)
+                self._v3[path] = (data, docs.etag(data))
+            self._index = docs.encode(docs.v3_index_of(self._v3))
+        return self._v3
+
+    def v3(self, server: Any, path: str) -> tuple[bytes, str] | None:
+        return self._v3_all(server).get(path)
 
     def index(self, server: Any) -> bytes:
-        self._check(server)
-        if self._index is None:
-            self._index = docs.encode(docs.v3_index(server.minor, self._crds(server)))
+        self._v3_all(server)
+        assert self._index is not None
         return self._index
 
 

@@ -24,7 +24,7 @@ from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, routes, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
@@ -232,6 +232,7 @@ class ApiServer:
     async def _resource(self, request: web.Request, t: Target) -> web.StreamResponse:
         m = request.method
         q = request.query
+        routes.check(t.resource, t.namespace, t.name, t.sub, m, q.get("watch") in ("true", "1"))
         if t.sub is not None:
             from podlife.apiserver import subresources
 
