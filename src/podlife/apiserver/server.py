@@ -13,6 +13,7 @@ import functools
 import hmac
 import logging
 import traceback
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -184,6 +185,9 @@ class ApiServer:
                 raise not_found_path()
             return self._json(doc)
         target = self._target(group, version, rest)
+        # a path or method the route table does not hold: the mux's 404 or 405, without the object's details
+        routes.check(target.resource, target.namespace, target.name, target.sub, request.method,
+                     request.query.get("watch") in ("true", "1"))
         try:
             return await self._resource(request, target)
         except ApiError as e:
@@ -232,7 +236,6 @@ class ApiServer:
     async def _resource(self, request: web.Request, t: Target) -> web.StreamResponse:
         m = request.method
         q = request.query
-        routes.check(t.resource, t.namespace, t.name, t.sub, m, q.get("watch") in ("true", "1"))
         if t.sub is not None:
             from podlife.apiserver import subresources
 
@@ -476,7 +479,9 @@ class ApiServer:
     def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
         resp = self._json(self.out(r, obj), status=status)
         for w in warnings:
-            resp.headers.add("Warning", f'299 - "{w}"')
+            header = warning_header(w)
+            if header is not None:
+                resp.headers.add("Warning", header)
         return resp
 
     async def _create(self, request: web.Request, t: Target) -> web.Response:
@@ -591,6 +596,14 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
+
+def warning_header(text: str) -> str | None:
+    """A Warning header value, or None for a text with control characters, which the API server drops
+    (staging/src/k8s.io/apimachinery/pkg/util/net/http.go NewWarningHeader; endpoints/filters/warning.go)."""
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        return None
+    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
 
 def _internal_package(group: str) -> str:
     """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal
