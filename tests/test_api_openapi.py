@@ -203,6 +203,8 @@ def test_every_route_of_the_server_is_a_path_and_nothing_else():
               for op in rt.operations}
     documented = {key for key in _ops(doc) if not key[0].endswith("/")}   # "/apis/apps/" etc. are discovery
     assert documented == served
+    ids = [op["operationId"] for op in _ops(doc).values()]
+    assert len(ids) == len(set(ids))
     discovery = {path for path, _ in _ops(doc) if path.endswith("/")}
     assert {"/api/", "/api/v1/", "/apis/", "/apis/apps/", "/apis/apps/v1/", "/version/",
             "/apis/stable.example.com/v1/"} <= discovery

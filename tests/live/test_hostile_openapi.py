@@ -218,3 +218,24 @@ def test_a_warning_with_control_characters_is_dropped(live: Live) -> None:
     assert code == 201, raw
     assert headers.get("Warning") == '299 - "unknown field \\"say\\"hi\\\\\\""'
     assert live.request("GET", "/readyz")[0] == 200
+
+
+def test_what_the_route_table_does_not_hold_is_refused(live: Live) -> None:
+    """A method a path is not registered with is go-restful's 405, a path no route has the mux's 404; a watch
+    of a resource without one is the handler's 405."""
+    def status(method: str, path: str) -> tuple[int, str]:
+        code, _, raw = live.request(method, path, b"{}" if method != "GET" else None,
+                                    {"Content-Type": "application/json"})
+        return code, json.loads(raw)["message"]
+
+    not_allowed = (405, "the server does not allow this method on the requested resource")
+    assert status("GET", "/apis/authentication.k8s.io/v1/tokenreviews") == not_allowed   # create only
+    assert status("POST", "/api/v1/pods") == not_allowed          # only list and watch across namespaces
+    assert status("DELETE", "/api/v1/configmaps") == not_allowed
+    assert status("GET", "/api/v1/namespaces/oa/finalize") == not_allowed   # finalize is update only
+    assert status("PUT", "/api/v1/namespaces/oa/configmaps") == not_allowed
+    assert status("GET", "/api/v1/componentstatuses?watch=true") == (
+        405, 'watch is not supported on resources of kind "componentstatuses"')
+    assert status("GET", "/apis/authentication.k8s.io/v1/tokenreviews/x") == (404, ROUTE_NOT_FOUND)
+    assert status("GET", "/api/v1/watch/pods") == (404, ROUTE_NOT_FOUND)   # the deprecated watch paths
+    assert status("GET", "/api/v1/namespaces/oa/pods/sample/bogus") == (404, ROUTE_NOT_FOUND)

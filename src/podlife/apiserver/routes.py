@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podlife.api.errors import ApiError
 from podlife.apiserver.resources import Resource
 from podlife.apiserver.status import method_not_allowed, not_found_path
 
@@ -102,6 +103,12 @@ def routes(resources: list[Resource]) -> list[Route]:
     return sorted((rt for r in resources for rt in resource_routes(r)), key=lambda rt: rt.path)
 
 
+def _unregistered_method() -> ApiError:
+    """go-restful's 405 for a path registered without the method, as the API server's service error handler
+    writes it (apimachinery api/errors NewGenericServerResponse)."""
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+
 def check(r: Resource, namespace: str | None, name: str | None, sub: str | None, method: str,
           watch: bool) -> None:
     """Refuse a request the route table does not hold: 404 for a path it has no route for, 405 for a method the
@@ -110,24 +117,24 @@ def check(r: Resource, namespace: str | None, name: str | None, sub: str | None,
     if r.namespaced and namespace is None and (name is not None or sub is not None):
         raise not_found_path()   # no item path outside a namespace
     if sub is not None:
-        if sub not in SERVED_SUBRESOURCES:
+        if sub not in SERVED_SUBRESOURCES:   # registered upstream, not served by podlife (README)
             raise method_not_allowed(method, f"{r.resource}/{sub}")
         found = r.subresource(sub)
         verbs = found[1] if found is not None else ()
         if _ITEM_VERBS.get(method) not in verbs:
-            raise method_not_allowed(method, f"{r.resource}/{sub}")
+            raise _unregistered_method()
         return
     if name is not None:
         if not _item_ops(r):
             raise not_found_path()
         if _ITEM_VERBS.get(method) not in r.verbs or method == "POST":
-            raise method_not_allowed(method, r.kind)
+            raise _unregistered_method()
         return
     all_namespaces = r.namespaced and namespace is None
     allowed = {op.method.upper(): op.verb for op in _collection_ops(r, all_namespaces)}
     if method not in allowed:
         if not allowed:
             raise not_found_path()
-        raise method_not_allowed(method, r.kind)
+        raise _unregistered_method()
     if watch and "watch" not in r.verbs:
-        raise method_not_allowed("watch", r.kind)
+        raise method_not_allowed("watch", f"{r.resource}.{r.group}" if r.group else r.resource)
