@@ -355,3 +355,18 @@ def test_v3_index_lists_only_served_group_versions():
     assert sorted(patch["requestBody"]["content"]) == sorted(
         ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json",
          "application/apply-patch+yaml"])
+
+
+def test_documents_are_valid_swagger_and_openapi():
+    """The v2 document against the Swagger 2.0 meta-schema and every v3 document against OpenAPI 3.0's (the
+    ones schemathesis ships, evaluated by jsonschema-rs, which it brings)."""
+    definitions = pytest.importorskip("schemathesis.specs.openapi.definitions")
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    swagger = jsonschema_rs.Draft4Validator(definitions.SWAGGER_20)
+    doc = json.loads(openapi.encode(openapi.v2_document(32, [CRD])))
+    assert [e.message for e in swagger.iter_errors(doc)] == []
+    doc["paths"]["/api/v1/pods"]["get"]["responses"]["200"]["schema"] = 5   # and the check can fail
+    assert len(list(swagger.iter_errors(doc))) == 1
+    v3 = jsonschema_rs.Draft4Validator(definitions.OPENAPI_30)
+    for path, doc in openapi.v3_documents(32, [CRD]).items():
+        assert [e.message for e in v3.iter_errors(json.loads(openapi.encode(doc)))] == [], path
