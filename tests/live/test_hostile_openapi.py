@@ -239,3 +239,37 @@ def test_what_the_route_table_does_not_hold_is_refused(live: Live) -> None:
     assert status("GET", "/apis/authentication.k8s.io/v1/tokenreviews/x") == (404, ROUTE_NOT_FOUND)
     assert status("GET", "/api/v1/watch/pods") == (404, ROUTE_NOT_FOUND)   # the deprecated watch paths
     assert status("GET", "/api/v1/namespaces/oa/pods/sample/bogus") == (404, ROUTE_NOT_FOUND)
+
+
+def test_documents_follow_the_custom_resource_definitions(live: Live) -> None:
+    """Built once and kept, the documents are rebuilt when a CRD comes, changes its schema, or goes."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.example.org"},
+           "spec": {"group": "example.org", "scope": "Cluster",
+                    "names": {"plural": "gadgets", "kind": "Gadget", "singular": "gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                        "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                            "size": {"type": "integer"}}}}}}}]}}
+
+    def index() -> dict[str, Any]:
+        return json.loads(live.request("GET", "/openapi/v3")[2])["paths"]
+
+    def spec_properties() -> list[str]:
+        doc = json.loads(live.request("GET", index()["apis/example.org/v1"]["serverRelativeURL"])[2])
+        return sorted(doc["components"]["schemas"]["org.example.v1.Gadget"]["properties"]["spec"]["properties"])
+
+    assert "apis/example.org/v1" not in index()
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert live.json("POST", crds, crd)[0] == 201
+    live.wait_for("gadgets served", lambda: "apis/example.org/v1" in index())
+    assert spec_properties() == ["size"]
+    v2 = json.loads(live.request("GET", "/openapi/v2")[2])
+    assert sorted(m for m in v2["paths"]["/apis/example.org/v1/gadgets"] if m != "parameters") == [
+        "delete", "get", "post"]
+    patch = [{"op": "add", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color",
+              "value": {"type": "string"}}]
+    assert live.json("PATCH", f"{crds}/gadgets.example.org", patch, "application/json-patch+json")[0] == 200
+    assert spec_properties() == ["color", "size"]
+    assert live.json("DELETE", f"{crds}/gadgets.example.org")[0] == 200
+    live.wait_for("gadgets gone", lambda: "apis/example.org/v1" not in index())
+    assert "/apis/example.org/v1/gadgets" not in json.loads(live.request("GET", "/openapi/v2")[2])["paths"]

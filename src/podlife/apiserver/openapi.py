@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
+import orjson
 from aiohttp import web
 
 from podlife.api import openapi as docs
@@ -34,21 +35,29 @@ def _build_v3(minor: int, crds: list[dict[str, Any]]) -> tuple[dict[str, tuple[b
 
 
 class OpenAPICache:
-    """Encoded documents of one catalog generation (the set of CRDs): built on the first request for them, in a
-    worker thread (a second or so of CPU that would otherwise stall every other client), and kept until a
-    CustomResourceDefinition changes."""
+    """Encoded documents of one catalog generation and set of CRD specs: built on the first request for them,
+    in a worker thread (a second or so of CPU that would otherwise stall every other client), and kept until a
+    CustomResourceDefinition's spec changes."""
 
     def __init__(self) -> None:
-        self.generation = -1
+        self.generation: Any = None
         self._v2: dict[str, bytes] = {}
         self._v3: dict[str, tuple[bytes, str]] | None = None
         self._index: bytes | None = None
         self._v2_lock = asyncio.Lock()
         self._v3_lock = asyncio.Lock()
 
+    @staticmethod
+    def _key(server: Any) -> Any:
+        # the routes change with the catalog, the published schemas with any CRD's spec
+        return server.catalog.generation, tuple(sorted(
+            (c["metadata"].get("name", ""), orjson.dumps(c.get("spec"), option=orjson.OPT_SORT_KEYS))
+            for c in server.store.list("CustomResourceDefinition")))
+
     def _check(self, server: Any) -> None:
-        if self.generation != server.catalog.generation:
-            self.generation = server.catalog.generation
+        key = self._key(server)
+        if self.generation != key:
+            self.generation = key
             self._v2, self._v3, self._index = {}, None, None
 
     async def _build(self, server: Any, build: Callable[[int, list[dict[str, Any]]], Any]) -> Any:
@@ -63,7 +72,7 @@ class OpenAPICache:
             if key not in self._v2:
                 generation = self.generation
                 built = await self._build(server, _build_v2_protobuf if protobuf else _build_v2_json)
-                if generation != server.catalog.generation:   # a CRD changed meanwhile: serve, do not keep
+                if generation != self._key(server):   # a CRD changed meanwhile: serve, do not keep
                     return built
                 self._v2[key] = built
             return self._v2[key]
@@ -74,7 +83,7 @@ class OpenAPICache:
             if self._v3 is None or self._index is None:
                 generation = self.generation
                 built, index = await self._build(server, _build_v3)
-                if generation != server.catalog.generation:
+                if generation != self._key(server):
                     return built, index
                 self._v3, self._index = built, index
             return self._v3, self._index
