@@ -39,7 +39,7 @@ from typing import Any, Iterable
 
 from podlife.api.schema import builtin_kinds, definitions
 from podlife.apiserver.resources import Resource, builtin_resources, custom_resources
-from podlife.apiserver.routes import Operation, Route, base, routes
+from podlife.apiserver.routes import Operation, Route, gv_base, routes
 
 # kube-openapi pkg/handler: asked for as either, answered with the second
 V2_PROTOBUF_ACCEPTED = ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
@@ -459,7 +459,7 @@ def _discovery_paths(builder: _Builder, resources: list[Resource], only: str | N
         camel = _camel(group, version)
         gv = f"{group}/{version}" if group else version
         if want(gv):
-            out[f"{base(_probe(group, version))}/"] = builder.discovery_op(
+            out[f"{gv_base(group, version)}/"] = builder.discovery_op(
                 f"get{camel}APIResources", "get available resources", _META + "APIResourceList",
                 _tag(group, version))
         if group and want(f"apis/{group}"):
@@ -467,10 +467,6 @@ def _discovery_paths(builder: _Builder, resources: list[Resource], only: str | N
             out[f"/apis/{group}/"] = builder.discovery_op(f"get{g}APIGroup", "get information of a group",
                                                           _META + "APIGroup", g[:1].lower() + g[1:])
     return out
-
-
-def _probe(group: str, version: str) -> Resource:
-    return Resource(group, version, "", "", False)
 
 
 # ------------------------------------------------------------------------------------------------ documents

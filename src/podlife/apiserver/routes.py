@@ -71,12 +71,12 @@ def _sub_ops(name: str, verbs: tuple[str, ...]) -> tuple[Operation, ...]:
     return tuple(Operation(m, v, a) for m, v, a in table if v in verbs)
 
 
-def base(r: Resource) -> str:
-    return f"/apis/{r.group}/{r.version}" if r.group else f"/api/{r.version}"
+def gv_base(group: str, version: str) -> str:
+    return f"/apis/{group}/{version}" if group else f"/api/{version}"
 
 
 def resource_routes(r: Resource) -> list[Route]:
-    b = base(r)
+    b = gv_base(r.group, r.version)
     out: list[Route] = []
     if r.namespaced:
         collection, scope = f"{b}/namespaces/{{namespace}}/{r.resource}", "namespaced"
