@@ -13,7 +13,6 @@ import functools
 import hmac
 import logging
 import traceback
-import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -25,11 +24,12 @@ from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, routes, tables
+from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import Catalog, Resource, kind_info
+from podlife.apiserver.routes import check as check_route
 from podlife.apiserver.status import (
     bad_request,
     method_not_allowed,
@@ -37,6 +37,7 @@ from podlife.apiserver.status import (
     status_body,
     success,
     too_large,
+    warning_header,
 )
 from podlife.apiserver.watch import WatchStream
 
@@ -186,8 +187,8 @@ class ApiServer:
             return self._json(doc)
         target = self._target(group, version, rest)
         # a path or method the route table does not hold: the mux's 404 or 405, without the object's details
-        routes.check(target.resource, target.namespace, target.name, target.sub, request.method,
-                     request.query.get("watch") in ("true", "1"))
+        check_route(target.resource, target.namespace, target.name, target.sub, request.method,
+                    request.query.get("watch") in ("true", "1"))
         try:
             return await self._resource(request, target)
         except ApiError as e:
@@ -596,14 +597,6 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
-
-def warning_header(text: str) -> str | None:
-    """A Warning header value, or None for a text with control characters, which the API server drops
-    (staging/src/k8s.io/apimachinery/pkg/util/net/http.go NewWarningHeader; endpoints/filters/warning.go)."""
-    if any(unicodedata.category(c) == "Cc" for c in text):
-        return None
-    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
 
 def _internal_package(group: str) -> str:
     """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal
