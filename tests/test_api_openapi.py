@@ -185,3 +185,188 @@ def test_kubectl_apply_sends_strict_field_validation(kubectl, minor, tmp_path):
     out, posts = kubectl(minor, "apply", "--dry-run=server", "-f", str(manifest))
     assert "configmap/c created (server dry run)" in out
     assert len(posts) == 1 and "fieldValidation=Strict" in posts[0] and "dryRun=All" in posts[0]
+
+
+# ------------------------------------------------------------------------------------------------ completeness
+
+def _ops(doc):
+    return {(path, method): op for path, item in doc["paths"].items() for method, op in item.items()
+            if method != "parameters"}
+
+
+def test_every_route_of_the_server_is_a_path_and_nothing_else():
+    from podlife.apiserver.resources import builtin_resources, custom_resources
+    from podlife.apiserver.routes import routes
+
+    doc = openapi.v2_document(32, [CRD])
+    served = {(rt.path, op.method) for rt in routes([*builtin_resources(32), *custom_resources([CRD])])
+              for op in rt.operations}
+    documented = {key for key in _ops(doc) if not key[0].endswith("/")}   # "/apis/apps/" etc. are discovery
+    assert documented == served
+    ids = [op["operationId"] for op in _ops(doc).values()]
+    assert len(ids) == len(set(ids))
+    discovery = {path for path, _ in _ops(doc) if path.endswith("/")}
+    assert {"/api/", "/api/v1/", "/apis/", "/apis/apps/", "/apis/apps/v1/", "/version/",
+            "/apis/stable.example.com/v1/"} <= discovery
+
+
+def test_verbs_subresources_and_response_codes_as_upstream():
+    doc = openapi.v2_document(32, [CRD])
+    ops = _ops(doc)
+
+    def summary(path, method):
+        op = ops[(path, method)]
+        return op["operationId"], op["x-kubernetes-action"], sorted(op["responses"])
+
+    pods = "/api/v1/namespaces/{namespace}/pods"
+    assert summary(pods, "get") == ("listCoreV1NamespacedPod", "list", ["200", "401"])
+    assert summary(pods, "post") == ("createCoreV1NamespacedPod", "post", ["200", "201", "202", "401"])
+    assert summary(pods, "delete") == ("deleteCollectionCoreV1NamespacedPod", "deletecollection", ["200", "401"])
+    assert summary(pods + "/{name}", "get") == ("readCoreV1NamespacedPod", "get", ["200", "401"])
+    assert summary(pods + "/{name}", "put") == ("replaceCoreV1NamespacedPod", "put", ["200", "201", "401"])
+    assert summary(pods + "/{name}", "patch") == ("patchCoreV1NamespacedPod", "patch", ["200", "201", "401"])
+    assert summary(pods + "/{name}", "delete") == ("deleteCoreV1NamespacedPod", "delete", ["200", "202", "401"])
+    assert summary("/api/v1/pods", "get") == ("listCoreV1PodForAllNamespaces", "list", ["200", "401"])
+    assert [m for p, m in ops if p == "/api/v1/pods"] == ["get"]
+    assert summary(pods + "/{name}/binding", "post") == ("createCoreV1NamespacedPodBinding", "post",
+                                                         ["200", "201", "202", "401"])
+    assert summary(pods + "/{name}/eviction", "post")[0] == "createCoreV1NamespacedPodEviction"
+    assert summary(pods + "/{name}/log", "get") == ("readCoreV1NamespacedPodLog", "get", ["200", "401"])
+    assert summary(pods + "/{name}/exec", "get") == ("connectCoreV1GetNamespacedPodExec", "connect", ["200", "401"])
+    assert summary(pods + "/{name}/exec", "post")[0] == "connectCoreV1PostNamespacedPodExec"
+    assert summary(pods + "/{name}/portforward", "get")[0] == "connectCoreV1GetNamespacedPodPortforward"
+    assert summary("/api/v1/namespaces/{name}/finalize", "put") == ("replaceCoreV1NamespaceFinalize", "put",
+                                                                    ["200", "201", "401"])
+    assert [m for p, m in ops if p == "/api/v1/namespaces/{name}/finalize"] == ["put"]
+    # ephemeralcontainers, proxy and token are listed by discovery but not served: not documented
+    assert not [p for p, _ in ops if p.endswith(("/ephemeralcontainers", "/proxy", "/token"))]
+    scale = ops[("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale", "patch")]
+    assert scale["operationId"] == "patchAppsV1NamespacedDeploymentScale"
+    assert scale["x-kubernetes-group-version-kind"] == {"group": "autoscaling", "kind": "Scale", "version": "v1"}
+    assert scale["responses"]["200"]["schema"] == {"$ref": "#/definitions/io.k8s.api.autoscaling.v1.Scale"}
+    assert "application/apply-patch+yaml" not in scale["consumes"]   # podlife's scale takes no apply
+    # the wrong plural of the old documents is gone
+    assert "/api/v1/namespaces/{namespace}/endpoints/{name}" in doc["paths"]
+    assert not [p for p in doc["paths"] if "endpointses" in p]
+    # create-only and read-only kinds
+    assert [m for p, m in ops if p.startswith("/apis/authentication.k8s.io/v1/tokenreviews")] == ["post"]
+    assert sorted(m for p, m in ops if "componentstatuses" in p) == ["get", "get"]
+    assert "watch" not in [x["name"] for x in ops[("/api/v1/componentstatuses", "get")]["parameters"]]
+    # schemas of lists, deletes and custom resources
+    assert ops[(pods, "get")]["responses"]["200"]["schema"] == {"$ref": "#/definitions/io.k8s.api.core.v1.PodList"}
+    assert ops[(pods + "/{name}", "delete")]["responses"]["202"]["schema"] == {
+        "$ref": "#/definitions/io.k8s.api.core.v1.Pod"}   # ReturnDeletedObject
+    assert ops[("/api/v1/namespaces/{namespace}/configmaps/{name}", "delete")]["responses"]["200"]["schema"] == {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Status"}
+    crontabs = "/apis/stable.example.com/v1/namespaces/{namespace}/crontabs"
+    assert summary(crontabs, "get") == ("listStableExampleComV1NamespacedCronTab", "list", ["200", "401"])
+    assert doc["definitions"]["com.example.stable.v1.CronTabList"]["properties"]["items"]["items"] == {
+        "$ref": "#/definitions/com.example.stable.v1.CronTab"}
+
+
+def test_query_parameters_follow_the_version():
+    def names(minor, path, method):
+        op = openapi.v2_document(minor)["paths"][path][method]
+        return [p["name"] for p in op["parameters"]]
+
+    pods = "/api/v1/namespaces/{namespace}/pods"
+    assert names(32, pods, "get") == ["allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
+                                      "resourceVersion", "resourceVersionMatch", "sendInitialEvents",
+                                      "timeoutSeconds", "watch"]
+    assert "sendInitialEvents" not in names(26, pods, "get")
+    assert names(32, pods + "/{name}", "delete") == [
+        "body", "dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
+        "orphanDependents", "propagationPolicy"]
+    assert "ignoreStoreReadErrorWithClusterBreakingPotential" not in names(31, pods + "/{name}", "delete")
+    assert names(32, pods + "/{name}", "patch") == ["body", "dryRun", "fieldManager", "fieldValidation", "force"]
+
+
+def _validate_defs(minor: int) -> dict:
+    from importlib import resources
+
+    root = resources.files("kubernetes_validate").joinpath("kubernetes-json-schema", f"v1.{minor}.0-local")
+    return json.loads(root.joinpath("_definitions.json").read_text())["$defs"]
+
+
+def _types(schema: dict) -> list[str]:
+    t = schema.get("type")
+    return sorted(x for x in (t if isinstance(t, list) else [t] if t else []) if x != "null")
+
+
+@pytest.mark.parametrize("minor", [27, 32, 37])
+def test_definitions_match_kubernetes_validate(minor):
+    """Every definition kubernetes-validate ships for the version is published with the same properties, types,
+    required fields and GVK; every $ref of the document resolves; each operation's object schema is of the
+    operation's kind."""
+    doc = openapi.v2_document(minor, [CRD])
+    defs = doc["definitions"]
+    theirs = _validate_defs(minor)
+    assert set(theirs) <= set(defs)
+    for name, want in theirs.items():
+        have = defs[name]
+        assert sorted(have.get("properties") or {}) == sorted(want.get("properties") or {}), name
+        assert sorted(have.get("required") or []) == sorted(want.get("required") or []), name
+        assert have.get("x-kubernetes-group-version-kind") == want.get("x-kubernetes-group-version-kind"), name
+        for prop, w in (want.get("properties") or {}).items():
+            h = have["properties"][prop]
+            if "$ref" in w:
+                assert h["$ref"] == "#/definitions/" + w["$ref"].rpartition("/")[2], (name, prop)
+            elif _types(w):
+                assert _types(h) == _types(w), (name, prop)
+    refs = set()
+    todo = [doc]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                refs.add(node["$ref"])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    assert all(r.startswith("#/definitions/") and r[len("#/definitions/"):] in defs for r in refs)
+    for (path, method), op in _ops(doc).items():
+        gvk = op.get("x-kubernetes-group-version-kind")
+        schema = (op["responses"]["200"].get("schema") or {}).get("$ref", "")
+        if gvk is None or not schema:
+            continue
+        target = defs[schema.rpartition("/")[2]].get("x-kubernetes-group-version-kind") or []
+        kind = gvk["kind"] + ("List" if op["x-kubernetes-action"] == "list" else "")
+        if op["x-kubernetes-action"] in ("delete", "deletecollection") and schema.endswith(".Status"):
+            continue
+        assert {**gvk, "kind": kind} in target, (path, method)
+
+
+def test_v3_index_lists_only_served_group_versions():
+    from podlife.apiserver.resources import Catalog
+
+    index = openapi.v3_index(32, [CRD])
+    catalog = Catalog(32)
+    served = {f"apis/{g}/{v}" if g else f"api/{v}" for g, vs in catalog.groups().items() for v in vs}
+    groups = {f"apis/{g}" for g in catalog.groups() if g}
+    assert set(index["paths"]) == served | groups | {"apis/stable.example.com/v1", "apis/stable.example.com",
+                                                     "api", "apis", "version"}
+    assert not [p for p in index["paths"] if "alpha" in p or "beta" in p]
+    core = openapi.v3_document(32, "v1")
+    watch = core["paths"]["/api/v1/namespaces/{namespace}/pods"]["get"]
+    assert set(watch["responses"]["200"]["content"]) == {"application/json", "application/json;stream=watch"}
+    assert watch["parameters"][-1] == {"description": watch["parameters"][-1]["description"], "in": "query",
+                                       "name": "watch", "schema": {"type": "boolean", "uniqueItems": True}}
+    patch = core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]
+    assert sorted(patch["requestBody"]["content"]) == sorted(
+        ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json",
+         "application/apply-patch+yaml"])
+
+
+def test_documents_are_valid_swagger_and_openapi():
+    """The v2 document against the Swagger 2.0 meta-schema and every v3 document against OpenAPI 3.0's (the
+    ones schemathesis ships, evaluated by jsonschema-rs, which it brings)."""
+    definitions = pytest.importorskip("schemathesis.specs.openapi.definitions")
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    swagger = jsonschema_rs.Draft4Validator(definitions.SWAGGER_20)
+    doc = json.loads(openapi.encode(openapi.v2_document(32, [CRD])))
+    assert [e.message for e in swagger.iter_errors(doc)] == []
+    doc["paths"]["/api/v1/pods"]["get"]["responses"]["200"]["schema"] = 5   # and the check can fail
+    assert len(list(swagger.iter_errors(doc))) == 1
+    v3 = jsonschema_rs.Draft4Validator(definitions.OPENAPI_30)
+    for path, doc in openapi.v3_documents(32, [CRD]).items():
+        assert [e.message for e in v3.iter_errors(json.loads(openapi.encode(doc)))] == [], path

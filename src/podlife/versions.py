@@ -468,6 +468,16 @@ RULES: tuple[Rule, ...] = (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),
     )),
+    Rule("openapi_query_parameters", "query parameters the OpenAPI documents list beyond 1.18's", (
+        Change(18, (), "api/openapi-spec/swagger.json of 1.18"),
+        Change(19, ("resourceVersionMatch",), "KEP-1904 ListOptions.resourceVersionMatch"),
+        Change(23, ("resourceVersionMatch", "fieldValidation"), "KEP-2885 server-side field validation"),
+        Change(27, ("resourceVersionMatch", "fieldValidation", "sendInitialEvents"),
+               "KEP-3157 watch-list: ListOptions.sendInitialEvents"),
+        Change(32, ("resourceVersionMatch", "fieldValidation", "sendInitialEvents",
+                    "ignoreStoreReadErrorWithClusterBreakingPotential"),
+               "KEP-3926 DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential"),
+    )),
 )
 
 _BY_NAME = {r.name: r for r in RULES}

@@ -6,15 +6,22 @@ Public API:
 
 - ``v2_document(minor, crds=()) -> dict``: swagger 2.0 with every built-in definition of the version (from the
   kubernetes-validate schemas), each kind's ``x-kubernetes-group-version-kind``, the custom resources of the
-  given CustomResourceDefinitions, and paths whose PATCH carries the ``fieldValidation`` query parameter
-  (kubectl's query-param verifier looks for it before sending ``fieldValidation=Strict``).
+  given CustomResourceDefinitions (and their List types), and a path for every route the live server holds
+  (podlife.apiserver.routes: list/watch, create, deletecollection, get, replace, patch, delete, and the served
+  subresources), each operation with upstream's id, parameters (PATCH carries ``fieldValidation``, which
+  kubectl's query-param verifier looks for before sending ``fieldValidation=Strict``), response codes,
+  ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``; plus the discovery operations.
 - ``v2_protobuf(doc) -> bytes``: that document as a gnostic openapi_v2.Document message
   (asked for as ``application/com.github.proto-openapi.spec.v2@v1.0+protobuf`` or ``…spec.v2.v1.0+protobuf``,
   answered with Content-Type ``V2_PROTOBUF``, the latter).
+- ``v3_documents(minor, crds=()) -> dict``: every /openapi/v3 document by its index path: one per served
+  group-version (its paths and the component schemas they reach), one per group (``apis/apps``) and
+  ``api``, ``apis``, ``version`` (discovery).
 - ``v3_index(minor, crds=()) -> dict``: ``{"paths": {"api/v1": {"serverRelativeURL":
-  "/openapi/v3/api/v1?hash=<HASH>"}, …}}`` (kube-openapi handler3).
-- ``v3_document(minor, group_version, crds=()) -> dict | None``: one group-version's document (its paths and
-  the component schemas they reach), None when the version does not serve it.
+  "/openapi/v3/api/v1?hash=<HASH>"}, …}}`` (kube-openapi handler3); ``v3_index_of(encoded)`` the same of
+  already encoded documents.
+- ``v3_document(minor, group_version, crds=()) -> dict | None``: one group-version's document, None when the
+  server does not serve it.
 - ``encode(doc) -> bytes`` and ``etag(data) -> str``: the bytes to serve and their hash (upper-case hex
   SHA-512, handler3 computeETag); the server sends it quoted as the ETag and redirects a stale ``?hash=``.
 
@@ -26,22 +33,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from podlife.api.meta import builtin_kind_info
 from podlife.api.schema import builtin_kinds, definitions
+from podlife.apiserver.resources import Resource, builtin_resources, custom_resources
+from podlife.apiserver.routes import Operation, Route, gv_base, routes
 
 # kube-openapi pkg/handler: asked for as either, answered with the second
 V2_PROTOBUF_ACCEPTED = ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
                         "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
 V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
-_VERBS = {"get": "read", "put": "replace", "patch": "patch", "delete": "delete", "post": "create"}
-_PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json",
-                "application/strategic-merge-patch+json", "application/apply-patch+yaml"]
-_CUSTOM_PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json",
-                       "application/apply-patch+yaml"]
 
 
 # ------------------------------------------------------------------------------------------------ schemas
@@ -130,106 +134,339 @@ def _v2_from_structural(s: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------ paths
+# generated from the server's route table (podlife.apiserver.routes), operation by operation as
+# kube-openapi's builder and the endpoint installer name them (staging/src/k8s.io/apiserver/pkg/endpoints/
+# installer.go, openapi/openapi.go: operation ids, actions, parameters, response codes)
 
-def _gvk(group: str, version: str, kind: str) -> dict[str, str]:
-    return {"group": group, "kind": kind, "version": version}
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+_PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
+                "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+# what the server decodes (podlife.apiserver.bodies) and answers (JSON only)
+_WRITE_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+_JSON = ("application/json",)
+_WATCH = ("application/json", "application/json;stream=watch")
+
+# query parameters: type and (the start of) upstream's description
+_PARAMS: dict[str, tuple[str, str]] = {
+    "allowWatchBookmarks": ("boolean", 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers '
+                                       "that do not implement bookmarks may ignore this flag."),
+    "continue": ("string", "The continue option should be set when retrieving more results from the server."),
+    "dryRun": ("string", "When present, indicates that modifications should not be persisted. Valid values are: "
+                         "- All: all dry run stages will be processed"),
+    "fieldManager": ("string", "fieldManager is a name associated with the actor or entity that is making these "
+                               "changes."),
+    "fieldSelector": ("string", "A selector to restrict the list of returned objects by their fields. Defaults "
+                                "to everything."),
+    "fieldValidation": ("string", "fieldValidation instructs the server on how to handle objects in the request "
+                                  "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: "
+                                  "- Ignore - Warn - Strict."),
+    "force": ("boolean", 'Force is going to "force" Apply requests. Force flag must be unset for non-apply patch '
+                         "requests."),
+    "gracePeriodSeconds": ("integer", "The duration in seconds before the object should be deleted."),
+    "ignoreStoreReadErrorWithClusterBreakingPotential": (
+        "boolean", "if set to true, it will trigger an unsafe deletion of the resource in case the normal "
+                   "deletion flow fails with a corrupt object error."),
+    "labelSelector": ("string", "A selector to restrict the list of returned objects by their labels. Defaults "
+                                "to everything."),
+    "limit": ("integer", "limit is a maximum number of responses to return for a list call."),
+    "orphanDependents": ("boolean", "Deprecated: please use the PropagationPolicy, this field will be deprecated "
+                                    "in 1.7. Should the dependent objects be orphaned."),
+    "pretty": ("string", "If 'true', then the output is pretty printed."),
+    "propagationPolicy": ("string", "Whether and how garbage collection will be performed. Acceptable values "
+                                    "are: 'Orphan', 'Background', 'Foreground'."),
+    "resourceVersion": ("string", "resourceVersion sets a constraint on what resource versions a request may be "
+                                  "served from."),
+    "resourceVersionMatch": ("string", "resourceVersionMatch determines how resourceVersion is applied to list "
+                                       "calls."),
+    "sendInitialEvents": ("boolean", "`sendInitialEvents=true` may be set together with `watch=true`: the watch "
+                                     "stream begins with synthetic events for the current state."),
+    "timeoutSeconds": ("integer", "Timeout for the list/watch call."),
+    "watch": ("boolean", "Watch for changes to the described resources and return them as a stream of add, "
+                         "update, and remove notifications. Specify resourceVersion."),
+    # pods/log (PodLogOptions) and the connecters (PodExecOptions, PodAttachOptions, PodPortForwardOptions)
+    "command": ("string", "Command is the remote command to execute. argv array."),
+    "container": ("string", "The container for which to stream logs (or to run the command in). Defaults to "
+                            "only container if there is one container in the pod."),
+    "follow": ("boolean", "Follow the log stream of the pod. Defaults to false."),
+    "insecureSkipTLSVerifyBackend": ("boolean", "insecureSkipTLSVerifyBackend indicates that the apiserver "
+                                                "should not confirm the validity of the serving certificate of "
+                                                "the backend it is connecting to."),
+    "limitBytes": ("integer", "If set, the number of bytes to read from the server before terminating the log "
+                              "output."),
+    "ports": ("integer", "List of ports to forward."),
+    "previous": ("boolean", "Return previous terminated container logs. Defaults to false."),
+    "sinceSeconds": ("integer", "A relative time in seconds before the current time from which to show logs."),
+    "stderr": ("boolean", "Redirect the standard error stream of the pod for this call."),
+    "stdin": ("boolean", "Redirect the standard input stream of the pod for this call. Defaults to false."),
+    "stdout": ("boolean", "Redirect the standard output stream of the pod for this call."),
+    "tailLines": ("integer", "If set, the number of lines from the end of the logs to show."),
+    "timestamps": ("boolean", "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line "
+                              "of log output. Defaults to false."),
+    "tty": ("boolean", "TTY if true indicates that a tty will be allocated for the exec call. Defaults to false."),
+}
+_LIST_QUERY = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
+               "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
+_WRITE_QUERY = ("dryRun", "fieldManager", "fieldValidation")
+_DELETE_QUERY = ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
+                 "orphanDependents", "propagationPolicy")
+_SUB_QUERY = {"log": ("container", "follow", "insecureSkipTLSVerifyBackend", "limitBytes", "previous",
+                      "sinceSeconds", "tailLines", "timestamps"),
+              "exec": ("command", "container", "stderr", "stdin", "stdout", "tty"),
+              "attach": ("container", "stderr", "stdin", "stdout", "tty"),
+              "portforward": ("ports",)}
+# installer.go: the response codes each action documents (401 on every operation)
+_CODES = {"get": ("200",), "list": ("200",), "connect": ("200",), "deletecollection": ("200",),
+          "post": ("200", "201", "202"), "put": ("200", "201"), "patch": ("200", "201"), "delete": ("200", "202")}
+_CODE_TEXT = {"200": "OK", "201": "Created", "202": "Accepted", "401": "Unauthorized"}
+_PREFIX = {"get": "read", "list": "list", "post": "create", "put": "replace", "patch": "patch", "delete": "delete",
+           "deletecollection": "deleteCollection"}
 
 
-def _query(name: str, description: str, type_: str = "string") -> dict[str, Any]:
-    return {"uniqueItems": True, "type": type_, "description": description, "name": name, "in": "query"}
+def _camel(group: str, version: str) -> str:
+    """openapi/openapi.go: the group-version part of operation ids (CoreV1, RbacAuthorizationV1)."""
+    parts = [p for p in group.removesuffix(".k8s.io").split(".") if p] if group else ["core"]
+    return "".join(p[:1].upper() + p[1:] for p in parts) + version[:1].upper() + version[1:]
 
 
-_FIELD_VALIDATION = _query(
-    "fieldValidation", "fieldValidation instructs the server on how to handle objects in the request "
-    "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn - Strict.")
-_FIELD_MANAGER = _query("fieldManager", "fieldManager is a name associated with the actor or entity that is "
-                                        "making these changes.")
-_DRY_RUN = _query("dryRun", "When present, indicates that modifications should not be persisted.")
-_FORCE = _query("force", "Force is going to \"force\" Apply requests.", "boolean")
+def _tag(group: str, version: str) -> str:
+    c = _camel(group, version).removesuffix(version[:1].upper() + version[1:])
+    return f"{c[:1].lower()}{c[1:]}_{version}"
 
 
-def _resource_paths(group: str, version: str, kind: str, plural: str, namespaced: bool, definition: str,
-                    ref_prefix: str, custom: bool, v3: bool) -> dict[str, Any]:
-    base = f"/apis/{group}/{version}" if group else f"/api/{version}"
-    scope = "Namespaced" if namespaced else ""
-    collection = f"{base}/namespaces/{{namespace}}/{plural}" if namespaced else f"{base}/{plural}"
-    ext = {"x-kubernetes-group-version-kind": _gvk(group, version, kind)}
-    ref = {"$ref": ref_prefix + definition}
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
-    def body(required: bool = True) -> dict[str, Any]:
-        if v3:
-            return {}
-        return {"name": "body", "in": "body", "required": required, "schema": ref}
 
-    def op(verb: str, params: list[dict[str, Any]], consumes: list[str] | None = None) -> dict[str, Any]:
-        o: dict[str, Any] = {"description": f"{_VERBS[verb]} the specified {kind}",
-                             "operationId": f"{_VERBS[verb]}{scope}{kind}", "x-kubernetes-action": verb}
-        if v3:
-            o["parameters"] = [{"name": p["name"], "in": p["in"], "description": p["description"],
-                                "schema": {"type": p["type"], "uniqueItems": True}} for p in params if p]
-            if verb in ("post", "put", "patch"):
-                types = consumes or ["application/json"]
-                o["requestBody"] = {"content": {t: {"schema": ref} for t in types}, "required": True}
-            o["responses"] = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
+@dataclass(frozen=True)
+class _Names:
+    """The definitions the operations of a minor refer to, and the CRD schemas."""
+    builtin: dict[tuple[str, str], str]      # (apiVersion, kind) -> definition name
+    custom: dict[tuple[str, str], str]
+
+    def of(self, api_version: str, kind: str) -> str:
+        return self.custom.get((api_version, kind)) or self.builtin.get((api_version, kind), "")
+
+
+def _sub_gvk(r: Resource, kind: str) -> dict[str, str]:
+    from podlife.apiserver.discovery import _response_kind
+
+    return dict(sorted(_response_kind(r, kind or r.kind).items()))
+
+
+class _Builder:
+    """Paths of routes, in swagger 2.0 or OpenAPI 3.0 form."""
+
+    def __init__(self, minor: int, names: _Names, v3: bool) -> None:
+        from podlife.versions import profile
+
+        self.names = names
+        self.v3 = v3
+        self.prefix = "#/components/schemas/" if v3 else "#/definitions/"
+        # version-dependent query parameters (podlife.versions: openapi_query_parameters)
+        self.added = set(profile(f"1.{minor}").openapi_query_parameters)
+
+    def ref(self, name: str) -> dict[str, str]:
+        return {"$ref": self.prefix + name}
+
+    def _param(self, name: str, where: str = "query", description: str | None = None) -> dict[str, Any] | None:
+        if name in _VERSIONED_PARAMS and name not in self.added:
+            return None
+        type_, text = _PARAMS.get(name, ("string", ""))
+        text = description if description is not None else text
+        if self.v3:
+            p: dict[str, Any] = {"description": text, "in": where, "name": name,
+                                 "schema": {"type": type_, "uniqueItems": True}}
         else:
-            o["consumes"] = consumes or ["*/*"]
-            o["produces"] = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]
-            o["parameters"] = [p for p in params if p]
-            o["responses"] = {"200": {"description": "OK", "schema": ref}}
-        o.update(ext)
+            p = {"description": text, "in": where, "name": name, "type": type_, "uniqueItems": True}
+        if where == "path":
+            p["required"] = True
+        return p
+
+    def _query(self, names: Iterable[str]) -> list[dict[str, Any]]:
+        return [p for p in (self._param(n) for n in names) if p is not None]
+
+    def _body(self, schema: dict[str, Any], types: Iterable[str]) -> Any:
+        if self.v3:
+            return {"content": {t: {"schema": schema} for t in types}, "required": True}
+        return {"in": "body", "name": "body", "required": True, "schema": schema}
+
+    def _responses(self, action: str, schema: dict[str, Any], produces: Iterable[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for code in (*_CODES[action], "401"):
+            resp: dict[str, Any] = {"description": _CODE_TEXT[code]}
+            if code != "401":
+                if self.v3:
+                    resp = {"content": {t: {"schema": schema} for t in produces}, **resp}
+                else:
+                    resp["schema"] = schema
+            out[code] = resp
+        return out
+
+    def operation(self, rt: Route, op: Operation) -> dict[str, Any]:
+        r, sub = rt.resource, rt.sub
+        sub_kind = r.subresource(sub)[0] if sub else ""
+        gvk = _sub_gvk(r, sub_kind) if sub else {"group": r.group, "kind": r.kind, "version": r.version}
+        obj_api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+        obj_ref = self.ref(self.names.of(obj_api, gvk["kind"]))
+        gv = _camel(r.group, r.version)
+        scope = "Namespaced" if rt.scope == "namespaced" else ""
+        tail = "ForAllNamespaces" if rt.scope == "all" else ""
+        sub_camel = sub.capitalize() if sub else ""
+        a = op.action
+        if a == "connect":
+            op_id = f"connect{gv}{op.method.capitalize()}{scope}{r.kind}{sub_camel}"
+            description = f"connect {op.method.upper()} requests to {sub} of {r.kind}"
+        else:
+            op_id = f"{_PREFIX[a]}{gv}{scope}{r.kind}{sub_camel}{tail}"
+            description = _describe(a, r.kind, sub)
+        params: list[dict[str, Any]] = []
+        body: Any = None
+        consumes: tuple[str, ...] = ("*/*",)
+        produces: tuple[str, ...] = _JSON
+        schema: dict[str, Any] = obj_ref
+        if a == "list":
+            schema, produces = self.ref(self.names.of(obj_api, gvk["kind"] + "List")), _WATCH
+            verbs = r.verbs
+            params = self._query(n for n in _LIST_QUERY if n not in ("watch", "allowWatchBookmarks",
+                                                                     "sendInitialEvents") or "watch" in verbs)
+        elif a in ("post", "put"):
+            body, consumes = self._body(obj_ref, _WRITE_TYPES), _WRITE_TYPES
+            params = self._query(_WRITE_QUERY)
+        elif a == "patch":
+            consumes = _PATCH_TYPES
+            if r.custom:   # apiextensions-apiserver: no strategic merge patch for custom resources
+                consumes = tuple(t for t in consumes if "strategic" not in t)
+            if sub == "scale":   # podlife's scale subresource takes no apply patch
+                consumes = tuple(t for t in consumes if "apply" not in t)
+            body = self._body(self.ref(_META + "Patch"), consumes)
+            params = self._query((*_WRITE_QUERY, "force"))
+        elif a == "delete":
+            body = self._body(self.ref(_META + "DeleteOptions"), _JSON)
+            params = self._query(_DELETE_QUERY)
+            if r.custom or r.kind not in _returns_deleted():
+                schema = self.ref(_META + "Status")
+        elif a == "deletecollection":
+            body = self._body(self.ref(_META + "DeleteOptions"), _JSON)
+            names = sorted({*_DELETE_QUERY, *_LIST_QUERY} - {"watch", "allowWatchBookmarks"})
+            params = self._query(names)
+            schema = self.ref(_META + "Status")
+        elif a == "connect" or sub == "log":
+            schema = {"type": "string"}
+            produces = ("*/*",) if a == "connect" else ("text/plain",)
+            params = self._query(_SUB_QUERY[sub or ""])
+        o: dict[str, Any] = {"description": description, "operationId": op_id}
+        if self.v3:
+            if params:
+                o["parameters"] = params
+            if body is not None:
+                o["requestBody"] = body
+        else:
+            o["consumes"] = list(consumes)
+            o["produces"] = list(produces)
+            o["parameters"] = ([body] if body is not None else []) + params
+            o["schemes"] = ["https"]
+        o["responses"] = self._responses(a, schema, produces)
+        o["tags"] = [_tag(r.group, r.version)]
+        o["x-kubernetes-action"] = a
+        o["x-kubernetes-group-version-kind"] = gvk
         return o
 
-    write = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
-    patch_types = _CUSTOM_PATCH_TYPES if custom else _PATCH_TYPES
-    item: dict[str, Any] = {
-        "get": op("get", []),
-        "put": op("put", [body()] + write),
-        "patch": op("patch", [body()] + write + [_FORCE], patch_types),
-        "delete": op("delete", [_DRY_RUN]),
-    }
-    name_param = {"name": "name", "in": "path", "required": True, "type": "string", "uniqueItems": True,
-                  "description": f"name of the {kind}"}
-    params = [name_param] + ([{"name": "namespace", "in": "path", "required": True, "type": "string",
-                               "uniqueItems": True, "description": "object name and auth scope"}]
-                             if namespaced else [])
-    if v3:
-        params = [{"name": p["name"], "in": "path", "required": True, "description": p["description"],
-                   "schema": {"type": "string", "uniqueItems": True}} for p in params]
-    item["parameters"] = params
-    collection_item = {"post": op("post", [body()] + write)}
-    if namespaced:
-        collection_item["parameters"] = params[1:]
-    return {collection: collection_item, f"{collection}/{{name}}": item}
+    def path_item(self, rt: Route) -> dict[str, Any]:
+        item: dict[str, Any] = {op.method: self.operation(rt, op) for op in rt.operations}
+        params = []
+        if rt.item:
+            sub_kind = rt.resource.subresource(rt.sub)[0] if rt.sub else ""
+            shown = _sub_gvk(rt.resource, sub_kind)["kind"] if rt.sub else rt.resource.kind
+            params.append(self._param("name", "path", f"name of the {shown}"))
+        if rt.scope == "namespaced":
+            params.append(self._param("namespace", "path", "object name and auth scope, such as for teams and "
+                                                           "projects"))
+        params.append(self._param("pretty"))
+        item["parameters"] = [p for p in params if p is not None]
+        return dict(sorted(item.items()))
+
+    def discovery_op(self, op_id: str, description: str, schema: str, tag: str) -> dict[str, Any]:
+        o: dict[str, Any] = {"description": description, "operationId": op_id}
+        if not self.v3:
+            o.update(consumes=list(_WRITE_TYPES), produces=list(_WRITE_TYPES), schemes=["https"])
+        o["responses"] = self._responses("get", self.ref(schema), _WRITE_TYPES[:1])
+        o["tags"] = [tag]
+        return {"get": o}
 
 
-def _kinds(minor: int) -> list[tuple[str, str, str, str]]:
-    """(group, version, kind, definition) of every kind the version serves, sorted."""
-    out = []
-    for gvk, definition in sorted(builtin_kinds(minor).items(), key=lambda kv: (kv[0].api_version, kv[0].kind)):
-        group, _, version = gvk.api_version.rpartition("/")
-        out.append((group, version, gvk.kind, definition))
-    return out
+_VERSIONED_PARAMS = frozenset({"resourceVersionMatch", "fieldValidation", "sendInitialEvents",
+                               "ignoreStoreReadErrorWithClusterBreakingPotential"})
 
 
-_SUBRESOURCE_KINDS = frozenset({"Binding", "Eviction", "Scale", "TokenRequest"})
+def _describe(action: str, kind: str, sub: str | None) -> str:
+    if sub:
+        return {"get": f"read {sub} of the specified {kind}", "put": f"replace {sub} of the specified {kind}",
+                "patch": f"partially update {sub} of the specified {kind}",
+                "post": f"create {sub} of {_article(kind)} {kind}",
+                "delete": f"delete {sub} of {_article(kind)} {kind}"}[action]
+    return {"list": f"list or watch objects of kind {kind}", "post": f"create {_article(kind)} {kind}",
+            "deletecollection": f"delete collection of {kind}", "get": f"read the specified {kind}",
+            "put": f"replace the specified {kind}", "patch": f"partially update the specified {kind}",
+            "delete": f"delete {_article(kind)} {kind}"}[action]
 
 
-def _paths(minor: int, custom: list[dict[str, Any]], ref_prefix: str, v3: bool,
-           only: str | None = None) -> dict[str, Any]:
-    paths: dict[str, Any] = {}
-    for group, version, kind, definition in _kinds(minor):
-        gv = f"{group}/{version}" if group else version
-        if (only is not None and gv != only) or kind in _SUBRESOURCE_KINDS:
-            continue
-        info = builtin_kind_info(kind, gv)
-        paths.update(_resource_paths(group, version, kind, info.resource, info.namespaced, definition, ref_prefix,
-                                     False, v3))
+def _returns_deleted() -> frozenset[str]:
+    from podlife.apiserver.server import RETURNS_DELETED
+
+    return RETURNS_DELETED
+
+
+def _names(minor: int, custom: list[dict[str, Any]]) -> _Names:
+    builtin = {(g.api_version, g.kind): d for g, d in builtin_kinds(minor).items()}
+    defs = definitions(minor)
+    for (av, kind), d in list(builtin.items()):
+        if d + "List" in defs:
+            builtin.setdefault((av, kind + "List"), d + "List")
+    names = {}
     for c in custom:
-        if only is not None and f"{c['group']}/{c['version']}" != only:
-            continue
-        paths.update(_resource_paths(c["group"], c["version"], c["kind"], c["plural"], c["namespaced"], c["name"],
-                                     ref_prefix, True, v3))
-    return dict(sorted(paths.items()))
+        av = f"{c['group']}/{c['version']}"
+        names[(av, c["kind"])] = c["name"]
+        names[(av, c["kind"] + "List")] = c["name"] + "List"
+    return _Names(builtin, names)
+
+
+def _resources(minor: int, crds: list[dict[str, Any]]) -> list[Resource]:
+    return [*builtin_resources(minor), *custom_resources(crds)]
+
+
+def _route_paths(builder: _Builder, resources: list[Resource]) -> dict[str, Any]:
+    return {rt.path: builder.path_item(rt) for rt in routes(resources)}
+
+
+def _discovery_paths(builder: _Builder, resources: list[Resource], only: str | None) -> dict[str, Any]:
+    """/api/, /apis/, /apis/GROUP/, /api[s]/…/VERSION/ and /version/ (upstream's discovery operations);
+    ``only`` picks one v3 document's: a group-version, "api", "apis", "apis/GROUP" or "version"."""
+    out: dict[str, Any] = {}
+
+    def want(key: str) -> bool:
+        return only is None or only == key
+
+    if want("api"):
+        out["/api/"] = builder.discovery_op("getCoreAPIVersions", "get available API versions",
+                                            _META + "APIVersions", "core")
+    if want("apis"):
+        out["/apis/"] = builder.discovery_op("getAPIVersions", "get available API versions",
+                                             _META + "APIGroupList", "apis")
+    if want("version"):
+        out["/version/"] = builder.discovery_op("getCodeVersion", "get the version information for this server",
+                                                "io.k8s.apimachinery.pkg.version.Info", "version")
+    for group, version in sorted({(r.group, r.version) for r in resources}):
+        camel = _camel(group, version)
+        gv = f"{group}/{version}" if group else version
+        if want(gv):
+            out[f"{gv_base(group, version)}/"] = builder.discovery_op(
+                f"get{camel}APIResources", "get available resources", _META + "APIResourceList",
+                _tag(group, version))
+        if group and want(f"apis/{group}"):
+            g = camel.removesuffix(version[:1].upper() + version[1:])
+            out[f"/apis/{group}/"] = builder.discovery_op(f"get{g}APIGroup", "get information of a group",
+                                                          _META + "APIGroup", g[:1].lower() + g[1:])
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ documents
@@ -238,38 +475,75 @@ def _info(minor: int) -> dict[str, str]:
     return {"title": "Kubernetes", "version": f"v1.{minor}.0"}
 
 
-def v2_document(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    prefix = "#/definitions/"
-    custom = _custom(crds, prefix)
+def _published(minor: int, custom: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
     published = dict(_builtin_definitions(minor, prefix))
     for c in custom:
         published[c["name"]] = c["schema"]
-    return {"swagger": "2.0", "info": _info(minor), "paths": _paths(minor, custom, prefix, v3=False),
-            "definitions": dict(sorted(published.items()))}
+        published[c["name"] + "List"] = _custom_list(c, prefix)
+    return published
 
 
-def _group_versions(minor: int, custom: list[dict[str, Any]]) -> list[str]:
-    gvs = {f"{g}/{v}" if g else v for g, v, k, _ in _kinds(minor) if k not in _SUBRESOURCE_KINDS}
-    gvs |= {f"{c['group']}/{c['version']}" for c in custom}
-    return sorted(gvs)
+def _custom_list(c: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """apiextensions-apiserver controller/openapi/builder: the list type of a custom resource."""
+    return {"description": f"{c['kind']}List is a list of {c['kind']}", "properties": {
+        "apiVersion": {"type": "string", "description": "APIVersion defines the versioned schema of this "
+                                                        "representation of an object."},
+        "items": {"type": "array", "description": f"List of {c['plural']}. More info: "
+                                                  "https://git.k8s.io/community/contributors/devel/"
+                                                  "sig-architecture/api-conventions.md",
+                  "items": {"$ref": prefix + c["name"]}},
+        "kind": {"type": "string", "description": "Kind is a string value representing the REST resource this "
+                                                  "object represents."},
+        "metadata": {"$ref": prefix + _META + "ListMeta"}},
+        "required": ["items"], "type": "object",
+        "x-kubernetes-group-version-kind": [{"group": c["group"], "kind": c["kind"] + "List",
+                                             "version": c["version"]}]}
+
+
+def v2_document(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    crds = list(crds)
+    prefix = "#/definitions/"
+    custom = _custom(crds, prefix)
+    resources = _resources(minor, crds)
+    builder = _Builder(minor, _names(minor, custom), v3=False)
+    paths = {**_discovery_paths(builder, resources, None), **_route_paths(builder, resources)}
+    return {"swagger": "2.0", "info": _info(minor), "paths": dict(sorted(paths.items())),
+            "definitions": dict(sorted(_published(minor, custom, prefix).items()))}
 
 
 def _index_path(gv: str) -> str:
     return f"api/{gv}" if "/" not in gv else f"apis/{gv}"
 
 
-def v3_document(minor: int, group_version: str, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any] | None:
+def v3_documents(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+    """Every /openapi/v3 document, by its index path (api/v1, apis/apps/v1, apis/apps, apis, api, version):
+    one per served group-version and group, and the discovery documents (kube-openapi handler3)."""
+    crds = list(crds)
     prefix = "#/components/schemas/"
     custom = _custom(crds, prefix)
-    if group_version not in _group_versions(minor, custom):
-        return None
-    paths = _paths(minor, custom, prefix, v3=True, only=group_version)
-    schemas = dict(_builtin_definitions(minor, prefix))
-    for c in custom:
-        schemas[c["name"]] = c["schema"]
-    reached = _reachable(paths, schemas, prefix)
-    return {"openapi": "3.0.0", "info": _info(minor), "paths": paths,
-            "components": {"schemas": {name: schemas[name] for name in sorted(reached)}}}
+    resources = _resources(minor, crds)
+    builder = _Builder(minor, _names(minor, custom), v3=True)
+    schemas = _published(minor, custom, prefix)
+    by_gv: dict[str, list[Resource]] = {}
+    for r in resources:
+        by_gv.setdefault(r.api_version, []).append(r)
+    keys = ["api", "apis", "version", *sorted(by_gv), *sorted({f"apis/{r.group}" for r in resources if r.group})]
+    docs = {}
+    for key in keys:
+        paths = dict(_discovery_paths(builder, resources, key))
+        if key in by_gv:
+            paths.update(_route_paths(builder, by_gv[key]))
+        paths = dict(sorted(paths.items()))
+        reached = _reachable(paths, schemas, prefix)
+        docs[key if key in ("api", "apis", "version") or key.startswith("apis/") and key.count("/") == 1
+             else _index_path(key)] = {"openapi": "3.0.0", "info": _info(minor), "paths": paths,
+                                       "components": {"schemas": {n: schemas[n] for n in sorted(reached)}}}
+    return dict(sorted(docs.items()))
+
+
+def v3_document(minor: int, group_version: str, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any] | None:
+    """One group-version's document, None when the version does not serve it."""
+    return v3_documents(minor, crds).get(_index_path(group_version))
 
 
 def _reachable(root: Any, schemas: dict[str, Any], prefix: str) -> set[str]:
@@ -291,22 +565,34 @@ def _reachable(root: Any, schemas: dict[str, Any], prefix: str) -> set[str]:
 
 
 def encode(doc: dict[str, Any]) -> bytes:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON, made a path or definition at a time: the same bytes as one json.dumps, but the encoder
+    gives up the GIL between pieces, so a server building a document in a thread keeps answering."""
+    return _encode(doc, 3).encode()
+
+
+def _encode(value: Any, depth: int) -> str:
+    if depth and isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _encode(v, depth - 1)
+                              for k, v in value.items()) + "}"
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def etag(data: bytes) -> str:
     return hashlib.sha512(data).hexdigest().upper()
 
 
+def v3_index_of(encoded: dict[str, tuple[bytes, str]]) -> dict[str, Any]:
+    """handler3's index of encoded documents (path -> (bytes, etag))."""
+    return {"paths": {path: {"serverRelativeURL": f"/openapi/v3/{path}?hash={tag}"}
+                      for path, (_, tag) in sorted(encoded.items())}}
+
+
 def v3_index(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    crds = list(crds)
-    custom = _custom(crds, "#/components/schemas/")
-    paths = {}
-    for gv in _group_versions(minor, custom):
-        doc = v3_document(minor, gv, crds)
-        assert doc is not None
-        paths[_index_path(gv)] = {"serverRelativeURL": f"/openapi/v3/{_index_path(gv)}?hash={etag(encode(doc))}"}
-    return {"paths": paths}
+    encoded = {}
+    for path, doc in v3_documents(minor, crds).items():
+        data = encode(doc)
+        encoded[path] = (data, etag(data))
+    return v3_index_of(encoded)
 
 
 # ------------------------------------------------------------------------------------------------ gnostic protobuf

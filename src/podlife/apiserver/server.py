@@ -29,6 +29,7 @@ from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import Catalog, Resource, kind_info
+from podlife.apiserver.routes import check as check_route
 from podlife.apiserver.status import (
     bad_request,
     method_not_allowed,
@@ -36,6 +37,7 @@ from podlife.apiserver.status import (
     status_body,
     success,
     too_large,
+    warning_header,
 )
 from podlife.apiserver.watch import WatchStream
 
@@ -187,6 +189,9 @@ class ApiServer:
                 raise not_found_path()
             return self._json(doc)
         target = self._target(group, version, rest)
+        # a path or method the route table does not hold: the mux's 404 or 405, without the object's details
+        check_route(target.resource, target.namespace, target.name, target.sub, request.method,
+                    request.query.get("watch") in ("true", "1"))
         try:
             return await self._resource(request, target)
         except ApiError as e:
@@ -478,7 +483,9 @@ class ApiServer:
     def _respond(self, obj: Obj, r: Resource, status: int, warnings: list[str]) -> web.Response:
         resp = self._json(self.out(r, obj), status=status)
         for w in warnings:
-            resp.headers.add("Warning", f'299 - "{w}"')
+            header = warning_header(w)
+            if header is not None:
+                resp.headers.add("Warning", header)
         return resp
 
     async def _create(self, request: web.Request, t: Target) -> web.Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from podlife.api.errors import ApiError
@@ -69,3 +70,11 @@ def unsupported_media(accepted: list[str]) -> ApiError:
 def too_large(limit: int) -> ApiError:
     """handlers/rest.go limitedReadBody: a body over the server's limit (3 MiB by default)."""
     return ApiError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")
+
+
+def warning_header(text: str) -> str | None:
+    """A Warning header value, or None for a text with control characters, which the API server drops
+    (staging/src/k8s.io/apimachinery/pkg/util/net/http.go NewWarningHeader; endpoints/filters/warning.go)."""
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        return None
+    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
