@@ -38,6 +38,7 @@ import json
 import unicodedata
 from typing import Any, Iterable
 
+from podlife.api import decoding
 from podlife.api.errors import ApiError
 from podlife.api.schema import TypeSchema
 
@@ -191,6 +192,10 @@ _NODE = object()   # a member that is not a leaf
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
     kind = t.kind(value)
     if kind == "scalar" or value is None:
+        if strict and kind == "scalar" and t.ts is not None and not t.deduced:
+            err = decoding.smd_scalar_error(value, t.ts)   # AsTyped validates the configuration's scalars
+            if err is not None:
+                errors.append(f"{_path_str(path)}: {err}")
         out[path] = value
         return
     if t.atomic:
