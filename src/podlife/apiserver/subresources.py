@@ -53,6 +53,9 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         from podlife.api.registry.eviction import evict
 
         body = bodies.options(await server._body(request), "Eviction")
+        eviction_type = type_schema(server.minor, "policy/v1", "Eviction")
+        if eviction_type is not None:   # decoded into policy/v1 Eviction as any create body
+            fieldvalidation.check_types({"apiVersion": "policy/v1", "kind": "Eviction", **body}, eviction_type)
         opts = body.get("deleteOptions") or {}
         name = (body.get("metadata") or {}).get("name")
         if name and name != t.name:
