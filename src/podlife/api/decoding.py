@@ -290,66 +290,107 @@ def type_error(obj: Any, ts: TypeSchema) -> str | None:
     in document order, unless a custom UnmarshalJSON fails, which ends decoding at once."""
     saved: list[str] = []
     try:
-        _walk(obj, ts, _Ctx(), saved)
+        _walk(obj, _plan(ts), _Ctx(), saved)
     except _Fatal as e:
         return str(e)
     return saved[0] if saved else None
 
 
-def _walk(value: Any, ts: TypeSchema, ctx: _Ctx, saved: list[str]) -> None:
+_STRUCT, _MAP, _LIST, _SCALAR, _ANY = range(5)
+
+
+class _Plan:
+    """A schema node as the walk needs it, made once per node (a restart checks every stored object)."""
+
+    __slots__ = ("ts", "shape", "custom", "go", "go_name", "want", "range", "_fields", "_child")
+
+    def __init__(self, ts: TypeSchema) -> None:
+        self.ts = ts
+        self.custom = _CUSTOM.get(ts.name)
+        self.shape = _STRUCT if ts.is_struct else _MAP if ts.is_map else _LIST if ts.is_list else _SCALAR
+        self.go = go_type(ts)
+        self.go_name = ts.go_name
+        types = _types(ts)
+        self.want = types[0] if len(types) == 1 else None
+        if self.shape == _SCALAR and self.want is None:
+            self.shape = _ANY   # untyped (interface{}, RawExtension, apiextensions JSON): anything goes
+        self.range = INT32 if ts.node.get("format") == "int32" else INT64
+        self._fields: dict[str, _Plan | None] = {}
+        self._child: _Plan | None = None
+
+    def field(self, key: str) -> _Plan | None:
+        try:
+            return self._fields[key]
+        except KeyError:
+            hit = self.ts.field(key)
+            plan = self._fields[key] = _plan(hit[0]) if hit is not None else None
+            return plan
+
+    def child(self) -> _Plan:
+        if self._child is None:
+            self._child = _plan(self.ts.items() if self.shape == _LIST else self.ts.values())
+        return self._child
+
+
+_PLANS: dict[int, _Plan] = {}
+
+
+def _plan(ts: TypeSchema) -> _Plan:
+    """The plan of a schema node; nodes live as long as their version's definitions (lru-cached)."""
+    plan = _PLANS.get(id(ts.node))
+    if plan is None or plan.ts.node is not ts.node:
+        plan = _PLANS[id(ts.node)] = _Plan(ts)
+    return plan
+
+
+def _walk(value: Any, plan: _Plan, ctx: _Ctx, saved: list[str]) -> None:
     if value is None:
         return
-    custom = _CUSTOM.get(ts.name)
-    if custom is not None:
-        _custom(value, custom, ctx)
+    if plan.custom is not None:
+        _custom(value, plan.custom, ctx)
         return
-    if ts.is_struct:
-        if not isinstance(value, dict):
-            saved.append(ctx.error(_json_kind(value), go_type(ts)))
+    shape = plan.shape
+    if shape == _STRUCT:
+        if type(value) is not dict:
+            saved.append(ctx.error(_json_kind(value), plan.go))
             return
         for key, v in value.items():
-            hit = ts.field(key)
-            if hit is not None and v is not None:
-                _walk(v, hit[0], _Ctx(ts.go_name, ctx.fields + (key,)), saved)
+            if v is not None:
+                child = plan.field(key)
+                if child is not None:
+                    _walk(v, child, _Ctx(plan.go_name, ctx.fields + (key,)), saved)
         return
-    if ts.is_map:
-        if not isinstance(value, dict):
-            saved.append(ctx.error(_json_kind(value), go_type(ts)))
+    if shape == _MAP or shape == _LIST:
+        if type(value) is not (dict if shape == _MAP else list):
+            saved.append(ctx.error(_json_kind(value), plan.go))
             return
-        values = ts.values()
-        for v in value.values():
-            _walk(v, values, ctx, saved)
-        return
-    if ts.is_list:
-        if not isinstance(value, list):
-            saved.append(ctx.error(_json_kind(value), go_type(ts)))
+        child = plan.child()
+        if child.shape == _SCALAR and child.want == "string" and child.custom is None:
+            for v in (value.values() if shape == _MAP else value):   # labels, annotations, args: the hot case
+                if type(v) is not str and v is not None:
+                    saved.append(ctx.error(_json_kind(v), child.go))
             return
-        items = ts.items()
-        for v in value:
-            _walk(v, items, ctx, saved)
+        for v in (value.values() if shape == _MAP else value):
+            _walk(v, child, ctx, saved)
         return
-    problem = _scalar(value, ts)
-    if problem is not None:
-        saved.append(ctx.error(problem, go_type(ts)))
+    if shape == _SCALAR:
+        problem = _scalar(value, plan.want, plan.range)
+        if problem is not None:
+            saved.append(ctx.error(problem, plan.go))
 
 
-def _scalar(value: Any, ts: TypeSchema) -> str | None:
+def _scalar(value: Any, want: str | None, bounds: tuple[int, int]) -> str | None:
     """decode.go literalStore: what is wrong with a literal for a scalar Go type, as UnmarshalTypeError.Value."""
-    types = _types(ts)
-    if len(types) != 1:
-        return None   # untyped (interface{}, RawExtension, apiextensions JSON): anything goes
-    want = types[0]
+    if want == "string":
+        return None if type(value) is str else _json_kind(value)
     if want == "integer":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _json_kind(value)
-        lo, hi = INT32 if ts.node.get("format") == "int32" else INT64
-        if isinstance(value, float) or not lo <= value <= hi:
+        if isinstance(value, float) or not bounds[0] <= value <= bounds[1]:
             return _literal(value)
         return None
     if want == "number":
         return None if isinstance(value, (int, float)) and not isinstance(value, bool) else _json_kind(value)
-    if want == "string":
-        return None if isinstance(value, str) else _json_kind(value)
     if want == "boolean":
         return None if isinstance(value, bool) else _json_kind(value)
     if want in ("object", "array") and not isinstance(value, dict if want == "object" else list):
