@@ -170,6 +170,12 @@ def test_apply_checks_types_as_structured_merge_diff(hostile: Hostile) -> None:
                                               "application/apply-patch+yaml")
     assert (code, message) == (500, "failed to create typed patch object (/web; apps/v1, Kind=Deployment): "
                                     ".spec.replicas: expected numeric (int or float), got string")
+    # structured-merge-diff takes any number; the object made from its result does not hold 1.5 in an int32
+    body = json.dumps(_deployment("web", 1.5))
+    assert hostile.status("PATCH", WEB + "?fieldManager=hostile&force=true", body,
+                          "application/apply-patch+yaml")[:3] == (
+        500, "", "failed to convert new object (/web; apps/v1, Kind=Deployment) to proper version: cannot convert "
+                 "float64 to int32")
 
 
 def test_scale_subresource(hostile: Hostile) -> None:

@@ -535,6 +535,11 @@ def _strip_managed(obj: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------ apply
 
+def object_gvknn(obj: dict[str, Any]) -> str:
+    """internal/structuredmerge.go objectGVKNN: "namespace/name; group/version, Kind=kind"."""
+    return _gvk_nn(obj)
+
+
 def _gvk_nn(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     api_version = str(obj.get("apiVersion", ""))

@@ -65,13 +65,14 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
         out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
                                  has_status=has_status)
         if schema is not None:
-            # the applied object becomes the Go type (TypedToObject, the unstructured converter): smd took any
-            # number for an integer, the conversion refuses 1.5 and wraps int32 as Go does; upstream answers
-            # 500 around the converter's words
+            # the applied object becomes the Go type again (fieldmanager structuredmerge.go Apply: toUnversioned,
+            # through the unstructured converter): smd took any number for an integer, the conversion refuses
+            # 1.5 and wraps an int32 as Go does; the error is not an API status, so 500
             try:
                 out = decoding.convert_unstructured(out, schema)
             except decoding.DecodeError as e:
-                raise ApiError(500, "InternalError", f"Internal error occurred: {e}") from None
+                raise ApiError(500, "", f"failed to convert new object ({fieldmanager.object_gvknn(applied)}) "
+                                        f"to proper version: {e}") from None
         return decoding.untyped_numbers(out), []
     m = fieldvalidation.mode(server, request, "PatchOptions")
     result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)

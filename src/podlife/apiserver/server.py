@@ -635,8 +635,9 @@ def _list_options(q: Any) -> None:
                                      'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
     if q.get("sendInitialEvents"):
         causes.append(FieldError("sendInitialEvents", "Forbidden", "sendInitialEvents is forbidden for list"))
-    if causes:
-        raise invalid("ListOptions.meta.k8s.io", "", causes)
+    if causes:   # errors.NewInvalid: one error as it is, several as an aggregate
+        text = str(causes[0]) if len(causes) == 1 else "[" + ", ".join(str(c) for c in causes) + "]"
+        raise ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {text}', causes)
     if rv not in ("", "0"):
         # storage APIObjectVersioner.ParseResourceVersion: strconv.ParseUint
         why = "invalid syntax" if not (rv.isascii() and rv.isdigit()) else \
