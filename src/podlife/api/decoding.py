@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -81,13 +82,13 @@ def _measure(value: Any) -> tuple[int, bool]:
 def parse_yaml(data: bytes | str) -> Any:
     """YAML as sigs.k8s.io/yaml turns it into JSON (timestamps stay strings), read with the scenario loader's
     composer and its alias budget; ``DecodeError`` worded as go-yaml."""
-    from podlife.scenario.load import MAX_YAML_VALUES, _expanded_sizes, _Loader
+    from podlife.scenario.load import MAX_YAML_VALUES, _expanded_sizes
 
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
     if text.count("[") + text.count("{") > MAX_DEPTH and _flow_depth(text) > MAX_DEPTH:
         # PyYAML's scanner takes time quadratic in the nesting of flow collections: refused before it reads
         raise DecodeError(f"yaml: exceeded max depth of {MAX_DEPTH}")
-    loader = _Loader(text)
+    loader = _body_loader()(text)
     try:
         try:
             node = loader.get_single_node()
@@ -111,6 +112,26 @@ def parse_yaml(data: bytes | str) -> Any:
     if _measure(value)[0] > MAX_DEPTH:   # an alias placed deep makes the document deeper than its text
         raise DecodeError(f"yaml: exceeded max depth of {MAX_DEPTH}")
     return json.loads(json.dumps(value))   # aliases become copies, as in the JSON upstream makes of them
+
+
+@lru_cache(maxsize=1)
+def _body_loader() -> type:
+    """The scenario loader's YAML reading (timestamps stay strings), with mapping keys as their text."""
+    from podlife.scenario.load import _Loader
+
+    class BodyLoader(_Loader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+            # go-yaml keeps 1 and true apart as keys (Python's dict would merge them); YAMLToJSON makes both text
+            self.flatten_mapping(node)
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (list, dict)):
+                    raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                            "found unacceptable key", key_node.start_mark)
+                out[_key(key)] = self.construct_object(value_node, deep=deep)
+            return out
+    return BodyLoader
 
 
 def _key(k: Any) -> str:
