@@ -599,6 +599,7 @@ class ApiServer:
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
 
+
 def _parse_int(text: str, bits: int = 64) -> int:
     """strconv.ParseInt as the query parameter conversion uses it (runtime.Convert_Slice_string_To_int64)."""
     body = text[1:] if text[:1] in "+-" else text
