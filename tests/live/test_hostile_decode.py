@@ -255,6 +255,12 @@ def test_deep_nesting_is_refused(hostile: Hostile) -> None:
         400, "BadRequest", "exceeded max depth of 200")
 
 
+def test_control_bodies_have_the_same_limits(hostile: Hostile) -> None:
+    deep = '{"nodePowerOff":' + "[" * 300 + "]" * 300 + "}"
+    assert hostile.status("POST", "/podlife/faults", deep)[:3] == (
+        400, "BadRequest", "fault: not JSON: exceeded max depth of 200")
+
+
 def test_the_body_size_limit(hostile: Hostile) -> None:
     body = json.dumps({**_deployment("hostile"), "x": "a" * (3 * 1024 * 1024)})
     code, reason, _, _ = hostile.status("POST", DEPLOYMENTS, body)
