@@ -255,6 +255,18 @@ def test_deep_nesting_is_refused(hostile: Hostile) -> None:
         400, "BadRequest", "exceeded max depth of 200")
 
 
+def test_a_json_patch_that_doubles_a_value_is_stopped(hostile: Hostile) -> None:
+    # each copy doubles the annotations' list: 40 of them would make 2^40 values; evanphx/json-patch stops
+    # at the API server's JSONPatchMaxCopyBytes (3 MiB) and the patch is 422
+    ops = [{"op": "add", "path": "/metadata/annotations", "value": {}},
+           {"op": "add", "path": "/metadata/annotations/x", "value": ["y" * 1000]}]
+    ops += [{"op": "copy", "from": "/metadata/annotations/x", "path": "/metadata/annotations/x/-"}] * 40
+    code, reason, message, took = hostile.status("PATCH", WEB, json.dumps(ops), "application/json-patch+json")
+    assert (code, reason, message) == (422, "Invalid", "the server rejected our request due to an error in our "
+                                                       "request")
+    assert took < 5.0
+
+
 def test_control_bodies_have_the_same_limits(hostile: Hostile) -> None:
     deep = '{"nodePowerOff":' + "[" * 300 + "]" * 300 + "}"
     assert hostile.status("POST", "/podlife/faults", deep)[:3] == (

@@ -45,6 +45,7 @@ STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 
 MAX_JSON_PATCH_OPERATIONS = 10000   # handlers/patch.go maxJSONPatchOperations
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024   # apiserver server/config.go JSONPatchMaxCopyBytes
 
 
 @dataclass
@@ -214,9 +215,10 @@ def json_patch(doc: Any, ops: Any) -> Any:
         raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "
                                                      f"in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
     root = [doc]   # a box, so that replacing the whole document works
+    copied = [0]   # bytes the copy operations added so far
     try:
         for op in ops:
-            _apply_op(root, op or {})
+            _apply_op(root, op or {}, copied)
     except _OpFailed:
         raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request") from None
     return root[0]
@@ -309,7 +311,7 @@ def _str_field(op: dict[str, Any], name: str) -> str:
     return v
 
 
-def _apply_op(root: list[Any], op: dict[str, Any]) -> None:
+def _apply_op(root: list[Any], op: dict[str, Any], copied: list[int]) -> None:
     kind = op.get("op") if isinstance(op.get("op"), str) else "unknown"
     if kind == "add":
         con, key = _find(root, _str_field(op, "path"))
@@ -339,6 +341,11 @@ def _apply_op(root: list[Any], op: dict[str, Any]) -> None:
     elif kind == "copy":
         con, key = _find(root, _str_field(op, "from"))
         val = _get(con, key)
+        # AccumulatedCopySizeLimit, which the API server sets to JSONPatchMaxCopyBytes (3 MiB): copies that
+        # double a value would otherwise grow the object exponentially (AccumulatedCopySizeError, 422)
+        copied[0] += len(json.dumps(val, separators=(",", ":")))
+        if copied[0] > MAX_JSON_PATCH_COPY_BYTES:
+            raise _OpFailed
         con, key = _find(root, _str_field(op, "path"))
         _add(con, key, copy.deepcopy(val))
     elif kind == "test":
