@@ -99,7 +99,7 @@ def parse_yaml(data: bytes | str) -> Any:
         depth = _node_depth(node)
         if depth > MAX_DEPTH:
             raise DecodeError(f"yaml: exceeded max depth of {MAX_DEPTH}")
-        if _expanded_sizes(node)[id(node)] > MAX_YAML_VALUES:
+        if "*" in text and _expanded_sizes(node)[id(node)] > MAX_YAML_VALUES:   # an alias is written *name
             # go-yaml decode.go: "document contains excessive aliasing"
             raise DecodeError("yaml: document contains excessive aliasing")
         try:
@@ -116,10 +116,39 @@ def parse_yaml(data: bytes | str) -> Any:
 
 @lru_cache(maxsize=1)
 def _body_loader() -> type:
-    """The scenario loader's YAML reading (timestamps stay strings), with mapping keys as their text."""
+    """The scenario loader's YAML reading (timestamps stay strings), with mapping keys as their text. libyaml
+    reads the events when it is there (several times faster on a large body, and it stops at 1,000 levels on
+    its own); the nodes are composed in Python, whose recursion limit ends a deep document cleanly."""
+    from yaml.composer import Composer
+    from yaml.constructor import SafeConstructor
+    from yaml.resolver import Resolver
+
     from podlife.scenario.load import _Loader
 
-    class BodyLoader(_Loader):
+    try:
+        from yaml._yaml import CParser
+    except ImportError:   # PyYAML built without libyaml
+        bases: tuple[type, ...] = (_Loader,)
+    else:
+        bases = (CParser, Composer, SafeConstructor, Resolver)
+
+    class BodyLoader(*bases):  # type: ignore[misc]
+        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+        def __init__(self, stream: str) -> None:
+            if bases[0] is _Loader:
+                _Loader.__init__(self, stream)
+                return
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+        if bases[0] is not _Loader:   # Python's composer over libyaml's events
+            check_node = Composer.check_node
+            get_node = Composer.get_node
+            get_single_node = Composer.get_single_node
+
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
             # go-yaml keeps 1 and true apart as keys (Python's dict would merge them); YAMLToJSON makes both text
             self.flatten_mapping(node)
