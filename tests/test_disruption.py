@@ -177,6 +177,15 @@ def test_drain_timeout(tmp_path):
         (35.0, "There are pending nodes to be drained:"), (35.0, " node-1")]
 
 
+def test_drain_of_a_node_without_a_node_object(tmp_path):
+    # kubectl drain GETs the node first: NotFound is printed by cmdutil.CheckErr and nothing is cordoned or
+    # evicted (the run used to crash with exit 3 when the error left the simulated kubectl process)
+    r = run_text(tmp_path, scenario().replace("drain: node-1", "drain: node-9"))
+    assert kubectl(r) == [(20.0, 'Error from server (NotFound): nodes "node-9" not found')]
+    assert records(r, "api", verb="evict") == []
+    assert not r.cluster.store.get("Node", None, "node-1")["spec"].get("unschedulable")
+
+
 def test_evict_action(tmp_path):
     text = scenario(budget="maxUnavailable: 0", drain="").replace(
         "  - at: 20s\n    drain: node-1\n", "  - at: 20s\n    evict: pod/web-595f98c755-8qtw2\n")

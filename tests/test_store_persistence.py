@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime, timezone
 
@@ -148,3 +149,42 @@ def test_an_uncommitted_write_is_not_in_the_log(tmp_path):
     committed = c.store.resource_version
     c.store.create(_configmap("lost"), by="test")   # never committed: the process dies before answering
     assert SqliteLog(str(db)).last_revision() == committed
+
+
+def test_a_value_json_cannot_hold_never_reaches_the_store_or_the_log(tmp_path):
+    # the API refuses such values before they get here (podlife.api.decoding); the store is the last guard:
+    # it encodes before it changes anything, so neither memory nor state.db holds half a write
+    c = _cluster(tmp_path / "state.db", resume=False)
+    rv = c.store.resource_version
+    bad = {**_configmap("huge"), "extra": 2 ** 70}
+    with pytest.raises(errors.ApiError) as e:
+        c.store.create(bad, by="test")
+    assert e.value.code == 500
+    assert e.value.message == ("Internal error occurred: ConfigMap default/huge cannot be stored: Integer exceeds "
+                               "64-bit range; nothing was written")
+    assert c.store.try_get("ConfigMap", "default", "huge") is None
+    assert c.store.resource_version == rv
+    c.store.log.commit(force=True)
+    assert c.store.log.db.execute("SELECT count(*) FROM objects WHERE name = 'huge'").fetchone() == (0,)
+
+
+def test_an_object_an_older_podlife_stored_unchecked_is_reported_and_not_loaded(tmp_path):
+    db = tmp_path / "state.db"
+    c = _cluster(db, resume=False)
+    c.store.create(_configmap("cm"), by="test")
+    c.store.log.commit(force=True)
+    legacy = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "big", "namespace": "default", "resourceVersion": "1"},
+              "spec": {"replicas": 10_000_000, "selector": {"matchLabels": {"a": "b"}},
+                       "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}}}}
+    raw = sqlite3.connect(db)
+    raw.execute("INSERT INTO objects VALUES ('Deployment', 'default', 'big', 1, ?)",
+                (json.dumps(legacy).encode(),))
+    raw.commit()
+    raw.close()
+    r = _cluster(db, resume=True, stream=1)
+    assert r.store.try_get("Deployment", "default", "big") is None
+    assert r.store.get("ConfigMap", "default", "cm")["data"] == {"n": "0"}
+    assert r.store.skipped == [f"{db}: Deployment default/big is not loaded: spec.replicas: 10,000,000 pods; podlife "
+                               "runs workloads of at most 150,000 pods (it stays in the data directory; delete it "
+                               "there or use another --data-dir)"]

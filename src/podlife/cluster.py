@@ -144,7 +144,10 @@ class Cluster:
         it again (podlife.scenario.faults NodePowerOff; the kubelet after a node reboot)."""
         for name in self.kubelets:
             self.trace.emit("fault", fault="NodePowerOff", node=name, op="heal", fields={"restart": True})
-        self.store.restore(persisted.log)
+        from podlife.api.decoding import stored_problem
+
+        minor = self.profile.minor
+        self.store.restore(persisted.log, check=lambda kind, obj: stored_problem(minor, kind, obj))
 
     def add_node(self, spec: NodeSpec, register: bool = True) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""

@@ -38,6 +38,7 @@ import json
 import unicodedata
 from typing import Any, Iterable
 
+from podlife.api import decoding
 from podlife.api.errors import ApiError
 from podlife.api.schema import TypeSchema
 
@@ -191,6 +192,10 @@ _NODE = object()   # a member that is not a leaf
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
     kind = t.kind(value)
     if kind == "scalar" or value is None:
+        if strict and kind == "scalar" and t.ts is not None and not t.deduced:
+            err = decoding.smd_scalar_error(value, t.ts)   # AsTyped validates the configuration's scalars
+            if err is not None:
+                errors.append(f"{_path_str(path)}: {err}")
         out[path] = value
         return
     if t.atomic:
@@ -529,6 +534,11 @@ def _strip_managed(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ apply
+
+def object_gvknn(obj: dict[str, Any]) -> str:
+    """internal/structuredmerge.go objectGVKNN: "namespace/name; group/version, Kind=kind"."""
+    return _gvk_nn(obj)
+
 
 def _gvk_nn(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}

@@ -33,9 +33,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from podlife.api import decoding
 from podlife.api.errors import ApiError
 from podlife.api.fieldvalidation import IGNORE, patched_body
-from podlife.api.gofmt import go_json, go_type, go_value
+from podlife.api.gofmt import go_json, go_quote, go_type, go_value
 from podlife.api.schema import TypeSchema
 
 JSON_PATCH = "application/json-patch+json"
@@ -44,6 +45,7 @@ STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 
 MAX_JSON_PATCH_OPERATIONS = 10000   # handlers/patch.go maxJSONPatchOperations
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024   # apiserver server/config.go JSONPatchMaxCopyBytes
 
 
 @dataclass
@@ -72,14 +74,17 @@ def patch_type(content_type: str, custom: bool) -> str:
 
 
 def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schema: TypeSchema | None,
-                validation: str = IGNORE) -> Patched:
+                validation: str = IGNORE, typed: bool = False) -> Patched:
+    """The patched object; ``typed``: decoded into the kind's Go types as the API server's patch handler does
+    (a value of the wrong type is 422), with the live API's limits."""
     kind = patch_type(content_type, custom=schema is None)
     if kind == APPLY_PATCH:
         raise ValueError("server-side apply goes through podlife.api.fieldmanager.apply")
     try:   # validateAndTranscodePatch: the body must be JSON before anything else
-        text = patch.decode("utf-8") if isinstance(patch, (bytes, bytearray)) else patch
-        doc = json.loads(text, parse_constant=_not_json)
-    except (ValueError, UnicodeDecodeError):
+        doc = decoding.parse_json(patch.encode() if isinstance(patch, str) else bytes(patch))
+    except decoding.DecodeError as e:   # util/json: deeper than the decoder follows
+        raise ApiError(400, "BadRequest", str(e)) from None
+    except ValueError:
         raise ApiError(400, "BadRequest", "invalid JSON patch") from None
     current = copy.deepcopy(original)
     if kind == STRATEGIC_MERGE_PATCH:
@@ -92,26 +97,42 @@ def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schem
             result = _merge_map(current, patch_map, schema)
         except _SmpError as e:
             raise e.api_error() from None
-        return _finish(result, schema, validation, lambda: go_value(patch_map))
+        return _finish(result, schema, validation, lambda: go_value(patch_map), smp=True, typed=typed)
     if kind == MERGE_PATCH:
         result = merge_patch(current, doc)
     else:
         result = json_patch(current, doc)
-    return _finish(result, schema, validation, lambda: go_json(result))
+    return _finish(result, schema, validation, lambda: go_json(result), typed=typed)
 
 
-def _not_json(name: str) -> Any:
-    raise ValueError(name)   # NaN and Infinity are not JSON (encoding/json.Valid)
-
-
-def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any) -> Patched:
+def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any, smp: bool = False,
+            typed: bool = False) -> Patched:
     if not isinstance(result, dict):
         # the patched document must decode into the kind's type (runtime.DecodeInto)
         raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(go_json(result))}: '
                                        f"json: cannot unmarshal {_json_kind(result)} into Go value of type "
                                        "map[string]interface {}")
+    if decoding.depth_of(result) > decoding.MAX_DEPTH:   # a JSON patch can move a value under itself
+        raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: "": exceeded max depth of '
+                                       f"{decoding.MAX_DEPTH}")
     if schema is None:
-        return Patched(result)
+        return Patched(decoding.untyped_numbers(result) if typed else result)
+    if not typed:
+        obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "")
+        return Patched(obj, warnings)
+    # the patched object decoded into the Go type: the JSON of a JSON or merge patch (jsonPatcher
+    # applyPatchToCurrentObject: runtime.DecodeInto), the map of a strategic merge patch (applyPatchToObject:
+    # DefaultUnstructuredConverter.FromUnstructuredWithValidation); either failure is 422 on "patch"
+    if smp:
+        try:
+            result = decoding.convert_unstructured(result, schema)
+        except decoding.DecodeError as e:
+            raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {go_quote(shown())}: {e}') from None
+    else:
+        err = decoding.type_error(result, schema)
+        if err is not None:
+            raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {go_quote(shown())}: {err}')
+    decoding.untyped_numbers(result)
     obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "")
     return Patched(obj, warnings)
 
@@ -194,9 +215,10 @@ def json_patch(doc: Any, ops: Any) -> Any:
         raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "
                                                      f"in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
     root = [doc]   # a box, so that replacing the whole document works
+    copied = [0]   # bytes the copy operations added so far
     try:
         for op in ops:
-            _apply_op(root, op or {})
+            _apply_op(root, op or {}, copied)
     except _OpFailed:
         raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request") from None
     return root[0]
@@ -289,7 +311,7 @@ def _str_field(op: dict[str, Any], name: str) -> str:
     return v
 
 
-def _apply_op(root: list[Any], op: dict[str, Any]) -> None:
+def _apply_op(root: list[Any], op: dict[str, Any], copied: list[int]) -> None:
     kind = op.get("op") if isinstance(op.get("op"), str) else "unknown"
     if kind == "add":
         con, key = _find(root, _str_field(op, "path"))
@@ -319,6 +341,11 @@ def _apply_op(root: list[Any], op: dict[str, Any]) -> None:
     elif kind == "copy":
         con, key = _find(root, _str_field(op, "from"))
         val = _get(con, key)
+        # AccumulatedCopySizeLimit, which the API server sets to JSONPatchMaxCopyBytes (3 MiB): copies that
+        # double a value would otherwise grow the object exponentially (AccumulatedCopySizeError, 422)
+        copied[0] += len(json.dumps(val, separators=(",", ":")))
+        if copied[0] > MAX_JSON_PATCH_COPY_BYTES:
+            raise _OpFailed
         con, key = _find(root, _str_field(op, "path"))
         _add(con, key, copy.deepcopy(val))
     elif kind == "test":

@@ -133,6 +133,7 @@ class Store:
     _features: dict[str, bool] = field(default_factory=dict)
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    skipped: list[str] = field(default_factory=list)   # objects restore() did not load, and why
     # caches the controllers' informers share, by name (a shared informer factory's: see
     # controller_utils.shared_pod_index)
     informer_caches: dict[str, Any] = field(default_factory=dict)
@@ -554,12 +555,20 @@ class Store:
         self._remove(kind, key, by, record_api=False)
         return None
 
-    def restore(self, log: Any) -> None:
+    def restore(self, log: Any, check: Callable[[str, Obj], str | None] | None = None) -> None:
         """A restart of a persisted cluster: the objects and the revisions kept in ``log`` (a SqliteLog) become
         this store's, and its resourceVersions go on from the last one. The components started before this
         (on an empty store) see every object ADDED, as their informers' first list shows it to them after a
-        restart; nothing is written or traced."""
+        restart; nothing is written or traced. An object ``check`` finds a problem with (one an older podlife
+        stored, such as a replica count beyond int32) is left in the log and not loaded, and said in
+        ``skipped``."""
         for kind, key, obj in log.objects():
+            problem = check(kind, obj) if check is not None else None
+            if problem is not None:
+                where = f"{key[0]}/{key[1]}" if key[0] else key[1]
+                self.skipped.append(f"{log.path}: {kind} {where} is not loaded: {problem} (it stays in the "
+                                    "data directory; delete it there or use another --data-dir)")
+                continue
             if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
                 self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
             self._objects[kind][key] = obj
@@ -676,13 +685,25 @@ class Store:
     def _commit(self, kind: str, key: Key, old: Obj | None, new: Obj, verb: str, by: str,
                 subresource: str | None = None, extra: dict[str, Any] | None = None, quiet: bool = False) -> None:
         log = self.log
+        value = None
         if log is not None:
             prev = int(old["metadata"]["resourceVersion"]) if old is not None else None
+            was = new["metadata"].get("resourceVersion")
+            new["metadata"]["resourceVersion"] = str(self._rv + 1)
+            try:   # encoded before anything changes: a value JSON cannot hold never reaches memory or disk
+                value = orjson.dumps(new)
+            except (TypeError, orjson.JSONEncodeError) as e:
+                if was is None:
+                    new["metadata"].pop("resourceVersion")
+                else:
+                    new["metadata"]["resourceVersion"] = was
+                raise errors.ApiError(500, "InternalError", f"Internal error occurred: {kind} {key[0]}/{key[1]} "
+                                                            f"cannot be stored: {e}; nothing was written") from None
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
         if log is not None:
-            log.put(self._rv, kind, key, new, prev, self.kernel.now)
+            log.put(self._rv, kind, key, new, prev, self.kernel.now, value=value)
         if old is None:
             self._unsorted.setdefault(kind, []).append(key)
         if kind == "Pod":

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import yaml
 
+from podlife.api import decoding
 from podlife.api.errors import ApiError
 from podlife.apiserver.status import bad_request, unsupported_media
 
@@ -51,12 +52,18 @@ def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
         return protobuf.decode(data)
     if mt not in (JSON, YAML, "*/*"):
         raise unsupported_media(WRITE_TYPES)
+    unrecognized = f"the object provided is unrecognized (must be of type {expected_kind})"
     try:
-        obj = orjson.loads(data) if mt != YAML else yaml.safe_load(data)
+        obj = decoding.parse_json(data) if mt != YAML else decoding.parse_yaml(data)
+    except decoding.DecodeError as e:
+        if mt == YAML:   # sigs.k8s.io/yaml YAMLToJSON, in the yaml serializer before anything else
+            raise bad_request(f"{unrecognized}: error converting YAML to JSON: {e} ({_summary(data)})") from None
+        raise bad_request(f"{unrecognized}: couldn't get version/kind; json parse error: {e} "
+                          f"({_summary(data)})") from None
     except (orjson.JSONDecodeError, yaml.YAMLError) as e:
         why = _go_json_error(data, e) if mt != YAML else str(e).splitlines()[0]
-        raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): couldn't get "
-                          f"version/kind; json parse error: {why} ({_summary(data)})") from None
+        raise bad_request(f"{unrecognized}: couldn't get version/kind; json parse error: {why} "
+                          f"({_summary(data)})") from None
     if not isinstance(obj, dict):
         raise bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): couldn't get "
                           f"version/kind; json parse error: json: cannot unmarshal {_go_type(obj)} into Go value "
@@ -75,7 +82,10 @@ def options(data: bytes, kind: str = "DeleteOptions") -> dict[str, Any]:
     if not data.strip():
         return {}
     try:
-        obj = orjson.loads(data)
+        obj = decoding.parse_json(data)
+    except decoding.DecodeError as e:
+        raise bad_request(f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
+                          f"json parse error: {e} ({_summary(data)})") from None
     except orjson.JSONDecodeError as e:
         raise bad_request(f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
                           f"json parse error: {_go_json_error(data, e)} ({_summary(data)})") from None

@@ -64,9 +64,11 @@ async def _fault(server: Any, request: web.Request) -> web.Response:
     from podlife.scenario.faults import start_fault
     from podlife.scenario.load import load_fault
 
-    try:
-        spec = orjson.loads(await server._body(request))
-    except orjson.JSONDecodeError as e:
+    from podlife.api import decoding
+
+    try:   # the request decoder's limits, as for every body
+        spec = decoding.parse_json(await server._body(request))
+    except (orjson.JSONDecodeError, decoding.DecodeError) as e:
         raise bad_request(f"fault: not JSON: {e}") from None
     try:
         fault = load_fault(spec, sorted(server.cluster.kubelets))

@@ -12,9 +12,9 @@ from typing import Any
 
 from aiohttp import web
 
+from podlife.api import decoding, schema
 from podlife.api import fieldvalidation as fv
-from podlife.api import schema
-from podlife.api.errors import ApiError, FieldError
+from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import Obj
 
 
@@ -39,8 +39,50 @@ def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kin
     r = target.resource
     if not r.custom:
         ts = schema.type_schema(server.minor, str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
-        return fv.decode_body(obj, ts, m) if ts is not None else (obj, [])
-    return obj, check_custom(r, obj, m)
+        if ts is not None:
+            obj, warnings = fv.decode_body(obj, ts, m)
+            return decoding.untyped_numbers(obj), warnings
+        return decoding.untyped_numbers(obj), []
+    return decoding.untyped_numbers(obj), check_custom(r, obj, m)
+
+
+def check_types(obj: Obj, ts: schema.TypeSchema) -> None:
+    """The body decoded into the kind's Go types (handlers/create.go, update.go: decoder.Decode, then
+    transformDecodeError): a value of the wrong type or out of its integer's range is 400, whatever the
+    fieldValidation."""
+    err = decoding.type_error(obj, ts)
+    if err is not None:
+        kind = str(obj.get("kind", ""))
+        version = str(obj.get("apiVersion", "")).rpartition("/")[2]
+        raise ApiError(400, "BadRequest", f'{kind} in version "{version}" cannot be handled as a {ts.go_name}: '
+                                          f"{err}")
+
+
+# podlife's own limit, the one `podlife run` applies to manifests and scale actions (scenario/load.py)
+_SIZED = (("spec",), ("spec", "jobTemplate", "spec"))
+_SIZES = ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas")
+
+
+def workload_size(r: Any, obj: Obj) -> None:
+    """A workload larger than podlife can hold is refused, naming the field (valid upstream up to int32)."""
+    from podlife.scenario.load import MAX_REPLICAS
+
+    causes = []
+    for where in _SIZED:
+        spec: Any = obj
+        for seg in where:
+            spec = spec.get(seg) if isinstance(spec, dict) else None
+        if not isinstance(spec, dict):
+            continue
+        for key in _SIZES:
+            n = spec.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n > MAX_REPLICAS:
+                causes.append(FieldError(".".join(where + (key,)), "Invalid value",
+                                         f"podlife runs workloads of at most {MAX_REPLICAS:,} pods", n))
+    if causes:
+        name = (obj.get("metadata") or {}).get("name", "")
+        group = f".{r.group}" if r.group else ""
+        raise invalid(f"{r.kind}{group}", str(name), causes)
 
 
 def check_custom(r: Any, obj: Obj, m: str) -> list[str]:

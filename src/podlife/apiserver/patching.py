@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from podlife.api import fieldmanager
+from podlife.api import decoding, fieldmanager
 from podlife.api import patch as patches
 from podlife.api import errors
 from podlife.api.errors import ApiError, FieldError
@@ -37,8 +37,11 @@ def manager(request: web.Request, ptype: str | None = None) -> str:
 
 
 def decode_apply(data: bytes) -> Obj:
+    """handlers/patch.go applyPatcher: yaml.Unmarshal (sigs.k8s.io/yaml) of the body, with podlife's limits."""
     try:
-        doc = yaml.safe_load(data)
+        doc = decoding.parse_yaml(data)
+    except decoding.DecodeError as e:
+        raise ApiError(400, "BadRequest", f"error decoding YAML: error converting YAML to JSON: {e}") from None
     except yaml.YAMLError as e:
         raise ApiError(400, "BadRequest", f"error decoding YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(doc, dict):
@@ -61,9 +64,18 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
             applied.setdefault("metadata", {}).setdefault("namespace", target.namespace)
         out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
                                  has_status=has_status)
-        return out, []
+        if schema is not None:
+            # the applied object becomes the Go type again (fieldmanager structuredmerge.go Apply: toUnversioned,
+            # through the unstructured converter): smd took any number for an integer, the conversion refuses
+            # 1.5 and wraps an int32 as Go does; the error is not an API status, so 500
+            try:
+                out = decoding.convert_unstructured(out, schema)
+            except decoding.DecodeError as e:
+                raise ApiError(500, "", f"failed to convert new object ({fieldmanager.object_gvknn(applied)}) "
+                                        f"to proper version: {e}") from None
+        return decoding.untyped_numbers(out), []
     m = fieldvalidation.mode(server, request, "PatchOptions")
-    result = patches.apply_patch(shown, data, ptype, schema, m)
+    result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)
     warnings = list(result.warnings)
     if r.custom:
         warnings += fieldvalidation.check_custom(r, result.object, m)

@@ -325,6 +325,7 @@ class ApiServer:
 
     def _list(self, request: web.Request, t: Target) -> web.Response:
         q = request.query
+        _list_options(q)
         matches = self._selectors(request, t)
         kind = t.resource.storage_kind
         start = q.get("continue")
@@ -358,7 +359,7 @@ class ApiServer:
         if start:
             objs = [o for o in objs if _key(o) > key]
         limit = q.get("limit")
-        if limit and limit.isdigit() and int(limit) > 0 and len(objs) > int(limit):
+        if limit and _parse_int(limit) > 0 and len(objs) > int(limit):
             objs = objs[:int(limit)]
             meta["continue"] = _encode_continue(_key(objs[-1]), rv)
             meta["remainingItemCount"] = None
@@ -385,7 +386,9 @@ class ApiServer:
                                                "Required value: allowWatchBookmarks must be set to true when "
                                                "sendInitialEvents is set")
             since = None
-        timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds", "").isdigit() else None
+        timeout = float(_parse_int(q["timeoutSeconds"])) if q.get("timeoutSeconds") else None
+        if timeout is not None and timeout <= 0:
+            timeout = None
         matches = self._selectors(request, t)
         tv = self._wants_table(request)
         r = t.resource
@@ -424,6 +427,11 @@ class ApiServer:
         av = obj.setdefault("apiVersion", r.api_version)
         kind = obj.setdefault("kind", r.kind)
         self._check_type(r, str(av), str(kind), obj)
+        if not r.custom:
+            ts = fieldvalidation.type_schema(self, r)
+            if ts is not None:
+                fieldvalidation.check_types(obj, ts)
+        fieldvalidation.workload_size(r, obj)
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
         if conv is not None:
             obj = conv[1](obj)
@@ -610,6 +618,54 @@ def _unmodelled(obj: Obj) -> list[str]:
     from podlife.api.fieldsupport import unmodelled
 
     return [f"{path}: {message}" for path, message in unmodelled(obj)]
+
+
+def _parse_int(text: str, bits: int = 64) -> int:
+    """strconv.ParseInt as the query parameter conversion uses it (runtime.Convert_Slice_string_To_int64)."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit():
+        raise bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax')
+    n = int(text)
+    if not -(2 ** (bits - 1)) <= n < 2 ** (bits - 1):
+        raise bad_request(f'strconv.ParseInt: parsing "{text}": value out of range')
+    return n
+
+
+def _list_options(q: Any) -> None:
+    """A list's options as the API server reads them: the query parameters converted (handlers/get.go
+    ListResource: DecodeParameters, 400), validated (apimachinery/pkg/apis/meta/internalversion/validation
+    ValidateListOptions, 422), and the resourceVersion parsed by the storage (storage.ValidateListOptions:
+    400 "invalid resource version")."""
+    for name in ("limit", "timeoutSeconds"):
+        if q.get(name):
+            _parse_int(q[name])
+    rv, match = q.get("resourceVersion", ""), q.get("resourceVersionMatch", "")
+    causes = []
+    if match:
+        if not rv:
+            causes.append(FieldError("resourceVersionMatch", "Forbidden",
+                                     "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if q.get("continue"):
+            causes.append(FieldError("resourceVersionMatch", "Forbidden",
+                                     "resourceVersionMatch is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            causes.append(FieldError("resourceVersionMatch", "Unsupported value",
+                                     'supported values: "Exact", "NotOlderThan", ""', match))
+        if match == "Exact" and rv == "0":
+            causes.append(FieldError("resourceVersionMatch", "Forbidden",
+                                     'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if q.get("sendInitialEvents"):
+        causes.append(FieldError("sendInitialEvents", "Forbidden", "sendInitialEvents is forbidden for list"))
+    if causes:   # errors.NewInvalid: one error as it is, several as an aggregate
+        text = str(causes[0]) if len(causes) == 1 else "[" + ", ".join(str(c) for c in causes) + "]"
+        raise ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {text}', causes)
+    if rv not in ("", "0"):
+        # storage APIObjectVersioner.ParseResourceVersion: strconv.ParseUint
+        why = "invalid syntax" if not (rv.isascii() and rv.isdigit()) else \
+            "value out of range" if int(rv) >= 2 ** 64 else None
+        if why is not None:
+            raise bad_request(f'invalid resource version: resourceVersion: Invalid value: "{rv}": '
+                              f'strconv.ParseUint: parsing "{rv}": {why}')
 
 
 def _internal_package(group: str) -> str:

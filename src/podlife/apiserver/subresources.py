@@ -14,9 +14,11 @@ from aiohttp import web
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
+from podlife.api.schema import type_schema
 from podlife.api.selectors import to_string
-from podlife.apiserver import bodies, patching
+from podlife.apiserver import bodies, fieldvalidation, patching
 from podlife.apiserver.status import bad_request, method_not_allowed
+from podlife.scenario.load import MAX_REPLICAS
 
 _SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
@@ -36,6 +38,9 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         return await _scale(server, request, t)
     if sub == "binding" and m == "POST":
         body = bodies.decode(await server._body(request), request.headers.get("Content-Type"), "Binding")
+        binding_type = type_schema(server.minor, "v1", "Binding")
+        if binding_type is not None:
+            fieldvalidation.check_types({"apiVersion": "v1", "kind": "Binding", **body}, binding_type)
         node = (body.get("target") or {}).get("name")
         if not node:
             raise ApiError(422, "Invalid", f'Binding.meta "{t.name}" is invalid: target.name: Required value')
@@ -48,6 +53,9 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         from podlife.api.registry.eviction import evict
 
         body = bodies.options(await server._body(request), "Eviction")
+        eviction_type = type_schema(server.minor, "policy/v1", "Eviction")
+        if eviction_type is not None:   # decoded into policy/v1 Eviction as any create body
+            fieldvalidation.check_types({"apiVersion": "policy/v1", "kind": "Eviction", **body}, eviction_type)
         opts = body.get("deleteOptions") or {}
         name = (body.get("metadata") or {}).get("name")
         if name and name != t.name:
@@ -103,21 +111,28 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
     data = await server._body(request)
     if request.method == "PUT":
         new = bodies.decode(data, request.headers.get("Content-Type"), "Scale")
+        scale_type = type_schema(server.minor, "autoscaling/v1", "Scale")
+        if scale_type is not None:
+            new.setdefault("apiVersion", "autoscaling/v1")
+            new.setdefault("kind", "Scale")
+            fieldvalidation.check_types(new, scale_type)
     elif request.method == "PATCH":
         from podlife.api import patch as patches
-        from podlife.api.schema import type_schema
 
         ptype = patching.patch_type(request.headers.get("Content-Type"), custom=False)
         if ptype == patching.APPLY:
             raise method_not_allowed("apply", "Scale")
         new = patches.apply_patch(clone(current), data, ptype, type_schema(server.minor, "autoscaling/v1", "Scale"),
-                                  "Ignore").object
+                                  "Ignore", typed=True).object
     else:
         raise method_not_allowed(request.method, "Scale")
     replicas = (new.get("spec") or {}).get("replicas")
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise ApiError(422, "Invalid", f'Scale.autoscaling "{t.name}" is invalid: spec.replicas: Invalid value: '
                                        f"{orjson.dumps(replicas).decode()}: must be greater than or equal to 0")
+    if replicas > MAX_REPLICAS:   # podlife's limit, as for the workload itself
+        raise ApiError(422, "Invalid", f'Scale.autoscaling "{t.name}" is invalid: spec.replicas: Invalid value: '
+                                       f"{replicas}: podlife runs workloads of at most {MAX_REPLICAS:,} pods")
     rv = (new.get("metadata") or {}).get("resourceVersion")
     updated = clone(obj)
     updated.setdefault("spec", {})["replicas"] = replicas

@@ -111,6 +111,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
         data.close()
         raise
     cluster.data_dir = data   # type: ignore[attr-defined]
+    cfg.warnings.extend(cluster.store.skipped)
     return cluster
 
 

@@ -128,7 +128,12 @@ def drain(cluster: Cluster, node: str, opts: DrainOptions) -> None:
 def _drain(cluster: Cluster, node: str, opts: DrainOptions) -> Any:
     """RunDrain: cordon, then deleteOrEvictPodsSimple; an error is printed with the pending node."""
     store = cluster.store
-    obj = store.get("Node", None, node)
+    obj = store.try_get("Node", None, node)
+    if obj is None:
+        # the resource builder's GET fails before anything is cordoned; cmdutil.CheckErr prints it and kubectl
+        # exits 1 (staging/src/k8s.io/kubectl/pkg/cmd/drain/drain.go Complete, util/helpers.go StandardErrorMessage)
+        _say(cluster, f'Error from server (NotFound): nodes "{node}" not found', node)
+        return
     if obj["spec"].get("unschedulable"):
         _say(cluster, f"node/{node} already cordoned", node)
     else:
