@@ -1729,7 +1729,8 @@ def validate_job(obj: Mapping) -> Errs:
         if policy != "Never":
             errs.append(_invalid("spec.template.spec.restartPolicy", policy,
                                  'only "Never" is supported when podFailurePolicy is specified'))
-        errs += _validate_pod_failure_policy(_d(spec["podFailurePolicy"]), mode == "Indexed")
+        errs += _validate_pod_failure_policy(_d(spec["podFailurePolicy"]), spec.get("backoffLimitPerIndex") is not None)
+    errs += _validate_indexed_fields(spec, mode == "Indexed")
     sel = spec.get("selector")
     if sel is None:
         errs.append(_required("spec.selector"))
@@ -1745,16 +1746,56 @@ def validate_job(obj: Mapping) -> Errs:
 _PFP_ACTIONS = ["Count", "FailIndex", "FailJob", "Ignore"]
 
 
-def _validate_pod_failure_policy(pfp: Mapping, indexed: bool) -> Errs:
+def _validate_indexed_fields(spec: Mapping, indexed: bool) -> Errs:
+    """validateJobSpec (batch validation.go): backoffLimitPerIndex and successPolicy need the Indexed mode,
+    maxFailedIndexes needs backoffLimitPerIndex and at most completions; a successPolicy rule names
+    succeededIndexes or succeededCount (at most completions)."""
+    errs: Errs = []
+    completions = spec.get("completions")
+    per_index = spec.get("backoffLimitPerIndex")
+    if per_index is not None:
+        errs += _nonnegative(per_index, "spec.backoffLimitPerIndex")
+        if not indexed:
+            errs.append(_invalid("spec.backoffLimitPerIndex", per_index, "requires indexed completion mode"))
+    max_failed = spec.get("maxFailedIndexes")
+    if max_failed is not None:
+        errs += _nonnegative(max_failed, "spec.maxFailedIndexes")
+        if per_index is None:
+            errs.append(_required("spec.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
+        elif isinstance(completions, int) and isinstance(max_failed, int) and max_failed > completions:
+            errs.append(_invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
+    policy = spec.get("successPolicy")
+    if policy is not None:
+        if not indexed:
+            errs.append(_invalid("spec.successPolicy", policy, "requires indexed completion mode"))
+        rules = _l(_d(policy).get("rules"))
+        if not rules:
+            errs.append(_required("spec.successPolicy.rules", "at least one rules must be specified when the "
+                                                              "successPolicy is specified"))
+        for i, rule in enumerate(rules):
+            rule, rp = _d(rule), f"spec.successPolicy.rules[{i}]"
+            count = rule.get("succeededCount")
+            if rule.get("succeededIndexes") is None and count is None:
+                errs.append(_required(rp, "at least one of succeededCount or succeededIndexes must be specified"))
+            if count is not None:
+                errs += _nonnegative(count, f"{rp}.succeededCount")
+                if isinstance(completions, int) and isinstance(count, int) and count > completions:
+                    errs.append(_invalid(f"{rp}.succeededCount", count, "must be less than or equal to "
+                                         f"{completions} (the number of specified completions)"))
+    return errs
+
+
+def _validate_pod_failure_policy(pfp: Mapping, per_index: bool) -> Errs:
     """validatePodFailurePolicy: each rule has a known action and exactly one of onExitCodes / onPodConditions;
-    FailIndex only for Indexed Jobs; exit code rules name In or NotIn, never 0 with In."""
+    FailIndex only with backoffLimitPerIndex; exit code rules name In or NotIn, never 0 with In."""
     errs: Errs = []
     for i, rule in enumerate(_l(pfp.get("rules"))):
         rule, rp = _d(rule), f"spec.podFailurePolicy.rules[{i}]"
         action = _s(rule.get("action"))
-        if action not in _PFP_ACTIONS or (action == "FailIndex" and not indexed):
-            errs.append(_not_supported(f"{rp}.action", action,
-                                       _PFP_ACTIONS if indexed else [a for a in _PFP_ACTIONS if a != "FailIndex"]))
+        if action not in _PFP_ACTIONS:
+            errs.append(_not_supported(f"{rp}.action", action, _PFP_ACTIONS))
+        elif action == "FailIndex" and not per_index:
+            errs.append(_invalid(f"{rp}.action", action, "requires the backoffLimitPerIndex to be set"))
         codes, conds = rule.get("onExitCodes"), _l(rule.get("onPodConditions"))
         if codes is not None and conds:
             errs.append(_invalid(rp, None, "specifying both OnExitCodes and OnPodConditions is not supported"))
