@@ -17,6 +17,7 @@ from podlife.api.defaults import apply_defaults
 from podlife.api.validation import validate
 from podlife.controlplane.controllers.job import indexed
 from podlife.controlplane.controllers.job.policies import match_success_policy
+from podlife.kubelet.envvars import make_environment
 from tests.helpers import records, run_text
 
 SUFFIX = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
@@ -97,6 +98,9 @@ def test_indexed_job_pods_have_index_name_hostname_and_env(tmp_path, version, la
         assert pod["spec"]["containers"][0]["env"] == [
             {"name": "JOB_COMPLETION_INDEX",
              "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": f"metadata.{where}['{INDEX}']"}}}]
+        # what the kubelet gives the container (makeEnvironmentVariables, downward API)
+        env = make_environment(r.cluster.store, pod, pod["spec"]["containers"][0], [], [], {})
+        assert env == [("JOB_COMPLETION_INDEX", str(ix))]
         assert pod["status"]["phase"] == "Succeeded"
     st = _status(r)
     assert (st["completedIndexes"], st["succeeded"], st.get("failed")) == ("0-3", 4, None)

@@ -39,7 +39,6 @@ WARNINGS = {
                            '"ingress-nginx-admission" is not among the scenario\'s objects',
                            "ingress-nginx.yaml:246: kind IngressClass",
                            "ingress-nginx.yaml:255: kind ValidatingWebhookConfiguration"],
-    "jobs.yaml": ["jobs.yaml:10: spec.completionMode: Indexed is not modelled"],
     "legacy-controllers.yaml": ["legacy-controllers.yaml:23: kind PodTemplate"],
     "network-and-ingress.yaml": ["network-and-ingress.yaml:3: kind NetworkPolicy", "network-and-ingress.yaml:30: "
                                  "kind Ingress"],
