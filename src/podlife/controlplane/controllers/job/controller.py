@@ -14,13 +14,15 @@ write counts them. From 1.31 (``job_delay_terminal_condition``) FailureTarget / 
 Failed / Complete only once no pod is terminating.
 
 From 1.26 (``job_pod_failure_policy``) a podFailurePolicy decides per failed pod: FailJob fails the Job
-(FailureTarget first, reason PodFailurePolicy), Ignore keeps the failure out of the count, Count counts it; with a
-policy only pods in phase Failed are failures.
+(FailureTarget first, reason PodFailurePolicy), Ignore keeps the failure out of the count (from 1.28 not out of
+the back-off: ``job_backoff_counts_ignored``), Count counts it; with a policy only pods in phase Failed are
+failures.
 
-From 1.29 a replacement waits for the pod it replaces to be terminal when podReplacementPolicy is Failed, the
-default with a podFailurePolicy (onlyReplaceFailedPods). Otherwise (TerminatingOrFailed) a pod being deleted
-counts as failed at once, its failure time being the deletion's (deletionTimestamp minus the grace period), and
-its replacement waits only for the back-off.
+A replacement waits for the pod it replaces to be terminal (onlyReplaceFailedPods) with a podFailurePolicy from
+1.28 (``job_policy_replaces_failed_only``) and with podReplacementPolicy Failed from 1.29. Otherwise
+(TerminatingOrFailed, the default) a pod being deleted counts as failed at once, its failure time being the
+deletion's (getFinishedTime: deletionTimestamp minus the grace period), and its replacement waits only for the
+back-off.
 
 Indexed completion mode (``job_indexed``, 1.22+): each pod gets a completion index (annotation, and from 1.28 the
 label with PodIndexLabel), the name ``<job>-<index>-xxxxx``, hostname ``<job>-<index>`` and JOB_COMPLETION_INDEX
@@ -33,9 +35,10 @@ maxFailedIndexes). A successPolicy (``job_success_policy``, 1.31+) ends an Index
 A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
 startTime; resuming it restarts startTime.
 
-Not modelled: managedBy (the built-in controller always manages the Job).
-ttlSecondsAfterFinished is the TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist
-(getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
+Not modelled: managedBy (the built-in controller always manages the Job); with IndexedJob turned on in 1.21
+pod names carry the index as from 1.22. ttlSecondsAfterFinished is the TTL-after-finished controller's
+(podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist (getStatus)
+and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
 
 from __future__ import annotations
@@ -300,7 +303,7 @@ class JobController:
                                                  "Job has exceeded the specified maximal number of failed indexes")
                     elif n_failed > 0 and n_failed + succeeded >= completions:
                         finished = self._failure("FailedIndexes", "Job has failed indexes")
-                ctx.delayed = self._pods_with_delayed_deletion(job, pods, active_pods, completions, ctx, is_new)
+                ctx.delayed = self._pods_with_delayed_deletion(job, pods, active_pods, completions, ctx)
             if finished is None and self.profile.job_success_policy:
                 message = match_success_policy(job, completions, ctx.succeeded)
                 if message is not None:
@@ -388,7 +391,7 @@ class JobController:
         return indexed.with_indexes(prev, new)
 
     def _pods_with_delayed_deletion(self, job: Obj, pods: list[Obj], active_pods: list[Obj], completions: int,
-                                    ctx: "_IndexedCtx", is_new: Any) -> dict[int, Obj]:
+                                    ctx: "_IndexedCtx") -> dict[int, Obj]:
         """getPodsWithDelayedDeletionPerIndex: per index neither succeeded, failed nor active, the last failed
         pod (most failures, latest finish), whose finalizer stays until its replacement carries the count."""
         active_ix = {indexed.completion_index(p) for p in active_pods}
