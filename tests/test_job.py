@@ -366,3 +366,34 @@ def test_condition_expectations_on_a_job_across_the_1_31_boundary(tmp_path, vers
                      f"reason: DeadlineExceeded}}\n      at: {at}\n" for t, at, _ in expected)
     r = run_text(tmp_path, JOB_DEADLINE + "  expect:\n" + expect, version=version)
     assert [v.passed for v in r.verdicts] == [ok for _, _, ok in expected]
+
+
+# the Kubernetes documentation's shapes (job-pod-failure-policy-example.yaml): a rule with only onExitCodes, a
+# pattern without status (the API server defaults it to True); 1.25-1.28 schemas list both as required, which
+# the API server does not enforce at decoding
+POLICY_DOC = """
+        backoffLimit: 0
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onExitCodes: {containerName: work, operator: In, values: [42]}
+          - action: Ignore
+            onPodConditions: [{type: DisruptionTarget}]"""
+
+
+@pytest.mark.parametrize("version", ["1.26", "1.34"])
+def test_pod_failure_policy_in_the_documentation_shape(tmp_path, version):
+    """Accepted and acted on: exit 42 fails the Job through the FailJob rule (at 4, as in
+    test_pod_failure_policy_fail_job); an eviction is ignored by the status-less DisruptionTarget pattern, so
+    backoffLimit 0 is not exceeded and the Job goes on with a replacement."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY_DOC), version=version))
+    [(_, pod)] = _creates(r)
+    assert (_status(r)["conditions"][-1]["reason"], _status(r)["conditions"][-1]["message"]) == (
+        "PodFailurePolicy", f"Container work for pod default/{pod} failed with exit code 42 matching FailJob rule "
+                            "at index 0")
+    job = r.cluster.store.get("Job", "default", "pi")
+    assert job["spec"]["podFailurePolicy"]["rules"][1]["onPodConditions"] == [{"type": "DisruptionTarget",
+                                                                               "status": "True"}]
+    text = _scenario(_job('["sh", "-c", "sleep 600"]', POLICY_DOC), version=version, until="50s")
+    r = run_text(tmp_path, text + f"  actions:\n    - {{at: 5s, evict: pod/{pod}}}\n")
+    assert len(_creates(r)) == 2 and not _cond_types(r) and "failed" not in _status(r)
