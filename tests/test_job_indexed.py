@@ -109,11 +109,20 @@ def test_indexed_job_pods_have_index_name_hostname_and_env(tmp_path, version, la
 
 
 def test_indexed_is_dropped_while_its_gate_is_off(tmp_path):
-    """1.21: IndexedJob alpha and off: the API server drops completionMode; the Job runs NonIndexed pods."""
+    """1.21: IndexedJob alpha and off: the API server drops completionMode; the Job runs NonIndexed pods. With
+    the gate on, 1.21 pods have their index (annotation, JOB_COMPLETION_INDEX) but neither the index in their
+    name nor a hostname (both from 1.22, PR #101601)."""
     r = run_text(tmp_path, _scenario("        completions: 2\n        parallelism: 2", version="1.21"))
     assert all(re.fullmatch(f"pi-{SUFFIX}", n) for _, n in _creates(r))
     assert any(w.endswith("spec.objects[0].spec.completionMode: dropped: Kubernetes 1.21 does not have this field "
                           "(its feature gate is off)") for w in r.scenario.warnings)
+    text = _scenario("        completions: 2\n        parallelism: 2", version="1.21").replace(
+        '  kubernetesVersion: "1.21"', '  kubernetesVersion: "1.21"\n  cluster: {featureGates: {IndexedJob: true}}')
+    r = run_text(tmp_path, text)
+    pods = [r.cluster.store.get("Pod", "default", n) for _, n in _creates(r)]
+    assert all(re.fullmatch(f"pi-{SUFFIX}", p["metadata"]["name"]) and "hostname" not in p["spec"] for p in pods)
+    assert sorted(p["metadata"]["annotations"][INDEX] for p in pods) == ["0", "1"]
+    assert _status(r)["completedIndexes"] == "0,1"
 
 
 def test_backoff_limit_per_index_executes_all_indexes(tmp_path):

@@ -426,6 +426,10 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.21: IndexedJob alpha, off: the API server drops completionMode)"),
         Change(22, True, "KEP-2214 IndexedJob beta, on by default (GA 1.24); PR #101601 index in pod names"),
     ), gate="IndexedJob"),
+    Rule("job_indexed_pod_names", "Indexed Job pods are named <job>-<index>-xxxxx with hostname <job>-<index>", (
+        Change(18, False, "1.21 (IndexedJob alpha): <job>-xxxxx, no hostname"),
+        Change(22, True, "PR #101601: podGenerateNameWithIndex and spec.hostname"),
+    )),
     Rule("job_pod_index_label", "Indexed Job pods get the batch.kubernetes.io/job-completion-index label", (
         Change(18, False, "the index is an annotation only (JOB_COMPLETION_INDEX from the annotation)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, PR #118883 (JOB_COMPLETION_INDEX from the label)"),

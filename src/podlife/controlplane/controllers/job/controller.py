@@ -35,8 +35,7 @@ maxFailedIndexes). A successPolicy (``job_success_policy``, 1.31+) ends an Index
 A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
 startTime; resuming it restarts startTime.
 
-Not modelled: managedBy (the built-in controller always manages the Job); with IndexedJob turned on in 1.21
-pod names carry the index as from 1.22. ttlSecondsAfterFinished is the TTL-after-finished controller's
+Not modelled: managedBy (the built-in controller always manages the Job). ttlSecondsAfterFinished is the TTL-after-finished controller's
 (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist (getStatus)
 and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
@@ -610,14 +609,15 @@ class JobController:
             ann = tmd["annotations"] = dict(ann, **{indexed.INDEX_ANNOTATION: str(index)})
             if by_label:
                 tmd["labels"] = dict(tmd.get("labels") or {}, **{indexed.INDEX_ANNOTATION: str(index)})
-            template["spec"]["hostname"] = f"{job['metadata']['name']}-{index}"
+            if self.profile.job_indexed_pod_names:
+                template["spec"]["hostname"] = f"{job['metadata']['name']}-{index}"
             if ctx is not None and self._per_index(job):
                 counted, ignored = self._new_index_failure_counts(job, ctx.delayed.get(index))
                 ann[indexed.FAILURE_COUNT_ANNOTATION] = str(counted)
                 if ignored > 0:
                     ann[indexed.IGNORED_FAILURE_COUNT_ANNOTATION] = str(ignored)
         pod = pod_from_template(template, job)
-        if index >= 0:
+        if index >= 0 and self.profile.job_indexed_pod_names:
             pod["metadata"]["generateName"] = indexed.generate_name(job["metadata"]["name"], index)
         if self.tracking:
             pod["metadata"]["finalizers"] = list(pod["metadata"].get("finalizers") or ()) + [TRACKING_FINALIZER]
