@@ -284,10 +284,13 @@ def test_indexed_fields_need_the_indexed_mode():
         "spec.successPolicy: Invalid value: {'rules': [{'succeededCount': 4}]}: requires indexed completion mode",
         'spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or equal to 3 (the number '
         'of specified completions)']
-    errs = [str(e) for e in validate(_job({"completionMode": "Indexed", "completions": 2, "podFailurePolicy": {
+    errs = [str(e) for e in validate(_job({"completionMode": "Indexed", "completions": 2, "parallelism": 100001,
+                                           "podFailurePolicy": {
         "rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [1]}}]}}))]
     assert errs == ['spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the '
-                    'backoffLimitPerIndex to be set']
+                    'backoffLimitPerIndex to be set',
+                    "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion "
+                    "mode is Indexed"]
 
 
 @pytest.mark.parametrize("version, policy, replaced, terminating", [

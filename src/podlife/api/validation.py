@@ -1752,6 +1752,10 @@ def _validate_indexed_fields(spec: Mapping, indexed: bool) -> Errs:
     succeededIndexes or succeededCount (at most completions)."""
     errs: Errs = []
     completions = spec.get("completions")
+    parallelism = spec.get("parallelism")
+    if indexed and isinstance(parallelism, int) and parallelism > 100000:   # maxParallelismForIndexedJob
+        errs.append(_invalid("spec.parallelism", parallelism,
+                             "must be less than or equal to 100000 when completion mode is Indexed"))
     per_index = spec.get("backoffLimitPerIndex")
     if per_index is not None:
         errs += _nonnegative(per_index, "spec.backoffLimitPerIndex")
