@@ -273,24 +273,53 @@ def test_pod_failure_policy_shapes_of_the_documentation_are_valid():
 
 
 def test_indexed_fields_need_the_indexed_mode():
+    """validateJobSpec's wording and order (pkg/apis/batch/validation/validation.go)."""
     errs = [str(e) for e in validate(_job({"completions": 3, "backoffLimitPerIndex": 1, "maxFailedIndexes": 4,
                                            "successPolicy": {"rules": [{"succeededCount": 4}]},
                                            "podFailurePolicy": {"rules": [
                                                {"action": "FailIndex", "onExitCodes": {"operator": "In",
                                                                                        "values": [1]}}]}}))]
     assert errs == [
-        'spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode',
-        'spec.maxFailedIndexes: Invalid value: 4: must be less than or equal to completions',
-        "spec.successPolicy: Invalid value: {'rules': [{'succeededCount': 4}]}: requires indexed completion mode",
-        'spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or equal to 3 (the number '
-        'of specified completions)']
-    errs = [str(e) for e in validate(_job({"completionMode": "Indexed", "completions": 2, "parallelism": 100001,
-                                           "podFailurePolicy": {
-        "rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [1]}}]}}))]
-    assert errs == ['spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the '
-                    'backoffLimitPerIndex to be set',
-                    "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion "
-                    "mode is Indexed"]
+        "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode",
+        "spec.maxFailedIndexes: Invalid value: 4: requires indexed completion mode",
+        "spec.successPolicy: Invalid value: {'rules': [{'succeededCount': 4}]}: requires indexed completion mode"]
+    errs = [str(e) for e in validate(_job({
+        "completionMode": "Indexed", "completions": 2, "parallelism": 100001, "maxFailedIndexes": 3,
+        "successPolicy": {"rules": [{"succeededIndexes": "0-1", "succeededCount": 3}, {"succeededIndexes": "1,0"},
+                                    {}]},
+        "podFailurePolicy": {"rules": [
+            {"action": "FailIndex", "onExitCodes": {"containerName": "x", "operator": "In", "values": [3, 1, 3]}},
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "Maybe"}]}]}}))]
+    assert errs == [
+        "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
+        "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion mode is "
+        "Indexed",
+        "spec.maxFailedIndexes: Invalid value: 3: must be less than or equal to completions",
+        'spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be '
+        "set",
+        'spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "x": must be one of the container '
+        "or initContainer names in the pod template",
+        "spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3",
+        "spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [3, 1, 3]: must be ordered",
+        'spec.podFailurePolicy.rules[1].onPodConditions[0].status: Unsupported value: "Maybe": supported values: '
+        '"False", "True", "Unknown"',
+        "spec.successPolicy.rules[0].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number "
+        "of specified completions)",
+        "spec.successPolicy.rules[0].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number "
+        "of indexes in the specified succeededIndexes field)",
+        'spec.successPolicy.rules[1].succeededIndexes: Invalid value: "1,0": error parsing succeededIndexes: '
+        "non-increasing order, previous: 1, current: 0",
+        "spec.successPolicy.rules[2]: Required value: at least one of succeededCount or succeededIndexes must be "
+        "specified"]
+    errs = [str(e) for e in validate(_job({"podFailurePolicy": {"rules": [
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+        "podReplacementPolicy": "TerminatingOrFailed"}))]
+    assert errs == ['spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: "Failed"']
+    job = _job({"completionMode": "Indexed", "completions": 10})
+    job["metadata"]["name"] = "a" * 62
+    assert [str(e) for e in validate(job)] == [
+        f'metadata.name: Invalid value: "{"a" * 62}": will not able to create pod with invalid DNS label: '
+        f'{"a" * 62}-9']
 
 
 @pytest.mark.parametrize("version, policy, replaced, terminating", [
