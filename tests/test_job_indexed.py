@@ -369,3 +369,22 @@ spec:
     job = r.cluster.store.get("Job", "default", "pi")
     assert job["spec"].get("podReplacementPolicy") == ({"1.34": "TerminatingOrFailed"}.get(version) if not policy
                                                        else "Failed")
+
+
+def test_indexed_pods_are_addressable_through_their_subdomain(tmp_path):
+    """The controller sets the hostname; the template's subdomain names a headless Service, whose EndpointSlice
+    then carries each pod's hostname (endpointslice controller, podToEndpoint): pi-0.workers, pi-1.workers."""
+    text = _scenario("        completions: 2\n        parallelism: 2", command='["sleep", "600"]', until="5s")
+    text = text.replace("            restartPolicy: Never\n", "            restartPolicy: Never\n            subdomain: workers\n")
+    text = text.replace("  objects:\n", """  objects:
+    - apiVersion: v1
+      kind: Service
+      metadata: {name: workers}
+      spec:
+        clusterIP: None
+        selector: {batch.kubernetes.io/job-name: pi}
+""")
+    r = run_text(tmp_path, text)
+    slices = [s for s in r.cluster.store.list("EndpointSlice") if s["metadata"]["labels"].get(
+        "kubernetes.io/service-name") == "workers"]
+    assert sorted(ep.get("hostname") for s in slices for ep in s.get("endpoints") or ()) == ["pi-0", "pi-1"]

@@ -432,7 +432,8 @@ RULES: tuple[Rule, ...] = (
     )),
     Rule("job_pod_index_label", "Indexed Job pods get the batch.kubernetes.io/job-completion-index label", (
         Change(18, False, "the index is an annotation only (JOB_COMPLETION_INDEX from the annotation)"),
-        Change(28, True, "KEP-4017 PodIndexLabel beta, PR #118883 (JOB_COMPLETION_INDEX from the label)"),
+        Change(28, True, "KEP-4017 PodIndexLabel beta, PR #118883; JOB_COMPLETION_INDEX reads the label while the "
+                         "gate is on (indexed_job_utils.go as read; the release that switched it is not pinned)"),
     ), gate="PodIndexLabel"),
     Rule("job_backoff_limit_per_index", "Job spec.backoffLimitPerIndex / maxFailedIndexes and FailIndex rules", (
         Change(18, False, "not available (1.28: JobBackoffLimitPerIndex alpha, off: the fields are dropped)"),
