@@ -443,6 +443,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.30: JobSuccessPolicy alpha, off: the field is dropped)"),
         Change(31, True, "KEP-3998 JobSuccessPolicy beta, on by default (GA 1.33)"),
     ), gate="JobSuccessPolicy"),
+    Rule("job_finish_time_fallback", "a failed pod's finish time when not all its containers have terminated", (
+        Change(18, "now", "getFinishedTime (PR #114768): the sync's own time"),
+        Change(28, "pod", "PR #118413: the Ready=False transition, else deletionTimestamp minus the grace "
+                          "period, else creationTimestamp"),
+    )),
     Rule("job_policy_replaces_failed_only", "with a podFailurePolicy a Job replaces a pod only once it is Failed", (
         Change(18, False, "a terminating pod stops being active and is replaced at once (issue #115844)"),
         Change(28, True, "PR #117015 onlyReplaceFailedPods: terminating pods hold their place"),

@@ -35,10 +35,10 @@ class BackoffRecord:
         return remaining_for(self.failures_after_last_success, self.last_failure_time, now)
 
 
-def finished_time(pod: Obj, parse: Callable[[object], float | None]) -> float:
-    """getFinishedTime: the latest finishedAt once every app container (and sidecar) has terminated, else the
-    Ready=False condition's transition, else the moment of deletion (deletionTimestamp minus the deletion
-    grace period), else the creation time."""
+def finished_time(pod: Obj, parse: Callable[[object], float | None], now: float | None = None) -> float:
+    """getFinishedTime: the latest finishedAt once every app container (and sidecar) has terminated, else (1.28+,
+    ``now`` None) the Ready=False condition's transition, else the moment of deletion (deletionTimestamp minus
+    the deletion grace period), else the creation time; before 1.28 ``now``."""
     st = pod.get("status") or {}
     sidecars = {c.get("name") for c in (pod.get("spec") or {}).get("initContainers") or ()
                 if isinstance(c, dict) and c.get("restartPolicy") == "Always"}
@@ -53,6 +53,8 @@ def finished_time(pod: Obj, parse: Callable[[object], float | None]) -> float:
         latest = t if latest is None else max(latest, t)
     if latest is not None:
         return latest
+    if now is not None:
+        return now
     for c in st.get("conditions") or ():
         if c.get("type") == "Ready" and c.get("status") == "False":
             t = parse(c.get("lastTransitionTime"))

@@ -487,7 +487,8 @@ class JobController:
         return total > 0 if limit == 0 else total >= limit
 
     def _finished_time(self, pod: Obj) -> float:
-        return finished_time(pod, lambda ts: parse_time(self.trace, ts) if isinstance(ts, str) else None)
+        now = self.kernel.now if self.profile.job_finish_time_fallback == "now" else None
+        return finished_time(pod, lambda ts: parse_time(self.trace, ts) if isinstance(ts, str) else None, now)
 
     def _only_replace_failed(self, job: Obj) -> bool:
         """onlyReplaceFailedPods: podReplacementPolicy Failed (1.29+, JobPodReplacementPolicy; the default with
