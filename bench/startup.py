@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -60,11 +62,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(base: str, pods: int, pid: int) -> tuple[list[float], float, float]:
+async def measure(base: str, pods: int, pid: int, token: str, ca: str) -> tuple[list[float], float, float]:
     created: dict[str, float] = {}
     running: dict[str, float] = {}
     done = asyncio.Event()
-    async with aiohttp.ClientSession() as s:
+    # the process runtime is served with TLS and a bearer token, loopback included
+    connector = aiohttp.TCPConnector(ssl=ssl.create_default_context(cadata=ca))
+    async with aiohttp.ClientSession(connector=connector, headers={"Authorization": f"Bearer {token}"}) as s:
         async with s.get(f"{base}/api/v1/namespaces/default/pods") as r:
             rv = (await r.json())["metadata"]["resourceVersion"]
 
@@ -115,8 +119,10 @@ def run(version: str, pods: int, evented: bool) -> tuple[list[float], float, flo
                     log.seek(0)
                     raise SystemExit(f"podlife up did not start:\n{log.read()}")
                 time.sleep(0.05)
-            base = yaml.safe_load(Path(kubeconfig).read_text())["clusters"][0]["cluster"]["server"]
-            return asyncio.run(measure(base, pods, proc.pid))
+            doc = yaml.safe_load(Path(kubeconfig).read_text())
+            cluster = doc["clusters"][0]["cluster"]
+            ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
+            return asyncio.run(measure(cluster["server"], pods, proc.pid, doc["users"][0]["user"]["token"], ca))
         finally:
             proc.send_signal(signal.SIGINT)
             try:

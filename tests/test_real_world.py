@@ -32,7 +32,17 @@ REFUSED = {
 WARNINGS = {
     "cert-manager.yaml": ["cert-manager.yaml:87: kind ClusterRole", "cert-manager.yaml:99: kind ClusterRoleBinding",
                           "cert-manager.yaml:261: kind MutatingWebhookConfiguration",
-                          "cert-manager.yaml:312: custom resource Certificate"],
+                          "cert-manager.yaml:312: custom resource Certificate",
+                          # runAsNonRoot without runAsUser: the kubelet checks the image's user, which podlife
+                          # does not know (podlife.api.fieldsupport)
+                          *(f"cert-manager.yaml:{n}: spec.template.spec.securityContext.runAsNonRoot: not modelled"
+                            for n in (137, 174, 222, 301))],
+    "config-references.yaml": [
+        "config-references.yaml:63: spec.template.spec.volumes[0].projected.sources[0].configMap.items: not "
+        "modelled: the keys listed are assumed to be in the object",
+        "config-references.yaml:67: spec.template.spec.volumes[0].projected.sources[1].secret.items: not "
+        "modelled: the keys listed are assumed to be in the object"],
+    "gpu-inference.yaml": ["gpu-inference.yaml:54: spec.template.spec.volumes[0].emptyDir.sizeLimit: not modelled"],
     "ingress-nginx.yaml": ["ingress-nginx.yaml:23: kind Role", "ingress-nginx.yaml:40: kind ClusterRole",
                            "ingress-nginx.yaml:54: kind RoleBinding", "ingress-nginx.yaml:63: kind ClusterRoleBinding",
                            'ingress-nginx.yaml:184: spec.template.spec.volumes[0].secret.secretName: Secret '
@@ -40,9 +50,17 @@ WARNINGS = {
                            "ingress-nginx.yaml:246: kind IngressClass",
                            "ingress-nginx.yaml:255: kind ValidatingWebhookConfiguration"],
     "legacy-controllers.yaml": ["legacy-controllers.yaml:23: kind PodTemplate"],
+    "node-agents.yaml": ["node-agents.yaml:11: spec.updateStrategy: not modelled: a template change does not "
+                         "replace the DaemonSet's pods",
+                         "node-agents.yaml:19: spec.template.spec.hostPID: not modelled: each container's process "
+                         "is assumed to be PID 1 of its own namespace",
+                         "node-agents.yaml:83: spec.template.spec.volumes[0].hostPath.type: not modelled: the host "
+                         "path is assumed to exist"],
     "network-and-ingress.yaml": ["network-and-ingress.yaml:3: kind NetworkPolicy", "network-and-ingress.yaml:30: "
                                  "kind Ingress"],
     "operator-with-crs.yaml": ["operator-with-crs.yaml:48: custom resource ServiceMonitor"],
+    "sandboxed-runtime.yaml": ["sandboxed-runtime.yaml:6: handler: not modelled: every node's container runtime "
+                               "is assumed to have this handler configured"],
     "windows-app.yaml": ["windows-app.yaml:15: spec.template.spec.os.name: podlife models Linux nodes"],
 }
 # fixture → {version: warnings only that version prints}

@@ -440,8 +440,9 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
     import logging
+    import signal
 
-    from podlife.apiserver.up import UpConfig, build_cluster, detached, serve
+    from podlife.apiserver.up import UpConfig, build_cluster, detached, remove_temporary, serve
 
     if not speed > 0:
         click.echo(f"--speed: expected a positive number, got {speed}", err=True)
@@ -463,22 +464,29 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
                           kubeconfig, out=click.echo))
     cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
                    data_dir=None if ephemeral else data_dir, durable=durable)
-    with user_input(cluster or "--kubernetes-version"):
-        built = build_cluster(cfg)
-    if built.process_host is not None and built.process_host.in_use():
-        click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
-                   f"{built.process_host.in_use()}, runs)", err=True)
-        sys.exit(2)
-    for w in cfg.warnings:
-        click.echo(f"warning: {w}", err=True)
-    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt   # SIGTERM while starting: the same way out as Ctrl-C, temporary files removed
+    signal.signal(signal.SIGTERM, terminated)
     try:
-        asyncio.run(serve(cfg, built, out=lambda line: click.echo(line)))
-    except OSError as e:
-        click.echo(f"--port: cannot serve on {address}:{port}: {e.strerror or e}", err=True)
-        sys.exit(2)
+        with user_input(cluster or "--kubernetes-version"):
+            built = build_cluster(cfg)
+        if built.process_host is not None and built.process_host.in_use():
+            click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
+                       f"{built.process_host.in_use()}, runs)", err=True)
+            sys.exit(2)
+        for w in cfg.warnings:
+            click.echo(f"warning: {w}", err=True)
+        logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+        try:
+            asyncio.run(serve(cfg, built, out=lambda line: click.echo(line)))
+        except OSError as e:
+            click.echo(f"--port: cannot serve on {address}:{port}: {e.strerror or e}", err=True)
+            sys.exit(2)
     except KeyboardInterrupt:
         pass
+    finally:
+        remove_temporary(cfg)
 
 
 def _endpoint(kubeconfig: str | None):

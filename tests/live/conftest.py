@@ -4,10 +4,12 @@ server's minor), the kubernetes Python client, Kopf."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -31,7 +33,7 @@ class Live:
     """A running ``podlife up``."""
 
     def __init__(self, tmp: Path, version: str, clock: str = "realtime", speed: float = 1.0,
-                 cluster: str | None = None, extra: tuple[str, ...] = ()) -> None:
+                 cluster: str | None = None, extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> None:
         self.kubeconfig = str(tmp / "kubeconfig")
         self.version = version
         self.log = open(tmp / "podlife-up.log", "w+")
@@ -39,7 +41,7 @@ class Live:
                 "--clock", clock, "--speed", str(speed), "--kubeconfig", self.kubeconfig,
                 *(() if "--ephemeral" in extra or "--data-dir" in extra else ("--data-dir", str(tmp / "data"))),
                 *extra]
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp)
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp, env=env)
         self.env = {**os.environ, "KUBECONFIG": self.kubeconfig}
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while not os.path.exists(self.kubeconfig):
@@ -51,6 +53,10 @@ class Live:
         doc = yaml.safe_load(Path(self.kubeconfig).read_text())
         self.url = doc["clusters"][0]["cluster"]["server"]
         self.token = doc["users"][0]["user"].get("token")
+        self.ssl: ssl.SSLContext | None = None   # --tls, --runtime process: the self-signed certificate
+        ca = doc["clusters"][0]["cluster"].get("certificate-authority-data")
+        if ca:
+            self.ssl = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
 
     def output(self) -> str:
         self.log.flush()
@@ -66,10 +72,13 @@ class Live:
         return p
 
     def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers or {})
+                headers: dict[str, str] | None = None, auth: bool = True) -> tuple[int, dict[str, str], bytes]:
+        headers = dict(headers or {})
+        if self.token and auth:   # --tls and --runtime process require it (kubectl reads it from the kubeconfig)
+            headers.setdefault("Authorization", f"Bearer {self.token}")
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
+            with urllib.request.urlopen(req, timeout=30, context=self.ssl) as resp:
                 return resp.status, dict(resp.headers), resp.read()
         except urllib.error.HTTPError as e:
             return e.code, dict(e.headers), e.read()

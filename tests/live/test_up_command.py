@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from podlife.apiserver.up import secure
+from podlife.apiserver.up import UpConfig, secure, served_securely
 
 PODLIFE = [sys.executable, "-m", "podlife.cli"]
 
@@ -48,6 +49,11 @@ def test_any_address_but_loopback_forces_tls_and_a_token(host: str, tls: bool, e
     assert secure(host, tls) is expected
 
 
+@pytest.mark.parametrize(("runtime", "expected"), [("simulated", False), ("process", True)])
+def test_the_process_runtime_forces_tls_and_a_token_on_loopback(runtime: str, expected: bool) -> None:
+    assert served_securely(UpConfig(host="127.0.0.1", runtime=runtime)) is expected
+
+
 def test_detach_prints_the_usage_and_down_stops_it(tmp_path: Path) -> None:
     data, kubeconfig = tmp_path / "data", tmp_path / "kc"
     p = _run("up", "--detach", "--clock", "manual", "--kubernetes-version", "1.32", "--port", "0",
@@ -66,6 +72,9 @@ def test_detach_prints_the_usage_and_down_stops_it(tmp_path: Path) -> None:
                                f"podlife down --kubeconfig {kubeconfig} (or Ctrl-C) stops the cluster.",
                                "podlife: ready"]
         assert lines[-1].endswith(f"output in {data / 'podlife.log'})")
+        # the data directory and the server's output are the user's alone
+        assert [stat.S_IMODE(p.stat().st_mode) for p in (data, data / "podlife.log", kubeconfig)] == [
+            0o700, 0o600, 0o600]
         # the usage works as printed, from another directory
         env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
         nodes = subprocess.run(["kubectl", "get", "nodes", "-o", "name"], env=env, capture_output=True, text=True,

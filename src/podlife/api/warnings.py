@@ -57,10 +57,6 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
         if isinstance(grace, int) and grace < 0 and profile.negative_grace == "treated-as-one":
             out.append((f"{path}.terminationGracePeriodSeconds",
                         "must be >= 0; negative values are invalid and will be treated as 1"))
-        if isinstance(spec.get("os"), dict) and spec["os"].get("name") == "windows":
-            out.append((f"{path}.os.name", "podlife models Linux nodes and container runtimes: on a Windows node "
-                                           "containers are stopped with CTRL_SHUTDOWN_EVENT, not signals, and "
-                                           "podlife's times for this pod follow Linux semantics"))
         if "scheduling_gates" in dropped and spec.get("schedulingGates"):
             out.append((f"{path}.schedulingGates", _dropped("scheduling_gates", profile)))
         for cpath, init, c in _containers(spec):
@@ -175,47 +171,9 @@ def missing_references(manifests: list[dict[str, Any]]) -> list[tuple[int, str, 
     return out
 
 
-# fields of modelled kinds that nothing in podlife acts on (the controllers' docstrings list them)
-_JOB_UNMODELLED = {
-    "managedBy": "the built-in Job controller manages the Job",
-}
-
-
 def unmodelled_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
     """(path, message) for each field of a kind podlife models that podlife does not act on, so the user knows
-    that part of the answer is missing."""
-    out: list[tuple[str, str]] = []
-    kind, spec = obj.get("kind"), obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    if kind == "Job":
-        for field, instead in _JOB_UNMODELLED.items():
-            if spec.get(field) is not None:
-                out.append((f"spec.{field}", f"not modelled: {instead}"))
-    if kind == "HorizontalPodAutoscaler":
-        for i, m in enumerate(spec.get("metrics") or ()):
-            if not isinstance(m, dict):
-                continue
-            target = ((m.get("resource") or {}).get("target") or {}) if isinstance(m.get("resource"), dict) else {}
-            if m.get("type") != "Resource" or target.get("type") != "Utilization":
-                out.append((f"spec.metrics[{i}]", "not modelled: only Resource metrics with a Utilization target "
-                                                  "(cpu, memory) drive podlife's autoscaler; this one is ignored"))
-    for path, pspec in pod_specs(obj):
-        affinity = pspec.get("affinity") if isinstance(pspec.get("affinity"), dict) else {}
-        for kind in ("podAffinity", "podAntiAffinity"):
-            terms = affinity.get(kind) if isinstance(affinity.get(kind), dict) else {}
-            for when in ("requiredDuringSchedulingIgnoredDuringExecution",
-                         "preferredDuringSchedulingIgnoredDuringExecution"):
-                for i, term in enumerate(terms.get(when) or ()):
-                    sub = f"{path}.affinity.{kind}.{when}[{i}]"
-                    if isinstance(term, dict) and isinstance(term.get("podAffinityTerm"), dict):
-                        term, sub = term["podAffinityTerm"], f"{sub}.podAffinityTerm"
-                    ns_sel = term.get("namespaceSelector") if isinstance(term, dict) else None
-                    if isinstance(ns_sel, dict) and ns_sel:
-                        listed = ", ".join(term.get("namespaces") or ()) or "the pod's own namespace"
-                        out.append((f"{sub}.namespaceSelector", "not modelled: podlife's scheduler does not match "
-                                    "namespace labels; the term selects pods in " + listed + " only"))
-        for i, gate in enumerate(pspec.get("readinessGates") or ()):
-            cond = gate.get("conditionType") if isinstance(gate, dict) else None
-            out.append((f"{path}.readinessGates[{i}]", f"nothing in podlife sets the {cond} condition (an external "
-                                                       "controller would; a patch action with subresource: status "
-                                                       "can): until then the pod is not Ready"))
-    return out
+    that part of the answer is missing (the table: podlife.api.fieldsupport)."""
+    from podlife.api.fieldsupport import unmodelled
+
+    return unmodelled(obj)

@@ -8,6 +8,9 @@
 
 A directory that holds a cluster is restarted: the version, seed and cluster file given on the command line
 must be those it was made with (or left out).
+
+The state holds Secrets: the directory is 0700 and its files 0600, made so and tightened on every start (an
+older podlife made them 0755 and 0644). SQLite gives its -wal and -shm files the mode of state.db.
 """
 
 from __future__ import annotations
@@ -25,6 +28,25 @@ CLUSTER_FILE = "cluster.yaml"
 TRACE_FILE = "trace.ndjson"
 LOCK_FILE = "podlife.lock"
 LOG_FILE = "podlife.log"
+STATE_FILE = "state.db"   # podlife.api.storage.open_log
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+# every file podlife keeps at the top of the directory
+FILES = (STATE_FILE, STATE_FILE + "-wal", STATE_FILE + "-shm", STATE_FILE + "-journal", TRACE_FILE, CLUSTER_FILE,
+         LOCK_FILE, LOG_FILE)
+
+
+def private_dir(path: str) -> None:
+    """``path`` made if missing, readable by its owner only."""
+    os.makedirs(path, mode=PRIVATE_DIR, exist_ok=True)
+    os.chmod(path, PRIVATE_DIR)
+
+
+def private_file(path: str, flags: int = os.O_WRONLY | os.O_APPEND) -> int:
+    """``path`` opened (made if missing) readable and writable by its owner only; returns the descriptor."""
+    fd = os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
+    os.fchmod(fd, PRIVATE_FILE)
+    return fd
 
 
 @dataclass
@@ -40,10 +62,16 @@ class DataDir:
     def __init__(self, path: str, durable: bool = False) -> None:
         self.path = os.path.abspath(os.path.expanduser(path))
         try:
-            os.makedirs(self.path, exist_ok=True)
+            private_dir(self.path)
+            for name in FILES:
+                if os.path.isfile(self.file(name)):
+                    os.chmod(self.file(name), PRIVATE_FILE)
+            for name in (STATE_FILE, TRACE_FILE):   # made before SQLite and the trace open them
+                os.close(private_file(self.file(name)))
+            lock = private_file(self.file(LOCK_FILE), os.O_RDWR | os.O_APPEND)
         except OSError as e:
             raise ScenarioError("--data-dir", None, "", f"{path}: {e.strerror}") from None
-        self._lock: IO[str] = open(os.path.join(self.path, LOCK_FILE), "a+")  # noqa: SIM115 - held until close
+        self._lock: IO[str] = os.fdopen(lock, "a+")  # held until close
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -98,7 +126,8 @@ class DataDir:
     def record(self, version: str, seed: int, start_time: datetime, cluster_file: str | None) -> None:
         """A new cluster: remember what it is."""
         if cluster_file is not None:
-            with open(cluster_file, "rb") as src, open(self.file(CLUSTER_FILE), "wb") as dst:
+            dst_fd = private_file(self.file(CLUSTER_FILE), os.O_WRONLY | os.O_TRUNC)
+            with open(cluster_file, "rb") as src, os.fdopen(dst_fd, "wb") as dst:
                 dst.write(src.read())
         self.log.set_meta({"kubernetesVersion": version, "seed": str(seed), "startTime": start_time.isoformat()})
 

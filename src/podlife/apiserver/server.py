@@ -24,7 +24,7 @@ from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, browser, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
@@ -77,7 +77,8 @@ class Target:
 
 class ApiServer:
     def __init__(self, cluster: Any, clock: Any, *, token: str | None = None, max_body: int = bodies.MAX_BODY,
-                 host: str = "127.0.0.1:6443", trace_file: str | None = None) -> None:
+                 host: str = "127.0.0.1:6443", trace_file: str | None = None,
+                 served: browser.Served | None = None) -> None:
         self.cluster = cluster
         # the trace is kept bounded: the newest records for followers, all of them in trace_file
         self.trace = LiveTrace(cluster.trace, trace_file)
@@ -89,6 +90,8 @@ class ApiServer:
         self.token = token
         self.max_body = max_body
         self.host = host
+        # the names and scheme requests must come with (podlife.apiserver.browser)
+        self.served = served or browser.Served.of("http", host.rsplit(":", 1)[0].strip("[]"))
         self.minor = cluster.profile.minor
         self.catalog = Catalog(self.minor)
         for r in self.catalog.builtin:
@@ -100,7 +103,7 @@ class ApiServer:
     # ---- the application ----------------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=self.max_body + 1)
+        app = web.Application(client_max_size=self.max_body + 1, middlewares=[browser.guard(lambda: self.served)])
         app.router.add_route("*", "/{tail:.*}", self.dispatch)
         return app
 
@@ -486,6 +489,7 @@ class ApiServer:
             return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
+        warnings += _unmodelled(obj)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
@@ -497,6 +501,8 @@ class ApiServer:
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        if subresource is None:
+            warnings += _unmodelled(obj)
         live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
         if live is None:
             raise self.store_not_found(t)
@@ -590,6 +596,14 @@ class ApiServer:
         return self._json({"kind": f"{r.kind}List", "apiVersion": r.api_version,
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": [self.out(r, o) for o in objs]})
+
+def _unmodelled(obj: Obj) -> list[str]:
+    """The not-modelled fields a written body sets (podlife.api.fieldsupport), as Warning headers, the way the
+    API server sends its own warnings (staging/src/k8s.io/apiserver/pkg/warning): "FIELD: message"."""
+    from podlife.api.fieldsupport import unmodelled
+
+    return [f"{path}: {message}" for path, message in unmodelled(obj)]
+
 
 def _internal_package(group: str) -> str:
     """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal

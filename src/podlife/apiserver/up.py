@@ -1,7 +1,9 @@
 """``podlife up``: build the cluster, serve its API, write a kubeconfig, run until interrupted.
 
 Loopback addresses are served over plain HTTP without authentication. Any other address gets TLS (a
-self-signed certificate made with openssl for this run) and a bearer token; both go into the kubeconfig.
+self-signed certificate made with openssl for this run) and a bearer token; both go into the kubeconfig. With
+--runtime process they are on loopback too: creating a pod runs a command on this machine.
+Every request is checked against what a web browser could send (podlife.apiserver.browser).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import yaml
 from aiohttp import web
 
 from podlife.api.errors import ApiError
+from podlife.apiserver.browser import Served
 from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
 from podlife.engine.live import LiveClock
@@ -64,6 +67,18 @@ def is_loopback(host: str) -> bool:
 def secure(host: str, tls: bool) -> bool:
     """TLS and a bearer token: asked for, or forced by an address other machines may reach."""
     return tls or not is_loopback(host)
+
+
+def served_securely(cfg: UpConfig) -> bool:
+    """secure(), and the process runtime on loopback too: whoever creates a pod runs a command on this machine,
+    so the token is required; and TLS with it, since kubectl sends a kubeconfig's credentials only over TLS
+    (staging/src/k8s.io/client-go/tools/clientcmd/client_config.go ClientConfig: IsConfigTransportTLS)."""
+    return secure(cfg.host, cfg.tls) or cfg.runtime == "process"
+
+
+def certificate_names(host: str) -> tuple[str, ...]:
+    """The subjectAltNames of the self-signed certificate: the address and the loopback names."""
+    return (host, "127.0.0.1", "::1", "localhost")
 
 
 def build_cluster(cfg: UpConfig) -> Cluster:
@@ -156,18 +171,37 @@ def _process_host(cfg: UpConfig, version: str, gates: dict[str, bool] | None = N
     from podlife.versions import profile
 
     if cfg.data_dir is None:
+        # removed by remove_temporary (podlife up calls it on every way out)
         cfg.data_dir = tempfile.mkdtemp(prefix="podlife-up-")
         cfg.temporary_data_dir = True
     return Host(os.path.abspath(os.path.expanduser(cfg.data_dir)), profile(version, gates))
 
 
+def remove_temporary(cfg: UpConfig) -> None:
+    """The --ephemeral process runtime's directory goes with the process (its pods' logs and files)."""
+    import shutil
+
+    if cfg.temporary_data_dir and cfg.data_dir:
+        shutil.rmtree(cfg.data_dir, ignore_errors=True)
+
+
 def _self_signed(host: str, directory: str) -> tuple[str, str]:
     cert, key = os.path.join(directory, "apiserver.crt"), os.path.join(directory, "apiserver.key")
-    san = f"IP:{host}" if _is_ip(host) else f"DNS:{host}"
+    san = ",".join(f"IP:{n}" if _is_ip(n) else f"DNS:{n}" for n in dict.fromkeys(certificate_names(host)))
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-subj",
-                    "/CN=podlife-apiserver", "-addext", f"subjectAltName={san},IP:127.0.0.1,DNS:localhost",
+                    "/CN=podlife-apiserver", "-addext", f"subjectAltName={san}",
                     "-keyout", key, "-out", cert], check=True, capture_output=True)
     return cert, key
+
+
+def _tls(host: str) -> tuple[ssl.SSLContext, bytes]:
+    """The server's TLS context and its certificate (PEM). The key is on disk only while it is loaded: its
+    private temporary directory is gone before the server answers, whatever happens."""
+    with tempfile.TemporaryDirectory(prefix="podlife-up-") as tmp:
+        cert, key = _self_signed(host, tmp)
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(cert, key)
+        return ctx, Path(cert).read_bytes()
 
 
 def _is_ip(host: str) -> bool:
@@ -194,10 +228,12 @@ def kubeconfig(server: str, token: str | None, ca_pem: bytes | None, namespace: 
 
 def write_kubeconfig(path: str, doc: dict[str, Any]) -> str:
     p = Path(os.path.abspath(os.path.expanduser(path)))   # the printed usage works from any directory
-    p.parent.mkdir(parents=True, exist_ok=True)
+    from podlife.apiserver.datadir import PRIVATE_DIR, private_file
+
+    p.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)   # a directory made for it is private
     tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(yaml.safe_dump(doc, sort_keys=False))
-    os.chmod(tmp, 0o600)
+    with os.fdopen(private_file(str(tmp), os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
+        f.write(yaml.safe_dump(doc, sort_keys=False))   # it holds the token: 0600 from the start
     tmp.replace(p)   # readers never see half a file
     return str(p)
 
@@ -207,9 +243,11 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
 
     data = getattr(cluster, "data_dir", None)
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
-    tls = secure(cfg.host, cfg.tls)
+    tls = served_securely(cfg)
     token = secrets.token_urlsafe(32) if tls else None
-    api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}",
+    scheme = "https" if tls else "http"
+    served = Served.of(scheme, cfg.host, certificate_names(cfg.host) if tls else ())
+    api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}", served=served,
                     trace_file=data.file(TRACE_FILE) if data is not None else None)
     if data is not None:
         log, manual = data.log, cfg.clock == "manual"
@@ -221,29 +259,48 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             log.commit(force=manual)
             api.trace.flush()
         clock.after.append(persist)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):   # from here on a signal stops the server the one clean way
+        try:
+            loop.add_signal_handler(sig, api.stopping.set)
+        except (NotImplementedError, RuntimeError):
+            pass
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
-    ssl_ctx = None
-    ca = None
-    tmpdir = tempfile.mkdtemp(prefix="podlife-up-")
-    if tls:
-        cert, key = _self_signed(cfg.host, tmpdir)
-        ssl_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ssl_ctx.load_cert_chain(cert, key)
-        ca = Path(cert).read_bytes()
-    site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
-    await site.start()
     processes = cluster.process_host
-    if processes is not None:
-        for line in await processes.start(clock.deliver):
-            out(f"podlife: {line}")
-    port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
-    scheme = "https" if tls else "http"
-    host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
-    url = f"{scheme}://{host}:{port}"
-    api.host = f"{cfg.host}:{port}"
-    clock.start()
-    path = write_kubeconfig(cfg.kubeconfig, kubeconfig(url, token, ca))
+    ready = False
+    try:
+        ssl_ctx, ca = _tls(cfg.host) if tls else (None, None)
+        site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
+        await site.start()
+        if processes is not None:
+            for line in await processes.start(clock.deliver):
+                out(f"podlife: {line}")
+        port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
+        host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
+        url = f"{scheme}://{host}:{port}"
+        api.host = f"{cfg.host}:{port}"
+        clock.start()
+        path = write_kubeconfig(cfg.kubeconfig, kubeconfig(url, token, ca))
+        _ready(cfg, cluster, data, url, path, out)
+        ready = True
+        await api.stopping.wait()
+    finally:
+        await clock.stop()
+        await runner.cleanup()
+        if processes is not None:
+            await _stop_processes(cfg, processes, out if ready else (lambda line: None))
+        remove_temporary(cfg)
+        api.trace.close()
+        if data is not None:
+            data.close()
+        if ready:
+            out("podlife: stopped")
+
+
+def _ready(cfg: UpConfig, cluster: Cluster, data: Any, url: str, path: str, out: Any) -> None:
+    """The usage, and READY_LINE last."""
+    processes = cluster.process_host
     speed = f" ×{cfg.speed:g}" if cfg.clock == "realtime" and cfg.speed != 1 else ""
     state = "in memory only"
     if data is not None:
@@ -261,23 +318,6 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         out(f"Containers run as local processes; pod directories and logs are under {processes.data_dir}/pods.")
     out(f"podlife down --kubeconfig {path} (or Ctrl-C) stops the cluster.")
     out(READY_LINE)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, api.stopping.set)
-        except (NotImplementedError, RuntimeError):
-            pass
-    try:
-        await api.stopping.wait()
-    finally:
-        await clock.stop()
-        await runner.cleanup()
-        if processes is not None:
-            await _stop_processes(cfg, processes, out)
-        api.trace.close()
-        if data is not None:
-            data.close()
-        out("podlife: stopped")
 
 
 def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: Any = print,
@@ -288,13 +328,16 @@ def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: A
     import sys
     import time
 
-    from podlife.apiserver.datadir import LOG_FILE
+    from podlife.apiserver.datadir import LOG_FILE, private_dir, private_file
 
     where = os.path.abspath(os.path.expanduser(data_dir) if data_dir else
                             os.path.dirname(os.path.expanduser(kubeconfig_path)) or ".")
-    os.makedirs(where, exist_ok=True)
+    if data_dir:
+        private_dir(where)
+    else:
+        os.makedirs(where, exist_ok=True)   # the kubeconfig's directory, maybe the user's own: left as it is
     log_path = os.path.join(where, LOG_FILE)
-    with open(log_path, "wb") as log:
+    with os.fdopen(private_file(log_path, os.O_WRONLY | os.O_TRUNC), "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", *args], stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + timeout
@@ -319,8 +362,6 @@ def detached(args: list[str], data_dir: str | None, kubeconfig_path: str, out: A
 async def _stop_processes(cfg: UpConfig, host: Any, out: Any) -> None:
     """Every container process gets its stop signal, and SIGKILL at its pod's grace period; a second Ctrl-C
     kills them at once."""
-    import shutil
-
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, host.kill_now)
@@ -329,5 +370,4 @@ async def _stop_processes(cfg: UpConfig, host: Any, out: Any) -> None:
     out("podlife: stopping the container processes (SIGTERM, SIGKILL after their grace period; Ctrl-C again: "
         "now)")
     await host.stop()
-    if cfg.temporary_data_dir:
-        shutil.rmtree(host.data_dir, ignore_errors=True)
+    remove_temporary(cfg)

@@ -57,7 +57,7 @@ def unmatched_rules(manifests: list[dict[str, Any]], rules: tuple[BehaviorRule, 
     return out
 
 
-def _ref(obj: dict[str, Any]) -> str:
+def object_ref(obj: dict[str, Any]) -> str:
     md = obj.get("metadata") or {}
     name = md.get("name") or md.get("generateName") or ""
     kind = obj.get("kind", "")
@@ -70,13 +70,14 @@ def _storage_class(obj: dict[str, Any]) -> list[dict[str, str]]:
     provisioner = obj.get("provisioner")
     if not provisioner or provisioner == "kubernetes.io/no-provisioner" or not provisioning_delay(obj)[1]:
         return []
-    return [{"object": _ref(obj), "container": "",
+    return [{"object": object_ref(obj), "container": "",
              "assumption": f"provisioner {provisioner}: assumed to provision a volume {DEFAULT_DELAY:g} s after it "
                            f"is asked ({DELAY_ANNOTATION} sets it)"}]
 
 
 def assumptions(sc: Scenario) -> list[dict[str, str]]:
-    """One entry per assumption: {object, container, assumption}, in manifest and container order."""
+    """One entry per assumption: {object, container, assumption}, in manifest and container order; an object's
+    not-modelled fields first (container "")."""
     manifests = [m.obj for m in sc.objects] + [a.manifest for a in sc.actions if a.manifest is not None]
     out: list[dict[str, str]] = []
     seen: set[tuple[str, str, str]] = set()
@@ -84,14 +85,21 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
 
     autoscaled = {resource for obj in manifests if obj.get("kind") == "HorizontalPodAutoscaler"
                   for resource, _ in utilization_targets(obj)}
+    notes: dict[str, list[str]] = {}
+    for ref, text in sc.field_notes:
+        notes.setdefault(ref, []).append(text)
     for obj in manifests:
+        ref = object_ref(obj)
+        for text in notes.pop(ref, ()):   # the fields it sets that podlife does not model (api.fieldsupport)
+            if (ref, "", text) not in seen:
+                seen.add((ref, "", text))
+                out.append({"object": ref, "container": "", "assumption": text})
         if obj.get("kind") == "StorageClass":
             out += _storage_class(obj)
             continue
         pod = pod_like(obj)
         if pod is None:
             continue
-        ref = _ref(obj)
         spec = pod["spec"]
         named = {**pod, "metadata": {**(pod.get("metadata") or {}), "name": _pod_name(obj)}}
         for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):

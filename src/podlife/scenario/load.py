@@ -70,6 +70,7 @@ from podlife.config import (
     field_kinds,
 )
 from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
+from podlife.scenario.assumptions import object_ref
 from podlife.scenario.assumptions import unmatched_rules
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
@@ -788,7 +789,8 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
                for i, a in enumerate(raw_actions)]
     pending += [(ck, a.manifest, f"spec.actions[{i}].{a.verb}") for i, a in enumerate(actions)
                 if a.manifest is not None]
-    crds = _strict(pending, api)
+    notes: list[tuple[dict[str, Any], str, str]] = []
+    crds = _strict(pending, api, notes)
     minor = int(version.split(".")[1])
     kinds = schema.kind_names(minor, crds)
     for i, a in enumerate(actions):
@@ -805,7 +807,8 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
         ck.warn(f"spec.behaviors[{i}]", "matches no container of the scenario's manifests; it has no effect")
     return Scenario(name=name, description=description, kubernetes_version=version, start_time=start_time,
                     seed=seed, until=until, cluster=cluster, objects=objects, actions=actions, expect=expect,
-                    path=ck.file, warnings=ck.warnings, behaviors=behaviors)
+                    path=ck.file, warnings=ck.warnings, behaviors=behaviors,
+                    field_notes=[(object_ref(obj), f"{sub}: {message}") for obj, sub, message in notes])
 
 
 def _behavior_rule(ck: _Check, value: Any, path: str) -> BehaviorRule:
@@ -1217,9 +1220,11 @@ def _schema_path(path: str, segments: Sequence[str | int]) -> str:
     return path
 
 
-def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
+def _strict(pending: _Pending, prof: Profile, notes: list[tuple[dict[str, Any], str, str]]
+            ) -> list[dict[str, Any]]:
     """Decode every manifest strictly against the version's schema (kubectl apply --validate=strict), custom
-    resources against their CustomResourceDefinition; then one warning per kind podlife does not model."""
+    resources against their CustomResourceDefinition; then one warning per kind podlife does not model, and one
+    per not-modelled field a manifest sets (also added to ``notes``: manifest, field path, message)."""
     minor = prof.minor
     custom: dict[schema.GroupVersionKind, dict[str, Any]] = {}
     for c, obj, path in pending:
@@ -1230,17 +1235,24 @@ def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
                 raise c.error(field, problem if where else f"not a valid structural schema: {problem}")
             custom.update(schema.custom_schemas(obj))
     unmodelled: dict[tuple[str, str], list[tuple[_Check, str]]] = {}
+    dropped: list[list[str]] = []
     for c, obj, path in pending:
         if obj.get("kind") != "CustomResourceDefinition":
             _strict_one(c, obj, path, minor, custom)
-            _gated_fields(c, obj, path, prof)
+            dropped.append(_gated_fields(c, obj, path, prof))
+        else:
+            dropped.append([])
         if obj["kind"] not in KINDS and obj["kind"] != "CustomResourceDefinition":
             unmodelled.setdefault((obj["kind"], obj["apiVersion"]), []).append((c, path))
-    for c, obj, path in pending:
+    for (c, obj, path), gone in zip(pending, dropped):
         said = api_warnings(obj, prof)
-        told = {sub for sub, _ in said}   # a field the version drops needs no "not modelled" as well
-        for sub, message in said + [(sub, m) for sub, m in unmodelled_fields(obj) if sub not in told]:
+        told = [sub for sub, _ in said] + gone   # a field the version drops needs no "not modelled" as well
+        for sub, message in said:
             c.warn(f"{path}.{sub}" if path else sub, message)
+        for sub, message in unmodelled_fields(obj):
+            if not any(sub == t or sub.startswith((f"{t}.", f"{t}[")) for t in told):
+                c.warn(f"{path}.{sub}" if path else sub, message)
+                notes.append((obj, sub, message))
     objs = [obj for _, obj, _ in pending]
     for i, sub, message in missing_references(objs):
         c, _, path = pending[i]
@@ -1254,17 +1266,19 @@ def _strict(pending: _Pending, prof: Profile) -> list[dict[str, Any]]:
     return [obj for _, obj, _ in pending if obj.get("kind") == "CustomResourceDefinition"]
 
 
-def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, prof: Profile) -> None:
+def _gated_fields(ck: _Check, obj: dict[str, Any], path: str, prof: Profile) -> list[str]:
     """Fields the version's API server drops because their feature gate is off (dropDisabledFields): said, not
-    silently lost."""
+    silently lost. Returns them."""
     from podlife.api.warnings import manifest_warnings
 
     covered = {p for p, _ in manifest_warnings(obj, prof)}   # said there, in its own words
-    for field in _dropped_fields(obj, prof):
+    fields = _dropped_fields(obj, prof)
+    for field in fields:
         if field in covered:
             continue
         ck.warn(f"{path}.{field}" if path else field,
                 f"dropped: Kubernetes {prof.version} does not have this field (its feature gate is off)")
+    return fields
 
 
 def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:

@@ -142,3 +142,5 @@ class Scenario:
     path: str
     warnings: list[str] = field(default_factory=list)
     behaviors: tuple[BehaviorRule, ...] = ()   # spec.behaviors, first match wins
+    # (object ref, "FIELD: message") of each not-modelled field a manifest sets (podlife.api.fieldsupport)
+    field_notes: list[tuple[str, str]] = field(default_factory=list)

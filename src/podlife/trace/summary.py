@@ -138,7 +138,9 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     """What podlife assumed per container: the places a podlife/behavior annotation would make exact."""
     if not items:
         return
-    console.print(Text("assumed (podlife/behavior or spec.behaviors makes these exact)", style="yellow bold"))
+    # a field podlife does not model (container "") is not something a behaviour can make exact
+    which = "the container ones" if any(not a["container"] for a in items) else "these"
+    console.print(Text(f"assumed (podlife/behavior or spec.behaviors makes {which} exact)", style="yellow bold"))
     grouped: dict[tuple[str, str], list[str]] = {}
     for a in items:
         grouped.setdefault((a["object"], a["container"]), []).append(a["assumption"])
@@ -149,7 +151,8 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     for (container, texts), objs in alike.items():
         names = objs if len(objs) <= ALIKE else [f"{objs[0]} (and {len(objs) - 1:,} more alike)"]
         for name in names:
-            console.print(f"  {name} {container}: {'; '.join(texts)}", highlight=False)
+            who = f"{name} {container}" if container else name   # "": a field of the object, not a container
+            console.print(f"  {who}: {'; '.join(texts)}", highlight=False)
 
 
 _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (create → Running) p50", "s"),
