@@ -84,7 +84,8 @@ def test_examples_of_each_class():
     assert rule_for("Pod", "metadata.annotations").support == MODELLED
     assert rule_for("Pod", "metadata.uid").support == STORED
     assert rule_for("Deployment", "spec.template.spec.containers[].readinessProbe.grpc").support == MODELLED
-    assert rule_for("CronJob", "spec.jobTemplate.spec.successPolicy.rules[].succeededCount").support == NOT_MODELLED
+    assert rule_for("CronJob", "spec.jobTemplate.spec.successPolicy.rules[].succeededCount").support == MODELLED
+    assert rule_for("Job", "spec.managedBy").support == NOT_MODELLED
     assert rule_for("StatefulSet", "spec.volumeClaimTemplates[].spec.dataSource.kind").support == NOT_MODELLED
 
 
@@ -138,6 +139,8 @@ def test_a_not_modelled_field_gets_one_warning_naming_it_and_one_assumption(tmp_
 
 
 def test_job_fields_are_said_once_each(tmp_path):
+    """Indexed Jobs and successPolicy are modelled (podlife.controlplane.controllers.job): no warning; managedBy
+    naming another controller is not."""
     job = """
     - apiVersion: batch/v1
       kind: Job
@@ -146,6 +149,7 @@ def test_job_fields_are_said_once_each(tmp_path):
         completionMode: Indexed
         completions: 3
         successPolicy: {rules: [{succeededCount: 1}]}
+        managedBy: example.com/batch
         template:
           spec:
             restartPolicy: Never
@@ -153,15 +157,12 @@ def test_job_fields_are_said_once_each(tmp_path):
     """
     sc = _load(tmp_path, job, "1.33")
     assert [w.split(": ", 2)[1:] for w in sc.warnings] == [
-        ["spec.objects[0].spec.completionMode", "Indexed is not modelled: podlife runs the Job as NonIndexed (no "
-                                                "completion indexes, no index labels or hostnames)"],
-        ["spec.objects[0].spec.successPolicy", "not modelled: the Job succeeds when its completions do"]]
-    # 1.30: JobSuccessPolicy is alpha, off (podlife keeps the field; it has no effect either way): said once
-    sc = _load(tmp_path, job, "1.30")
+        ["spec.objects[0].spec.managedBy", "not modelled: the built-in Job controller manages the Job"]]
+    # 1.30: JobSuccessPolicy is alpha, off: the API server drops the field, said once
+    sc = _load(tmp_path, job.replace("        managedBy: example.com/batch\n", ""), "1.30")
     said = [w.split(": ", 2)[1] for w in sc.warnings]
     assert said.count("spec.objects[0].spec.successPolicy") == 1
-    assert [a["assumption"].split(":")[0] for a in assumptions(sc) if a["container"] == ""] == \
-        ["spec.completionMode", "spec.successPolicy"]
+    assert [a for a in assumptions(sc) if a["container"] == ""] == []
 
 
 def test_modelled_and_stored_only_fields_get_no_warning(tmp_path):

@@ -260,18 +260,23 @@ def test_pod_failure_policy_is_dropped_before_its_beta(tmp_path):
                for w in r.scenario.warnings)
 
 
-@pytest.mark.parametrize("version, replaced", [("1.34", 36.0), ("1.28", 6.0)])
+@pytest.mark.parametrize("version, replaced", [("1.34", 45.0), ("1.28", 37.0), ("1.27", 6.0)])
 def test_pod_failure_policy_ignores_an_eviction(tmp_path, version, replaced):
     """backoffLimit 0 would fail the Job at its first failure; the pod is evicted at 5 s (DisruptionTarget
     EvictionByEvictionAPI, then a delete with its 30 s grace; the shell ignores SIGTERM: SIGKILL at 35, and the
     terminating sync writes Failed at once, 1.27+ setting a terminal phase before removal). The Ignore rule
-    matches the DisruptionTarget condition: the failure is not counted and a replacement is created when the Job
-    syncs the Failed pod, after the 1 s batching (36)."""
+    matches the DisruptionTarget condition: the failure is not counted. 1.34: with a podFailurePolicy only a
+    Failed pod is replaced, and since PR #119434 (1.28) an ignored failure still backs off: the sync at 36 sees
+    the pod Failed with finishedAt 35, so the replacement waits 10 s from 35 (45). 1.28 (PR #117015): the
+    replacement also waits for the Failed pod, but status.terminating does not exist yet, so the sync at 36 has
+    nothing to write and the back-off record is not stored (it is stored with a status write); once the pod is
+    gone (finalizer removed at 36) the sync at 37 finds no failure to back off from and creates it. 1.27: the
+    pod stops being active at its deletion and its replacement comes with the next sync (6)."""
     text = _scenario(_job('["sh", "-c", "sleep 600"]', POLICY.replace("backoffLimit: 6", "backoffLimit: 0")),
-                     until="45s", version=version)
+                     until="50s", version=version)
     r0 = run_text(tmp_path, text)
     [(_, pod)] = _creates(r0)[:1]
-    r = run_text(tmp_path, text.replace("  until: 45s", f"  until: 45s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"))
+    r = run_text(tmp_path, text.replace("  until: 50s", f"  until: 50s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"))
     assert [(x["t"], x["to"]) for x in records(r, "phase", object=f"Pod/default/{pod}")][-1] == (35.0, "Failed")
     assert [t for t, _ in _creates(r)] == [0.0, replaced]
     assert "failed" not in _status(r) and not _cond_types(r)
@@ -361,3 +366,34 @@ def test_condition_expectations_on_a_job_across_the_1_31_boundary(tmp_path, vers
                      f"reason: DeadlineExceeded}}\n      at: {at}\n" for t, at, _ in expected)
     r = run_text(tmp_path, JOB_DEADLINE + "  expect:\n" + expect, version=version)
     assert [v.passed for v in r.verdicts] == [ok for _, _, ok in expected]
+
+
+# the Kubernetes documentation's shapes (job-pod-failure-policy-example.yaml): a rule with only onExitCodes, a
+# pattern without status (the API server defaults it to True); 1.25-1.28 schemas list both as required, which
+# the API server does not enforce at decoding
+POLICY_DOC = """
+        backoffLimit: 0
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onExitCodes: {containerName: work, operator: In, values: [42]}
+          - action: Ignore
+            onPodConditions: [{type: DisruptionTarget}]"""
+
+
+@pytest.mark.parametrize("version", ["1.26", "1.34"])
+def test_pod_failure_policy_in_the_documentation_shape(tmp_path, version):
+    """Accepted and acted on: exit 42 fails the Job through the FailJob rule (at 4, as in
+    test_pod_failure_policy_fail_job); an eviction is ignored by the status-less DisruptionTarget pattern, so
+    backoffLimit 0 is not exceeded and the Job goes on with a replacement."""
+    r = run_text(tmp_path, _scenario(_job('["sh", "-c", "sleep 1; exit 42"]', POLICY_DOC), version=version))
+    [(_, pod)] = _creates(r)
+    assert (_status(r)["conditions"][-1]["reason"], _status(r)["conditions"][-1]["message"]) == (
+        "PodFailurePolicy", f"Container work for pod default/{pod} failed with exit code 42 matching FailJob rule "
+                            "at index 0")
+    job = r.cluster.store.get("Job", "default", "pi")
+    assert job["spec"]["podFailurePolicy"]["rules"][1]["onPodConditions"] == [{"type": "DisruptionTarget",
+                                                                               "status": "True"}]
+    text = _scenario(_job('["sh", "-c", "sleep 600"]', POLICY_DOC), version=version, until="50s")
+    r = run_text(tmp_path, text + f"  actions:\n    - {{at: 5s, evict: pod/{pod}}}\n")
+    assert len(_creates(r)) == 2 and not _cond_types(r) and "failed" not in _status(r)

@@ -49,7 +49,6 @@ WARNINGS = {
                            '"ingress-nginx-admission" is not among the scenario\'s objects',
                            "ingress-nginx.yaml:246: kind IngressClass",
                            "ingress-nginx.yaml:255: kind ValidatingWebhookConfiguration"],
-    "jobs.yaml": ["jobs.yaml:10: spec.completionMode: Indexed is not modelled"],
     "legacy-controllers.yaml": ["legacy-controllers.yaml:23: kind PodTemplate"],
     "node-agents.yaml": ["node-agents.yaml:19: spec.template.spec.hostPID: not modelled: each container's process "
                          "is assumed to be PID 1 of its own namespace",

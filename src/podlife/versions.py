@@ -435,6 +435,40 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
     ), gate="JobPodFailurePolicy"),
+    Rule("job_indexed", "Job spec.completionMode Indexed (completion indexes, index pod names and hostnames)", (
+        Change(18, False, "not available (1.21: IndexedJob alpha, off: the API server drops completionMode)"),
+        Change(22, True, "KEP-2214 IndexedJob beta, on by default (GA 1.24); PR #101601 index in pod names"),
+    ), gate="IndexedJob"),
+    Rule("job_indexed_pod_names", "Indexed Job pods are named <job>-<index>-xxxxx with hostname <job>-<index>", (
+        Change(18, False, "1.21 (IndexedJob alpha): <job>-xxxxx, no hostname"),
+        Change(22, True, "PR #101601: podGenerateNameWithIndex and spec.hostname"),
+    )),
+    Rule("job_pod_index_label", "Indexed Job pods get the batch.kubernetes.io/job-completion-index label", (
+        Change(18, False, "the index is an annotation only (JOB_COMPLETION_INDEX from the annotation)"),
+        Change(28, True, "KEP-4017 PodIndexLabel beta, PR #118883; JOB_COMPLETION_INDEX reads the label while the "
+                         "gate is on (indexed_job_utils.go as read; the release that switched it is not pinned)"),
+    ), gate="PodIndexLabel"),
+    Rule("job_backoff_limit_per_index", "Job spec.backoffLimitPerIndex / maxFailedIndexes and FailIndex rules", (
+        Change(18, False, "not available (1.28: JobBackoffLimitPerIndex alpha, off: the fields are dropped)"),
+        Change(29, True, "KEP-3850 JobBackoffLimitPerIndex beta, on by default (GA 1.33)"),
+    ), gate="JobBackoffLimitPerIndex"),
+    Rule("job_success_policy", "Job spec.successPolicy ends an Indexed Job early (SuccessCriteriaMet, SuccessPolicy)", (
+        Change(18, False, "not available (1.30: JobSuccessPolicy alpha, off: the field is dropped)"),
+        Change(31, True, "KEP-3998 JobSuccessPolicy beta, on by default (GA 1.33)"),
+    ), gate="JobSuccessPolicy"),
+    Rule("job_finish_time_fallback", "a failed pod's finish time when not all its containers have terminated", (
+        Change(18, "now", "getFinishedTime (PR #114768): the sync's own time"),
+        Change(28, "pod", "PR #118413: the Ready=False transition, else deletionTimestamp minus the grace "
+                          "period, else creationTimestamp"),
+    )),
+    Rule("job_policy_replaces_failed_only", "with a podFailurePolicy a Job replaces a pod only once it is Failed", (
+        Change(18, False, "a terminating pod stops being active and is replaced at once (issue #115844)"),
+        Change(28, True, "PR #117015 onlyReplaceFailedPods: terminating pods hold their place"),
+    )),
+    Rule("job_backoff_counts_ignored", "pod failures an Ignore rule keeps out of backoffLimit still delay replacements", (
+        Change(18, False, "job_controller.go: the backoff record takes the counted failures only"),
+        Change(28, True, "PR #119434: ignored failures are part of the backoff delay (issue #119378)"),
+    )),
     Rule("job_suspend", "spec.suspend of a Job holds it without pods", (
         Change(18, False, "not available (1.21: SuspendJob alpha, off: the API server drops the field)"),
         Change(22, True, "KEP-2232: SuspendJob beta, on by default in 1.22 (GA 1.24)"),
@@ -574,6 +608,10 @@ DROPPED_FIELD_GATES: dict[str, str] = {
     "lifecycle_sleep": "PodLifecycleSleepAction",
     "container_restart_rules": "ContainerRestartRules",
     "job_pod_failure_policy": "JobPodFailurePolicy",
+    "job_indexed": "IndexedJob",
+    "job_backoff_limit_per_index": "JobBackoffLimitPerIndex",
+    "job_success_policy": "JobSuccessPolicy",
+    "job_pod_replacement_policy": "JobPodReplacementPolicy",
     "sidecar_restart_policy": "SidecarContainers",
     "ds_max_surge": "DaemonSetUpdateSurge",
     "sts_start_ordinal": "StatefulSetStartOrdinal",

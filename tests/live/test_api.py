@@ -212,3 +212,29 @@ def test_job_table(frozen: Live) -> None:
     _, _, table = _get(frozen, f"{base}/once", TABLE)
     assert table["rows"][0]["cells"][:3] == ["once", "Complete", "1/1"]
     frozen.json("DELETE", f"{base}/once?propagationPolicy=Background")
+
+
+def test_indexed_job_with_the_documentation_failure_policy(frozen: Live) -> None:
+    """A POSTed Indexed Job whose podFailurePolicy has an onExitCodes-only rule and a status-less pattern is
+    created (201) with the pattern's status defaulted to True; its pods are named and labelled by index and
+    status.completedIndexes counts them."""
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "shards"},
+           "spec": {"completionMode": "Indexed", "completions": 3, "parallelism": 3,
+                    "podFailurePolicy": {"rules": [
+                        {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}},
+                        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+                    "template": {"spec": {"restartPolicy": "Never",
+                                          "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}}
+    base = "/apis/batch/v1/namespaces/default/jobs"
+    code, created = frozen.json("POST", base, job)
+    assert code == 201, created
+    assert created["spec"]["podFailurePolicy"]["rules"][1]["onPodConditions"] == [
+        {"type": "DisruptionTarget", "status": "True"}]
+    frozen.advance("10s")
+    _, pods = frozen.json("GET", "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io/job-name%3Dshards")
+    got = sorted((p["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"], p["spec"]["hostname"],
+                  p["metadata"]["name"].rsplit("-", 1)[0]) for p in pods["items"])
+    assert got == [("0", "shards-0", "shards-0"), ("1", "shards-1", "shards-1"), ("2", "shards-2", "shards-2")]
+    _, done = frozen.json("GET", f"{base}/shards")
+    assert (done["status"]["completedIndexes"], done["status"]["succeeded"]) == ("0-2", 3)
+    frozen.json("DELETE", f"{base}/shards?propagationPolicy=Background")

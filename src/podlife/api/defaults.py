@@ -321,6 +321,13 @@ def _default_job(obj: dict) -> None:
         spec["suspend"] = False
     if spec.get("podReplacementPolicy") is None:
         spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+    # a podFailurePolicy pattern's status defaults to True
+    pfp = spec.get("podFailurePolicy")
+    for rule in (pfp.get("rules") or ()) if isinstance(pfp, dict) and isinstance(pfp.get("rules"), list) else ():
+        conds = rule.get("onPodConditions") if isinstance(rule, dict) else None
+        for pattern in conds if isinstance(conds, list) else ():
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"
     _default_template(obj)
 
 

@@ -219,17 +219,12 @@ TABLES: dict[str, tuple[Rule, ...]] = {
         N("dataSourceRef.*", "provisioned like an empty volume (no populator or its delay)"),
     ),
     "job": (    # JobSpec
-        *_all(MODELLED, "activeDeadlineSeconds backoffLimit completions manualSelector parallelism podFailurePolicy "
-                        "podReplacementPolicy selector suspend ttlSecondsAfterFinished"),
+        *_all(MODELLED, "activeDeadlineSeconds backoffLimit backoffLimitPerIndex completionMode completions "
+                        "manualSelector maxFailedIndexes parallelism podFailurePolicy podReplacementPolicy selector "
+                        "successPolicy suspend ttlSecondsAfterFinished"),
         AT("template", "template"),
-        N("completionMode", lambda v, _: "Indexed is not modelled: podlife runs the Job as NonIndexed (no "
-          "completion indexes, no index labels or hostnames)", when=equals("Indexed"),
-          readme="the Job runs as NonIndexed (no completion indexes, no index labels or hostnames)"),
-        N("successPolicy.*", "the Job succeeds when its completions do"),
         N("managedBy", "the built-in Job controller manages the Job",
           when=differs("kubernetes.io/job-controller")),
-        N("backoffLimitPerIndex", "backoffLimit counts every failure"),
-        N("maxFailedIndexes", "backoffLimit counts every failure"),
         N("scheduling.*", "no gang scheduling: each pod is scheduled on its own"),
     ),
 }

@@ -66,6 +66,17 @@ def _shipped_minors() -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+# fields the OpenAPI document lists as required that the API server accepts absent: decoding leaves them empty,
+# then defaulting or validation (pkg/apis/batch/validation) decide
+_NOT_REQUIRED_AT_DECODING = (
+    # a rule with only onExitCodes (1.25-1.28 documents onPodConditions as required; validatePodFailurePolicyRule
+    # wants exactly one of the two)
+    ("io.k8s.api.batch.v1.PodFailurePolicyRule", "onPodConditions"),
+    # SetDefaults_Job: a pattern's status defaults to True
+    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", "status"),
+)
+
+
 @lru_cache(maxsize=4)
 def _definitions(minor: int) -> dict[str, Any]:
     """The ``$defs`` document of a minor, with the changes for minors older than the schemas applied."""
@@ -75,6 +86,10 @@ def _definitions(minor: int) -> dict[str, Any]:
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
         quantity["format"] = "quantity"
+    for definition, field in _NOT_REQUIRED_AT_DECODING:
+        d = doc["$defs"].get(definition)
+        if d is not None and field in (d.get("required") or ()):
+            d["required"] = [f for f in d["required"] if f != field]
     if minor >= shipped:
         return doc
     defs = doc["$defs"]

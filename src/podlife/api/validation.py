@@ -36,6 +36,7 @@ from podlife.api.errors import FieldError
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
 DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
 TOO_MANY = "Too many"
+TOO_LONG = "Too long"
 
 IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
 IS_NOT_POSITIVE_ERROR_MSG = "must be greater than zero"
@@ -1715,26 +1716,42 @@ def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
 
 
 def validate_job(obj: Mapping) -> Errs:
-    """ValidateJob (batch/v1). The registry's generated selector (controller-uid labels) is not checked here."""
+    """ValidateJob / validateJobSpec (batch/v1, pkg/apis/batch/validation/validation.go), in upstream's order.
+    The registry's generated selector (controller-uid labels) is not checked here."""
     spec = _d(obj.get("spec"))
+    md = _d(obj.get("metadata"))
     errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
-    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
+                "backoffLimitPerIndex", "maxFailedIndexes"):
         if spec.get(key) is not None:
             errs += _nonnegative(spec[key], f"spec.{key}")
+            if key == "maxFailedIndexes" and spec.get("backoffLimitPerIndex") is None:
+                errs.append(_required("spec.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
     mode = spec.get("completionMode")
+    indexed = mode == "Indexed"
     if mode is not None and mode not in ("NonIndexed", "Indexed"):
         errs.append(_not_supported("spec.completionMode", mode, ["NonIndexed", "Indexed"]))
-    if mode == "Indexed" and spec.get("completions") is None:
-        errs.append(_required("spec.completions", "when completion mode is Indexed"))
-    errs += _validate_pod_template(spec.get("template"), "spec.template")
+    if indexed:
+        errs += _validate_indexed_limits(spec)
+    else:
+        for key in ("backoffLimitPerIndex", "maxFailedIndexes"):
+            if spec.get(key) is not None:
+                errs.append(_invalid(f"spec.{key}", spec[key], "requires indexed completion mode"))
     policy = _d(_d(spec.get("template")).get("spec")).get("restartPolicy") or ""
+    if spec.get("podFailurePolicy") is not None:
+        errs += _validate_pod_failure_policy(spec)
+    if spec.get("successPolicy") is not None:
+        if not indexed:
+            errs.append(_invalid("spec.successPolicy", spec["successPolicy"], "requires indexed completion mode"))
+        else:
+            errs += _validate_success_policy(spec)
+    errs += _validate_pod_replacement_policy(spec)
+    errs += _validate_pod_template(spec.get("template"), "spec.template")
     if policy not in ("OnFailure", "Never"):
         errs.append(_not_supported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
-    if spec.get("podFailurePolicy") is not None:
-        if policy != "Never":
-            errs.append(_invalid("spec.template.spec.restartPolicy", policy,
-                                 'only "Never" is supported when podFailurePolicy is specified'))
-        errs += _validate_pod_failure_policy(_d(spec["podFailurePolicy"]), mode == "Indexed")
+    elif spec.get("podFailurePolicy") is not None and policy != "Never":
+        errs.append(_invalid("spec.template.spec.restartPolicy", policy,
+                             'only "Never" is supported when podFailurePolicy is specified'))
     sel = spec.get("selector")
     if sel is None:
         errs.append(_required("spec.selector"))
@@ -1744,33 +1761,193 @@ def validate_job(obj: Mapping) -> Errs:
     labels = _template_labels(spec)
     if selector is not None and not selector.matches(labels):
         errs.append(_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
+    completions = spec.get("completions")
+    if indexed and _is_int(completions) and completions > 0 and isinstance(md.get("name"), str):
+        # the controller names each pod's hostname <job>-<index>
+        hostname = f"{md['name']}-{completions - 1}"
+        if not names.is_dns1123_label(hostname):
+            errs.append(_invalid("metadata.name", md["name"], "will not able to create pod with invalid DNS label: "
+                                                             f"{hostname}"))
     return errs
+
+
+_MAX_PARALLELISM_INDEXED = 100000       # maxParallelismForIndexedJob
+_MAX_FAILED_INDEXES = 100000            # maxFailedIndexesForIndexedJob
+_COMPLETIONS_SOFT_LIMIT = 100000        # completionsSoftLimit
+_HIGH_COMPLETIONS_LIMIT = 10000         # parallelismLimitForHighCompletions, maxFailedIndexesLimitForHighCompletions
+
+
+def _validate_indexed_limits(spec: Mapping) -> Errs:
+    """validateJobSpec for completionMode Indexed."""
+    errs: Errs = []
+    completions, parallelism = spec.get("completions"), spec.get("parallelism")
+    max_failed, per_index = spec.get("maxFailedIndexes"), spec.get("backoffLimitPerIndex")
+    if completions is None:
+        errs.append(_required("spec.completions", "when completion mode is Indexed"))
+    if _is_int(parallelism) and parallelism > _MAX_PARALLELISM_INDEXED:
+        errs.append(_invalid("spec.parallelism", parallelism,
+                             f"must be less than or equal to {_MAX_PARALLELISM_INDEXED} when completion mode is Indexed"))
+    if _is_int(completions) and _is_int(max_failed) and max_failed > completions:
+        errs.append(_invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
+    if _is_int(max_failed) and max_failed > _MAX_FAILED_INDEXES:
+        errs.append(_invalid("spec.maxFailedIndexes", max_failed, f"must be less than or equal to {_MAX_FAILED_INDEXES}"))
+    if _is_int(completions) and completions > _COMPLETIONS_SOFT_LIMIT and per_index is not None:
+        high = (f"must be less than or equal to {_HIGH_COMPLETIONS_LIMIT} when completions are above "
+                f"{_COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index")
+        if max_failed is None:
+            errs.append(_required("spec.maxFailedIndexes", f"must be specified when completions is above "
+                                                           f"{_COMPLETIONS_SOFT_LIMIT}"))
+        if _is_int(parallelism) and parallelism > _HIGH_COMPLETIONS_LIMIT:
+            errs.append(_invalid("spec.parallelism", parallelism, high))
+        if _is_int(max_failed) and max_failed > _HIGH_COMPLETIONS_LIMIT:
+            errs.append(_invalid("spec.maxFailedIndexes", max_failed, high))
+    return errs
+
+
+def _validate_success_policy(spec: Mapping) -> Errs:
+    """validateSuccessPolicy / validateSuccessPolicyRule."""
+    errs: Errs = []
+    rules = _l(_d(spec.get("successPolicy")).get("rules"))
+    completions = _int(spec.get("completions"))
+    if not rules:
+        errs.append(_required("spec.successPolicy.rules",
+                              "at least one rules must be specified when the successPolicy is specified"))
+    if len(rules) > 20:
+        errs.append(FieldError("spec.successPolicy.rules", TOO_MANY, "must have at most 20 items", len(rules)))
+    for i, rule in enumerate(rules):
+        rule, rp = _d(rule), f"spec.successPolicy.rules[{i}]"
+        count, indexes = rule.get("succeededCount"), rule.get("succeededIndexes")
+        if count is None and indexes is None:
+            errs.append(_required(rp, "at least one of succeededCount or succeededIndexes must be specified"))
+        total = 0
+        if isinstance(indexes, str):
+            if len(indexes) > 64 * 1024:   # maxJobSuccessPolicySucceededIndexesLimit
+                errs.append(FieldError(f"{rp}.succeededIndexes", TOO_LONG, "may not be more than 65536 bytes"))
+            total, problem = _indexes_format(indexes, completions)
+            if problem:
+                errs.append(_invalid(f"{rp}.succeededIndexes", indexes, f"error parsing succeededIndexes: {problem}"))
+        if count is not None:
+            errs += _nonnegative(count, f"{rp}.succeededCount")
+            if _is_int(count) and count > completions:
+                errs.append(_invalid(f"{rp}.succeededCount", count, f"must be less than or equal to {completions} "
+                                                                    "(the number of specified completions)"))
+            if _is_int(count) and indexes is not None and count > total:
+                errs.append(_invalid(f"{rp}.succeededCount", count, f"must be less than or equal to {total} (the "
+                                     "number of indexes in the specified succeededIndexes field)"))
+    return errs
+
+
+def _indexes_format(text: str, completions: int) -> tuple[int, str]:
+    """validateIndexesFormat / parseIndexInterval: (the number of indexes, the error or "")."""
+    if not text:
+        return 0, ""
+    last: int | None = None
+    total = 0
+    for part in text.split(","):
+        limits = part.split("-")
+        if len(limits) > 2:
+            return 0, (f"the fragment {_go_quote(part)} violates the requirement that an index interval can have at "
+                       "most two parts separated by '-'")
+        bounds = []
+        for limit in limits:
+            if not re.fullmatch(r"[+-]?\d+", limit):
+                return 0, f"cannot convert string to integer for index: {_go_quote(limit)}"
+            value = int(limit)
+            if value >= completions:
+                return 0, f"too large index: {_go_quote(limit)}"
+            bounds.append(value)
+        x, y = bounds[0], bounds[-1]
+        if len(bounds) == 2 and x >= y:
+            return 0, f"non-increasing order, previous: {x}, current: {y}"
+        if last is not None and last >= x:
+            return 0, f"non-increasing order, previous: {last}, current: {x}"
+        total += y - x + 1
+        last = y
+    return total, ""
+
+
+def _go_quote(text: str) -> str:
+    """Go's %q for the strings that reach it here."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _validate_pod_replacement_policy(spec: Mapping) -> Errs:
+    """validatePodReplacementPolicy: Failed only with a podFailurePolicy."""
+    value = spec.get("podReplacementPolicy")
+    if value is None:
+        return []
+    if spec.get("podFailurePolicy") is not None:
+        return [] if value == "Failed" else [_not_supported("spec.podReplacementPolicy", value, ["Failed"])]
+    if value not in ("Failed", "TerminatingOrFailed"):
+        return [_not_supported("spec.podReplacementPolicy", value, ["Failed", "TerminatingOrFailed"])]
+    return []
 
 
 _PFP_ACTIONS = ["Count", "FailIndex", "FailJob", "Ignore"]
 
 
-def _validate_pod_failure_policy(pfp: Mapping, indexed: bool) -> Errs:
-    """validatePodFailurePolicy: each rule has a known action and exactly one of onExitCodes / onPodConditions;
-    FailIndex only for Indexed Jobs; exit code rules name In or NotIn, never 0 with In."""
+def _validate_pod_failure_policy(spec: Mapping) -> Errs:
+    """validatePodFailurePolicy / validatePodFailurePolicyRule: each rule has a known action (FailIndex only
+    with backoffLimitPerIndex) and exactly one of onExitCodes / onPodConditions; exit code rules name In or
+    NotIn, a container of the template, and distinct ordered values, never 0 with In; condition patterns have
+    a status True, False or Unknown."""
     errs: Errs = []
-    for i, rule in enumerate(_l(pfp.get("rules"))):
+    rules = _l(_d(spec.get("podFailurePolicy")).get("rules"))
+    if len(rules) > 20:   # maxPodFailurePolicyRules
+        errs.append(FieldError("spec.podFailurePolicy.rules", TOO_MANY, "must have at most 20 items", len(rules)))
+    tspec = _d(_d(spec.get("template")).get("spec"))
+    containers = {_d(c).get("name") for key in ("containers", "initContainers") for c in _l(tspec.get(key))}
+    for i, rule in enumerate(rules):
         rule, rp = _d(rule), f"spec.podFailurePolicy.rules[{i}]"
         action = _s(rule.get("action"))
-        if action not in _PFP_ACTIONS or (action == "FailIndex" and not indexed):
-            errs.append(_not_supported(f"{rp}.action", action,
-                                       _PFP_ACTIONS if indexed else [a for a in _PFP_ACTIONS if a != "FailIndex"]))
+        if not action:
+            errs.append(_required(f"{rp}.action", "valid values: [" + " ".join(_go_quote(a) for a in _PFP_ACTIONS) + "]"))
+        elif action == "FailIndex":
+            if spec.get("backoffLimitPerIndex") is None:
+                errs.append(_invalid(f"{rp}.action", action, "requires the backoffLimitPerIndex to be set"))
+        elif action not in _PFP_ACTIONS:
+            errs.append(_not_supported(f"{rp}.action", action, _PFP_ACTIONS))
         codes, conds = rule.get("onExitCodes"), _l(rule.get("onPodConditions"))
+        if codes is not None:
+            errs += _validate_on_exit_codes(_d(codes), f"{rp}.onExitCodes", containers)
+        for j, pattern in enumerate(conds):
+            status = _s(_d(pattern).get("status"))
+            if status not in ("False", "True", "Unknown"):
+                errs.append(_not_supported(f"{rp}.onPodConditions[{j}].status", status, ["False", "True", "Unknown"]))
         if codes is not None and conds:
             errs.append(_invalid(rp, None, "specifying both OnExitCodes and OnPodConditions is not supported"))
         elif codes is None and not conds:
             errs.append(_invalid(rp, None, "specifying one of OnExitCodes and OnPodConditions is required"))
-        if codes is not None:
-            op = _s(_d(codes).get("operator"))
-            if op not in ("In", "NotIn"):
-                errs.append(_not_supported(f"{rp}.onExitCodes.operator", op, ["In", "NotIn"]))
-            if op == "In" and 0 in _l(_d(codes).get("values")):
-                errs.append(_invalid(f"{rp}.onExitCodes.values", 0, "must not be 0 for the In operator"))
+    return errs
+
+
+def _validate_on_exit_codes(codes: Mapping, path: str, containers: set) -> Errs:
+    """validatePodFailurePolicyRuleOnExitCodes."""
+    errs: Errs = []
+    op = _s(codes.get("operator"))
+    if op not in ("In", "NotIn"):
+        errs.append(_not_supported(f"{path}.operator", op, ["In", "NotIn"]))
+    name = codes.get("containerName")
+    if name is not None and name not in containers:
+        errs.append(_invalid(f"{path}.containerName", name,
+                             "must be one of the container or initContainer names in the pod template"))
+    values = _l(codes.get("values"))
+    if not values:
+        errs.append(_invalid(f"{path}.values", values, "at least one value is required"))
+    elif len(values) > 255:   # maxPodFailurePolicyOnExitCodesValues
+        errs.append(FieldError(f"{path}.values", TOO_MANY, "must have at most 255 items", len(values)))
+    seen: set = set()
+    ordered = True
+    for j, value in enumerate(values):
+        if op == "In" and value == 0:
+            errs.append(_invalid(f"{path}.values[{j}]", 0, "must not be 0 for the In operator"))
+        if value in seen:
+            errs.append(FieldError(f"{path}.values[{j}]", DUPLICATE, "", value))
+        seen.add(value)
+        if j > 0 and _is_int(value) and _is_int(values[j - 1]) and values[j - 1] > value:
+            ordered = False
+    if not ordered:
+        errs.append(_invalid(f"{path}.values", values, "must be ordered"))
     return errs
 
 

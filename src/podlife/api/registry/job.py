@@ -56,11 +56,25 @@ def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
     dropped = []
     for field, on in (("ttlSecondsAfterFinished", profile.ttl_after_finished),
                       ("suspend", profile.job_suspend),
-                      ("podFailurePolicy", profile.job_pod_failure_policy)):
+                      ("podFailurePolicy", profile.job_pod_failure_policy),
+                      ("backoffLimitPerIndex", profile.job_backoff_limit_per_index),
+                      ("maxFailedIndexes", profile.job_backoff_limit_per_index),
+                      ("successPolicy", profile.job_success_policy),
+                      ("podReplacementPolicy", profile.job_status_terminating)):
         if not on and field in spec:
             del spec[field]
             dropped.append(f"spec.{field}")
+    if not profile.job_indexed and spec.get("completionMode") == "Indexed":
+        del spec["completionMode"]
+        dropped.append("spec.completionMode")
     return dropped
+
+
+def drop_defaulted_job_fields(spec: Obj, profile: Any) -> None:
+    """SetDefaults_Job fills podReplacementPolicy only while JobPodReplacementPolicy is on (and
+    dropDisabledFields removes a given one while it is off)."""
+    if profile is not None and isinstance(spec, dict) and not profile.job_status_terminating:
+        spec.pop("podReplacementPolicy", None)
 
 
 class JobStrategy(Strategy):
@@ -73,6 +87,7 @@ class JobStrategy(Strategy):
         obj.setdefault("apiVersion", self.info.api_version)
         drop_disabled_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
         defaults.apply_defaults(obj)
+        drop_defaulted_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
         drop_disabled_template_fields(obj, getattr(store, "profile", None))
         obj["status"] = {}
         obj["metadata"]["uid"] = store._new_uid()

@@ -1,5 +1,5 @@
 """Job controller: pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatusAndRemoveFinalizers,
-enactJobFinished) and backoff_utils.go, NonIndexed completion mode.
+enactJobFinished); back-off, Indexed mode and the policies are the sibling modules.
 
 Pods are ``<job>-xxxxx`` from the template (the registry added job-name / controller-uid labels, see
 podlife.api.registry.job). Pod events sync the Job after a batching period (1 s from 1.24, versions rule
@@ -14,23 +14,34 @@ write counts them. From 1.31 (``job_delay_terminal_condition``) FailureTarget / 
 Failed / Complete only once no pod is terminating.
 
 From 1.26 (``job_pod_failure_policy``) a podFailurePolicy decides per failed pod: FailJob fails the Job
-(FailureTarget first, reason PodFailurePolicy), Ignore keeps the failure out of the count, Count counts it; with a
-policy only pods in phase Failed are failures.
+(FailureTarget first, reason PodFailurePolicy), Ignore keeps the failure out of the count (from 1.28 not out of
+the back-off: ``job_backoff_counts_ignored``), Count counts it; with a policy only pods in phase Failed are
+failures.
 
-From 1.29 a replacement waits for the pod it replaces to be terminal when podReplacementPolicy is Failed, the
-default with a podFailurePolicy (onlyReplaceFailedPods).
+A replacement waits for the pod it replaces to be terminal (onlyReplaceFailedPods) with a podFailurePolicy from
+1.28 (``job_policy_replaces_failed_only``) and with podReplacementPolicy Failed from 1.29. Otherwise
+(TerminatingOrFailed, the default) a pod being deleted counts as failed at once, its failure time being the
+deletion's (getFinishedTime: deletionTimestamp minus the grace period), and its replacement waits only for the
+back-off.
+
+Indexed completion mode (``job_indexed``, 1.22+): each pod gets a completion index (annotation, and from 1.28 the
+label with PodIndexLabel), the name ``<job>-<index>-xxxxx``, hostname ``<job>-<index>`` and JOB_COMPLETION_INDEX
+from the downward API; the lowest pending indexes are created; succeeded indexes are status.completedIndexes.
+With backoffLimitPerIndex (``job_backoff_limit_per_index``, 1.29+) failures count per index
+(job-index-failure-count annotations, status.failedIndexes, per-index back-off, FailIndex rules,
+maxFailedIndexes). A successPolicy (``job_success_policy``, 1.31+) ends an Indexed Job early: SuccessCriteriaMet
+(reason SuccessPolicy), remaining pods deleted, then Complete.
 
 A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
 startTime; resuming it restarts startTime.
 
-Not modelled: Indexed completion mode (and FailIndex), successPolicy, managedBy.
-ttlSecondsAfterFinished is the TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist
-(getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
+Not modelled: managedBy (the built-in controller always manages the Job). ttlSecondsAfterFinished is the TTL-after-finished controller's
+(podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist (getStatus)
+and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -55,36 +66,23 @@ from podlife.controlplane.controllers.controller_utils import (
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
 from podlife.controlplane.controllers.controller_utils import object_skey as _skey
+from podlife.controlplane.controllers.job import indexed
+from podlife.controlplane.controllers.job.backoff import (
+    BackoffRecord,
+    finished_time,
+    new_backoff_record,
+    remaining_for,
+)
+from podlife.controlplane.controllers.job.policies import match_pod_failure_policy, match_success_policy
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
 COMPONENT = "job-controller"
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
-DEFAULT_POD_FAILURE_BACKOFF = 10.0   # DefaultJobPodFailureBackOff
-MAX_POD_FAILURE_BACKOFF = 360.0      # MaxJobPodFailureBackOff (6 min)
 MAX_POD_CREATE_DELETE_PER_SYNC = 500  # MaxPodCreateDeletePerSync
 BACKOFF_MESSAGE = "Job has reached the specified backoff limit"
 DEADLINE_MESSAGE = "Job was active longer than specified deadline"
-
-
-@dataclass
-class BackoffRecord:
-    failures_after_last_success: int = 0
-    last_failure_time: float | None = None
-
-    def remaining(self, now: float) -> float:
-        """getRemainingTimeForFailuresCount."""
-        if self.failures_after_last_success == 0 or self.last_failure_time is None:
-            return 0.0
-        d = DEFAULT_POD_FAILURE_BACKOFF
-        for _ in range(1, self.failures_after_last_success):
-            d *= 2
-            if d >= MAX_POD_FAILURE_BACKOFF:
-                d = MAX_POD_FAILURE_BACKOFF
-                break
-        elapsed = now - self.last_failure_time
-        return 0.0 if d < elapsed else d - elapsed
 
 
 def is_finished(job: Obj) -> bool:
@@ -238,9 +236,14 @@ class JobController:
         uncounted = st.get("uncountedTerminatedPods") or {}
         unc_s, unc_f = set(uncounted.get("succeeded") or ()), set(uncounted.get("failed") or ())
         seen = self.seen_finished.setdefault(key, set())
+        is_indexed = self._indexed(job)
+        completions = int(spec["completions"]) if spec.get("completions") is not None else 0
 
         def is_new(p: Obj) -> bool:
+            """getValidPodsWithFilter: not counted yet and, for an Indexed Job, with a valid index."""
             uid = p["metadata"]["uid"]
+            if is_indexed and not 0 <= indexed.completion_index(p) < completions:
+                return False
             if self.tracking:
                 return has_finalizer(p) and uid not in unc_s and uid not in unc_f and uid not in expected_rm
             return uid not in seen
@@ -248,19 +251,23 @@ class JobController:
         new_succeeded = [p for p in pods if is_new(p) and (p.get("status") or {}).get("phase") == "Succeeded"]
         new_failed = [p for p in pods if is_new(p) and self._is_pod_failed(p, job)]
         # nonIgnoredFailedPodsCount: failures a podFailurePolicy rule Ignores do not count
-        new_failed = [p for p in new_failed if match_pod_failure_policy(job, p)[1]]
+        counted_failed = [p for p in new_failed if self._match_policy(job, p)[1]]
         if self.tracking:
             succeeded = int(st.get("succeeded") or 0) + len(new_succeeded) + len(unc_s)
-            failed = int(st.get("failed") or 0) + len(new_failed) + len(unc_f)
+            failed = int(st.get("failed") or 0) + len(counted_failed) + len(unc_f)
         else:
             # getStatus: pods counted by phase while they exist
             succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
-            failed = max(int(st.get("failed") or 0) + len(new_failed),
+            failed = max(int(st.get("failed") or 0) + len(counted_failed),
                          sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed"))
         suspended = bool(spec.get("suspend")) and self.profile.job_suspend
         if not st.get("startTime") and not suspended:
             st["startTime"] = self.trace.timestamp()
-        record = self._new_backoff_record(key, new_succeeded, new_failed)
+        # newBackoffRecord takes every newly failed pod, ignored ones included
+        # newBackoffRecord: from 1.28 (PR #119434) failures an Ignore rule keeps out of the count still back off
+        backing_off = new_failed if self.profile.job_backoff_counts_ignored else counted_failed
+        record = new_backoff_record(self.backoff.get(key), [self._finished_time(p) for p in new_succeeded],
+                                    [self._finished_time(p) for p in backing_off])
 
         # an interim condition of an earlier sync stands (1.31+): SuccessCriteriaMet, or FailureTarget -> Failed
         conds = st.get("conditions") or []
@@ -269,21 +276,37 @@ class JobController:
         target = next((c for c in conds if c.get("type") == "FailureTarget" and c.get("status") == "True"), None)
         if finished is None and target is not None:
             finished = self._condition("Failed", target.get("reason", ""), target.get("message", ""))
-        if finished is not None:
-            pass
-        elif (message := self._fail_job_message(job, pods)) is not None:
+        elif finished is None and (message := self._fail_job_message(job, pods)) is not None:
             # getFailJobMessage: a FailJob rule matched; the FailureTarget condition records why before the
             # finalizers go (from 1.26, whatever the version does for other failures)
             finished = self._condition("FailureTarget", "PodFailurePolicy", message)
-        elif failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
-            finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
-                                       "BackoffLimitExceeded", BACKOFF_MESSAGE)
-        elif (left := self._active_deadline_left(job, st)) is not None:
-            if left <= 0:  # pastActiveDeadline
-                finished = self._condition("FailureTarget" if self.delay_terminal else "Failed",
-                                           "DeadlineExceeded", DEADLINE_MESSAGE)
-            else:          # "Job has activeDeadlineSeconds configuration. Will sync this job again"
-                self.queue.add_after(key, left)
+        if finished is None:
+            if failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
+                finished = self._failure("BackoffLimitExceeded", BACKOFF_MESSAGE)
+            elif (left := self._active_deadline_left(job, st)) is not None:
+                if left <= 0:  # pastActiveDeadline
+                    finished = self._failure("DeadlineExceeded", DEADLINE_MESSAGE)
+                else:          # "Job has activeDeadlineSeconds configuration. Will sync this job again"
+                    self.queue.add_after(key, left)
+        ctx = _IndexedCtx()
+        if is_indexed:
+            ctx.prev_succeeded, ctx.succeeded = self._succeeded_indexes(job, pods, completions)
+            succeeded = indexed.total(ctx.succeeded)
+            if self._per_index(job):
+                ctx.failed = self._failed_indexes(job, pods, completions)
+                n_failed = indexed.total(ctx.failed)
+                if finished is None:
+                    max_failed = spec.get("maxFailedIndexes")
+                    if max_failed is not None and n_failed > int(max_failed):
+                        finished = self._failure("MaxFailedIndexesExceeded",
+                                                 "Job has exceeded the specified maximal number of failed indexes")
+                    elif n_failed > 0 and n_failed + succeeded >= completions:
+                        finished = self._failure("FailedIndexes", "Job has failed indexes")
+                ctx.delayed = self._pods_with_delayed_deletion(job, pods, active_pods, completions, ctx)
+            if finished is None and self.profile.job_success_policy:
+                message = match_success_policy(job, completions, ctx.succeeded)
+                if message is not None:
+                    finished = self._condition("SuccessCriteriaMet", "SuccessPolicy", message)
         err: ApiError | None = None
         suspend_changed = False
         if finished is not None:
@@ -304,12 +327,12 @@ class JobController:
         else:
             suspend_changed = self._suspended_condition(job, False)
             if satisfied and not job["metadata"].get("deletionTimestamp"):
-                active, err = self._manage_job(job, key, active_pods, succeeded, record, terminating)
-            completions = spec.get("completions")
-            if completions is None:
+                active, terminating, err = self._manage_job(job, key, pods, active_pods, succeeded, record,
+                                                            terminating, ctx)
+            if spec.get("completions") is None:
                 complete = succeeded > 0 and active == 0
             else:
-                complete = succeeded >= int(completions) and active == 0
+                complete = succeeded >= completions and active == 0
             if complete:
                 finished = self._condition("SuccessCriteriaMet" if self.delay_terminal else "Complete", "", "")
         needs_flush = suspend_changed or active != int(st.get("active") or 0)
@@ -324,10 +347,67 @@ class JobController:
             needs_flush = needs_flush or int(st.get("succeeded") or 0) != succeeded or \
                 int(st.get("failed") or 0) != failed
             st["succeeded"], st["failed"] = succeeded, failed
+            if is_indexed:
+                needs_flush = needs_flush or st.get("completedIndexes", "") != indexed.to_string(ctx.succeeded)
+                st["completedIndexes"] = indexed.to_string(ctx.succeeded)
             seen.update(p["metadata"]["uid"] for p in new_succeeded + new_failed)
-        self._track_status(key, job, pods, finished, record, terminating, needs_flush)
+        self._track_status(key, job, pods, finished, record, terminating, needs_flush, ctx)
         if err is not None:
             raise err
+
+    # ---- Indexed Jobs (indexed_job_utils.go) ---------------------------------------------------------------
+
+    def _indexed(self, job: Obj) -> bool:
+        return bool(self.profile.job_indexed) and indexed.is_indexed(job) and job["spec"].get("completions") is not None
+
+    def _per_index(self, job: Obj) -> bool:
+        """hasBackoffLimitPerIndex."""
+        return bool(self.profile.job_backoff_limit_per_index) and job["spec"].get("backoffLimitPerIndex") is not None
+
+    def _succeeded_indexes(self, job: Obj, pods: list[Obj], completions: int
+                           ) -> tuple[indexed.Intervals, indexed.Intervals]:
+        """calculateSucceededIndexes: status.completedIndexes (tracking with finalizers only) and those plus the
+        indexes of Succeeded pods not counted yet."""
+        prev = indexed.parse(job["status"].get("completedIndexes"), completions) if self.tracking else []
+        new = {indexed.completion_index(p) for p in pods
+               if (p.get("status") or {}).get("phase") == "Succeeded"
+               and 0 <= indexed.completion_index(p) < completions and (not self.tracking or has_finalizer(p))}
+        return prev, indexed.with_indexes(prev, new)
+
+    def _failed_indexes(self, job: Obj, pods: list[Obj], completions: int) -> indexed.Intervals:
+        """calculateFailedIndexes: status.failedIndexes plus the indexes of failed pods not counted yet that
+        matched FailIndex or used up backoffLimitPerIndex (isIndexFailed)."""
+        prev = indexed.parse(job["status"].get("failedIndexes"), completions)
+        limit = int(job["spec"]["backoffLimitPerIndex"])
+        new = set()
+        for p in pods:
+            ix = indexed.completion_index(p)
+            if not (0 <= ix < completions and has_finalizer(p) and self._is_pod_failed(p, job)):
+                continue
+            _, counts, action = self._match_policy(job, p)
+            if action == "FailIndex" or (counts and indexed.failure_count(p) >= limit):
+                new.add(ix)
+        return indexed.with_indexes(prev, new)
+
+    def _pods_with_delayed_deletion(self, job: Obj, pods: list[Obj], active_pods: list[Obj], completions: int,
+                                    ctx: "_IndexedCtx") -> dict[int, Obj]:
+        """getPodsWithDelayedDeletionPerIndex: per index neither succeeded, failed nor active, the last failed
+        pod (most failures, latest finish), whose finalizer stays until its replacement carries the count."""
+        active_ix = {indexed.completion_index(p) for p in active_pods}
+        out: dict[int, Obj] = {}
+        for p in pods:
+            if not (has_finalizer(p) and p["metadata"]["uid"] not in self.expected_rm_finalizers.get(_key(job), ())
+                    and self._is_pod_failed(p, job)):
+                continue
+            ix = indexed.completion_index(p)
+            if not 0 <= ix < completions or indexed.has(ctx.succeeded, ix) or \
+                    indexed.has(ctx.failed or [], ix) or ix in active_ix:
+                continue
+            last = out.get(ix)
+            if last is None or (indexed.absolute_failure_count(last) <= indexed.absolute_failure_count(p)
+                                and not self._finished_time(p) < self._finished_time(last)):
+                out[ix] = p
+        return out
 
     def _suspended_condition(self, job: Obj, suspended: bool) -> bool:
         """ensureJobConditionStatus for Suspended: True (JobSuspended) when suspended; a Suspended condition
@@ -363,15 +443,19 @@ class JobController:
             tzinfo=self.trace.start_time.tzinfo)
         return (start - self.trace.start_time).total_seconds() + int(ads) - self.kernel.now
 
-    def _is_pod_failed(self, pod: Obj, job: Obj | None = None) -> bool:
-        """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded; with a
-        podFailurePolicy only the Failed phase counts (the policy needs the pod's final status)."""
+    def _is_pod_failed(self, pod: Obj, job: Obj) -> bool:
+        """isPodFailed: Failed, or (tracking with finalizers) being deleted and not Succeeded, unless only failed
+        pods are replaced (a podFailurePolicy, or podReplacementPolicy Failed): then the pod must be Failed."""
         phase = (pod.get("status") or {}).get("phase")
         if phase == "Failed":
             return True
-        if job is not None and job["spec"].get("podFailurePolicy"):
+        # (before 1.28 a podFailurePolicy alone made isPodFailed wait for the Failed phase)
+        if self._only_replace_failed(job) or job["spec"].get("podFailurePolicy"):
             return False
         return self.tracking and bool(pod["metadata"].get("deletionTimestamp")) and phase != "Succeeded"
+
+    def _match_policy(self, job: Obj, pod: Obj) -> tuple[str | None, bool, str | None]:
+        return match_pod_failure_policy(job, pod, fail_index=bool(self.profile.job_backoff_limit_per_index))
 
     def _fail_job_message(self, job: Obj, pods: list[Obj]) -> str | None:
         """getFailJobMessage: the message of the first failed pod a FailJob rule matches."""
@@ -379,10 +463,14 @@ class JobController:
             return None
         for p in pods:
             if self._is_pod_failed(p, job):
-                message = match_pod_failure_policy(job, p)[0]
+                message = self._match_policy(job, p)[0]
                 if message is not None:
                     return message
         return None
+
+    def _failure(self, reason: str, message: str) -> Obj:
+        """newFailureCondition: FailureTarget first from 1.31, else Failed at once."""
+        return self._condition("FailureTarget" if self.delay_terminal else "Failed", reason, message)
 
     def _past_backoff_limit_on_failure(self, job: Obj, pods: list[Obj]) -> bool:
         """pastBackoffLimitOnFailure: with restartPolicy OnFailure, the container restarts of running and pending
@@ -399,48 +487,22 @@ class JobController:
         return total > 0 if limit == 0 else total >= limit
 
     def _finished_time(self, pod: Obj) -> float:
-        """getFinishedTime: the latest container finishedAt, else the deletion timestamp, else creation."""
-        st = pod.get("status") or {}
-        times = [parse_time(self.trace, (c.get("state") or {}).get("terminated", {}).get("finishedAt"))
-                 for c in (st.get("initContainerStatuses") or []) + (st.get("containerStatuses") or [])
-                 if (c.get("state") or {}).get("terminated")]
-        times = [t for t in times if t is not None]
-        if times:
-            return max(times)
-        for ts in (pod["metadata"].get("deletionTimestamp"), pod["metadata"].get("creationTimestamp")):
-            t = parse_time(self.trace, ts)
-            if t is not None:
-                return t
-        return 0.0
-
-    def _new_backoff_record(self, key: Key, new_succeeded: list[Obj], new_failed: list[Obj]) -> BackoffRecord:
-        """backoffStore.newBackoffRecord."""
-        old = self.backoff.get(key) or BackoffRecord()
-        succ = sorted(self._finished_time(p) for p in new_succeeded)
-        fail = sorted(self._finished_time(p) for p in new_failed)
-        if not succ:
-            if not fail:
-                return BackoffRecord(old.failures_after_last_success, old.last_failure_time)
-            return BackoffRecord(old.failures_after_last_success + len(fail), fail[-1])
-        rec = BackoffRecord()
-        for t in reversed(fail):
-            if not t > succ[-1]:
-                break
-            if rec.last_failure_time is None:
-                rec.last_failure_time = t
-            rec.failures_after_last_success += 1
-        return rec
+        now = self.kernel.now if self.profile.job_finish_time_fallback == "now" else None
+        return finished_time(pod, lambda ts: parse_time(self.trace, ts) if isinstance(ts, str) else None, now)
 
     def _only_replace_failed(self, job: Obj) -> bool:
-        """onlyReplaceFailedPods (1.29+, JobPodReplacementPolicy): podReplacementPolicy Failed, the default
-        when a podFailurePolicy is set: a replacement waits until the pod it replaces is terminal."""
+        """onlyReplaceFailedPods: podReplacementPolicy Failed (1.29+, JobPodReplacementPolicy; the default with
+        a podFailurePolicy), or any podFailurePolicy: a replacement waits until the pod it replaces is
+        terminal."""
         spec = job["spec"]
-        return bool(self.profile.job_status_terminating) and (
-            spec.get("podReplacementPolicy") == "Failed" or bool(spec.get("podFailurePolicy")))
+        if self.profile.job_status_terminating and spec.get("podReplacementPolicy") == "Failed":
+            return True
+        return bool(self.profile.job_policy_replaces_failed_only) and bool(spec.get("podFailurePolicy"))
 
-    def _manage_job(self, job: Obj, key: Key, active_pods: list[Obj], succeeded: int,
-                    record: BackoffRecord, terminating: int = 0) -> tuple[int, ApiError | None]:
-        """manageJob (NonIndexed, not suspended)."""
+    def _manage_job(self, job: Obj, key: Key, pods: list[Obj], active_pods: list[Obj], succeeded: int,
+                    record: BackoffRecord, terminating: int, ctx: "_IndexedCtx"
+                    ) -> tuple[int, int, ApiError | None]:
+        """manageJob (not suspended): (active, terminating, error)."""
         spec = job["spec"]
         active = len(active_pods)
         parallelism = int(spec.get("parallelism", 1))
@@ -450,32 +512,114 @@ class JobController:
         else:
             want = max(0, min(int(completions) - succeeded, parallelism))
         skey = _skey(job)
-        if active > want:
-            # activePodsForRemoval: not ready / unscheduled first (ActivePods order)
-            to_delete = sorted(active_pods, key=lambda p: (bool(p["spec"].get("nodeName")), is_pod_ready(p)))
-            to_delete = to_delete[:min(active - want, MAX_POD_CREATE_DELETE_PER_SYNC)]
+        is_indexed = self._indexed(job)
+        to_delete = self._active_pods_for_removal(job, active_pods, max(0, active - want), is_indexed)
+        if to_delete:
+            to_delete = to_delete[:MAX_POD_CREATE_DELETE_PER_SYNC]
             self.expectations.expect_deletions(skey, [f"{p['metadata']['namespace']}/{p['metadata']['name']}"
                                                       for p in to_delete])
             deleted, err = self._delete_pods(job, to_delete)
-            return active - deleted, err
+            return active - deleted, terminating + deleted, err
         diff = want - active
-        if self._only_replace_failed(job):
+        only_failed = self._only_replace_failed(job)
+        if only_failed:
             diff -= terminating   # terminating pods still hold their place
         if diff <= 0:
-            return active, None
-        remaining = record.remaining(self.kernel.now)
+            return active, terminating, None
+        per_index = is_indexed and self._per_index(job)
+        remaining = 0.0 if per_index else record.remaining(self.kernel.now)
         if remaining > 0:
             self.queue.add_after(key, max(remaining, self.batch))  # enqueueSyncJobWithDelay
-            return 0, None  # as upstream: the sync reports no active pods
+            return 0, terminating, None  # as upstream: the sync reports no active pods
         diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
+        indexes: list[int] = []
+        if is_indexed:
+            non_pending = indexed.with_indexes(ctx.succeeded, [indexed.completion_index(p) for p in active_pods
+                                                               if indexed.completion_index(p) >= 0])
+            if only_failed:
+                non_pending = indexed.with_indexes(non_pending, [
+                    indexed.completion_index(p) for p in pods if indexed.completion_index(p) >= 0
+                    and p["metadata"].get("deletionTimestamp")
+                    and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")])
+            if ctx.failed is not None:
+                non_pending = indexed.merge(non_pending, ctx.failed)
+            indexes = indexed.first_pending(diff, int(completions), non_pending)
+            if per_index:
+                indexes, wait = self._creatable_indexes(indexes, ctx.delayed)
+                if wait > 0:
+                    self.queue.add_after(key, max(wait, self.batch))
+                    return 0, terminating, None
+            diff = len(indexes)
+            if diff == 0:
+                return active, terminating, None
         self.expectations.expect_creations(skey, diff)
-        created, err = slow_start_batch(diff, 1, lambda: self._create_pod(job))
+        pending = list(indexes)
+        created, err = slow_start_batch(
+            diff, 1, lambda: self._create_pod(job, pending.pop(0) if pending else -1, ctx))
         for _ in range(diff - created):
             self.expectations.creation_observed(skey)
-        return active + created, err
+        return active + created, terminating, err
 
-    def _create_pod(self, job: Obj) -> ApiError | None:
-        pod = pod_from_template(job["spec"].get("template") or {}, job)
+    def _creatable_indexes(self, indexes: list[int], delayed: dict[int, Obj]) -> tuple[list[int], float]:
+        """getPodCreationInfoForIndependentIndexes: the indexes whose own back-off (10 s * 2^(failures of the
+        index - 1) from its last failed pod's finish) has passed, else the shortest wait."""
+        now, ready, waits = self.kernel.now, [], []
+        for ix in indexes:
+            last = delayed.get(ix)
+            wait = 0.0 if last is None else remaining_for(indexed.absolute_failure_count(last) + 1,
+                                                          self._finished_time(last), now)
+            if wait == 0:
+                ready.append(ix)
+            else:
+                waits.append(wait)
+        return (ready, 0.0) if ready else ([], min(waits, default=0.0))
+
+    def _active_pods_for_removal(self, job: Obj, active_pods: list[Obj], at_least: int,
+                                 is_indexed: bool) -> list[Obj]:
+        """activePodsForRemoval: for an Indexed Job, pods without a valid index and all but one pod of each
+        repeated index first; then the least advanced pods (unscheduled, not ready) first."""
+        rm: list[Obj] = []
+        left = list(active_pods)
+        if is_indexed:
+            completions = int(job["spec"]["completions"])
+            left = []
+            by_index: dict[int, list[Obj]] = {}
+            for p in active_pods:
+                ix = indexed.completion_index(p)
+                if not 0 <= ix < completions:
+                    rm.append(p)
+                else:
+                    by_index.setdefault(ix, []).append(p)
+            for ix in sorted(by_index):
+                same = sorted(by_index[ix], key=_activeness)
+                rm += same[:-1]
+                left.append(same[-1])
+        if len(rm) < at_least:
+            rm += sorted(left, key=_activeness)[:at_least - len(rm)]
+        return rm
+
+    def _create_pod(self, job: Obj, index: int = -1, ctx: "_IndexedCtx | None" = None) -> ApiError | None:
+        template = clone(job["spec"].get("template") or {})
+        if index >= 0:
+            # manageJob of an Indexed Job: the index annotation (and label, PodIndexLabel), the hostname, the
+            # generateName with the index, JOB_COMPLETION_INDEX, and the index's failure counts
+            by_label = bool(self.profile.job_pod_index_label)
+            indexed.add_index_env(template.setdefault("spec", {}), by_label)
+            tmd = template.setdefault("metadata", {})
+            ann = tmd.get("annotations") if isinstance(tmd.get("annotations"), dict) else {}
+            ann = tmd["annotations"] = dict(ann, **{indexed.INDEX_ANNOTATION: str(index)})
+            if by_label:
+                tmd["labels"] = dict(tmd.get("labels") or {}, **{indexed.INDEX_ANNOTATION: str(index)})
+            if self.profile.job_indexed_pod_names:
+                template["spec"]["hostname"] = f"{job['metadata']['name']}-{index}"
+            if ctx is not None and self._per_index(job):
+                counted, ignored = self._new_index_failure_counts(job, ctx.delayed.get(index))
+                ann[indexed.FAILURE_COUNT_ANNOTATION] = str(counted)
+                if ignored > 0:
+                    ann[indexed.IGNORED_FAILURE_COUNT_ANNOTATION] = str(ignored)
+        pod = pod_from_template(template, job)
+        if index >= 0 and self.profile.job_indexed_pod_names:
+            pod["metadata"]["generateName"] = indexed.generate_name(job["metadata"]["name"], index)
         if self.tracking:
             pod["metadata"]["finalizers"] = list(pod["metadata"].get("finalizers") or ()) + [TRACKING_FINALIZER]
         try:
@@ -487,6 +631,19 @@ class JobController:
             return e
         self.events.event(job, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
         return None
+
+    def _new_index_failure_counts(self, job: Obj, replaced: Obj | None) -> tuple[int, int]:
+        """getNewIndexFailureCounts: the replaced pod's counts plus its own failure (counted, or ignored by a
+        podFailurePolicy rule)."""
+        if replaced is None:
+            return 0, 0
+        counted = indexed.annotation_int(replaced, indexed.FAILURE_COUNT_ANNOTATION)
+        ignored = indexed.annotation_int(replaced, indexed.IGNORED_FAILURE_COUNT_ANNOTATION)
+        if self._match_policy(job, replaced)[1]:
+            counted += 1
+        else:
+            ignored += 1
+        return counted, ignored
 
     def _delete_pods(self, job: Obj, pods: list[Obj]) -> tuple[int, ApiError | None]:
         """deleteActivePods / deleteJobPods: DELETE each (finalizers stay until the pod is counted)."""
@@ -516,33 +673,56 @@ class JobController:
     # ---- trackJobStatusAndRemoveFinalizers ---------------------------------------------------------------------
 
     def _track_status(self, key: Key, job: Obj, pods: list[Obj], finished: Obj | None, record: BackoffRecord,
-                      terminating: int, needs_flush: bool) -> None:
+                      terminating: int, needs_flush: bool, ctx: "_IndexedCtx") -> None:
         st = job["status"]
         to_remove: list[Obj] = []
+        is_indexed = self._indexed(job)
+        completions = int(job["spec"].get("completions") or 0)
         if self.tracking:
             expected_rm = self.expected_rm_finalizers.setdefault(key, set())
             unc = st["uncountedTerminatedPods"]
             unc_s, unc_f = list(unc.get("succeeded") or ()), list(unc.get("failed") or ())
             failing = finished is not None and finished["type"] != "SuccessCriteriaMet"
+            new_indexes: list[int] = []
+            if is_indexed:   # completed indexes are introduced in order
+                pods = sorted(pods, key=indexed.completion_index)
             for p in pods:
                 uid = p["metadata"]["uid"]
                 if not has_finalizer(p) or uid in expected_rm:
                     continue
                 considered_failed = self._is_pod_failed(p, job)
-                phase = (p.get("status") or {}).get("phase")
-                if not (job["metadata"].get("deletionTimestamp") or finished is not None or phase == "Succeeded"
-                        or considered_failed):
+                if not self._can_remove_finalizer(job, p, finished, considered_failed, ctx):
                     continue
+                phase = (p.get("status") or {}).get("phase")
                 to_remove.append(p)
+                ix = indexed.completion_index(p)
                 if phase == "Succeeded" and uid not in unc_f:
-                    if uid not in unc_s:
+                    if is_indexed:   # the index is enough not to count a pod twice
+                        if 0 <= ix < completions and not indexed.has(ctx.prev_succeeded, ix):
+                            new_indexes.append(ix)
+                            needs_flush = True
+                    elif uid not in unc_s:
                         unc_s.append(uid)
                         needs_flush = True
-                elif (considered_failed or failing) and uid not in unc_f and match_pod_failure_policy(job, p)[1]:
+                elif (considered_failed or failing) and uid not in unc_f and \
+                        (not is_indexed or 0 <= ix < completions) and self._match_policy(job, p)[1]:
                     unc_f.append(uid)
                     needs_flush = True
             unc["succeeded"], unc["failed"] = unc_s, unc_f
             _tidy_uncounted(unc)
+            if is_indexed:
+                ctx.succeeded = indexed.with_indexes(ctx.succeeded, new_indexes)
+                text = indexed.to_string(ctx.succeeded)
+                needs_flush = needs_flush or text != st.get("completedIndexes", "")
+                st["succeeded"] = indexed.total(ctx.succeeded)
+                st["completedIndexes"] = text
+                failed_text = indexed.to_string(ctx.failed) if ctx.failed is not None else None
+                if failed_text != st.get("failedIndexes"):
+                    needs_flush = True
+                    if failed_text is None:
+                        st.pop("failedIndexes", None)
+                    else:
+                        st["failedIndexes"] = failed_text
         if finished is not None and finished["type"] == "FailureTarget":
             st.setdefault("conditions", []).append(finished)
             needs_flush = True
@@ -602,6 +782,22 @@ class JobController:
             else:
                 self.events.event(job, "Warning", finished.get("reason", ""), finished.get("message", ""))  # type: ignore[union-attr]
 
+    def _can_remove_finalizer(self, job: Obj, pod: Obj, finished: Obj | None, considered_failed: bool,
+                              ctx: "_IndexedCtx") -> bool:
+        """canRemoveFinalizer: the Job is being deleted or finished, or the pod succeeded or failed; with
+        backoffLimitPerIndex a failed pod whose index awaits its replacement keeps its finalizer (the
+        replacement copies its failure count)."""
+        if job["metadata"].get("deletionTimestamp") or finished is not None or \
+                (pod.get("status") or {}).get("phase") == "Succeeded":
+            return True
+        if not considered_failed:
+            return False
+        if self._indexed(job) and self._per_index(job):
+            delayed = ctx.delayed.get(indexed.completion_index(pod))
+            if delayed is not None and delayed["metadata"]["uid"] == pod["metadata"]["uid"]:
+                return False
+        return True
+
     def _remove_finalizer(self, pod: Obj) -> None:
         """removeTrackingFinalizerPatch: a patch dropping the finalizer (with the pod's UID as precondition)."""
         md = pod["metadata"]
@@ -620,7 +816,8 @@ class JobController:
 
     def _write_status(self, job: Obj) -> Obj:
         """updateJobStatus: one UpdateStatus with the job's resourceVersion (a conflict fails the sync)."""
-        st = {k: v for k, v in job["status"].items() if v or k in ("ready", "terminating", "uncountedTerminatedPods")}
+        st = {k: v for k, v in job["status"].items()
+              if v or k in ("ready", "terminating", "uncountedTerminatedPods") or (k == "failedIndexes" and v is not None)}
         obj = {"apiVersion": job.get("apiVersion"), "kind": "Job",
                "metadata": {"name": job["metadata"]["name"], "namespace": job["metadata"]["namespace"],
                             "uid": job["metadata"]["uid"], "resourceVersion": job["metadata"]["resourceVersion"]},
@@ -629,54 +826,20 @@ class JobController:
         return clone(written)
 
 
-def match_pod_failure_policy(job: Obj, pod: Obj) -> tuple[str | None, bool, str | None]:
-    """matchPodFailurePolicy: (the FailJob message, whether the failure counts, the action), from the first rule
-    whose onExitCodes (a container, init containers first, terminated with a non-zero code) or onPodConditions
-    match the pod. No rule: counted, no action."""
-    policy = job["spec"].get("podFailurePolicy") or {}
-    st = pod.get("status") or {}
-    md = pod["metadata"]
-    for index, rule in enumerate(policy.get("rules") or ()):
-        action = rule.get("action")
-        if rule.get("onExitCodes") is not None and not rule.get("onPodConditions"):
-            req = rule["onExitCodes"]
-            matched = _match_exit_codes(st, req)
-            if matched is None:
-                continue
-            name, code = matched
-            message = (f"Container {name} for pod {md['namespace']}/{md['name']} failed with exit code {code} "
-                       f"matching {action} rule at index {index}")
-        else:
-            ctype = _match_pod_conditions(st, rule.get("onPodConditions") or ())
-            if ctype is None:
-                continue
-            message = f"Pod {md['namespace']}/{md['name']} has condition {ctype} matching {action} rule at index {index}"
-        if action == "Ignore":
-            return None, False, action
-        if action == "FailJob":
-            return message, True, action
-        return None, True, action
-    return None, True, None
+class _IndexedCtx:
+    """The index sets of one sync of an Indexed Job (syncJobCtx)."""
+
+    def __init__(self) -> None:
+        self.prev_succeeded: indexed.Intervals = []
+        self.succeeded: indexed.Intervals = []
+        self.failed: indexed.Intervals | None = None      # with backoffLimitPerIndex only
+        self.delayed: dict[int, Obj] = {}                 # podsWithDelayedDeletionPerIndex
 
 
-def _match_exit_codes(status: Obj, req: Obj) -> tuple[str, int] | None:
-    values = set(req.get("values") or ())
-    for cs in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
-        term = (cs.get("state") or {}).get("terminated")
-        if term is None or (req.get("containerName") and req["containerName"] != cs.get("name")):
-            continue
-        code = int(term.get("exitCode") or 0)
-        if code != 0 and (code in values) == (req.get("operator") == "In"):
-            return cs.get("name", ""), code
-    return None
-
-
-def _match_pod_conditions(status: Obj, patterns: Any) -> str | None:
-    for c in status.get("conditions") or ():
-        for pat in patterns:
-            if c.get("type") == pat.get("type") and c.get("status") == pat.get("status", "True"):
-                return c["type"]
-    return None
+def _activeness(pod: Obj) -> tuple[bool, bool]:
+    """controller.ActivePods order, as far as it matters here: unscheduled before scheduled, not ready before
+    ready."""
+    return bool(pod["spec"].get("nodeName")), is_pod_ready(pod)
 
 
 def _tidy_uncounted(unc: Obj) -> None:
