@@ -220,8 +220,9 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
     if not isinstance(value, dict):
         out[path] = value
         return
+    map_child = t.field("") if kind == "map" else None   # a map's values share one type
     for key, v in value.items():
-        child = t.field(key)
+        child = map_child if map_child is not None else t.field(key)
         p = path + (("f", key),)
         if child is None:
             if strict:
@@ -279,13 +280,18 @@ def _iterate(paths: set[Path]) -> list[Path]:
     """Set.Iterate order: at each level the members first, then the children's subtrees, each sorted."""
     out: list[Path] = []
 
-    def walk(prefix: Path, subset: set[Path]) -> None:
+    def walk(prefix: Path, subset: Iterable[Path]) -> None:
         depth = len(prefix)
-        members = sorted({p[depth] for p in subset if len(p) == depth + 1}, key=_pe_sort_key)
-        out.extend(prefix + (pe,) for pe in members)
-        children = sorted({p[depth] for p in subset if len(p) > depth + 1}, key=_pe_sort_key)
-        for pe in children:
-            walk(prefix + (pe,), {p for p in subset if len(p) > depth + 1 and p[depth] == pe})
+        members: set[PE] = set()
+        children: dict[PE, list[Path]] = {}   # grouped in one pass: linear in the paths at each level
+        for p in subset:
+            if len(p) == depth + 1:
+                members.add(p[depth])
+            else:
+                children.setdefault(p[depth], []).append(p)
+        out.extend(prefix + (pe,) for pe in sorted(members, key=_pe_sort_key))
+        for pe in sorted(children, key=_pe_sort_key):
+            walk(prefix + (pe,), children[pe])
 
     walk((), paths)
     return out
@@ -294,14 +300,16 @@ def _iterate(paths: set[Path]) -> list[Path]:
 def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     """Set.ToJSON: nested objects keyed f:/k:/v:/i:, "." marking a path that is a member and has children."""
     paths = set(paths)
+    # the paths that have children, found in one pass over every path's prefixes (linear in the paths'
+    # total length, where asking each path whether another extends it was quadratic)
+    parents = {p[:i] for p in paths for i in range(1, len(p))}
     root: dict[str, Any] = {}
-    for p in sorted(paths, key=lambda p: [_pe_sort_key(pe) for pe in p]):
+    for p in paths:
         node = root
-        for i, pe in enumerate(p):
-            key = _pe_text(pe)
-            node = node.setdefault(key, {})
-            if i == len(p) - 1 and any(len(q) > len(p) and q[:len(p)] == p for q in paths):
-                node["."] = {}
+        for pe in p:
+            node = node.setdefault(_pe_text(pe), {})
+        if p in parents:
+            node["."] = {}
     return _sort_fields(root)
 
 
@@ -428,8 +436,14 @@ def _compare(old: dict[Path, Any], new: dict[Path, Any]) -> tuple[set[Path], set
     added = set(new) - set(old)
     removed = set(old) - set(new)
     modified = {p for p in set(old) & set(new)
-                if old[p] is not _NODE and new[p] is not _NODE and _canon(old[p]) != _canon(new[p])}
+                if old[p] is not _NODE and new[p] is not _NODE and not _same_scalar(old[p], new[p])
+                and _canon(old[p]) != _canon(new[p])}
     return added, modified, removed
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    """Equal scalars of one type encode alike (the common case, decided without encoding them)."""
+    return type(a) is type(b) and type(a) in (str, int, bool) and a == b
 
 
 def _api_version(obj: dict[str, Any], schema_api_version: str | None) -> str:
