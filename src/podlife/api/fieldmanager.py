@@ -40,6 +40,7 @@ from typing import Any, Iterable
 
 from podlife.api.errors import ApiError
 from podlife.api.schema import TypeSchema
+from podlife.engine.slices import pause
 
 FIELD_MANAGER_MAX_LENGTH = 128        # apis/meta/v1/validation FieldManagerMaxLength
 MAX_UPDATE_MANAGERS = 10              # internal/fieldmanager.go DefaultMaxUpdateManagers
@@ -189,6 +190,7 @@ _NODE = object()   # a member that is not a leaf
 
 
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
+    pause()   # a large object is tracked in slices (podlife.engine.slices)
     kind = t.kind(value)
     if kind == "scalar" or value is None:
         out[path] = value
@@ -310,13 +312,20 @@ def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
             node = node.setdefault(_pe_text(pe), {})
         if p in parents:
             node["."] = {}
+        pause()
     return _sort_fields(root)
 
 
 def _sort_fields(node: dict[str, Any]) -> dict[str, Any]:
+    pause()
     def key(k: str) -> tuple:
         return (-1,) if k == "." else _pe_sort_key(_pe_parse(k))
-    return {k: _sort_fields(node[k]) for k in sorted(node, key=key)}
+    order = []
+    for i, k in enumerate(node):
+        order.append((key(k), i, k))   # sorted(node, key=key), stable, with a pause point per key
+        pause()
+    order.sort()
+    return {k: _sort_fields(node[k]) for _, _, k in order}
 
 
 def _pe_text(pe: PE) -> str:
@@ -336,6 +345,7 @@ def _pe_parse(text: str) -> PE:
 def parse_fields_v1(doc: dict[str, Any], prefix: Path = ()) -> set[Path]:
     out: set[Path] = set()
     for key, child in (doc or {}).items():
+        pause()
         if key == ".":
             out.add(prefix)
             continue

@@ -25,6 +25,7 @@ from aiohttp import web
 from podlife.api.errors import ApiError
 from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
+from podlife.engine.kernel import serving_collections
 from podlife.engine.live import LiveClock
 from podlife.scenario.model import NodeSpec
 
@@ -206,6 +207,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     from podlife.apiserver.datadir import TRACE_FILE
 
     data = getattr(cluster, "data_dir", None)
+    serving_collections()
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
     tls = secure(cfg.host, cfg.tls)
     token = secrets.token_urlsafe(32) if tls else None
