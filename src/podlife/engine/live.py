@@ -8,19 +8,20 @@ Two clocks decide how far the kernel may run:
   request is answered at the same virtual instant, so what a client sees after ``advance(300)`` is exactly
   what ``podlife run`` shows at 300 s.
 
-Either way a request is served at the kernel's current instant: ``sync`` first brings the kernel up to the
+Either way a write is served at the kernel's current instant: ``sync`` first brings the kernel up to the
 clock, the request acts on the store, and ``settle`` runs what that write set off at the same instant (watch
 deliveries, controllers' reactions), as an action of a scenario would.
 
 Runs that may be long are sliced (podlife.engine.slices): ``run`` (and ``sync_async``, ``settle_async`` over
 it) lets the event loop in between events and after store writes whenever a slice of wall time is spent,
-committing what the slice wrote (``after``) first. One driver at a time holds ``lock``: a
-write request (podlife.apiserver.server, which runs the whole request sliced, so ``sync`` and ``settle`` in it
-pause too), the realtime task, the inbox. A write's response waits until what it set off has run, so the
-manual clock's contract holds; writes queue for the lock in arrival order and each acts on a cluster settled
-at its instant. Reads do not take the lock: between two slices they see the store as the run has left it, all
-of it committed, as a real API server serves reads while a controller works. The events run, and their
-order, are those of one uninterrupted run.
+committing what the slice wrote (``after``) first. One driver at a time holds ``lock``: a write request
+(podlife.apiserver.server, which runs the whole request sliced, so ``sync`` and ``settle`` in it pause too),
+the realtime task, the inbox. A write's response waits until what it set off has run, so the manual clock's
+contract holds; writes queue for the lock in arrival order and each acts on a cluster settled at its instant.
+Reads do not take the lock (``catch_up``): between two slices they see the store as the run has left it, all
+of it committed, as a real API server serves reads while a controller works; with no run under way the clock
+moves to its instant first, and what is due by then is run by a driver right after the read rather than
+before it. The events run, and their order, are those of one uninterrupted run.
 
 Other input from outside — a process that exited, a probe's answer — comes in through ``deliver``: it is
 taken in from the event loop, never in the middle of a kernel step, at the clock's instant of its arrival,
