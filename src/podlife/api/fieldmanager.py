@@ -304,7 +304,10 @@ def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     paths = set(paths)
     # the paths that have children, found in one pass over every path's prefixes (linear in the paths'
     # total length, where asking each path whether another extends it was quadratic)
-    parents = {p[:i] for p in paths for i in range(1, len(p))}
+    parents: set[Path] = set()
+    for p in paths:
+        parents.update(p[:i] for i in range(1, len(p)))
+        pause()
     root: dict[str, Any] = {}
     for p in paths:
         node = root
@@ -317,15 +320,26 @@ def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
 
 
 def _sort_fields(node: dict[str, Any]) -> dict[str, Any]:
+    """Each level's keys in Set order: "." first, then by kind (f, k, v, i) and within a kind by its value. Sorted
+    kind by kind on the values alone (stable, as one sort on (kind, value) would be): at 100,000 labels, one
+    sort comparing those pairs took 0.7 s, during which the server answered no one."""
     pause()
-    def key(k: str) -> tuple:
-        return (-1,) if k == "." else _pe_sort_key(_pe_parse(k))
-    order = []
-    for i, k in enumerate(node):
-        order.append((key(k), i, k))   # sorted(node, key=key), stable, with a pause point per key
+    by_rank: dict[int, list[tuple[Any, str]]] = {}
+    for k in node:
+        rank, v = (-1, None) if k == "." else _pe_sort_key(_pe_parse(k))
+        by_rank.setdefault(rank, []).append((v, k))
         pause()
-    order.sort()
-    return {k: _sort_fields(node[k]) for _, _, k in order}
+    out = {}
+    for rank in sorted(by_rank):
+        keys = by_rank[rank]
+        keys.sort(key=_first)
+        for _, k in keys:
+            out[k] = _sort_fields(node[k])
+    return out
+
+
+def _first(pair: tuple[Any, str]) -> Any:
+    return pair[0]
 
 
 def _pe_text(pe: PE) -> str:
