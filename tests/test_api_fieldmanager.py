@@ -205,3 +205,53 @@ def test_fields_v1_round_trip():
     assert fm.fields_v1(fm.parse_fields_v1(fields)) == fields
     assert fm.parse_fields_v1({"f:spec": {"f:list": {"v:\"a\"": {}, "i:0": {}}}}) == {
         (("f", "spec"), ("f", "list"), ("v", '"a"')), (("f", "spec"), ("f", "list"), ("i", 0))}
+
+
+def _naive_fields_v1(paths):
+    """The definition, written out: a path is marked "." when another path extends it (quadratic; the
+    module's version finds the same parents in one pass)."""
+    root = {}
+    for p in paths:
+        node = root
+        for pe in p:
+            node = node.setdefault(fm._pe_text(pe), {})
+        if any(len(q) > len(p) and q[:len(p)] == p for q in paths):
+            node["."] = {}
+    return fm._sort_fields(root)
+
+
+def _naive_iterate(paths):
+    out = []
+
+    def walk(prefix, subset):
+        d = len(prefix)
+        out.extend(prefix + (pe,) for pe in sorted({p[d] for p in subset if len(p) == d + 1},
+                                                   key=fm._pe_sort_key))
+        for pe in sorted({p[d] for p in subset if len(p) > d + 1}, key=fm._pe_sort_key):
+            walk(prefix + (pe,), {p for p in subset if len(p) > d + 1 and p[d] == pe})
+    walk((), paths)
+    return out
+
+
+def test_field_sets_encode_and_iterate_as_defined():
+    # members with children ("."), map-list items, set items and indexes mixed at several depths
+    import random
+
+    rng = random.Random(7)
+    pes = [("f", "metadata"), ("f", "spec"), ("f", "labels"), ("k", '{"name":"a"}'), ("k", '{"name":"b"}'),
+           ("v", '"x"'), ("i", 0), ("i", 3), ("f", "z"), ("f", "a")]
+    paths = {tuple(rng.choice(pes) for _ in range(rng.randint(1, 4))) for _ in range(400)}
+    assert fm.fields_v1(paths) == _naive_fields_v1(paths)
+    assert fm._iterate(paths) == _naive_iterate(paths)
+    assert fm.parse_fields_v1(fm.fields_v1(paths)) == paths
+
+
+def test_many_labels_are_all_owned():
+    schema = type_schema(32, "v1", "ConfigMap")
+    labels = {f"k{i}": "v" for i in range(20000)}
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big", "namespace": "default",
+                                                                 "labels": labels}}
+    out = fm.update({}, obj, "kubectl", schema, "2026-01-01T00:00:00Z")
+    owned = out["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]["f:labels"]
+    assert owned == {f"f:k{i}": {} for i in sorted(range(20000), key=lambda i: f"k{i}")}
+    assert list(owned) == sorted(owned)

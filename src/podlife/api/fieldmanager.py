@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from podlife.api import decoding
 from podlife.api.errors import ApiError
 from podlife.api.schema import TypeSchema
+from podlife.engine.slices import pause
 
 FIELD_MANAGER_MAX_LENGTH = 128        # apis/meta/v1/validation FieldManagerMaxLength
 MAX_UPDATE_MANAGERS = 10              # internal/fieldmanager.go DefaultMaxUpdateManagers
@@ -190,6 +191,7 @@ _NODE = object()   # a member that is not a leaf
 
 
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
+    pause()   # a large object is tracked in slices (podlife.engine.slices)
     kind = t.kind(value)
     if kind == "scalar" or value is None:
         if strict and kind == "scalar" and t.ts is not None and not t.deduced:
@@ -225,8 +227,9 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
     if not isinstance(value, dict):
         out[path] = value
         return
+    map_child = t.field("") if kind == "map" else None   # a map's values share one type
     for key, v in value.items():
-        child = t.field(key)
+        child = map_child if map_child is not None else t.field(key)
         p = path + (("f", key),)
         if child is None:
             if strict:
@@ -284,13 +287,18 @@ def _iterate(paths: set[Path]) -> list[Path]:
     """Set.Iterate order: at each level the members first, then the children's subtrees, each sorted."""
     out: list[Path] = []
 
-    def walk(prefix: Path, subset: set[Path]) -> None:
+    def walk(prefix: Path, subset: Iterable[Path]) -> None:
         depth = len(prefix)
-        members = sorted({p[depth] for p in subset if len(p) == depth + 1}, key=_pe_sort_key)
-        out.extend(prefix + (pe,) for pe in members)
-        children = sorted({p[depth] for p in subset if len(p) > depth + 1}, key=_pe_sort_key)
-        for pe in children:
-            walk(prefix + (pe,), {p for p in subset if len(p) > depth + 1 and p[depth] == pe})
+        members: set[PE] = set()
+        children: dict[PE, list[Path]] = {}   # grouped in one pass: linear in the paths at each level
+        for p in subset:
+            if len(p) == depth + 1:
+                members.add(p[depth])
+            else:
+                children.setdefault(p[depth], []).append(p)
+        out.extend(prefix + (pe,) for pe in sorted(members, key=_pe_sort_key))
+        for pe in sorted(children, key=_pe_sort_key):
+            walk(prefix + (pe,), children[pe])
 
     walk((), paths)
     return out
@@ -299,21 +307,44 @@ def _iterate(paths: set[Path]) -> list[Path]:
 def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     """Set.ToJSON: nested objects keyed f:/k:/v:/i:, "." marking a path that is a member and has children."""
     paths = set(paths)
+    # the paths that have children, found in one pass over every path's prefixes (linear in the paths'
+    # total length, where asking each path whether another extends it was quadratic)
+    parents: set[Path] = set()
+    for p in paths:
+        parents.update(p[:i] for i in range(1, len(p)))
+        pause()
     root: dict[str, Any] = {}
-    for p in sorted(paths, key=lambda p: [_pe_sort_key(pe) for pe in p]):
+    for p in paths:
         node = root
-        for i, pe in enumerate(p):
-            key = _pe_text(pe)
-            node = node.setdefault(key, {})
-            if i == len(p) - 1 and any(len(q) > len(p) and q[:len(p)] == p for q in paths):
-                node["."] = {}
+        for pe in p:
+            node = node.setdefault(_pe_text(pe), {})
+        if p in parents:
+            node["."] = {}
+        pause()
     return _sort_fields(root)
 
 
 def _sort_fields(node: dict[str, Any]) -> dict[str, Any]:
-    def key(k: str) -> tuple:
-        return (-1,) if k == "." else _pe_sort_key(_pe_parse(k))
-    return {k: _sort_fields(node[k]) for k in sorted(node, key=key)}
+    """Each level's keys in Set order: "." first, then by kind (f, k, v, i) and within a kind by its value. Sorted
+    kind by kind on the values alone (stable, as one sort on (kind, value) would be): at 100,000 labels, one
+    sort comparing those pairs took 0.7 s, during which the server answered no one."""
+    pause()
+    by_rank: dict[int, list[tuple[Any, str]]] = {}
+    for k in node:
+        rank, v = (-1, None) if k == "." else _pe_sort_key(_pe_parse(k))
+        by_rank.setdefault(rank, []).append((v, k))
+        pause()
+    out = {}
+    for rank in sorted(by_rank):
+        keys = by_rank[rank]
+        keys.sort(key=_first)
+        for _, k in keys:
+            out[k] = _sort_fields(node[k])
+    return out
+
+
+def _first(pair: tuple[Any, str]) -> Any:
+    return pair[0]
 
 
 def _pe_text(pe: PE) -> str:
@@ -333,6 +364,7 @@ def _pe_parse(text: str) -> PE:
 def parse_fields_v1(doc: dict[str, Any], prefix: Path = ()) -> set[Path]:
     out: set[Path] = set()
     for key, child in (doc or {}).items():
+        pause()
         if key == ".":
             out.add(prefix)
             continue
@@ -433,8 +465,14 @@ def _compare(old: dict[Path, Any], new: dict[Path, Any]) -> tuple[set[Path], set
     added = set(new) - set(old)
     removed = set(old) - set(new)
     modified = {p for p in set(old) & set(new)
-                if old[p] is not _NODE and new[p] is not _NODE and _canon(old[p]) != _canon(new[p])}
+                if old[p] is not _NODE and new[p] is not _NODE and not _same_scalar(old[p], new[p])
+                and _canon(old[p]) != _canon(new[p])}
     return added, modified, removed
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    """Equal scalars of one type encode alike (the common case, decided without encoding them)."""
+    return type(a) is type(b) and type(a) in (str, int, bool) and a == b
 
 
 def _api_version(obj: dict[str, Any], schema_api_version: str | None) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 from podlife.api.errors import ApiError
 from podlife.api.gofmt import go_quote
 from podlife.api.schema import TypeSchema
+from podlife.engine.slices import pause
 from podlife.versions import Profile
 
 IGNORE, WARN, STRICT = "Ignore", "Warn", "Strict"
@@ -59,6 +60,7 @@ def _join(path: str, key: str) -> str:
 
 
 def _walk(value: Any, schema: TypeSchema, path: str, out: list[str]) -> None:
+    pause()   # a large body is walked in slices (podlife.engine.slices)
     if isinstance(value, dict):
         if schema.is_struct:
             for key, v in value.items():
@@ -82,6 +84,7 @@ def _walk(value: Any, schema: TypeSchema, path: str, out: list[str]) -> None:
 def prune(value: Any, schema: TypeSchema) -> Any:
     """A copy of ``value`` holding only what the Go type can hold (structs keep their declared fields; maps,
     lists and values decoded whole keep everything)."""
+    pause()
     if isinstance(value, dict):
         if schema.is_struct:
             out = {}

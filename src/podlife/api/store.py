@@ -24,6 +24,7 @@ from podlife.api.registry import strategy_for
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
+from podlife.engine.slices import pause
 from podlife.trace.recorder import Trace
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
@@ -677,6 +678,7 @@ class Store:
                         x.handler(type_, obj, old)
             elif w.active:
                 w.handler(type_, obj, old)
+            pause()
         self._pending.clear()
         self._flush_scheduled = False
 
@@ -749,6 +751,7 @@ class Store:
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
         self._deliver(kind, type_, obj, old)
+        pause()   # the store is whole: a sliced run may let others in (podlife.engine.slices)
 
     def _deliver(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
         pending = self._pending

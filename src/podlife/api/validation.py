@@ -32,6 +32,7 @@ import orjson
 from podlife.api import names, quantity, selectors
 from podlife.api.meta import kept
 from podlife.api.errors import FieldError
+from podlife.engine.slices import pause
 
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
 DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
@@ -157,6 +158,7 @@ def validate_annotations(annotations: Mapping | None, path: str) -> Errs:
         return [_invalid(path, annotations, "must be a map of string keys to string values")]
     errs: Errs = []
     for k in sorted(annotations or {}):
+        pause()   # many annotations are checked in slices (podlife.engine.slices)
         errs += _msgs(path, k, names.qualified_name_errors(k.lower()))
     size = sum(len(str(k)) + len(str(v)) for k, v in (annotations or {}).items())
     if size > TOTAL_ANNOTATION_SIZE_LIMIT:

@@ -40,6 +40,7 @@ from podlife.apiserver.status import (
     warning_header,
 )
 from podlife.apiserver.watch import WatchStream
+from podlife.engine import slices
 
 log = logging.getLogger("podlife.apiserver")
 
@@ -50,6 +51,9 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubr
 # the name runtime.NewScheme gives the built-in types' scheme (pkg/api/legacyscheme/scheme.go), which
 # errors about unregistered kinds name
 LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
+# requests that change nothing: they do not queue for the kernel (podlife.engine.live)
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+_BODY = "podlife.body"
 # clients repeat their selectors (informers, kubectl -l); a parsed Selector is immutable
 _parse_labels = functools.lru_cache(maxsize=1024)(parse_labels)
 
@@ -113,9 +117,16 @@ class ApiServer:
         try:
             if self.token is not None and not self._authorized(request):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            self.clock.sync()
-            resp = await self._route(request)
-            self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
+            if request.method in READS:
+                # served at once, between two slices of a write's or the clock's run if one is under way: on
+                # the store as that run has left it, all of it committed (podlife.engine.live)
+                self.clock.catch_up()
+                return await self._route(request)
+            await self._prefetch(request)   # a slow client's body never holds the kernel
+            async with self.clock.lock:
+                # the whole write in slices (podlife.engine.slices): decoding, managedFields, the store write
+                # and what it sets off at this instant let other clients in whenever a slice is spent
+                resp = await slices.run_coroutine(self._write(request), on_pause=self.clock.slice_done)
             self.clock.wake()
             return resp
         except ApiError as e:
@@ -123,6 +134,12 @@ class ApiServer:
         except Exception as e:  # noqa: BLE001 - the server answers 500 and stays up
             log.error("internal error serving %s %s: %s", request.method, request.path, traceback.format_exc())
             return self._error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
+
+    async def _write(self, request: web.Request) -> web.StreamResponse:
+        self.clock.sync()
+        resp = await self._route(request)
+        self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
+        return resp
 
     def _authorized(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
@@ -138,7 +155,23 @@ class ApiServer:
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
 
+    async def _prefetch(self, request: web.Request) -> None:
+        """Read a write's body before it queues for the kernel; ``_body`` then returns it (or raises what
+        reading it raised, where the handler would have)."""
+        try:
+            request[_BODY] = await self._read_body(request)
+        except ApiError as e:
+            request[_BODY] = e
+
     async def _body(self, request: web.Request) -> bytes:
+        got = request.get(_BODY)
+        if isinstance(got, ApiError):
+            raise got
+        if got is not None:
+            return got
+        return await self._read_body(request)
+
+    async def _read_body(self, request: web.Request) -> bytes:
         if request.content_length is not None and request.content_length > self.max_body:
             raise too_large(self.max_body)
         data = bytearray()

@@ -28,6 +28,7 @@ from podlife.api.errors import ApiError
 from podlife.apiserver.browser import Served
 from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
+from podlife.engine.kernel import serving_collections
 from podlife.engine.live import LiveClock
 from podlife.scenario.model import NodeSpec
 
@@ -243,6 +244,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     from podlife.apiserver.datadir import TRACE_FILE
 
     data = getattr(cluster, "data_dir", None)
+    serving_collections()
     clock = LiveClock(cluster.kernel, cfg.clock, cfg.speed)
     tls = served_securely(cfg)
     token = secrets.token_urlsafe(32) if tls else None

@@ -87,7 +87,10 @@ class WatchStream:
             self._watch = store.watch(self.kind, self._on_change, namespace=self.namespace, since=self.since)
         except ApiError as e:
             error = e
-        self.server.clock.settle()   # the replay is delivered through the kernel at this instant
+        if not self.server.clock.lock.locked():
+            # the replay is delivered through the kernel at this instant (a running driver delivers it in
+            # its next slice)
+            self.server.clock.settle()
         resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
                                                        "Cache-Control": "no-cache, private"})
         resp.enable_chunked_encoding()

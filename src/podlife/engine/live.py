@@ -8,9 +8,20 @@ Two clocks decide how far the kernel may run:
   request is answered at the same virtual instant, so what a client sees after ``advance(300)`` is exactly
   what ``podlife run`` shows at 300 s.
 
-Either way a request is served at the kernel's current instant: ``sync`` first brings the kernel up to the
+Either way a write is served at the kernel's current instant: ``sync`` first brings the kernel up to the
 clock, the request acts on the store, and ``settle`` runs what that write set off at the same instant (watch
 deliveries, controllers' reactions), as an action of a scenario would.
+
+Runs that may be long are sliced (podlife.engine.slices): ``run`` (and ``sync_async``, ``settle_async`` over
+it) lets the event loop in between events and after store writes whenever a slice of wall time is spent,
+committing what the slice wrote (``after``) first. One driver at a time holds ``lock``: a write request
+(podlife.apiserver.server, which runs the whole request sliced, so ``sync`` and ``settle`` in it pause too),
+the realtime task, the inbox. A write's response waits until what it set off has run, so the manual clock's
+contract holds; writes queue for the lock in arrival order and each acts on a cluster settled at its instant.
+Reads do not take the lock (``catch_up``): between two slices they see the store as the run has left it, all
+of it committed, as a real API server serves reads while a controller works; with no run under way the clock
+moves to its instant first, and what is due by then is run by a driver right after the read rather than
+before it. The events run, and their order, are those of one uninterrupted run.
 
 Other input from outside — a process that exited, a probe's answer — comes in through ``deliver``: it is
 taken in from the event loop, never in the middle of a kernel step, at the clock's instant of its arrival,
@@ -24,6 +35,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from podlife.engine import slices
 from podlife.engine.kernel import Kernel
 
 CLOCKS = ("realtime", "manual")
@@ -52,6 +64,9 @@ class LiveClock:
         self.listeners: list[Callable[[], None]] = []   # told after the kernel moved (trace followers)
         self.after: list[Callable[[], None]] = []       # called after every run, moved or not (the store's commit)
         self._inbox: list[Callable[[], None]] = []
+        self._inbox_task: asyncio.Task[None] | None = None
+        self._kick_task: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()   # the driver of the kernel (see the module's docstring)
 
     # ---- where the kernel may be --------------------------------------------------------------------
 
@@ -85,6 +100,7 @@ class LiveClock:
         while k.peek() <= t:
             k.step()
             moved = True
+            slices.pause()
         if t > k.now:
             k.move_to(t)
             moved = True
@@ -94,6 +110,47 @@ class LiveClock:
             for fn in self.listeners:
                 fn()
 
+    # ---- the same, in slices (the caller holds ``lock``) ------------------------------------------------
+
+    def slice_done(self) -> None:
+        """Before a sliced run lets others in: what it wrote is committed, followers are told."""
+        for fn in self.after:
+            fn()
+        for fn in self.listeners:
+            fn()
+
+    async def run(self, t: float) -> None:
+        """``_run_to(t)`` in slices (the caller holds ``lock``)."""
+        await slices.run(self._run_to, t, on_pause=self.slice_done)
+
+    async def sync_async(self) -> None:
+        await self.run(self.target())
+
+    async def settle_async(self) -> None:
+        await self.run(self.kernel.now)
+
+    def catch_up(self) -> None:
+        """Before a read: the clock moves to its instant if nothing is due until then; what is due is run by
+        a driver in slices (the read does not wait for it), and while a driver runs the read sees the state
+        between two of its slices."""
+        if self.lock.locked():
+            return
+        if self.kernel.peek() <= self.target():
+            if self._kick_task is None:
+                self._kick_task = asyncio.get_running_loop().create_task(self._kick())
+            return
+        self.sync()
+
+    async def _kick(self) -> None:
+        try:
+            async with self.lock:
+                self._kick_task = None
+                if not self._stopped:
+                    await self.sync_async()
+        finally:
+            self._kick_task = None
+        self.wake()
+
     # ---- input from outside ---------------------------------------------------------------------------
 
     def deliver(self, fn: Callable[[], None]) -> None:
@@ -102,17 +159,19 @@ class LiveClock:
         if self._stopped:
             return
         self._inbox.append(fn)
-        if len(self._inbox) == 1:
-            asyncio.get_running_loop().call_soon(self._take_inbox)
+        if self._inbox_task is None:
+            self._inbox_task = asyncio.get_running_loop().create_task(self._take_inbox())
 
-    def _take_inbox(self) -> None:
-        inbox, self._inbox = self._inbox, []
-        if self._stopped:
-            return
-        self.sync()
-        for fn in inbox:
-            fn()
-            self.settle()
+    async def _take_inbox(self) -> None:
+        async with self.lock:
+            self._inbox_task = None   # what comes in from now on waits for the next turn
+            inbox, self._inbox = self._inbox, []
+            if self._stopped:
+                return
+            await self.sync_async()
+            for fn in inbox:
+                fn()
+                await self.settle_async()
         self.wake()
 
     # ---- the realtime task ----------------------------------------------------------------------------
@@ -144,7 +203,8 @@ class LiveClock:
         assert self._wake is not None
         while not self._stopped:
             try:
-                self.sync()
+                async with self.lock:
+                    await self.sync_async()
             except Exception:  # noqa: BLE001 - a model error is reported; the clock goes on
                 log.exception("the kernel failed at %.3f s", self.kernel.now)
             due = self.kernel.peek()
