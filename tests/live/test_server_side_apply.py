@@ -220,3 +220,35 @@ def test_apply_to_the_status_subresource(live: Live) -> None:
     assert (entry["operation"], entry["subresource"]) == ("Apply", "status")
     assert entry["fieldsV1"] == {"f:status": {"f:conditions": {'k:{"type":"Example"}': {
         ".": {}, "f:status": {}, "f:type": {}}}}}
+
+
+def test_server_side_apply_after_client_side_apply(live: Live) -> None:
+    """An object kubectl applied client-side: a server-side apply of another value conflicts with
+    "kubectl-client-side-apply" (kubectl migrates that entry only after a successful apply); applying the same
+    values succeeds, and kubectl then moves the client-side entry to its own (csaupgrade, after saving the
+    annotation under "kubectl-last-applied"), after which kubectl alone owns the fields and changes them."""
+    config = json.loads(json.dumps(DEPLOYMENT))
+    config["metadata"]["name"] = "csa"
+    live.kubectl("apply", "-f", "-", input=json.dumps(config))
+    changed = json.loads(json.dumps(config))
+    changed["spec"]["replicas"] = 4
+    p = live.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(changed), check=False)
+    assert p.returncode == 1
+    assert p.stderr.startswith('error: Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" '
+                               "using apps/v1: .spec.replicas\n")
+    p = live.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(config))
+    assert p.stdout.strip() == "deployment.apps/csa serverside-applied"
+    obj = _get(live, "/apis/apps/v1/namespaces/default/deployments/csa")
+    assert set(_managers(obj)) == {("kubectl", "Apply"), ("kubectl-last-applied", "Apply")}
+    # another manager's apply leaves the annotation as it was (lastappliedupdater.go: kubectl's only)
+    annotation = "kubectl.kubernetes.io/last-applied-configuration"
+    before = obj["metadata"]["annotations"][annotation]
+    labelled = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "csa", "labels": {"x": "y"}}}
+    live.kubectl("apply", "--server-side", "--field-manager=labeller", "-f", "-", input=json.dumps(labelled))
+    assert _get(live, "/apis/apps/v1/namespaces/default/deployments/csa")["metadata"]["annotations"][annotation] \
+        == before
+    p = live.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(changed))
+    obj = _get(live, "/apis/apps/v1/namespaces/default/deployments/csa")
+    assert obj["spec"]["replicas"] == 4
+    assert json.loads(obj["metadata"]["annotations"][annotation])["spec"]["replicas"] == 4
+    assert obj["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]

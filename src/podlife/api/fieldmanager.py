@@ -628,8 +628,9 @@ def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: T
         kept.append(_Entry(manager, "Apply", api_version, subresource, time, new_paths))
     out = merged
     _set_managed(out, kept)
-    if live and LAST_APPLIED in ((live.get("metadata") or {}).get("annotations") or {}):
-        # lastappliedupdater.go: an object kubectl applied client-side keeps its annotation in step
+    if manager == "kubectl" and ((out.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED):
+        # lastappliedupdater.go: an object kubectl applied client-side keeps its annotation in step, when kubectl
+        # applies under its default manager (another manager opts out)
         annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
         annotations[LAST_APPLIED] = _canon(_without_last_applied(applied))
     return out
