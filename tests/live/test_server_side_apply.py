@@ -174,14 +174,18 @@ def test_python_dynamic_client_managed_fields(live: Live) -> None:
             "metadata": {"name": "test-cm", "namespace": "default", "labels": {"test-label": "test"}},
             "data": {"key": "value"}}
     cms.server_side_apply(body=body, field_manager="apply_test")
+    cms.patch(body={"data": {"new-key": "value"}}, name="test-cm", namespace="default",
+              content_type="application/merge-patch+json", field_manager="updater")
+    live.advance("1s")   # the updater's entry takes its latest write's time
     cms.patch(body={"data": {"key": "new value"}}, name="test-cm", namespace="default",
               content_type="application/merge-patch+json", field_manager="updater")
     obj = cms.get(name="test-cm", namespace="default").to_dict()
     managed = obj["metadata"]["managedFields"]
     assert [(m["manager"], m["operation"], m["apiVersion"], m["fieldsType"], m["fieldsV1"]) for m in managed] == [
         ("apply_test", "Apply", "v1", "FieldsV1", {"f:metadata": {"f:labels": {"f:test-label": {}}}}),
-        ("updater", "Update", "v1", "FieldsV1", {"f:data": {"f:key": {}}})]
-    assert all(m["time"] for m in managed) and obj["data"] == {"key": "new value"}
+        ("updater", "Update", "v1", "FieldsV1", {"f:data": {"f:key": {}, "f:new-key": {}}})]
+    assert managed[0]["time"] != managed[1]["time"]
+    assert obj["data"] == {"key": "new value", "new-key": "value"}
 
     # applying the old value again conflicts with the updater; forced, the applier owns it again
     with pytest.raises(kubernetes.dynamic.exceptions.ConflictError) as e:
@@ -189,8 +193,10 @@ def test_python_dynamic_client_managed_fields(live: Live) -> None:
     assert json.loads(e.value.body)["message"] == \
         'Apply failed with 1 conflict: conflict with "updater" using v1: .data.key'
     obj = cms.server_side_apply(body=body, field_manager="apply_test", force_conflicts=True).to_dict()
-    assert obj["data"] == {"key": "value"}
-    assert [m["manager"] for m in obj["metadata"]["managedFields"]] == ["apply_test"]
+    assert obj["data"] == {"key": "value", "new-key": "value"}
+    assert [(m["manager"], m["fieldsV1"]) for m in obj["metadata"]["managedFields"]] == [
+        ("apply_test", {"f:data": {"f:key": {}}, "f:metadata": {"f:labels": {"f:test-label": {}}}}),
+        ("updater", {"f:data": {"f:new-key": {}}})]
 
     # TestClearManagedFields: a merge patch of managedFields [{}] clears them
     obj = cms.patch(body={"metadata": {"managedFields": [{}]}}, name="test-cm", namespace="default",
@@ -252,3 +258,30 @@ def test_server_side_apply_after_client_side_apply(live: Live) -> None:
     assert obj["spec"]["replicas"] == 4
     assert json.loads(obj["metadata"]["annotations"][annotation])["spec"]["replicas"] == 4
     assert obj["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+
+
+def test_apply_replaces_the_entry_a_create_sent(live: Live) -> None:
+    """TestApplyConvertsManagedFieldsVersion: a create that sends an entry it cannot have written (no
+    fieldsType) keeps the creator's own; the named manager's apply then holds exactly what it applied."""
+    body = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "sidecar", "labels": {"app": "nginx"}, "managedFields": [{
+                "manager": "sidecar_controller", "operation": "Apply", "apiVersion": "extensions/v1beta1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:sidecar_version": {}}}}}]},
+            "spec": {"selector": {"matchLabels": {"app": "nginx"}},
+                     "template": {"metadata": {"labels": {"app": "nginx"}},
+                                  "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]}}}}
+    path = "/apis/apps/v1/namespaces/default/deployments"
+    assert live.json("POST", path, body)[0] == 201
+    config = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "sidecar", "labels": {"sidecar_version": "release"}},
+              "spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "sidecar:latest"}]}}}}
+    code, obj = live.json("PATCH", path + "/sidecar?fieldManager=sidecar_controller", config, APPLY)
+    assert code == 200, obj
+    managers = _managers(obj)
+    assert set(managers) == {("Python-urllib", "Update"), ("sidecar_controller", "Apply")}
+    entry = managers[("sidecar_controller", "Apply")]
+    assert (entry["apiVersion"], entry["fieldsType"]) == ("apps/v1", "FieldsV1")
+    assert entry["fieldsV1"] == {
+        "f:metadata": {"f:labels": {"f:sidecar_version": {}}},
+        "f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"sidecar"}': {
+            ".": {}, "f:image": {}, "f:name": {}}}}}}}
