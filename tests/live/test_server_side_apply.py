@@ -284,3 +284,21 @@ def test_apply_replaces_the_entry_a_create_sent(live: Live) -> None:
         "f:metadata": {"f:labels": {"f:sidecar_version": {}}},
         "f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"sidecar"}': {
             ".": {}, "f:image": {}, "f:name": {}}}}}}}
+
+
+def test_kubectl_scale_takes_replicas_through_the_scale_subresource(live: Live) -> None:
+    """kubectl scale writes deployments/scale: its entry is an Update with subresource "scale" holding
+    .spec.replicas, and an apply of the old count then conflicts with it, as the server-side apply
+    documentation shows."""
+    config = json.loads(json.dumps(DEPLOYMENT))
+    config["metadata"]["name"] = "scaled"
+    live.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(config))
+    live.kubectl("scale", "deployment/scaled", "--replicas=5")
+    obj = _get(live, "/apis/apps/v1/namespaces/default/deployments/scaled")
+    entry = next(m for m in obj["metadata"]["managedFields"] if m.get("subresource") == "scale")
+    assert (entry["manager"], entry["operation"], entry["apiVersion"], entry["fieldsV1"]) == \
+        ("kubectl", "Update", "apps/v1", {"f:spec": {"f:replicas": {}}})
+    p = live.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(config), check=False)
+    assert p.returncode == 1
+    assert p.stderr.startswith('error: Apply failed with 1 conflict: conflict with "kubectl" with subresource '
+                               '"scale" using apps/v1: .spec.replicas\n')
