@@ -671,7 +671,7 @@ def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> ApiError:
             lines.append(f"- {_path_str(p)}")
         message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
     err = ApiError(409, "Conflict", message, causes)
-    err.causes_only = True   # type: ignore[attr-defined]  # NewApplyConflict: no name, group or kind
+    err.causes_only = True
     return err
 
 

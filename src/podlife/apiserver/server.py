@@ -128,7 +128,7 @@ class ApiServer:
 
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
-        if target is not None and not getattr(err, "causes_only", False):
+        if target is not None and not err.causes_only:
             kwargs = {"name": name or target.name, "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
