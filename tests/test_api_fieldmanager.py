@@ -388,3 +388,38 @@ def test_granular_map_keys_belong_to_their_appliers():
     obj = fm.apply(obj, config(), "m1", cm, T2)
     assert obj["metadata"]["labels"] == {"b": "2"}
     assert [e["manager"] for e in obj["metadata"]["managedFields"]] == ["m2"]   # m1 owns nothing: no entry
+
+
+def test_atomic_lists_are_owned_whole():
+    # Container.args has no list type and no patch strategy: atomic (schemaconv), one leaf co-owned when equal,
+    # a conflict as a whole when not, and replaced whole when forced
+    def config(*args):
+        obj = _pod()
+        obj["spec"]["containers"][0]["args"] = list(args)
+        return obj
+    obj = fm.apply({}, config("a", "b"), "m1", POD, T0)
+    obj = fm.apply(obj, config("a", "b"), "m2", POD, T1)
+    for entry in obj["metadata"]["managedFields"]:
+        assert entry["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:args"] == {}
+    with pytest.raises(ApiError) as e:
+        fm.apply(obj, config("c"), "m3", POD, T2)
+    assert e.value.message == ('Apply failed with 2 conflicts: conflicts with "m1":\n'
+                               '- .spec.containers[name="c"].args\nconflicts with "m2":\n'
+                               '- .spec.containers[name="c"].args')
+    assert fm.apply(obj, config("c"), "m3", POD, T2, force=True)["spec"]["containers"][0]["args"] == ["c"]
+
+
+def test_a_port_keyed_by_two_fields_changes_alone():
+    # ports[containerPort=53,protocol="UDP"] and [..."TCP"] are separate items: one applier's hostPort on the UDP
+    # port conflicts with nobody, and the TCP port keeps its owner
+    obj = _pod()
+    obj["spec"]["containers"][0]["ports"] = [{"containerPort": 53, "protocol": "UDP"}, {"containerPort": 53}]
+    live = fm.apply({}, obj, "m1", POD, T0)
+    other = _pod()
+    other["spec"]["containers"][0]["ports"] = [{"containerPort": 53, "protocol": "UDP", "hostPort": 5353}]
+    out = fm.apply(live, other, "m2", POD, T1)
+    assert out["spec"]["containers"][0]["ports"] == [{"containerPort": 53, "protocol": "UDP", "hostPort": 5353},
+                                                     {"containerPort": 53}]
+    m2 = out["metadata"]["managedFields"][1]["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
+    assert m2 == {'k:{"containerPort":53,"protocol":"UDP"}': {
+        ".": {}, "f:containerPort": {}, "f:hostPort": {}, "f:protocol": {}}}
