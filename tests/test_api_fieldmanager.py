@@ -255,3 +255,171 @@ def test_many_labels_are_all_owned():
     owned = out["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]["f:labels"]
     assert owned == {f"f:k{i}": {} for i in sorted(range(20000), key=lambda i: f"k{i}")}
     assert list(owned) == sorted(owned)
+
+
+# ---- list-map keys with defaults, co-ownership, the shapes structured-merge-diff distinguishes
+
+POD = type_schema(32, "v1", "Pod")
+
+
+def _pod(**spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}], **spec}}
+
+
+def test_a_port_without_protocol_is_keyed_by_the_default_tcp():
+    # typed/helpers.go keyedAssociativeListItemToPathElement: an omitted key field takes its schema default
+    # (ContainerPort.Protocol +default="TCP"), so 53/UDP and 53 are two items, 53 the same as 53/TCP
+    obj = _pod()
+    obj["spec"]["containers"][0]["ports"] = [{"containerPort": 53, "protocol": "UDP"}, {"containerPort": 53}]
+    fields = fm.apply({}, obj, "m", POD, T0)["metadata"]["managedFields"][0]["fieldsV1"]
+    ports = fields["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
+    assert ports == {'k:{"containerPort":53,"protocol":"TCP"}': {".": {}, "f:containerPort": {}},
+                     'k:{"containerPort":53,"protocol":"UDP"}': {".": {}, "f:containerPort": {}, "f:protocol": {}}}
+
+
+def test_apply_after_a_defaulted_create_co_owns_the_port_and_force_keeps_one_item():
+    from podlife.api.defaults import apply_defaults
+
+    config = copy.deepcopy(DEPLOYMENT)
+    del config["status"]
+    config["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
+    sent = copy.deepcopy(config)
+    apply_defaults(sent)   # the create's body as decoded (handlers/create.go)
+    live = fm.update({}, sent, "kubectl-create", SCHEMA, T0)
+    obj = fm.apply(live, config, "kubectl", SCHEMA, T1)   # equal values: no conflict
+    by = {e["manager"]: e["fieldsV1"] for e in obj["metadata"]["managedFields"]}
+    port = 'k:{"containerPort":80,"protocol":"TCP"}'
+    for manager in ("kubectl", "kubectl-create"):
+        assert port in by[manager]["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"nginx"}']["f:ports"]
+        assert "f:replicas" in by[manager]["f:spec"]
+    changed = copy.deepcopy(config)
+    changed["spec"]["replicas"] = 3
+    with pytest.raises(ApiError) as e:
+        fm.apply(obj, changed, "ci", SCHEMA, T2)
+    assert e.value.message == ('Apply failed with 2 conflicts: conflicts with "kubectl":\n- .spec.replicas\n'
+                               'conflicts with "kubectl-create" using apps/v1:\n- .spec.replicas')
+    # conflict.go NewConflictError: one FieldManagerConflict cause per field and manager
+    assert [(c.type, c.path, c.detail) for c in e.value.causes] == [
+        ("FieldManagerConflict", ".spec.replicas", 'conflict with "kubectl"'),
+        ("FieldManagerConflict", ".spec.replicas", 'conflict with "kubectl-create" using apps/v1')]
+    forced = fm.apply(obj, changed, "ci", SCHEMA, T2, force=True)
+    assert forced["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert forced["spec"]["replicas"] == 3
+
+
+def _custom_schema(proto_default: str | None):
+    from podlife.api.schema import TypeSchema
+
+    proto = {"type": "string", **({"default": proto_default} if proto_default else {})}
+    routes = {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "proto"],
+              "items": {"type": "object", "properties": {"port": {"type": "integer"}, "proto": proto,
+                                                         "note": {"type": "string"}}}}
+    return TypeSchema({}, {"type": "object", "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "spec": {"type": "object", "properties": {"routes": routes}}}})
+
+
+def test_a_custom_resource_key_default_comes_from_its_schema():
+    cr = {"apiVersion": "x.io/v1", "kind": "R", "metadata": {"name": "r"}, "spec": {"routes": [{"port": 1}]}}
+    fields = fm.apply({}, cr, "m", _custom_schema("tcp"), T0)["metadata"]["managedFields"][0]["fieldsV1"]
+    assert list(fields["f:spec"]["f:routes"]) == ['k:{"port":1,"proto":"tcp"}']
+    # without a default the key is the fields present; an item with none of them is refused
+    fields = fm.apply({}, cr, "m", _custom_schema(None), T0)["metadata"]["managedFields"][0]["fieldsV1"]
+    assert list(fields["f:spec"]["f:routes"]) == ['k:{"port":1}']
+    cr["spec"]["routes"] = [{"note": "x"}]
+    with pytest.raises(ApiError) as e:
+        fm.apply({}, cr, "m", _custom_schema(None), T0)
+    assert e.value.code == 500
+    assert "omits all key fields" in e.value.message
+
+
+def test_sets_map_lists_and_atomic_fields_when_another_manager_applies():
+    # finalizers are a set (items by value), env and volumes map lists keyed by name, nodeSelector an atomic map
+    first = _pod(nodeSelector={"a": "1"}, volumes=[{"name": "v", "emptyDir": {}}])
+    first["metadata"]["finalizers"] = ["x.io/a"]
+    first["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}]
+    live = fm.apply({}, first, "m1", POD, T0)
+    second = _pod(nodeSelector={"a": "1"})
+    second["metadata"]["finalizers"] = ["x.io/b"]
+    second["spec"]["containers"][0]["env"] = [{"name": "B", "value": "2"}]
+    obj = fm.apply(live, second, "m2", POD, T1)
+    assert obj["metadata"]["finalizers"] == ["x.io/a", "x.io/b"]
+    assert obj["spec"]["containers"][0]["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    m2 = obj["metadata"]["managedFields"][1]
+    assert m2["manager"] == "m2"
+    assert m2["fieldsV1"]["f:metadata"] == {"f:finalizers": {'v:"x.io/b"': {}}}
+    assert m2["fieldsV1"]["f:spec"]["f:nodeSelector"] == {}   # +mapType=atomic: one leaf, co-owned
+    # an atomic map applied with another value conflicts as a whole
+    third = _pod(nodeSelector={"a": "2"})
+    with pytest.raises(ApiError) as e:
+        fm.apply(obj, third, "m3", POD, T2)
+    assert e.value.message == ('Apply failed with 2 conflicts: conflicts with "m1":\n- .spec.nodeSelector\n'
+                               'conflicts with "m2":\n- .spec.nodeSelector')
+    # m1 stops applying its finalizer, env item and volume: nobody else owns them, they go; nodeSelector and
+    # the container stay (m2 owns them too)
+    obj = fm.apply(obj, _pod(), "m1", POD, T2)
+    assert obj["metadata"]["finalizers"] == ["x.io/b"]
+    assert obj["spec"]["containers"][0]["env"] == [{"name": "B", "value": "2"}]
+    assert "volumes" not in obj["spec"] and obj["spec"]["nodeSelector"] == {"a": "1"}
+
+
+def test_apply_to_status_records_a_status_entry_only():
+    live = fm.apply({}, _pod(), "m", POD, T0)
+    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": {"phase": "Running"}}
+    obj = fm.apply(live, config, "s", POD, T1, subresource="status")
+    entry = obj["metadata"]["managedFields"][-1]
+    assert (entry["manager"], entry["operation"], entry["subresource"], entry["time"]) == ("s", "Apply", "status", T1)
+    assert entry["fieldsV1"] == {"f:status": {"f:phase": {}}}
+
+
+def test_granular_map_keys_belong_to_their_appliers():
+    # metadata.labels is a granular map: each applier owns its keys; a key its applier stops applying goes
+    cm = type_schema(32, "v1", "ConfigMap")
+
+    def config(**labels):
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": labels}}
+    obj = fm.apply({}, config(a="1"), "m1", cm, T0)
+    obj = fm.apply(obj, config(b="2"), "m2", cm, T1)
+    assert obj["metadata"]["labels"] == {"a": "1", "b": "2"}
+    assert [e["fieldsV1"] for e in obj["metadata"]["managedFields"]] == [
+        {"f:metadata": {"f:labels": {"f:a": {}}}}, {"f:metadata": {"f:labels": {"f:b": {}}}}]
+    obj = fm.apply(obj, config(), "m1", cm, T2)
+    assert obj["metadata"]["labels"] == {"b": "2"}
+    assert [e["manager"] for e in obj["metadata"]["managedFields"]] == ["m2"]   # m1 owns nothing: no entry
+
+
+def test_atomic_lists_are_owned_whole():
+    # Container.args has no list type and no patch strategy: atomic (schemaconv), one leaf co-owned when equal,
+    # a conflict as a whole when not, and replaced whole when forced
+    def config(*args):
+        obj = _pod()
+        obj["spec"]["containers"][0]["args"] = list(args)
+        return obj
+    obj = fm.apply({}, config("a", "b"), "m1", POD, T0)
+    obj = fm.apply(obj, config("a", "b"), "m2", POD, T1)
+    for entry in obj["metadata"]["managedFields"]:
+        assert entry["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:args"] == {}
+    with pytest.raises(ApiError) as e:
+        fm.apply(obj, config("c"), "m3", POD, T2)
+    assert e.value.message == ('Apply failed with 2 conflicts: conflicts with "m1":\n'
+                               '- .spec.containers[name="c"].args\nconflicts with "m2":\n'
+                               '- .spec.containers[name="c"].args')
+    assert fm.apply(obj, config("c"), "m3", POD, T2, force=True)["spec"]["containers"][0]["args"] == ["c"]
+
+
+def test_a_port_keyed_by_two_fields_changes_alone():
+    # ports[containerPort=53,protocol="UDP"] and [..."TCP"] are separate items: one applier's hostPort on the UDP
+    # port conflicts with nobody, and the TCP port keeps its owner
+    obj = _pod()
+    obj["spec"]["containers"][0]["ports"] = [{"containerPort": 53, "protocol": "UDP"}, {"containerPort": 53}]
+    live = fm.apply({}, obj, "m1", POD, T0)
+    other = _pod()
+    other["spec"]["containers"][0]["ports"] = [{"containerPort": 53, "protocol": "UDP", "hostPort": 5353}]
+    out = fm.apply(live, other, "m2", POD, T1)
+    assert out["spec"]["containers"][0]["ports"] == [{"containerPort": 53, "protocol": "UDP", "hostPort": 5353},
+                                                     {"containerPort": 53}]
+    m2 = out["metadata"]["managedFields"][1]["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
+    assert m2 == {'k:{"containerPort":53,"protocol":"UDP"}': {
+        ".": {}, "f:containerPort": {}, "f:hostPort": {}, "f:protocol": {}}}

@@ -26,6 +26,8 @@ class FieldError:
 class ApiError(Exception):
     """A failed API call: HTTP code, StatusReason and message, as the real API server answers."""
 
+    causes_only = False   # details carry only the causes, no name/group/kind (errors.NewApplyConflict)
+
     def __init__(self, code: int, reason: str, message: str, causes: list[FieldError] | None = None):
         super().__init__(message)
         self.code = code

@@ -39,7 +39,7 @@ import unicodedata
 from typing import Any, Iterable
 
 from podlife.api import decoding
-from podlife.api.errors import ApiError
+from podlife.api.errors import ApiError, FieldError
 from podlife.api.schema import TypeSchema
 from podlife.engine.slices import pause
 
@@ -48,6 +48,7 @@ MAX_UPDATE_MANAGERS = 10              # internal/fieldmanager.go DefaultMaxUpdat
 ANCIENT_CHANGES = "ancient-changes"   # capmanagers.go
 BEFORE_FIRST_APPLY = "before-first-apply"   # skipnonapplied.go
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+FIELD_MANAGER_CONFLICT = "FieldManagerConflict"   # metav1.CauseTypeFieldManagerConflict
 
 PE = tuple[str, Any]          # ("f", name) | ("k", key JSON) | ("v", value JSON) | ("i", index)
 Path = tuple[PE, ...]
@@ -145,6 +146,26 @@ class _Type:
             return _Type(None)
         return _Type(self.ts.items())
 
+    def key_default(self, key: str) -> Any:
+        """The default of a map list's key field, from the item type's schema (typed/helpers.go
+        keyedAssociativeListItemToPathElement: a key the item omits takes its default). None: no default."""
+        if self.ts is None or self.deduced:
+            return None
+        items = self.ts.items()
+        prop = items.fields().get(key)
+        if isinstance(prop, dict) and prop.get("default") is not None:
+            return prop["default"]   # a CRD's structural schema carries its defaults
+        return _KEY_DEFAULTS.get((items.name, key))
+
+
+# The `+default=` markers of list-map key fields in k8s.io/api (core/v1 types.go: ContainerPort.Protocol and
+# ServicePort.Protocol, `+default="TCP"`), which kube-openapi puts in the served OpenAPI; the schemas podlife
+# reads (kubernetes-validate's) leave defaults out.
+_KEY_DEFAULTS: dict[tuple[str, str], Any] = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+}
+
 
 class _SchemaError(Exception):
     def __init__(self, errors: list[str]):
@@ -163,9 +184,15 @@ def _item_pe(t: _Type, item: Any, index: int) -> PE:
         keys = t.list_keys()
         if not isinstance(item, dict):
             raise _SchemaError([f"associative list with keys has an element that is not a map type: {_canon(item)}"])
-        missing = [k for k in keys if k not in item]
-        present = {k: item[k] for k in keys if k in item}
-        if missing and not present:
+        present = {}
+        for k in keys:
+            if k in item:
+                present[k] = item[k]
+            else:
+                default = t.key_default(k)
+                if default is not None:
+                    present[k] = default
+        if not present:
             raise _SchemaError([f"associative list with keys has an element that omits all key fields "
                                 f"{_canon(keys)} (and doesn't have default values for any key fields)"])
         return ("k", _canon(present))
@@ -193,15 +220,18 @@ _NODE = object()   # a member that is not a leaf
 def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: list[str], strict: bool) -> None:
     pause()   # a large object is tracked in slices (podlife.engine.slices)
     kind = t.kind(value)
-    if kind == "scalar" or value is None:
+    if kind == "scalar" or t.atomic:
         if strict and kind == "scalar" and t.ts is not None and not t.deduced:
             err = decoding.smd_scalar_error(value, t.ts)   # AsTyped validates the configuration's scalars
             if err is not None:
                 errors.append(f"{_path_str(path)}: {err}")
         out[path] = value
         return
-    if t.atomic:
-        out[path] = value
+    if value is None:
+        # a null struct, map or list: a member of a comparison's sets (typed Compare), not of an apply
+        # configuration's (tofieldset.go doMap/doList: nothing for a null granular value)
+        if not strict:
+            out[path] = value
         return
     if kind == "list":
         if not isinstance(value, list):
@@ -236,7 +266,9 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
                 errors.append(f"{_path_str(p)}: field not declared in schema")
             continue
         _walk_set(v, child, p, out, errors, strict)
-        if v is None or (isinstance(v, dict) and not v) or kind == "map":
+        # a map's keys are members (visitMapItems); a struct field only through what it holds, so an empty
+        # struct is no member of a configuration's set, though a comparison counts it added
+        if kind == "map" or (not strict and (v is None or (isinstance(v, dict) and not v))):
             out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
 
 
@@ -635,8 +667,9 @@ def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: T
         kept.append(_Entry(manager, "Apply", api_version, subresource, time, new_paths))
     out = merged
     _set_managed(out, kept)
-    if live and LAST_APPLIED in ((live.get("metadata") or {}).get("annotations") or {}):
-        # lastappliedupdater.go: an object kubectl applied client-side keeps its annotation in step
+    if manager == "kubectl" and ((out.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED):
+        # lastappliedupdater.go: an object kubectl applied client-side keeps its annotation in step, when kubectl
+        # applies under its default manager (another manager opts out)
         annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
         annotations[LAST_APPLIED] = _canon(_without_last_applied(applied))
     return out
@@ -653,20 +686,27 @@ def _without_last_applied(applied: dict[str, Any]) -> dict[str, Any]:
 
 
 def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> ApiError:
-    """conflict.go NewConflictError → errors.NewApplyConflict (409, reason Conflict)."""
+    """conflict.go NewConflictError → errors.NewApplyConflict: 409, reason Conflict, one cause of type
+    FieldManagerConflict per conflicting field, details holding nothing else. Upstream gathers the conflicts
+    from a map of managers (merge.ConflictsFromManagers); here they come in the managers' sorted order, the
+    order the multi-conflict message prints them in (getConflictMessage sorts the managers)."""
+    conflicts = sorted(conflicts, key=lambda c: c[0].identifier)   # stable: each manager's paths stay in order
+    causes = [FieldError(_path_str(p), FIELD_MANAGER_CONFLICT, f"conflict with {e.describe()}") for e, p in conflicts]
     if len(conflicts) == 1:
         e, p = conflicts[0]
         message = f"Apply failed with 1 conflict: conflict with {e.describe()}: {_path_str(p)}"
     else:
-        by: dict[str, list[Path]] = {}
-        for e, p in conflicts:
-            by.setdefault(e.describe(), []).append(p)
         lines = []
-        for who in sorted(by, key=lambda d: d):
-            lines.append(f"conflicts with {who}:")
-            lines.extend(f"- {_path_str(p)}" for p in by[who])
+        last = None
+        for e, p in conflicts:
+            if e.identifier != last:
+                lines.append(f"conflicts with {e.describe()}:")
+                last = e.identifier
+            lines.append(f"- {_path_str(p)}")
         message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
-    return ApiError(409, "Conflict", message)
+    err = ApiError(409, "Conflict", message, causes)
+    err.causes_only = True
+    return err
 
 
 # ------------------------------------------------------------------------------------------------ merge

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from podlife.api import errors, validation
+from podlife.api.defaults import apply_defaults
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
 from podlife.api.registry import strategy_for
@@ -287,8 +288,9 @@ class Store:
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
         if self.manage is not None:
-            # the field manager sees the object as sent, before the strategy fills server-set fields
-            # (handlers/create.go: UpdateNoErrors before rest.Create)
+            # the field manager sees the object as decoded (the scheme's defaults set), before admission and
+            # the strategy fill server-set fields (handlers/create.go: UpdateNoErrors before rest.Create)
+            apply_defaults(obj)
             self.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
@@ -354,6 +356,7 @@ class Store:
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
         if self.manage is not None:
+            apply_defaults(obj)   # as decoded (handlers/update.go)
             self.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from podlife.api import decoding, fieldmanager
+from podlife.api import decoding, defaults, fieldmanager
 from podlife.api import patch as patches
 from podlife.api import errors
 from podlife.api.errors import ApiError, FieldError
@@ -17,6 +17,7 @@ from podlife.api.meta import Obj
 from podlife.apiserver import fieldvalidation
 
 APPLY = patches.APPLY_PATCH
+_PARSE_BOOL_TRUE = ("1", "t", "T", "TRUE", "true", "True")
 
 
 def patch_type(content_type: str | None, custom: bool) -> str:
@@ -59,7 +60,8 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
     has_status = any(s[0] == "status" for s in r.subresources)
     if ptype == APPLY:
         applied = decode_apply(data)
-        force = request.query.get("force") in ("true", "1")
+        # a bool query parameter is read with strconv.ParseBool (the Python client sends "True")
+        force = request.query.get("force") in _PARSE_BOOL_TRUE
         if not live and r.namespaced and target.namespace:
             applied.setdefault("metadata", {}).setdefault("namespace", target.namespace)
         out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
@@ -79,6 +81,8 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
     warnings = list(result.warnings)
     if r.custom:
         warnings += fieldvalidation.check_custom(r, result.object, m)
+    # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
+    defaults.apply_defaults(result.object)
     out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
                               has_status=has_status)
     return out, warnings
@@ -86,8 +90,11 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
 
 def managed_on_write(server: Any, request: web.Request, target: Any, live: Obj, new: Obj,
                      subresource: str | None) -> Obj:
-    """managedFields of a create (``live`` = {}) or an update."""
+    """managedFields of a create (``live`` = {}) or an update, recorded on the defaulted object: the body is
+    decoded with the scheme's defaults before the field manager runs (handlers/create.go, update.go:
+    UpdateNoErrors on the decoded object, before admission), so the defaults are the writer's fields."""
     r = target.resource
+    defaults.apply_defaults(new)
     return fieldmanager.update(live, new, manager(request), fieldvalidation.type_schema(server, r),
                                server.cluster.trace.timestamp(), subresource=subresource or "",
                                has_status=any(s[0] == "status" for s in r.subresources))

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from podlife.api.errors import ApiError, FieldError, invalid
+from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
@@ -150,7 +150,7 @@ class ApiServer:
 
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
-        if target is not None:
+        if target is not None and not err.causes_only:
             kwargs = {"name": name or target.name, "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
@@ -570,6 +570,12 @@ class ApiServer:
                 raise self.store_not_found(t)
             # an apply creates what does not exist (handlers/patch.go applyPatcher with an empty live object)
             obj, warnings = patching.patched(self, request, t, {}, {}, data, ptype, subresource)
+            uid = (obj.get("metadata") or {}).get("uid")
+            if uid:
+                # handlers/patch.go applyPatch: a uid names an object that exists
+                res = f"{r.resource}.{r.group}" if r.group else r.resource
+                raise conflict(res, t.name or "", f"uid mismatch: the provided object specified uid {uid}, "
+                                                         "and no existing object was found")
             obj = self._check_body(t, obj, name=t.name)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
