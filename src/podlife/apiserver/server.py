@@ -117,6 +117,9 @@ class ApiServer:
         try:
             if self.token is not None and not self._authorized(request):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
+            if request.method == "POST" and request.path == "/podlife/stop":
+                # as a signal: not queued behind a write whose reaction is under way (it is cut short)
+                return await self._route(request)
             if request.method in READS:
                 # served at once, between two slices of a write's or the clock's run if one is under way: on
                 # the store as that run has left it, all of it committed (podlife.engine.live)
