@@ -86,9 +86,11 @@ def _definitions(minor: int) -> dict[str, Any]:
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
         quantity["format"] = "quantity"
+    relaxed = doc["x-podlife-published-required"] = {}   # as upstream publishes them (the OpenAPI documents)
     for definition, field in _NOT_REQUIRED_AT_DECODING:
         d = doc["$defs"].get(definition)
         if d is not None and field in (d.get("required") or ()):
+            relaxed.setdefault(definition, d["required"])
             d["required"] = [f for f in d["required"] if f != field]
     if minor >= shipped:
         return doc
@@ -128,9 +130,15 @@ def builtin_kinds(minor: int) -> dict[GroupVersionKind, str]:
     return _catalog(minor)
 
 
+@lru_cache(maxsize=4)
 def definitions(minor: int) -> dict[str, Any]:
-    """Every schema definition of the version, by name (io.k8s.api.apps.v1.Deployment); do not modify."""
-    return _definitions(minor)["$defs"]
+    """Every schema definition of the version, by name (io.k8s.api.apps.v1.Deployment), as upstream publishes
+    them: with the required fields decoding lets pass (_NOT_REQUIRED_AT_DECODING); do not modify."""
+    doc = _definitions(minor)
+    published = dict(doc["$defs"])
+    for name, required in doc["x-podlife-published-required"].items():
+        published[name] = {**published[name], "required": required}
+    return published
 
 
 def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
