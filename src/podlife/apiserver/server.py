@@ -129,7 +129,8 @@ class ApiServer:
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
         if target is not None:
-            kwargs = {"name": name or target.name, "group": target.resource.group or None,
+            # (an error about an object not named in the path, a create's, names it: details_name)
+            kwargs = {"name": name or err.details_name or target.name, "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api.errors import ApiError
+from podlife.api.errors import ApiError, FieldError
 
 # field error type → metav1.CauseType (staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go)
 CAUSE_TYPES = {"Required value": "FieldValueRequired", "Invalid value": "FieldValueInvalid",
                "Unsupported value": "FieldValueNotSupported", "Duplicate value": "FieldValueDuplicate",
                "Forbidden": "FieldValueForbidden", "Not found": "FieldValueNotFound",
                "Too long": "FieldValueTooLong", "Too many": "FieldValueTooMany"}
+
+# metav1.CauseType values of causes built directly (v1.NamespaceTerminatingCause: the lifecycle admission's)
+RAW_CAUSES = frozenset(("NamespaceTerminating",))
 
 
 def status_body(err: ApiError, *, name: str | None = None, group: str | None = None,
@@ -25,9 +28,7 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
     if kind:
         details["kind"] = kind
     if err.causes:
-        details["causes"] = [{"reason": CAUSE_TYPES.get(c.type, "FieldValueInvalid"),
-                              "message": str(c)[len(c.path) + 2:] if str(c).startswith(c.path + ": ") else str(c),
-                              "field": c.path} for c in err.causes]
+        details["causes"] = [_cause(c) for c in err.causes]
     retry = getattr(err, "retry_after", None)
     if retry is not None:
         details["retryAfterSeconds"] = retry
@@ -36,6 +37,13 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
     if not err.reason:
         body.pop("reason")
     return body
+
+
+def _cause(c: FieldError) -> dict[str, Any]:
+    if c.type in RAW_CAUSES:   # a cause made as such, not from a field error (its message is the detail)
+        return {"reason": c.type, "message": c.detail, "field": c.path}
+    return {"reason": CAUSE_TYPES.get(c.type, "FieldValueInvalid"),
+            "message": str(c)[len(c.path) + 2:] if str(c).startswith(c.path + ": ") else str(c), "field": c.path}
 
 
 def success(name: str, group: str, kind: str, uid: str | None) -> dict[str, Any]:
