@@ -186,7 +186,10 @@ def served_versions(minor: int, kind: str) -> list[str]:
 def _format_checker() -> jsonschema.FormatChecker:
     checker = jsonschema.FormatChecker(formats=())
     for fmt, (lo, hi) in _INT_RANGES.items():
-        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
+        # (a float with no fraction is an "integer" to JSON Schema: 1.0e+308 must not pass as an int32; upstream,
+        # kubectl's YAML-to-JSON writes it as 1e+308, which does not decode into an integer field at all)
+        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, (int, float)) or isinstance(v, bool)
+                            or lo <= v <= hi)
     checker.checks("quantity", raises=ValueError)(_quantity)
     # metav1.Time's UnmarshalJSON parses RFC 3339 at decoding
     checker.checks("date-time")(lambda v: not isinstance(v, str) or bool(_RFC3339.fullmatch(v)))

@@ -1212,8 +1212,22 @@ def _manifests(ck: _Check, value: Any, path: str, out: list[Manifest], pending: 
                                              _join(path, "items"))):
             _manifests(ck, item, _join(_join(path, "items"), i), out, pending)
         return
+    _json_numbers(obj)
     out.append(Manifest(_manifest_shape(ck, obj, path), ck.source(path)))
     pending.append((ck, obj, path))
+
+
+def _json_numbers(node: Any) -> None:
+    """What kubectl's YAML-to-JSON conversion does to numbers: a float with no fraction below 1e21 is written
+    without a decimal point (encoding/json's float format), so the API server reads it as an integer (``5.0``
+    is 5, and ``-5.0`` fails validation as -5 does); a larger one keeps its exponent and does not decode into an
+    integer field. In place, keeping the mapping's order."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in list(items):
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
+            node[k] = int(v)
+        elif isinstance(v, (dict, list)):
+            _json_numbers(v)
 
 
 def _objects(ck: _Check, inline: Any, files: Any) -> tuple[list[Manifest], _Pending]:
@@ -1407,6 +1421,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
         if raw.get("gracePeriodSeconds") is not None:
             action.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds")
     elif verb in ("create", "apply"):
+        _json_numbers(raw[verb])
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
         if action.manifest.get("kind") == "Node" and verb == "create":
             ck.warn(vpath, f"Node {action.manifest['metadata'].get('name')}: podlife assumes a machine behind it, "
@@ -1427,6 +1442,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
                                  "strategicMergePatch (a strategic merge patch mapping)")
         action.strategic = given[0] == "strategicMergePatch"
         action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        _json_numbers(action.merge_patch)
         _workload_size(ck, action.merge_patch, f"{path}.{given[0]}")
         if raw.get("subresource") is not None:
             action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
