@@ -234,3 +234,22 @@ def test_job_table(frozen: Live) -> None:
     _, _, table = _get(frozen, f"{base}/once", TABLE)
     assert table["rows"][0]["cells"][:3] == ["once", "Complete", "1/1"]
     frozen.json("DELETE", f"{base}/once?propagationPolicy=Background")
+
+
+def test_grace_periods_at_int64s_limits(frozen: Live) -> None:
+    """DeleteOptions.gracePeriodSeconds is an int64: beyond it the request is refused (400); int64's largest
+    value is accepted, and the deletion time it gives (past year 9999) is written as the last instant a
+    timestamp can express."""
+    frozen.json("POST", PODS, _pod("huge"))
+    frozen.advance("2s")
+    for grace in ("9223372036854775808", "1000000000000000000000000000000", "1.5", "x"):
+        code, body = frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds={grace}")
+        assert (code, body["reason"]) == (400, "BadRequest"), body
+    code, body = frozen.json("POST", f"{PODS}/huge/eviction", {
+        "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "huge"},
+        "deleteOptions": {"gracePeriodSeconds": 10 ** 30}})
+    assert (code, body["reason"]) == (400, "BadRequest"), body
+    code, pod = frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds=9223372036854775807")
+    assert code == 200 and pod["metadata"]["deletionTimestamp"] == "9999-12-31T23:59:59Z"
+    assert pod["metadata"]["deletionGracePeriodSeconds"] == 9223372036854775807
+    frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds=0")

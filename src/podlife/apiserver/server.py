@@ -539,12 +539,7 @@ class ApiServer:
 
     def _delete_options(self, request: web.Request, body: dict[str, Any]) -> DeleteOptions:
         q = request.query
-        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
-        if grace is not None:
-            try:
-                grace = int(grace)
-            except (TypeError, ValueError):
-                raise bad_request(f"invalid gracePeriodSeconds: {grace!r}") from None
+        grace = bodies.grace_period(body.get("gracePeriodSeconds", q.get("gracePeriodSeconds")))
         policy = body.get("propagationPolicy", q.get("propagationPolicy"))
         orphan = body.get("orphanDependents", q.get("orphanDependents"))
         if policy is None and orphan is not None:
@@ -616,3 +611,4 @@ def _decode_continue(token: str) -> tuple[str, int]:
         return str(doc["start"]).rstrip("\x00"), int(doc["rv"])
     except Exception:  # noqa: BLE001
         raise bad_request("continue key is not valid: invalid continue token") from None
+
