@@ -1,0 +1,47 @@
+"""Valid inputs at the edges of their ranges (int64's largest grace period, a deadline near int64's limit,
+an action a nanosecond after the start) run to the end: exit 0 or 1, never an internal error (3). Each case
+was found crashing podlife."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from podlife.cli import main
+from tests.helpers import within
+
+HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: edge}\nspec:\n  until: 120s\n"
+POD = "  - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {%scontainers: [{name: a, image: nginx}]}}\n"
+INT64_MAX = 2 ** 63 - 1
+
+CASES = [
+    # the trace recorder formatted now + grace as a date (OverflowError)
+    ("delete grace int64 max", "  objects:\n" + POD % "" +
+     f"  actions:\n  - {{at: 5s, delete: pod/p, gracePeriodSeconds: {INT64_MAX}}}\n"),
+    ("terminationGracePeriodSeconds int64 max", "  objects:\n" + POD % f"terminationGracePeriodSeconds: {INT64_MAX}, "
+     + "  actions:\n  - {at: 5s, delete: pod/p}\n"),
+    ("namespace deleted with a pod of int64 max grace",
+     "  objects:\n  - {apiVersion: v1, kind: Namespace, metadata: {name: t}}\n"
+     f"  - {{apiVersion: v1, kind: Pod, metadata: {{name: p, namespace: t}}, spec: {{terminationGracePeriodSeconds: "
+     f"{INT64_MAX}, containers: [{{name: a, image: busybox, command: [sleep, '3600']}}]}}}}\n"
+     "  actions:\n  - {at: 5s, delete: namespace/t}\n"),
+    # timedelta(seconds=startingDeadlineSeconds) overflowed
+    ("cronjob startingDeadlineSeconds int64 max",
+     "  objects:\n  - apiVersion: batch/v1\n    kind: CronJob\n    metadata: {name: c}\n    spec:\n"
+     f"      schedule: '* * * * *'\n      startingDeadlineSeconds: {INT64_MAX}\n"
+     "      jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: a, image: busybox, "
+     "command: [sh, -c, 'exit 300']}]}}}}\n"),
+    # the eviction manager's next tick came out a nanosecond in the past (simpy: Negative delay)
+    ("fault a nanosecond after the start",
+     "  cluster: {nodes: [{name: n1, capacity: {cpu: '4', memory: 8Gi}}]}\n  objects:\n" + POD % "" +
+     "  actions:\n  - {at: 0.000000001s, fault: {type: MemoryUsage, node: n1, value: 7Gi, for: 20s}}\n"),
+]
+
+
+@pytest.mark.parametrize("name, text", CASES, ids=[c[0] for c in CASES])
+def test_an_edge_value_runs_to_the_end(tmp_path, name, text):
+    path = tmp_path / "edge.yaml"
+    path.write_text(HEAD + text)
+    res = within(60, CliRunner().invoke, main, ["run", str(path), "--quiet"])
+    assert res.exit_code in (0, 1), res.output
+    assert "internal error" not in res.output
