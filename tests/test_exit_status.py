@@ -38,3 +38,34 @@ def test_a_container_exiting_300_reports_44(tmp_path):
     assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 44
     assert pod["status"]["phase"] == "Failed"
     assert [v.passed for v in r.verdicts] == [True]
+
+
+def test_a_rule_listing_an_exit_code_above_255_is_warned_about(tmp_path):
+    """The API takes any int32 in a Job's podFailurePolicy onExitCodes (and a container's restartPolicyRules),
+    but no Linux container exits with 300: the rule's value can never match, which podlife says."""
+    from podlife.scenario.load import load_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text("""\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: w}
+spec:
+  objects:
+    - apiVersion: batch/v1
+      kind: Job
+      metadata: {name: j}
+      spec:
+        podFailurePolicy:
+          rules:
+            - {action: FailJob, onExitCodes: {operator: In, values: [1, 300]}}
+            - {action: Ignore, onExitCodes: {operator: NotIn, values: [0, 255]}}
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: a, image: busybox, command: [sh, -c, "exit 300"]}]
+""")
+    sc = load_scenario(str(path), [])
+    assert [w for w in sc.warnings if "exit code" in w] == [
+        f"{path}:12: spec.objects[0].spec.podFailurePolicy.rules[0].onExitCodes.values: 300: a container's exit "
+        "code is 0-255 (an exit status is 8 bits: `exit 300` is seen as 44), so no container exits with it"]
