@@ -75,6 +75,11 @@ def _definitions(minor: int) -> dict[str, Any]:
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
         quantity["format"] = "quantity"
+    # intstr.IntOrString's UnmarshalJSON decodes a number into IntVal, an int32 (1.0e+308 or 2^40 is refused)
+    intstr = doc["$defs"].get("io.k8s.apimachinery.pkg.util.intstr.IntOrString")
+    for branch in (intstr or {}).get("oneOf") or ():
+        if "integer" in (branch.get("type") or ()):
+            branch["format"] = "int32"
     if minor >= shipped:
         return doc
     defs = doc["$defs"]
@@ -390,6 +395,11 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
         kinds = [t for s in e.validator_value if isinstance(s, dict)
                  for t in ([s.get("type")] if isinstance(s.get("type"), str) else s.get("type") or ["?"])[:1]]
         if sorted(kinds) == ["integer", "string"]:
+            v = e.instance
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
+                text = f"{v:g}" if isinstance(v, float) else str(v)
+                return [SchemaError(path, f"{text} does not fit in an int32; expected an integer (int32) or a "
+                                          "string (int-or-string)")]
             return [SchemaError(path, f"expected an integer or a string (int-or-string), got {_describe(e.instance)}")]
         if sorted(kinds) == ["number", "string"]:
             return [SchemaError(path, f"expected a quantity (a string such as 500m or 1Gi, or a number), "
@@ -544,7 +554,8 @@ def _structural(s: Any, top: bool = False) -> dict[str, Any]:
         out["type"] = [s["type"], "null"]
     if s.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
-        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+        # intstr.IntOrString's integer is an int32 (its UnmarshalJSON decodes into IntVal)
+        out["anyOf"] = [{"type": "integer", "format": "int32"}, {"type": "string"}]
     if out.get("format") not in _INT_RANGES:
         out.pop("format", None)
     props = s.get("properties")
