@@ -31,6 +31,18 @@ CASES = [
      f"      schedule: '* * * * *'\n      startingDeadlineSeconds: {INT64_MAX}\n"
      "      jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: a, image: busybox, "
      "command: [sh, -c, 'exit 300']}]}}}}\n"),
+    # a failed daemon pod's backoff, compared as now - last < delay, held by a rounding error at 19.3 s: the
+    # requeue's delay rounded to nothing and the DaemonSet controller looped at that instant
+    ("daemon pods failing under disk pressure",
+     "  cluster: {nodes: [{namePrefix: w, count: 2, capacity: {cpu: '8', memory: 16Gi, ephemeral-storage: 100Gi}}]}\n"
+     "  objects:\n"
+     "  - {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: s}, spec: {replicas: 3, minReadySeconds: 2, "
+     "serviceName: s, selector: {matchLabels: {app: s}}, template: {metadata: {labels: {app: s}}, "
+     "spec: {terminationGracePeriodSeconds: 5, containers: [{name: a, image: nginx}]}}}}\n"
+     "  - {apiVersion: apps/v1, kind: DaemonSet, metadata: {name: ds}, spec: {minReadySeconds: 1, selector: "
+     "{matchLabels: {app: ds}}, template: {metadata: {labels: {app: ds}}, spec: {containers: [{name: a, image: "
+     "nginx, resources: {requests: {ephemeral-storage: 1Gi}}}]}}}}\n"
+     "  actions:\n  - {at: 7s, fault: {type: DiskUsage, node: w0, value: 95Gi, for: 10s}}\n"),
     # the eviction manager's next tick came out a nanosecond in the past (simpy: Negative delay)
     ("fault a nanosecond after the start",
      "  cluster: {nodes: [{name: n1, capacity: {cpu: '4', memory: 8Gi}}]}\n  objects:\n" + POD % "" +
