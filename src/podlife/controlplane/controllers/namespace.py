@@ -18,6 +18,7 @@ from typing import Any
 from podlife.api.errors import ApiError
 from podlife.api.meta import KindInfo, Obj, clone
 from podlife.api.store import DELETED, DeleteOptions, Store
+from podlife.controlplane.controllers.controller_utils import parse_time
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -35,7 +36,8 @@ BACKOFF_BASE, BACKOFF_MAX = 0.005, 60.0
 CONDITION_TYPES = ("NamespaceDeletionDiscoveryFailure", "NamespaceDeletionGroupVersionParsingFailure",
                    "NamespaceDeletionContentFailure", "NamespaceContentRemaining", "NamespaceFinalizersRemaining")
 OK = {"NamespaceDeletionDiscoveryFailure": ("ResourcesDiscovered", "All resources successfully discovered"),
-      "NamespaceDeletionGroupVersionParsingFailure": ("ParsedGroupVersions", "All legacy kube types successfully parsed"),
+      "NamespaceDeletionGroupVersionParsingFailure": ("ParsedGroupVersions",
+                                                      "All legacy kube types successfully parsed"),
       "NamespaceDeletionContentFailure": ("ContentDeleted",
                                           "All content successfully deleted, may be waiting on finalization"),
       "NamespaceContentRemaining": ("ContentRemoved", "All content successfully removed"),
@@ -127,7 +129,7 @@ class NamespaceController:
     def _delete_all_content(self, ns: Obj) -> tuple[int, list[ApiError]]:
         """deleteAllContent: every namespaced kind with a delete verb, in a fixed order (upstream's is a map's)."""
         name = ns["metadata"]["name"]
-        deleted_at = self.store._parse_time(ns["metadata"]["deletionTimestamp"])
+        deleted_at = parse_time(self.trace, ns["metadata"]["deletionTimestamp"]) or 0.0
         estimate = 0
         errors: list[ApiError] = []
         error_messages: list[str] = []
