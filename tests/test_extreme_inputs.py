@@ -43,6 +43,20 @@ CASES = [
      "{matchLabels: {app: ds}}, template: {metadata: {labels: {app: ds}}, spec: {containers: [{name: a, image: "
      "nginx, resources: {requests: {ephemeral-storage: 1Gi}}}]}}}}\n"
      "  actions:\n  - {at: 7s, fault: {type: DiskUsage, node: w0, value: 95Gi, for: 10s}}\n"),
+    # pods that fit no node, scaled away while a Job's pods finish: the scheduler's MoveAllToActive dropped the
+    # deleted ones from the queue it was iterating (dictionary changed size during iteration)
+    ("unschedulable pods scaled away while others finish",
+     "  cluster: {nodes: [{namePrefix: n, count: 3, capacity: {cpu: '4', memory: 8Gi, pods: '20'}}]}\n"
+     "  objects:\n"
+     "  - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: hi}, value: 1000}\n"
+     "  - {apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {completions: 3, parallelism: 3, "
+     "backoffLimit: 2, podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}, "
+     "template: {spec: {restartPolicy: Never, containers: [{name: a, image: busybox, command: [sh, -c, "
+     "'sleep 3; exit 42']}]}}}}\n"
+     "  - {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: rs}, spec: {replicas: 4, minReadySeconds: 3, "
+     "selector: {matchLabels: {app: rs}}, template: {metadata: {labels: {app: rs}}, spec: {containers: [{name: a, "
+     "image: nginx, resources: {requests: {cpu: 2147483647}}}]}}}}\n"
+     "  actions:\n  - {at: 5s, scale: replicaset/rs, replicas: 2}\n"),
     # the eviction manager's next tick came out a nanosecond in the past (simpy: Negative delay)
     ("fault a nanosecond after the start",
      "  cluster: {nodes: [{name: n1, capacity: {cpu: '4', memory: 8Gi}}]}\n  objects:\n" + POD % "" +
