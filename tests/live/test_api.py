@@ -148,17 +148,39 @@ def test_namespace_finalization(frozen: Live) -> None:
                                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}})
     assert (code, refused["message"]) == (403, 'configmaps "late" is forbidden: unable to create new content in '
                                                "namespace team because it is being terminated")
+    # plugin/pkg/admission/namespace/lifecycle: the 403 carries a NamespaceTerminating cause
+    assert refused["details"] == {"name": "late", "kind": "configmaps", "causes": [
+        {"reason": "NamespaceTerminating", "message": "namespace team is being terminated",
+         "field": "metadata.namespace"}]}
     code, again = frozen.json("DELETE", "/api/v1/namespaces/team")
     assert code == 409 and again["message"].endswith("this namespace will automatically be purged by the system.")
-    # the pod's 10 s grace: the controller looks again after 10/2 + 1 = 6 s, finds it gone, finalizes
-    frozen.advance("6s")
+    # namespace_controller.go: the deletion is processed 5 s after it is seen (namespaceDeletionGracePeriod): the
+    # pod is deleted and the conditions are written; that write is seen and processed 5 s later (before the
+    # estimate's 10/2 + 1 = 6 s), when the pod is gone: the conditions change again and the namespace is finalized
+    frozen.advance("9s")
+    code, ns = frozen.json("GET", "/api/v1/namespaces/team")
+    assert code == 200 and {c["type"]: c["status"] for c in ns["status"]["conditions"]}["NamespaceContentRemaining"] \
+        == "True"
+    frozen.advance("1s")
     assert frozen.json("GET", "/api/v1/namespaces/team")[0] == 404
     records = [r for r in frozen.trace() if r.get("object") == "Namespace/team" and r["type"] in ("api", "deleted")]
     t0 = records[0]["t"]
     assert [(r["t"] - t0, r["type"], r.get("by"), r.get("subresource")) for r in records] == [
         (0.0, "api", "Python-urllib", None),
-        (5.0, "api", "Python-urllib", None), (11.0, "api", "namespace-controller", "finalize"),
-        (11.0, "deleted", None, None)]
+        (5.0, "api", "Python-urllib", None), (10.0, "api", "namespace-controller", "status"),
+        (15.0, "api", "namespace-controller", "status"), (15.0, "api", "namespace-controller", "finalize"),
+        (15.0, "deleted", None, None)]
+
+
+def test_immortal_namespaces_are_not_deleted(frozen: Live) -> None:
+    # staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go: default, kube-system and
+    # kube-public may not be deleted; kube-node-lease may
+    for name in ("default", "kube-system", "kube-public"):
+        code, body = frozen.json("DELETE", f"/api/v1/namespaces/{name}")
+        assert (code, body["reason"], body["message"]) == (
+            403, "Forbidden", f'namespaces "{name}" is forbidden: this namespace may not be deleted')
+        code, ns = frozen.json("GET", f"/api/v1/namespaces/{name}")
+        assert code == 200 and "deletionTimestamp" not in ns["metadata"] and ns["status"]["phase"] == "Active"
 
 
 def test_watch_table_events_and_bookmarks_over_http(frozen: Live) -> None:
@@ -238,3 +260,22 @@ def test_indexed_job_with_the_documentation_failure_policy(frozen: Live) -> None
     _, done = frozen.json("GET", f"{base}/shards")
     assert (done["status"]["completedIndexes"], done["status"]["succeeded"]) == ("0-2", 3)
     frozen.json("DELETE", f"{base}/shards?propagationPolicy=Background")
+
+
+def test_grace_periods_at_int64s_limits(frozen: Live) -> None:
+    """DeleteOptions.gracePeriodSeconds is an int64: beyond it the request is refused (400); int64's largest
+    value is accepted, and the deletion time it gives (past year 9999) is written as the last instant a
+    timestamp can express."""
+    frozen.json("POST", PODS, _pod("huge"))
+    frozen.advance("2s")
+    for grace in ("9223372036854775808", "1000000000000000000000000000000", "1.5", "x"):
+        code, body = frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds={grace}")
+        assert (code, body["reason"]) == (400, "BadRequest"), body
+    code, body = frozen.json("POST", f"{PODS}/huge/eviction", {
+        "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "huge"},
+        "deleteOptions": {"gracePeriodSeconds": 10 ** 30}})
+    assert (code, body["reason"]) == (400, "BadRequest"), body
+    code, pod = frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds=9223372036854775807")
+    assert code == 200 and pod["metadata"]["deletionTimestamp"] == "9999-12-31T23:59:59Z"
+    assert pod["metadata"]["deletionGracePeriodSeconds"] == 9223372036854775807
+    frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds=0")

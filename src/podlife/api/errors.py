@@ -28,8 +28,10 @@ class ApiError(Exception):
 
     causes_only = False   # details carry only the causes, no name/group/kind (errors.NewApplyConflict)
 
-    def __init__(self, code: int, reason: str, message: str, causes: list[FieldError] | None = None):
+    def __init__(self, code: int, reason: str, message: str, causes: list[FieldError] | None = None,
+                 details_name: str | None = None):
         super().__init__(message)
+        self.details_name = details_name   # the object the error is about, when the request path does not name it
         self.code = code
         self.reason = reason
         self.message = message

@@ -92,6 +92,11 @@ def _definitions(minor: int) -> dict[str, Any]:
         if d is not None and field in (d.get("required") or ()):
             relaxed.setdefault(definition, d["required"])
             d["required"] = [f for f in d["required"] if f != field]
+    # intstr.IntOrString's UnmarshalJSON decodes a number into IntVal, an int32 (1.0e+308 or 2^40 is refused)
+    intstr = doc["$defs"].get("io.k8s.apimachinery.pkg.util.intstr.IntOrString")
+    for branch in (intstr or {}).get("oneOf") or ():
+        if "integer" in (branch.get("type") or ()):
+            branch["format"] = "int32"
     if minor >= shipped:
         return doc
     defs = doc["$defs"]
@@ -209,7 +214,10 @@ def served_versions(minor: int, kind: str) -> list[str]:
 def _format_checker() -> jsonschema.FormatChecker:
     checker = jsonschema.FormatChecker(formats=())
     for fmt, (lo, hi) in _INT_RANGES.items():
-        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi)
+        # (a float with no fraction is an "integer" to JSON Schema: 1.0e+308 must not pass as an int32; upstream,
+        # kubectl's YAML-to-JSON writes it as 1e+308, which does not decode into an integer field at all)
+        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, (int, float)) or isinstance(v, bool)
+                            or lo <= v <= hi)
     checker.checks("quantity", raises=ValueError)(_quantity)
     # metav1.Time's UnmarshalJSON parses RFC 3339 at decoding
     checker.checks("date-time")(lambda v: not isinstance(v, str) or bool(_RFC3339.fullmatch(v)))
@@ -410,6 +418,11 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
         kinds = [t for s in e.validator_value if isinstance(s, dict)
                  for t in ([s.get("type")] if isinstance(s.get("type"), str) else s.get("type") or ["?"])[:1]]
         if sorted(kinds) == ["integer", "string"]:
+            v = e.instance
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
+                text = f"{v:g}" if isinstance(v, float) else str(v)
+                return [SchemaError(path, f"{text} does not fit in an int32; expected an integer (int32) or a "
+                                          "string (int-or-string)")]
             return [SchemaError(path, f"expected an integer or a string (int-or-string), got {_describe(e.instance)}")]
         if sorted(kinds) == ["number", "string"]:
             return [SchemaError(path, f"expected a quantity (a string such as 500m or 1Gi, or a number), "
@@ -564,7 +577,8 @@ def _structural(s: Any, top: bool = False) -> dict[str, Any]:
         out["type"] = [s["type"], "null"]
     if s.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
-        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+        # intstr.IntOrString's integer is an int32 (its UnmarshalJSON decodes into IntVal)
+        out["anyOf"] = [{"type": "integer", "format": "int32"}, {"type": "string"}]
     if out.get("format") not in _INT_RANGES:
         out.pop("format", None)
     props = s.get("properties")

@@ -71,6 +71,8 @@ def _kind_resource(info: KindInfo) -> str:
 
 
 PACKED_KINDS = ("Event",)
+# the kube-apiserver's NamespaceLifecycle plugin: metav1.NamespaceDefault, NamespaceSystem, NamespacePublic
+IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
 SHARED_PARTS = 4096   # distinct specs (labels, owner references) kept for sharing (Store._share)
 
 
@@ -280,9 +282,15 @@ class Store:
                 raise errors.not_found("namespaces", md["namespace"])
             if ns is not None and ns["metadata"].get("deletionTimestamp") and not dry_run:
                 # plugin/pkg/admission/namespace/lifecycle: no new content in a namespace being deleted
-                raise errors.ApiError(403, "Forbidden", f'{_resource(info)} "{md.get("name") or md.get("generateName", "")}"'
-                                                        f" is forbidden: unable to create new content in namespace "
-                                                        f"{md['namespace']} because it is being terminated")
+                # (admission.NewForbidden names the object by its generateName before a name is drawn, else
+                # "Unknown"), with a NamespaceTerminating cause
+                who = md.get("name") or md.get("generateName") or "Unknown"
+                raise errors.ApiError(403, "Forbidden", f'{_resource(info)} "{who}" is forbidden: unable to create new '
+                                                        f"content in namespace {md['namespace']} because it is being "
+                                                        "terminated",
+                                      [errors.FieldError("metadata.namespace", "NamespaceTerminating",
+                                                         f"namespace {md['namespace']} is being terminated")],
+                                      details_name=who)
         else:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
@@ -407,7 +415,10 @@ class Store:
         # object is deleted as stored (deleteWithoutFinalizers). With grace left (a pod still terminating) it is
         # an ordinary update.
         omd = old["metadata"]
-        if not nmd.get("finalizers") and omd.get("deletionTimestamp") and not omd.get("deletionGracePeriodSeconds"):
+        # (a namespace also needs its spec.finalizers gone: pkg/registry/core/namespace/storage
+        # ShouldDeleteNamespaceDuringUpdate)
+        if not nmd.get("finalizers") and omd.get("deletionTimestamp") and not omd.get("deletionGracePeriodSeconds") \
+                and not (kind == "Namespace" and (new.get("spec") or {}).get("finalizers")):
             if kind not in ("Event", "Lease"):
                 rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
                 if subresource:
@@ -465,6 +476,11 @@ class Store:
         generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers do it. Returns the object if it
         still exists afterwards."""
         opts = options or DeleteOptions()
+        if kind == "Namespace" and name in IMMORTAL_NAMESPACES:
+            # staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go: Admit refuses to
+            # delete the namespaces the API server keeps (before the object is looked up)
+            raise errors.ApiError(403, "Forbidden", f'namespaces "{name}" is forbidden: this namespace may not be '
+                                                    "deleted")
         info = self.kinds[kind]
         key = (namespace or "" if info.namespaced else "", name)
         old = self._objects[kind].get(key)

@@ -87,11 +87,21 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
                 out.append((f"{path}.{cpath}.restartPolicy", _dropped("sidecar_restart_policy", profile)
                             + ": the container is an ordinary init container, which must complete before the "
                               "next one starts"))
+            for i, rule in enumerate(c.get("restartPolicyRules") or ()):
+                codes = rule.get("exitCodes") if isinstance(rule, dict) else None
+                out += _unreachable_codes(f"{path}.{cpath}.restartPolicyRules[{i}].exitCodes.values", codes)
             if "container_restart_rules" in dropped:
                 for key in ("restartPolicyRules",) if init else ("restartPolicy", "restartPolicyRules"):
                     if c.get(key) is not None:
                         out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", profile)))
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    job, jpath = (spec, "spec") if obj.get("kind") == "Job" else \
+        ((spec.get("jobTemplate") or {}).get("spec"), "spec.jobTemplate.spec") if obj.get("kind") == "CronJob" \
+        else (None, "")
+    policy = job.get("podFailurePolicy") if isinstance(job, dict) else None
+    for i, rule in enumerate((policy.get("rules") or ()) if isinstance(policy, dict) else ()):
+        codes = rule.get("onExitCodes") if isinstance(rule, dict) else None
+        out += _unreachable_codes(f"{jpath}.podFailurePolicy.rules[{i}].onExitCodes.values", codes)
     for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
                                                                             "podFailurePolicy", "Job"),
                              ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
@@ -106,6 +116,18 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
         # pkg/registry/apps/daemonset/strategy.go dropDisabledFields (1.21): maxSurge is dropped while the gate is off
         out.append(("spec.updateStrategy.rollingUpdate.maxSurge", _dropped("ds_max_surge", profile)))
     return out
+
+
+def _unreachable_codes(path: str, req: Any) -> list[tuple[str, str]]:
+    """Exit codes a rule lists (int32 to the API) that no Linux process can exit with: an exit status is 8 bits
+    (`exit 300` is seen as 44), a death by signal 128 + n. With operator In such a value never matches."""
+    values = req.get("values") if isinstance(req, dict) else None
+    odd = [v for v in values or () if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v <= 255]
+    if not odd:
+        return []
+    return [(path, f"{', '.join(map(str, odd))}: a container's exit code is 0-255 (an exit status is 8 bits: "
+                   f"`exit {odd[0]}` is seen as {odd[0] & 0xFF}), so no container exits with "
+                   f"{'it' if len(odd) == 1 else 'them'}")]
 
 
 def _dropped(key: str, profile: Any) -> str:

@@ -92,3 +92,18 @@ def options(data: bytes, kind: str = "DeleteOptions") -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise ApiError(400, "BadRequest", f"the object provided is unrecognized (must be of type {kind})")
     return obj
+
+
+def grace_period(value: Any) -> int | None:
+    """DeleteOptions.gracePeriodSeconds, an *int64: a number (or a query parameter's digits) that fits."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, (bool, float)):
+            raise ValueError(value)
+        grace = int(value)
+    except (TypeError, ValueError):
+        raise bad_request(f"invalid gracePeriodSeconds: {value!r}") from None
+    if not -2 ** 63 <= grace < 2 ** 63:
+        raise bad_request(f"invalid gracePeriodSeconds: {value!r} does not fit in an int64")
+    return grace

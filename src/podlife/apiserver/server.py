@@ -154,7 +154,8 @@ class ApiServer:
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
         if target is not None and not err.causes_only:
-            kwargs = {"name": name or target.name, "group": target.resource.group or None,
+            # (an error about an object not named in the path, a create's, names it: details_name)
+            kwargs = {"name": name or err.details_name or target.name, "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
 
@@ -601,12 +602,7 @@ class ApiServer:
 
     def _delete_options(self, request: web.Request, body: dict[str, Any]) -> DeleteOptions:
         q = request.query
-        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
-        if grace is not None:
-            try:
-                grace = int(grace)
-            except (TypeError, ValueError):
-                raise bad_request(f"invalid gracePeriodSeconds: {grace!r}") from None
+        grace = bodies.grace_period(body.get("gracePeriodSeconds", q.get("gracePeriodSeconds")))
         policy = body.get("propagationPolicy", q.get("propagationPolicy"))
         orphan = body.get("orphanDependents", q.get("orphanDependents"))
         if policy is None and orphan is not None:
@@ -734,3 +730,4 @@ def _decode_continue(token: str) -> tuple[str, int]:
         return str(doc["start"]).rstrip("\x00"), int(doc["rv"])
     except Exception:  # noqa: BLE001
         raise bad_request("continue key is not valid: invalid continue token") from None
+

@@ -13,6 +13,10 @@ CAUSE_TYPES = {"Required value": "FieldValueRequired", "Invalid value": "FieldVa
                "Forbidden": "FieldValueForbidden", "Not found": "FieldValueNotFound",
                "Too long": "FieldValueTooLong", "Too many": "FieldValueTooMany"}
 
+# metav1.CauseType values of causes built directly (v1.NamespaceTerminatingCause: the lifecycle admission's)
+# causes made as such, not from field errors: managedfields/internal/conflict.go, namespace lifecycle admission
+RAW_CAUSES = frozenset(("FieldManagerConflict", "NamespaceTerminating"))
+
 
 def status_body(err: ApiError, *, name: str | None = None, group: str | None = None,
                 kind: str | None = None) -> dict[str, Any]:
@@ -38,7 +42,7 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
 
 
 def _cause(c: FieldError) -> dict[str, Any]:
-    if c.type == "FieldManagerConflict":   # managedfields/internal/conflict.go: the cause's message as made
+    if c.type in RAW_CAUSES:   # a cause made as such, not from a field error (its message is the detail)
         return {"reason": c.type, "message": c.detail, "field": c.path}
     return {"reason": CAUSE_TYPES.get(c.type, "FieldValueInvalid"),
             "message": str(c)[len(c.path) + 2:] if str(c).startswith(c.path + ": ") else str(c), "field": c.path}

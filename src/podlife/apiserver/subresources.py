@@ -61,7 +61,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         if name and name != t.name:
             raise bad_request("name in URL does not match name in Eviction object")
         try:
-            evict(server.store, t.namespace, t.name, server._user(request), opts.get("gracePeriodSeconds"),
+            evict(server.store, t.namespace, t.name, server._user(request),
+                  bodies.grace_period(opts.get("gracePeriodSeconds")),
                   server.cluster.profile)
         finally:
             server.clock.settle()

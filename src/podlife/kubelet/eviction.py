@@ -271,7 +271,8 @@ class EvictionManager:
             yield self._idle
             self._idle = None
             k = max(1, math.ceil((kl.kernel.now - self._anchor) / period - 1e-9))
-            yield kl.kernel.timeout(self._anchor + k * period - kl.kernel.now)
+            # (at least 0: a change a float rounding past the tick is at that tick)
+            yield kl.kernel.timeout(max(0.0, self._anchor + k * period - kl.kernel.now))
 
     def _wait_for_pods_cleanup(self, pods: list[Obj]) -> Gen:
         """waitForPodsCleanup: poll every second whether the pods are cleaned up, for at most 30 s."""

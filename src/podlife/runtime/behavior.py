@@ -106,7 +106,11 @@ def _command_effect(argv: tuple[str, ...]) -> CommandEffect:
                 return CommandEffect(None, 0, False)  # nan, negative: sleep refuses it; not modelled
             seconds += value
         elif head == "exit":
-            return CommandEffect(seconds, int(words[1]) if len(words) > 1 and words[1].isdigit() else 0, True)
+            # a process's exit status is its low 8 bits (wait(2) WEXITSTATUS): `exit 300` is seen as 44. 10^8 is a
+            # multiple of 256, so the last eight digits decide it (however long the number)
+            arg = words[1] if len(words) > 1 else ""
+            code = int(arg[-8:]) & 0xFF if arg.isascii() and arg.isdigit() else 0
+            return CommandEffect(seconds, code, True)
         elif head == "true" and len(words) == 1:
             code = 0
         elif head == "false" and len(words) == 1:

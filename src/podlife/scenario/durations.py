@@ -47,7 +47,10 @@ def parse_duration(s: str | int | float) -> float:
     if text == "0":
         return 0.0
     if _BARE_NUMBER.match(text):
-        return sign * float(text)
+        value = float(text)
+        if not math.isfinite(value):   # more digits than a float holds
+            raise ValueError(f'invalid duration "{s}"')
+        return sign * value
     if not text:
         raise ValueError(f'invalid duration "{s}"')
     total = 0

@@ -47,9 +47,11 @@ Choices made where the format page is silent (they belong in its documentation):
 from __future__ import annotations
 
 import copy
+import errno
 import ipaddress
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -77,6 +79,7 @@ from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
 from podlife import features
 from podlife.versions import MODELLED_VERSIONS, NEWEST, Profile, normalize_version, profile
+from podlife.trace.recorder import LAST_TIME
 from podlife.scenario.model import (
     HORIZON_SECONDS,
     RUNTIMES,
@@ -362,10 +365,27 @@ def read_text(file: str) -> str:
     return _read(file)
 
 
+# the most a scenario or manifest file may hold: ample for any bundle of manifests (the API server takes 3 MiB
+# per object), and a bound on what a device or a runaway file can make podlife read
+MAX_FILE_BYTES = 32 * 1024 * 1024
+_KINDS_OF_FILE = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
 def _read(file: str) -> str:
-    """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte."""
+    """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte. Only a
+    regular file (or a pipe, as a shell's process substitution gives) of at most MAX_FILE_BYTES is read: a
+    device such as /dev/zero would never end."""
     with open(file, "rb") as fh:
-        return decode_text(fh.read(), file)
+        mode = os.fstat(fh.fileno()).st_mode
+        for test, what in _KINDS_OF_FILE:
+            if test(mode):
+                raise OSError(errno.EINVAL, f"{what}, not a regular file; expected a YAML file", file)
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; expected a YAML file "
+                                   "of ordinary size", file)
+    return decode_text(data, file)
 
 
 def decode_text(data: bytes, file: str) -> str:
@@ -774,6 +794,7 @@ def _scenario(ck: _Check, data: Any, supported_faults: frozenset[str] | None) ->
     if until is not None and not 0 < until <= MAX_UNTIL:
         raise ck.error("spec.until", f"{_describe(spec['until'])} is {'not greater than 0' if until <= 0 else 'longer than a week'}; "
                                      f"expected a duration > 0 and at most {format_duration(MAX_UNTIL)}")
+    _fits_the_calendar(ck, start_time, until, spec)
     cluster = _cluster(ck, spec.get("cluster"), version)
     api = profile(version, cluster.featureGates)   # the API server's behaviour, with the cluster's gates
     objects, pending = _objects(ck, spec.get("objects"), spec.get("objectsFrom"))
@@ -853,6 +874,21 @@ def _version(ck: _Check, value: Any, path: str) -> str:
         raise ck.error(path, f'"{value}" is not a modelled version; expected a minor version, one of '
                              f"{_version_range()}")
     return value
+
+
+def _fits_the_calendar(ck: _Check, start: datetime, until: float | None, spec: dict[str, Any]) -> None:
+    """Every instant of the run must have an RFC 3339 timestamp (a four-digit year, as metav1.Time and Go's
+    RFC 3339 encoding need): startTime plus the run's span (spec.until, else HORIZON_SECONDS) ends by
+    9999-12-31T23:59:59Z."""
+    span = until if until is not None else HORIZON_SECONDS
+    if (LAST_TIME - start).total_seconds() >= span:
+        return
+    latest = (LAST_TIME - timedelta(seconds=span)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    what = f"ends {format_duration(span)} after it (spec.until)" if until is not None else \
+        f"may last {format_duration(span)} (the longest without spec.until)"
+    raise ck.error("spec.startTime", f"{_describe(spec.get('startTime'))} is too late: the run {what}, past "
+                                     "9999-12-31T23:59:59Z, the last time a timestamp can express; expected a time at "
+                                     f"or before {latest}")
 
 
 def _start_time(ck: _Check, value: Any, path: str) -> datetime:
@@ -1180,8 +1216,22 @@ def _manifests(ck: _Check, value: Any, path: str, out: list[Manifest], pending: 
                                              _join(path, "items"))):
             _manifests(ck, item, _join(_join(path, "items"), i), out, pending)
         return
+    _json_numbers(obj)
     out.append(Manifest(_manifest_shape(ck, obj, path), ck.source(path)))
     pending.append((ck, obj, path))
+
+
+def _json_numbers(node: Any) -> None:
+    """What kubectl's YAML-to-JSON conversion does to numbers: a float with no fraction below 1e21 is written
+    without a decimal point (encoding/json's float format), so the API server reads it as an integer (``5.0``
+    is 5, and ``-5.0`` fails validation as -5 does); a larger one keeps its exponent and does not decode into an
+    integer field. In place, keeping the mapping's order."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in list(items):
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
+            node[k] = int(v)
+        elif isinstance(v, (dict, list)):
+            _json_numbers(v)
 
 
 def _objects(ck: _Check, inline: Any, files: Any) -> tuple[list[Manifest], _Pending]:
@@ -1386,6 +1436,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
         if raw.get("gracePeriodSeconds") is not None:
             action.grace_period_seconds = ck.integer(raw["gracePeriodSeconds"], f"{path}.gracePeriodSeconds")
     elif verb in ("create", "apply"):
+        _json_numbers(raw[verb])
         action.manifest = _manifest_shape(ck, raw[verb], vpath)
         if action.manifest.get("kind") == "Node" and verb == "create":
             ck.warn(vpath, f"Node {action.manifest['metadata'].get('name')}: podlife assumes a machine behind it, "
@@ -1406,6 +1457,7 @@ def _action(ck: _Check, value: Any, path: str, nodes: list[str], until: float | 
                                  "strategicMergePatch (a strategic merge patch mapping)")
         action.strategic = given[0] == "strategicMergePatch"
         action.merge_patch = ck.mapping(raw[given[0]], f"{path}.{given[0]}", optional=False)
+        _json_numbers(action.merge_patch)
         _workload_size(ck, action.merge_patch, f"{path}.{given[0]}")
         if raw.get("subresource") is not None:
             action.subresource = ck.one_of(raw["subresource"], f"{path}.subresource", ("status",), "subresource")
@@ -1751,6 +1803,12 @@ def _container_state(ck: _Check, value: Any, path: str) -> dict[str, Any]:
     exit_code = None
     if cs.get("exitCode") is not None:
         exit_code = ck.integer(cs["exitCode"], f"{path}.exitCode", bits=32)
+        if not 0 <= exit_code <= 255:
+            # ContainerStateTerminated.exitCode is an int32, but a Linux process's exit status is 8 bits (and a
+            # signal's death 128+n): such an expectation could never be met
+            raise ck.error(f"{path}.exitCode", f"{exit_code} is not an exit status; expected an integer 0-255 (a "
+                                               f"process's exit status is 8 bits: `exit {exit_code}` is seen as "
+                                               f"{exit_code & 0xFF})")
         if state != "terminated":
             raise ck.error(f"{path}.exitCode", f"only a terminated container has an exit code; expected "
                                                f"state: terminated, got {state}")

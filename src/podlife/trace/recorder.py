@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from podlife.engine import Kernel
+
+LAST_TIME = datetime.max.replace(tzinfo=timezone.utc)   # 9999-12-31T23:59:59.999999Z
 
 LEVELS = ("full", "objects", "summary")
 
@@ -91,10 +93,17 @@ class Trace:
         return stamp
 
     def _format(self, t: float) -> str:
-        when = self.start_time + timedelta(seconds=int(t))
-        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return self._when(int(t)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def micro_timestamp(self, t: float | None = None) -> str:
         """RFC 3339 with microseconds, as metav1.MicroTime serialises (Lease renewTime, Event eventTime)."""
-        when = self.start_time + timedelta(seconds=round(self.kernel.now if t is None else t, 6))
-        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return self._when(round(self.kernel.now if t is None else t, 6)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def _when(self, t: float) -> datetime:
+        """The wall time of simulated time ``t``. A time past the last one a four-digit year holds (a deletion
+        grace period near int64's limit: upstream's time arithmetic overflows there) is that last instant; the
+        run itself never gets there (the loader keeps startTime + the run's span within it)."""
+        try:
+            return self.start_time + timedelta(seconds=t)
+        except OverflowError:
+            return LAST_TIME if t > 0 else datetime.min.replace(tzinfo=self.start_time.tzinfo)

@@ -163,8 +163,9 @@ class CronJobController:
         status = cj.get("status") or {}
         earliest = self._parse(status.get("lastScheduleTime")) or self._parse(cj["metadata"]["creationTimestamp"])
         deadline = cj["spec"].get("startingDeadlineSeconds")
-        if with_deadline and deadline is not None:
-            earliest = max(earliest, now - timedelta(seconds=deadline))
+        # (compared in seconds: a deadline near int64's limit reaches before any date a datetime holds)
+        if with_deadline and deadline is not None and deadline < (now - earliest).total_seconds():
+            earliest = now - timedelta(seconds=deadline)
         recent, count = None, 0
         for t in self._times(cj, earliest):
             if t > now:
@@ -266,7 +267,7 @@ class CronJobController:
         if scheduled is None:
             return delay, update
         deadline = spec.get("startingDeadlineSeconds")
-        if deadline is not None and scheduled + timedelta(seconds=deadline) < now:
+        if deadline is not None and (now - scheduled).total_seconds() > deadline:
             self.events.event(cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: "
                               + scheduled.strftime("%a, %d %b %Y %H:%M:%S +0000"))
             return delay, update

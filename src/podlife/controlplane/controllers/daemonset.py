@@ -324,8 +324,11 @@ class DaemonSetController:
                         # failed daemon pods are killed, at a backoff per node
                         bkey = (ds["metadata"]["uid"], name)
                         delay, last = self.failed_backoff.get(bkey, (0.0, -1e18))
-                        if self.kernel.now - last < delay:
-                            self.queue.add_after(_key(ds), delay - (self.kernel.now - last))
+                        # (the end of the backoff as a time: now - last < delay could hold a rounding error
+                        # after the requeue, whose delay then rounded to nothing, and loop at one instant)
+                        due = last + delay
+                        if self.kernel.now < due:
+                            self.queue.add_after(_key(ds), due - self.kernel.now)
                             continue
                         self.failed_backoff[bkey] = (min(max(delay * 2, FAILED_BACKOFF_INITIAL),
                                                          FAILED_BACKOFF_MAX), self.kernel.now)

@@ -149,7 +149,8 @@ class Scheduler:
         if not self._maybe_unschedulable:
             return
         self._maybe_unschedulable = False
-        for q in self._pods.values():
+        # (over a copy: a requeue drops a pod that is gone or bound meanwhile from _pods)
+        for q in list(self._pods.values()):
             if q.unschedulable_since is not None:
                 q.unschedulable_since = None
                 wait = q.backoff_until - self.kernel.now
