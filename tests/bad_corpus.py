@@ -117,6 +117,8 @@ YAML = [
      ':5: spec.objectsFrom[0]: cannot read'),
     ('objectsFrom /dev/zero', '  objectsFrom: [/dev/zero]\n',
      ':5: spec.objectsFrom[0]: cannot read "/dev/zero": a character device, not a regular file; expected a YAML file'),
+    ('objectsFrom NUL in path', '  objectsFrom: ["a\\0b"]\n',
+     ':5: spec.objectsFrom[0]: cannot read "'),
     ('objectsFrom /dev/null', '  objectsFrom: [/dev/null]\n',
      ':5: spec.objectsFrom[0]: cannot read "/dev/null": a character device, not a regular file; expected a YAML file'),
     ('objectsFrom 33 MiB', '  objectsFrom: [big.yaml]\n',

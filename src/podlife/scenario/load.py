@@ -376,6 +376,8 @@ def _read(file: str) -> str:
     """The file's text; not UTF-8 (or not text) is a ScenarioError naming the line of the first bad byte. Only a
     regular file (or a pipe, as a shell's process substitution gives) of at most MAX_FILE_BYTES is read: a
     device such as /dev/zero would never end."""
+    if "\x00" in file:   # open() raises ValueError for it, not OSError
+        raise OSError(errno.EINVAL, "a path cannot hold a NUL character; expected a file's path", file)
     with open(file, "rb") as fh:
         mode = os.fstat(fh.fileno()).st_mode
         for test, what in _KINDS_OF_FILE:
