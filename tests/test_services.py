@@ -14,6 +14,7 @@ from podlife.api.errors import ApiError
 from podlife.api.registry.service import Allocators, _ip_offset, _port_offset, _random_scan
 from podlife.apiserver.fields import FieldSelector
 from podlife.cluster import Cluster
+from podlife.controlplane.controllers.endpointslice import EndpointSliceController
 from podlife.controlplane.controllers.rootcacertpublisher import PLACEHOLDER_CA
 from podlife.scenario.model import NodeSpec
 from tests.helpers import records, run_text
@@ -266,3 +267,30 @@ def test_health_check_node_port_for_local_load_balancers():
     upd["spec"]["externalTrafficPolicy"] = "Cluster"
     assert "healthCheckNodePort" not in c.store.update(upd, by="user")["spec"]
     assert "healthCheckNodePort" not in _svc(c, "lb2", type="LoadBalancer", selector={"a": "b"})["spec"]
+
+
+def test_a_deleted_endpointslice_is_recreated():
+    """onEndpointSliceDelete: a managed slice deleted by someone else brings a sync of its Service
+    endpointSliceChangeMinSyncDelay (1 s) later (endpointslice.go e2e: "recreating EndpointSlices after they've
+    been deleted"); the controller's own deletions do not."""
+    c = _cluster()
+    c.store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                                   "labels": {"app": "p"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}, by="user")
+    _svc(c, "web", selector={"app": "p"})
+    c.kernel.run(until=5)
+
+    def slices() -> list[dict]:
+        return c.store.list("EndpointSlice", "default", where=lambda s: (s["metadata"].get("labels") or {}).get(
+            "kubernetes.io/service-name") == "web")
+    [old] = slices()
+    assert len(old["endpoints"]) == 1
+    c.store.delete("EndpointSlice", "default", old["metadata"]["name"], by="user")
+    c.kernel.run(until=5.5)
+    assert slices() == []
+    c.kernel.run(until=7)
+    [new] = slices()
+    assert new["metadata"]["creationTimestamp"] == "2025-01-01T00:00:06Z"
+    assert new["endpoints"] == old["endpoints"] and new["metadata"]["name"] != old["metadata"]["name"]
+    ctrl = next(x for x in c.controllers if isinstance(x, EndpointSliceController))
+    assert not ctrl.deleting   # no deletion left expected

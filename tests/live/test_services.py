@@ -201,3 +201,78 @@ def test_allocations_survive_a_restart(tmp_path: Path) -> None:
         assert v1.read_namespaced_service("kubernetes", "default").spec.cluster_ip == "10.96.0.1"
     finally:
         live.stop()
+
+
+def test_endpoints_and_slices_for_pods_matching_a_service(live: Live) -> None:
+    """endpointslice.go "should create Endpoints and EndpointSlices for Pods matching a Service", with the checks
+    of its expectEndpointsAndSlices: counts, ports (a number targetPort as the Service's, a named one as each
+    pod's container port), targetRefs, and a deleted slice recreated."""
+    from kubernetes import client
+
+    api = _client(live)
+    v1, disc = client.CoreV1Api(api), client.DiscoveryV1Api(api)
+    ns = "eps-e2e"
+    v1.create_namespace({"metadata": {"name": ns}})
+    live.wait_for("the default ServiceAccount", lambda: v1.list_namespaced_service_account(ns).items)
+
+    def pod(name: str, labels: dict, ports: list) -> None:
+        v1.create_namespaced_pod(ns, {"metadata": {"name": name, "labels": labels}, "spec": {
+            "containers": [{"name": "container1", "image": "nginx", "ports": ports}]}})
+    pod("pod1", {"pod1": "on", "shared12": "on"}, [{"name": "example-name", "containerPort": 3000}])
+    pod("pod2", {"pod2": "on", "shared12": "on"}, [{"name": "example-name", "containerPort": 3001},
+                                                   {"name": "other-port", "containerPort": 3002}])
+
+    def svc(name: str, selector: dict, port: dict) -> None:
+        v1.create_namespaced_service(ns, {"metadata": {"name": name}, "spec": {
+            "selector": selector, "publishNotReadyAddresses": True, "ports": [{"port": 80, "protocol": "TCP", **port}]}})
+    svc("example-int-port", {"pod1": "on"}, {"name": "example", "targetPort": 3000})
+    svc("example-named-port", {"shared12": "on"}, {"name": "http", "targetPort": "example-name"})
+    svc("example-no-match", {"pod3": "on"}, {"name": "example-no-match", "targetPort": 8080})
+    pods = live.wait_for("the pods' IPs", lambda: (lambda ps: ps if all(p.status.pod_ip for p in ps) else None)(
+        [v1.read_namespaced_pod(n, ns) for n in ("pod1", "pod2")]))
+    by_ip = {p.status.pod_ip: p for p in pods}
+    container_port = {"pod1": 3000, "pod2": 3001}
+
+    def check(name: str, members: list[str], subsets: int) -> None:
+        selector = f"kubernetes.io/service-name={name}"
+        def listed() -> list | None:
+            items = disc.list_namespaced_endpoint_slice(ns, label_selector=selector).items
+            return items if items and sum(len(s.endpoints or ()) for s in items) >= len(members) else None
+        slices = live.wait_for(f"{name}'s slices", listed)
+        eps = live.wait_for(f"{name}'s Endpoints", lambda: (lambda e: e if len(e.subsets or ()) == subsets and sum(
+            len(s.addresses or ()) + len(s.not_ready_addresses or ()) for s in e.subsets or ()) == len(members)
+            else None)(v1.read_namespaced_endpoints(name, ns)))
+        svc_port = v1.read_namespaced_service(name, ns).spec.ports[0]
+        named = isinstance(svc_port.target_port, str)
+        for s in slices:
+            assert s.metadata.labels["endpointslice.kubernetes.io/managed-by"] == "endpointslice-controller.k8s.io"
+            assert s.address_type == "IPv4"
+            if not members:
+                assert not s.ports and not s.endpoints
+                continue
+            assert len(s.ports) == 1 and (s.ports[0].name, s.ports[0].protocol) == (svc_port.name, "TCP")
+            for ep in s.endpoints:
+                p = by_ip[ep.addresses[0]]
+                ref = ep.target_ref
+                assert (ref.kind, ref.namespace, ref.name, ref.uid) == ("Pod", ns, p.metadata.name, p.metadata.uid)
+                assert ep.node_name == p.spec.node_name
+                assert ep.conditions.ready is True   # publishNotReadyAddresses
+                assert s.ports[0].port == (container_port[p.metadata.name] if named else 3000)
+        assert sorted(by_ip[ep.addresses[0]].metadata.name for s in slices for ep in s.endpoints or ()) == members
+        for subset in eps.subsets or ():
+            assert [(x.name, x.protocol) for x in subset.ports] == [(svc_port.name, "TCP")]
+            for a in (subset.addresses or []) + (subset.not_ready_addresses or []):
+                p = by_ip[a.ip]
+                assert (a.target_ref.kind, a.target_ref.name, a.target_ref.uid) == ("Pod", p.metadata.name,
+                                                                                   p.metadata.uid)
+                assert subset.ports[0].port == (container_port[p.metadata.name] if named else 3000)
+        if not members:
+            assert len(slices) == 1 and not eps.subsets
+
+    check("example-int-port", ["pod1"], 1)
+    check("example-named-port", ["pod1", "pod2"], 2)   # one subset per distinct port
+    check("example-no-match", [], 0)
+    named = disc.list_namespaced_endpoint_slice(ns, label_selector="kubernetes.io/service-name=example-named-port")
+    for s in named.items:
+        disc.delete_namespaced_endpoint_slice(s.metadata.name, ns)
+    check("example-named-port", ["pod1", "pod2"], 2)
