@@ -294,3 +294,16 @@ def test_a_deleted_endpointslice_is_recreated():
     assert new["endpoints"] == old["endpoints"] and new["metadata"]["name"] != old["metadata"]["name"]
     ctrl = next(x for x in c.controllers if isinstance(x, EndpointSliceController))
     assert not ctrl.deleting   # no deletion left expected
+
+
+def test_a_cluster_ip_may_not_change_once_set():
+    c = _cluster()
+    a = _svc(c, "a", selector={"a": "b"})
+    upd = copy.deepcopy(a)
+    upd["spec"]["clusterIP"] = "10.96.5.5"
+    upd["spec"]["clusterIPs"] = ["10.96.5.5"]
+    with pytest.raises(ApiError) as e:
+        c.store.update(upd, by="user")
+    assert (e.value.code, e.value.message) == (422, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: '
+                                                    '[]string{"10.96.5.5"}: may not change once set')
+    assert c.store.get("Service", "default", "a")["spec"]["clusterIP"] == a["spec"]["clusterIP"]

@@ -341,6 +341,31 @@ def allocators(store: Any) -> Allocators:
     return alloc
 
 
+def validate_upgrade_downgrade_cluster_ips(new: Obj, old: Obj) -> list[FieldError]:
+    """pkg/apis/core/validation ValidateServiceUpdate validateUpgradeDowngradeClusterIPs: the primary cluster IP
+    (and each one kept) may not change, except to, from or on ExternalName, or headless to headless."""
+    spec, ospec = new.get("spec") or {}, old.get("spec") or {}
+    if not isinstance(spec, dict) or "ExternalName" in (spec.get("type"), ospec.get("type")):
+        return []
+    ips = spec.get("clusterIPs") if isinstance(spec.get("clusterIPs"), list) else []
+    oips = ospec.get("clusterIPs") or []
+    if ips[:1] == ["None"] and oips[:1] == ["None"]:
+        return []
+    errs: list[FieldError] = []
+    if len(oips) == len(ips):
+        for i, ip in enumerate(oips):
+            if ip != ips[i]:
+                errs.append(FieldError(f"spec.clusterIPs[{i}]", "Invalid value", "may not change once set",
+                                       GoStrings(ips)))
+    elif len(oips) > len(ips):
+        if not ips:
+            errs.append(FieldError("spec.clusterIPs[0]", "Invalid value", "primary clusterIP can not be unset",
+                                   GoStrings(ips)))
+        elif oips and ips[0] != oips[0]:
+            errs.append(FieldError("spec.clusterIPs[0]", "Invalid value", "may not change once set", GoStrings(ips)))
+    return errs
+
+
 class ServiceStrategy(Strategy):
     """pkg/registry/core/service/storage: beginCreate / beginUpdate run the allocators (errors as 422)."""
 
@@ -353,3 +378,6 @@ class ServiceStrategy(Strategy):
         super().prepare_for_update(new, old, store)
         if store is not None and hasattr(store, "kernel"):
             allocators(store).allocate(new, old)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_upgrade_downgrade_cluster_ips(new, old) + super().validate_update(new, old)
