@@ -307,3 +307,14 @@ def test_a_cluster_ip_may_not_change_once_set():
     assert (e.value.code, e.value.message) == (422, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: '
                                                     '[]string{"10.96.5.5"}: may not change once set')
     assert c.store.get("Service", "default", "a")["spec"]["clusterIP"] == a["spec"]["clusterIP"]
+
+
+@pytest.mark.parametrize("host, port, want", [
+    ("127.0.0.1", 6443, ("10.0.0.2", 6443)), ("localhost", 0, ("10.0.0.2", 6443)),
+    ("0.0.0.0", 7000, ("10.0.0.2", 7000)), ("::1", 6443, ("10.0.0.2", 6443)),
+    ("192.168.1.20", 6443, ("192.168.1.20", 6443)),
+])
+def test_the_advertised_address_of_podlife_up(host, port, want):
+    from podlife.apiserver.up import UpConfig, advertised_address
+
+    assert advertised_address(UpConfig(host=host, port=port)) == want

@@ -69,6 +69,10 @@ def test_endpoints_and_endpointslices_point_to_the_api_server(live: Live) -> Non
     assert eps_slice.address_type == "IPv4"
     assert eps_slice.endpoints[0].addresses == ["10.0.0.2"] and eps_slice.endpoints[0].conditions.ready is True
     assert [(p.name, p.port, p.protocol) for p in eps_slice.ports] == [("https", 6443, "TCP")]
+    # the newer form of the test (endpointSlicesEqual): the slices listed by service-name hold the same addresses
+    # and ports as the Endpoints
+    listed = disc.list_namespaced_endpoint_slice("default", label_selector="kubernetes.io/service-name=kubernetes")
+    assert [s.metadata.name for s in listed.items] == ["kubernetes"]
     out = rows(live.kubectl("get", "svc", "kubernetes", "-n", "default").stdout)
     assert out["kubernetes"][:4] == ["ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
 
