@@ -45,11 +45,12 @@ class Cluster:
                  behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
                  trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
                  persisted: Persisted | None = None, manage: Any = None,
-                 feature_gates: dict[str, bool] | None = None) -> None:
+                 feature_gates: dict[str, bool] | None = None, api_address: tuple[str, int] | None = None) -> None:
         """``persisted``: the durable log of a live cluster; when it holds a cluster already, that cluster is
         restarted (podlife.api.storage.Persisted). ``manage``: the store's hook that records the managedFields
         of the model's own writes (podlife up: podlife.apiserver.managers). ``feature_gates``: every component's
-        (spec.cluster.featureGates)."""
+        (spec.cluster.featureGates). ``api_address``: the address and port the API server advertises in the
+        Endpoints of default/kubernetes (podlife up; podlife run: kubernetesservice.CONTROL_PLANE_IP:6443)."""
         self.behaviors = behaviors
         # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
         self.process_host = process_host
@@ -88,6 +89,11 @@ class Cluster:
         self.scheduler.start()
         # controller-manager: each controller has start(); they talk to the rest only through the store
         self.controllers: list = []
+        # the API server's bootstrap controller: its own Service, Endpoints and EndpointSlice in "default"
+        from podlife.controlplane.controllers.kubernetesservice import KubernetesServiceController
+        self.kubernetes_service = KubernetesServiceController(self.kernel, self.trace, self.store, self.profile,
+                                                              api_address)
+        self.kubernetes_service.start()
         from podlife.controlplane.controllers.cronjob import CronJobController
         from podlife.controlplane.controllers.daemonset import DaemonSetController
         from podlife.controlplane.controllers.deployment import DeploymentController
@@ -101,12 +107,13 @@ class Cluster:
         from podlife.controlplane.controllers.pvprotection import PVProtectionController
         from podlife.controlplane.controllers.replicaset import ReplicaSetController, ReplicationManager
         from podlife.controlplane.controllers.resourcequota import ResourceQuotaController
+        from podlife.controlplane.controllers.rootcacertpublisher import RootCACertPublisher
         from podlife.controlplane.controllers.serviceaccount import ServiceAccountsController
         from podlife.controlplane.controllers.statefulset import StatefulSetController
         from podlife.controlplane.controllers.ttlafterfinished import TTLAfterFinishedController
         for ctrl_cls in (ReplicaSetController, ReplicationManager, DeploymentController, StatefulSetController, JobController,
                          DaemonSetController, EndpointsController, EndpointSliceController, GarbageCollector,
-                         ServiceAccountsController, ResourceQuotaController, CronJobController, PersistentVolumeController,
+                         ServiceAccountsController, RootCACertPublisher, ResourceQuotaController, CronJobController, PersistentVolumeController,
                          PVCProtectionController, PVProtectionController, DisruptionController, NamespaceController, TTLAfterFinishedController):
             ctrl = ctrl_cls(self.kernel, self.trace, self.store, self.profile)
             ctrl.start()
@@ -148,6 +155,7 @@ class Cluster:
 
         minor = self.profile.minor
         self.store.restore(persisted.log, check=lambda kind, obj: stored_problem(minor, kind, obj))
+        self.kubernetes_service.ensure()   # a log from before podlife wrote them
 
     def add_node(self, spec: NodeSpec, register: bool = True) -> Kubelet:
         """A node and its kubelet and runtime (at the start, or when a `join` action brings it in)."""

@@ -498,6 +498,28 @@ RULES: tuple[Rule, ...] = (
         Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "
                          "before Completions"),
     )),
+    Rule("service_ip_static_subrange", "dynamic ClusterIPs come from the upper band of the range first", (
+        Change(18, False, "bitmap randomScanStrategy over the whole range"),
+        Change(25, True, "KEP-3070 ServiceIPStaticSubrange beta, on by default (alpha 1.24, GA 1.26)"),
+    ), gate="ServiceIPStaticSubrange"),
+    Rule("service_node_port_static_subrange", "dynamic NodePorts come from the upper band of the range first", (
+        Change(18, False, "bitmap randomScanStrategy over the whole range"),
+        Change(28, True, "KEP-3668 ServiceNodePortStaticSubrange beta, on by default (alpha 1.27, GA 1.29)"),
+    ), gate="ServiceNodePortStaticSubrange"),
+    Rule("root_ca_configmap", "every namespace gets the ConfigMap kube-root-ca.crt", (
+        Change(18, False, "RootCAConfigMap alpha and off (1.13-1.19)"),
+        Change(20, True, "KEP-1205 RootCAConfigMap beta, on by default (GA 1.21)"),
+    ), gate="RootCAConfigMap"),
+    Rule("root_ca_description", "kube-root-ca.crt carries the kubernetes.io/description annotation", (
+        Change(18, False, "publisher.go before GA: data only"),
+        Change(21, True, "publisher.go DescriptionAnnotation (RootCAConfigMap GA; release unconfirmed, present "
+                         "in 1.22+)"),
+    )),
+    Rule("apiserver_endpointslice", "the API server writes the EndpointSlice of default/kubernetes", (
+        Change(18, False, "pkg/master/reconcilers: Endpoints only"),
+        Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "
+                         "carry endpointslice.kubernetes.io/skip-mirror (KEP-752 EndpointSliceMirroring)"),
+    )),
     Rule("endpointslice_api", "EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),

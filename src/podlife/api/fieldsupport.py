@@ -282,15 +282,17 @@ KINDS_TABLE: dict[str, tuple[Rule, ...]] = {
              *_all(STORED, "spec.providerID spec.externalID spec.configSource spec.podPreemptionPolicy")),
     # pkg/controller/endpointslice: the selector, ports and addressing decide the endpoints; the rest is for
     # proxies and load balancers podlife does not run
+    # pkg/registry/core/service/storage/alloc.go: the type, IP fields and node ports decide what is allocated
     "Service": (AT("metadata", "meta"), M("spec"), S("status.*"),
-                *_all(MODELLED, "spec.selector spec.clusterIP spec.ipFamilies[] spec.publishNotReadyAddresses "
-                                "spec.ports[]"),
-                S("spec.ports[].nodePort"),
-                *_all(STORED, "spec.allocateLoadBalancerNodePorts spec.clusterIPs[] spec.externalIPs[] "
-                              "spec.externalName spec.externalTrafficPolicy spec.healthCheckNodePort "
-                              "spec.internalTrafficPolicy spec.ipFamilyPolicy spec.loadBalancerClass "
+                *_all(MODELLED, "spec.selector spec.clusterIP spec.clusterIPs[] spec.ipFamilies[] "
+                                "spec.ipFamilyPolicy spec.publishNotReadyAddresses spec.ports[] spec.type "
+                                "spec.allocateLoadBalancerNodePorts spec.healthCheckNodePort"),
+                M("spec.ports[].nodePort"),
+                *_all(STORED, "spec.externalIPs[] "
+                              "spec.externalName spec.externalTrafficPolicy "
+                              "spec.internalTrafficPolicy spec.loadBalancerClass "
                               "spec.loadBalancerIP spec.loadBalancerSourceRanges[] spec.sessionAffinity "
-                              "spec.sessionAffinityConfig spec.trafficDistribution spec.type")),
+                              "spec.sessionAffinityConfig spec.trafficDistribution")),
     # records or objects podlife's own components write; one a user creates changes no pod's life
     "Event": (AT("metadata", "meta"), S("*")),
     "Endpoints": (AT("metadata", "meta"), S("*")),

@@ -268,7 +268,9 @@ class Store:
 
     # ---- writes ------------------------------------------------------------------------------------
 
-    def create(self, obj: Obj, by: str, dry_run: bool = False) -> Obj:
+    def create(self, obj: Obj, by: str, dry_run: bool = False, uids: Any = None) -> Obj:
+        """``uids``: the random source of the UID when not the API server's shared one (a component's own
+        stream, so that objects added to every cluster leave the UIDs and names of the others as they were)."""
         kind = obj.get("kind", "")
         info = self.kinds.get(kind) or self._served(kind, obj.get("apiVersion"))
         if info is None:
@@ -310,7 +312,7 @@ class Store:
         if dry_run:
             return obj
         # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
-        md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid()
+        md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid(uids)
         md["creationTimestamp"] = self.trace.timestamp()
         if info.has_generation:
             md["generation"] = 1
@@ -824,8 +826,8 @@ class Store:
         if now:
             self._pods_by_node.setdefault(now, {})[key] = None
 
-    def _new_uid(self) -> str:
-        b = self._uid_rng.getrandbits(128).to_bytes(16, "big")
+    def _new_uid(self, rng: Any = None) -> str:
+        b = (rng or self._uid_rng).getrandbits(128).to_bytes(16, "big")
         h = b.hex()
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b[8] & 3]}{h[17:20]}-{h[20:32]}"
 

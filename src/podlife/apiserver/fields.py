@@ -11,7 +11,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import Obj
 
 
-def _get(path: str) -> Callable[[Obj], str]:
+def _get(path: str, zero: str = "") -> Callable[[Obj], str]:
     keys = path.split(".")
 
     def read(o: Obj) -> str:
@@ -20,7 +20,7 @@ def _get(path: str) -> Callable[[Obj], str]:
             cur = cur.get(k) if isinstance(cur, dict) else None
         if isinstance(cur, bool):
             return "true" if cur else "false"
-        return "" if cur is None else str(cur)
+        return zero if cur is None else str(cur)
     return read
 
 
@@ -36,11 +36,21 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
                         "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                         "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
     "ReplicaSet": _COMMON + ("status.replicas",),
+    # pkg/registry/core/replicationcontroller/strategy.go ControllerToSelectableFields
+    "ReplicationController": _COMMON + ("status.replicas",),
     "Job": _COMMON + ("status.successful",),
     "PersistentVolumeClaim": _COMMON,
 }
 _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"): "status.succeeded",
             ("Pod", "status.podIPs"): "status.podIP"}
+# The selectable field sets are built from the internal objects' Go fields, so an unset bool or integer reads
+# as its zero value: pkg/registry/core/node/strategy.go NodeToSelectableFields (fmt.Sprint of
+# spec.unschedulable), pkg/registry/core/pod/strategy.go PodToSelectableFields (hostNetwork "false" without a
+# security context), pkg/registry/apps/replicaset and core/replicationcontroller (strconv.Itoa of status.replicas), pkg/registry/batch/job
+# (strconv.Itoa of status.succeeded). Every other supported field is a string, whose zero value is "".
+_ZERO = {("Node", "spec.unschedulable"): "false", ("Pod", "spec.hostNetwork"): "false",
+         ("ReplicaSet", "status.replicas"): "0", ("ReplicationController", "status.replicas"): "0",
+         ("Job", "status.succeeded"): "0"}
 
 
 class FieldSelector:
@@ -61,7 +71,7 @@ class FieldSelector:
             if field not in allowed:
                 raise ApiError(400, "BadRequest", f'field label not supported: {field}')
             path = _ALIASES.get((kind, field), field)
-            self.reqs.append((_get(path), eq, value.strip()))
+            self.reqs.append((_get(path, _ZERO.get((kind, path), "")), eq, value.strip()))
             if eq:
                 self.equal[path] = value.strip()
 

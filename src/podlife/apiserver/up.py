@@ -134,7 +134,8 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
         persisted = data.persisted() if data is not None else None
         return Cluster(version=version, seed=seed, start_time=start,
                        nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
-                       process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor))
+                       process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor),
+                       api_address=advertised_address(cfg))
     sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
     name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
@@ -152,7 +153,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     persisted = data.persisted() if data is not None else None
     kubelet_gates = {**sc.cluster.featureGates, **sc.cluster.kubelet.featureGates}
     cluster = build(sc, persisted=persisted, process_host=_process_host(cfg, sc.kubernetes_version, kubelet_gates),
-                    manage=ModelWrites(profile(sc.kubernetes_version).minor))
+                    manage=ModelWrites(profile(sc.kubernetes_version).minor), api_address=advertised_address(cfg))
     if persisted is not None and persisted.resume:
         return cluster   # the objects are those of the log
     for m in sc.objects:
@@ -161,6 +162,23 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
         except ApiError as e:
             raise ScenarioError(m.source.file, m.source.line, m.source.path or "objects", e.message) from None
     return cluster
+
+
+def advertised_address(cfg: UpConfig) -> tuple[str, int]:
+    """The address and port in the Endpoints of default/kubernetes: the served IP, unless it is loopback or
+    unspecified (ValidateEndpoints refuses those; kube-apiserver then advertises another of the host's
+    addresses), in which case podlife's fixed control-plane address (kubernetesservice.CONTROL_PLANE_IP). The
+    port is --port, or 6443 with --port 0 (a free port is picked only when the server binds)."""
+    from podlife.controlplane.controllers.kubernetesservice import CONTROL_PLANE_IP, SECURE_PORT
+
+    port = cfg.port or SECURE_PORT
+    try:
+        ip = ipaddress.ip_address(cfg.host)
+    except ValueError:
+        return CONTROL_PLANE_IP, port
+    if ip.version != 4 or ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast:
+        return CONTROL_PLANE_IP, port
+    return str(ip), port
 
 
 def _process_host(cfg: UpConfig, version: str, gates: dict[str, bool] | None = None) -> Any:

@@ -79,13 +79,14 @@ def _template_path(obj: dict[str, Any]) -> str:
 
 def build(sc: Scenario, *, trace_level: str = "full", keep_trace: bool = True,
           trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
-          persisted: Persisted | None = None, manage: Any = None) -> Cluster:
+          persisted: Persisted | None = None, manage: Any = None,
+          api_address: tuple[str, int] | None = None) -> Cluster:
     c = sc.cluster
     return Cluster(version=sc.kubernetes_version, seed=sc.seed, start_time=sc.start_time, nodes=c.nodes,
                    kubelet=c.kubelet, scheduler=c.scheduler, controller_manager=c.controllerManager,
                    api_server=c.apiServer, behaviors=sc.behaviors, trace_level=trace_level, keep_trace=keep_trace,
                    trace_sinks=trace_sinks, process_host=process_host, persisted=persisted,
-                   manage=manage, feature_gates=c.featureGates)
+                   manage=manage, feature_gates=c.featureGates, api_address=api_address)
 
 
 # a table "at t" shows the state once everything that happens at t has happened

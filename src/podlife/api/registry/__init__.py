@@ -7,10 +7,12 @@ from podlife.api.registry.daemonset import DaemonSetStrategy
 from podlife.api.registry.generic import Strategy
 from podlife.api.registry.job import JobStrategy
 from podlife.api.registry.pod import PodStrategy
+from podlife.api.registry.service import ServiceStrategy
 
 _POD = PodStrategy()
 _JOB = JobStrategy()
 _DS = DaemonSetStrategy(KINDS["DaemonSet"])
+_SVC = ServiceStrategy(KINDS["Service"])
 _GENERIC: dict[KindInfo, Strategy] = {}
 
 
@@ -21,6 +23,8 @@ def strategy_for(info: KindInfo) -> Strategy:
         return _JOB
     if info is KINDS["DaemonSet"]:
         return _DS
+    if info is KINDS["Service"]:
+        return _SVC
     s = _GENERIC.get(info)
     if s is None:
         s = _GENERIC[info] = Strategy(info)

@@ -44,6 +44,7 @@ LABEL_HEADLESS = "service.kubernetes.io/headless"               # v1.IsHeadlessS
 LABEL_ZONE = "topology.kubernetes.io/zone"
 LABEL_REGION = "topology.kubernetes.io/region"
 MAX_ENDPOINTS_PER_SLICE = 100                                   # --max-endpoints-per-slice default
+SLICE_CHANGE_MIN_SYNC_DELAY = 1.0                               # endpointSliceChangeMinSyncDelay
 
 Key = tuple[str, str]
 
@@ -230,6 +231,27 @@ class EndpointSliceController(_ServiceIndex):
         self.terminating_condition = bool(profile.endpoint_terminating_condition)
         self.api = str(profile.endpointslice_api)
 
+    def start(self) -> None:
+        self.deleting: set[str] = set()   # the endpointSliceTracker's expected deletions (slice UIDs)
+        super().start()
+        self.store.watch("EndpointSlice", self._on_slice)
+
+    def _on_slice(self, type_: str, s: Obj, old: Obj | None) -> None:
+        """onEndpointSliceDelete: a managed slice someone else deleted (not expected by the tracker) syncs its
+        service again, endpointSliceChangeMinSyncDelay later."""
+        if type_ != DELETED:
+            return
+        md = s["metadata"]
+        if md.get("uid") in self.deleting:
+            self.deleting.discard(md["uid"])
+            return
+        labels = md.get("labels") or {}
+        if labels.get(LABEL_MANAGED_BY) != CONTROLLER_NAME:
+            return
+        key = (md.get("namespace", ""), labels.get(LABEL_SERVICE_NAME, ""))
+        if key in self.services:
+            self.queue.add_after(key, SLICE_CHANGE_MIN_SYNC_DELAY)
+
     def _managed_slices(self, svc: Obj) -> list[Obj]:
         name = svc["metadata"]["name"]
         return self.store.list("EndpointSlice", svc["metadata"]["namespace"], where=lambda s: (
@@ -411,12 +433,14 @@ class EndpointSliceController(_ServiceIndex):
         for n in to_update:
             self.store.update(n, by=self.component)
         for s in to_delete + other_types:
+            self.deleting.add(s["metadata"]["uid"])
             try:
                 self.store.delete("EndpointSlice", s["metadata"]["namespace"], s["metadata"]["name"],
                                   by=self.component)
             except ApiError as e:
                 if e.reason != "NotFound":
                     raise
+                self.deleting.discard(s["metadata"]["uid"])
 
     @staticmethod
     def _is_placeholder(s: Obj, placeholder: Obj) -> bool:
