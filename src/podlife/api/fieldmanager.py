@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import json
 import unicodedata
+from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from podlife.api.errors import ApiError
@@ -380,8 +381,22 @@ def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
                 or e.get("fieldsType") != "FieldsV1":
             return None
         out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
-                          e.get("time"), parse_fields_v1(e.get("fieldsV1") or {})))
+                          _rfc3339(e.get("time")), parse_fields_v1(e.get("fieldsV1") or {})))
     return out
+
+
+def _rfc3339(t: Any) -> Any:
+    """A time as metav1.Time encodes it after decoding (RFC 3339 in UTC, whole seconds): a client that sends
+    back ``2026-01-01T00:00:00+00:00`` (the Python client's isoformat) sent the same time."""
+    if not isinstance(t, str) or t.endswith("Z") and len(t) == 20:
+        return t
+    try:
+        when = datetime.fromisoformat(t.replace("Z", "+00:00"))
+    except ValueError:
+        return t
+    if when.tzinfo is None:
+        return t
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _encode(entries: list[_Entry]) -> list[dict[str, Any]] | None:
@@ -456,9 +471,14 @@ def _run_update(live: dict[str, Any], new: dict[str, Any], entries: list[_Entry]
         if e.paths:
             kept.append(e)
     previous = (mine.paths - removed) if mine else set()
-    paths = (previous | changed) - _STRIPPED
-    if paths:
-        kept.append(_Entry(manager, "Update", api_version, subresource, now, paths))
+    taken = changed - _STRIPPED
+    if taken:
+        kept.append(_Entry(manager, "Update", api_version, subresource, now, (previous | taken) - _STRIPPED))
+    elif mine is not None and previous:
+        # managedfieldsupdater.go Update: a write that took no field leaves its manager's entry and time as they
+        # were (so a no-op write leaves the object's bytes, and its resourceVersion, unchanged)
+        mine.paths = previous
+        kept.append(mine)
     return _cap(kept)
 
 

@@ -16,8 +16,9 @@ CAUSE_TYPES = {"Required value": "FieldValueRequired", "Invalid value": "FieldVa
 
 def status_body(err: ApiError, *, name: str | None = None, group: str | None = None,
                 kind: str | None = None) -> dict[str, Any]:
+    # metav1.Status's field order: TypeMeta, metadata, status, message, reason, details, code
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                            "message": err.message, "reason": err.reason, "code": err.code}
+                            "message": err.message, "reason": err.reason}
     details: dict[str, Any] = {}
     if name:
         details["name"] = name
@@ -34,6 +35,7 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
         details["retryAfterSeconds"] = retry
     if details:
         body["details"] = details
+    body["code"] = err.code
     if not err.reason:
         body.pop("reason")
     return body
