@@ -239,6 +239,16 @@ def test_writes_that_change_nothing_keep_the_resource_version(cluster: Live) -> 
     out = cluster.kubectl("-n", NS, "scale", "replicaset", "noop", "--replicas=0").stdout
     assert out.strip() == "replicaset.apps/noop scaled"
     assert apps.read_namespaced_replica_set("noop", NS).metadata.resource_version == rv
+    # the typed client sends times back as isoformat (+00:00): metav1.Time decodes them to the same time
+    apps.create_namespaced_deployment(NS, {"metadata": {"name": "noop"}, "spec": {
+        "replicas": 0, "selector": SELECTOR, "template": TEMPLATE}})
+    cluster.advance("1s")
+    dep = apps.read_namespaced_deployment("noop", NS)
+    assert dep.status.conditions and dep.metadata.managed_fields
+    assert apps.replace_namespaced_deployment("noop", NS, dep).metadata.resource_version == \
+        dep.metadata.resource_version
+    assert apps.replace_namespaced_deployment_status("noop", NS, dep).metadata.resource_version == \
+        dep.metadata.resource_version
     # a change still is one
     assert apps.patch_namespaced_replica_set_scale("noop", NS, {"spec": {"replicas": 1}}) \
         .metadata.resource_version != rv

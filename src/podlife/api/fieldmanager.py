@@ -36,10 +36,10 @@ from __future__ import annotations
 import copy
 import json
 import unicodedata
-from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from podlife.api.errors import ApiError
+from podlife.api.gofmt import rfc3339
 from podlife.api.schema import TypeSchema
 
 FIELD_MANAGER_MAX_LENGTH = 128        # apis/meta/v1/validation FieldManagerMaxLength
@@ -380,23 +380,10 @@ def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
         if not isinstance(e, dict) or e.get("operation") not in ("Apply", "Update") or not e.get("apiVersion") \
                 or e.get("fieldsType") != "FieldsV1":
             return None
+        t = e.get("time")   # a metav1.Time: +00:00 from a client is the same time
         out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
-                          _rfc3339(e.get("time")), parse_fields_v1(e.get("fieldsV1") or {})))
+                          rfc3339(t) if isinstance(t, str) else t, parse_fields_v1(e.get("fieldsV1") or {})))
     return out
-
-
-def _rfc3339(t: Any) -> Any:
-    """A time as metav1.Time encodes it after decoding (RFC 3339 in UTC, whole seconds): a client that sends
-    back ``2026-01-01T00:00:00+00:00`` (the Python client's isoformat) sent the same time."""
-    if not isinstance(t, str) or t.endswith("Z") and len(t) == 20:
-        return t
-    try:
-        when = datetime.fromisoformat(t.replace("Z", "+00:00"))
-    except ValueError:
-        return t
-    if when.tzinfo is None:
-        return t
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _encode(entries: list[_Entry]) -> list[dict[str, Any]] | None:
