@@ -273,3 +273,8 @@ def test_status_error_bodies(cluster: Live) -> None:
     assert raw == (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
                    b'"message":"configmaps \\"missing\\" not found","reason":"NotFound",'
                    b'"details":{"name":"missing","kind":"configmaps"},"code":404}\n')
+    # NewBadRequest carries no details
+    code, _, raw = cluster.request("POST", path, b"{", {"Content-Type": "application/json"})
+    assert code == 400
+    doc = json.loads(raw)
+    assert doc["reason"] == "BadRequest" and "details" not in doc and list(doc)[-1] == "code"

@@ -49,6 +49,10 @@ RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "Pe
                              "Service", "ReplicationController", "PodTemplate", "ResourceQuota", "ServiceAccount",
                              "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
                              "DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
+# the reasons whose constructors fill StatusDetails' name, group and kind (staging/src/k8s.io/apimachinery/pkg/
+# api/errors/errors.go NewNotFound, NewAlreadyExists, NewConflict, NewForbidden, NewInvalid; NewMethodNotSupported
+# without a name); NewBadRequest, NewGone, NewUnauthorized and the negotiation errors carry none
+_DETAILED = frozenset({"NotFound", "AlreadyExists", "Conflict", "Forbidden", "Invalid", "MethodNotAllowed"})
 NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubresources
 # the name runtime.NewScheme gives the built-in types' scheme (pkg/api/legacyscheme/scheme.go), which
 # errors about unregistered kinds name
@@ -137,9 +141,10 @@ class ApiServer:
 
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
-        if target is not None:
+        if target is not None and err.reason in _DETAILED:
             # a create names its object in the body, not the path (NewAlreadyExists(resource, name))
-            kwargs = {"name": name or target.name or err.name, "group": target.resource.group or None,
+            kwargs = {"name": name or target.name or err.name if err.reason != "MethodNotAllowed" else None,
+                      "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
 
