@@ -89,11 +89,39 @@ KINDS: dict[str, tuple[str, str, bool, str, dict[str, Any]]] = {
     "StorageClass": ("StorageV1Api", "storage_class", False, "storage.k8s.io/v1", {"provisioner": "x.io/y"}),
     "CSIDriver": ("StorageV1Api", "csi_driver", False, "storage.k8s.io/v1", {"spec": {}}),
     "RuntimeClass": ("NodeV1Api", "runtime_class", False, "node.k8s.io/v1", {"handler": "runc"}),
+    "EventV1": ("EventsV1Api", "event", True, "events.k8s.io/v1", {
+        "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.com/x",
+        "reportingInstance": "x", "action": "Test", "reason": "Test", "type": "Normal",
+        "regarding": {"kind": "Pod", "name": "x", "namespace": NS}}),
+    "ValidatingWebhookConfiguration": ("AdmissionregistrationV1Api", "validating_webhook_configuration", False,
+                                       "admissionregistration.k8s.io/v1", {}),
+    "MutatingWebhookConfiguration": ("AdmissionregistrationV1Api", "mutating_webhook_configuration", False,
+                                     "admissionregistration.k8s.io/v1", {}),
+    "ValidatingAdmissionPolicy": ("AdmissionregistrationV1Api", "validating_admission_policy", False,
+                                  "admissionregistration.k8s.io/v1", {"spec": {"validations": [
+                                      {"expression": "true"}]}}),
+    "ValidatingAdmissionPolicyBinding": ("AdmissionregistrationV1Api", "validating_admission_policy_binding", False,
+                                         "admissionregistration.k8s.io/v1", {"spec": {
+                                             "policyName": "p", "validationActions": ["Deny"]}}),
+    "FlowSchema": ("FlowcontrolApiserverV1Api", "flow_schema", False, "flowcontrol.apiserver.k8s.io/v1", {
+        "spec": {"priorityLevelConfiguration": {"name": "global-default"}}}),
+    "PriorityLevelConfiguration": ("FlowcontrolApiserverV1Api", "priority_level_configuration", False,
+                                   "flowcontrol.apiserver.k8s.io/v1", {"spec": {"type": "Limited", "limited": {
+                                       "limitResponse": {"type": "Reject"}}}}),
+    "CSINode": ("StorageV1Api", "csi_node", False, "storage.k8s.io/v1", {"spec": {"drivers": []}}),
+    "CSIStorageCapacity": ("StorageV1Api", "csi_storage_capacity", True, "storage.k8s.io/v1", {
+        "storageClassName": "none"}),
+    "VolumeAttachment": ("StorageV1Api", "volume_attachment", False, "storage.k8s.io/v1", {"spec": {
+        "attacher": "x.io/y", "nodeName": "none", "source": {"persistentVolumeName": "none"}}}),
     "CertificateSigningRequest": ("CertificatesV1Api", "certificate_signing_request", False,
                                   "certificates.k8s.io/v1", {"spec": {
         "request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==",
         "signerName": "example.com/x", "usages": ["digital signature"]}}),
 }
+
+
+def _kind(key: str) -> str:
+    return key.removesuffix("V1")   # HorizontalPodAutoscalerV1, EventV1: the same kind in another version
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +152,7 @@ def test_typed_round_trip(cluster: Live, kind: str) -> None:
     def call(verb: str, *args: Any, **kw: Any) -> Any:
         return getattr(api, f"{verb}_{scope}{stem}")(*args, **kw)
 
-    body = {"apiVersion": api_version, "kind": kind.removesuffix("V1"), "metadata": {"name": name}, **extra}
+    body = {"apiVersion": api_version, "kind": _kind(kind), "metadata": {"name": name}, **extra}
     listed = call("list", *ns_args, field_selector=f"metadata.name={name}")
     assert listed.items == []
     created = call("create", *ns_args, body)   # the typed client deserializes: a missing required field raises
@@ -154,7 +182,8 @@ def test_typed_round_trip(cluster: Live, kind: str) -> None:
 
 def test_create_answers_the_encoded_zero_status(cluster: Live) -> None:
     """Go encodes status fields without omitempty: a new DaemonSet, ReplicaSet, StatefulSet,
-    ReplicationController, HPA (v1 and v2) and PodDisruptionBudget answer them as 0."""
+    ReplicationController, HPA (v1 and v2), PodDisruptionBudget and VolumeAttachment answer them as 0 (false),
+    a Service its loadBalancer struct."""
     cases = {
         "/apis/apps/v1/namespaces/typed/daemonsets": ("DaemonSet", {"currentNumberScheduled": 0,
                                                                     "numberMisscheduled": 0,
@@ -170,11 +199,12 @@ def test_create_answers_the_encoded_zero_status(cluster: Live) -> None:
             "PodDisruptionBudget", {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                     "expectedPods": 0}),
         "/api/v1/namespaces/typed/services": ("Service", {"loadBalancer": {}}),
+        "/apis/storage.k8s.io/v1/volumeattachments": ("VolumeAttachment", {"attached": False}),
     }
     for path, (kind, status) in cases.items():
         _, _, _, api_version, extra = KINDS[kind]
         name = f"zero-{kind.lower()}"
-        code, obj = cluster.json("POST", path, {"apiVersion": api_version, "kind": kind.removesuffix("V1"),
+        code, obj = cluster.json("POST", path, {"apiVersion": api_version, "kind": _kind(kind),
                                                 "metadata": {"name": name}, **extra})
         assert code == 201, obj
         # a StatefulSet without pods and an HPA without its target are not touched by their controllers on

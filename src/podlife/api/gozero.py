@@ -51,6 +51,9 @@ STATUS: dict[str, tuple[tuple[str, Any], ...]] = {
     # core/v1 ServiceStatus, networking/v1 IngressStatus: LoadBalancer is a struct
     "Service": (("loadBalancer", {}), ("conditions", _ZERO)),
     "Ingress": (("loadBalancer", {}),),
+    # storage/v1 VolumeAttachmentStatus: attached is a bool without omitempty
+    "VolumeAttachment": (("attached", False), ("attachmentMetadata", _ZERO), ("attachError", _ZERO),
+                         ("detachError", _ZERO)),
     # core/v1 NodeStatus: DaemonEndpoints and NodeSystemInfo are structs, NodeSystemInfo's strings not omitempty
     "Node": (("capacity", _ZERO), ("allocatable", _ZERO), ("phase", _ZERO), ("conditions", _ZERO),
              ("addresses", _ZERO), ("daemonEndpoints", {"kubeletEndpoint": {"Port": 0}}), ("nodeInfo", _NODE_INFO),
@@ -72,9 +75,10 @@ def fill_status(obj: Obj, profile: Any = None) -> None:
     """Give ``obj``'s status the fields its Go struct always encodes (a new dict when any is added; the one
     there is never changed in place, it may be shared with a stored object)."""
     fields = STATUS.get(str(obj.get("kind")))
-    if fields is None or "status" not in obj:
+    if fields is None:
         return
-    status = obj["status"]
+    # each of these kinds' Status is a struct, not a pointer: encoded even when nothing set it
+    status = obj.get("status") if obj.get("status") is not None else {}
     if not isinstance(status, dict):
         return
     if obj["kind"] == "StatefulSet" and profile is not None and \
