@@ -113,6 +113,15 @@ KINDS: dict[str, tuple[str, str, bool, str, dict[str, Any]]] = {
         "storageClassName": "none"}),
     "VolumeAttachment": ("StorageV1Api", "volume_attachment", False, "storage.k8s.io/v1", {"spec": {
         "attacher": "x.io/y", "nodeName": "none", "source": {"persistentVolumeName": "none"}}}),
+    "APIService": ("ApiregistrationV1Api", "api_service", False, "apiregistration.k8s.io/v1", {"spec": {
+        "group": "example.com", "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10,
+        "service": {"namespace": NS, "name": "t"}, "insecureSkipTLSVerify": True}}),
+    "CustomResourceDefinition": ("ApiextensionsV1Api", "custom_resource_definition", False,
+                                 "apiextensions.k8s.io/v1", {"spec": {
+        "group": "typed.example.com", "scope": "Namespaced",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+            "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}),
     "CertificateSigningRequest": ("CertificatesV1Api", "certificate_signing_request", False,
                                   "certificates.k8s.io/v1", {"spec": {
         "request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==",
@@ -145,7 +154,8 @@ def test_typed_round_trip(cluster: Live, kind: str) -> None:
 
     cls, stem, namespaced, api_version, extra = KINDS[kind]
     api = getattr(client, cls)(_client(cluster))
-    name = f"t-{stem.replace('_', '-')}"
+    name = {"APIService": "v1.example.com", "CustomResourceDefinition": "widgets.typed.example.com"}.get(
+        kind, f"t-{stem.replace('_', '-')}")
     ns_args: tuple[str, ...] = (NS,) if namespaced else ()
     scope = "namespaced_" if namespaced else ""
 
