@@ -266,6 +266,14 @@ def test_writes_that_change_nothing_keep_the_resource_version(cluster: Live) -> 
         timeout_seconds=1)]
     assert events == [("MODIFIED", labeled)]
 
+    # a server-side apply of what the manager already applied (managedfieldsupdater.go keeps its time)
+    applied = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"},
+                          "data": {"a": "1"}}).encode()
+    path = f"/api/v1/namespaces/{NS}/configmaps/ssa?fieldManager=me"
+    first = cluster.request("PATCH", path, applied, {"Content-Type": "application/apply-patch+yaml"})
+    second = cluster.request("PATCH", path, applied, {"Content-Type": "application/apply-patch+yaml"})
+    assert (first[0], second[0]) == (201, 200) and second[2] == first[2]
+
     # scale to the replicas it has, and a status write of the status it has
     rs = apps.create_namespaced_replica_set(NS, {"metadata": {"name": "noop"}, "spec": {
         "replicas": 0, "selector": SELECTOR, "template": TEMPLATE}})
