@@ -31,7 +31,7 @@ def run(writes: int, directory: str | None, durable: bool) -> tuple[float, float
                 persisted=persisted)
     store = c.store
     cm = store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"},
-                       "data": {"n": "0"}}, by="bench")
+                       "data": {"n": "initial"}}, by="bench")
     wall, cpu = time.perf_counter(), time.process_time()
     for n in range(writes):
         cm = clone(cm)

@@ -16,7 +16,9 @@ With those three reverted, every digest of 3e4496e was reproduced (checked when 
 change moved a pod. The first twelve binds differ only in combined-150 (p-000010) and mixed-250 (p-000010,
 p-000011): a changed score changes which nodes tie for the best, and so the seeded tie-break's pick.
 The trace digests alone were re-recorded when trace records gained fields (a pod create's container names, a
-waiting container's message, an Event's fieldPath): every bind, message and count stayed as pinned."""
+waiting container's message, an Event's fieldPath), and when updates that change nothing stopped being
+written (etcd3 GuaranteedUpdate; the workloads' label rewrites that pick the label a pod already has): every
+bind, message and count stayed as pinned."""
 
 from __future__ import annotations
 

@@ -244,7 +244,9 @@ def test_update_conflict_on_stale_resource_version():
     stale["status"]["phase"] = "Running"
     assert error_of(store.update_status, stale, by="kubelet").code == 409
     d = clone(store.create(workload(), by="kubectl"))
-    store.update(clone(d), by="kubectl")
+    changed = clone(d)
+    changed["metadata"]["labels"] = {"b": "2"}   # a write that changes nothing keeps the resourceVersion
+    store.update(changed, by="kubectl")
     e = error_of(store.update, d, by="kubectl")
     assert e.message.startswith('Operation cannot be fulfilled on deployments.apps "web": the object has been '
                                 "modified")

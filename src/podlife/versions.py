@@ -99,6 +99,11 @@ RULES: tuple[Rule, ...] = (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
     )),
+    Rule("statefulset_status_available_replicas", "StatefulSetStatus.availableReplicas exists (always encoded)", (
+        Change(18, False, "not in staging/src/k8s.io/api/apps/v1/types.go before 1.22"),
+        Change(22, True, "PR #100842 (StatefulSetMinReadySeconds): AvailableReplicas int32 `json:\"availableReplicas\"`, "
+                         "no omitempty"),
+    )),
     Rule("failed_pod_ready_reason", "reason of Ready/ContainersReady False on a Failed pod", (
         Change(18, "ContainersNotReady", "status/generate.go: the unready containers are listed"),
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "

@@ -29,25 +29,25 @@ class ApiError(Exception):
     causes_only = False   # details carry only the causes, no name/group/kind (errors.NewApplyConflict)
 
     def __init__(self, code: int, reason: str, message: str, causes: list[FieldError] | None = None,
-                 details_name: str | None = None):
+                 name: str | None = None):
         super().__init__(message)
-        self.details_name = details_name   # the object the error is about, when the request path does not name it
         self.code = code
         self.reason = reason
         self.message = message
         self.causes = causes or []
+        self.name = name   # the object's, for the Status's details when the request path does not name it
 
 
 def not_found(resource: str, name: str) -> ApiError:
-    return ApiError(404, "NotFound", f'{resource} "{name}" not found')
+    return ApiError(404, "NotFound", f'{resource} "{name}" not found', name=name)
 
 
 def already_exists(resource: str, name: str) -> ApiError:
-    return ApiError(409, "AlreadyExists", f'{resource} "{name}" already exists')
+    return ApiError(409, "AlreadyExists", f'{resource} "{name}" already exists', name=name)
 
 
 def conflict(resource: str, name: str, why: str) -> ApiError:
-    return ApiError(409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {why}')
+    return ApiError(409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {why}', name=name)
 
 
 def gone(message: str) -> ApiError:
@@ -56,4 +56,4 @@ def gone(message: str) -> ApiError:
 
 def invalid(kind: str, name: str, causes: list[FieldError]) -> ApiError:
     body = "; ".join(str(c) for c in causes)
-    return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {body}', causes)
+    return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {body}', causes, name=name or None)

@@ -40,6 +40,7 @@ from typing import Any, Iterable
 
 from podlife.api import decoding
 from podlife.api.errors import ApiError, FieldError
+from podlife.api.gofmt import rfc3339
 from podlife.api.schema import TypeSchema
 from podlife.engine.slices import pause
 
@@ -448,8 +449,9 @@ def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
         if not isinstance(e, dict) or e.get("operation") not in ("Apply", "Update") or not e.get("apiVersion") \
                 or e.get("fieldsType") != "FieldsV1":
             return None
+        t = e.get("time")   # a metav1.Time: +00:00 from a client is the same time
         out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
-                          e.get("time"), parse_fields_v1(e.get("fieldsV1") or {})))
+                          rfc3339(t) if isinstance(t, str) else t, parse_fields_v1(e.get("fieldsV1") or {})))
     return out
 
 
@@ -531,9 +533,14 @@ def _run_update(live: dict[str, Any], new: dict[str, Any], entries: list[_Entry]
         if e.paths:
             kept.append(e)
     previous = (mine.paths - removed) if mine else set()
-    paths = (previous | changed) - _STRIPPED
-    if paths:
-        kept.append(_Entry(manager, "Update", api_version, subresource, now, paths))
+    taken = changed - _STRIPPED
+    if taken:
+        kept.append(_Entry(manager, "Update", api_version, subresource, now, (previous | taken) - _STRIPPED))
+    elif mine is not None and previous:
+        # managedfieldsupdater.go Update: a write that took no field leaves its manager's entry and time as they
+        # were (so a no-op write leaves the object's bytes, and its resourceVersion, unchanged)
+        mine.paths = previous
+        kept.append(mine)
     return _cap(kept)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from podlife.api.errors import ApiError
-from podlife.api.gofmt import go_quote
+from podlife.api.gofmt import go_quote, rfc3339
 from podlife.api.schema import TypeSchema
 from podlife.engine.slices import pause
 from podlife.versions import Profile
@@ -100,7 +100,12 @@ def prune(value: Any, schema: TypeSchema) -> Any:
     if isinstance(value, list) and schema.is_list:
         items = schema.items()
         return [prune(v, items) if v is not None else None for v in value]
+    if isinstance(value, str) and schema.name == _TIME:
+        return rfc3339(value)
     return value
+
+
+_TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
 
 
 def strict_decoding_error(errors: list[str]) -> str:

@@ -2,15 +2,17 @@
 
 ``go_quote`` is strconv.Quote (fmt ``%q``), ``go_value`` is fmt ``%v`` of a ``map[string]interface{}`` tree
 (maps print with sorted keys as ``map[k:v]``, lists as ``[a b]``, null as ``<nil>``), ``go_json`` is
-encoding/json.Marshal of such a tree (sorted keys, compact, ``<``, ``>`` and ``&`` escaped).
+encoding/json.Marshal of such a tree (sorted keys, compact, ``<``, ``>`` and ``&`` escaped), ``rfc3339`` a
+metav1.Time decoded and encoded again.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from decimal import Decimal
 import unicodedata
+from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 
 _ESCAPES = {"\a": r"\a", "\b": r"\b", "\f": r"\f", "\n": r"\n", "\r": r"\r", "\t": r"\t", "\v": r"\v",
@@ -105,3 +107,19 @@ def go_type(v: Any) -> str:
     if isinstance(v, dict):
         return "map[string]interface {}"
     return "[]interface {}"
+
+
+def rfc3339(t: str) -> str:
+    """A metav1.Time as the API server stores it after decoding: UnmarshalJSON parses RFC 3339 (any offset,
+    any fraction), MarshalJSON writes it in UTC with whole seconds. So a client sending back
+    ``2026-01-01T00:00:00+00:00`` (the Python client's isoformat) writes the time it read. A string that
+    does not parse is left for validation."""
+    if len(t) == 20 and t.endswith("Z"):
+        return t
+    try:
+        when = datetime.fromisoformat(t.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return t
+    if when.tzinfo is None:
+        return t
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

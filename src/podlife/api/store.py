@@ -21,6 +21,7 @@ from podlife.api import errors, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
+from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
@@ -292,7 +293,7 @@ class Store:
                                                         "terminated",
                                       [errors.FieldError("metadata.namespace", "NamespaceTerminating",
                                                          f"namespace {md['namespace']} is being terminated")],
-                                      details_name=who)
+                                      name=who)
         else:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
@@ -306,6 +307,7 @@ class Store:
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
+        fill_status(obj, getattr(self, "profile", None))
         key = (md.get("namespace", ""), md["name"])
         if key in self._objects[kind]:
             raise errors.already_exists(_resource(self._info(kind)), md["name"])
@@ -403,6 +405,7 @@ class Store:
         causes = [] if subresource == "status" else self._validate(lambda: strategy.validate_update(new, old))
         if causes:
             raise errors.invalid(kind, md["name"], causes)
+        fill_status(new, getattr(self, "profile", None))
         if dry_run:
             return new
         nmd = new["metadata"]
@@ -433,6 +436,11 @@ class Store:
             new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
             if new["metadata"]["managedFields"] is None:
                 del new["metadata"]["managedFields"]
+        if _unchanged(old, new):
+            # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate: an update whose encoded
+            # object equals the stored bytes is not written (no new resourceVersion, no watch event, no audit of
+            # a change); the stored object is the answer
+            return old
         self._commit(kind, key, old, new, verb, by, subresource, extra, quiet)
         return new
 
@@ -844,6 +852,20 @@ class Store:
 
         when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
+
+
+def _unchanged(old: Obj, new: Obj) -> bool:
+    """Whether ``new`` would be stored as ``old`` is: the resourceVersion is not part of the stored bytes
+    (etcd3's versioner clears it before encoding), everything else is."""
+    if new.keys() != old.keys():
+        return False
+    for k, v in new.items():
+        if k != "metadata" and v != old[k]:
+            return False
+    nmd, omd = new["metadata"], old["metadata"]
+    if nmd.keys() - {"resourceVersion"} != omd.keys() - {"resourceVersion"}:
+        return False
+    return all(v == omd[k] for k, v in nmd.items() if k != "resourceVersion")
 
 
 def _same(part: Any) -> Any:

@@ -113,7 +113,7 @@ class Served:
 def _refuse(err: ApiError) -> web.Response:
     import orjson
 
-    return web.Response(body=orjson.dumps(status_body(err)), status=err.code,
+    return web.Response(body=orjson.dumps(status_body(err)) + b"\n", status=err.code,
                         headers={"Content-Type": "application/json"})
 
 

@@ -72,6 +72,14 @@ def to_hpa_v1(v2: Obj) -> Obj:
     status.pop("conditions", None)
     if current is not None:
         status["currentCPUUtilizationPercentage"] = current
+    if "status" in out:
+        # autoscaling/v1 HorizontalPodAutoscalerStatus: currentReplicas and desiredReplicas have no omitempty
+        # (v2's currentReplicas has), so they are encoded as 0; the struct's field order
+        order = ("observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas",
+                 "currentCPUUtilizationPercentage")
+        v1 = {k: status.get(k, 0) for k in order if k in status or k in ("currentReplicas", "desiredReplicas")}
+        v1.update((k, v) for k, v in status.items() if k not in v1)
+        out["status"] = v1
     return out
 
 

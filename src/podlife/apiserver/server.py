@@ -45,8 +45,15 @@ from podlife.engine import slices
 log = logging.getLogger("podlife.apiserver")
 
 # kinds whose REST storage returns the deleted object rather than a Status (ReturnDeletedObject)
+# (pkg/registry/*/storage; the OpenAPI answer type of their DELETE is the object, so typed clients expect it)
 RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim",
-                             "Service", "ReplicationController"})
+                             "Service", "ReplicationController", "PodTemplate", "ResourceQuota", "ServiceAccount",
+                             "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
+                             "DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
+# the reasons whose constructors fill StatusDetails' name, group and kind (staging/src/k8s.io/apimachinery/pkg/
+# api/errors/errors.go NewNotFound, NewAlreadyExists, NewConflict, NewForbidden, NewInvalid; NewMethodNotSupported
+# without a name); NewBadRequest, NewGone, NewUnauthorized and the negotiation errors carry none
+_DETAILED = frozenset({"NotFound", "AlreadyExists", "Conflict", "Forbidden", "Invalid", "MethodNotAllowed"})
 NAMESPACE_SUBRESOURCES = ("status", "finalize")   # requestinfo.go namespaceSubresources
 # the name runtime.NewScheme gives the built-in types' scheme (pkg/api/legacyscheme/scheme.go), which
 # errors about unregistered kinds name
@@ -149,13 +156,15 @@ class ApiServer:
         return auth.startswith("Bearer ") and hmac.compare_digest(auth[7:].strip(), self.token or "")
 
     def _json(self, body: Any, status: int = 200, content_type: str = "application/json") -> web.Response:
-        return web.Response(body=orjson.dumps(body), status=status, headers={"Content-Type": content_type})
+        # the API server's JSON serializer is a json.Encoder: each body ends with a newline
+        return web.Response(body=orjson.dumps(body) + b"\n", status=status, headers={"Content-Type": content_type})
 
     def _error(self, err: ApiError, target: Target | None = None, name: str | None = None) -> web.Response:
         kwargs: dict[str, Any] = {}
-        if target is not None and not err.causes_only:
-            # (an error about an object not named in the path, a create's, names it: details_name)
-            kwargs = {"name": name or err.details_name or target.name, "group": target.resource.group or None,
+        if target is not None and not err.causes_only and err.reason in _DETAILED:
+            # a create names its object in the body, not the path (NewAlreadyExists(resource, name))
+            kwargs = {"name": name or target.name or err.name if err.reason != "MethodNotAllowed" else None,
+                      "group": target.resource.group or None,
                       "kind": target.resource.resource if err.code != 422 else target.resource.kind}
         return self._json(status_body(err, **kwargs), status=err.code)
 

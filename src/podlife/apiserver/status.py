@@ -20,8 +20,9 @@ RAW_CAUSES = frozenset(("FieldManagerConflict", "NamespaceTerminating"))
 
 def status_body(err: ApiError, *, name: str | None = None, group: str | None = None,
                 kind: str | None = None) -> dict[str, Any]:
+    # metav1.Status's field order: TypeMeta, metadata, status, message, reason, details, code
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                            "message": err.message, "reason": err.reason, "code": err.code}
+                            "message": err.message, "reason": err.reason}
     details: dict[str, Any] = {}
     if name:
         details["name"] = name
@@ -36,6 +37,7 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
         details["retryAfterSeconds"] = retry
     if details:
         body["details"] = details
+    body["code"] = err.code
     if not err.reason:
         body.pop("reason")
     return body

@@ -7,11 +7,26 @@ fact (``last_heartbeat``), and the objects are brought up to date only when some
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import TYPE_CHECKING
 
 from podlife.api.meta import Obj, clone
 from podlife.api.quantity import parse_quantity
+
+# a simulated node has no kernel; a plausible release string, so clients that print it have one
+KERNEL_VERSION = "6.8.0-podlife"
+
+
+def system_ids(seed: int, node: str) -> dict[str, str]:
+    """NodeSystemInfo's machineID, systemUUID and bootID (staging/src/k8s.io/api/core/v1/types.go: not
+    omitempty, so every client expects them): /etc/machine-id's 32 hex digits, the DMI product UUID and the
+    kernel's boot_id, drawn from the seed and the node's name so a run's are the same every time."""
+    digest = hashlib.sha256(f"{seed}/nodeinfo/{node}".encode()).hexdigest()
+
+    def uuid(h: str) -> str:
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}"
+    return {"machineID": digest[:32], "systemUUID": uuid(digest[32:64]), "bootID": uuid(digest[:32][::-1])}
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -151,9 +166,11 @@ class NodeStatus:
                 "addresses": [{"type": "InternalIP", "address": kl.node_ip},
                               {"type": "Hostname", "address": spec.name}],
                 "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-                "nodeInfo": {"kubeletVersion": f"v{kl.profile.version}.0", "kubeProxyVersion": f"v{kl.profile.version}.0",
-                             "containerRuntimeVersion": kl.runtime.profile.version, "operatingSystem": "linux",
-                             "architecture": "amd64", "osImage": "podlife simulated node"},
+                "nodeInfo": {**system_ids(kl.kernel.seed, spec.name), "kernelVersion": KERNEL_VERSION,
+                             "osImage": "podlife simulated node",
+                             "containerRuntimeVersion": kl.runtime.profile.version,
+                             "kubeletVersion": f"v{kl.profile.version}.0", "kubeProxyVersion": f"v{kl.profile.version}.0",
+                             "operatingSystem": "linux", "architecture": "amd64"},
             },
         }
         if spec.taints:
