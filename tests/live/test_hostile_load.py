@@ -108,6 +108,20 @@ def test_ten_thousand_labels_leave_others_served(live_factory) -> None:
     assert len(owned) == 10_000
 
 
+def test_a_large_yaml_body_leaves_others_served(live_factory) -> None:
+    """A 2.7 MB YAML body (a ConfigMap with 35,000 labels): its nodes are composed and constructed in slices."""
+    live = _started(live_factory("1.32", clock="manual"))
+    body = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-body\n  labels:\n"
+            + "".join(f"    key{i:06d}: {'v' * 60}\n" for i in range(35_000))).encode()
+    with Prober(live) as prober:
+        time.sleep(0.2)
+        code, _, raw = live.request("POST", "/api/v1/namespaces/default/configmaps", body,
+                                    {"Content-Type": "application/yaml"})
+    assert code == 201, raw[:300]
+    prober.check(at_least=5)
+    assert len(json.loads(raw)["metadata"]["labels"]) == 35_000
+
+
 def test_a_reaction_spanning_slices_is_awaited_and_does_not_change_the_trace(live_factory) -> None:
     """3,000 replicas: the response comes once every pod exists (created at the request's instant), while the
     prober is served in between; a cluster that served no one meanwhile writes the same trace."""
