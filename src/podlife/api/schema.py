@@ -14,15 +14,15 @@ the apiextensions API server does for structural schemas (unknown fields rejecte
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, Callable
 
 import jsonschema
-import re2
 from referencing import Registry, Resource
 
 from podlife.api.meta import KindInfo, builtin_kind_info
@@ -45,8 +45,18 @@ class GroupVersionKind:
 
 # ------------------------------------------------------------------------------------------------ schemas
 
-def _schema_dir(minor: int) -> Any:
-    return resources.files("kubernetes_validate").joinpath("kubernetes-json-schema", f"v1.{minor}.0-local-strict")
+@lru_cache(maxsize=1)
+def _schemas_root() -> Path:
+    """kubernetes-validate's schema files, found without importing the package (its ``__init__`` loads its own
+    command line's dependencies: a third of a small run's start-up once)."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kubernetes_validate")
+    return Path(next(iter(spec.submodule_search_locations)), "kubernetes-json-schema")
+
+
+def _schema_dir(minor: int) -> Path:
+    return _schemas_root() / f"v1.{minor}.0-local-strict"
 
 
 def schema_minor(minor: int) -> int:
@@ -57,9 +67,8 @@ def schema_minor(minor: int) -> int:
 
 @lru_cache(maxsize=None)
 def _shipped_minors() -> tuple[int, ...]:
-    root = resources.files("kubernetes_validate").joinpath("kubernetes-json-schema")
     out = []
-    for entry in root.iterdir():
+    for entry in _schemas_root().iterdir():
         m = re.fullmatch(r"v1\.(\d+)\.0-local-strict", entry.name)
         if m:
             out.append(int(m.group(1)))
@@ -209,19 +218,28 @@ _FORMATS = _format_checker()
 
 # ------------------------------------------------------------------------------------------------ patterns
 
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False   # its errors are reported as field errors, not logged to stderr
+@lru_cache(maxsize=1)
+def _re2_options() -> Any:
+    import re2   # on first use: most runs check no pattern
+
+    options = re2.Options()
+    options.log_errors = False   # its errors are reported as field errors, not logged to stderr
+    return options
 
 
 @lru_cache(maxsize=1024)
 def _regex(pattern: str) -> Any:
     """A schema's pattern as the API server compiles it: Go's regexp, RE2 syntax, matching in linear time (a
     backtracking engine takes exponential time on '^(a+)+$' against 'aaaa…a!')."""
-    return re2.compile(pattern, options=_RE2_OPTIONS)
+    import re2
+
+    return re2.compile(pattern, options=_re2_options())
 
 
 def pattern_error(pattern: str) -> str | None:
     """Why ``pattern`` does not compile (RE2's wording), or None."""
+    import re2
+
     try:
         _regex(pattern)
         return None
