@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING
 
 import click
-import orjson
-from rich.console import Console
 
 from podlife import __version__
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Start-up: each subcommand imports what it needs inside itself (``--help`` and ``versions`` do not load the
+# model, ``run`` does not load the API server); tests/test_startup.py keeps it so.
 
 
 @click.group()
@@ -23,8 +27,8 @@ def main() -> None:
 
 def entry() -> None:
     """The ``podlife`` executable: ``main`` in a process of its own, which collects garbage as one model run
-    wants and leaves its heap to the operating system at exit (podlife.engine.kernel.one_run_process)."""
-    from podlife.engine.kernel import at_exit, one_run_process
+    wants and leaves its heap to the operating system at exit (podlife.engine.gcpolicy.one_run_process)."""
+    from podlife.engine.gcpolicy import at_exit, one_run_process
 
     one_run_process()
     try:
@@ -49,6 +53,8 @@ def user_input(path: str) -> Iterator[None]:
         sys.exit(2)
     except Exception as e:  # noqa: BLE001
         if os.environ.get("PODLIFE_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         click.echo(f"podlife: internal error: {type(e).__name__}: {e} (set PODLIFE_DEBUG=1 for details)",
                    err=True)
@@ -86,8 +92,9 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import decode_text, load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
+    import orjson
+
     from podlife.trace import klog, stream, summary
-    console = Console(highlight=False)
     with user_input(scenario):
         path = plain.STDIN if scenario == "-" else scenario
         if klog_path and trace_level != "full":
@@ -135,7 +142,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
                 f.write(klog.render(rep["records"], sc.start_time))
         if html_path:
             _write_html(rep, html_path)
-        summary.render(rep, console, quiet=quiet, tables=result.pods_at)
+        if not summary.is_silent(rep, quiet):
+            from rich.console import Console
+
+            summary.render(rep, Console(highlight=False), quiet=quiet, tables=result.pods_at)
     sys.exit(0 if result.passed else 1)
 
 
@@ -168,6 +178,8 @@ def _write_html(rep: dict[str, object], path: str) -> None:
               help="Write the timeline as one self-contained HTML page.")
 def report_cmd(trace: str, html_path: str) -> None:
     """Draw a saved trace report (from run --report) as HTML."""
+    import orjson
+
     from podlife.trace import stream
 
     try:
@@ -353,6 +365,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
           cluster: str | None, out_path: str | None, html_path: str | None, until: str | None,
           overrides: tuple[str, ...]) -> None:
     """Run SCENARIO at every point of the --vary values and collect one row per point."""
+    from rich.console import Console
     from rich.progress import Progress
 
     from podlife.scenario.load import load_scenario
@@ -598,6 +611,7 @@ def trace(kubeconfig: str | None, follow: bool) -> None:
 def versions() -> None:
     """List the modelled Kubernetes versions, the behaviour that differs between them and the feature gates that
     switch it (spec.cluster.featureGates)."""
+    from rich.console import Console
     from rich.table import Table
 
     from podlife import features

@@ -28,7 +28,7 @@ from podlife.api.errors import ApiError
 from podlife.apiserver.browser import Served
 from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
-from podlife.engine.kernel import serving_collections
+from podlife.engine.gcpolicy import serving_collections
 from podlife.engine.live import LiveClock
 from podlife.scenario.model import NodeSpec
 

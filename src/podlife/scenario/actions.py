@@ -7,7 +7,6 @@ from typing import Any
 
 from podlife.api.errors import ApiError, not_found
 from podlife.api.meta import CLUSTER_SCOPED, KINDS, clone, kind_from_name, plural, ref_of
-from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch
 from podlife.api.schema import type_schema
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
@@ -93,6 +92,8 @@ def _apply(cluster: Cluster, action: Action) -> None:
                 # reach into the stored object (its watchers compare the old and the new one)
                 if action.strategic:
                     # kubectl patch --type=strategic: lists merge on their patchMergeKey (conditions by type)
+                    from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch   # few scenarios need it
+
                     schema = type_schema(cluster.profile.minor, obj.get("apiVersion", "v1"), kind)
                     new = apply_patch(obj, json.dumps(action.merge_patch or {}).encode(), STRATEGIC_MERGE_PATCH,
                                       schema).object

@@ -54,7 +54,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -64,7 +64,6 @@ from podlife.api.warnings import manifest_warnings as api_warnings
 from podlife.api.warnings import missing_references, unmodelled_fields
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
-from podlife.kubectl.drain import DrainOptions
 from podlife.config import (
     ApiServerConfiguration,
     ControllerManagerConfiguration,
@@ -93,6 +92,9 @@ from podlife.scenario.model import (
     Source,
     default_pod_cidr,
 )
+
+if TYPE_CHECKING:
+    from podlife.kubectl.drain import DrainOptions
 
 
 API_VERSION = "podlife/v1alpha1"
@@ -1643,6 +1645,8 @@ def _delete_options(ck: _Check, raw: dict[str, Any], path: str, action: Action) 
 def _drain_options(ck: _Check, raw: dict[str, Any], path: str) -> DrainOptions:
     """kubectl drain's flags: --ignore-daemonsets, --force, --delete-emptydir-data, --grace-period, --timeout,
     --disable-eviction (each with kubectl's default)."""
+    from podlife.kubectl.drain import DrainOptions   # on first use: few scenarios drain a node
+
     opts = DrainOptions()
     for key, attr in (("ignoreDaemonSets", "ignore_daemonsets"), ("force", "force"),
                       ("deleteEmptyDirData", "delete_emptydir_data"), ("disableEviction", "disable_eviction")):

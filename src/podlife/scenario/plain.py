@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 
@@ -21,12 +23,25 @@ from podlife.scenario.load import API_VERSION
 def is_scenario(text: str) -> bool:
     """True unless the text clearly holds something other than a Scenario (invalid YAML counts as a
     Scenario, so that the loader reports it with its line)."""
+    # libyaml's parser when PyYAML has it: the loader parses the whole text again, with lines, right after this
+    # (a second pure-Python parse was a tenth of a small run); text it does not take goes to the Python parser,
+    # whose verdict it was before
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return _first_is_scenario(yaml.load_all(text, Loader=fast))
+        except Exception:  # noqa: BLE001
+            pass
     try:
-        for doc in yaml.safe_load_all(text):
-            if doc is not None:
-                return not isinstance(doc, dict) or doc.get("kind") == "Scenario" or "kind" not in doc
+        return _first_is_scenario(yaml.safe_load_all(text))
     except (yaml.YAMLError, RecursionError):
         return True
+
+
+def _first_is_scenario(docs: Iterator[Any]) -> bool:
+    for doc in docs:
+        if doc is not None:
+            return not isinstance(doc, dict) or doc.get("kind") == "Scenario" or "kind" not in doc
     return True
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:   # rich is imported where something is printed: a quiet run that passes prints nothing
+    from rich.console import Console
 
 TABLE_ROWS = 100   # rows of a pod table the summary prints: the report's podTables has every row
 ALIKE = 3          # objects with the same assumptions past which the summary names one for all
@@ -76,6 +75,9 @@ def failed_actions(records: Iterable[dict[str, Any]]) -> list[str]:
 
 def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]]) -> None:
     """kubectl-style `get pods` tables at the chosen instants and, last, at the end."""
+    from rich.table import Table
+    from rich.text import Text
+
     from podlife.printers import COLUMNS
 
     for i, (t, rows) in enumerate(tables):
@@ -94,6 +96,9 @@ def pod_tables(console: Console, tables: list[tuple[float, list[dict[str, str]]]
 
 def render(report: dict[str, Any], console: Console, quiet: bool = False,
            tables: list[tuple[float, list[dict[str, str]]]] | None = None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     verdicts = report["expectations"]
     if not quiet:
         gates = "".join(f", {g}" for g in report.get("featureGates") or ())
@@ -134,8 +139,15 @@ def render(report: dict[str, Any], console: Console, quiet: bool = False,
         console.print(Text(f"{len(verdicts) - failed} passed, {failed} failed", style=style))
 
 
+def is_silent(report: dict[str, Any], quiet: bool) -> bool:
+    """``render`` would print nothing: a quiet run whose actions and expectations all passed."""
+    return quiet and all(v["passed"] for v in report["expectations"]) and not failed_actions(report["records"])
+
+
 def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     """What podlife assumed per container: the places a podlife/behavior annotation would make exact."""
+    from rich.text import Text
+
     if not items:
         return
     # a field podlife does not model (container "") is not something a behaviour can make exact
@@ -166,6 +178,9 @@ _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (c
 
 def figures(figs: dict[str, Any], console: Console) -> None:
     """The run's aggregate figures (podlife.trace.figures), then one row per zone."""
+    from rich.table import Table
+    from rich.text import Text
+
     console.print(Text("figures", style="bold"))
     for key, label, unit in _FIGURE_LINES:
         v = figs.get(key)

@@ -15,9 +15,6 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta, timezone
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from cronsim import CronSim, CronSimError
 
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
@@ -46,6 +43,8 @@ def parse_schedule(schedule: str) -> str:
     text = _DESCRIPTORS.get(schedule.strip(), schedule.strip())
     if text.startswith("@"):
         raise ValueError(f"unrecognized descriptor: {schedule}")
+    from cronsim import CronSim, CronSimError   # on first use: most clusters have no CronJob
+
     try:
         CronSim(text, datetime(2000, 1, 1))
     except CronSimError as e:
@@ -146,6 +145,8 @@ class CronJobController:
         return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
 
     def _zone(self, cj: Obj) -> Any:
+        from zoneinfo import ZoneInfo   # on first use, as cronsim: most clusters have no CronJob
+
         name = (cj.get("spec") or {}).get("timeZone") if self.profile.cronjob_time_zone else None
         return ZoneInfo(name) if name else timezone.utc
 
@@ -154,6 +155,8 @@ class CronJobController:
         expr = parse_schedule(cj["spec"]["schedule"])
         zone = self._zone(cj)
         start = after.astimezone(zone).replace(microsecond=0)
+        from cronsim import CronSim
+
         for t in CronSim(expr, start):
             if t > after:
                 yield t.astimezone(timezone.utc)
@@ -177,6 +180,8 @@ class CronJobController:
 
     def _next_delay(self, cj: Obj, now: datetime) -> float | None:
         """nextScheduleTimeDuration: until the next time after the most recent one, plus 100 ms."""
+        from zoneinfo import ZoneInfoNotFoundError
+
         try:
             recent, _ = self._unmet(cj, now, with_deadline=False)
             status = cj.get("status") or {}
@@ -244,6 +249,8 @@ class CronJobController:
             return None, update
         spec = cj["spec"]
         if spec.get("timeZone") and self.profile.cronjob_time_zone:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
             try:
                 ZoneInfo(spec["timeZone"])
             except (ZoneInfoNotFoundError, ValueError):

@@ -14,25 +14,29 @@ tied nodes per pod, so the draws are replayed in one short loop over a buffer of
 drawn ahead in blocks by numpy's MT19937 started from the generator's state (the same Mersenne Twister: the same
 outputs in the same order); the generator serves nothing else. The buffer keeps each output without its two low
 bits: every threshold is a multiple of 4 (k ≤ 30), so each comparison comes out the same, and Python handles
-30-bit integers faster than 32-bit ones.
+30-bit integers faster than 32-bit ones. The first few blocks come from a copy of the generator itself
+(``getrandbits(32)`` is the twister's next output): a small cluster's run never loads numpy.random, whose
+import costs more than a whole small scenario's draws; numpy's twister then goes on from the copy's state.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 
 DROPPED_BITS = 2   # 32-bit outputs kept as 30-bit integers: one CPython digit
 BLOCK = 1024      # outputs drawn at a time: a few pods' worth, still in the CPU cache when they are read
+PYTHON_WORDS = 8 * BLOCK   # outputs drawn in Python before numpy's MT19937 takes over (start-up: see above)
 
 
 class HostSelector:
     def __init__(self, rng: random.Random) -> None:
-        _, state, _ = rng.getstate()
-        self._twister = np.random.MT19937()
-        self._twister.state = {"bit_generator": "MT19937",
-                               "state": {"key": np.array(state[:624], np.uint32), "pos": state[624]}}
+        self._copy = random.Random()
+        self._copy.setstate(rng.getstate())
+        self._drawn = 0   # outputs drawn from the copy
+        self._twister: Any = None   # numpy's, from PYTHON_WORDS on
         self._words: list[int] = []
         self._next = 0
         # per count c: the 32-bit outputs below threshold[c] are accepted (top k bits < c), those below zero[c]
@@ -98,8 +102,19 @@ class HostSelector:
             return pick
 
     def _refill(self, need: int) -> None:
-        fresh = self._twister.random_raw(max(need, BLOCK)) >> DROPPED_BITS
-        self._words = self._words[self._next:] + fresh.tolist()
+        n = max(need, BLOCK)
+        if self._twister is None and self._drawn + n <= PYTHON_WORDS:
+            bits = self._copy.getrandbits
+            fresh = [bits(32) >> DROPPED_BITS for _ in range(n)]
+            self._drawn += n
+        else:
+            if self._twister is None:
+                _, state, _ = self._copy.getstate()
+                self._twister = np.random.MT19937()
+                self._twister.state = {"bit_generator": "MT19937",
+                                       "state": {"key": np.array(state[:624], np.uint32), "pos": state[624]}}
+            fresh = (self._twister.random_raw(n) >> DROPPED_BITS).tolist()
+        self._words = self._words[self._next:] + fresh
         self._next = 0
 
     def _tables(self, size: int) -> None:
