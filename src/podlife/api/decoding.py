@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import yaml
 
+from podlife.api import gofmt
 from podlife.api.schema import TypeSchema
 from podlife.engine.slices import pause
 
@@ -574,17 +575,6 @@ def _convert_scalar(value: Any, ts: TypeSchema) -> Any:
 
 # ------------------------------------------------------------------------------------------------ apply
 
-def _go_T(v: Any) -> str:
-    """fmt %T of an unstructured value."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int64"
-    if isinstance(v, float):
-        return "float64"
-    return {str: "string", list: "[]interface {}", dict: "map[string]interface {}"}.get(type(v), "<nil>")
-
-
 def _go_v(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -603,7 +593,7 @@ def smd_scalar_error(value: Any, ts: TypeSchema) -> str | None:
     want = types[0]
     if want in ("integer", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"expected numeric (int or float), got {_go_T(value)}"
+            return f"expected numeric (int or float), got {gofmt.go_type(value)}"
     elif want == "string":
         if not isinstance(value, str):
             return f"expected string, got &value.valueUnstructured{{Value:{_go_v(value)}}}"
