@@ -277,6 +277,21 @@ def pod_from_template(template: Obj, owner: Obj) -> Obj:
 # ---- informer indexes and controller_ref_manager.go ------------------------------------------------
 
 
+def create_pod(store: Store, events: Any, component: str, owner: Obj, pod: Obj) -> ApiError | None:
+    """RealPodControl.CreatePods (pkg/controller/controller_utils.go): the pod created, with the owner's
+    SuccessfulCreate or FailedCreate Event; a namespace being terminated is no error and no Event
+    (NamespaceTerminatingCause)."""
+    try:
+        created = store.create(pod, by=component)
+    except ApiError as e:
+        if "because it is being terminated" in e.message:
+            return None
+        events.event(owner, "Warning", "FailedCreate", f"Error creating: {e.message}")
+        return e
+    events.event(owner, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+    return None
+
+
 class PodIndex:
     """A pod informer cache: pods by UID, by controller UID, and orphans by namespace."""
 

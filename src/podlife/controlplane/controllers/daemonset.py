@@ -21,6 +21,7 @@ from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
+    create_pod,
     Expectations,
     Key,
     WorkQueue,
@@ -413,16 +414,7 @@ class DaemonSetController:
         return pod_from_template(template, ds)
 
     def _create_pod(self, ds: Obj, node: str, hash_: str) -> ApiError | None:
-        pod = self.new_pod(ds, node, hash_)
-        try:
-            created = self.store.create(pod, by=COMPONENT)
-        except ApiError as e:
-            if "because it is being terminated" in e.message:
-                return None
-            self.events.event(ds, "Warning", "FailedCreate", f"Error creating: {e.message}")
-            return e
-        self.events.event(ds, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
-        return None
+        return create_pod(self.store, self.events, COMPONENT, ds, self.new_pod(ds, node, hash_))
 
     # ---- updateDaemonSetStatus ---------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, kept, owner_of
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
+    create_pod,
     Expectations,
     Key,
     WorkQueue,
@@ -519,15 +520,7 @@ class ReplicaSetController:
         pod = pod_from_template(rs["spec"].get("template") or {}, rs)
         if not pod["metadata"].get("labels"):
             return ApiError(500, "InternalError", "unable to create pods, no labels")
-        try:
-            created = self.store.create(pod, by=self.COMPONENT)
-        except ApiError as e:
-            if "because it is being terminated" in e.message:
-                return None  # NamespaceTerminatingCause: no event, and not an error to retry
-            self.events.event(rs, "Warning", "FailedCreate", f"Error creating: {e.message}")
-            return e
-        self.events.event(rs, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
-        return None
+        return create_pod(self.store, self.events, self.COMPONENT, rs, pod)
 
     def _delete_pod_for(self, rs: Obj, pod: Obj) -> ApiError | None:
         """RealPodControl.DeletePod (default DeleteOptions: the pod's own grace period)."""

@@ -50,6 +50,7 @@ from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
+    create_pod,
     Expectations,
     Key,
     WorkQueue,
@@ -622,15 +623,7 @@ class JobController:
             pod["metadata"]["generateName"] = indexed.generate_name(job["metadata"]["name"], index)
         if self.tracking:
             pod["metadata"]["finalizers"] = list(pod["metadata"].get("finalizers") or ()) + [TRACKING_FINALIZER]
-        try:
-            created = self.store.create(pod, by=COMPONENT)
-        except ApiError as e:
-            if "because it is being terminated" in e.message:
-                return None
-            self.events.event(job, "Warning", "FailedCreate", f"Error creating: {e.message}")
-            return e
-        self.events.event(job, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
-        return None
+        return create_pod(self.store, self.events, COMPONENT, job, pod)
 
     def _new_index_failure_counts(self, job: Obj, replaced: Obj | None) -> tuple[int, int]:
         """getNewIndexFailureCounts: the replaced pod's counts plus its own failure (counted, or ignored by a
