@@ -176,6 +176,8 @@ def test_kubectl_explain(kubectl, minor):
     assert "KIND:       Deployment" in out and "VERSION:    v1" in out
     assert "FIELD: strategy <DeploymentStrategy>" in out
     assert "rollingUpdate\t<RollingUpdateDeployment>" in out
+    # the field's own description: in v3 its $ref is wrapped in allOf beside it (builder3/util WrapRefs)
+    assert "The deployment strategy to use to replace existing pods with new ones." in out
 
 
 @pytest.mark.parametrize("minor", [32, 27])
@@ -355,6 +357,20 @@ def test_v3_index_lists_only_served_group_versions():
     assert sorted(patch["requestBody"]["content"]) == sorted(
         ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json",
          "application/apply-patch+yaml"])
+
+
+def test_v3_wraps_refs_with_siblings_in_all_of():
+    """kube-openapi builder3/util WrapRefs: a $ref beside other keys is wrapped; a bare $ref is kept."""
+    schemas = openapi.v3_document(32, "apps/v1")["components"]["schemas"]
+    spec = schemas["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]
+    assert spec["strategy"] == {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy"}],
+                                "description": "The deployment strategy to use to replace existing pods with new "
+                                               "ones.",
+                                "x-kubernetes-patch-strategy": "retainKeys"}
+    items = schemas["io.k8s.api.apps.v1.DeploymentList"]["properties"]["items"]["items"]
+    assert items == {"$ref": "#/components/schemas/io.k8s.api.apps.v1.Deployment"}
+    v2 = openapi.v2_document(32)["definitions"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["strategy"]
+    assert v2["$ref"] == "#/definitions/io.k8s.api.apps.v1.DeploymentStrategy"     # v2 keeps siblings
 
 
 def test_documents_are_valid_swagger_and_openapi():

@@ -213,6 +213,10 @@ def test_get_watch_prints_table_rows(live: Live, tmp_path) -> None:
 def test_explain(live: Live) -> None:
     out = live.kubectl("explain", "pod.spec.terminationGracePeriodSeconds").stdout
     assert "KIND:       Pod" in out and "FIELD: terminationGracePeriodSeconds <integer>" in out
+    # a field whose type is a $ref keeps its description (v3 wraps the $ref in allOf, builder3/util WrapRefs)
+    out = live.kubectl("explain", "deployment.spec.strategy").stdout
+    assert "FIELD: strategy <DeploymentStrategy>" in out
+    assert "The deployment strategy to use to replace existing pods with new ones." in out
 
 
 def test_events_command(live: Live, tmp_path) -> None:

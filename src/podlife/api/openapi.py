@@ -93,6 +93,22 @@ def _builtin_definitions(minor: int, ref_prefix: str) -> dict[str, Any]:
     return {name: _swagger_schema(d, ref_prefix) for name, d in sorted(defs.items())}
 
 
+def _wrap_refs(s: Any) -> Any:
+    """kube-openapi pkg/builder3/util: WrapRefs — in OpenAPI v3 a $ref with sibling keys (description,
+    x-kubernetes-*) becomes ``{"allOf": [{"$ref": …}], …siblings}``, as a bare $ref's siblings are ignored
+    (kubectl explain would lose the field's description). A $ref alone stays as it is."""
+    if isinstance(s, list):
+        return [_wrap_refs(x) for x in s]
+    if not isinstance(s, dict):
+        return s
+    out = {k: _wrap_refs(v) for k, v in s.items() if k != "$ref"}
+    if "$ref" not in s:
+        return out
+    if not out:
+        return {"$ref": s["$ref"]}
+    return {"allOf": [{"$ref": s["$ref"]}], **out}
+
+
 def _reverse_group(group: str) -> str:
     return ".".join(reversed(group.split(".")))
 
@@ -537,7 +553,8 @@ def v3_documents(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, d
         reached = _reachable(paths, schemas, prefix)
         docs[key if key in ("api", "apis", "version") or key.startswith("apis/") and key.count("/") == 1
              else _index_path(key)] = {"openapi": "3.0.0", "info": _info(minor), "paths": paths,
-                                       "components": {"schemas": {n: schemas[n] for n in sorted(reached)}}}
+                                       "components": {"schemas": {n: _wrap_refs(schemas[n])
+                                                                  for n in sorted(reached)}}}
     return dict(sorted(docs.items()))
 
 
