@@ -279,3 +279,25 @@ def test_grace_periods_at_int64s_limits(frozen: Live) -> None:
     assert code == 200 and pod["metadata"]["deletionTimestamp"] == "9999-12-31T23:59:59Z"
     assert pod["metadata"]["deletionGracePeriodSeconds"] == 9223372036854775807
     frozen.json("DELETE", f"{PODS}/huge?gracePeriodSeconds=0")
+
+
+def test_table_of_a_create_only_kind_is_not_acceptable(frozen: Live) -> None:
+    """test/e2e/apimachinery/table_conversion.go "should return a 406 for a backend which does not implement
+    metadata": a SelfSubjectAccessReview (and the other create-only kinds) have no Table; JSON still works."""
+    sar = json.dumps({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                      "spec": {"resourceAttributes": {"verb": "list", "resource": "pods"}}}).encode()
+    path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    code, _, raw = frozen.request("POST", path, sar, headers={"Accept": TABLE, "Content-Type": "application/json"})
+    assert code == 406
+    assert json.loads(raw) == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                               "message": "only the following media types are accepted: application/json, "
+                                          "application/yaml, application/vnd.kubernetes.protobuf",
+                               "reason": "NotAcceptable", "code": 406}
+    code, _, raw = frozen.request("POST", path, sar, headers={"Accept": f"{TABLE}, application/json",
+                                                              "Content-Type": "application/json"})
+    assert code == 201 and json.loads(raw)["kind"] == "SelfSubjectAccessReview"
+    review = json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                         "spec": {"token": "x"}}).encode()
+    code, _, _ = frozen.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", review,
+                                headers={"Accept": TABLE, "Content-Type": "application/json"})
+    assert code == 406
