@@ -11,7 +11,17 @@ from podlife.api.meta import Obj, ref
 def _conditions(obj: Obj | None) -> dict[str, tuple[Any, Any]]:
     if obj is None:
         return {}
-    return {c["type"]: (c.get("status"), c.get("reason")) for c in obj.get("status", {}).get("conditions") or ()}
+    # a condition without a type is stored as written (CustomResourceDefinitionStatus does not validate its
+    # conditions; a custom resource's status is whatever its schema allows): keyed by "" as Go decodes it
+    st = obj.get("status")
+    conds = st.get("conditions") if isinstance(st, dict) else None
+    return {str(c.get("type") or ""): (c.get("status"), c.get("reason"))
+            for c in (conds if isinstance(conds, list) else ()) if isinstance(c, dict)}
+
+
+def _status(obj: Obj | None) -> dict[str, Any]:
+    st = (obj or {}).get("status")
+    return st if isinstance(st, dict) else {}
 
 
 def _containers(obj: Obj | None) -> dict[str, tuple[Any, ...]]:
@@ -37,13 +47,12 @@ def _taints(obj: Obj | None) -> list[tuple[str, str]]:
 
 
 def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
-    if kind not in ("Pod", "Node") and not (new.get("status") or {}).get("conditions") and not (
-            (old or {}).get("status") or {}).get("conditions"):
+    was_st, now_st = _status(old), _status(new)
+    if kind not in ("Pod", "Node") and not now_st.get("conditions") and not was_st.get("conditions"):
         return []
     out: list[dict[str, Any]] = []
     r = ref(new)
     # equal lists give no records: such a list is not read (a write leaves most of a status as it was)
-    was_st, now_st = (old or {}).get("status") or {}, new.get("status") or {}
     if kind == "Pod":
         was = was_st.get("phase")
         now = now_st.get("phase")

@@ -49,19 +49,32 @@ class EstablishingController:
 
     def _establish(self, crd: Obj) -> None:
         conds = (crd.get("status") or {}).get("conditions") or []
-        if any(c.get("type") == "Established" and c.get("status") == "True" for c in conds):
+        if any(isinstance(c, dict) and c.get("type") == "Established" and c.get("status") == "True" for c in conds):
             return
         spec = crd.get("spec") or {}
         new = clone(crd)
         ts = self.trace.timestamp()
-        new["status"] = {
-            "acceptedNames": spec.get("names") or {},
-            "conditions": [
-                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+        # the naming and establishing controllers set their own conditions (apihelpers.SetCRDCondition: replace the
+        # one of that type, keep the rest), so conditions a client wrote stay
+        status = new.get("status") if isinstance(new.get("status"), dict) else {}
+        mine = [{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
                  "message": "no conflicts found", "lastTransitionTime": ts},
                 {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": ts}],
-            "storedVersions": [v.get("name") for v in spec.get("versions") or () if v.get("storage")]}
+                 "message": "the initial names have been accepted", "lastTransitionTime": ts}]
+        conditions = list(status.get("conditions") or ())
+        for cond in mine:
+            at = next((i for i, c in enumerate(conditions) if isinstance(c, dict) and c.get("type") == cond["type"]),
+                      None)
+            if at is None:
+                conditions.append(cond)
+            else:
+                conditions[at] = cond
+        new["status"] = {
+            **status,
+            "acceptedNames": spec.get("names") or {},
+            "conditions": conditions,
+            "storedVersions": status.get("storedVersions") or
+            [v.get("name") for v in spec.get("versions") or () if v.get("storage")]}
         try:
             self.store.update(new, by=NAME, subresource="status")
         except ApiError:

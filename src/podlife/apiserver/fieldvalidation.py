@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from podlife.api import decoding, schema
+from podlife.api import decoding, schema, structural
 from podlife.api import fieldvalidation as fv
 from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import Obj
@@ -43,7 +43,26 @@ def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kin
             obj, warnings = fv.decode_body(obj, ts, m)
             return decoding.untyped_numbers(obj), warnings
         return decoding.untyped_numbers(obj), []
-    return decoding.untyped_numbers(obj), check_custom(r, obj, m)
+    obj = decoding.untyped_numbers(obj)   # first: an integer beyond int64 decodes as a float64 (util/json)
+    warnings = check_custom(r, obj, m)
+    custom_write(r, obj)
+    return obj, warnings
+
+
+def custom_write(r: Any, obj: Obj) -> None:
+    """A custom resource body as the apiextensions server decodes and validates it, in place: unknown fields
+    pruned and the schema's defaults set (the decoder: pruning, then structural defaulting), then each value
+    outside its enum is 422 (pkg/registry/customresource/validator.go, whatever the fieldValidation)."""
+    if r.crd is None:
+        return
+    s = structural.version_schema(r.crd, r.version)
+    if s is None:
+        return
+    structural.prune(obj, s)
+    structural.default(obj, s)
+    errs = structural.enum_errors(obj, s)
+    if errs:
+        raise invalid(f"{r.kind}.{r.group}", str((obj.get("metadata") or {}).get("name", "")), errs)
 
 
 def check_types(obj: Obj, ts: schema.TypeSchema) -> None:

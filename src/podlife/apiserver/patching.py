@@ -75,12 +75,16 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
             except decoding.DecodeError as e:
                 raise ApiError(500, "", f"failed to convert new object ({fieldmanager.object_gvknn(applied)}) "
                                         f"to proper version: {e}") from None
-        return decoding.untyped_numbers(out), []
+        out = decoding.untyped_numbers(out)
+        if r.custom:
+            fieldvalidation.custom_write(r, out)
+        return out, []
     m = fieldvalidation.mode(server, request, "PatchOptions")
     result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)
     warnings = list(result.warnings)
     if r.custom:
         warnings += fieldvalidation.check_custom(r, result.object, m)
+        fieldvalidation.custom_write(r, result.object)
     # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
     defaults.apply_defaults(result.object)
     out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",

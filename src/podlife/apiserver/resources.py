@@ -178,7 +178,8 @@ class Catalog:
 
     def set_crds(self, crds: list[Obj]) -> None:
         custom = custom_resources(crds)
-        if custom != self._custom:
+        # Resource equality ignores the CRD object: a changed schema (validation, defaults) must still replace it
+        if custom != self._custom or [r.crd for r in custom] != [r.crd for r in self._custom]:
             self._custom = custom
             self.generation += 1
             self._reindex()

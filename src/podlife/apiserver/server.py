@@ -23,6 +23,7 @@ from aiohttp import web
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
+from podlife.api import structural
 from podlife.api.store import DeleteOptions, Store
 from podlife.apiserver import bodies, browser, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
@@ -99,6 +100,7 @@ class ApiServer:
         self.stopping = asyncio.Event()   # set by a signal or POST /podlife/stop
         self.store: Store = cluster.store
         self.cache = ReadCache(self.store)
+        self._defaulting: dict[tuple[Any, Any, str], dict[str, Any] | None] = {}
         self.clock = clock
         self.token = token
         self.max_body = max_body
@@ -318,11 +320,34 @@ class ApiServer:
     def out(self, r: Resource, obj: Obj) -> Obj:
         """The stored object as the served version shows it."""
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
-        return conv[0](obj) if conv is not None else obj
+        if conv is not None:
+            return conv[0](obj)
+        s = self._defaulting_schema(r)
+        if s is not None:
+            # a custom resource is defaulted when read from storage too (apiextensions-apiserver
+            # pkg/apiserver/customresource_handler.go: the storage decoder applies structural defaulting), so a
+            # default added to the CRD shows on objects stored before it
+            obj = clone(obj)
+            structural.default(obj, s)
+        return obj
+
+    def _defaulting_schema(self, r: Resource) -> dict[str, Any] | None:
+        """The served version's schema of a custom resource when it has defaults, else None (memoised per CRD
+        resourceVersion)."""
+        if r.crd is None:
+            return None
+        md = r.crd.get("metadata") or {}
+        key = (md.get("name"), md.get("resourceVersion"), r.version)
+        if key not in self._defaulting:
+            s = structural.version_schema(r.crd, r.version)
+            if len(self._defaulting) > 256:
+                self._defaulting.clear()
+            self._defaulting[key] = s if s is not None and structural.has_defaults(s) else None
+        return self._defaulting[key]
 
     def encoded(self, r: Resource, obj: Obj) -> bytes:
         """The stored object's JSON as the served version shows it (made once per resourceVersion)."""
-        if (r.group, r.version, r.kind) in conversion.CONVERSIONS:
+        if (r.group, r.version, r.kind) in conversion.CONVERSIONS or self._defaulting_schema(r) is not None:
             return orjson.dumps(self.out(r, obj))
         return self.cache.encoded(r.storage_kind, obj)
 
