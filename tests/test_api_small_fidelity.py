@@ -81,6 +81,15 @@ def test_status_write_keeps_labels_and_annotations_as_each_status_strategy_does(
                        by="kubectl", subresource="status")
     # deploymentStatusStrategy.PrepareForUpdate also resets the labels
     assert (got["metadata"]["labels"], got["metadata"]["annotations"]) == ({"a": "1"}, {"n": "1"})
+    # jobStatusStrategy resets only spec; a status write that drops the annotations drops them (nil as written)
+    job = store.create({"apiVersion": "batch/v1", "kind": "Job",
+                        "metadata": {"name": "j", "namespace": "default", "annotations": {"n": "1"}},
+                        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                                       "containers": tmpl["spec"]["containers"]}}}}, by="kubectl")
+    md = {k: v for k, v in job["metadata"].items() if k != "annotations"}
+    got = store.update({**job, "metadata": {**md, "labels": {"x": "y"}}}, by="kubectl",
+                       subresource="status")
+    assert got["metadata"]["labels"] == {"x": "y"} and "annotations" not in got["metadata"]
 
 
 def test_rbac_bindings_default_an_empty_role_ref_api_group():

@@ -70,18 +70,21 @@ immutable: true
     ("Pod", f"{NS}/pods/st-pod/status", True),
     ("ReplicaSet", "/apis/apps/v1/namespaces/default/replicasets/st-rs/status", True),
     ("Deployment", "/apis/apps/v1/namespaces/default/deployments/st-dep/status", False),
+    ("Job", "/apis/batch/v1/namespaces/default/jobs/st-job/status", True),
 ])
 def test_status_patch_keeps_labels_and_annotations(live: Live, tmp_path, kind: str, path: str,
                                                    keeps_labels: bool) -> None:
     # podStatusStrategy / rsStatusStrategy reset spec only; deploymentStatusStrategy also resets labels
-    # (test/e2e/common/node/pods.go, test/e2e/apps/{replica_set,deployment}.go patch annotations through /status)
+    # (test/e2e/common/node/pods.go, test/e2e/apps/{replica_set,job}.go patch annotations through /status)
     name = path.split("/")[-2]
     pod = "{containers: [{name: c, image: nginx}]}"
     tmpl = f"{{metadata: {{labels: {{app: {name}}}}}, spec: {pod}}}"
     body = {"Pod": f"spec: {pod}",
             "ReplicaSet": f"spec: {{replicas: 0, selector: {{matchLabels: {{app: {name}}}}}, template: {tmpl}}}",
-            "Deployment": f"spec: {{replicas: 0, selector: {{matchLabels: {{app: {name}}}}}, template: {tmpl}}}"}[kind]
-    api = "v1" if kind == "Pod" else "apps/v1"
+            "Deployment": f"spec: {{replicas: 0, selector: {{matchLabels: {{app: {name}}}}}, template: {tmpl}}}",
+            "Job": f"spec: {{suspend: true, template: {{spec: {{restartPolicy: Never, containers: "
+                   f"[{{name: c, image: busybox}}]}}}}}}"}[kind]
+    api = {"Pod": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
     live.kubectl("apply", "-f", write(tmp_path, f"{name}.yaml",
                                       f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}}}\n{body}\n"))
     code, got = live.json("PATCH", path, {"metadata": {"labels": {"patched": "yes"},

@@ -25,10 +25,15 @@ def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
 # metadata fields a status write keeps from the written object, by kind (see prepare_for_status_update)
 _STATUS_KEEPS: dict[str, tuple[str, ...]] = {
     "Pod": ("labels", "annotations"),
+    "ReplicationController": ("labels", "annotations"),
+    "Service": ("labels", "annotations"),
+    "Namespace": ("labels", "annotations"),
     "ReplicaSet": ("labels", "annotations"),
     "StatefulSet": ("labels", "annotations"),
     "DaemonSet": ("labels", "annotations"),
     "Deployment": ("annotations",),
+    "Job": ("labels", "annotations"),
+    "CronJob": ("labels", "annotations"),
 }
 
 
@@ -63,7 +68,8 @@ class Strategy:
         """``new`` is the stored object with the written status. The status strategies of these kinds reset only
         spec (and a Deployment's labels), so labels and annotations written with the status persist:
         pkg/registry/core/pod/strategy.go podStatusStrategy (ownerReferences stay the stored ones),
-        pkg/registry/apps/{replicaset,statefulset,daemonset}/strategy.go *StatusStrategy,
+        pkg/registry/core/{replicationcontroller,service,namespace}/strategy.go, pkg/registry/batch/{job,cronjob}/
+        strategy.go and pkg/registry/apps/{replicaset,statefulset,daemonset}/strategy.go *StatusStrategy,
         pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy (labels reset: the annotations carry the
         controller's revision)."""
         fields = _STATUS_KEEPS.get(self.kind, ())
