@@ -470,7 +470,7 @@ def _default_limit_range(obj: dict) -> None:
 def _default_role_binding(obj: dict) -> None:
     """rbac/v1 SetDefaults_RoleBinding / SetDefaults_ClusterRoleBinding: an empty roleRef.apiGroup is the RBAC
     group; SetDefaults_Subject: User and Group subjects without an apiGroup get it too (a ServiceAccount's
-    stays "", omitted) (pkg/apis/rbac/v1/defaults.go)."""
+    stays "", omitted) (pkg/apis/rbac/v1/defaults.go; v1beta1, served until 1.21, defaults the same)."""
     ref = obj.get("roleRef")
     if isinstance(ref, dict) and not ref.get("apiGroup"):
         ref["apiGroup"] = "rbac.authorization.k8s.io"
