@@ -12,6 +12,7 @@ from podlife.api.errors import ApiError
 from podlife.api.store import Store, ensure_namespaces
 from podlife.controlplane.controllers.cronjob import parse_schedule
 from podlife.engine import Kernel
+from podlife.scenario.errors import ScenarioError
 from podlife.trace.recorder import Trace
 from tests.helpers import records, run_text
 
@@ -136,3 +137,25 @@ def test_cronjob_with_question_mark_runs_in_podlife_run(tmp_path):
     # every even minute from 00:00:30: 00:02 and 00:04, + nextScheduleDelta
     created = [(x["t"], x["object"]) for x in records(r, "api", verb="create", by="cronjob-controller")]
     assert created == [(90.1, "Job/default/q-28928162"), (210.1, "Job/default/q-28928164")]
+
+
+def test_podlife_run_refuses_a_patch_to_an_immutable_configmap_when_loading(tmp_path):
+    # the loader dry-runs each patch against the object as created: the update is refused whenever it comes
+    with pytest.raises(ScenarioError) as ei:
+        run_text(tmp_path, """
+            apiVersion: podlife/v1alpha1
+            kind: Scenario
+            metadata: {name: frozen}
+            spec:
+              kubernetesVersion: "1.32"
+              until: 20s
+              objects:
+              - {apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: "1"}, immutable: true}
+              actions:
+              - at: 10s
+                patch: configmap/cfg
+                mergePatch: {data: {a: "2"}}
+            """)
+    assert str(ei.value).endswith(f'scenario.yaml:13: spec.actions[0].mergePatch: ConfigMap "cfg" is invalid: '
+                                  f'data: Forbidden: {IMMUTABLE} (the API server refuses this update whenever '
+                                  f'it comes)')
