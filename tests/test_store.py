@@ -285,7 +285,8 @@ def test_status_subresource_writes_only_status():
     stored = store.get("Pod", "default", "web")
     assert out is stored
     assert stored["status"] == {"phase": "Running", "qosClass": "BestEffort"}
-    assert "labels" not in stored["metadata"]
+    # podStatusStrategy.PrepareForUpdate resets the spec only: labels written with the status stay
+    assert stored["metadata"]["labels"] == {"changed": "yes"}
     assert "activeDeadlineSeconds" not in stored["spec"]
     assert stored["metadata"]["resourceVersion"] == "3"
     assert records(store, "api", object=POD_REF)[-1] == {

@@ -467,7 +467,21 @@ def _default_limit_range(obj: dict) -> None:
             request.setdefault(key, value)
 
 
+def _default_role_binding(obj: dict) -> None:
+    """rbac/v1 SetDefaults_RoleBinding / SetDefaults_ClusterRoleBinding: an empty roleRef.apiGroup is the RBAC
+    group; SetDefaults_Subject: User and Group subjects without an apiGroup get it too (a ServiceAccount's
+    stays "", omitted) (pkg/apis/rbac/v1/defaults.go; v1beta1, served until 1.21, defaults the same)."""
+    ref = obj.get("roleRef")
+    if isinstance(ref, dict) and not ref.get("apiGroup"):
+        ref["apiGroup"] = "rbac.authorization.k8s.io"
+    for subject in _as_list(obj.get("subjects")):
+        if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
+            subject["apiGroup"] = "rbac.authorization.k8s.io"
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
+    "RoleBinding": _default_role_binding,
+    "ClusterRoleBinding": _default_role_binding,
     "ReplicationController": _default_replication_controller,
     "PodTemplate": _default_pod_template,
     "LimitRange": _default_limit_range,

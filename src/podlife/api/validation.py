@@ -2453,7 +2453,12 @@ def validate_update(new: Mapping, old: Mapping, *, namespaced: bool | None = Non
     if kind == "Event":
         return validate_event(new)
     if kind not in _CREATE:
+        from podlife.api.validators import update_validator
+
         errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+        upd = update_validator(kind)
+        if upd is not None:
+            errs += upd(new, old)
         fn = _create_fn(kind)
         return errs + [e for e in (fn(new) if fn is not None else []) if not e.path.startswith("metadata.")]
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))

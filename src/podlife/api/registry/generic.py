@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
-from podlife.api.meta import KindInfo, Obj
+from podlife.api.meta import KindInfo, Obj, clone
 
 
 def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
@@ -20,6 +20,21 @@ def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
     template = obj.get("template") if obj.get("kind") == "PodTemplate" else spec.get("template")
     if isinstance(template, dict) and isinstance(template.get("spec"), dict):
         drop_disabled_pod_fields(template["spec"], profile)
+
+
+# metadata fields a status write keeps from the written object, by kind (see prepare_for_status_update)
+_STATUS_KEEPS: dict[str, tuple[str, ...]] = {
+    "Pod": ("labels", "annotations"),
+    "ReplicationController": ("labels", "annotations"),
+    "Service": ("labels", "annotations"),
+    "Namespace": ("labels", "annotations"),
+    "ReplicaSet": ("labels", "annotations"),
+    "StatefulSet": ("labels", "annotations"),
+    "DaemonSet": ("labels", "annotations"),
+    "Deployment": ("annotations",),
+    "Job": ("labels", "annotations"),
+    "CronJob": ("labels", "annotations"),
+}
 
 
 class Strategy:
@@ -50,11 +65,20 @@ class Strategy:
             new["status"] = old.get("status", {})
 
     def prepare_for_status_update(self, new: Obj, old: Obj, written: Obj) -> None:
-        """``new`` is the stored object with the written status. The apps kinds' status strategies reset only
-        spec and labels (pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy), so annotations
-        written with the status persist (the deployment controller's revision annotation)."""
-        if self.info.api_version == "apps/v1" and "annotations" in written.get("metadata", {}):
-            new["metadata"]["annotations"] = written["metadata"]["annotations"]
+        """``new`` is the stored object with the written status. The status strategies of these kinds reset only
+        spec (and a Deployment's labels), so labels and annotations written with the status persist:
+        pkg/registry/core/pod/strategy.go podStatusStrategy (ownerReferences stay the stored ones),
+        pkg/registry/core/{replicationcontroller,service,namespace}/strategy.go, pkg/registry/batch/{job,cronjob}/
+        strategy.go and pkg/registry/apps/{replicaset,statefulset,daemonset}/strategy.go *StatusStrategy,
+        pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy (labels reset: the annotations carry the
+        controller's revision)."""
+        fields = _STATUS_KEEPS.get(self.kind, ())
+        written_md, md = written.get("metadata") or {}, new["metadata"]
+        for f in fields:
+            if f in written_md:
+                md[f] = clone(written_md[f])
+            else:
+                md.pop(f, None)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validation.validate(obj, namespaced=self.info.namespaced)

@@ -24,5 +24,14 @@ VALIDATORS: dict[str, Validator] = {
 }
 
 
+UpdateValidator = Callable[[Mapping, Mapping], list[FieldError]]
+UPDATE_VALIDATORS: dict[str, UpdateValidator] = {**core.UPDATE_VALIDATORS}
+
+
+def update_validator(kind: str) -> UpdateValidator | None:
+    """The update-only rules of a kind (new, old), run between ObjectMeta update and create validation."""
+    return UPDATE_VALIDATORS.get(kind)
+
+
 def validator(kind: str) -> Validator | None:
     return VALIDATORS.get(kind)

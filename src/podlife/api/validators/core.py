@@ -3,6 +3,8 @@ ServiceAccount, PersistentVolume, ReplicationController, PodTemplate, ResourceQu
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 
 from podlife.api import names, quantity, selectors
@@ -86,6 +88,50 @@ def validate_secret(obj: Mapping) -> Errs:
         errs.append(_required("data[username]", "either username or password is required"))
     if s1 * 3 // 4 + s2 > MAX_DATA_BYTES:
         errs.append(too_long("data", MAX_DATA_BYTES))
+    return errs
+
+
+IMMUTABLE_SET = "field is immutable when `immutable` is set"
+
+
+def validate_config_map_update(new: Mapping, old: Mapping) -> Errs:
+    """ValidateConfigMapUpdate's own rules: once ``immutable: true``, neither the flag nor data/binaryData change."""
+    errs: Errs = []
+    if old.get("immutable") is True:
+        if new.get("immutable") is not True:
+            errs.append(_forbidden("immutable", IMMUTABLE_SET))
+        for key in ("data", "binaryData"):
+            if _d(new.get(key)) != _d(old.get(key)):   # an absent map and an empty one are both omitted
+                errs.append(_forbidden(key, IMMUTABLE_SET))
+    return errs
+
+
+def _secret_data(obj: Mapping) -> dict:
+    """The data the API server validates: stringData already merged into data by conversion
+    (Convert_v1_Secret_To_core_Secret), compared as bytes."""
+    out: dict = {}
+    for key, value in _d(obj.get("data")).items():
+        try:
+            out[key] = base64.b64decode(_s(value), validate=True)
+        except (binascii.Error, ValueError):
+            out[key] = _s(value)   # invalid base64: refused by ValidateSecret anyway
+    for key, value in _d(obj.get("stringData")).items():
+        out[key] = _s(value).encode()
+    return out
+
+
+def validate_secret_update(new: Mapping, old: Mapping) -> Errs:
+    """ValidateSecretUpdate's own rules: the type never changes; once ``immutable: true``, neither the flag nor the
+    data (stringData included) change."""
+    errs: Errs = []
+    new_type, old_type = _s(new.get("type")) or "Opaque", _s(old.get("type")) or "Opaque"   # SetDefaults_Secret
+    if new_type != old_type:
+        errs.append(_invalid("type", new_type, v.FIELD_IMMUTABLE_ERROR_MSG))
+    if old.get("immutable") is True:
+        if new.get("immutable") is not True:
+            errs.append(_forbidden("immutable", IMMUTABLE_SET))
+        if _secret_data(new) != _secret_data(old):
+            errs.append(_forbidden("data", IMMUTABLE_SET))
     return errs
 
 
@@ -306,4 +352,11 @@ VALIDATORS = {
     "Endpoints": validate_endpoints,
 }
 
-__all__ = ["VALIDATORS", "FieldError", "access_modes"]
+# pkg/apis/core/validation/validation.go: the checks ValidateConfigMapUpdate / ValidateSecretUpdate make between
+# ValidateObjectMetaUpdate and the create validation
+UPDATE_VALIDATORS = {
+    "ConfigMap": validate_config_map_update,
+    "Secret": validate_secret_update,
+}
+
+__all__ = ["UPDATE_VALIDATORS", "VALIDATORS", "FieldError", "access_modes"]

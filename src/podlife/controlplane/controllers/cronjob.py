@@ -38,11 +38,26 @@ _DESCRIPTORS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0
 Key = tuple[str, str]
 
 
+def _question_as_star(text: str) -> str:
+    """robfig/cron v3 parser.go getRange: a range whose low end is ``?`` means ``*`` (every value, star bit set), in
+    any field; cronsim knows no ``?``, so each such item is handed to it as ``*``."""
+    fields = []
+    for field in text.split():
+        items = []
+        for item in field.split(","):
+            rng, slash, step = item.partition("/")
+            low, dash, high = rng.partition("-")
+            items.append(("*" if low == "?" else low) + dash + high + slash + step)
+        fields.append(",".join(items))
+    return " ".join(fields)
+
+
 def parse_schedule(schedule: str) -> str:
     """The 5-field form of a schedule; ValueError with robfig/cron's complaint when it is not one."""
     text = _DESCRIPTORS.get(schedule.strip(), schedule.strip())
     if text.startswith("@"):
         raise ValueError(f"unrecognized descriptor: {schedule}")
+    text = _question_as_star(text)
     from cronsim import CronSim, CronSimError   # on first use: most clusters have no CronJob
 
     try:

@@ -456,8 +456,7 @@ class DaemonSetController:
         cur = ds
         for i in range(STATUS_UPDATE_RETRIES + 1):
             obj = {"apiVersion": cur.get("apiVersion"), "kind": "DaemonSet",
-                   "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
-                                "uid": cur["metadata"]["uid"], "resourceVersion": cur["metadata"]["resourceVersion"]},
+                   "metadata": cur["metadata"],   # the object as read: its status strategy keeps labels/annotations
                    "status": clone(new)}
             try:
                 self.store.update_status(obj, by=COMPONENT)

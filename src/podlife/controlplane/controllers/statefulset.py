@@ -468,8 +468,7 @@ class StatefulSetController:
         cur = sset
         for i in range(STATUS_UPDATE_RETRIES + 1):
             obj = {"apiVersion": cur.get("apiVersion"), "kind": "StatefulSet",
-                   "metadata": {"name": cur["metadata"]["name"], "namespace": cur["metadata"]["namespace"],
-                                "uid": cur["metadata"]["uid"], "resourceVersion": cur["metadata"]["resourceVersion"]},
+                   "metadata": cur["metadata"],   # the object as read: its status strategy keeps labels/annotations
                    "status": clone(new_status)}
             try:
                 return self.store.update_status(obj, by=COMPONENT)

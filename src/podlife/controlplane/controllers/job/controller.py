@@ -812,8 +812,7 @@ class JobController:
         st = {k: v for k, v in job["status"].items()
               if v or k in ("ready", "terminating", "uncountedTerminatedPods") or (k == "failedIndexes" and v is not None)}
         obj = {"apiVersion": job.get("apiVersion"), "kind": "Job",
-               "metadata": {"name": job["metadata"]["name"], "namespace": job["metadata"]["namespace"],
-                            "uid": job["metadata"]["uid"], "resourceVersion": job["metadata"]["resourceVersion"]},
+               "metadata": job["metadata"],   # the job as read: jobStatusStrategy keeps its labels/annotations
                "status": clone(st)}
         written = self.store.update_status(obj, by=COMPONENT)
         return clone(written)
