@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.live.conftest import Live
+from tests.live.test_bad_requests import CRD   # a Gizmo kind that keeps unknown fields
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 WEB = f"{DEPLOYMENTS}/web"
@@ -309,15 +310,6 @@ def test_list_options_are_validated(hostile: Hostile) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ accepted
-
-CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-       "metadata": {"name": "gizmos.example.com"},
-       "spec": {"group": "example.com", "scope": "Namespaced",
-                "names": {"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo", "listKind": "GizmoList"},
-                "versions": [{"name": "v1", "served": True, "storage": True,
-                              "schema": {"openAPIV3Schema": {"type": "object",
-                                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
-
 
 def test_deep_and_huge_values_without_a_go_type_are_accepted(hostile: Hostile) -> None:
     # a custom resource decodes as unstructured (util/json): an integer beyond int64 is a float64, and nesting
