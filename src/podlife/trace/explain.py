@@ -103,7 +103,7 @@ def explain(report: dict[str, Any], pod: str, at: float | None = None) -> tuple[
 
     if terminating:
         first = terminating[0]
-        actions = [r for r in report["records"] if r["type"] == "action" and r.get("object", "").lower()
+        actions = [r for r in report["records"] if r["type"] == "action" and (r.get("object") or "").lower()
                    in (obj.lower(), f"pod/{name}", f"pod/{obj.split('/')[1]}/{name}") and r["t"] == first["t"]]
         deleters = [r for r in mine if r["type"] == "api" and r["verb"] in ("delete", "evict")
                     and r["t"] == first["t"]]
