@@ -37,6 +37,10 @@ def main() -> None:
         for i in range(args.cases):
             case = cases.generate(i, args.seed)
             paths = cases.evidence(case, f"{tmp}/{i}")
+            if not cases.visible(case, paths, f"{tmp}/{i}-clean"):
+                rows.append({"case": i, "fault": case.fault, "target": case.target, "at": case.at, "visible": False})
+                print(f"{i:3d} {case.fault:17s} left no trace in the evidence: not counted", flush=True)
+                continue
             _, d = diagnose(paths)
             names = [h.name for h in d.ranked]
             best = d.ranked[0]
@@ -45,22 +49,27 @@ def main() -> None:
                 min(hit[0].instants) - 2 <= case.at <= max(hit[0].instants) + 2
             rows.append({"case": i, "fault": case.fault, "target": case.target, "at": case.at,
                          "top": names[:3], "score": round(best.score, 3), "top1": names[0] == case.fault,
-                         "top2": case.fault in names[:2], "timed": timed, "runs": d.runs})
+                         "top2": case.fault in names[:2], "timed": timed, "runs": d.runs, "visible": True})
             print(f"{i:3d} {case.fault:17s} top: {', '.join(names[:2]):40s} {'✓' if rows[-1]['top1'] else '·'}"
                   f"{'✓' if rows[-1]['top2'] else '·'} score {best.score:.3f}", flush=True)
+    hidden = [r for r in rows if not r["visible"]]
+    rows = [r for r in rows if r["visible"]]
     n = len(rows)
     top1 = sum(r["top1"] for r in rows) / n
     top2 = sum(r["top2"] for r in rows) / n
     timed = sum(r["timed"] for r in rows) / n
     print(f"\ncases {n}  top-1 {top1:.1%}  top-2 {top2:.1%}  instant recovered (top-1 kind) {timed:.1%}  "
           f"wall {time.time() - t0:.0f} s")
+    print(f"left no trace (not counted): {len(hidden)} "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(Counter(r['fault'] for r in hidden).items()))})")
     by = Counter(r["fault"] for r in rows)
     for kind in sorted(by):
         mine = [r for r in rows if r["fault"] == kind]
         print(f"  {kind:17s} {len(mine):3d}  top-1 {sum(r['top1'] for r in mine) / len(mine):.0%}  "
               f"top-2 {sum(r['top2'] for r in mine) / len(mine):.0%}")
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps({"top1": top1, "top2": top2, "rows": rows}, indent=1))
+        Path(args.json_path).write_text(json.dumps({"top1": top1, "top2": top2, "rows": rows, "hidden": hidden},
+                                                   indent=1))
 
 
 if __name__ == "__main__":

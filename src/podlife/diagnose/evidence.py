@@ -287,8 +287,9 @@ def _resolve_ids(ev: Evidence) -> None:
     for i, f in enumerate(facts):
         if f.kind == "event:Killing" and f.container and f.pod and f.source.rsplit(":", 1)[0] == \
                 facts[max(0, i - 1)].source.rsplit(":", 1)[0]:
+            named = {cid for info in ev.pods.values() for cid, name in info.ids.items() if name}
             near = [g for g in facts[max(0, i - 6):i] if f.t - g.t <= 0.1 and g.container
-                    and g.container.startswith("id:") and g.container[3:] not in owner]
+                    and g.container.startswith("id:") and g.container[3:] not in named]
             # the 1.18-era kubelet reports Killing once the container exited; later ones when the stop begins
             pick = [g for g in near if g.kind in ("exited", "stop-failed")] or [g for g in near if g.kind == "kill"]
             if pick:

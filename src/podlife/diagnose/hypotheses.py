@@ -9,7 +9,8 @@ cannot tell them apart).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from podlife.diagnose import align as aligner
 from podlife.diagnose import simulate
@@ -17,12 +18,13 @@ from podlife.diagnose.evidence import Evidence
 from podlife.diagnose.facts import Fact
 from podlife.diagnose.reconstruct import Base, Change
 
-# the fault types searched, in the order that breaks a tie (the more common failure first)
-FAULTS = ("OOMKill", "LostExitEvent", "ContainerHang", "ImagePullFailure", "KubeletRestart", "RuntimeRestart",
+# the fault types searched; among hypotheses the evidence cannot tell apart (same score, same span of
+# instants, no clue) this order decides, and the output says they tie: a fixed, stated prior, no more
+FAULTS = ("OOMKill", "ContainerHang", "LostExitEvent", "ImagePullFailure", "KubeletRestart", "RuntimeRestart",
           "RuntimeDown", "NetworkPartition", "NodePowerOff")
 CONTAINER_FAULTS = ("OOMKill", "LostExitEvent", "ContainerHang")
 # how long before the first place the fault-free model parts from the evidence a fault is tried
-LEADS = (0.05, 0.6, 2.0, 6.0, 20.0, 60.0)
+LEADS = (0.05, 0.6, 2.0, 6.0, 20.0, 42.0, 47.0, 60.0)   # 42, 47: a node controller's NotReady
 FITS = 0.6         # a best score below this: no hypothesis reproduces the evidence
 TIE = 0.004        # scores closer than this tie
 # Occam: a fault is a claim of its own. It ranks above the fault-free model only when it reproduces evidence
@@ -105,6 +107,8 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
         return Hypothesis(name, change, a.score - (MARGIN if change.at is not None else 0.0), a, m,
                           [change.at] if change.at is not None else [], _target(change))
 
+    if base.version_guessed:
+        _pick_version(base, lambda: attempt("NoFault", Change("NoFault", behaviors=False)).score)
     baseline = attempt("NoFault", Change("NoFault", behaviors=False, label="no fault, default behaviours"))
     found: dict[str, Hypothesis] = {"NoFault": baseline}
     bname = _behaviour_name(base)
@@ -112,9 +116,11 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
         found[bname] = attempt(bname, Change(bname, label=_behaviour_label(base)))
     ref = max(found.values(), key=lambda h: h.score)
     t_d = _divergence(ref.alignment, ref.run.facts, real, base.start)
-    span = [base.start + (t_d - base.start) * k / 4 for k in range(4)]
+    span = [base.start + (t_d - base.start) * k / 3 for k in range(3)]
     instants = sorted({round(t, 3) for t in [t_d - d for d in LEADS] + span + [t_d] if t > 1.0})
     containers = _container_targets(base, ref.alignment)
+    floor = max(h.alignment.recall for h in found.values())
+    gaps = _resumptions(real, base)
     for kind in FAULTS:
         if kind in CONTAINER_FAULTS:
             targets = [(pod, c, None, ()) for pod, c in containers]
@@ -124,20 +130,37 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
         elif kind == "ImagePullFailure":
             if not _starts(real, base):
                 continue   # a failing pull shows only when a container starts, and none starts in the evidence
-            targets = [(None, None, p.images.get(c, f"{c}:latest"), ()) for p in base.pods for c in p.containers]
+            # images the evidence shows pulled or failing first
+            pulled = {(f.pod, f.container) for f in real if f.kind in ("event:Pulling", "event:Failed", "event:BackOff")}
+            images = sorted({p.images.get(c, f"{c}:latest"): (p.key, c) not in pulled
+                             for p in base.pods for c in p.containers}.items(), key=lambda kv: kv[1])
+            targets = [(None, None, image, ()) for image, _ in images]
         else:
             targets = [(None, None, None, ())]
         best: Hypothesis | None = None
-        for pod, c, image, also in targets:
+
+        def keep(h: Hypothesis) -> None:
+            nonlocal best
+            if best is None or h.score > best.score + TIE:
+                best = h
+            elif h.score > best.score - TIE:
+                best.instants.append(h.change.at or 0.0)
+                for tg in h.targets:
+                    if tg not in best.targets:
+                        best.targets.append(tg)
+
+        # first every instant on the first target; the other targets only where the kind shows an effect
+        first, rest = (targets[:1], targets[1:]) if kind in CONTAINER_FAULTS else (targets, [])
+        for pod, c, image, also in first:
             for t in instants:
-                h = attempt(kind, Change(kind, t, pod, c, image, also))
-                if best is None or h.score > best.score + TIE:
-                    best = h
-                elif h.score > best.score - TIE:
-                    best.instants.append(t)
-                    for tg in h.targets:
-                        if tg not in best.targets:
-                            best.targets.append(tg)
+                for heal in _heals(kind, t, gaps):
+                    keep(attempt(kind, Change(kind, t, pod, c, image, also, heal=heal)))
+        if rest and best is not None and best.alignment.recall >= floor + RECALL_GAIN:
+            for pod, c, image, also in rest:
+                for t in instants:
+                    keep(attempt(kind, Change(kind, t, pod, c, image, also)))
+        if best is not None and best.change.at is not None and best.alignment.recall >= floor + RECALL_GAIN:
+            _refine(best, instants, keep, lambda ch: attempt(kind, ch))
         if best is not None:
             found[kind] = best
     plain = [h for h in found.values() if h.change.at is None]
@@ -155,6 +178,23 @@ _STARTS = ("pleg-ContainerStarted", "event:Pulling", "event:Created", "event:Sta
            "event:BackOff", "sync-add")
 
 
+HEALS = ("NetworkPartition", "RuntimeDown", "NodePowerOff")
+
+
+def _resumptions(real: list[Fact], base: Base) -> list[float]:
+    """Where the kubelet's log resumes after 10 s or more of silence: when a partition healed, a runtime came
+    back or a node was powered on again."""
+    logs = sorted(f.t for f in real if not f.kind.startswith("event:") and base.start <= f.t <= base.end)
+    return [b for a, b in zip(logs, logs[1:]) if b - a >= 10.0]
+
+
+def _heals(kind: str, t: float, gaps: list[float]) -> list[float | None]:
+    """A fault that lasts: for ever, or until the log resumes (each of the next two resumptions)."""
+    if kind not in HEALS:
+        return [None]
+    return [None] + [round(g - t - 0.05, 3) for g in gaps if g - t > 1.0][:2]
+
+
 def _starts(real: list[Fact], base: Base) -> bool:
     return any(f.kind in _STARTS and base.start - 1 <= f.t <= base.end + 1 for f in real)
 
@@ -166,6 +206,27 @@ def _width(h: Hypothesis) -> float:
     return max(h.instants) - min(h.instants) if h.instants else float("inf")
 
 
+def _pick_version(base: Base, score: Callable[[], float]) -> None:
+    """A log that does not say its version: the fault-free model of each candidate release is compared with
+    it and the closest is kept (log wording, line numbers and timings differ between releases)."""
+    from podlife.scenario.errors import ScenarioError
+
+    tried = []
+    for v in base.candidates:
+        base.version = v
+        try:
+            tried.append((round(score(), 3), len(tried), v))   # a tie goes to the later candidate
+        except ScenarioError:
+            continue   # the release cannot run the reconstructed pod (a field it does not have)
+    if not tried:
+        base.version = base.candidates[0]
+        return
+    best = max(tried)
+    base.version = best[2]
+    base.assumptions.append(f"modelled as {best[2]}: of the releases whose log style this is "
+                            f"({', '.join(base.candidates)}), its fault-free model matches the log best")
+
+
 def _target(change: Change) -> list[str]:
     if change.also:
         return [f"every container ({1 + len(change.also)})"]
@@ -174,6 +235,17 @@ def _target(change: Change) -> list[str]:
     if change.image:
         return [f"image {change.image}"]
     return []
+
+
+def _refine(best: Hypothesis, instants: list[float], keep: Callable[[Hypothesis], None],
+            attempt: Callable[[Change], Hypothesis]) -> None:
+    """Narrows the fault's instant: halfway and a quarter of the way to the neighbouring instants tried."""
+    t0 = best.change.at or 0.0
+    lower = max([t for t in instants if t < t0 - 0.01], default=max(1.0, t0 - 10.0))
+    upper = min([t for t in instants if t > t0 + 0.01], default=t0 + 10.0)
+    for t in (t0 - (t0 - lower) / 2, t0 - (t0 - lower) / 4, t0 + (upper - t0) / 4, t0 + (upper - t0) / 2):
+        if t > 1.0:
+            keep(attempt(replace(best.change, at=round(t, 3))))
 
 
 def _divergence(a: aligner.Alignment, model: list[Fact], real: list[Fact], start: float) -> float:

@@ -121,6 +121,8 @@ def _said_structured(msg: str, kv: dict[str, str]) -> Said:
         said.detail = kv.get("message", "")
         if kv.get("kind") == "Node":
             said.node, said.pod = kv.get("object"), None
+        elif kv.get("kind") == "Pod" and said.pod is None:
+            said.pod = kv.get("object")
         fp = re.match(r"spec\.(?:init)?[cC]ontainers\{(.+)\}", kv.get("fieldPath", ""))
         said.container = fp[1] if fp else None
     elif said.kind in ("stop-failed", "sync-error", "skip-sync") or msg.endswith("from runtime service failed"):

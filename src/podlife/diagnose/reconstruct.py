@@ -51,6 +51,11 @@ class Base:
     start: float                   # the evidence's first and last instants (seconds since origin)
     end: float
     assumptions: list[str] = field(default_factory=list)
+    candidates: tuple[str, ...] = ()   # releases to choose from when the evidence does not say which
+
+    @property
+    def version_guessed(self) -> bool:
+        return len(self.candidates) > 1
 
     def rel(self, t: float) -> float:
         return t - self.origin
@@ -75,12 +80,23 @@ def _version(ev: Evidence, given: str | None, notes: list[str]) -> str:
             return NEWEST
         return ev.version
     if ev.style == "structured":
-        notes.append(f"the log does not say its kubelet's version (no start-up lines): its structured messages "
-                     f"are 1.21 or later; modelled as {NEWEST} (--kubernetes-version sets it)")
+        notes.append("the log does not say its kubelet's version (no start-up lines): its structured messages "
+                     "are 1.21 or later (--kubernetes-version sets it)")
         return NEWEST
     notes.append("the log does not say its kubelet's version (no start-up lines): its printf-style messages are "
-                 f"1.20 or older; modelled as 1.{OLDEST_MINOR} (--kubernetes-version sets it)")
+                 "1.20 or older (--kubernetes-version sets it)")
     return f"1.{OLDEST_MINOR}"
+
+
+def _candidates(ev: Evidence, given: str | None) -> tuple[str, ...]:
+    """The releases a log of this style can come from, when neither the log nor the user says which."""
+    if given or ev.version:
+        return ()
+    newest = int(NEWEST.split(".")[1])
+    if ev.style == "structured":
+        return tuple(f"1.{m}" for m in sorted({21, 23, 25, 27, 29, 31, 33, 35, newest}) if m <= newest)
+    # a tie goes to the last: the newest structured release, the oldest printf one (podlife writes 1.18's lines)
+    return tuple(f"1.{m}" for m in range(20, OLDEST_MINOR - 1, -1))
 
 
 def _of(facts: list[Fact], pod: str, *kinds: str) -> list[Fact]:
@@ -118,7 +134,8 @@ def build(ev: Evidence, pods: list[str] | None = None, version: str | None = Non
     if ev.runtime is None:
         notes.append("the evidence does not show the container runtime: modelled as docker 18.06 (dockershim)")
     restarts = [t - origin for t in ev.kubelet_starts if t - origin > 1.0]
-    return Base(origin, v, node, runtime, plans, restarts, first - origin, last - origin, notes)
+    return Base(origin, v, node, runtime, plans, restarts, first - origin, last - origin, notes,
+                _candidates(ev, version))
 
 
 BATCH = 10.0   # pkg/kubelet/status/status_manager.go: syncPeriod, the status manager's batch sync
@@ -216,6 +233,7 @@ class Change:
     container: str | None = None
     image: str | None = None
     also: tuple[tuple[str, str], ...] = ()     # more (pod, container) the same fault strikes at the same instant
+    heal: float | None = None                  # the fault heals after this long (None: never)
     behaviors: bool = True                     # keep the fitted behaviours
     label: str = ""
 
@@ -223,6 +241,8 @@ class Change:
         where = f" on {self.pod}" + (f" container {self.container}" if self.container else "") if self.pod else \
             f" on {base.node}" if self.at is not None else ""
         when = f" at {base.clock(self.at)}" if self.at is not None else ""
+        if self.at is not None and self.heal is not None:
+            when += f" for {self.heal:.1f} s"
         return self.label or f"{self.name}{where}{when}"
 
 
@@ -254,6 +274,8 @@ def scenario_text(base: Base, change: Change, until: float) -> str:
             fault["container"] = change.container
         if change.image:
             fault["image"] = change.image
+        if change.heal is not None:
+            fault["for"] = f"{change.heal:.3f}s"
         actions.append({"at": f"{change.at:.6f}s", "fault": fault})
         for pod, c in change.also:
             actions.append({"at": f"{change.at:.6f}s", "fault": {**fault, "pod": pod, "container": c}})

@@ -67,7 +67,8 @@ def _span(base: Base, h: Hypothesis) -> str:
         tg = f" on {h.targets[0]}" if len(h.targets) == 1 else f" on one of {', '.join(h.targets)}"
     elif h.change.at is not None:
         tg = f" on {base.node}"
-    return f"{tg} {when}"
+    heal = f", healed {h.change.heal:.1f} s later" if h.change.heal is not None else ""
+    return f"{tg} {when}{heal}"
 
 
 def _delete_to_exit(base: Base, real: list[Fact], h: Hypothesis) -> list[str]:
