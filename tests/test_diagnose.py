@@ -3,7 +3,7 @@ and partial evidence, and generated incidents whose fault is known."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -22,14 +22,14 @@ def _files(seed: str) -> list[str]:
     return sorted(str(p) for p in (DATA / seed).iterdir())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _diagnosed(*paths: str):
     ev, d = diagnose(list(paths))
     return ev, d, "\n".join(render(ev, d))
 
 
 def test_seed_000_sidecar_prestop_and_grace_accounting():
-    ev, d, out = _diagnosed(*_files("seed-000"))
+    _, d, out = _diagnosed(*_files("seed-000"))
     best = d.best
     # the incident is no fault: the sidecar's preStop hook (run twice) and 1.18's grace accounting
     assert best.name == "PreStopHook+IgnoresSIGTERM+SlowShutdown" and best.change.at is None and d.fits
@@ -57,7 +57,7 @@ def test_seed_000_real_kubelet_log():
 
 
 def test_seed_001_hung_runtime_call_after_kubelet_restart():
-    ev, d, out = _diagnosed(*_files("seed-001"))
+    _, d, out = _diagnosed(*_files("seed-001"))
     # the restart is the log's start-up line, reconstructed as the user's action at its instant
     assert [d.base.clock(t) for t in d.base.restarts] == ["07-15 10:43:03.112"]
     assert d.best.name == "ContainerHang" and d.fits
@@ -69,7 +69,7 @@ def test_seed_001_hung_runtime_call_after_kubelet_restart():
 
 
 def test_seed_002_lost_exit_event():
-    ev, d, out = _diagnosed(*_files("seed-002"))
+    _, d, out = _diagnosed(*_files("seed-002"))
     assert [h.name for h in d.ranked[:2]] == ["LostExitEvent", "ContainerHang"] and d.fits
     # the model cannot tell the two apart; the node's SystemOOM event (a clue it does not model) does
     assert d.ranked[0].score == d.ranked[1].score
@@ -137,7 +137,7 @@ def test_missing_file_and_unknown_pod_exit_2(tmp_path):
 
 
 def test_partial_evidence_says_what_is_missing():
-    ev, d, out = _diagnosed(str(DATA / "seed-002" / "events.json"))
+    out = _diagnosed(str(DATA / "seed-002" / "events.json"))[2]
     assert "partial evidence, missing:" in out
     assert "the kubelet log (journalctl -u kubelet)" in out
     assert "the pod object (kubectl get pod -o yaml)" in out

@@ -40,7 +40,7 @@ def generate(index: int, seed: int = 0) -> Case:
     runtime = rng.choice(RUNTIMES)
     fault = KINDS[index % len(KINDS)]
     start = datetime(2024, 3, 1, 9, 0, 0, tzinfo=UTC) + timedelta(hours=index, seconds=rng.randint(0, 3000))
-    pods = []
+    pods: list[dict[str, Any]] = []
     for i in range(rng.randint(1, 2)):
         names = ["app"] + (["sidecar"] if rng.random() < 0.4 else [])
         grace = rng.choice((5, 10, 30))

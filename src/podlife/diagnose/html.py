@@ -29,7 +29,8 @@ def facts_data(d: Diagnosis) -> dict[str, Any]:
     matched_r = {id(r) for r, _ in a.pairs}
     matched_m = {id(m) for _, m in a.pairs}
     r_part, m_part = a.parting()
-    parting = (r_part or m_part).t if (r_part or m_part) is not None else None
+    part = r_part or m_part
+    parting = part.t if part is not None else None
 
     def row(f: Fact, side: str, matched: bool) -> dict[str, Any]:
         return {"lane": _lane(f, side), "t": round(f.t, 3), "kind": f.kind, "container": f.container or "",
@@ -43,7 +44,7 @@ def facts_data(d: Diagnosis) -> dict[str, Any]:
 
 def page(ev: Evidence, d: Diagnosis) -> str:
     from bokeh.layouts import column
-    from bokeh.models import ColumnDataSource, Div, FactorRange, HoverTool, Range1d, Span
+    from bokeh.models import ColumnDataSource, Div, FactorRange, HoverTool, Range1d, Span  # type: ignore[attr-defined]
     from bokeh.plotting import figure
 
     from podlife.trace.html import _page, _restart_bokeh_ids, _timeline_figure, timeline
@@ -53,7 +54,7 @@ def page(ev: Evidence, d: Diagnosis) -> str:
     facts = data["facts"]
     lanes = sorted({f["lane"] for f in facts}, key=lambda s: (s.split(" · ")[1], s.split(" · ")[0]))
     end = max([d.base.end + 5] + [f["t"] for f in facts])
-    shared = Range1d(max(0.0, d.base.start - 5), end)
+    shared = Range1d(max(0.0, d.base.start - 5), end)  # type: ignore[arg-type]
     fig = figure(y_range=FactorRange(factors=list(reversed(lanes)) or ["(no facts)"]), x_range=shared,
                  height=max(200, 40 * len(lanes) + 90), sizing_mode="stretch_width",
                  title=f"evidence and model ({d.best.name}) on one axis: seconds since {data['clock0']}",

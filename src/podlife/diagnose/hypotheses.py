@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import pairwise
 
 from podlife.diagnose import align as aligner
 from podlife.diagnose import simulate
@@ -32,6 +34,10 @@ TIE = 0.004        # scores closer than this tie
 # to leave out is no better. MARGIN is what a fault's score pays for being one.
 MARGIN = 0.01
 RECALL_GAIN = 0.005
+
+
+# a fault's target: pod, container, image, and more (pod, container) it strikes at once
+Target = tuple[str | None, str | None, str | None, tuple[tuple[str, str], ...]]
 
 
 @dataclass
@@ -122,6 +128,7 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
     floor = max(h.alignment.recall for h in found.values())
     gaps = _resumptions(real, base)
     for kind in FAULTS:
+        targets: list[Target]
         if kind in CONTAINER_FAULTS:
             targets = [(pod, c, None, ()) for pod, c in containers]
             if len(base.pods) > 1:   # one cause striking every pod's containers at once (the node's OOM)
@@ -160,7 +167,7 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
                 for t in instants:
                     keep(attempt(kind, Change(kind, t, pod, c, image, also)))
         if best is not None and best.change.at is not None and best.alignment.recall >= floor + RECALL_GAIN:
-            _refine(best, instants, keep, lambda ch: attempt(kind, ch))
+            _refine(best, instants, keep, partial(attempt, kind))
         if best is not None:
             found[kind] = best
     plain = [h for h in found.values() if h.change.at is None]
@@ -185,7 +192,7 @@ def _resumptions(real: list[Fact], base: Base) -> list[float]:
     """Where the kubelet's log resumes after 10 s or more of silence: when a partition healed, a runtime came
     back or a node was powered on again."""
     logs = sorted(f.t for f in real if not f.kind.startswith("event:") and base.start <= f.t <= base.end)
-    return [b for a, b in zip(logs, logs[1:]) if b - a >= 10.0]
+    return [b for a, b in pairwise(logs) if b - a >= 10.0]
 
 
 def _heals(kind: str, t: float, gaps: list[float]) -> list[float | None]:
@@ -211,7 +218,7 @@ def _pick_version(base: Base, score: Callable[[], float]) -> None:
     it and the closest is kept (log wording, line numbers and timings differ between releases)."""
     from podlife.scenario.errors import ScenarioError
 
-    tried = []
+    tried: list[tuple[float, int, str]] = []
     for v in base.candidates:
         base.version = v
         try:
@@ -260,7 +267,8 @@ def _divergence(a: aligner.Alignment, model: list[Fact], real: list[Fact], start
     if found:
         return min(found)
     r, m = a.parting()
-    return (r or m).t if (r or m) is not None else start
+    part = r or m
+    return part.t if part is not None else start
 
 
 def _container_targets(base: Base, a: aligner.Alignment, cap: int = 3) -> list[tuple[str, str]]:
@@ -273,8 +281,8 @@ def _container_targets(base: Base, a: aligner.Alignment, cap: int = 3) -> list[t
 
 # Evidence podlife does not model but upstream reports name: each favours a fault type over those it ties with.
 CLUES: tuple[tuple[str, str, str], ...] = (
-    ("LostExitEvent", "SystemOOM", "the node's kernel killed a process (SystemOOM): an OOM under memory pressure "
-                                   "is when containerd's exit events were lost in the seed-002 incident"),
+    ("LostExitEvent", "SystemOOM", ("the node's kernel killed a process (SystemOOM): an OOM under memory pressure "
+                                    "is when containerd's exit events were lost in the seed-002 incident")),
     ("LostExitEvent", "OOMKilling", "the kernel OOM-killed a process on the node"),
     ("ContainerHang", "ContainerInspect", "a docker inspect (ContainerInspect) that does not return"),
     ("ContainerHang", "InspectContainer", "a docker inspect (InspectContainer) that does not return"),

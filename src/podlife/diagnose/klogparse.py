@@ -160,11 +160,11 @@ _LEGACY: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p)) for k, p in (
     ("prestop-done", r'^preStop hook for container \{"\w+" "(?P<cid>[0-9a-f]+)"\} completed'),
     ("prestop-timeout", r'^preStop hook for container "?\{?"?(?:\w+://)?(?P<cid>[0-9a-f]+).* did not complete'),
     ("kill", r'^Killing container "(?:\w+://)?(?P<cid>[0-9a-f]+)" with (?P<v>-?\d+) second grace period'),
-    ("kill-override", r'^Killing container \{"\w+" "(?P<cid>[0-9a-f]+)"\}, but using (?P<v>-?\d+) second grace '
-                      r'period override'),
+    ("kill-override", (r'^Killing container \{"\w+" "(?P<cid>[0-9a-f]+)"\}, but using (?P<v>-?\d+) second grace '
+                      r'period override')),
     ("exited", r'^Container "(?:\w+://)?(?P<cid>[0-9a-f]+)" exited normally'),
-    ("stop-failed", r'^Container "(?:\w+://)?(?P<cid>[0-9a-f]+)" termination failed with gracePeriod (?P<v>-?\d+): '
-                    r'(?P<detail>.*)'),
+    ("stop-failed", (r'^Container "(?:\w+://)?(?P<cid>[0-9a-f]+)" termination failed with gracePeriod (?P<v>-?\d+): '
+                    r'(?P<detail>.*)')),
     ("runtime-error", r'^(?P<call>\w+) "?(?P<cid>[0-9a-f]{12,64})?"? ?from runtime service failed: (?P<detail>.*)'),
     ("sync-error", r'^Error syncing pod [\w-]+ \(' + _POD_FULL + r'\), skipping: (?P<detail>.*)'),
     ("skip-sync", r'^skipping pod synchronization - (?P<detail>.*)'),
@@ -175,9 +175,9 @@ _LEGACY: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p)) for k, p in (
     ("cni-teardown", r'^Calling network plugin \w+ to tear down pod "(?P<name>[\w.-]+)_(?P<ns>[\w.-]+)"'),
     ("no-sandbox", r'^No sandbox for pod ' + _POD_FULL + ' can be found'),
     ("cancel-sync", r'^Cancelling current pod sync for ' + _POD_FULL),
-    ("event", r'^Event\(v1\.ObjectReference\{Kind:"(?P<okind>\w+)", Namespace:"(?P<ns>[\w.-]*)", '
+    ("event", (r'^Event\(v1\.ObjectReference\{Kind:"(?P<okind>\w+)", Namespace:"(?P<ns>[\w.-]*)", '
               r'Name:"(?P<name>[\w.-]+)".*?FieldPath:"(?P<fp>[^"]*)"\}\): type: \'\w+\' reason: \'(?P<reason>\w+)\' '
-              r'(?P<detail>.*)'),
+              r'(?P<detail>.*)')),
     ("kubelet-start", r'^(?:Version: |Kubelet version: ?)(?P<detail>v?\d+\.\d+\S*)'),
     ("kubelet-start", r'^Starting kubelet'),
     ("pleg-unhealthy", r'PLEG is not healthy(?P<detail>.*)'),

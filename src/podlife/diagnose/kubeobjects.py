@@ -15,7 +15,7 @@ def timestamp(v: Any) -> float | None:
     if not isinstance(v, str) or not v:
         return None
     try:
-        d = datetime.fromisoformat(v.replace("Z", "+00:00"))
+        d = datetime.fromisoformat(v)
     except ValueError:
         return None
     if d.tzinfo is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 import yaml
@@ -115,7 +116,6 @@ def build(ev: Evidence, pods: list[str] | None = None, version: str | None = Non
     plans: list[PodPlan] = []
     adds: dict[str, float] = {}
     for key in chosen:
-        info = ev.pods[key]
         add = _of(facts, key, "sync-add")
         if add:
             adds[key] = add[0].t
@@ -145,7 +145,7 @@ def _batch_phase(facts: list[Fact], origin: float) -> float:
     """Moves the origin back (by less than the batch period) so that the model's status batch sync, every 10 s
     from its start, falls when the log's does: two "still running" lines 10 s apart show its phase."""
     still = [f.t for f in facts if f.kind == "still-running"]
-    for a, b in zip(still, still[1:]):
+    for a, b in pairwise(still):
         if abs(b - a - BATCH) < 0.05:
             return origin - ((origin - b) % BATCH)
     # the status manager removes a finished pod on a batch sync too (1.18-1.21 log "fully terminated")

@@ -139,10 +139,10 @@ def _tell(d: Diagnosis, a: Hypothesis, b: Hypothesis) -> str:
 
 def render(ev: Evidence, d: Diagnosis) -> list[str]:
     base = d.base
-    out = [f"podlife diagnose: {', '.join(p.key for p in base.pods)} on {base.node}, modelled as Kubernetes "
-           f"{base.version} with {base.runtime}",
-           f"evidence: {len(ev.facts)} timed facts from {len(ev.files)} file(s), {_when(base, base.start)} to "
-           f"{_when(base, base.end)}"]
+    out = [(f"podlife diagnose: {', '.join(p.key for p in base.pods)} on {base.node}, modelled as Kubernetes "
+           f"{base.version} with {base.runtime}"),
+           (f"evidence: {len(ev.facts)} timed facts from {len(ev.files)} file(s), {_when(base, base.start)} to "
+           f"{_when(base, base.end)}")]
     for path, n in sorted(ev.ignored.items()):
         out.append(f"  {path}: {n} line(s) in formats podlife does not read, ignored")
     if ev.duplicates:
