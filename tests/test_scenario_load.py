@@ -11,7 +11,8 @@ import pytest
 from podlife.config import KubeletConfiguration
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.scenario.load import MODELLED_VERSIONS, NEWEST, load_scenario
+from podlife.scenario.load import load_scenario
+from podlife.versions import MODELLED_VERSIONS, NEWEST
 from podlife.scenario.model import Source
 
 # Every scenario below starts with these 4 lines, so the first line of a body is line 5.
