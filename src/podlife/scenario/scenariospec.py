@@ -78,7 +78,7 @@ def scenario_spec(ck: Check, data: Any, supported_faults: frozenset[str] | None)
     kinds = schema.kind_names(minor, crds)
     for i, a in enumerate(actions):
         check_action_kind(ck, a, f"spec.actions[{i}]", kinds, minor)
-    check_updates(ck, objects, actions, kinds, api)
+    check_updates(ck, objects, actions, cluster, api)
     by_name = {n.name: n for n in joined}
     for a in actions:
         if a.verb == "join":
