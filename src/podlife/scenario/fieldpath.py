@@ -1,4 +1,5 @@
-"""Field paths as k8s field.Path prints them (``a.b``, ``a[0]``, ``a[some.key]``), and how a value is shown in a message."""
+"""Field paths as k8s field.Path prints them (``a.b``, ``a[0]``, ``a[some.key]``), and how a value is shown in a
+message."""
 
 from __future__ import annotations
 
