@@ -162,3 +162,17 @@ def test_generated_incident_recovers_its_fault(tmp_path, index):
     _, d = diagnose(paths)
     assert d.best.name == case.fault
     assert min(d.best.instants) - 2 <= case.at <= max(d.best.instants) + 2 or d.best.name == "KubeletRestart"
+
+
+def test_log_in_local_time_is_moved_onto_the_events_utc(tmp_path):
+    """The seed-002 log as a UTC+8 node writes it: its Events, in UTC, put it back (the facts' times agree)."""
+    shifted = []
+    for line in (DATA / "seed-002" / "kubelet.log").read_text().splitlines():
+        for h in ("14", "15"):
+            line = line.replace(f" {h}:", f" {int(h) + 8}:")
+        shifted.append(line)
+    (tmp_path / "kubelet.log").write_text("\n".join(shifted) + "\n")
+    local = evidence.read([str(tmp_path / "kubelet.log"), str(DATA / "seed-002" / "events.json")])
+    utc = evidence.read([str(DATA / "seed-002" / "kubelet.log"), str(DATA / "seed-002" / "events.json")])
+    assert [(f.t, f.kind) for f in local.facts] == [(f.t, f.kind) for f in utc.facts]
+    assert any("+8 h from UTC" in n for n in local.notes)

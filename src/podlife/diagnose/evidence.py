@@ -66,8 +66,10 @@ def read(paths: list[str]) -> Evidence:
     ev.year = years[len(years) // 2] if years else None
     if ev.year is None and logs:
         ev.notes.append(f"klog lines carry no year and no other evidence gives one: {DEFAULT_YEAR} assumed")
+    objects = len(ev.facts)
     for path, text in logs:
         read_log(ev, path, text)
+    _align_clocks(ev, ev.facts[:objects], ev.facts[objects:])
     _resolve(ev)
     ev.facts.sort(key=lambda f: f.t)
     return ev
@@ -209,6 +211,27 @@ def read_log(ev: Evidence, path: str, text: str) -> None:
                                          "recognised in this file (klog lines look like "
                                          "'I0603 20:39:37.908557    3033 kubelet.go:1913] …')")
     ev.has.add("klog")
+
+
+ZONE_STEP = 900.0   # time zones are whole quarter hours from UTC
+
+
+def _align_clocks(ev: Evidence, objects: list[Fact], logs: list[Fact]) -> None:
+    """klog prints the node's local time, Events and pod objects UTC: when the same Events appear in both and
+    their times differ by a time zone's offset, the log's facts are moved onto UTC."""
+    diffs = sorted(o.t - g.t for o in objects for g in logs
+                   if o.kind == g.kind and o.kind.startswith("event:") and o.pod == g.pod
+                   and abs(o.t - g.t) < 15 * 3600)
+    if not diffs:
+        return
+    median = diffs[len(diffs) // 2]
+    offset = round(median / ZONE_STEP) * ZONE_STEP
+    if abs(offset) < ZONE_STEP or abs(median - offset) > 5.0:
+        return
+    for f in logs:
+        f.t += offset
+    ev.notes.append(f"the kubelet log's clock is {-offset / 3600:+g} h from UTC (its Events match the API's "
+                    f"{abs(offset) / 3600:g} h apart): its times are read as UTC{-offset / 3600:+g} h")
 
 
 def _epoch(year: int, kl: KlogLine) -> float:
