@@ -176,3 +176,16 @@ def test_log_in_local_time_is_moved_onto_the_events_utc(tmp_path):
     utc = evidence.read([str(DATA / "seed-002" / "kubelet.log"), str(DATA / "seed-002" / "events.json")])
     assert [(f.t, f.kind) for f in local.facts] == [(f.t, f.kind) for f in utc.facts]
     assert any("+8 h from UTC" in n for n in local.notes)
+
+
+def test_structured_log_with_its_version_and_other_pods():
+    """A 1.29 journal (structured messages, JSON-style PLEG event, another pod's probe line): the version is
+    the start-up line's, the start-up is the log's beginning (no restart), --pod keeps the one pod."""
+    ev, d = diagnose([str(DATA / "structured" / "kubelet.log")], "default/checkout-7d9f")
+    out = "\n".join(render(ev, d))
+    assert (d.base.version, d.base.runtime, d.base.restarts) == ("1.29", "containerd", [])
+    assert [p.key for p in d.base.pods] == ["default/checkout-7d9f"]
+    assert d.best.name == "IgnoresSIGTERM" and d.fits
+    assert "default/checkout-7d9f: delete → last container exit 20.0 s modelled, 20.1 s in the evidence" in out
+    died = [f for f in ev.facts if f.kind == "pleg-ContainerDied"]
+    assert [f.container for f in died][:1] == ["api"]

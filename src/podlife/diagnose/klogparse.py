@@ -114,7 +114,7 @@ def _said_structured(msg: str, kv: dict[str, str]) -> Said:
     if "gracePeriod" in kv:
         said.value = _num(kv["gracePeriod"])
     if msg == "SyncLoop (PLEG): event for pod":
-        m = re.search(r'Type:"(\w+)" Data:"?(\w+)', kv.get("event", ""))
+        m = re.search(r'"?Type"?:"(\w+)"[ ,]"?Data"?:"?(\w+)', kv.get("event", ""))
         said.kind, said.cid = ("pleg-" + m[1], _cid(m[2])) if m else ("pleg", None)
     elif msg == "Event occurred":
         said.kind = "event:" + kv.get("reason", "")

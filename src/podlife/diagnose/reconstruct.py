@@ -133,7 +133,9 @@ def build(ev: Evidence, pods: list[str] | None = None, version: str | None = Non
     runtime = "containerd" if ev.runtime == "containerd" else "docker-18.06"
     if ev.runtime is None:
         notes.append("the evidence does not show the container runtime: modelled as docker 18.06 (dockershim)")
-    restarts = [t - origin for t in ev.kubelet_starts if t - origin > 1.0]
+    # a start-up before any pod line is where the log begins, not a restart
+    first_pod = min((f.t for f in facts if f.pod), default=last)
+    restarts = [t - origin for t in ev.kubelet_starts if t - origin > 1.0 and t > first_pod]
     return Base(origin, v, node, runtime, plans, restarts, first - origin, last - origin, notes,
                 _candidates(ev, version))
 
