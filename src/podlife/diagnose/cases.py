@@ -46,7 +46,8 @@ def generate(index: int, seed: int = 0) -> Case:
         grace = rng.choice((5, 10, 30))
         containers = []
         for c in names:
-            entry: dict[str, Any] = {"name": c, "image": f"registry.example/{c}:{rng.randint(1, 9)}.{rng.randint(0, 9)}"}
+            image = f"registry.example/{c}:{rng.randint(1, 9)}.{rng.randint(0, 9)}"
+            entry: dict[str, Any] = {"name": c, "image": image}
             if rng.random() < 0.3:
                 entry["lifecycle"] = {"preStop": {"exec": {"command": ["sh", "-c", f"sleep {rng.randint(1, 3)}"]}}}
             containers.append(entry)
@@ -107,7 +108,8 @@ def evidence(case: Case, directory: str) -> list[str]:
     return [log, events]
 
 
-_IDS = re.compile(r"[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\bResourceVersion:\"\d+\"|"
+_IDS = re.compile(r"[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"
+                  r"\bResourceVersion:\"\d+\"|"
                   r"statusVersion=\d+|\(\d+, \{")
 
 

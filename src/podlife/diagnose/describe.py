@@ -1,7 +1,7 @@
 """``kubectl describe pod`` text: the pod's identity, containers, grace period, states and its Events table.
 
-The Events table's times are ages ("2m3s"), relative to when describe ran, which the text does not say; the
-events are kept as untimed clues unless a ``--describe-time`` … (not offered: they are listed, not aligned).
+The Events table's times are ages ("2m3s") counted from when describe ran, which the text does not say, so its
+events are kept as untimed clues (searched for upstream symptoms), not aligned.
 """
 
 from __future__ import annotations

@@ -330,6 +330,6 @@ def _resolve_ids(ev: Evidence) -> None:
             if name:
                 f.container = name
     for info in ev.pods.values():
-        for cid, name in info.ids.items():
+        for name in info.ids.values():
             if name:
                 info.add_container(name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -45,7 +46,7 @@ class PodInfo:
     containers: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)          # lifecycle.type: Sidecar (the legacy PR's)
     grace: int | None = None
-    spec: dict | None = None                                  # the pod object's spec when given
+    spec: dict[str, Any] | None = None                        # the pod object's spec when given
     ids: dict[str, str] = field(default_factory=dict)         # container id (hex) -> name
     images: dict[str, str] = field(default_factory=dict)      # container -> image (from pull events)
     terminating: bool = False                                 # the evidence shows it Terminating at its end

@@ -98,7 +98,7 @@ def _behaviour_label(base: Base) -> str:
     return "; ".join(bits)
 
 
-def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
+def search(ev: Evidence, base: Base) -> Diagnosis:
     real = [Fact(f.t - base.origin, f.kind, f.pod, f.container, f.value, f.detail, f.source, f.text, f.weight)
             for f in ev.facts]
     pods = {p.key for p in base.pods}
@@ -138,7 +138,8 @@ def search(ev: Evidence, base: Base, progress: object = None) -> Diagnosis:
             if not _starts(real, base):
                 continue   # a failing pull shows only when a container starts, and none starts in the evidence
             # images the evidence shows pulled or failing first
-            pulled = {(f.pod, f.container) for f in real if f.kind in ("event:Pulling", "event:Failed", "event:BackOff")}
+            pulls = ("event:Pulling", "event:Failed", "event:BackOff")
+            pulled = {(f.pod, f.container) for f in real if f.kind in pulls}
             images = sorted({p.images.get(c, f"{c}:latest"): (p.key, c) not in pulled
                              for p in base.pods for c in p.containers}.items(), key=lambda kv: kv[1])
             targets = [(None, None, image, ()) for image, _ in images]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from podlife.diagnose.facts import mask
 
 # journald: "Jun 03 20:39:37 host kubelet[3033]: " or podlife's "node-1 kubelet[3033]: "
-_JOURNAL = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? )?(?P<host>[\w.-]+) (?P<comp>[\w.-]+)\[\d+\]: ")
+_JOURNAL = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? )?"
+                      r"(?P<host>[\w.-]+) (?P<comp>[\w.-]+)\[\d+\]: ")
 # klog: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
 _KLOG = re.compile(r"^(?P<sev>[IWEF])(?P<mo>\d\d)(?P<dd>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)\.(?P<us>\d{1,9})"
                    r" +\d+ (?P<file>[\w./-]+):(?P<line>\d+)\] (?P<msg>.*)$")
@@ -229,6 +229,3 @@ def version_of(detail: str) -> str | None:
 def style(msg: str) -> str:
     return "structured" if msg.startswith('"') else "legacy"
 
-
-def describe_kv(d: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in d.items())

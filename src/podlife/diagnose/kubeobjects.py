@@ -48,8 +48,9 @@ def event_facts(ev: dict[str, Any], source: str) -> list[Fact]:
     pod = f"{obj.get('namespace') or 'default'}/{obj.get('name')}" if kind == "Pod" else None
     detail = ev.get("message") or ev.get("note") or ""
     text = f"{reason}: {detail}"
-    mk = lambda t: Fact(t, "event:" + reason, pod, fp[1] if fp else None, None,
-                        detail if kind != "Node" else f"node {obj.get('name')}: {detail}", source, text)
+    def mk(t: float) -> Fact:
+        return Fact(t, "event:" + reason, pod, fp[1] if fp else None, None,
+                    detail if kind != "Node" else f"node {obj.get('name')}: {detail}", source, text)
     out = [mk(first)]
     if last is not None and last > first + 0.5 and (ev.get("count") or 1) > 1:
         out.append(mk(last))
@@ -85,7 +86,7 @@ def status_facts(pod: dict[str, Any], source: str) -> list[Fact]:
     key = f"{md.get('namespace') or 'default'}/{md.get('name')}"
     out: list[Fact] = []
     for cs in (pod.get("status") or {}).get("containerStatuses") or []:
-        for which, state in (("state", cs.get("state") or {}), ("last", cs.get("lastState") or {})):
+        for _which, state in (("state", cs.get("state") or {}), ("last", cs.get("lastState") or {})):
             term = state.get("terminated")
             if term and timestamp(term.get("finishedAt")) is not None:
                 out.append(Fact(timestamp(term["finishedAt"]) or 0.0, "status-terminated", key, cs.get("name"),

@@ -107,7 +107,7 @@ def _of(facts: list[Fact], pod: str, *kinds: str) -> list[Fact]:
 def build(ev: Evidence, pods: list[str] | None = None, version: str | None = None) -> Base:
     notes: list[str] = []
     v = _version(ev, version, notes)
-    facts = [f for f in ev.facts]
+    facts = list(ev.facts)
     if not facts and not ev.pods:
         raise ValueError("the evidence holds no timed facts")
     first = min((f.t for f in facts), default=0.0)
@@ -119,7 +119,7 @@ def build(ev: Evidence, pods: list[str] | None = None, version: str | None = Non
         add = _of(facts, key, "sync-add")
         if add:
             adds[key] = add[0].t
-    origin = min([first - LEAD] + [t for t in adds.values()])
+    origin = min([first - LEAD] + list(adds.values()))
     if all(k in adds for k in chosen) and chosen:
         origin = min(adds.values())
     else:
@@ -178,7 +178,7 @@ def _plan(ev: Evidence, key: str, facts: list[Fact], origin: float, version: str
     elif info.deletion_t is not None:
         plan.delete_at = info.deletion_t - origin
     else:
-        killing = [f for f in _of(facts, key, "event:Killing")]
+        killing = list(_of(facts, key, "event:Killing"))
         if killing:
             plan.delete_at = killing[0].t - origin
             notes.append(f"{key}: the delete is placed at its first Killing event (no SyncLoop DELETE line)")
