@@ -121,6 +121,7 @@ def search(ev: Evidence, base: Base) -> Diagnosis:
     if bname != "NoFault":
         found[bname] = attempt(bname, Change(bname, label=_behaviour_label(base)))
     ref = max(found.values(), key=lambda h: h.score)
+    fitted = ref.change.behaviors   # faults are tried over the better of the default and the fitted behaviours
     t_d = _divergence(ref.alignment, ref.run.facts, real, base.start)
     span = [base.start + (t_d - base.start) * k / 3 for k in range(3)]
     instants = sorted({round(t, 3) for t in [t_d - d for d in LEADS] + span + [t_d] if t > 1.0})
@@ -162,11 +163,11 @@ def search(ev: Evidence, base: Base) -> Diagnosis:
         for pod, c, image, also in first:
             for t in instants:
                 for heal in _heals(kind, t, gaps):
-                    keep(attempt(kind, Change(kind, t, pod, c, image, also, heal=heal)))
+                    keep(attempt(kind, Change(kind, t, pod, c, image, also, behaviors=fitted, heal=heal)))
         if rest and best is not None and best.alignment.recall >= floor + RECALL_GAIN:
             for pod, c, image, also in rest:
                 for t in instants:
-                    keep(attempt(kind, Change(kind, t, pod, c, image, also)))
+                    keep(attempt(kind, Change(kind, t, pod, c, image, also, behaviors=fitted)))
         if best is not None and best.change.at is not None and best.alignment.recall >= floor + RECALL_GAIN:
             _refine(best, instants, keep, partial(attempt, kind))
         if best is not None:

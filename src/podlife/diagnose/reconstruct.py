@@ -216,9 +216,13 @@ def _fit_behavior(facts: list[Fact], key: str, containers: list[str], plan: PodP
         if not kills or not exits or exits[-1].t < kills[-1].t:
             continue
         k, e = kills[-1], exits[-1]
-        took = e.t - k.t
-        grace = k.value if k.value is not None else plan.grace
-        if grace > 0 and took >= grace - 0.05:
+        # a preStop hook run after the kill line takes its time out of the grace before SIGTERM
+        hooks = [f for f in _of(facts, key, "prestop-done", "prestop-failed", "prestop-timeout")
+                 if f.container == c and k.t <= f.t <= e.t]
+        begin = hooks[-1].t if hooks else k.t
+        took = e.t - begin
+        grace = (k.value if k.value is not None else plan.grace) - (begin - k.t)
+        if grace > 0 and took >= max(grace, 2.0) - 0.05:
             out[c] = {"onTerm": "ignore"}
         elif took > 0.3:
             out[c] = {"termSeconds": round(took, 2)}
