@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -28,6 +29,7 @@ from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
 from podlife.engine.slices import pause
 from podlife.trace.recorder import Trace
+from podlife import versions
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
@@ -105,6 +107,11 @@ class DeleteOptions:
     propagation_policy: str | None = None  # Background | Foreground | Orphan
 
 
+@cache
+def _newest() -> versions.Profile:
+    return versions.profile(versions.NEWEST)
+
+
 @dataclass
 class Store:
     kernel: Kernel
@@ -134,8 +141,6 @@ class Store:
     _removed: dict[str, int] = field(default_factory=dict)
     # pods by spec.nodeName, the field the kubelet lists and watches by (the watch cache's index)
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
-    _features_of: Any = None                   # the profile _features were made from
-    _features: dict[str, bool] = field(default_factory=dict)
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
     skipped: list[str] = field(default_factory=list)   # objects restore() did not load, and why
@@ -237,16 +242,13 @@ class Store:
                 yield get(k)
 
     def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
-        """``check()`` with the version's validation options (feature gates) set, for one write."""
-        profile = getattr(self, "profile", None)
-        if profile is not self._features_of:
-            self._features_of = profile
-            self._features = validation.features(profile) if profile is not None else {}
-        token = validation.FEATURES.set(self._features)
+        """``check()`` with the version's rules set for validation, for one write. A store made without a cluster
+        (tests) has no profile and validates as the newest release."""
+        token = validation.set_rules(getattr(self, "profile", None) or _newest())
         try:
             return check()
         finally:
-            validation.FEATURES.reset(token)
+            validation.reset_rules(token)
 
     def _info(self, kind: str) -> KindInfo:
         return self.kinds.get(kind) or builtin_kind_info(kind, "v1")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from podlife.api import quantity
-from podlife.versions import DROPPED_FIELD_GATES
+from podlife.versions import DROPPED_FIELD_GATES, Profile
 
 _BYTE_RESOURCES = ("memory", "ephemeral-storage")
 
@@ -45,7 +45,7 @@ def _containers(spec: dict[str, Any]) -> Iterator[tuple[str, bool, dict[str, Any
                 yield f"{key}[{i}]", key == "initContainers", c
 
 
-def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]]:
+def manifest_warnings(obj: dict[str, Any], profile: Profile) -> list[tuple[str, str]]:
     """(field path inside the manifest, message) for each warning."""
     out: list[tuple[str, str]] = []
     dropped: frozenset[str] = profile.dropped_fields
@@ -130,7 +130,7 @@ def _unreachable_codes(path: str, req: Any) -> list[tuple[str, str]]:
                    f"{'it' if len(odd) == 1 else 'them'}")]
 
 
-def _dropped(key: str, profile: Any) -> str:
+def _dropped(key: str, profile: Profile) -> str:
     gate = DROPPED_FIELD_GATES[key]
     how = "turned off by the scenario's feature gates" if gate in profile.set_gates else "off by default"
     return (f"dropped by the API server: the {gate} feature gate is {how} on Kubernetes {profile.version}; the "

@@ -1540,7 +1540,7 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
         md = m.obj.get("metadata") or {}
         if md.get("name"):
             known[key(m.obj["kind"], md.get("namespace"), md["name"])] = defaulted(m.obj)
-    token = validation.FEATURES.set(validation.features(prof))
+    token = validation.set_rules(prof)
     try:
         for i, a in sorted(enumerate(actions), key=lambda ia: ia[1].at):
             path = f"spec.actions[{i}]"
@@ -1576,7 +1576,7 @@ def _dry_run(ck: _Check, objects: list[Manifest], actions: list[Action], kinds: 
                     _refused(ck, validation.validate(new, old=old), where, k[0], k[2])
                     known[k] = new
     finally:
-        validation.FEATURES.reset(token)
+        validation.reset_rules(token)
 
 
 def _strategic(old: dict[str, Any], patch: dict[str, Any], prof: Profile) -> dict[str, Any]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj, clone
+from podlife.versions import Profile
 
 
-def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
+def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
     """DropDisabledTemplateFields in each workload strategy's PrepareForCreate and PrepareForUpdate: the pod
     template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
     keeps a field on update when the old template uses it; here no stored template can, as the same gates

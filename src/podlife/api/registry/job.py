@@ -15,6 +15,7 @@ from podlife.api import defaults
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy, drop_disabled_template_fields
+from podlife.versions import Profile
 
 LEGACY_UID_LABEL = "controller-uid"
 LEGACY_NAME_LABEL = "job-name"
@@ -48,7 +49,7 @@ def generate_selector(job: Obj, prefixed: bool) -> None:
     ml.setdefault(key, uid)
 
 
-def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
+def drop_disabled_job_fields(spec: Obj, profile: Profile | None) -> list[str]:
     """dropDisabledFields (pkg/api/job): the Job fields whose feature gate is off in the version; returns their
     paths, for the user's warning."""
     if profile is None or not isinstance(spec, dict):
@@ -70,7 +71,7 @@ def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
     return dropped
 
 
-def drop_defaulted_job_fields(spec: Obj, profile: Any) -> None:
+def drop_defaulted_job_fields(spec: Obj, profile: Profile | None) -> None:
     """SetDefaults_Job fills podReplacementPolicy only while JobPodReplacementPolicy is on (and
     dropDisabledFields removes a given one while it is off)."""
     if profile is not None and isinstance(spec, dict) and not profile.job_status_terminating:

@@ -104,11 +104,11 @@ class Allocators:
         self.base = int(self.cidr.network_address) + 1
         self.size = self.cidr.num_addresses - 2
         self.port_base, self.port_size = NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] - NODE_PORT_RANGE[0] + 1
-        profile = getattr(store, "profile", None)
+        profile = getattr(store, "profile", None)   # None: a store made without a cluster (the newest release)
         self.ip_offset = _ip_offset(self.cidr.num_addresses) \
-            if getattr(profile, "service_ip_static_subrange", True) else 0
+            if profile is None or profile.service_ip_static_subrange else 0
         self.port_offset = _port_offset(self.port_size) \
-            if getattr(profile, "service_node_port_static_subrange", True) else 0
+            if profile is None or profile.service_node_port_static_subrange else 0
 
     # ---- what the stored Services hold (the repair loops' view) -----------------------------------
 
