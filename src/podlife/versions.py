@@ -93,7 +93,7 @@ class Profile:
     minor: int
     gates: Mapping[str, bool]        # every modelled gate the release knows, with the scenario's values
     set_gates: Mapping[str, bool]    # the gates set against the release's defaults
-    dropped_fields: frozenset[str]   # DROPPED_FIELD_GATES keys whose gate exists and is off
+    dropped_fields: frozenset[DroppedField]   # DROPPED_FIELD_GATES keys whose gate exists and is off
 
     grace_override: Literal["after-prestop-unclamped", "effective-after-prestop", "before-prestop"] = rule(
         "where killContainer applies a grace-period override", (
@@ -130,7 +130,8 @@ class Profile:
     ))
     statefulset_status_available_replicas: bool = rule("StatefulSetStatus.availableReplicas exists (always encoded)", (
         Change(18, False, "not in staging/src/k8s.io/api/apps/v1/types.go before 1.22"),
-        Change(22, True, "PR #100842 (StatefulSetMinReadySeconds): AvailableReplicas int32 `json:\"availableReplicas\"`, "
+        Change(22, True, "PR #100842 (StatefulSetMinReadySeconds): AvailableReplicas int32 "
+                         "`json:\"availableReplicas\"`, "
                          "no omitempty"),
     ))
     failed_pod_ready_reason: Literal["ContainersNotReady", "PodFailed"] = rule(
@@ -362,7 +363,8 @@ class Profile:
     pod_deletion_cost: bool = rule(
         "ReplicaSet scale-down ranks by the controller.kubernetes.io/pod-deletion-cost annotation", (
         Change(18, False, "not available (1.21: KEP-2255 alpha, feature gate PodDeletionCost off)"),
-        Change(22, True, "PodDeletionCost beta, on by default (pkg/controller/controller_utils.go ActivePodsWithRanks)"),
+        Change(22, True, "PodDeletionCost beta, on by default "
+                         "(pkg/controller/controller_utils.go ActivePodsWithRanks)"),
     ), gate="PodDeletionCost")
     logarithmic_scale_down: bool = rule(
         "ReplicaSet scale-down compares ready/creation times in log2 buckets, ties by UID", (
@@ -595,6 +597,11 @@ class Profile:
     def enabled(self, gate: str) -> bool:
         return self.gates.get(gate, False)
 
+    def drops(self, key: DroppedField) -> bool:
+        """The API server drops this field before storing: its gate exists and is off (checked by name, where
+        ``key in dropped_fields`` would not be)."""
+        return key in self.dropped_fields
+
 
 # the table's rows, in its order (``podlife versions``, ``podlife explain``)
 RULES: tuple[Rule, ...] = tuple(
@@ -683,7 +690,12 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
 
 # fields the API server drops before storing while their gate is off (dropDisabledFields): what to look for
 # in a manifest → the gate
-DROPPED_FIELD_GATES: dict[str, str] = {
+DroppedField = Literal[
+    "probe_grace", "probe_grpc", "sts_pvc_retention", "cronjob_time_zone", "scheduling_gates",
+    "pdb_unhealthy_policy", "lifecycle_sleep", "container_restart_rules", "job_pod_failure_policy", "job_indexed",
+    "job_backoff_limit_per_index", "job_success_policy", "job_pod_replacement_policy", "sidecar_restart_policy",
+    "ds_max_surge", "sts_start_ordinal"]
+DROPPED_FIELD_GATES: dict[DroppedField, str] = {
     "probe_grace": "ProbeTerminationGracePeriod",
     "probe_grpc": "GRPCContainerProbe",
     "sts_pvc_retention": "StatefulSetAutoDeletePVC",

@@ -53,7 +53,7 @@ def restarts(pod: Obj, container: Obj, exit_code: int, profile: Profile | None) 
 def drop_sleep_action(pod_spec: Obj, profile: Profile | None) -> None:
     """pkg/api/pod/util.go dropPodLifecycleSleepAction: with PodLifecycleSleepAction off (1.29) a hook's sleep
     action is dropped, and the hook with it when sleep was its only handler."""
-    if profile is None or "lifecycle_sleep" not in profile.dropped_fields:
+    if profile is None or not profile.drops("lifecycle_sleep"):
         return
     for c in list(pod_spec.get("initContainers") or ()) + list(pod_spec.get("containers") or ()):
         lifecycle = c.get("lifecycle") if isinstance(c, dict) else None
@@ -74,7 +74,7 @@ def drop_disabled_fields(pod_spec: Obj, profile: Profile | None) -> list[str]:
     if profile is None:
         return []
     dropped = []
-    if "sidecar_restart_policy" in profile.dropped_fields:
+    if profile.drops("sidecar_restart_policy"):
         # SidecarContainers off (1.28's default): an init container's restartPolicy goes, so a would-be sidecar
         # is an ordinary init container (and validation then refuses its probes and lifecycle hooks)
         for i, c in enumerate(pod_spec.get("initContainers") or ()):
@@ -82,7 +82,7 @@ def drop_disabled_fields(pod_spec: Obj, profile: Profile | None) -> list[str]:
                 del c["restartPolicy"]
                 dropped.append(f"spec.initContainers[{i}].restartPolicy")
     # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
-    if "container_restart_rules" in profile.dropped_fields:
+    if profile.drops("container_restart_rules"):
         for i, c in enumerate(pod_spec.get("containers") or ()):
             for key in ("restartPolicy", "restartPolicyRules"):
                 if isinstance(c, dict) and key in c:
