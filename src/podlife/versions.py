@@ -32,6 +32,8 @@ def normalize_version(text: str) -> str:
 
 
 T = TypeVar("T")
+# the values of negative_grace and negative_delete_grace, which the store keeps
+NegativeGrace = Literal["flows-through", "treated-as-one"]
 
 
 @dataclass(frozen=True)
@@ -103,12 +105,11 @@ class Profile:
                "pod workers pass the effective grace as override, still after preStop (#117373)"),
         Change(28, "before-prestop", "PR #115835: override replaces the grace before the preStop hook"),
     ))
-    negative_grace: Literal["flows-through", "treated-as-one"] = rule("a negative spec.terminationGracePeriodSeconds", (
+    negative_grace: NegativeGrace = rule("a negative spec.terminationGracePeriodSeconds", (
         Change(18, "flows-through", "negative values reach the kubelet and the runtime unchanged"),
         Change(27, "treated-as-one", "PR #115606: negative grace is treated as 1 s, with an API warning"),
     ))
-    negative_delete_grace: Literal["flows-through", "treated-as-one"] = rule(
-        "a negative gracePeriodSeconds in DeleteOptions", (
+    negative_delete_grace: NegativeGrace = rule("a negative gracePeriodSeconds in DeleteOptions", (
         Change(18, "flows-through", "the negative value becomes deletionGracePeriodSeconds"),
         Change(22, "treated-as-one", "PR #98866: rest/delete.go BeforeDelete treats it as 1 s"),
     ))

@@ -116,8 +116,8 @@ def _newest() -> versions.Profile:
 class Store:
     kernel: Kernel
     trace: Trace
-    negative_grace: str = "treated-as-one"          # versions rule ``negative_grace`` (spec grace)
-    negative_delete_grace: str = "treated-as-one"   # versions rule ``negative_delete_grace``
+    negative_grace: versions.NegativeGrace = "treated-as-one"          # versions rule ``negative_grace`` (spec grace)
+    negative_delete_grace: versions.NegativeGrace = "treated-as-one"   # versions rule ``negative_delete_grace``
     history_size: int = 1000
     served: Callable[[str, str], KindInfo | None] | None = None  # discovery of kinds outside the model
     kinds: dict[str, KindInfo] = field(init=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj, clone
-from podlife.versions import Profile
+from podlife.versions import NegativeGrace, Profile
 
 
 def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
@@ -87,6 +87,6 @@ class Strategy:
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate(new, old=old, namespaced=self.info.namespaced)
 
-    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         """Grace period for a delete, or None when the kind is deleted at once."""
         return None

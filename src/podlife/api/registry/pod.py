@@ -7,6 +7,7 @@ from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy
+from podlife.versions import NegativeGrace
 
 
 class PodStrategy(Strategy):
@@ -41,7 +42,7 @@ class PodStrategy(Strategy):
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_update(new, old)
 
-    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         # podStrategy.CheckGracefulDelete
         if grace is None:
             grace = obj["spec"].get("terminationGracePeriodSeconds", 30)
