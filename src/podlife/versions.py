@@ -11,7 +11,7 @@ podlife compares versions; a misspelled rule, or a comparison with a value the r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Generic, Literal, TypeVar, cast
 
 OLDEST_MINOR = 18
@@ -605,9 +605,7 @@ class Profile:
 
 
 # the table's rows, in its order (``podlife versions``, ``podlife explain``)
-RULES: tuple[Rule, ...] = tuple(
-    Rule(f.name, r.summary, r.changes, r.gate, r.on, r.off, r.gate_since)
-    for f in fields(Profile) if (r := f.metadata.get("rule")) is not None)
+RULES: tuple[Rule, ...] = tuple(replace(r, name=f.name) for f in fields(Profile) if (r := f.metadata.get("rule")))
 
 
 # --- API schema differences ----------------------------------------------------------------------------
