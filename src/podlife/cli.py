@@ -90,7 +90,8 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import decode_text, load_scenario, read_text
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.yamlread import decode_text, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
     import orjson
 
