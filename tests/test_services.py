@@ -16,7 +16,7 @@ from podlife.apiserver.fields import FieldSelector
 from podlife.cluster import Cluster
 from podlife.controlplane.controllers.endpointslice import EndpointSliceController
 from podlife.controlplane.controllers.rootcacertpublisher import PLACEHOLDER_CA
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 from tests.helpers import records, run_text
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)

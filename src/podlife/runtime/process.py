@@ -33,6 +33,7 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.engine import Kernel
 from podlife.runtime import network
+from podlife.cluster.contracts import ContainerRuntime, NodeStats, RuntimeFaults
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
 from podlife.runtime.crilog import LogWriter
@@ -177,7 +178,7 @@ class ExecStreams:
     stdin: int | None
 
 
-class ProcessRuntime(ContainerdRuntime):
+class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaults):
     writes_logs = True
 
     def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:

@@ -139,7 +139,7 @@ def _apply(cluster: Cluster, action: Action) -> None:
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             leave(cluster, action.target or "")
         elif verb == "fault" and action.fault is not None:
-            from podlife.scenario.faults import start_fault
+            from podlife.cluster.faults import start_fault
 
             rec = _record(cluster, action, None)
             start_fault(cluster, action.fault)

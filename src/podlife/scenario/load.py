@@ -75,6 +75,7 @@ from podlife.runtime.behavior import BehaviorError, BehaviorRule, check_fields
 from podlife.scenario.assumptions import object_ref
 from podlife.scenario.assumptions import unmatched_rules
 from podlife.scenario.durations import format_duration, parse_duration
+from podlife.cluster.faults import FAULT_FIELDS
 from podlife.scenario.errors import ScenarioError
 from podlife import features
 from podlife.versions import MODELLED_VERSIONS, NEWEST, Profile, normalize_version, profile
@@ -110,25 +111,7 @@ CONDITION_STATUSES = ("True", "False", "Unknown")
 CONTAINER_STATES = ("waiting", "running", "terminated")
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
-# Fault type → (required fields, optional fields); "type" and "for" are allowed on every fault.
-_NODE = ("node",)
-_CONTAINER = ("node", "pod", "container")
-FAULT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "ContainerHang": (_CONTAINER, ()),
-    "LostExitEvent": (_CONTAINER, ()),
-    "RuntimeDown": (_NODE, ()),
-    "RuntimeRestart": (_NODE, ()),
-    "KubeletRestart": (_NODE, ()),
-    "KubeletStop": (_NODE, ()),
-    "KubeletStart": (_NODE, ()),
-    "NetworkPartition": (_NODE, ()),
-    "NodePowerOff": (_NODE, ()),
-    "NodeShutdown": (_NODE, ()),
-    "MemoryUsage": (("node", "value"), ()),
-    "DiskUsage": (("node", "value"), ()),
-    "OOMKill": (_CONTAINER, ()),
-    "ImagePullFailure": (("image",), ("node",)),
-}
+# Fault type → (required fields, optional fields), from the one table of fault kinds (podlife.cluster.faults)
 FAULT_TYPES = tuple(FAULT_FIELDS)
 
 _POD_KINDS = ("pod", "pods", "po")
@@ -1865,7 +1848,5 @@ def _timing(ck: _Check, raw: dict[str, Any], path: str, exp: Expectation, until:
 def load_fault(spec: Any, nodes: list[str], origin: str = "fault") -> Fault:
     """One fault given outside a scenario (``podlife fault`` on a running cluster), checked as a scenario's
     fault action is: the same types, fields and node names."""
-    from podlife.scenario.faults import MODELLED
-
     raw = _Raw(origin, {"fault": spec}, {}, {})
-    return _fault(_Check(raw), spec, "fault", nodes, MODELLED)
+    return _fault(_Check(raw), spec, "fault", nodes, None)
