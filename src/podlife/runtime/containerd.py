@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 import simpy
 
 from podlife.api.meta import Obj, ref
+from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.cluster.contracts import ContainerRuntime, NodeStats, RuntimeFaults
 from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for, cpu_at
 from podlife.runtime.cri import (
     CREATED,
@@ -36,8 +36,6 @@ from podlife.runtime.profiles import RuntimeProfile
 from podlife.trace.recorder import Trace
 
 SIGKILL_EXIT = 137   # 128 + 9
-Call = Generator[simpy.Event, Any, Any]
-ProbeDone = Callable[[str, str], None]   # (Success | Failure, the prober's output)
 
 
 class IPAM:

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 import simpy
 
 from podlife.api.meta import Obj
+from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.runtime import network
-from podlife.cluster.contracts import ContainerRuntime, NodeStats, RuntimeFaults
 from podlife.runtime.behavior import Behavior
-from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
-from podlife.runtime.crilog import LogWriter
+from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
+from podlife.runtime.crilog import LogWriter
 from podlife.runtime.profiles import RuntimeProfile
 from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
 from podlife.runtime.supervisor import leftovers, running_supervisor

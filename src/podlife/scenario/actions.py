@@ -158,8 +158,7 @@ def leave(cluster: Cluster, node_name: str) -> None:
     (staging/src/k8s.io/cloud-provider/controllers/nodelifecycle). Its pods are orphans for PodGC."""
     kl = cluster.kubelets.get(node_name)
     if kl is not None and kl.running:
-        kl.stop()
-        kl.runtime.power_off()
+        cluster.nodes.faults(node_name).power_off()
     cluster.store.delete("Node", None, node_name, by=CLOUD_NODE_LIFECYCLE)
 
 

@@ -7,10 +7,7 @@ from datetime import datetime
 from typing import Any
 
 # the cluster's shape lives with the cluster (podlife.cluster.spec); re-exported for the loader
-from podlife.cluster.spec import RUNTIMES as RUNTIMES
-from podlife.cluster.spec import ClusterSpec as ClusterSpec
-from podlife.cluster.spec import NodeSpec as NodeSpec
-from podlife.cluster.spec import default_pod_cidr as default_pod_cidr
+from podlife.cluster.spec import RUNTIMES, ClusterSpec, NodeSpec, default_pod_cidr  # noqa: F401
 from podlife.runtime.behavior import BehaviorRule
 
 HORIZON_SECONDS = 3600.0   # without spec.until a run stops when nothing is pending, at the latest here

@@ -1,0 +1,49 @@
+"""The cluster's tables: the fault kinds (read by the loader, the live API and the docs) and the controllers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from podlife.cluster.controllers import CONTROLLERS, KUBERNETES_SERVICE
+from podlife.cluster.faults import FAULT_FIELDS, FAULTS
+from podlife.scenario.load import FAULT_TYPES
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "scenario-format.md"
+
+
+def _doc_fault_rows() -> dict[str, str]:
+    """docs/scenario-format.md §2.2's fault table: type -> its fields column (a row may name several types)."""
+    text = DOC.read_text()
+    table = text[text.index("Fault types ("):text.index("### 2.3")]
+    rows: dict[str, str] = {}
+    for line in table.splitlines():
+        m = re.match(r"\| ([A-Z][A-Za-z /]+) \| ([^|]+) \|", line)
+        if m:
+            for name in m.group(1).split(" / "):
+                rows[name.strip()] = m.group(2).strip()
+    return rows
+
+
+def test_the_docs_list_every_fault_kind_with_its_fields() -> None:
+    def fields(required: tuple[str, ...], optional: tuple[str, ...]) -> str:
+        return ", ".join(required) + (f" (and {', '.join(optional)}, optional)" if optional else "")
+
+    assert _doc_fault_rows() == {name: fields(k.required, k.optional) for name, k in FAULTS.items()}
+
+
+def test_the_loader_reads_the_fault_table() -> None:
+    assert FAULT_TYPES == tuple(FAULTS) == tuple(FAULT_FIELDS)
+    assert FAULT_FIELDS["ImagePullFailure"] == (("image",), ("node",))
+    assert FAULT_FIELDS["OOMKill"] == (("node", "pod", "container"), ())
+    assert [n for n, k in FAULTS.items() if k.needs_container] == ["ContainerHang", "LostExitEvent", "OOMKill"]
+
+
+def test_controllers_start_in_the_table_order() -> None:
+    names = [d.name for d in CONTROLLERS]
+    assert len(set(names)) == len(names)
+    # the API server's own Service first, the node lifecycle trio last, as they started before the table
+    assert names[0] == KUBERNETES_SERVICE
+    assert names[-3:] == ["node-lifecycle-controller", "taint-eviction-controller",
+                          "pod-garbage-collector-controller"]
+    assert all(d.required_gates == () for d in CONTROLLERS)   # every controller runs in every modelled version
