@@ -126,7 +126,8 @@ def run_model(nodes: int, pods: int, seed: int, owners: int = 0, profile: bool =
               version: str | None = None) -> dict:
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
-    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST), admission=no_admission))
+    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST),
+                                              admission=no_admission))
     ensure_namespaces(store, ["default"])
     sched = Scheduler(kernel, trace, store, SchedulerConfiguration(),
                       profile=versions.profile(version) if version else None)

@@ -188,7 +188,8 @@ def run(name: str) -> dict:
     rng = random.Random(seed)
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
-    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST), admission=no_admission))
+    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST),
+                                              admission=no_admission))
     ensure_namespaces(store, ["default", "other"])
     sched = Scheduler(kernel, trace, store, SchedulerConfiguration(percentageOfNodesToScore=percentage),
                       profile=versions.profile(version))

@@ -22,7 +22,8 @@ def _pod(name: str, **labels: str) -> dict:
 
 def test_the_index_answers_equalities_exactly_once_every_write_reached_it() -> None:
     kernel = Kernel(seed=0)
-    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)), StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
     ensure_namespaces(store, ["default"])
     cache = ReadCache(store)
     cache.kind("Pod")

@@ -23,7 +23,8 @@ IMMUTABLE = "field is immutable when `immutable` is set"
 
 def make_store() -> Store:
     kernel = Kernel(seed=0)
-    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)), StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
     ensure_namespaces(store, ["default"])
     return store
 

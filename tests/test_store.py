@@ -23,7 +23,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import clone
 from podlife.api.store import ADDED, DELETED, MODIFIED, DeleteOptions, Store, Watch, ensure_namespaces
 from podlife.cluster.contracts import StoreOptions, no_admission
-from podlife.versions import NEWEST, profile as version_profile
+from podlife.versions import profile as version_profile
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 

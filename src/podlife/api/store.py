@@ -450,7 +450,8 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
-        if self.options.manage is not None and new is not obj:   # a subresource write: the entries made for what was sent
+        # a subresource write: the entries made for what was sent
+        if self.options.manage is not None and new is not obj:
             new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
             if new["metadata"]["managedFields"] is None:
                 del new["metadata"]["managedFields"]

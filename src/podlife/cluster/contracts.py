@@ -62,9 +62,21 @@ class ContainerRuntime(Protocol):
     def probe_answers_change(self, c: Container, after: float) -> float | None: ...
 
 
+@dataclass
+class MachineUsage:
+    """What the machine holds apart from the kubelet: its memory in use outside the pods and its disk in use
+    (MemoryUsage / DiskUsage faults set them). It survives kubelet restarts: the node's runtime keeps it."""
+
+    memory: int = 0          # working set outside pods (system daemons, kernel, other processes)
+    disk: int = 0            # bytes used on the node filesystem
+    generation: dict[str, int] = field(default_factory=lambda: {"memory": 0, "disk": 0})
+
+
 class NodeStats(Protocol):
-    """What the node's stats say of memory, processes and pods (the summary API of
+    """What the node's stats say of memory, disk, processes and pods (the summary API of
     pkg/kubelet/server/stats, cadvisor underneath): read by the eviction manager and metrics-server."""
+
+    machine: MachineUsage                                   # the node's own use, beyond its pods
 
     def pods_working_set(self) -> int: ...                  # bytes, every running container on the node
     def pod_working_set(self, pod_uid: str) -> int: ...     # bytes, the pod's running containers

@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 import simpy
 
@@ -138,26 +137,6 @@ def parse_thresholds(config: KubeletConfiguration) -> list[Threshold]:
 class Observation:
     available: int
     capacity: int
-
-
-@dataclass
-class MachineUsage:
-    """What the machine holds apart from the kubelet: its memory in use outside the pods and its disk in use.
-    It survives kubelet restarts (it is kept per runtime, the node's machine in podlife)."""
-
-    memory: int = 0          # working set outside pods (system daemons, kernel, other processes)
-    disk: int = 0            # bytes used on the node filesystem
-    generation: dict[str, int] = field(default_factory=lambda: {"memory": 0, "disk": 0})
-
-
-_MACHINES: WeakKeyDictionary[Any, MachineUsage] = WeakKeyDictionary()
-
-
-def machine_usage(runtime: Any) -> MachineUsage:
-    u = _MACHINES.get(runtime)
-    if u is None:
-        u = _MACHINES[runtime] = MachineUsage()
-    return u
 
 
 def _capacity(kl: Kubelet, resource: str) -> int | None:
@@ -302,7 +281,7 @@ class EvictionManager:
     def observations(self) -> dict[str, Observation]:
         """makeSignalObservations from the node's summary stats."""
         kl = self.kl
-        usage = machine_usage(kl.runtime)
+        usage = kl.runtime.machine
         out: dict[str, Observation] = {}
         mem = _capacity(kl, "memory")
         if mem is not None:
@@ -604,7 +583,7 @@ def set_usage(kl: Kubelet, kind: str, value: str) -> Any:
     a function that undoes it. For memory the part beyond what the pods' containers use is the node's own
     (system daemons, kernel) and stays fixed, so pods that start or stop (evictions) change the total. The
     undo restores the usage from before, unless another fault has set it since."""
-    usage = machine_usage(kl.runtime)
+    usage = kl.runtime.machine
     total = to_bytes(value)
     before = getattr(usage, kind)
     if kind == "memory":

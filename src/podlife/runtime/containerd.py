@@ -18,7 +18,7 @@ from typing import Any
 import simpy
 
 from podlife.api.meta import Obj, ref
-from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
+from podlife.cluster.contracts import Call, ContainerRuntime, MachineUsage, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for, cpu_at
 from podlife.runtime.cri import (
@@ -79,6 +79,7 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         self._sandboxes_by_pod: dict[str, dict[str, Sandbox]] = {}   # pod uid -> its sandboxes, in creation order
         self.containers: dict[str, Container] = {}
         self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
+        self.machine = MachineUsage()   # NodeStats: the node's own memory and disk use (faults set them)
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
         # /var/log/pods/<uid>/<container>/<attempt>.log: survives a reboot, unlike the runtime's state
         self.log_attempts: dict[tuple[str, str], int] = {}
