@@ -47,3 +47,38 @@ def test_controllers_start_in_the_table_order() -> None:
     assert names[-3:] == ["node-lifecycle-controller", "taint-eviction-controller",
                           "pod-garbage-collector-controller"]
     assert all(d.required_gates == () for d in CONTROLLERS)   # every controller runs in every modelled version
+
+
+def test_a_fault_kind_is_one_row_and_its_code(tmp_path, monkeypatch) -> None:
+    # CONTRIBUTING.md's example, added at run time: the loader takes the new type, start_fault applies it and
+    # `for` heals it, through NodeFaults only
+    from podlife.cluster import faults
+    from tests.helpers import records, run_text
+
+    def isolate(cluster, fault):
+        node = faults._node(cluster, fault)
+        node.set_partitioned(True)
+        node.runtime_down(True)
+        return lambda: (node.runtime_down(False), node.set_partitioned(False)) and None
+
+    monkeypatch.setitem(FAULTS, "NodeIsolation", faults.FaultKind("NodeIsolation", ("node",), (), isolate))
+    monkeypatch.setitem(FAULT_FIELDS, "NodeIsolation", (("node",), ()))
+    monkeypatch.setattr("podlife.scenario.load.FAULT_TYPES", tuple(FAULT_FIELDS))
+    r = run_text(tmp_path, """
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: isolation}
+spec:
+  kubernetesVersion: "1.34"
+  until: 1m
+  objects:
+    - {apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: app, image: nginx:1.27}]}}
+  actions:
+    - at: 10s
+      fault: {type: NodeIsolation, node: node-1, for: 30s}
+""")
+    assert [(x["t"], x["fault"], x["op"]) for x in records(r, "fault")] == [
+        (10.0, "NodeIsolation", "start"), (40.0, "NodeIsolation", "heal")]
+    # the container ran on through it: started once, never signalled
+    assert [x["t"] for x in records(r, "runtime", op="start")] == [0.1]
+    assert records(r, "signal") == []
