@@ -143,7 +143,8 @@ class Store:
     # caches the controllers' informers share, by name (a shared informer factory's: see
     # controller_utils.shared_pod_index)
     informer_caches: dict[str, Any] = field(default_factory=dict)
-    service_allocators: Any = None   # the Service registry's IP and port allocators (registry.service.allocators)
+    # what a registry strategy keeps per store, by name (the Service one's IP and port allocators)
+    strategy_state: dict[str, Any] = field(default_factory=dict)
     _admission: tuple[Any, ...] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -338,9 +338,9 @@ class Allocators:
 
 
 def allocators(store: Any) -> Allocators:
-    alloc: Allocators | None = store.service_allocators
+    alloc: Allocators | None = store.strategy_state.get("service-allocators")
     if alloc is None:
-        alloc = store.service_allocators = Allocators(store)
+        alloc = store.strategy_state["service-allocators"] = Allocators(store)
     return alloc
 
 
