@@ -92,7 +92,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
     from podlife.scenario.yamlread import decode_text, read_text
-    from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
+    from podlife.scenario.run import header, outcome, report, run as run_scenario
     import orjson
 
     from podlife.trace import klog, stream, summary
@@ -111,7 +111,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
         sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
+                           until=until, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
@@ -263,7 +263,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
          until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.scenario.run import report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
 
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
@@ -282,8 +282,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
                 second[k] = v
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
-        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
-                           supported_faults=SUPPORTED_FAULTS)
+        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until)
         rep = report(run_scenario(sc))
         return Side(f"{rep['kubernetesVersion']}", rep)
 
@@ -322,7 +321,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.scenario.run import report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
 
     try:
@@ -332,7 +331,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sys.exit(2)
     with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS)
+                           until=until)
         rep = report(run_scenario(sc))
     if moment is not None and moment > rep["endSeconds"]:
         from podlife.scenario.durations import format_duration
@@ -370,7 +369,6 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     from rich.progress import Progress
 
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS
     from podlife.sweep import engine, output
     from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
 
@@ -391,8 +389,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     with user_input(scenario):  # the first point must load: bad input is the user's, before any worker starts
         load_scenario(scenario, list(overrides) + [f"{k}={v}" for k, v in first.items()
                                                    if k not in (VERSION_KEY, SEED_KEY)],
-                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
-                      supported_faults=SUPPORTED_FAULTS)
+                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until)
     keys = [v.key for v in vs]
     with ExitStack() as after_ctrl_c:
         try:
