@@ -32,7 +32,7 @@ def normalize_version(text: str) -> str:
 
 
 T = TypeVar("T")
-# the values of negative_grace and negative_delete_grace, which the store keeps
+# the values of negative_grace and negative_delete_grace (the registries' check_graceful_delete takes one)
 NegativeGrace = Literal["flows-through", "treated-as-one"]
 
 

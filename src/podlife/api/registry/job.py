@@ -9,7 +9,7 @@ the store's profile).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from podlife.api import defaults
 from podlife.api.meta import Obj
