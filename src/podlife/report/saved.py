@@ -66,7 +66,7 @@ def _problem(rep: Report) -> str | None:
         if key not in rep:
             return f"{key}: required field missing; expected a report written by podlife run --report"
         if not isinstance(rep[key], kind) or isinstance(rep[key], bool):
-            return f"{key}: expected {'a list' if kind is list else 'a number' if kind != str else 'a string'}"
+            return f"{key}: expected {'a list' if kind is list else 'a number' if kind is not str else 'a string'}"
     for i, r in enumerate(rep["records"]):
         if not isinstance(r, dict) or not isinstance(r.get("t"), (int, float)) or not isinstance(r.get("type"), str):
             return f"records[{i}]: expected a record with a time t and a type"
