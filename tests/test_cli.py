@@ -123,7 +123,7 @@ def test_every_fault_type_is_modelled(tmp_path):
     # modelled, so no fault can take the "not modelled yet" path from the command line any more. The refusal
     # itself is still proven at the loader (tests/test_scenario_load.py::test_fault_type_not_modelled_yet,
     # with a narrower supported_faults).
-    from podlife.scenario.load import FAULT_TYPES
+    from podlife.scenario.faultspec import FAULT_TYPES
     from podlife.scenario.run import SUPPORTED_FAULTS
 
     assert set(FAULT_TYPES) == SUPPORTED_FAULTS

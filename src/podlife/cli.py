@@ -91,8 +91,9 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.report.outputs import Outputs, ReportWriter
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import decode_text, load_scenario, read_text
+    from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, run as run_scenario
+    from podlife.scenario.yamlread import decode_text, read_text
 
     outputs = Outputs(report=report_path, klog=klog_path, html=html_path, summary=True, quiet=quiet,
                       trace_level=trace_level)

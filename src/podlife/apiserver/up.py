@@ -87,7 +87,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
     with the scenario defaults; over the data directory's log, from which a cluster made before is restarted.
     Raises ScenarioError on bad input."""
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import _version_range
+    from podlife.scenario.scenariospec import version_range
     from podlife.versions import MODELLED_VERSIONS, normalize_version
 
     version = None
@@ -95,7 +95,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
         version = normalize_version(cfg.kubernetes_version)
         if version not in MODELLED_VERSIONS:
             raise ScenarioError("--kubernetes-version", None, "", f'"{cfg.kubernetes_version}" is not a modelled '
-                                                                  f"version; expected one of {_version_range()}")
+                                                                  f"version; expected one of {version_range()}")
     if cfg.data_dir is None:
         return _build(cfg, cfg.cluster_file, version, cfg.seed, None, None)
     from podlife.apiserver.datadir import DataDir
