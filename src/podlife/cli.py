@@ -92,7 +92,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, run as run_scenario
+    from podlife.scenario.run import run as run_scenario
     from podlife.scenario.yamlread import decode_text, read_text
 
     outputs = Outputs(report=report_path, klog=klog_path, html=html_path, summary=True, quiet=quiet,
@@ -110,7 +110,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
         sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
+                           until=until, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
@@ -180,7 +180,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
     from podlife.report.diff import Side, compare, render_lines
     from podlife.report.outputs import ReportWriter
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, run as run_scenario
+    from podlife.scenario.run import run as run_scenario
 
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
                                  "set": list(overrides)}
@@ -198,8 +198,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
                 second[k] = v
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
-        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
-                           supported_faults=SUPPORTED_FAULTS)
+        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until)
         writer = ReportWriter(sc)
         rep = writer.finish(run_scenario(sc, **writer.run_options()))
         return Side(f"{rep['kubernetesVersion']}", rep)
@@ -242,7 +241,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
     from podlife.report.outputs import ReportWriter
     from podlife.scenario.durations import parse_duration
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, run as run_scenario
+    from podlife.scenario.run import run as run_scenario
 
     try:
         moment = parse_duration(at) if at is not None else None
@@ -251,7 +250,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sys.exit(2)
     with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS)
+                           until=until)
         writer = ReportWriter(sc)
         rep = writer.finish(run_scenario(sc, **writer.run_options()))
     if moment is not None and moment > rep["endSeconds"]:
@@ -291,7 +290,6 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
 
     from podlife.report.outputs import write_text
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS
     from podlife.sweep import engine, output
     from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
 
@@ -312,8 +310,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     with user_input(scenario):  # the first point must load: bad input is the user's, before any worker starts
         load_scenario(scenario, list(overrides) + [f"{k}={v}" for k, v in first.items()
                                                    if k not in (VERSION_KEY, SEED_KEY)],
-                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
-                      supported_faults=SUPPORTED_FAULTS)
+                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until)
     keys = [v.key for v in vs]
     with ExitStack() as after_ctrl_c:
         try:

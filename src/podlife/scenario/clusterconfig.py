@@ -21,7 +21,7 @@ from podlife.scenario.durations import format_duration
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldcheck import DURATION_HINT, SUBDOMAIN_HINT, Check, is_subdomain
 from podlife.scenario.fieldpath import describe, join_path
-from podlife.scenario.model import RUNTIMES, ClusterSpec, NodeSpec, default_pod_cidr
+from podlife.cluster.spec import RUNTIMES, ClusterSpec, NodeSpec, default_pod_cidr
 from podlife.versions import profile
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

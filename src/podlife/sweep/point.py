@@ -28,14 +28,14 @@ def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until:
     from podlife.report.outputs import ReportWriter
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, run
+    from podlife.scenario.run import run
 
     sets = list(base_sets) + [f"{k}={v}" for k, v in point.items() if k not in (VERSION_KEY, SEED_KEY)]
     row: dict[str, Any] = dict(point)
     start = time.perf_counter()
     try:
         sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
-                           seed=point.get(SEED_KEY), until=until, supported_faults=SUPPORTED_FAULTS)
+                           seed=point.get(SEED_KEY), until=until)
         writer = ReportWriter(sc)
         result = run(sc, **writer.run_options())
         rep = writer.finish(result)
