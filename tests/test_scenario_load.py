@@ -897,7 +897,7 @@ def test_patch_action_needs_one_patch_and_a_known_subresource(fields, message):
 def test_default_pod_cidr_moves_past_taken_blocks_and_ignores_ipv6():
     import ipaddress
 
-    from podlife.scenario.model import default_pod_cidr
+    from podlife.cluster.spec import default_pod_cidr
 
     net = ipaddress.ip_network
     assert default_pod_cidr(0, 0, [net("::/0")]) == (net("10.244.1.0/24"), 0)

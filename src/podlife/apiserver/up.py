@@ -30,7 +30,7 @@ from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
 from podlife.engine.gcpolicy import serving_collections
 from podlife.engine.live import LiveClock
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 
 DEFAULT_NODES = 3
 DEFAULT_KUBECONFIG = os.path.join("~", ".podlife", "kubeconfig")
@@ -121,7 +121,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     from podlife.scenario.actions import USER
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, build
+    from podlife.scenario.run import build
     from podlife.apiserver.managers import ModelWrites
     from podlife.versions import NEWEST, profile
 
@@ -136,7 +136,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
                        nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
                        process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor),
                        api_address=advertised_address(cfg))
-    sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
+    sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed)
     name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
     if sc.actions:

@@ -91,10 +91,10 @@ def evidence(case: Case, directory: str) -> list[str]:
     """Runs the case and writes what a user would have: the kubelet's log and the Events. Returns the paths."""
     from podlife.diagnose.simulate import _event
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, run
-    from podlife.trace import klog
+    from podlife.scenario.run import run
+    from podlife.report import klog
 
-    sc = load_scenario(f"case-{case.index}.yaml", text=case.scenario, supported_faults=SUPPORTED_FAULTS)
+    sc = load_scenario(f"case-{case.index}.yaml", text=case.scenario)
     result = run(sc)
     records = result.cluster.trace.records
     os.makedirs(directory, exist_ok=True)

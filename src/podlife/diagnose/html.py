@@ -47,7 +47,7 @@ def page(ev: Evidence, d: Diagnosis) -> str:
     from bokeh.models import ColumnDataSource, Div, FactorRange, HoverTool, Range1d, Span  # type: ignore[attr-defined]
     from bokeh.plotting import figure
 
-    from podlife.trace.html import _page, _restart_bokeh_ids, _timeline_figure, timeline
+    from podlife.report.html import _page, _restart_bokeh_ids, _timeline_figure, timeline
 
     _restart_bokeh_ids()
     data = facts_data(d)

@@ -89,7 +89,7 @@ def _delete_to_exit(base: Base, real: list[Fact], h: Hypothesis) -> list[str]:
 
 
 def _chain(base: Base, h: Hypothesis) -> list[str]:
-    from podlife.trace.explain import ExplainError, explain
+    from podlife.report.explain import ExplainError, explain
 
     rep = {"records": h.run.result.cluster.trace.records, "kubernetesVersion": base.version}
     out: list[str] = []
@@ -107,7 +107,7 @@ def _chain(base: Base, h: Hypothesis) -> list[str]:
         if r.get("fault") == h.name:
             out.insert(0, f"  {_when(base, r['t'])}  fault {r['fault']} {r['op']} on {r['node']} "
                           f"{' '.join(f'{k}={v}' for k, v in r.get('fields', {}).items())}  "
-                          f"↳ src/podlife/scenario/faults.py")
+                          f"↳ src/podlife/cluster/faults.py")
     return out
 
 

@@ -27,12 +27,11 @@ class ModelRun:
 
 def run(base: Base, change: Change, kinds: set[str]) -> ModelRun:
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS
     from podlife.scenario.run import run as run_scenario
-    from podlife.trace import klog
+    from podlife.report import klog
 
     text = scenario_text(base, change, base.end + TAIL)
-    sc = load_scenario("<diagnosis>", text=text, supported_faults=SUPPORTED_FAULTS)
+    sc = load_scenario("<diagnosis>", text=text)
     result = run_scenario(sc)
     records = result.cluster.trace.records
     ev = evidence.Evidence(year=sc.start_time.year)

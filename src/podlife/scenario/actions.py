@@ -157,7 +157,7 @@ def _apply(cluster: Cluster, action: Action) -> None:
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             leave(cluster, action.target or "")
         elif verb == "fault" and action.fault is not None:
-            from podlife.scenario.faults import start_fault
+            from podlife.cluster.faults import start_fault
 
             rec = _record(cluster, action, None)
             start_fault(cluster, action.fault)
@@ -176,8 +176,7 @@ def leave(cluster: Cluster, node_name: str) -> None:
     (staging/src/k8s.io/cloud-provider/controllers/nodelifecycle). Its pods are orphans for PodGC."""
     kl = cluster.kubelets.get(node_name)
     if kl is not None and kl.running:
-        kl.stop()
-        kl.runtime.power_off()
+        cluster.nodes.faults(node_name).power_off()
     cluster.store.delete("Node", None, node_name, by=CLOUD_NODE_LIFECYCLE)
 
 

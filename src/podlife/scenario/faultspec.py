@@ -4,30 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from podlife.cluster.faults import FAULTS
 from podlife.scenario.fieldcheck import DNS_LABEL, Check, is_subdomain
 from podlife.scenario.model import Fault
 from podlife.scenario.yamlread import Raw
-
-# Fault type → (required fields, optional fields); "type" and "for" are allowed on every fault.
-_NODE = ("node",)
-_CONTAINER = ("node", "pod", "container")
-FAULT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "ContainerHang": (_CONTAINER, ()),
-    "LostExitEvent": (_CONTAINER, ()),
-    "RuntimeDown": (_NODE, ()),
-    "RuntimeRestart": (_NODE, ()),
-    "KubeletRestart": (_NODE, ()),
-    "KubeletStop": (_NODE, ()),
-    "KubeletStart": (_NODE, ()),
-    "NetworkPartition": (_NODE, ()),
-    "NodePowerOff": (_NODE, ()),
-    "NodeShutdown": (_NODE, ()),
-    "MemoryUsage": (("node", "value"), ()),
-    "DiskUsage": (("node", "value"), ()),
-    "OOMKill": (_CONTAINER, ()),
-    "ImagePullFailure": (("image",), ("node",)),
-}
-FAULT_TYPES = tuple(FAULT_FIELDS)
 
 
 def node_list(nodes: list[str]) -> str:
@@ -39,12 +19,13 @@ def node_list(nodes: list[str]) -> str:
 
 def parse_fault(ck: Check, value: Any, path: str, nodes: list[str], supported: frozenset[str] | None) -> Fault:
     spec = ck.mapping(value, path, optional=False)
-    ftype = ck.one_of(ck.required(spec, "type", path, f"a fault type, one of {', '.join(FAULT_TYPES)}"),
-                      f"{path}.type", FAULT_TYPES, "fault type")
+    types = tuple(FAULTS)   # the one table of fault kinds (podlife.cluster.faults)
+    ftype = ck.one_of(ck.required(spec, "type", path, f"a fault type, one of {', '.join(types)}"),
+                      f"{path}.type", types, "fault type")
     if supported is not None and ftype not in supported:
-        modelled = ", ".join(t for t in FAULT_TYPES if t in supported) or "none"
+        modelled = ", ".join(t for t in types if t in supported) or "none"
         raise ck.error(f"{path}.type", f'fault type "{ftype}" is not modelled yet (modelled: {modelled})')
-    required, optional = FAULT_FIELDS[ftype]
+    required, optional = FAULTS[ftype].required, FAULTS[ftype].optional
     ck.known(spec, path, ("type",) + required + optional + ("for",))
     what = {"node": "a node name", "pod": "namespace/name or name", "container": "a container name",
             "image": "an image reference", "value": "a quantity, e.g. 30Gi"}
@@ -81,7 +62,5 @@ def _pod_ref(ck: Check, value: Any, path: str) -> str:
 def load_fault(spec: Any, nodes: list[str], origin: str = "fault") -> Fault:
     """One fault given outside a scenario (``podlife fault`` on a running cluster), checked as a scenario's
     fault action is: the same types, fields and node names."""
-    from podlife.scenario.faults import MODELLED
-
     raw = Raw(origin, {"fault": spec}, {}, {})
-    return parse_fault(Check(raw), spec, "fault", nodes, MODELLED)
+    return parse_fault(Check(raw), spec, "fault", nodes, None)

@@ -17,7 +17,8 @@ from podlife.scenario.expectspec import parse_expectation
 from podlife.scenario.fieldcheck import Check
 from podlife.scenario.fieldpath import describe, join_path
 from podlife.scenario.manifests import decode_strictly, read_objects
-from podlife.scenario.model import HORIZON_SECONDS, NodeSpec, Scenario
+from podlife.cluster.spec import NodeSpec
+from podlife.scenario.model import HORIZON_SECONDS, Scenario
 from podlife.scenario.writecheck import check_updates
 from podlife.trace.recorder import LAST_TIME
 from podlife.versions import MODELLED_VERSIONS, NEWEST, profile

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api import admission, schema
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.store import Store, ensure_namespaces
 from podlife.scenario.fieldcheck import Check
-from podlife.scenario.model import Action, ClusterSpec, Manifest
+from podlife.cluster.spec import ClusterSpec
+from podlife.scenario.model import Action, Manifest
 from podlife.versions import Profile
 
 
@@ -73,19 +73,13 @@ class _ScratchStore(Store):
 def _scratch_store(cluster: ClusterSpec, prof: Profile) -> Store:
     """A store set up as the cluster's API server (podlife.cluster.Cluster): the version's behaviour with the
     cluster's feature gates, discovery of the served kinds, the system namespaces and the admission chain."""
-    from podlife.cluster import SYSTEM_NAMESPACES
+    from podlife.cluster.cluster import SYSTEM_NAMESPACES, api_server_options
     from podlife.engine.kernel import Kernel
     from podlife.scenario.scenariospec import DEFAULT_START_TIME
     from podlife.trace.recorder import Trace
 
     kernel = Kernel(0)
     store = _ScratchStore(kernel, Trace(kernel, DEFAULT_START_TIME, "summary", keep=False),
-                          negative_grace=prof.negative_grace, negative_delete_grace=prof.negative_delete_grace,
-                          served=schema.discovery(prof.minor))
-    store.profile = prof  # type: ignore[attr-defined]   # as the cluster sets it
+                          api_server_options(prof, cluster.apiServer))
     ensure_namespaces(store, SYSTEM_NAMESPACES)
-    store.admission = admission.default_plugins(  # type: ignore[attr-defined]
-        cluster.apiServer, store, preemption_policy=prof.priority_preemption_policy)
-    store.lease_observers = []  # type: ignore[attr-defined]
-    store.job_prefixed_labels = prof.job_prefixed_labels  # type: ignore[attr-defined]
     return store
