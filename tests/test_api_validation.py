@@ -7,13 +7,9 @@ import pytest
 
 from podlife.api import names
 from podlife.api.defaults import apply_defaults
-from podlife.api.validation import (
-    FEATURES,
-    POD_UPDATE_FORBIDDEN_MSG,
-    validate,
-    validate_object_meta_update,
-    validate_update,
-)
+from podlife.api.validation import FEATURES, validate, validate_update
+from podlife.api.validation.core_pod import POD_UPDATE_FORBIDDEN_MSG
+from podlife.api.validation.objectmeta import validate_object_meta_update
 
 
 def errs(obj, **kw):

@@ -1340,7 +1340,7 @@ def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:
     """The paths (from the object's root) of the gated fields the version drops: in a pod spec (a Pod, a pod
     template, a CronJob's job template), a Job spec, a StatefulSet's update strategy."""
     from podlife.api.registry.job import drop_disabled_job_fields
-    from podlife.kubelet.restartpolicy import drop_disabled_fields
+    from podlife.api.podutil import drop_disabled_fields
 
     def at(*keys: str) -> Any:
         node: Any = obj

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
-from podlife.api.meta import Obj
-from podlife.api.meta import KINDS
+from podlife.api.meta import KINDS, Obj
+from podlife.api.podutil import drop_disabled_pod_fields
 from podlife.api.registry.generic import Strategy
 
 
@@ -27,8 +27,6 @@ class PodStrategy(Strategy):
             obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
         else:
             obj["metadata"].pop("generation", None)
-        from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
-
         drop_disabled_pod_fields(obj["spec"], profile)
         if obj["spec"].get("schedulingGates"):
             # applySchedulingGatedCondition

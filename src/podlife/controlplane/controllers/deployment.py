@@ -23,7 +23,7 @@ from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import ADDED, DELETED, Store
-from podlife.api.validation import semantic_equal
+from podlife.api.validation.common import semantic_equal
 from podlife.controlplane.controllers.controller_utils import (
     WorkQueue,
     claim_objects,

@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from podlife.api.schema import builtin_kinds, definitions
-from podlife.apiserver.resources import Resource, builtin_resources, custom_resources
+from podlife.apiserver.resources import RETURNS_DELETED, Resource, builtin_resources, custom_resources
 from podlife.apiserver.routes import Operation, Route, gv_base, routes
 
 # kube-openapi pkg/handler: asked for as either, answered with the second
@@ -427,8 +427,6 @@ def _describe(action: str, kind: str, sub: str | None) -> str:
 
 
 def _returns_deleted() -> frozenset[str]:
-    from podlife.apiserver.server import RETURNS_DELETED
-
     return RETURNS_DELETED
 
 

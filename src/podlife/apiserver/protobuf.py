@@ -57,7 +57,7 @@ class _Field:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, dict[int, _Field]]:
-    text = resources.files("podlife.api").joinpath("protobuf_fields.txt").read_text()
+    text = resources.files("podlife.apiserver").joinpath("protobuf_fields.txt").read_text()
     out: dict[str, dict[int, _Field]] = {}
     for line in text.splitlines():
         if not line or line.startswith("#"):
