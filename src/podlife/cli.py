@@ -615,7 +615,7 @@ def versions() -> None:
     from rich.table import Table
 
     from podlife import features
-    from podlife.versions import MODELLED_VERSIONS, describe
+    from podlife.versions import MODELLED_VERSIONS, NEWEST_MINOR, OLDEST_MINOR, describe
 
     console = Console()
     console.print(f"Modelled Kubernetes versions: {MODELLED_VERSIONS[0]} … {MODELLED_VERSIONS[-1]}")
@@ -625,7 +625,7 @@ def versions() -> None:
     console.print(table)
     gates = Table("feature gate", "versions", "stage, default", "upstream",
                   title="Feature gates a scenario may set (spec.cluster.featureGates, kubelet.featureGates)")
-    for row in features.describe():
+    for row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
         gates.add_row(*row)
     console.print(gates)
 

@@ -59,11 +59,15 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from podlife.api import schema, validation
+from podlife.api.decoding import MAX_REPLICAS
 from podlife.api.errors import ApiError
 from podlife.api.warnings import manifest_warnings as api_warnings
 from podlife.api.warnings import missing_references, unmodelled_fields
 from podlife.api.quantity import parse_quantity
 from podlife.api.meta import KINDS
+from podlife.api.yamlread import MAX_YAML_VALUES
+from podlife.api.yamlread import Loader as _Loader
+from podlife.api.yamlread import expanded_sizes as _expanded_sizes
 from podlife.config import (
     ApiServerConfiguration,
     ControllerManagerConfiguration,
@@ -156,10 +160,8 @@ _RFC3339 = re.compile(
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 _DURATION_HINT = "e.g. 500ms, 3s, 1m30s, 2h or a number of seconds"
-MAX_YAML_VALUES = 1_000_000          # values one YAML document may expand to
 MAX_UNTIL = 7 * 24 * 3600.0          # the longest simulated span podlife runs (a week)
 MAX_NODES = 5000                     # Kubernetes' supported cluster size
-MAX_REPLICAS = 150_000               # pods one workload may ask for
 _LABEL_HINT = "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters"
 _SUBDOMAIN_HINT = ("lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, "
                    "at most 253 characters")
@@ -188,21 +190,9 @@ def _under(path: str, prefix: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------------- YAML
 
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_VALUE_TAG = "tag:yaml.org,2002:value"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that leaves timestamps as strings, as Kubernetes' JSON has them ("=" stays a string too)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_TIMESTAMP_TAG, _VALUE_TAG)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 def _yaml_error(exc: yaml.YAMLError, file: str, path: str = "") -> ScenarioError:
@@ -233,27 +223,6 @@ def _compose(text: str, file: str) -> list[yaml.Node]:
                                             "document") from None
     finally:
         loader.dispose()
-
-
-def _expanded_sizes(root: yaml.Node) -> dict[int, int]:
-    """How many values each node (by id) becomes once aliases are expanded, counted as _Builder.build counts
-    them (scalars, lists and mappings; not keys), capped just past MAX_YAML_VALUES. Iterative, each distinct
-    node once; a node inside itself (a recursive alias, refused by build) adds nothing to its own size."""
-    sizes: dict[int, int] = {}
-    visiting: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        children = node.value if isinstance(node, yaml.SequenceNode) else \
-            [v for _, v in node.value] if isinstance(node, yaml.MappingNode) else []
-        if done:
-            sizes[id(node)] = min(1 + sum(sizes.get(id(c), 0) for c in children), MAX_YAML_VALUES + 1)
-            visiting.discard(id(node))
-        elif id(node) not in sizes and id(node) not in visiting:
-            visiting.add(id(node))
-            stack.append((node, True))
-            stack += [(c, False) for c in children if id(c) not in sizes and id(c) not in visiting]
-    return sizes
 
 
 class _Builder:
