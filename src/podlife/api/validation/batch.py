@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from podlife.api import names, selectors
 from podlife.api.cronschedule import parse_schedule
@@ -269,6 +268,8 @@ def _validate_on_exit_codes(codes: Mapping, path: str, containers: set) -> Errs:
 def validate_cronjob(obj: Mapping) -> Errs:
     """ValidateCronJob: the schedule parses (robfig/cron ParseStandard), no TZ inside it, a loadable timeZone,
     the usual policy and the Job template's restart policy; names at most 52 characters (the Job name adds 11)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError   # on first use: most scenarios have no CronJob
+
     spec = as_dict(obj.get("spec"))
     errs = validate_object_meta(obj.get("metadata"), namespaced=True, name_fn=names.name_is_dns_subdomain)
     name = as_str(as_dict(obj.get("metadata")).get("name"))
