@@ -191,16 +191,17 @@ LAYERS: dict[str, tuple[str, ...]] = {
                         "podlife.sweep", "podlife.cli"),
     "podlife.controlplane": ("podlife.apiserver", "podlife.kubelet", "podlife.scenario", "podlife.cluster",
                              "podlife.sweep", "podlife.cli"),
-    # reports read records, not the live model
-    "podlife.trace": ("podlife.apiserver", "podlife.kubelet", "podlife.controlplane", "podlife.cluster",
-                      "podlife.sweep", "podlife.cli"),
+    # the record stream is below everything that records; reports read records, not the live model
+    "podlife.trace": ("podlife.api", "podlife.report", *_ABOVE_API),
+    "podlife.report": ("podlife.apiserver", "podlife.kubelet", "podlife.controlplane", "podlife.runtime",
+                       "podlife.sweep", "podlife.cli"),
     # the live server and the scenario runner are siblings over the cluster; the CLI is on top
     "podlife.scenario": ("podlife.apiserver", "podlife.sweep", "podlife.cli"),
     "podlife.apiserver": ("podlife.sweep", "podlife.cli"),
 }
-# podlife.scenario.durations parses and prints Go durations; lower layers (runtime behaviour rules, the HTML
-# report) use it as a value format
-SHARED = {"podlife.scenario.durations"}
+# podlife.scenario.durations parses and prints Go durations; lower layers (runtime behaviour rules, reports) use
+# it as a value format. podlife.cluster.contracts holds the interfaces (Protocols) the cluster's parts implement.
+SHARED = {"podlife.scenario.durations", "podlife.cluster.contracts"}
 
 
 def _within(module: str, package: str) -> bool:

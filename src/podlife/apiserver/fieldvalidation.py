@@ -77,7 +77,7 @@ def check_types(obj: Obj, ts: schema.TypeSchema) -> None:
                                           f"{err}")
 
 
-# podlife's own limit, the one `podlife run` applies to manifests and scale actions (scenario/load.py)
+# podlife's own limit, the one `podlife run` applies to manifests and scale actions (scenario/manifests.py)
 _SIZED = (("spec",), ("spec", "jobTemplate", "spec"))
 _SIZES = ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas")
 

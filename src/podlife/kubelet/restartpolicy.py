@@ -7,12 +7,11 @@ ShouldAllContainersRestart)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from podlife.api.meta import Obj
+from podlife.versions import Profile
 
 
-def matching_rule(container: Obj, exit_code: int, profile: Any) -> Obj | None:
+def matching_rule(container: Obj, exit_code: int, profile: Profile | None) -> Obj | None:
     """The first of the container's restartPolicyRules whose exit codes match (findMatchingContainerRestartRule),
     or None; always None where the rules are not available."""
     if profile is None or not profile.container_restart_rules:
@@ -25,13 +24,14 @@ def matching_rule(container: Obj, exit_code: int, profile: Any) -> Obj | None:
     return None
 
 
-def restarts_all(container: Obj, exit_code: int, profile: Any) -> bool:
+def restarts_all(container: Obj, exit_code: int, profile: Profile | None) -> bool:
     """KEP-5532: the exit matches a rule whose action is RestartAllContainers (1.36+)."""
     rule = matching_rule(container, exit_code, profile)
-    return rule is not None and rule.get("action") == "RestartAllContainers" and profile.restart_all_containers
+    return rule is not None and rule.get("action") == "RestartAllContainers" and profile is not None \
+        and profile.restart_all_containers
 
 
-def could_restart_all(pod: Obj, profile: Any) -> bool:
+def could_restart_all(pod: Obj, profile: Profile | None) -> bool:
     """podutil.AllContainersCouldRestart: some container has a RestartAllContainers rule (1.36+)."""
     return bool(profile is not None and profile.restart_all_containers) and any(
         rule.get("action") == "RestartAllContainers"
@@ -39,7 +39,7 @@ def could_restart_all(pod: Obj, profile: Any) -> bool:
         for rule in c.get("restartPolicyRules") or ())
 
 
-def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+def restarts(pod: Obj, container: Obj, exit_code: int, profile: Profile | None) -> bool:
     """The container runs again: alone (Restart) or with the whole pod (RestartAllContainers)."""
     policy = pod["spec"].get("restartPolicy", "Always")
     if profile is not None and profile.container_restart_rules:

@@ -60,12 +60,12 @@ from podlife.api.validation.core import (
 from podlife.api.validation.core_events import validate_event
 from podlife.api.validation.core_pod import validate_pod, validate_pod_update
 from podlife.api.validation.objectmeta import validate_object_meta, validate_object_meta_update
-from podlife.api.validation.options import FEATURES, features
+from podlife.api.validation.options import reset_rules, set_rules
 from podlife.api.validation.policy import validate_pod_disruption_budget
 from podlife.api.validation.scheduling import validate_priority_class
 
-__all__ = ["FEATURES", "Errs", "features", "semantic_equal", "update_validator", "validate", "validate_node_resources",
-           "validate_update", "validator"]
+__all__ = ["Errs", "reset_rules", "semantic_equal", "set_rules", "update_validator", "validate",
+           "validate_node_resources", "validate_update", "validator"]
 
 _CREATE: dict[str, Callable[[Mapping], Errs]] = {
     "CronJob": validate_cronjob,

@@ -247,7 +247,7 @@ def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
     ru, rp = as_dict(ru), f"{path}.rollingUpdate"
     errs = _int_or_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
     errs += _not_more_than_100_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
-    if not options.enabled("daemonset_max_surge"):
+    if not options.rules().daemonset_max_surge:
         # ValidateRollingUpdateDaemonSet without DaemonSetUpdateSurge (1.21): maxSurge is not looked at
         if _int_or_percent_value(ru.get("maxUnavailable")) == 0:
             errs.append(invalid(f"{rp}.maxUnavailable", ru.get("maxUnavailable"), "cannot be 0"))

@@ -201,7 +201,7 @@ _ENV_NAME_MSG = ("a valid environment variable name must consist of alphabetic c
 
 def _env_name_errors(name: object) -> list[str]:
     """IsEnvVarName, or from 1.32 IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, beta and on)."""
-    if options.enabled("relaxed_env_var_names"):
+    if options.rules().relaxed_env_var_names:
         return names.relaxed_env_var_name_errors(name)
     if not isinstance(name, str):
         return [names.NOT_A_STRING]
@@ -356,7 +356,7 @@ def _validate_action(kind: str, action: Mapping, grace: int | None, path: str) -
     if kind in ("tcpSocket", "grpc"):
         return port_num_or_name(as_int(action.get("port")) if kind == "grpc" else action.get("port"), f"{path}.port")
     seconds = as_int(action.get("seconds"))  # validateSleepAction
-    if options.enabled("sleep_action_allow_zero"):
+    if options.rules().sleep_action_allow_zero:
         if grace is not None and (seconds < 0 or seconds > grace):
             return [invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds "
                                             f"({grace})")]
@@ -405,7 +405,7 @@ _STOP_SIGNALS_WINDOWS = ("SIGKILL", "SIGTERM")
 def validate_stop_signals(spec: Mapping, path: str) -> Errs:
     """validateContainerStopSignal for every container: lifecycle.stopSignal needs spec.os.name, and the signal
     must be one that OS supports."""
-    if not options.enabled("container_stop_signals"):
+    if not options.rules().container_stop_signals:
         return []   # the API server drops the field with the gate off (podutil.drop_disabled_fields)
     os_name = as_str(as_dict(spec.get("os")).get("name"))
     supported = list(_STOP_SIGNALS_WINDOWS) if os_name == "windows" else sorted(_STOP_SIGNALS_LINUX)
@@ -462,7 +462,7 @@ def validate_containers(containers: list, volumes: set[str], grace: int | None, 
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         seen.add(name)
         errs += _probes_and_hooks(c, grace, p)
-        if options.enabled("container_restart_rules"):
+        if options.rules().container_restart_rules:
             # KEP-5307 (ContainerRestartRules): a regular container may set its own restart policy
             errs += _validate_restart_rules(c, p, init=False)
         elif c.get("restartPolicy") is not None:
@@ -496,7 +496,7 @@ def _validate_restart_rules(c: Mapping, path: str, *, init: bool) -> Errs:
     if len(rules) > _MAX_RESTART_RULES:
         errs.append(FieldError(f"{path}.restartPolicyRules", TOO_MANY,
                                f"must have at most {_MAX_RESTART_RULES} items", len(rules)))
-    actions = ["Restart"] + (["RestartAllContainers"] if options.enabled("restart_all_containers") else [])
+    actions = ["Restart"] + (["RestartAllContainers"] if options.rules().restart_all_containers else [])
     for i, rule in enumerate(rules):
         rule, rp = as_dict(rule), f"{path}.restartPolicyRules[{i}]"
         action = as_str(rule.get("action"))
@@ -532,7 +532,7 @@ def validate_init_containers(inits: list, regular: list, volumes: set[str], grac
         c, p = as_dict(c), f"{path}[{i}]"
         errs += _validate_container_common(c, volumes, p)
         policy = c.get("restartPolicy")
-        if options.enabled("container_restart_rules"):
+        if options.rules().container_restart_rules:
             errs += _validate_restart_rules(c, p, init=True)
         elif policy is not None and policy != "Always":
             errs.append(not_supported(f"{p}.restartPolicy", policy, ["Always"]))

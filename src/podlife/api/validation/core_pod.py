@@ -44,6 +44,7 @@ from podlife.api.validation.objectmeta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from podlife.versions import Profile
 
 # --- volumes ------------------------------------------------------------------------------
 
@@ -245,7 +246,7 @@ def validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: s
     return errs
 
 
-_SPEC_ERRORS: dict[tuple[bytes, str, bool, tuple[tuple[str, bool], ...]], Errs] = {}
+_SPEC_ERRORS: dict[tuple[bytes, str, bool, Profile], Errs] = {}   # a Profile hashes by identity
 _SPEC_ERRORS_KEPT = 1024
 
 
@@ -254,7 +255,7 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
     the spec's content (and the feature gates) alone, and the pods of a workload share their template's spec:
     the answer is kept per distinct spec (its JSON, key order included)."""
     try:
-        key = (orjson.dumps(spec), path, is_pod, options.snapshot())
+        key = (orjson.dumps(spec), path, is_pod, options.rules())
     except TypeError:
         return _validate_pod_spec(spec, path, is_pod)
     errs = _SPEC_ERRORS.get(key)

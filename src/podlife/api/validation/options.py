@@ -1,27 +1,30 @@
 """The validation options that depend on the Kubernetes version (upstream's PodValidationOptions and the
-feature-gate checks inside the group validators). Every read of them goes through this module: the store
-sets them around each write from the version's rules (podlife.versions, rules of the same names); outside a
-cluster they are empty, which means the newest behaviour."""
+feature-gate checks inside the group validators): the rules (podlife.versions Profile) of the write being
+validated. Every read of them goes through ``rules()`` here; they are set only through ``set_rules`` (the store
+around each write, the scenario check around its dry run). Read unset it is an error, not a guess at a
+version."""
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
-FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
-GATED = ("sleep_action_allow_zero", "container_restart_rules", "restart_all_containers", "container_stop_signals",
-         "relaxed_env_var_names", "daemonset_max_surge")   # versions rules of the same names
+from podlife.versions import Profile
 
-
-def features(profile: object) -> dict[str, bool]:
-    """The validation options of a version (podlife.versions rules of the same names)."""
-    return {name: getattr(profile, name) for name in GATED}
+_RULES: ContextVar[Profile] = ContextVar("validation_rules")
 
 
-def enabled(name: str) -> bool:
-    """One option of the write being validated (on when no version set it: the newest behaviour)."""
-    return FEATURES.get().get(name, True)
+def set_rules(profile: Profile) -> Token[Profile]:
+    """Validate with ``profile``'s rules until ``reset_rules(token)``."""
+    return _RULES.set(profile)
 
 
-def snapshot() -> tuple[tuple[str, bool], ...]:
-    """The options in force, as part of a cache key."""
-    return tuple(FEATURES.get().items())
+def reset_rules(token: Token[Profile]) -> None:
+    _RULES.reset(token)
+
+
+def rules() -> Profile:
+    """The rules of the write being validated."""
+    try:
+        return _RULES.get()
+    except LookupError:
+        raise RuntimeError("validation ran without a version's rules (podlife.api.validation.set_rules)") from None
