@@ -627,6 +627,53 @@ def trace(kubeconfig: str | None, follow: bool) -> None:
         pass
 
 
+@main.group()
+def snapshot() -> None:
+    """Keep and restore the whole state of a running podlife up (--clock manual --ephemeral): store, clock,
+    controllers, kubelets and random generators."""
+
+
+@snapshot.command("save")
+@click.argument("name")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_save(name: str, kubeconfig: str | None) -> None:
+    """Keep the cluster's state as NAME (replacing a snapshot of that name)."""
+    from urllib.parse import urlencode
+
+    state = _snapshot_call(kubeconfig, f"/podlife/snapshots?{urlencode({'name': name})}")
+    click.echo(f"snapshot {name} saved at {state['seconds']:g}s")
+
+
+@snapshot.command("restore")
+@click.argument("name")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_restore(name: str, kubeconfig: str | None) -> None:
+    """Go back to snapshot NAME (it stays, to be restored again); clients' open connections are closed."""
+    from urllib.parse import quote
+
+    state = _snapshot_call(kubeconfig, f"/podlife/snapshots/{quote(name)}/restore")
+    click.echo(f"snapshot {name} restored: clock at {state['seconds']:g}s")
+
+
+@snapshot.command("list")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_list(kubeconfig: str | None) -> None:
+    """The snapshots of the running cluster: name and clock."""
+    for s in _snapshot_call(kubeconfig, "/podlife/snapshots", "GET")["snapshots"]:
+        click.echo(f"{s['name']}\t{s['seconds']:g}s")
+
+
+def _snapshot_call(kubeconfig: str | None, path: str, method: str = "POST") -> dict:
+    from podlife.apiserver.client import ClientError
+
+    ep = _endpoint(kubeconfig)
+    try:
+        return ep.call(method, path)
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2 if "name:" in str(e) or "not found" in str(e) else 1)
+
+
 @main.command()
 def versions() -> None:
     """List the modelled Kubernetes versions, the behaviour that differs between them and the feature gates that

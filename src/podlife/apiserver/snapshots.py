@@ -46,7 +46,7 @@ _SERVER_PID = "server.pid"
 
 async def serve(server: Any, request: web.Request, parts: list[str]) -> web.Response:
     if not parts and request.method == "GET":
-        return server._json({"snapshots": listing(server)})
+        return server._json({"snapshots": listing(server), "pid": os.getpid()})   # the serving process
     _usable(server)
     if not parts and request.method == "POST":
         name = request.query.get("name", "")
