@@ -33,4 +33,4 @@ def run_pytest(args: list[str], cwd: Path, scratch: Path, timeout: float = 600.0
         paths.insert(0, _shim(scratch / "site"))
     full = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), **(env or {})}
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+                          check=False, capture_output=True, text=True, timeout=timeout)

@@ -80,7 +80,7 @@ def run_action(with_: dict[str, str], tmp: Path) -> tuple[list[dict[str, Any]], 
             continue
         step_env = {k: _expr(str(v), inputs, str(tmp)) for k, v in step.get("env", {}).items()}
         done = subprocess.run([step["shell"], "-e", "-c", _expr(step["run"], inputs, str(tmp))],
-                              env={**env, **step_env}, capture_output=True, text=True, timeout=300)
+                              env={**env, **step_env}, check=False, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"step {step['id']}: {done.stdout}\n{done.stderr}"
         printed += done.stdout
     return used, printed

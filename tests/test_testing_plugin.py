@@ -15,8 +15,15 @@ from typing import Any
 
 import pytest
 
-from podlife.testing.cluster import ClusterOptions, PodlifeCluster, PodlifeError, PodlifeTimeout, Zygote, \
-    _group_members, port_open
+from podlife.testing.cluster import (
+    ClusterOptions,
+    PodlifeCluster,
+    PodlifeError,
+    PodlifeTimeout,
+    Zygote,
+    _group_members,
+    port_open,
+)
 from tests.plugin_runner import run_pytest
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
@@ -38,7 +45,7 @@ def cluster(zygote: Zygote) -> Iterator[PodlifeCluster]:
 
 def podlife(c: PodlifeCluster, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "podlife.cli", *args, "--kubeconfig", c.kubeconfig],
-                          capture_output=True, text=True, timeout=120)
+                          check=False, capture_output=True, text=True, timeout=120)
 
 
 def test_advance_until_stops_at_the_instant_the_condition_holds(cluster: PodlifeCluster) -> None:
@@ -131,9 +138,9 @@ def _server_pid(c: PodlifeCluster) -> int:
 
 
 def test_snapshots_need_a_manual_clock(zygote: Zygote) -> None:
-    with PodlifeCluster(ClusterOptions(clock="realtime"), zygote) as c:
-        with pytest.raises(PodlifeError, match="409 snapshots: the clock is realtime"):
-            c.snapshot("base")
+    with PodlifeCluster(ClusterOptions(clock="realtime"), zygote) as c, \
+            pytest.raises(PodlifeError, match="409 snapshots: the clock is realtime"):
+        c.snapshot("base")
 
 
 # ---- the plugin, as a user runs it ----------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import kopf
-
 from policy import AUTO_ROLLBACK, deployment_patch, fenced_taints
 
 

@@ -3,9 +3,8 @@ powered off, a rollout that stalls, on two Kubernetes versions, in seconds of wa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 from conftest import eventually
 from kopf.testing import KopfRunner
 from kubernetes import client
-
 from policy import LAST_GOOD, OUT_OF_SERVICE
 from workloads import deployment, statefulset
 

@@ -10,7 +10,6 @@ import threading
 from typing import Any
 
 from kubernetes import client, config
-
 from policy import deployment_patch, fenced_taints
 
 

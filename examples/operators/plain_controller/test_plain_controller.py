@@ -10,7 +10,6 @@ import pytest
 from conftest import eventually
 from controller import Controller
 from kubernetes import client
-
 from policy import LAST_GOOD, OUT_OF_SERVICE
 from workloads import deployment, statefulset
 

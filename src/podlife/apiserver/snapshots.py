@@ -209,7 +209,7 @@ def _hold(server: Any, loop: asyncio.AbstractEventLoop, listener: socket.socket,
     while True:
         try:
             conn, _ = listener.accept()
-        except socket.timeout:
+        except TimeoutError:
             if not _server_alive(reg):
                 os._exit(0)
             continue

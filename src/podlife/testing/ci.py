@@ -50,7 +50,7 @@ def start() -> int:
     args += ["--clock", os.environ.get("PODLIFE_CLOCK") or "realtime", "--speed", os.environ.get("PODLIFE_SPEED") or "1",
              "--port", "0", "--ephemeral", "--kubeconfig", str(kubeconfig), "--detach"]
     # --detach returns once the API is served; the server's output goes to podlife.log beside the kubeconfig
-    done = subprocess.run(args, text=True, capture_output=True)
+    done = subprocess.run(args, check=False, text=True, capture_output=True)
     sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr)
     if done.returncode != 0:
@@ -79,7 +79,7 @@ def stop() -> int:
         print(f"podlife: the cluster does not answer ({e}); its log is {out / LOG_FILE}")
         return 0
     report = subprocess.run([sys.executable, "-m", "podlife.cli", "report", str(out / TRACE_FILE), "--html",
-                             str(out / HTML_FILE)], text=True, capture_output=True)
+                             str(out / HTML_FILE)], check=False, text=True, capture_output=True)
     sys.stderr.write(report.stderr)
     try:
         ep.call("POST", "/podlife/stop")

@@ -23,7 +23,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import yaml
 
@@ -135,7 +135,7 @@ class PodlifeCluster:
 
     # ---- life ---------------------------------------------------------------------------------------
 
-    def start(self) -> PodlifeCluster:
+    def start(self) -> Self:
         t0 = time.monotonic()
         argv = self.options.argv(self.kubeconfig)
         pid = None
@@ -197,7 +197,7 @@ class PodlifeCluster:
         for c in self._clients:
             try:
                 c.close()
-            except Exception:  # noqa: BLE001 - a client's pool that fails to close leaves nothing of ours
+            except Exception:  # noqa: BLE001, S110 - a client's pool that fails to close leaves nothing of ours
                 pass
         self._clients.clear()
         p = self._process
@@ -224,7 +224,7 @@ class PodlifeCluster:
             self._process = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def __enter__(self) -> PodlifeCluster:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -314,10 +314,10 @@ class PodlifeCluster:
         if not events:
             return "  (no events)"
         rows = []
-        for e in events:
-            obj = e.get("involvedObject") or {}
-            rows.append(f"  {_event_time(e)}  {e.get('type', '')}  {e.get('reason', '')}  "
-                        f"{obj.get('kind', '')}/{obj.get('name', '')}  {e.get('message', '')}")
+        for ev in events:
+            obj = ev.get("involvedObject") or {}
+            rows.append(f"  {_event_time(ev)}  {ev.get('type', '')}  {ev.get('reason', '')}  "
+                        f"{obj.get('kind', '')}/{obj.get('name', '')}  {ev.get('message', '')}")
         return "\n".join(rows)
 
     def snapshot(self, name: str | None = None) -> Snapshot:

@@ -68,7 +68,7 @@ def main(path: str) -> None:
     while True:
         for key, _ in sel.select():
             if key.fileobj is not listener:
-                if not sys.stdin.buffer.read1(4096):
+                if not os.read(sys.stdin.fileno(), 4096):
                     return   # the test process is gone
                 continue
             conn, _ = listener.accept()
