@@ -320,6 +320,19 @@ class PodlifeCluster:
                         f"{obj.get('kind', '')}/{obj.get('name', '')}  {ev.get('message', '')}")
         return "\n".join(rows)
 
+    def wait_for(self, what: str, check: Callable[[], Any], timeout: float = 20.0) -> Any:
+        """Wait, in wall time, until ``check()`` returns something true: for a client of the cluster (an operator
+        under test) to react to what it was shown. The manual clock stands still meanwhile. AssertionError
+        naming ``what`` after ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        got = check()
+        while not got:
+            if time.monotonic() >= end:
+                raise AssertionError(f"not seen within {timeout:g} s: {what} (last: {got!r})")
+            time.sleep(0.05)
+            got = check()
+        return got
+
     def snapshot(self, name: str | None = None) -> Snapshot:
         """Keep the whole state (podlife.apiserver.snapshots) to ``restore`` any number of times."""
         if name is None:
