@@ -68,7 +68,6 @@ class Container:
     exit_code: int | None = None
     reason: str = ""      # Completed | Error | OOMKilled | StartError
     message: str = ""     # why it ended, when the runtime says (a start that failed)
-    stop_signal: str = "SIGTERM"
+    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default
     log_path: str = ""
     signals: list[str] = field(default_factory=list)
-    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default

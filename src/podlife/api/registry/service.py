@@ -42,7 +42,7 @@ class GoStrings(list):
         return "[]string{" + ", ".join(f'"{x}"' for x in self) + "}"
 
 
-def first_service_ip(cidr: ipaddress.IPv4Network = SERVICE_CLUSTER_IP_RANGE) -> str:
+def first_service_ip(cidr: ipaddress.IPv4Network | ipaddress.IPv6Network = SERVICE_CLUSTER_IP_RANGE) -> str:
     """The `kubernetes` Service's IP: the range's first usable address (controlplane ServiceIPRange)."""
     return str(cidr.network_address + 1)
 
@@ -223,12 +223,12 @@ class Allocators:
                 f"{NODE_PORT_RANGE[0]}-{NODE_PORT_RANGE[1]}")
             raise errors.ApiError(500, "InternalError", f"Internal error occurred: failed to allocate requested "
                                   f"HealthCheck NodePort {want}: {why}")
-        index = _random_scan(self.rng, taken, self.port_size, self.port_offset)
-        if index is None:
+        drawn = _random_scan(self.rng, taken, self.port_size, self.port_offset)
+        if drawn is None:
             raise errors.ApiError(500, "InternalError", "Internal error occurred: failed to allocate a HealthCheck "
                                   "NodePort 0: range is full")
-        taken.add(index)
-        spec["healthCheckNodePort"] = self.port_base + index
+        taken.add(drawn)
+        spec["healthCheckNodePort"] = self.port_base + drawn
 
     @staticmethod
     def _keep_allocated(spec: dict, ospec: dict) -> None:
@@ -318,12 +318,12 @@ class Allocators:
             if p.get("port") in by_port:
                 p["nodePort"] = by_port[p.get("port")]
                 continue
-            index = _random_scan(self.rng, taken, self.port_size, self.port_offset)
-            if index is None:
+            drawn = _random_scan(self.rng, taken, self.port_size, self.port_offset)
+            if drawn is None:
                 raise errors.ApiError(500, "InternalError", "Internal error occurred: failed to allocate a nodePort: "
                                       "range is full")
-            taken.add(index)
-            p["nodePort"] = by_port[p.get("port")] = self.port_base + index
+            taken.add(drawn)
+            p["nodePort"] = by_port[p.get("port")] = self.port_base + drawn
 
     @staticmethod
     def _drop_node_ports(spec: dict, ospec: dict, old: Obj | None) -> None:
@@ -347,7 +347,7 @@ def validate_upgrade_downgrade_cluster_ips(new: Obj, old: Obj) -> list[FieldErro
     spec, ospec = new.get("spec") or {}, old.get("spec") or {}
     if not isinstance(spec, dict) or "ExternalName" in (spec.get("type"), ospec.get("type")):
         return []
-    ips = spec.get("clusterIPs") if isinstance(spec.get("clusterIPs"), list) else []
+    ips: list[Any] = spec["clusterIPs"] if isinstance(spec.get("clusterIPs"), list) else []
     oips = ospec.get("clusterIPs") or []
     if ips[:1] == ["None"] and oips[:1] == ["None"]:
         return []
