@@ -227,3 +227,76 @@ def test_plugin_teardown_after_an_interrupt_leaves_nothing(tmp_path: Path) -> No
     assert "KeyboardInterrupt" in done.stdout
     assert [p.stem for p in records.glob("*.json")] == ["interrupted"]
     assert _left_behind(records) == []
+
+
+SCOPED_SUITE = '''
+import json, os
+
+URLS = []
+
+
+def test_first(podlife_cluster):
+    URLS.append(podlife_cluster.url)
+    assert podlife_cluster.version.startswith("v1.31.")
+    assert [n["metadata"]["name"] for n in podlife_cluster.request("GET", "/api/v1/nodes")["items"]] == ["solo"]
+    podlife_cluster.advance("1m")
+
+
+def test_second_shares_it(podlife_cluster):
+    assert podlife_cluster.url == URLS[0]
+    assert podlife_cluster.now == 60.0
+'''
+
+ONE_NODE = """\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: one-node}
+spec:
+  cluster:
+    nodes: [{name: solo}]
+"""
+
+
+def test_plugin_options_set_version_cluster_file_and_scope(tmp_path: Path) -> None:
+    (tmp_path / "test_scoped.py").write_text(textwrap.dedent(SCOPED_SUITE))
+    (tmp_path / "one-node.yaml").write_text(ONE_NODE)
+    done = run_pytest(["-q", "test_scoped.py", "--podlife-scope", "module", "--podlife-version", "1.31",
+                       "--podlife-cluster", "one-node.yaml"], tmp_path, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
+KILLED = '''
+import sys, time
+from podlife.testing.cluster import ClusterOptions, PodlifeCluster, Zygote
+
+zygote = Zygote()
+cluster = PodlifeCluster(ClusterOptions(), zygote).start()
+cluster.snapshot("base")
+print(cluster.pgid, cluster.url, cluster.workdir, zygote.dir, flush=True)
+time.sleep(600)
+'''
+
+
+def test_clusters_die_with_a_killed_test_process(tmp_path: Path) -> None:
+    """SIGKILL leaves no teardown to run: the warm process sees its lifeline close and kills what it started."""
+    import signal
+    import time
+
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pgid_text, url, workdir, zygote_dir = proc.stdout.readline().split()
+    pgid = int(pgid_text)
+    assert _group_members(pgid) and port_open(url)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while (_group_members(pgid) or port_open(url)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group_members(pgid) == []
+    assert not port_open(url)
+    while (os.path.exists(workdir) or os.path.exists(zygote_dir)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(workdir) and not os.path.exists(zygote_dir)

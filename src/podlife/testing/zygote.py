@@ -5,7 +5,8 @@ cluster then starts in the time its cluster takes to build, not the interpreter'
 Protocol, on the unix socket given as the argument: one JSON line ``{"argv": [...], "log": PATH, "cwd": DIR}``;
 the answer is ``{"pid": N}``. The child is the leader of a session of its own (its snapshots' holders are in its
 process group, so the whole cluster is stopped with one signal). The zygote exits when its standard input closes:
-the test process that started it is gone, however it ended.
+the test process that started it is gone, however it ended (killed too); the clusters it made that still run
+are then killed with it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import sys
@@ -57,7 +59,6 @@ def _child(request: dict[str, object]) -> None:
 
 def main(path: str) -> None:
     _warm()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # children are reaped as they end
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     listener.listen(16)
@@ -65,11 +66,15 @@ def main(path: str) -> None:
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ)
     sel.register(sys.stdin, selectors.EVENT_READ)
+    spawned: dict[int, str] = {}   # pid (and process group) -> the cluster's directory
     while True:
-        for key, _ in sel.select():
+        _reap(spawned)
+        for key, _ in sel.select(timeout=1.0):
             if key.fileobj is not listener:
                 if not os.read(sys.stdin.fileno(), 4096):
-                    return   # the test process is gone
+                    _kill(spawned)   # the test process is gone: nothing it started may outlive it
+                    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+                    return
                 continue
             conn, _ = listener.accept()
             with conn:
@@ -86,7 +91,31 @@ def main(path: str) -> None:
                     listener.close()
                     conn.close()
                     _child(request)
+                spawned[pid] = os.path.dirname(str(request["log"]))
                 conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+
+
+def _reap(spawned: dict[int, str]) -> None:
+    """Clusters that ended are reaped and forgotten (their process group's number may be another's later)."""
+    while spawned:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        spawned.pop(pid, None)
+
+
+def _kill(groups: dict[int, str]) -> None:
+    """SIGKILL to each cluster's process group (its server and snapshot holders) and its directory removed; a
+    group already gone, or stopped by its fixture's teardown, is skipped."""
+    for pgid, workdir in groups.items():
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
