@@ -48,7 +48,8 @@ def start() -> int:
     if os.environ.get("PODLIFE_KUBERNETES_VERSION"):
         args += ["--kubernetes-version", os.environ["PODLIFE_KUBERNETES_VERSION"]]
     args += ["--clock", os.environ.get("PODLIFE_CLOCK") or "realtime",
-             "--speed", os.environ.get("PODLIFE_SPEED") or "1", "--port", "0", "--ephemeral", "--kubeconfig", str(kubeconfig), "--detach"]
+             "--speed", os.environ.get("PODLIFE_SPEED") or "1",
+             "--port", "0", "--ephemeral", "--kubeconfig", str(kubeconfig), "--detach"]
     # --detach returns once the API is served; the server's output goes to podlife.log beside the kubeconfig
     done = subprocess.run(args, check=False, text=True, capture_output=True)
     sys.stdout.write(done.stdout)
