@@ -133,6 +133,26 @@ def test_snapshot_restore_replays_to_the_same_trace_bytes(cluster: PodlifeCluste
     assert missing.returncode == 2 and 'snapshot "nope" not found' in missing.stderr
 
 
+def test_a_connection_open_at_the_snapshot_is_closed_by_restores(cluster: PodlifeCluster) -> None:
+    """A keep-alive connection that was open when the snapshot was taken is the old server's: after restores
+    (the snapshot's process forks a new holder each time) it is closed, never left open with nobody reading
+    it (a client would wait for ever)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(cluster.url)
+    conn = http.client.HTTPConnection(u.hostname or "", u.port, timeout=5)
+    conn.request("GET", "/version")
+    assert conn.getresponse().read()
+    snap = cluster.snapshot("open")
+    cluster.restore(snap)
+    cluster.restore(snap)
+    with pytest.raises((ConnectionError, http.client.RemoteDisconnected)):
+        conn.request("GET", "/version")
+        conn.getresponse().read()
+    conn.close()
+
+
 def _server_pid(c: PodlifeCluster) -> int:
     return int(c.request("GET", "/podlife/snapshots")["pid"])
 

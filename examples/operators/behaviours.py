@@ -57,3 +57,16 @@ def stalled_rollout_is_rolled_back(cluster: Any) -> None:
                                  timeout="10m") == stalled
     status = apps.read_namespaced_deployment("api", "default").status
     assert (status.ready_replicas, status.updated_replicas) == (3, 3)
+
+
+def both_from_one_snapshot(cluster: Any) -> None:
+    """The state both checks start from (an empty cluster here; a slow one to build in a real suite) is kept once
+    and restored before each: the operator under test keeps running across the restores (its connections are
+    cut, it reconnects and relists)."""
+    base = cluster.snapshot("base")
+    node = powered_off_node_is_fenced(cluster)
+    assert cluster.restore(base) == base.seconds
+    core = client.CoreV1Api(cluster.api_client())
+    assert not any(t.key == OUT_OF_SERVICE["key"] for t in core.read_node(node).spec.taints or ())
+    assert core.list_namespaced_pod("default").items == []
+    stalled_rollout_is_rolled_back(cluster)

@@ -10,7 +10,7 @@ from typing import Any
 
 import kopf
 import pytest
-from behaviours import powered_off_node_is_fenced, stalled_rollout_is_rolled_back
+from behaviours import both_from_one_snapshot, powered_off_node_is_fenced, stalled_rollout_is_rolled_back
 from kopf.testing import KopfRunner
 
 pytestmark = pytest.mark.podlife(versions=["1.29", "1.33"])
@@ -47,3 +47,7 @@ def test_a_powered_off_node_is_fenced(podlife_cluster: Any, kopf_runner: KopfRun
 
 def test_a_stalled_rollout_is_rolled_back(podlife_cluster: Any, kopf_runner: KopfRunner) -> None:
     stalled_rollout_is_rolled_back(podlife_cluster)
+
+
+def test_both_from_one_snapshot(podlife_cluster: Any, kopf_runner: KopfRunner) -> None:
+    both_from_one_snapshot(podlife_cluster)

@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from kubernetes import client, config
+from urllib3.exceptions import HTTPError
 from policy import deployment_patch, fenced_taints
 
 
@@ -37,8 +38,8 @@ class Controller:
         while not stop.is_set():
             try:
                 self.reconcile()
-            except (client.ApiException, OSError) as e:   # the next resync tries again
-                self.actions.append(f"error: {e}")
+            except (client.ApiException, HTTPError, OSError) as e:   # the API server restarting: the next resync
+                self.actions.append(f"error: {type(e).__name__}")  # tries again
             stop.wait(period)
 
 

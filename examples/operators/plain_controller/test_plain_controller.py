@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from behaviours import powered_off_node_is_fenced, stalled_rollout_is_rolled_back
+from behaviours import both_from_one_snapshot, powered_off_node_is_fenced, stalled_rollout_is_rolled_back
 from controller import Controller
 
 pytestmark = pytest.mark.podlife(versions=["1.29", "1.33"])
@@ -33,3 +33,9 @@ def test_a_powered_off_node_is_fenced(podlife_cluster: Any, controller: Controll
 def test_a_stalled_rollout_is_rolled_back(podlife_cluster: Any, controller: Controller) -> None:
     stalled_rollout_is_rolled_back(podlife_cluster)
     assert controller.actions.count("rolled back deployment/api") == 1
+
+
+def test_both_from_one_snapshot(podlife_cluster: Any, controller: Controller) -> None:
+    both_from_one_snapshot(podlife_cluster)
+    assert controller.actions == ["fenced node/node-2", "recorded the image of deployment/api",
+                                  "rolled back deployment/api"]

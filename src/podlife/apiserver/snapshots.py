@@ -122,6 +122,7 @@ def save(server: Any, name: str) -> dict[str, Any]:
     pid = os.fork()
     if pid == 0:
         try:
+            _let_go_of_clients(server)
             _hold(server, loop, listener, reg, name)   # returns in the process that took over serving
         except BaseException:   # noqa: BLE001 - a holder never goes on into the server's loop by mistake
             import traceback
@@ -198,6 +199,19 @@ def _server_alive(reg: str) -> bool:
         return True
     except (OSError, ValueError):
         return False
+
+
+def _let_go_of_clients(server: Any) -> None:
+    """In a new holder: the clients' connections it inherited are the server's, and a copy kept open here would
+    keep them open after the server closed them (a client would wait for ever on one). Each descriptor is
+    pointed at a socket that was never connected (``dup2``: the number stays valid for the event loop, which is
+    not touched here: its epoll set is still the server's); the takeover closes them."""
+    dead = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    for handler in server.connections():
+        sock = handler.transport.get_extra_info("socket") if handler.transport is not None else None
+        if sock is not None and sock.fileno() >= 0:
+            os.dup2(dead.fileno(), sock.fileno())
+    dead.close()
 
 
 def _hold(server: Any, loop: asyncio.AbstractEventLoop, listener: socket.socket, reg: str, name: str) -> None:
