@@ -131,6 +131,9 @@ def test_snapshot_restore_replays_to_the_same_trace_bytes(cluster: PodlifeCluste
     assert listed.stdout == "base\t60s\n"
     missing = podlife(cluster, "snapshot", "restore", "nope")
     assert missing.returncode == 2 and 'snapshot "nope" not found' in missing.stderr
+    bad = podlife(cluster, "snapshot", "save", "Not_A_Name")
+    assert bad.returncode == 2
+    assert 'name: "Not_A_Name" is not a snapshot name; expected a DNS label, e.g. base' in bad.stderr
 
 
 def test_a_connection_open_at_the_snapshot_is_closed_by_restores(cluster: PodlifeCluster) -> None:
