@@ -115,8 +115,8 @@ def _advance_until(server: Any, request: web.Request) -> web.Response:
 async def _fault(server: Any, request: web.Request) -> web.Response:
     from podlife.api import decoding
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.faults import start_fault
-    from podlife.scenario.load import load_fault
+    from podlife.cluster.faults import start_fault
+    from podlife.scenario.faultspec import load_fault
 
     try:   # the request decoder's limits, as for every body
         spec = decoding.parse_json(await server._body(request))

@@ -348,7 +348,7 @@ class PodlifeCluster:
 
     def html_report(self, path: str | os.PathLike[str] | None = None) -> str:
         """The run so far as podlife's HTML report (the trace drawn on a timeline); returns its path."""
-        from podlife.trace.html import render
+        from podlife.report.html import render
 
         rep = self.request("GET", "/podlife/report")
         if path is None:
