@@ -132,7 +132,7 @@ def save(server: Any, name: str) -> dict[str, Any]:
         return meta
     listener.close()
     _write(os.path.join(reg, f"{name}.json"), json.dumps({**meta, "pid": pid}))
-    _reap()
+    reap_children()
     return meta
 
 
@@ -178,18 +178,20 @@ def close(server: Any) -> None:
         if f.endswith(".sock"):
             _drop(reg, f[:-5])
     shutil.rmtree(reg, ignore_errors=True)
-    _reap()
+    reap_children()
 
 
-def _reap() -> None:
-    """Holders this process forked and that have exited (a snapshot replaced, restored elsewhere)."""
+def reap_children() -> list[int]:
+    """The children of this process that have ended (holders: a snapshot replaced, restored elsewhere), reaped."""
+    out: list[int] = []
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return out
         if pid == 0:
-            return
+            return out
+        out.append(pid)
 
 
 def _server_alive(reg: str) -> bool:

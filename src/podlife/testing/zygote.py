@@ -58,6 +58,8 @@ def _child(request: dict[str, object]) -> None:
 
 
 def main(path: str) -> None:
+    from podlife.apiserver.snapshots import reap_children
+
     _warm()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
@@ -68,7 +70,8 @@ def main(path: str) -> None:
     sel.register(sys.stdin, selectors.EVENT_READ)
     spawned: dict[int, str] = {}   # pid (and process group) -> the cluster's directory
     while True:
-        _reap(spawned)
+        for pid in reap_children():   # clusters that ended: forgotten (their group's number may be another's later)
+            spawned.pop(pid, None)
         for key, _ in sel.select(timeout=1.0):
             if key.fileobj is not listener:
                 if not os.read(sys.stdin.fileno(), 4096):
@@ -93,18 +96,6 @@ def main(path: str) -> None:
                     _child(request)
                 spawned[pid] = os.path.dirname(str(request["log"]))
                 conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-
-
-def _reap(spawned: dict[int, str]) -> None:
-    """Clusters that ended are reaped and forgotten (their process group's number may be another's later)."""
-    while spawned:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        spawned.pop(pid, None)
 
 
 def _kill(groups: dict[int, str]) -> None:
