@@ -323,3 +323,28 @@ def test_clusters_die_with_a_killed_test_process(tmp_path: Path) -> None:
     while (os.path.exists(workdir) or os.path.exists(zygote_dir)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(workdir) and not os.path.exists(zygote_dir)
+
+
+PROCESS_SUITE = '''
+import pytest
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "echo"},
+       "spec": {"restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", "echo hi"]}]}}
+
+
+@pytest.mark.podlife(runtime="process")
+def test_real_process(podlife_cluster):
+    assert podlife_cluster.url.startswith("https://")   # the process runtime is served with TLS and a token
+    podlife_cluster.request("POST", "/api/v1/namespaces/default/pods", POD)
+    podlife_cluster.wait_for("the pod's end", lambda: podlife_cluster.request(
+        "GET", "/api/v1/namespaces/default/pods/echo")["status"].get("phase") == "Succeeded", timeout=30)
+    assert [r["type"] for r in podlife_cluster.trace({"object": "Pod/default/echo", "type": "phase"})]
+'''
+
+
+def test_plugin_with_the_process_runtime(tmp_path: Path) -> None:
+    (tmp_path / "test_process.py").write_text(textwrap.dedent(PROCESS_SUITE))
+    done = run_pytest(["-q", "test_process.py"], tmp_path, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout

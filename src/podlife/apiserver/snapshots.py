@@ -75,7 +75,9 @@ def _usable(server: Any) -> None:
 def registry(server: Any) -> str:
     path: str | None = getattr(server, "snapshot_dir", None)
     if path is None:
-        path = tempfile.mkdtemp(prefix="podlife-snap-")   # 0700: only this user talks to the holders
+        # 0700: only this user talks to the holders; PODLIFE_SNAPSHOT_DIR: where (the pytest plugin puts it in
+        # the cluster's directory, removed whatever way the cluster ends)
+        path = tempfile.mkdtemp(prefix="podlife-snap-", dir=os.environ.get("PODLIFE_SNAPSHOT_DIR") or None)
         server.snapshot_dir = path
         _write(os.path.join(path, _SERVER_PID), str(os.getpid()))
     return path

@@ -8,11 +8,13 @@ signals the whole group and waits until no process of it runs.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -90,11 +92,11 @@ class Zygote:
             time.sleep(0.01)
         return True
 
-    def spawn(self, argv: list[str], log: str, cwd: str) -> int:
+    def spawn(self, argv: list[str], log: str, cwd: str, env: dict[str, str]) -> int:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(10.0)
             s.connect(self.socket)
-            s.sendall(json.dumps({"argv": argv, "log": log, "cwd": cwd}).encode() + b"\n")
+            s.sendall(json.dumps({"argv": argv, "log": log, "cwd": cwd, "env": env}).encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
                 chunk = s.recv(4096)
@@ -132,23 +134,27 @@ class PodlifeCluster:
         self._process: _Process | None = None
         self._clients: list[Any] = []
         self._snapshots = 0
+        self._token: str | None = None
+        self._ssl: ssl.SSLContext | None = None
 
     # ---- life ---------------------------------------------------------------------------------------
 
     def start(self) -> Self:
         t0 = time.monotonic()
         argv = self.options.argv(self.kubeconfig)
+        env = {"PODLIFE_SNAPSHOT_DIR": self.workdir}   # its snapshots' registry goes with the cluster's directory
         pid = None
         if self._zygote is not None and self._zygote.ready(_ZYGOTE_WAIT):
             try:
-                pid = self._zygote.spawn(argv, self.log_path, os.getcwd())
+                pid = self._zygote.spawn(argv, self.log_path, os.getcwd(), env)
                 self._process = _Process(pid, pid)
             except OSError:
                 pid = None
         if pid is None:
             with open(self.log_path, "wb") as log:
                 popen = subprocess.Popen([sys.executable, "-m", "podlife.cli", *argv], stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                         env={**os.environ, **env})
             self._process = _Process(popen.pid, popen.pid, popen)
         try:
             self._wait_ready(t0)
@@ -169,6 +175,11 @@ class PodlifeCluster:
                 if not self.url:
                     doc = yaml.safe_load(Path(self.kubeconfig).read_text())
                     self.url = doc["clusters"][0]["cluster"]["server"]
+                    # TLS and a token: --runtime process (or --tls) serves them even on loopback
+                    self._token = (doc["users"][0].get("user") or {}).get("token")
+                    ca = doc["clusters"][0]["cluster"].get("certificate-authority-data")
+                    if ca:
+                        self._ssl = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
                 try:
                     self.version = self.request("GET", "/version")["gitVersion"]
                     return
@@ -236,14 +247,19 @@ class PodlifeCluster:
 
     # ---- requests -----------------------------------------------------------------------------------
 
+    def _raw(self, method: str, path: str, data: bytes | None, timeout: float | None) -> bytes:
+        headers = {"Content-Type": "application/json"} if data else {}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        with urllib.request.urlopen(req, timeout=timeout, context=self._ssl) as resp:
+            return bytes(resp.read())
+
     def request(self, method: str, path: str, body: Any = None, timeout: float | None = 120.0) -> Any:
         """A JSON request to the cluster; PodlifeError with the server's message when it refuses."""
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"} if data else {})
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                raw = resp.read()
+            raw = self._raw(method, path, data, timeout)
         except urllib.error.HTTPError as e:
             try:
                 message = json.loads(e.read()).get("message") or e.reason
@@ -295,9 +311,8 @@ class PodlifeCluster:
     def trace(self, filter: Any = None) -> list[dict[str, Any]]:
         """The trace records (the report's format). ``filter``: a record type ("phase"), a dict of fields a
         record must have ({"type": "signal", "object": "Pod/default/web"}), or a predicate."""
-        req = urllib.request.Request(self.url + "/podlife/trace?follow=false")
-        with urllib.request.urlopen(req, timeout=120) as resp:
-            records = [json.loads(line) for line in resp.read().splitlines() if line]
+        raw = self._raw("GET", "/podlife/trace?follow=false", None, 120)
+        records = [json.loads(line) for line in raw.splitlines() if line]
         return [r for r in records if _matches(r, filter)]
 
     def events(self, namespace: str | None = None) -> list[dict[str, Any]]:

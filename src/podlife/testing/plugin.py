@@ -36,8 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                                               "and objects).")
     group.addoption("--podlife-runtime", choices=("simulated", "process"), default="simulated",
                     help="Container runtime of the clusters (default simulated).")
-    group.addoption("--podlife-clock", choices=("manual", "realtime"), default="manual",
-                    help="Clock of the clusters (default manual: time moves on advance only).")
+    group.addoption("--podlife-clock", choices=("manual", "realtime"),
+                    help="Clock of the clusters (default manual: time moves on advance only; realtime with "
+                         "--podlife-runtime process, whose real processes live on the wall clock).")
     group.addoption("--podlife-scope", choices=("function", "module", "session"), default="function",
                     help="Scope of the podlife_cluster fixture (default function: a cluster per test).")
 
@@ -87,9 +88,10 @@ def _options(request: pytest.FixtureRequest, version: str | None) -> ClusterOpti
     cluster = kw.get("cluster") or config.getoption("--podlife-cluster")
     if cluster and not os.path.isabs(cluster) and "cluster" in kw:
         cluster = str(Path(str(request.node.path)).parent / cluster)   # a marker's path is the test file's
-    return ClusterOptions(version=version, cluster=cluster,
-                          runtime=kw.get("runtime") or config.getoption("--podlife-runtime"),
-                          clock=kw.get("clock") or config.getoption("--podlife-clock"), seed=kw.get("seed"))
+    runtime = kw.get("runtime") or config.getoption("--podlife-runtime")
+    clock = kw.get("clock") or config.getoption("--podlife-clock") or (
+        "realtime" if runtime == "process" else "manual")
+    return ClusterOptions(version=version, cluster=cluster, runtime=runtime, clock=clock, seed=kw.get("seed"))
 
 
 def _cluster(request: pytest.FixtureRequest, version: str | None,

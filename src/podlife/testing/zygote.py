@@ -2,7 +2,8 @@
 a cluster once, so every lazily imported module is loaded), and forks a ``podlife up`` on request. A fixture's
 cluster then starts in the time its cluster takes to build, not the interpreter's start and imports (seconds).
 
-Protocol, on the unix socket given as the argument: one JSON line ``{"argv": [...], "log": PATH, "cwd": DIR}``;
+Protocol, on the unix socket given as the argument: one JSON line ``{"argv": [...], "log": PATH, "cwd": DIR,
+"env": {...}}``;
 the answer is ``{"pid": N}``. The child is the leader of a session of its own (its snapshots' holders are in its
 process group, so the whole cluster is stopped with one signal). The zygote exits when its standard input closes:
 the test process that started it is gone, however it ended (killed too); the clusters it made that still run
@@ -42,6 +43,7 @@ def _child(request: dict[str, object]) -> None:
         os.close(log)
         os.close(null)
         os.chdir(str(request["cwd"]))
+        os.environ.update({str(k): str(v) for k, v in dict(request.get("env") or {}).items()})  # type: ignore[call-overload]
         from podlife.cli import entry
 
         sys.argv = ["podlife", *[str(a) for a in request["argv"]]]   # type: ignore[attr-defined]
