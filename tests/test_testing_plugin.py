@@ -131,6 +131,11 @@ def test_snapshot_restore_replays_to_the_same_trace_bytes(cluster: PodlifeCluste
     assert listed.stdout == "base\t60s\n"
     missing = podlife(cluster, "snapshot", "restore", "nope")
     assert missing.returncode == 2 and 'snapshot "nope" not found' in missing.stderr
+    cluster.snapshot("base")   # saved again: replaces the first (its process exits)
+    cluster.advance("1m")
+    assert cluster.restore("base") == 361.0   # where branch() left the clock: 60 s + 1 s + 5 min
+    assert [(s["name"], s["seconds"]) for s in cluster.request("GET", "/podlife/snapshots")["snapshots"]] == \
+        [("base", 361.0)]
     bad = podlife(cluster, "snapshot", "save", "Not_A_Name")
     assert bad.returncode == 2
     assert 'name: "Not_A_Name" is not a snapshot name; expected a DNS label, e.g. base' in bad.stderr
