@@ -556,10 +556,7 @@ def snapshot() -> None:
 @click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def snapshot_save(name: str, kubeconfig: str | None) -> None:
     """Keep the cluster's state as NAME (replacing a snapshot of that name)."""
-    from urllib.parse import urlencode
-
-    state = _snapshot_call(kubeconfig, f"/podlife/snapshots?{urlencode({'name': name})}")
-    click.echo(f"snapshot {name} saved at {state['seconds']:g}s")
+    click.echo(f"snapshot {name} saved at {_snapshot_call(kubeconfig, 'save', name)['seconds']:g}s")
 
 
 @snapshot.command("restore")
@@ -567,23 +564,26 @@ def snapshot_save(name: str, kubeconfig: str | None) -> None:
 @click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def snapshot_restore(name: str, kubeconfig: str | None) -> None:
     """Go back to snapshot NAME (it stays, to be restored again); clients' open connections are closed."""
-    from urllib.parse import quote
-
-    state = _snapshot_call(kubeconfig, f"/podlife/snapshots/{quote(name)}/restore")
-    click.echo(f"snapshot {name} restored: clock at {state['seconds']:g}s")
+    click.echo(f"snapshot {name} restored: clock at {_snapshot_call(kubeconfig, 'restore', name)['seconds']:g}s")
 
 
 @snapshot.command("list")
 @click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
 def snapshot_list(kubeconfig: str | None) -> None:
     """The snapshots of the running cluster: name and clock."""
-    for s in _snapshot_call(kubeconfig, "/podlife/snapshots", "GET")["snapshots"]:
+    for s in _snapshot_call(kubeconfig, "list")["snapshots"]:
         click.echo(f"{s['name']}\t{s['seconds']:g}s")
 
 
-def _snapshot_call(kubeconfig: str | None, path: str, method: str = "POST") -> dict:
+def _snapshot_call(kubeconfig: str | None, what: str, name: str = "") -> dict:
+    """save / restore / list over the endpoints of podlife.apiserver.snapshots."""
+    from urllib.parse import quote, urlencode
+
     from podlife.apiserver.client import ClientError
 
+    method, path = {"save": ("POST", f"/podlife/snapshots?{urlencode({'name': name})}"),
+                    "restore": ("POST", f"/podlife/snapshots/{quote(name)}/restore"),
+                    "list": ("GET", "/podlife/snapshots")}[what]
     ep = _endpoint(kubeconfig)
     try:
         return ep.call(method, path)
