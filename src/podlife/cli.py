@@ -83,9 +83,13 @@ def user_input(path: str) -> Iterator[None]:
                    "aggregate figures, no records or final objects in the report).")
 @click.option("--delete", "deletes", multiple=True, metavar="KIND/NAME[@TIME]",
               help="With plain manifests: delete this object at TIME (default 0s), e.g. pod/web@10s.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Run on the cluster of this dump (kubectl get ... -o yaml|json, a directory of them, a kubectl "
+                   "cluster-info dump directory, or podlife import's output), from the instant it was taken. "
+                   "Repeatable.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
-        quiet: bool, trace_level: str, deletes: tuple[str, ...]) -> None:
+        quiet: bool, trace_level: str, deletes: tuple[str, ...], dumps: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
     from podlife.scenario import plain
@@ -109,8 +113,17 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         elif deletes:
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
-        sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
+        builder = None
+        if dumps:
+            from podlife.importer import command as imported
+
+            dump = imported.read(dumps)
+            sc = imported.scenario(dump, path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                                   until=until, text=text)
+            builder = imported.builder(dump)
+        else:
+            sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                               until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
@@ -127,13 +140,19 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         if klog_path and not keep:
             klog_out = stream.KlogStream(klog_path, sc.start_time)
             sinks.append(klog_out.record)
-        result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
+        result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks,
+                              **({"builder": builder} if builder is not None else {}))
         if klog_out is not None:
             klog_out.close()
         rep = report(result, final=ndjson is None)
+        if dumps:
+            imported.extend(rep, result, dump)
         if ndjson is not None:
             objects = result.cluster.store.iter_objects(encoded=True) if trace_level != "summary" else iter(())
-            ndjson.finish(objects, outcome(result))
+            out = outcome(result)
+            if dumps:
+                imported.extend(out, result, dump)
+            ndjson.finish(objects, out)
         elif report_path:
             with open(report_path, "wb") as f:
                 f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")
@@ -146,6 +165,11 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             from rich.console import Console
 
             summary.render(rep, Console(highlight=False), quiet=quiet, tables=result.pods_at)
+        if dumps and not quiet and "whatIf" in rep:
+            from podlife.importer.whatif import render_lines
+
+            for line in render_lines(rep["whatIf"]):
+                click.echo(line)
     sys.exit(0 if result.passed else 1)
 
 
@@ -170,6 +194,37 @@ def _write_html(rep: dict[str, object], path: str) -> None:
 
     with open(path, "w", encoding="utf-8") as f:
         f.write(render(rep))
+
+
+@main.command("import")
+@click.argument("dumps", nargs=-1, required=True)
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
+              help="Write the cleaned cluster here (one YAML List; run --from and up --from read it).")
+@click.option("--namespace", "namespaces", multiple=True, help="Keep only this namespace's objects (and the "
+                                                              "cluster-scoped ones). Repeatable.")
+@click.option("--selector", "-l", help="Keep only namespaced objects whose labels match (e.g. app=web).")
+@click.option("--anonymize", is_flag=True, help="Rename namespaces, workloads, pods, nodes and images "
+                                                "consistently, to share a reproduction.")
+@click.option("--calibrate", "events", type=click.Path(), help="Events (kubectl get events -A -o json, or the "
+                                                               "dump's events.json) to take image pull times from.")
+def import_cmd(dumps: tuple[str, ...], out: str | None, namespaces: tuple[str, ...], selector: str | None,
+               anonymize: bool, events: str | None) -> None:
+    """Read DUMP... (kubectl get nodes,pods,... -A -o yaml|json; files, a directory, or kubectl cluster-info dump
+    --output-directory), check and clean it, and write the cluster podlife starts from. Make a dump with:
+
+    kubectl get nodes,pods,namespaces,services,endpointslices,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,horizontalpodautoscalers,poddisruptionbudgets,persistentvolumeclaims,persistentvolumes,storageclasses,priorityclasses,limitranges,resourcequotas,controllerrevisions,serviceaccounts,configmaps,leases,customresourcedefinitions -A -o yaml > dump.yaml
+    """
+    from podlife.importer import command as imported
+
+    with user_input(dumps[0]):
+        dump = imported.read(dumps, namespaces, selector, anonymize, events)
+        for w in dump.warnings:
+            click.echo(f"warning: {w}", err=True)
+        for line in imported.describe(dump):
+            click.echo(line)
+        if out:
+            imported.write(dump, out)
+            click.echo(f"wrote {out}")
 
 
 @main.command("report")

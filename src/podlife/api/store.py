@@ -622,6 +622,25 @@ class Store:
         for obj in self.all_objects():
             self._deliver(obj["kind"], ADDED, obj, None)
 
+    def load(self, objects: Iterable[Obj], revision: int) -> None:
+        """Objects from outside the model (a dump: podlife.importer) become this store's as they are: their
+        UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted, written or traced;
+        the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
+        on the empty store see every object ADDED."""
+        for obj in objects:
+            kind, md = obj["kind"], obj["metadata"]
+            if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
+                self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
+            key = (md.get("namespace") or "", md["name"]) if self.kinds[kind].namespaced else ("", md["name"])
+            self._objects[kind][key] = obj
+            self._unsorted.setdefault(kind, []).append(key)
+            if kind == "Pod":
+                self._share(obj)
+                self._index_node(key, None, obj)
+        self._rv = max(self._rv, revision)
+        for obj in self.all_objects():
+            self._deliver(obj["kind"], ADDED, obj, None)
+
     # ---- watch -------------------------------------------------------------------------------------
 
     def delivering(self) -> bool:

@@ -29,7 +29,9 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
                      has_init: bool, ready: bool, started: bool) -> Obj:
     """convertToAPIContainerStatuses for one container."""
     uid = pod["metadata"]["uid"]
-    st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
+    st: dict[str, Any] = {"name": spec["name"], "image": (c.status_image if c is not None and c.status_image else
+                                                          spec.get("image", "")),
+                          "imageID": c.image_id if c is not None else "",
                           "ready": False, "restartCount": c.attempt if c else 0, "started": False}
     last: dict[str, Any] = {}
     waiting_reason = kl.runtime_manager.reasons.get((uid, spec["name"]))

@@ -1,0 +1,54 @@
+"""What a user does not want from a dump: secrets' data (never kept: only their names and types, which mounts and
+admission look at), managedFields, Events among the objects (they are read for --calibrate only), and what
+``--namespace`` / ``--selector`` leave out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from podlife.importer.errors import DumpError
+
+Obj = dict[str, Any]
+# cluster-scoped kinds a namespace filter keeps (the cluster the namespaced objects live in)
+_CLUSTER_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
+                            "CustomResourceDefinition", "RuntimeClass", "CSIDriver", "CSINode", "VolumeAttachment",
+                            "ClusterRole", "ClusterRoleBinding", "IngressClass"})
+
+
+def scrub(obj: Obj) -> Obj:
+    """Drops what is never kept: managedFields everywhere, a Secret's data."""
+    obj["metadata"].pop("managedFields", None)
+    if obj.get("kind") == "Secret":
+        for k in ("data", "stringData"):
+            obj.pop(k, None)
+    return obj
+
+
+def select(objects: list[Obj], namespaces: Sequence[str], selector: str | None) -> list[Obj]:
+    """--namespace (repeatable): namespaced objects of those namespaces and the cluster-scoped ones;
+    --selector: namespaced objects whose labels match (cluster-scoped ones stay: nodes, namespaces, ...)."""
+    match = None
+    if selector:
+        from podlife.api.selectors import parse
+
+        try:
+            sel = parse(selector)
+        except ValueError as e:
+            raise DumpError("--selector", f"{selector!r}: {e}") from None
+        match = sel
+    keep = set(namespaces)
+    out = []
+    for obj in objects:
+        ns = obj["metadata"].get("namespace")
+        if not ns or obj.get("kind") in _CLUSTER_KINDS:
+            if keep and obj.get("kind") == "Namespace" and obj["metadata"]["name"] not in keep:
+                continue
+            out.append(obj)
+            continue
+        if keep and ns not in keep:
+            continue
+        if match is not None and not match.matches(obj["metadata"].get("labels") or {}):
+            continue
+        out.append(obj)
+    return out
