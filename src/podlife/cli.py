@@ -313,8 +313,10 @@ def _against(value: str) -> dict[str, object]:
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in both runs.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Draw both timelines, aligned on one time axis, as one HTML page.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Run both on the cluster of this dump (as run --from). Repeatable.")
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
-         until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
+         until: str | None, overrides: tuple[str, ...], html_path: str | None, dumps: tuple[str, ...]) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
@@ -336,6 +338,15 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
                 second[k] = v
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
+        if dumps:
+            from podlife.importer import command as imported
+
+            dump = imported.read(dumps)   # each side its own copy: a run keeps the objects it is given
+            sc = imported.scenario(dump, path, sets, kubernetes_version=version, seed=sd, until=until)
+            result = run_scenario(sc, builder=imported.builder(dump))
+            rep = report(result)
+            imported.extend(rep, result, dump)
+            return Side(f"{rep['kubernetesVersion']}", rep)
         sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
                            supported_faults=SUPPORTED_FAULTS)
         rep = report(run_scenario(sc))
@@ -353,6 +364,10 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
             a.label, b.label = scenario, str(second["scenario"])
     d = compare(a, b)
     lines = render_lines(d)
+    if dumps:
+        from podlife.importer.whatif import compare_lines
+
+        lines += compare_lines(a.label, a.report.get("whatIf"), b.label, b.report.get("whatIf"))
     for line in lines:
         click.echo(line)
     if html_path:

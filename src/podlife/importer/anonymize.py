@@ -10,6 +10,7 @@ from typing import Any
 
 Obj = dict[str, Any]
 _KEEP_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+_SYSTEM_NAMES = frozenset({"kubernetes", "kube-dns", "coredns", "kube-proxy"})
 _WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Service",
                    "PodDisruptionBudget", "HorizontalPodAutoscaler", "ReplicationController")
 
@@ -40,6 +41,8 @@ def anonymize(objects: list[Obj], events: list[Obj]) -> None:
     for kind in _WORKLOAD_KINDS:
         for o in (o for o in objects if o["kind"] == kind):
             md = o["metadata"]
+            if md.get("namespace") in _KEEP_NAMESPACES and md["name"] in _SYSTEM_NAMES:
+                continue
             names.setdefault(md["name"], _renamed(md["name"], names) or app(md["name"]))
 
     def rename(name: str) -> str:
@@ -83,11 +86,15 @@ def anonymize(objects: list[Obj], events: list[Obj]) -> None:
         for k in ("labels",):
             if md.get(k):
                 md[k] = {lk: value(lv) for lk, lv in md[k].items()}
-        md.pop("annotations", None) if o["kind"] != "Pod" else _keep_behavior(md)
+        if md.get("annotations"):
+            # kubectl apply's copy of the manifest would give every name away; the others name little, and
+            # controllers read theirs (deployment.kubernetes.io/revision)
+            md["annotations"] = {k: message(v) if k != "podlife/behavior" else v for k, v in md["annotations"].items()
+                                 if k != "kubectl.kubernetes.io/last-applied-configuration"}
         md.pop("generateName", None)
         for r in md.get("ownerReferences") or ():
             r["name"] = node.map.get(r["name"]) or rename(r["name"]) if r.get("kind") == "Node" else rename(r["name"])
-        for part in ("spec", "status", "message"):
+        for part in ("spec", "status", "message", "data", "subsets", "endpoints", "ports"):
             if isinstance(o.get(part), str):
                 o[part] = message(o[part])
             else:
@@ -111,32 +118,24 @@ def _renamed(name: str, names: dict[str, str]) -> str | None:
     return None
 
 
-def _keep_behavior(md: Obj) -> None:
-    """A pod's annotations go, but podlife/behavior, which says what its containers do."""
-    kept = {k: v for k, v in (md.get("annotations") or {}).items() if k == "podlife/behavior"}
-    if kept:
-        md["annotations"] = kept
-    else:
-        md.pop("annotations", None)
-
-
 def _walk(node: Any, value: Any, rename_image: Any, nodes: dict[str, str], message: Any) -> None:
+    """Every string in the object that is a renamed name (a label value, nodeName, an affinity's values, a
+    ControllerRevision's template) is renamed; images get their stand-ins; messages are rewritten."""
     if isinstance(node, dict):
-        for k, v in list(node.items()):
-            if k in ("image",) and isinstance(v, str):
+        items: Any = list(node.items())
+    elif isinstance(node, list):
+        items = list(enumerate(node))
+    else:
+        return
+    for k, v in items:
+        if isinstance(v, str):
+            if k == "image":
                 node[k] = rename_image(v)
-            elif k in ("imageID",):
+            elif k == "imageID":
                 node[k] = ""
-            elif k == "nodeName" and isinstance(v, str):
-                node[k] = nodes.get(v, v)
-            elif k in ("matchLabels", "selector") and isinstance(v, dict) and all(isinstance(x, str) for x in v.values()):
-                node[k] = {sk: value(sv) for sk, sv in v.items()}
-            elif k in ("serviceName", "claimName", "name", "hostname", "subdomain") and isinstance(v, str):
-                node[k] = value(v)
-            elif k == "message" and isinstance(v, str):
+            elif k == "message":
                 node[k] = message(v)   # a message names pods and nodes (CrashLoopBackOff's, FailedScheduling's)
             else:
-                _walk(v, value, rename_image, nodes, message)
-    elif isinstance(node, list):
-        for item in node:
-            _walk(item, value, rename_image, nodes, message)
+                node[k] = nodes.get(v) or value(v)
+        else:
+            _walk(v, value, rename_image, nodes, message)

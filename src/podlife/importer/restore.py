@@ -112,12 +112,13 @@ def restore(cluster: Cluster, dump: Dump) -> None:
             kl.node_ip = ip
         kl.runtime.present_images = set()   # the images its pods run; any other is pulled
         kl.images.pull_times = dict(dump.pull_times)
-    objects = dump.objects + _leases(cluster, dump)
+    leases = _leases(cluster, dump)
+    objects = dump.objects + leases
     for pod in dump.of("Pod"):
         kl = cluster.kubelets.get((pod.get("spec") or {}).get("nodeName") or "")
         if kl is not None:
             adopt_pod(cluster, kl, pod)
-    cluster.store.load(objects, dump.revision)
+    cluster.store.load(objects, dump.revision + len(leases))
     cluster.kubernetes_service.ensure()
 
 
@@ -136,7 +137,6 @@ def _leases(cluster: Cluster, dump: Dump) -> list[Obj]:
                     "spec": {"holderIdentity": name, "leaseDurationSeconds":
                              cluster.kubelet_config.nodeLeaseDurationSeconds,
                              "renewTime": cluster.trace.micro_timestamp(0.0)}})
-    dump.revision = rv
     return out
 
 

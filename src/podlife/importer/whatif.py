@@ -13,6 +13,7 @@ from typing import Any
 
 Obj = dict[str, Any]
 _ATTEMPT = re.compile(r" attempt (\d+)$")
+_EVICTORS = ("taint-eviction-controller", "node-controller")   # their deletes are evictions (tainteviction)
 _WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 # the kinds whose controller-owned pods speak for an owner one level up
 _UP = {"ReplicaSet": "Deployment", "Job": "CronJob"}
@@ -36,10 +37,12 @@ class WhatIf:
         self.owner_of: dict[str, str] = {}                   # pod ref -> its workload ("Deployment/ns/web")
         self.disrupted: dict[str, dict[str, set[str]]] = {"evicted": {}, "deleted": {}, "restarted": {}}
         self._evicted: set[str] = set()
+        self._gen: dict[str, int] = {}   # pods of one name made so far (a StatefulSet's pod is made again)
         self.pdb_short: dict[str, tuple[float, int]] = {}    # PDB ref -> (since, shortfall) while violated
         self.pdb_worst: dict[str, Any] | None = None
         self.below: dict[str, tuple[float, int, int]] = {}   # workload -> (since, ready, desired) while below
         self.dipped: dict[str, float] = {}                   # workload -> when it last came back to desired
+        self.short_from: dict[str, float] = {}               # workload -> when it first fell short
         self.first_dip: float | None = None
         for pod in self.store.list("Pod"):
             self._owner(pod)
@@ -91,8 +94,13 @@ class WhatIf:
             verb = rec.get("verb")
             if verb == "create":
                 self._pod_owner(obj)
+                self._evicted.discard(obj)   # a new pod of the same name (a StatefulSet's)
+                self._gen[obj] = self._gen.get(obj, 0) + 1
             elif verb == "evict":
                 self._evicted.add(obj)
+                self._disrupt("evicted", obj, rec["t"])
+            elif verb == "delete" and rec.get("by") in _EVICTORS and obj not in self._evicted:
+                self._evicted.add(obj)   # taint-based eviction (NoExecute), as the controller calls it
                 self._disrupt("evicted", obj, rec["t"])
             elif verb == "delete" and rec.get("by") != "kubelet" and obj not in self._evicted:
                 self._disrupt("deleted", obj, rec["t"])
@@ -111,7 +119,7 @@ class WhatIf:
         return self.store.try_get("Pod", ns, name)
 
     def _disrupt(self, how: str, ref: str, t: float) -> None:
-        self.disrupted[how].setdefault(self._pod_owner(ref), set()).add(ref)
+        self.disrupted[how].setdefault(self._pod_owner(ref), set()).add(f"{ref}#{self._gen.get(ref, 0)}")
 
     # ---- budgets and workloads --------------------------------------------------------------------
 
@@ -150,8 +158,9 @@ class WhatIf:
             if self.first_dip is None and type_ != "ADDED":
                 self.first_dip = now
         elif ref in self.below:
-            del self.below[ref]
+            since = self.below.pop(ref)[0]
             self.dipped[ref] = now
+            self.short_from.setdefault(ref, since)
 
     # ---- the answer -------------------------------------------------------------------------------
 
@@ -166,6 +175,8 @@ class WhatIf:
         for ref, (since, short) in sorted(self.pdb_short.items()):
             self._pdb_done(ref, since, end, short, ongoing=True)
         back: dict[str, Any]
+        recovered = [{"workload": w, "shortFrom": round(self.short_from.get(w, t), 3), "backAt": round(t, 3)}
+                     for w, t in sorted(self.dipped.items()) if w not in self.below]
         if self.below:
             back = {"allBack": False, "notBack": [{"workload": w, "ready": r, "desired": d, "belowSince": round(s, 3)}
                                                   for w, (s, r, d) in sorted(self.below.items())]}
@@ -173,6 +184,7 @@ class WhatIf:
             last = max(self.dipped.values(), default=None)
             back = {"allBack": True, "at": None if last is None else round(last, 3),
                     "afterFirstDip": None if last is None or self.first_dip is None else round(last - self.first_dip, 3)}
+        back["recovered"] = recovered
         return {
             "disruptedByWorkload": [{"workload": w, **_counts(c)} for w, c in sorted(by_workload.items())],
             "disruptedByNamespace": [{"namespace": n, **_counts(c)} for n, c in sorted(by_namespace.items())],
@@ -248,6 +260,9 @@ def render_lines(w: dict[str, Any]) -> list[str]:
     else:
         lines.append("  not back at desired ready replicas by the end: " + ", ".join(
             f"{n['workload']} {n['ready']}/{n['desired']} (since {n['belowSince']:g}s)" for n in back["notBack"]))
+    for r in back.get("recovered") or ():
+        lines.append(f"    {r['workload']} short from {r['shortFrom']:g}s, back at {r['backAt']:g}s "
+                     f"({r['backAt'] - r['shortFrom']:g}s)")
     pend = w["pending"]
     if pend["count"]:
         lines.append(f"  {pend['count']} pods left Pending: " + ", ".join(f"{r['reason']} ({r['pods']})"
@@ -262,3 +277,15 @@ def render_html(w: dict[str, Any]) -> str:
 
     return ("<h3 style='font-family:sans-serif'>What-if</h3><pre style='font-size:12px'>"
             + html.escape("\n".join(render_lines(w)[1:])) + "</pre>")
+
+
+def compare_lines(label_a: str, a: dict[str, Any] | None, label_b: str, b: dict[str, Any] | None) -> list[str]:
+    """The what-if answers of two runs side by side (podlife diff --from), the lines that differ marked."""
+    if a is None or b is None:
+        return []
+    la, lb = render_lines(a)[1:], render_lines(b)[1:]
+    out = [f"what-if ({label_a} | {label_b})"]
+    for i in range(max(len(la), len(lb))):
+        x, y = (la[i] if i < len(la) else ""), (lb[i] if i < len(lb) else "")
+        out.append(f"  {x.strip()}" if x == y else f"≠ {label_a}: {x.strip()}\n  {label_b}: {y.strip()}")
+    return out
