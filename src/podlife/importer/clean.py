@@ -27,7 +27,8 @@ def scrub(obj: Obj) -> Obj:
 
 def select(objects: list[Obj], namespaces: Sequence[str], selector: str | None) -> list[Obj]:
     """--namespace (repeatable): namespaced objects of those namespaces and the cluster-scoped ones;
-    --selector: namespaced objects whose labels match (cluster-scoped ones stay: nodes, namespaces, ...)."""
+    --selector: namespaced objects whose labels match, and their owners (cluster-scoped ones stay: nodes,
+    namespaces, ...)."""
     match = None
     if selector:
         from podlife.api.selectors import parse
@@ -38,7 +39,8 @@ def select(objects: list[Obj], namespaces: Sequence[str], selector: str | None) 
             raise DumpError("--selector", f"{selector!r}: {e}") from None
         match = sel
     keep = set(namespaces)
-    out = []
+    out: list[Obj] = []
+    held: list[Obj] = []
     for obj in objects:
         ns = obj["metadata"].get("namespace")
         if not ns or obj.get("kind") in _CLUSTER_KINDS:
@@ -49,6 +51,20 @@ def select(objects: list[Obj], namespaces: Sequence[str], selector: str | None) 
         if keep and ns not in keep:
             continue
         if match is not None and not match.matches(obj["metadata"].get("labels") or {}):
+            held.append(obj)
             continue
         out.append(obj)
+    if held:   # the owners of what the selector keeps come with it (a pod keeps its ReplicaSet and Deployment)
+        by_uid = {o["metadata"].get("uid"): o for o in held}
+        todo = list(out)
+        kept = {id(o) for o in out}
+        while todo:
+            for r in todo.pop()["metadata"].get("ownerReferences") or ():
+                owner = by_uid.get(r.get("uid")) if isinstance(r, dict) else None
+                if owner is not None and id(owner) not in kept:
+                    kept.add(id(owner))
+                    out.append(owner)
+                    todo.append(owner)
+        order = {id(o): i for i, o in enumerate(objects)}
+        out.sort(key=lambda o: order[id(o)])
     return out

@@ -93,8 +93,9 @@ def _json_documents(data: bytes, file: str) -> list[Any]:
             doc, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             line = text.count("\n", 0, e.pos) + 1
-            what = "the file ends in the middle of a JSON value (truncated?)" if e.pos >= len(text.rstrip()) - 1 \
-                else f"not valid JSON: {e.msg}"
+            cut = e.pos >= len(text.rstrip()) - 1 or text.rstrip()[-1:] not in ("}", "]") \
+                or e.msg.startswith("Unterminated string")
+            what = "the file ends in the middle of a JSON value (truncated?)" if cut else f"not valid JSON: {e.msg}"
             raise DumpError(f"{file}:{line}", f"{what}; expected the output of kubectl get ... -o json") from None
         docs.append(doc)
 
@@ -120,6 +121,10 @@ def _objects(doc: Any, file: str, index: int) -> Iterator[dict[str, Any]]:
     where = f"{file} (document {index + 1})" if index else file
     if isinstance(doc, list):   # a JSON array of objects
         items: Any = doc
+    elif isinstance(doc, dict) and "items" in doc and "kind" not in doc and "apiVersion" in doc:
+        # kubectl writes a List's kind after its items: a List without one was cut short
+        raise DumpError(where, "a List without its kind: the file ends before the List does (truncated?); "
+                               "expected the whole output of kubectl get ... -o yaml")
     elif isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and "items" in doc:
         items = doc.get("items") or []
     elif isinstance(doc, dict):
