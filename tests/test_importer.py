@@ -9,7 +9,6 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from podlife.cli import main
@@ -325,7 +324,7 @@ def test_pods_on_missing_nodes_and_missing_owners_are_warnings(tmp_path: Path) -
 
     data = yaml.safe_load(DUMP.read_text())
     data["items"] = [o for o in data["items"] if not (o["kind"] == "Node" and o["metadata"]["name"] == "worker-b1")
-                     and not (o["kind"] == "ReplicaSet")]
+                     and o["kind"] != "ReplicaSet"]
     data["items"].append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
         "name": "other", "namespace": "shop", "uid": "0000aaaa-0000-4000-8000-000000000001", "resourceVersion": "2",
         "creationTimestamp": "2025-01-01T00:00:00Z"}, "spec": {"replicas": 0, "selector": {"matchLabels": {"x": "y"}},
@@ -346,3 +345,15 @@ def test_no_objects_is_exit_2(tmp_path: Path) -> None:
     (tmp_path / "empty.yaml").write_text("# nothing\n")
     res = _import(str(tmp_path / "empty.yaml"))
     assert res.exit_code == 2 and "no Kubernetes objects found" in res.output
+
+
+def test_up_from_serves_the_dump_in_memory(tmp_path: Path) -> None:
+    from podlife.apiserver.up import UpConfig, build_cluster
+
+    cfg = UpConfig(clock="manual", data_dir=str(tmp_path / "data"), dumps=(str(SHOP),))
+    cluster = build_cluster(cfg)
+    assert cfg.data_dir is None and any("kept in memory only" in w for w in cfg.warnings)
+    assert cluster.trace.start_time.isoformat() == "2025-01-01T00:30:00+00:00"
+    assert len(cluster.store.list("Pod")) == 11 and sorted(cluster.kubelets) == ["worker-a0", "worker-a1",
+                                                                                    "worker-b0", "worker-b1"]
+    assert not (tmp_path / "data").exists()

@@ -516,9 +516,12 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                                               "loss too, not only the process being killed.")
 @click.option("--detach", is_flag=True, help="Run in the background: return once the API is served (exit 0), or "
                                              "with the server's exit status if it could not start.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Serve the cluster of this dump (as run --from), from the instant it was taken; its state is "
+                   "kept in memory. Repeatable.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
        kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
-       detach: bool) -> None:
+       detach: bool, dumps: tuple[str, ...]) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
@@ -543,16 +546,16 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
         click.echo("--durable: nothing is written with --ephemeral", err=True)
         sys.exit(2)
     if detach:
-        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral else data_dir,
+        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral or dumps else data_dir,
                           kubeconfig, out=click.echo))
     cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
-                   data_dir=None if ephemeral else data_dir, durable=durable)
+                   data_dir=None if ephemeral or dumps else data_dir, durable=durable, dumps=dumps)
 
     def terminated(signum: int, frame: object) -> None:
         raise KeyboardInterrupt   # SIGTERM while starting: the same way out as Ctrl-C, temporary files removed
     signal.signal(signal.SIGTERM, terminated)
     try:
-        with user_input(cluster or "--kubernetes-version"):
+        with user_input(cluster or (dumps[0] if dumps else "--kubernetes-version")):
             built = build_cluster(cfg)
         if built.process_host is not None and built.process_host.in_use():
             click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "

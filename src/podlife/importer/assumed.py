@@ -42,9 +42,9 @@ def _cluster_wide(dump: Dump, timings: list[str] | None) -> list[str]:
     out = [
         "images: those a pod's container runs are taken as present on its node; any other pull takes the "
         "model's default time" + (" (--calibrate replaces it where the events show one)" if timings is None else ""),
-        f"runtimes: the nodes report {', '.join(runtimes) or 'none'}; each runs as podlife's containerd "
-        "(docker:// as its docker model), with containerd's timings",
-        "the kubelets and controllers carry on from the dump's state; the phase of their periodic loops (pod "
-        "worker resync, status ticks) is not in the dump and starts at the dump's instant",
+        (f"runtimes: the nodes report {', '.join(runtimes) or 'none'}; each runs as podlife's containerd "
+        "(docker:// as its docker model), with containerd's timings"),
+        ("the kubelets and controllers carry on from the dump's state; the phase of their periodic loops (pod "
+        "worker resync, status ticks) is not in the dump and starts at the dump's instant"),
     ]
     return out + list(timings or ())

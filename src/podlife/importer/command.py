@@ -37,7 +37,7 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
     import orjson
     import yaml
 
-    from podlife.scenario.load import read_text, load_scenario
+    from podlife.scenario.load import load_scenario, read_text
     from podlife.scenario.run import SUPPORTED_FAULTS
 
     text = read_text(path) if text is None else text
@@ -45,7 +45,7 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
         raw = yaml.safe_load(text)
     except yaml.YAMLError:
         raw = None   # load_scenario reports it
-    spec = raw.get("spec") if isinstance(raw, dict) and isinstance(raw.get("spec"), dict) else {}
+    spec: dict[str, Any] = raw["spec"] if isinstance(raw, dict) and isinstance(raw.get("spec"), dict) else {}
     given_nodes = isinstance(spec.get("cluster"), dict) and spec["cluster"].get("nodes") is not None
     if kubernetes_version is None and spec.get("kubernetesVersion") is None and dump.version is not None:
         kubernetes_version = dump.version
@@ -85,8 +85,8 @@ def write(dump: Dump, out: str) -> None:
 def describe(dump: Dump) -> list[str]:
     """What was read, for the import command's output."""
     kinds = Counter(o["kind"] for o in dump.objects)
-    lines = [f"read {len(dump.files)} files: {len(dump.objects)} objects, taken at "
-             f"{dump.taken.strftime('%Y-%m-%dT%H:%M:%SZ')}, Kubernetes {dump.version or 'unknown (no Nodes)'}"]
+    lines = [(f"read {len(dump.files)} files: {len(dump.objects)} objects, taken at "
+             f"{dump.taken.strftime('%Y-%m-%dT%H:%M:%SZ')}, Kubernetes {dump.version or 'unknown (no Nodes)'}")]
     lines.append("  " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))))
     if dump.events:
         lines.append(f"  {len(dump.events)} Events read (not stored; --calibrate reads them)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from podlife.importer.clean import scrub, select
@@ -140,7 +140,7 @@ def _timestamps(obj: Obj) -> list[str]:
 
 
 def parse_time(ts: str) -> datetime:
-    return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(timezone.utc)
+    return datetime.fromisoformat(ts).astimezone(UTC)
 
 
 def _taken(objects: list[Obj], events: list[Obj]) -> datetime:

@@ -36,7 +36,7 @@ def read_dumps(paths: Sequence[str]) -> Read:
             for file in _walk(path):
                 if file.endswith(_OBJECT_SUFFIXES):
                     _read_file(file, out)
-                elif file.endswith(".txt") or file.endswith(".log"):
+                elif file.endswith((".txt", ".log")):
                     out.logs.append(file)
             if not out.files:
                 raise DumpError(path, "no .json, .yaml or .yml files in the directory; expected the output of "
@@ -77,7 +77,8 @@ def _json_documents(data: bytes, file: str) -> list[Any]:
     # kubectl cluster-info dump without --output-directory writes its Lists one after another
     text = data.decode("utf-8", errors="replace")
     decoder = json.JSONDecoder()
-    docs, pos = [], 0
+    docs: list[Any] = []
+    pos = 0
     while True:
         while pos < len(text) and text[pos].isspace():
             pos += 1

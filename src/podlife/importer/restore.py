@@ -41,7 +41,7 @@ class _Start:
 
 def runtime_of(node: Obj) -> str:
     v = ((node.get("status") or {}).get("nodeInfo") or {}).get("containerRuntimeVersion") or ""
-    if v.startswith("docker://1.13") or v.startswith("docker://1.12"):
+    if v.startswith(("docker://1.13", "docker://1.12")):
         return "docker-1.13"
     if v.startswith("docker://"):
         return "docker-18.06"
@@ -115,9 +115,9 @@ def restore(cluster: Cluster, dump: Dump) -> None:
     leases = _leases(cluster, dump)
     objects = dump.objects + leases
     for pod in dump.of("Pod"):
-        kl = cluster.kubelets.get((pod.get("spec") or {}).get("nodeName") or "")
-        if kl is not None:
-            adopt_pod(cluster, kl, pod)
+        on = cluster.kubelets.get((pod.get("spec") or {}).get("nodeName") or "")
+        if on is not None:
+            adopt_pod(cluster, on, pod)
     cluster.store.load(objects, dump.revision + len(leases))
     cluster.kubernetes_service.ensure()
 

@@ -198,7 +198,7 @@ def _counts(c: Counter[str]) -> dict[str, int]:
     return {k: c.get(k, 0) for k in ("evicted", "deleted", "restarted")}
 
 
-_AVAILABLE = re.compile(r"^\d+/\d+ nodes are available: (.*?)\.?(?: preemption: .*)?$", re.S)
+_AVAILABLE = re.compile(r"^\d+/\d+ nodes are available: (.*?)\.?(?: preemption: .*)?$", re.DOTALL)
 _REASON = re.compile(r"^(\d+) (.*)$")
 
 
