@@ -361,3 +361,22 @@ def test_up_from_serves_the_dump_in_memory(tmp_path: Path) -> None:
     assert len(cluster.store.list("Pod")) == 11 and sorted(cluster.kubelets) == ["worker-a0", "worker-a1",
                                                                                     "worker-b0", "worker-b1"]
     assert not (tmp_path / "data").exists()
+
+
+def test_a_generated_1_33_dump_is_quiet(tmp_path: Path) -> None:
+    """bench/import.py's generator: what a 1.33 cluster's objects hold (container statuses with volumeMounts,
+    resources and user, Deployment and PDB conditions, ControllerRevisions, its own root CA bundle)."""
+    import importlib.util
+
+    import orjson
+
+    spec = importlib.util.spec_from_file_location("bench_import", ROOT / "bench" / "import.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    (tmp_path / "dump.json").write_bytes(orjson.dumps(gen.generate(30, 600)))
+    result, dump = _run(tmp_path, [str(tmp_path / "dump.json")], NOTHING)
+    assert dump.version == "1.33" and len(dump.of("Pod")) == 600 and not dump.warnings
+    writes = {(r["verb"], r["object"].split("/")[0], r["by"]) for r in result.cluster.trace.records
+              if r["type"] == "api"}
+    assert writes == {("update", "Node", "kubelet")}

@@ -112,6 +112,7 @@ def restore(cluster: Cluster, dump: Dump) -> None:
             kl.node_ip = ip
         kl.runtime.present_images = set()   # the images its pods run; any other is pulled
         kl.images.pull_times = dict(dump.pull_times)
+    _root_ca(cluster, dump)
     leases = _leases(cluster, dump)
     objects = dump.objects + leases
     for pod in dump.of("Pod"):
@@ -120,6 +121,19 @@ def restore(cluster: Cluster, dump: Dump) -> None:
             adopt_pod(cluster, on, pod)
     cluster.store.load(objects, dump.revision + len(leases))
     cluster.kubernetes_service.ensure()
+
+
+def _root_ca(cluster: Cluster, dump: Dump) -> None:
+    """The cluster's root CA bundle, as its kube-root-ca.crt ConfigMaps publish it, is what the publisher keeps
+    there (rather than podlife's placeholder)."""
+    from podlife.controlplane.controllers.rootcacertpublisher import CONFIGMAP, RootCACertPublisher
+
+    bundles = [((cm.get("data") or {}).get("ca.crt")) for cm in dump.of("ConfigMap")
+               if cm["metadata"]["name"] == CONFIGMAP]
+    bundle = next((b for b in bundles if isinstance(b, str) and b), None)
+    for ctrl in cluster.controllers:
+        if bundle is not None and isinstance(ctrl, RootCACertPublisher):
+            ctrl.ca = bundle
 
 
 def _leases(cluster: Cluster, dump: Dump) -> list[Obj]:
