@@ -144,6 +144,8 @@ class Store:
     informer_caches: dict[str, Any] = field(default_factory=dict)
     # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
+    # writes so far per kind: a reader's cache of a kind is current while its count has not moved
+    writes: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
         self._history = deque(maxlen=self.history_size)
@@ -634,6 +636,7 @@ class Store:
             key = (md.get("namespace") or "", md["name"]) if self.kinds[kind].namespaced else ("", md["name"])
             self._objects[kind][key] = obj
             self._unsorted.setdefault(kind, []).append(key)
+            self.writes[kind] += 1
             if kind == "Pod":
                 self._share(obj)
                 self._index_node(key, None, obj)
@@ -750,6 +753,7 @@ class Store:
                 raise errors.ApiError(500, "InternalError", f"Internal error occurred: {kind} {key[0]}/{key[1]} "
                                                             f"cannot be stored: {e}; nothing was written") from None
         self._rv += 1
+        self.writes[kind] += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
         if log is not None:
@@ -781,6 +785,7 @@ class Store:
                 record: dict[str, Any] | None = None) -> None:
         old = self._objects[kind].pop(key)
         self._removed[kind] = self._removed.get(kind, 0) + 1
+        self.writes[kind] += 1
         if kind == "Pod":
             self._index_node(key, old, None)
         self._rv += 1
