@@ -121,7 +121,7 @@ class Kubelet:
         the ones the pod reports (prober results), and a crash-looping container's back-off goes on from its
         restart count (``backoff``: name -> (restarts, when the last one started, the waiting message)), and
         its active deadline counts from ``started`` (status.startTime). The containers are already in the
-        runtime; its first relist finds them, as after a kubelet restart."""
+        runtime, and in the PLEG's last relist: only what changes from now on makes an event."""
         uid = pod["metadata"]["uid"]
         if started is not None:
             self._started_at[uid] = started
@@ -138,7 +138,11 @@ class Kubelet:
             self.runtime_manager.resume_backoff(f"{uid}/{name}/{images.get(name, '')}", restarts, last_start)
             if message:
                 self.runtime_manager.reasons[(uid, name)] = ("CrashLoopBackOff", message)
-        self.pleg.mark_dirty(uid)
+        seen = {c.id: c.state for c in self.runtime.pod_containers(uid)}
+        seen.update((sb.id, "CONTAINER_RUNNING" if sb.state == "SANDBOX_READY" else "CONTAINER_EXITED")
+                    for sb in self.runtime.pod_sandboxes(uid))
+        if seen:
+            self.pleg.records[uid] = seen
 
     def stop(self) -> None:
         """The kubelet process ends: its goroutines die with it; calls it made to the runtime carry on."""
