@@ -38,7 +38,7 @@ except ImportError:  # run from a checkout without the package installed
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
 from podlife.engine import Kernel
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 CREATE_SPAN = 60.0   # pods are created evenly over the first minute

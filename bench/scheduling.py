@@ -49,6 +49,7 @@ except ImportError:
 from podlife import versions
 from podlife.api.defaults import pod_requests
 from podlife.api.store import Store, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
 from podlife.config import SchedulerConfiguration
 from podlife.controlplane.scheduler.scheduler import Scheduler
 from podlife.engine import Kernel
@@ -125,7 +126,8 @@ def run_model(nodes: int, pods: int, seed: int, owners: int = 0, profile: bool =
               version: str | None = None) -> dict:
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
-    store = Store(kernel, trace)
+    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST),
+                                              admission=no_admission))
     ensure_namespaces(store, ["default"])
     sched = Scheduler(kernel, trace, store, SchedulerConfiguration(),
                       profile=versions.profile(version) if version else None)

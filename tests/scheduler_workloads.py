@@ -26,6 +26,7 @@ import orjson
 
 from podlife import versions
 from podlife.api.store import DeleteOptions, Store, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
 from podlife.config import SchedulerConfiguration
 from podlife.controlplane.scheduler.scheduler import Scheduler
 from podlife.engine import Kernel
@@ -187,7 +188,8 @@ def run(name: str) -> dict:
     rng = random.Random(seed)
     kernel = Kernel(seed)
     trace = Trace(kernel, START)
-    store = Store(kernel, trace)
+    store = Store(kernel, trace, StoreOptions(profile=versions.profile(version or versions.NEWEST),
+                                              admission=no_admission))
     ensure_namespaces(store, ["default", "other"])
     sched = Scheduler(kernel, trace, store, SchedulerConfiguration(percentageOfNodesToScore=percentage),
                       profile=versions.profile(version))

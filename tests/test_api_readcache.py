@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 from podlife.api.meta import clone
 from podlife.api.selectors import parse
 from podlife.api.store import Store, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
+from podlife.versions import NEWEST, profile as version_profile
 from podlife.apiserver.cache import ReadCache
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
@@ -20,7 +22,8 @@ def _pod(name: str, **labels: str) -> dict:
 
 def test_the_index_answers_equalities_exactly_once_every_write_reached_it() -> None:
     kernel = Kernel(seed=0)
-    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)))
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
     ensure_namespaces(store, ["default"])
     cache = ReadCache(store)
     cache.kind("Pod")

@@ -10,6 +10,8 @@ import pytest
 from podlife.api.defaults import apply_defaults
 from podlife.api.errors import ApiError
 from podlife.api.store import Store, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
+from podlife.versions import NEWEST, profile as version_profile
 from podlife.controlplane.controllers.cronjob import parse_schedule
 from podlife.engine import Kernel
 from podlife.scenario.errors import ScenarioError
@@ -21,7 +23,8 @@ IMMUTABLE = "field is immutable when `immutable` is set"
 
 def make_store() -> Store:
     kernel = Kernel(seed=0)
-    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)))
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
     ensure_namespaces(store, ["default"])
     return store
 

@@ -438,9 +438,9 @@ def test_equals_polling_controller(tmp_path, monkeypatch, name, text, oracle):
     if not oracle:
         # without the kubelet side's word (nor its notices), every node is looked at when its grace could run
         # out, and its probe computed from the renewTime found then
-        monkeypatch.setattr("podlife.cluster.NodeLifecycleController", NoOracleNodeLifecycle)
+        monkeypatch.setattr("podlife.cluster.controllers.NodeLifecycleController", NoOracleNodeLifecycle)
     computed = run_text(tmp_path, text)
-    monkeypatch.setattr("podlife.cluster.NodeLifecycleController", PollingNodeLifecycle)
+    monkeypatch.setattr("podlife.cluster.controllers.NodeLifecycleController", PollingNodeLifecycle)
     polled = run_text(tmp_path, text)
     assert isinstance(next(c for c in polled.cluster.controllers if isinstance(c, NodeLifecycleController)),
                       PollingNodeLifecycle)

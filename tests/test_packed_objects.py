@@ -73,11 +73,14 @@ def test_pods_of_one_template_share_their_spec_labels_and_owner() -> None:
     from datetime import datetime, timezone
 
     from podlife.api.store import Store
+    from podlife.cluster.contracts import StoreOptions, no_admission
     from podlife.engine import Kernel
     from podlife.trace.recorder import Trace
+    from podlife.versions import NEWEST, profile
 
     kernel = Kernel(seed=1)
-    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)))
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=profile(NEWEST), admission=no_admission))
     store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}, by="test")
     owner = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "u1", "controller": True}]
 

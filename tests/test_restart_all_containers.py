@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from podlife.scenario.load import ScenarioError
+from podlife.scenario.errors import ScenarioError
 from tests.helpers import records, run_text
 
 POD = """

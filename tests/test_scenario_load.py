@@ -11,7 +11,8 @@ import pytest
 from podlife.config import KubeletConfiguration
 from podlife.scenario.durations import format_duration, parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.scenario.load import MODELLED_VERSIONS, NEWEST, load_scenario
+from podlife.scenario.load import load_scenario
+from podlife.versions import MODELLED_VERSIONS, NEWEST
 from podlife.scenario.model import Source
 
 # Every scenario below starts with these 4 lines, so the first line of a body is line 5.
@@ -896,9 +897,69 @@ def test_patch_action_needs_one_patch_and_a_known_subresource(fields, message):
 def test_default_pod_cidr_moves_past_taken_blocks_and_ignores_ipv6():
     import ipaddress
 
-    from podlife.scenario.model import default_pod_cidr
+    from podlife.cluster.spec import default_pod_cidr
 
     net = ipaddress.ip_network
     assert default_pod_cidr(0, 0, [net("::/0")]) == (net("10.244.1.0/24"), 0)
     # node 1 would have 10.244.2.0/24; a /23 taken over 10.244.2-3 moves it, and the nodes after it, on by two
     assert default_pod_cidr(1, 0, [net("10.244.2.0/23")]) == (net("10.244.4.0/24"), 2)
+
+
+# ------------------------------------------------------------------------------- updates refused at load
+
+_DEPLOYMENT = ("{apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spec: {selector: {matchLabels: {a: b}}, "
+               "template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: x}]}}}}")
+
+
+def test_an_update_is_checked_against_the_object_as_the_api_server_stored_it():
+    # the pod was stored with what admission added (DefaultTolerationSeconds' tolerations, Priority's priority, the
+    # ServiceAccount's account): an apply whose spec leaves them out changes them, and the API server's pod update
+    # validation (validation.go ValidatePodUpdate) names the tolerations first, as the run's own write would
+    message = error("""\
+        spec:
+          objects:
+          - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: a, image: x}]}}
+          actions:
+          - {at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: a, image: y}]}}}
+        """)
+    assert message.startswith('scenario.yaml:9: spec.actions[0].apply: Pod "p" is invalid: spec.tolerations: '
+                              "Forbidden: existing toleration can not be modified except its tolerationSeconds; "
+                              "spec: Forbidden: pod updates may not change fields other than")
+    assert message.endswith("spec.serviceAccountName: 'default' -> None (the API server refuses this update "
+                            "whenever it comes)")
+
+
+def test_a_status_patch_keeps_the_stored_spec_so_it_is_not_refused_at_load():
+    # deploymentStatusStrategy.PrepareForUpdate (pkg/registry/apps/deployment/strategy.go) resets spec to the
+    # stored one: a negative replicas in a status patch is dropped, not refused
+    sc = load(f"""\
+        spec:
+          objects:
+          - {_DEPLOYMENT}
+          actions:
+          - {{at: 1s, patch: deployment/d, subresource: status, mergePatch: {{spec: {{replicas: -1}}}}}}
+        """)
+    assert [a.subresource for a in sc.actions] == ["status"]
+    message = error(f"""\
+        spec:
+          objects:
+          - {_DEPLOYMENT}
+          actions:
+          - {{at: 1s, patch: deployment/d, mergePatch: {{spec: {{replicas: -1}}}}}}
+        """)
+    assert message == ('scenario.yaml:9: spec.actions[0].mergePatch: Deployment "d" is invalid: spec.replicas: '
+                       "Invalid value: -1: must be greater than or equal to 0 (the API server refuses this update "
+                       "whenever it comes)")
+
+
+def test_an_update_to_an_object_the_api_server_does_not_create_is_left_to_the_run():
+    # the Deployment's namespace does not exist: its create fails as the run starts (naming the object), so the
+    # later patch has nothing to update at load either
+    sc = load(f"""\
+        spec:
+          objects:
+          - {_DEPLOYMENT.replace("name: d}", "name: d, namespace: missing}")}
+          actions:
+          - {{at: 1s, patch: deployment/d, namespace: missing, mergePatch: {{spec: {{replicas: -1}}}}}}
+        """)
+    assert [a.verb for a in sc.actions] == ["patch"]

@@ -11,6 +11,8 @@ import pytest
 from podlife.api import admission
 from podlife.api.errors import ApiError
 from podlife.api.store import Store, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
+from podlife.versions import NEWEST, profile as version_profile
 from podlife.config import ApiServerConfiguration, SchedulerConfiguration
 from podlife.api.selectors import compiled
 from podlife.controlplane.scheduler import plugins
@@ -50,7 +52,7 @@ def pod(name: str = "p", cpu: str | None = None, memory: str | None = None, labe
 
 def scheduler(nodes: list[dict], seed: int = 0, percentage: int = 0) -> Scheduler:
     kernel = Kernel(seed)
-    store = Store(kernel, Trace(kernel, START))
+    store = Store(kernel, Trace(kernel, START), StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
     s = Scheduler(kernel, Trace(kernel, START), store, SchedulerConfiguration(percentageOfNodesToScore=percentage))
     for n in nodes:
         s.cache.set_node(n)
@@ -380,9 +382,9 @@ def test_select_host_is_random_among_the_best_only():
 
 def admission_store() -> Store:
     kernel = Kernel(0)
-    store = Store(kernel, Trace(kernel, START))
+    store = Store(kernel, Trace(kernel, START), StoreOptions(
+        profile=version_profile(NEWEST), admission=lambda s: admission.default_plugins(ApiServerConfiguration(), s)))
     ensure_namespaces(store, ["default"])
-    store.admission = admission.default_plugins(ApiServerConfiguration(), store)
     return store
 
 

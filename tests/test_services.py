@@ -16,7 +16,7 @@ from podlife.apiserver.fields import FieldSelector
 from podlife.cluster import Cluster
 from podlife.controlplane.controllers.endpointslice import EndpointSliceController
 from podlife.controlplane.controllers.rootcacertpublisher import PLACEHOLDER_CA
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 from tests.helpers import records, run_text
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -158,7 +158,7 @@ def test_allocators_are_rebuilt_from_the_stored_services():
     """A restarted API server (podlife up) keeps no bitmap: what the stored Services hold is taken."""
     c = _cluster()
     s = _svc(c, "np", type="NodePort", selector={"a": "b"})
-    c.store.service_allocators = None   # as after a restart: a fresh allocator over the same store
+    del c.store.strategy_state["service-allocators"]   # as after a restart: a fresh allocator over the same store
     with pytest.raises(ApiError) as e:
         _svc(c, "again", clusterIP=s["spec"]["clusterIP"])
     assert e.value.causes[0].path == "spec.clusterIPs"

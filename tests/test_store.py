@@ -22,6 +22,8 @@ import pytest
 from podlife.api.errors import ApiError
 from podlife.api.meta import clone
 from podlife.api.store import ADDED, DELETED, MODIFIED, DeleteOptions, Store, Watch, ensure_namespaces
+from podlife.cluster.contracts import StoreOptions, no_admission
+from podlife.versions import profile as version_profile
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 
@@ -32,9 +34,12 @@ POD_REF = "Pod/default/web"
 # ---- harness ------------------------------------------------------------------------------------------
 
 
-def make_store(**kw: Any) -> Store:
+def make_store(version: str = "1.32", history_size: int = 1000) -> Store:
+    # 1.32: the last release whose pods have no metadata.generation (versions rule pod_generation), as these
+    # tests assert
     kernel = Kernel(seed=0)
-    store = Store(kernel, Trace(kernel, START), **kw)
+    store = Store(kernel, Trace(kernel, START), StoreOptions(profile=version_profile(version), admission=no_admission,
+                                                             history_size=history_size))
     ensure_namespaces(store, ["default"])
     return store
 
@@ -506,7 +511,7 @@ def test_force_delete_of_a_running_pod_writes_the_update_then_deletes():
 
 
 def test_negative_grace_treated_as_one():
-    store = make_store(negative_grace="treated-as-one")
+    store = make_store("1.27")   # negative_grace, negative_delete_grace: treated-as-one
     running(store)
     out = store.delete("Pod", "default", "web", by="kubectl", options=DeleteOptions(grace_period_seconds=-5))
     assert (out["metadata"]["deletionTimestamp"], out["metadata"]["deletionGracePeriodSeconds"]) == (ts(1), 1)
@@ -520,7 +525,7 @@ def test_negative_grace_treated_as_one():
 def test_negative_grace_flows_through():
     # before kubernetes PR #98866 nothing clamped it: the update carries the negative grace (the kubelet sees it),
     # and as the grace is not > 0 (updateForGracefulDeletionAndFinalizers lastGraceful) the pod is deleted at once
-    store = make_store(negative_grace="flows-through", negative_delete_grace="flows-through")
+    store = make_store("1.21")   # negative_grace, negative_delete_grace: flows-through
     running(store)
     ev = Events(store)
     store.watch("Pod", ev)
@@ -535,7 +540,7 @@ def test_negative_grace_flows_through():
 
 def test_negative_grace_flows_through_and_sticks_with_a_finalizer():
     # kubernetes issue #98506: once stored negative, a grace-0 delete is not shorter, so nothing happens
-    store = make_store(negative_grace="flows-through", negative_delete_grace="flows-through")
+    store = make_store("1.21")   # negative_grace, negative_delete_grace: flows-through
     running(store, finalizers=["example.com/hold"])
     out = store.delete("Pod", "default", "web", by="kubectl", options=DeleteOptions(grace_period_seconds=-5))
     assert out["metadata"]["deletionGracePeriodSeconds"] == -5

@@ -12,7 +12,7 @@ from podlife.api import errors
 from podlife.api.meta import clone
 from podlife.api.storage import KEEP, Persisted, SqliteLog
 from podlife.cluster import Cluster
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

@@ -94,8 +94,9 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     what happened."""
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import decode_text, load_scenario, read_text
-    from podlife.scenario.run import SUPPORTED_FAULTS, header, outcome, report, run as run_scenario
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.yamlread import decode_text, read_text
+    from podlife.scenario.run import header, outcome, report, run as run_scenario
     import orjson
 
     from podlife.trace import klog, stream, summary
@@ -123,7 +124,7 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
             builder = imported.builder(dump)
         else:
             sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                               until=until, supported_faults=SUPPORTED_FAULTS, text=text, sources=sources)
+                               until=until, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
@@ -319,7 +320,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
          until: str | None, overrides: tuple[str, ...], html_path: str | None, dumps: tuple[str, ...]) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.scenario.run import report, run as run_scenario
     from podlife.trace.diff import Side, compare, render_lines
 
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
@@ -347,8 +348,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
             rep = report(result)
             imported.extend(rep, result, dump)
             return Side(f"{rep['kubernetesVersion']}", rep)
-        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until,
-                           supported_faults=SUPPORTED_FAULTS)
+        sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until)
         rep = report(run_scenario(sc))
         return Side(f"{rep['kubernetesVersion']}", rep)
 
@@ -391,7 +391,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
     from podlife.scenario.durations import parse_duration
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run as run_scenario
+    from podlife.scenario.run import report, run as run_scenario
     from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
 
     try:
@@ -401,7 +401,7 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sys.exit(2)
     with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, supported_faults=SUPPORTED_FAULTS)
+                           until=until)
         rep = report(run_scenario(sc))
     if moment is not None and moment > rep["endSeconds"]:
         from podlife.scenario.durations import format_duration
@@ -439,7 +439,6 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     from rich.progress import Progress
 
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS
     from podlife.sweep import engine, output
     from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
 
@@ -460,8 +459,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     with user_input(scenario):  # the first point must load: bad input is the user's, before any worker starts
         load_scenario(scenario, list(overrides) + [f"{k}={v}" for k, v in first.items()
                                                    if k not in (VERSION_KEY, SEED_KEY)],
-                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until,
-                      supported_faults=SUPPORTED_FAULTS)
+                      kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until)
     keys = [v.key for v in vs]
     with ExitStack() as after_ctrl_c:
         try:

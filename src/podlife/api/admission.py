@@ -3,7 +3,8 @@
 The apiserver's create handler decodes the object (applying defaults), runs the mutating admission chain, then
 the registry strategy (PrepareForCreate) and validation. podlife's registry runs defaulting and strategy in one
 step, so a plugin is called from the strategy's ``prepare_for_create`` right after defaulting, for every plugin
-in ``store.admission`` (the list the cluster builds from ApiServerConfiguration; a bare Store has none).
+in ``store.admission`` (made by StoreOptions.admission: the cluster gives default_plugins with its
+ApiServerConfiguration; a store built without the chain says so, with no_admission).
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def _measure(value: Any) -> tuple[int, bool]:
 def parse_yaml(data: bytes | str) -> Any:
     """YAML as sigs.k8s.io/yaml turns it into JSON (timestamps stay strings), read with the scenario loader's
     composer and its alias budget; ``DecodeError`` worded as go-yaml."""
-    from podlife.scenario.load import MAX_YAML_VALUES, _expanded_sizes
+    from podlife.scenario.yamlread import MAX_YAML_VALUES, expanded_sizes
 
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
     if text.count("[") + text.count("{") > MAX_DEPTH and _flow_depth(text) > MAX_DEPTH:
@@ -101,7 +101,7 @@ def parse_yaml(data: bytes | str) -> Any:
         depth = _node_depth(node)
         if depth > MAX_DEPTH:
             raise DecodeError(f"yaml: exceeded max depth of {MAX_DEPTH}")
-        if "*" in text and _expanded_sizes(node)[id(node)] > MAX_YAML_VALUES:   # an alias is written *name
+        if "*" in text and expanded_sizes(node)[id(node)] > MAX_YAML_VALUES:   # an alias is written *name
             # go-yaml decode.go: "document contains excessive aliasing"
             raise DecodeError("yaml: document contains excessive aliasing")
         try:
@@ -130,21 +130,21 @@ def _body_loader() -> type:
     from yaml.constructor import SafeConstructor
     from yaml.resolver import Resolver
 
-    from podlife.scenario.load import _Loader
+    from podlife.scenario.yamlread import Loader
 
     try:
         from yaml._yaml import CParser
     except ImportError:   # PyYAML built without libyaml
-        bases: tuple[type, ...] = (_Loader,)
+        bases: tuple[type, ...] = (Loader,)
     else:
         bases = (CParser, Composer, SafeConstructor, Resolver)
 
     class BodyLoader(*bases):  # type: ignore[misc]
-        yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+        yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
 
         def __init__(self, stream: str) -> None:
-            if bases[0] is _Loader:
-                _Loader.__init__(self, stream)
+            if bases[0] is Loader:
+                Loader.__init__(self, stream)
                 return
             CParser.__init__(self, stream)
             Composer.__init__(self)
@@ -159,7 +159,7 @@ def _body_loader() -> type:
             pause()
             return super().construct_object(node, deep)
 
-        if bases[0] is not _Loader:   # Python's composer over libyaml's events
+        if bases[0] is not Loader:   # Python's composer over libyaml's events
             check_node = Composer.check_node
             get_node = Composer.get_node
             get_single_node = Composer.get_single_node
@@ -625,7 +625,7 @@ def stored_problem(minor: int, kind: str, obj: Any) -> str | None:
     """Why an object read back from a data directory cannot be served (an older podlife stored it without
     these checks), or None."""
     from podlife.api.schema import type_schema
-    from podlife.scenario.load import MAX_REPLICAS
+    from podlife.scenario.manifests import MAX_REPLICAS
 
     if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
         return "not an object with metadata"

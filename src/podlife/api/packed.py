@@ -81,7 +81,7 @@ class PackedObjects(MutableMapping[Key, Obj]):
     def __getitem__(self, key: Key) -> Obj:
         return orjson.loads(self._json(self._at[key]))
 
-    def get(self, key: Key, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: Key, default: Any = None) -> Any:
         at = self._at.get(key)
         return default if at is None else orjson.loads(self._json(at))
 

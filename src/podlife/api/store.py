@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -28,6 +28,10 @@ from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
 from podlife.engine.slices import pause
 from podlife.trace.recorder import Trace
+
+if TYPE_CHECKING:
+    from podlife.cluster.contracts import StoreOptions
+    from podlife.versions import Profile
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
@@ -109,10 +113,7 @@ class DeleteOptions:
 class Store:
     kernel: Kernel
     trace: Trace
-    negative_grace: str = "treated-as-one"          # versions rule ``negative_grace`` (spec grace)
-    negative_delete_grace: str = "treated-as-one"   # versions rule ``negative_delete_grace``
-    history_size: int = 1000
-    served: Callable[[str, str], KindInfo | None] | None = None  # discovery of kinds outside the model
+    options: StoreOptions   # the version, admission chain and hooks: given whole, never set from outside
     kinds: dict[str, KindInfo] = field(init=False)
     _objects: dict[str, dict[Key, Obj]] = field(default_factory=lambda: defaultdict(dict))
     _rv: int = 0
@@ -137,7 +138,7 @@ class Store:
     _features_of: Any = None                   # the profile _features were made from
     _features: dict[str, bool] = field(default_factory=dict)
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
-    log: Any = None   # podlife.api.storage.SqliteLog: every revision is also written there (podlife up)
+    log: Any = field(init=False)   # podlife.api.storage.SqliteLog: every revision is written there too (up)
     skipped: list[str] = field(default_factory=list)   # objects restore() did not load, and why
     # caches the controllers' informers share, by name (a shared informer factory's: see
     # controller_utils.shared_pod_index)
@@ -146,13 +147,33 @@ class Store:
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
     # writes so far per kind: a reader's cache of a kind is current while its count has not moved
     writes: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    # what a registry strategy keeps per store, by name (the Service one's IP and port allocators)
+    strategy_state: dict[str, Any] = field(default_factory=dict)
+    _admission: tuple[Any, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        self._history = deque(maxlen=self.history_size)
+        self.log = self.options.log
+        self._history = deque(maxlen=self.options.history_size)
         self._uid_rng = self.kernel.rng("apiserver")
         self.kinds = dict(KINDS)
         for k in KINDS:
             self._objects[k] = PackedObjects() if k in PACKED_KINDS else {}  # type: ignore[assignment]
+        self._admission = tuple(self.options.admission(self))
+
+    @property
+    def profile(self) -> Profile:
+        """The version's behaviour: field handling in the registry strategies, validation options."""
+        return self.options.profile
+
+    @property
+    def admission(self) -> tuple[Any, ...]:
+        """The apiserver's mutating admission chain, run by the registry on create (podlife.api.admission)."""
+        return self._admission
+
+    @property
+    def lease_observers(self) -> list[Callable[[str], None]]:
+        """Who is told when a kubelet's computed Lease renewals stop or resume (NodeStatus.renewals_changed)."""
+        return self.options.lease_observers
 
     # ---- reads -------------------------------------------------------------------------------------
 
@@ -240,7 +261,7 @@ class Store:
 
     def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
         """``check()`` with the version's validation options (feature gates) set, for one write."""
-        profile = getattr(self, "profile", None)
+        profile = self.profile
         if profile is not self._features_of:
             self._features_of = profile
             self._features = validation.features(profile) if profile is not None else {}
@@ -263,8 +284,8 @@ class Store:
             info = custom_kind_info(crd, kind, api_version)
             if info is not None:
                 break
-        if info is None and self.served is not None:
-            info = self.served(kind, api_version)
+        if info is None and self.options.served is not None:
+            info = self.options.served(kind, api_version)
         if info is not None:
             self.kinds[kind] = info
         return info
@@ -300,16 +321,16 @@ class Store:
             md.pop("namespace", None)
         if not md.get("name") and md.get("generateName"):
             md["name"] = self._generate_name(kind, md.get("namespace", ""), md["generateName"])
-        if self.manage is not None:
+        if self.options.manage is not None:
             # the field manager sees the object as decoded (the scheme's defaults set), before admission and
             # the strategy fill server-set fields (handlers/create.go: UpdateNoErrors before rest.Create)
             apply_defaults(obj)
-            self.manage(kind, None, obj, by, "", self.trace.timestamp())
+            self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
-        fill_status(obj, getattr(self, "profile", None))
+        fill_status(obj, self.profile)
         key = (md.get("namespace", ""), md["name"])
         if key in self._objects[kind]:
             raise errors.already_exists(_resource(self._info(kind)), md["name"])
@@ -340,8 +361,8 @@ class Store:
             raise errors.not_found("namespaces", md["namespace"])
         if ns["metadata"].get("deletionTimestamp"):
             return self.create(obj, by=by)   # the Forbidden of a namespace being deleted, worded by create
-        if self.manage is not None:
-            self.manage("Event", None, obj, by, "", self.trace.timestamp())
+        if self.options.manage is not None:
+            self.options.manage("Event", None, obj, by, "", self.trace.timestamp())
         key = (md["namespace"], md["name"])
         if key in self._objects["Event"]:
             raise errors.already_exists(_resource(self.kinds["Event"]), md["name"])
@@ -369,9 +390,9 @@ class Store:
         if md.get("uid") not in (None, old["metadata"]["uid"]):
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
-        if self.manage is not None:
+        if self.options.manage is not None:
             apply_defaults(obj)   # as decoded (handlers/update.go)
-            self.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
+            self.options.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)
             new["status"] = obj.get("status", {})
@@ -407,7 +428,7 @@ class Store:
         causes = [] if subresource == "status" else self._validate(lambda: strategy.validate_update(new, old))
         if causes:
             raise errors.invalid(kind, md["name"], causes)
-        fill_status(new, getattr(self, "profile", None))
+        fill_status(new, self.profile)
         if dry_run:
             return new
         nmd = new["metadata"]
@@ -434,7 +455,8 @@ class Store:
                 self.trace.emit("api", **rec)
             self._remove(kind, key, by, record_api=False)
             return new
-        if self.manage is not None and new is not obj:   # a subresource write: the entries made for what was sent
+        # a subresource write: the entries made for what was sent
+        if self.options.manage is not None and new is not obj:
             new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
             if new["metadata"]["managedFields"] is None:
                 del new["metadata"]["managedFields"]
@@ -528,10 +550,10 @@ class Store:
         record = {"gracePeriodSeconds": grace} if grace is not None else {}
         if opts.propagation_policy:
             record["propagationPolicy"] = opts.propagation_policy
-        if grace is not None and grace < 0 and self.negative_delete_grace == "treated-as-one":
+        if grace is not None and grace < 0 and self.profile.negative_delete_grace == "treated-as-one":
             grace = 1  # BeforeDelete: negative values are treated as 1 s on the delete path
         # only kinds whose strategy implements CheckGracefulDelete (pods) are deleted gracefully
-        checked = strategy.check_graceful_delete(old, grace, self.negative_grace)
+        checked = strategy.check_graceful_delete(old, grace, self.profile.negative_grace)
         new = _revision(old)
         nmd = new["metadata"]
         graceful = False

@@ -61,8 +61,8 @@ def _advance(server: Any, request: web.Request) -> web.Response:
 
 async def _fault(server: Any, request: web.Request) -> web.Response:
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.faults import start_fault
-    from podlife.scenario.load import load_fault
+    from podlife.cluster.faults import start_fault
+    from podlife.scenario.faultspec import load_fault
 
     from podlife.api import decoding
 

@@ -77,14 +77,14 @@ def check_types(obj: Obj, ts: schema.TypeSchema) -> None:
                                           f"{err}")
 
 
-# podlife's own limit, the one `podlife run` applies to manifests and scale actions (scenario/load.py)
+# podlife's own limit, the one `podlife run` applies to manifests and scale actions (scenario/manifests.py)
 _SIZED = (("spec",), ("spec", "jobTemplate", "spec"))
 _SIZES = ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas")
 
 
 def workload_size(r: Any, obj: Obj) -> None:
     """A workload larger than podlife can hold is refused, naming the field (valid upstream up to int32)."""
-    from podlife.scenario.load import MAX_REPLICAS
+    from podlife.scenario.manifests import MAX_REPLICAS
 
     causes = []
     for where in _SIZED:

@@ -30,7 +30,7 @@ from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
 from podlife.engine.gcpolicy import serving_collections
 from podlife.engine.live import LiveClock
-from podlife.scenario.model import NodeSpec
+from podlife.cluster.spec import NodeSpec
 
 DEFAULT_NODES = 3
 DEFAULT_KUBECONFIG = os.path.join("~", ".podlife", "kubeconfig")
@@ -88,7 +88,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
     with the scenario defaults; over the data directory's log, from which a cluster made before is restarted.
     Raises ScenarioError on bad input."""
     from podlife.scenario.errors import ScenarioError
-    from podlife.scenario.load import _version_range
+    from podlife.scenario.scenariospec import version_range
     from podlife.versions import MODELLED_VERSIONS, normalize_version
 
     version = None
@@ -96,7 +96,7 @@ def build_cluster(cfg: UpConfig) -> Cluster:
         version = normalize_version(cfg.kubernetes_version)
         if version not in MODELLED_VERSIONS:
             raise ScenarioError("--kubernetes-version", None, "", f'"{cfg.kubernetes_version}" is not a modelled '
-                                                                  f"version; expected one of {_version_range()}")
+                                                                  f"version; expected one of {version_range()}")
     if cfg.dumps:
         return _build_imported(cfg, version)
     if cfg.data_dir is None:
@@ -124,7 +124,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
     from podlife.scenario.actions import USER
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, build
+    from podlife.scenario.run import build
     from podlife.apiserver.managers import ModelWrites
     from podlife.versions import NEWEST, profile
 
@@ -139,7 +139,7 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
                        nodes=[NodeSpec(f"node-{i + 1}") for i in range(DEFAULT_NODES)], persisted=persisted,
                        process_host=_process_host(cfg, version), manage=ModelWrites(profile(version).minor),
                        api_address=advertised_address(cfg))
-    sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed, supported_faults=SUPPORTED_FAULTS)
+    sc = load_scenario(cluster_file, kubernetes_version=version, seed=seed)
     name = cfg.cluster_file or cluster_file
     cfg.warnings.extend(sc.warnings)
     if sc.actions:

@@ -67,13 +67,13 @@ class Kernel(simpy.Environment):
 
     def idle(self) -> bool:
         """Nothing but cancelled timers is left to happen."""
-        return len(self._queue) <= self._cancelled  # type: ignore[attr-defined]
+        return len(self._queue) <= self._cancelled
 
     def next_live(self) -> float:
         """Time of the next event, skipping cancelled timers at the head of the queue."""
         while not self.idle():
             t = self.peek()
-            head = self._queue[0][3]  # type: ignore[attr-defined]
+            head = self._queue[0][3]
             if getattr(head, "cancelled", False):
                 self.step()
                 continue
@@ -85,7 +85,7 @@ class Kernel(simpy.Environment):
         ``run(until=t)`` would leave its stop event scheduled at ``t`` behind it."""
         if self.peek() < t:
             raise ValueError(f"events are due before {t}")
-        self._now = max(self._now, t)  # type: ignore[attr-defined]
+        self._now = max(self._now, t)
 
     def spawn(self, gen: Process, name: str = "") -> simpy.Process:
         """Start a goroutine-like process."""

@@ -61,7 +61,7 @@ def _drive(coro: Coroutine[Any, Any, T]) -> T:
         try:
             yielded = coro.send(None)
         except StopIteration as e:
-            return e.value   # type: ignore[no-any-return]
+            return e.value
         g = getcurrent()
         assert g.parent is not None
         g.parent.switch(_Await(yielded))
@@ -94,7 +94,7 @@ async def run(fn: Callable[..., T], *args: Any, on_pause: Callable[[], None] | N
                 await asyncio.sleep(YIELD)
             _slice_end = time.perf_counter() + SLICE
             got = g.switch()
-        return got   # type: ignore[no-any-return]
+        return got
     finally:
         _driver, _on_pause = None, None
         if not g.dead:

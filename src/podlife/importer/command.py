@@ -38,7 +38,6 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
     import yaml
 
     from podlife.scenario.load import load_scenario, read_text
-    from podlife.scenario.run import SUPPORTED_FAULTS
 
     text = read_text(path) if text is None else text
     try:
@@ -53,7 +52,7 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
     sets = [*overrides, "spec.cluster.nodes=" + orjson.dumps(nodes).decode(),
             "spec.startTime=" + dump.taken.strftime("%Y-%m-%dT%H:%M:%SZ")]
     sc = load_scenario(path, sets, kubernetes_version=kubernetes_version, seed=seed, until=until,
-                       supported_faults=SUPPORTED_FAULTS, text=text)
+                       text=text)
     if given_nodes:
         sc.warnings.append("spec.cluster.nodes: replaced by the dump's nodes (--from)")
     if spec.get("startTime") is not None:

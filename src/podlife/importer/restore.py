@@ -18,7 +18,7 @@ from podlife.cluster import Cluster
 from podlife.importer.dump import Dump, parse_time
 from podlife.runtime.behavior import behavior_for
 from podlife.runtime.cri import EXITED, RUNNING, Container
-from podlife.scenario.model import NodeSpec, default_pod_cidr
+from podlife.cluster.spec import NodeSpec, default_pod_cidr
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -216,7 +216,7 @@ def _container(cluster: Cluster, kl: Kubelet, pod: Obj, sandbox_id: str, spec: O
     md = pod["metadata"]
     started = _seconds(cluster, detail.get("startedAt"))
     c = Container(cid, sandbox_id, md["uid"], ref(pod), spec["name"],
-                  spec.get("image", ""), attempt, behavior_for(pod, spec, cluster.behaviors), state=state,
+                  spec.get("image", ""), attempt, behavior_for(pod, spec, cluster.nodes.behaviors), state=state,
                   created_at=started if started is not None else 0.0, started_at=started,
                   status_image=str(cs.get("image") or ""), image_id=str(cs.get("imageID") or ""))
     if state == EXITED:

@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 import simpy
 
@@ -49,7 +48,6 @@ from podlife.kubelet.logsites import Raw
 from podlife.kubelet.nodeshutdown import is_critical
 from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus
 from podlife.kubelet.status.manager import VOLUME_CLEANUP_DELAY
-from podlife.runtime.cri import SANDBOX_READY
 
 if TYPE_CHECKING:
     from podlife.config import KubeletConfiguration
@@ -141,33 +139,13 @@ class Observation:
     capacity: int
 
 
-@dataclass
-class MachineUsage:
-    """What the machine holds apart from the kubelet: its memory in use outside the pods and its disk in use.
-    It survives kubelet restarts (it is kept per runtime, the node's machine in podlife)."""
-
-    memory: int = 0          # working set outside pods (system daemons, kernel, other processes)
-    disk: int = 0            # bytes used on the node filesystem
-    generation: dict[str, int] = field(default_factory=lambda: {"memory": 0, "disk": 0})
-
-
-_MACHINES: WeakKeyDictionary[Any, MachineUsage] = WeakKeyDictionary()
-
-
-def machine_usage(runtime: Any) -> MachineUsage:
-    u = _MACHINES.get(runtime)
-    if u is None:
-        u = _MACHINES[runtime] = MachineUsage()
-    return u
-
-
 def _capacity(kl: Kubelet, resource: str) -> int | None:
     v = kl.node_spec.capacity.get(resource)
     return to_bytes(v) if v is not None else None
 
 
 def pod_working_set(kl: Kubelet, uid: str) -> int:
-    return sum(c.behavior.memory or 0 for c in kl.runtime.pod_containers(uid) if c.process_running)
+    return kl.runtime.pod_working_set(uid)
 
 
 # scheduling.SystemPriorityClasses: what the Priority admission plugin writes into spec.priority
@@ -303,12 +281,11 @@ class EvictionManager:
     def observations(self) -> dict[str, Observation]:
         """makeSignalObservations from the node's summary stats."""
         kl = self.kl
-        usage = machine_usage(kl.runtime)
+        usage = kl.runtime.machine
         out: dict[str, Observation] = {}
         mem = _capacity(kl, "memory")
         if mem is not None:
-            ws = usage.memory + sum(c.behavior.memory or 0 for c in kl.runtime.containers.values()
-                                    if c.process_running)
+            ws = usage.memory + kl.runtime.pods_working_set()
             out[MEMORY_AVAILABLE] = Observation(max(mem - ws, 0), mem)
         disk = _capacity(kl, "ephemeral-storage")
         if disk is not None:
@@ -316,7 +293,7 @@ class EvictionManager:
             inodes = Observation(disk // BYTES_PER_INODE, disk // BYTES_PER_INODE)
             out.update({NODEFS_AVAILABLE: fs, IMAGEFS_AVAILABLE: fs, NODEFS_INODES_FREE: inodes,
                         IMAGEFS_INODES_FREE: inodes})
-        running = sum(1 for c in kl.runtime.containers.values() if c.process_running)
+        running = kl.runtime.running_processes()
         out[PID_AVAILABLE] = Observation(PID_MAX - running, PID_MAX)
         return out
 
@@ -326,11 +303,10 @@ class EvictionManager:
         if uid not in with_sandbox:
             return _PodStats(False)
         st = _PodStats(True)
-        for c in kl.runtime.pod_containers(uid):
-            if c.process_running:
-                st.containers[c.name] = c.behavior.memory or 0
-                st.memory += c.behavior.memory or 0
-                st.processes += 1
+        for name, ws in kl.runtime.container_working_sets(uid):
+            st.containers[name] = ws
+            st.memory += ws
+            st.processes += 1
         return st
 
     @staticmethod
@@ -385,7 +361,7 @@ class EvictionManager:
         if not active:
             kl.log("ev_no_pods", None)
             return None
-        with_sandbox = {sb.pod_uid for sb in kl.runtime.sandboxes.values() if sb.state == SANDBOX_READY}
+        with_sandbox = kl.runtime.ready_sandbox_pods()
         stats = {p["metadata"]["uid"]: self._pod_stats(p, with_sandbox) for p in active}
         ranked = self.rank(to_reclaim.signal, active, stats)
         kl.log("ev_ranked", None, **self._pods_ctx(ranked))
@@ -607,11 +583,11 @@ def set_usage(kl: Kubelet, kind: str, value: str) -> Any:
     a function that undoes it. For memory the part beyond what the pods' containers use is the node's own
     (system daemons, kernel) and stays fixed, so pods that start or stop (evictions) change the total. The
     undo restores the usage from before, unless another fault has set it since."""
-    usage = machine_usage(kl.runtime)
+    usage = kl.runtime.machine
     total = to_bytes(value)
     before = getattr(usage, kind)
     if kind == "memory":
-        pods = sum(c.behavior.memory or 0 for c in kl.runtime.containers.values() if c.process_running)
+        pods = kl.runtime.pods_working_set()
         setattr(usage, kind, max(total - pods, 0))
     else:
         setattr(usage, kind, total)

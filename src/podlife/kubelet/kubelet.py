@@ -33,7 +33,7 @@ from podlife.kubelet.runtimehealth import RuntimeHealth
 from podlife.kubelet.status.generate import conditions, container_status, get_phase, need_to_reconcile_readiness
 from podlife.kubelet.status.manager import StatusManager
 from podlife.kubelet.volumemanager import VolumeManager
-from podlife.runtime.containerd import ContainerdRuntime
+from podlife.cluster.contracts import NodeRuntime
 from podlife.runtime.cri import Container
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -44,7 +44,7 @@ DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadlin
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
-    from podlife.scenario.model import NodeSpec
+    from podlife.cluster.spec import NodeSpec
 
 Gen = Generator[simpy.Event, Any, Any]
 
@@ -55,7 +55,7 @@ WORKER_BACKOFF_JITTER = 0.5   # pod_workers.go workerBackOffPeriodJitterFactor
 
 class Kubelet:
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile, config: KubeletConfiguration,
-                 node_spec: NodeSpec, runtime: ContainerdRuntime, node_ip: str) -> None:
+                 node_spec: NodeSpec, runtime: NodeRuntime, node_ip: str) -> None:
         self.kernel = kernel
         self.trace = trace
         self.store = NodeClient(store, node_spec.name)  # writes pass the NodeRestriction admission
@@ -108,7 +108,7 @@ class Kubelet:
         self.pleg.started_at = self.kernel.now
         self.pleg.runtime_changed()
         self.health.start()
-        for uid in dict.fromkeys(c.pod_uid for c in self.runtime.containers.values()):
+        for uid in dict.fromkeys(c.pod_uid for c in self.runtime.list_containers()):
             self.pleg.mark_dirty(uid)
         if not register:
             self.resync()

@@ -130,9 +130,9 @@ class NodeStatus:
 
     def renewals_changed(self) -> None:
         """Renewals started or stopped (partition, heal, kubelet stop or start): tell the Lease's observers
-        (``store.lease_observers``, set by the cluster), as a Lease informer would see the stream of renewals
+        (``store.lease_observers``, StoreOptions), as a Lease informer would see the stream of renewals
         end or resume. Nothing is written."""
-        for fn in list(getattr(self.kl.store, "lease_observers", ())):
+        for fn in list(self.kl.store.lease_observers):
             fn(self.kl.node_spec.name)
 
     def last_heartbeat(self, now: float) -> float | None:

@@ -101,7 +101,7 @@ class RuntimeHealth:
     def next_change(self, now: float) -> float | None:
         """The next sync-loop iteration (1 s ticker) at which runtime_errors can change by time alone:
         the runtime sync is stale from lastBaseRuntimeSync + 30 s on, PLEG strictly after 3 m."""
-        times = []
+        times: list[float] = []
         if self.frozen_at is not None:
             times.append(math.ceil(self.frozen_at + BASE_RUNTIME_SYNC_THRESHOLD - 1e-9))
         t = self.kl.pleg.unhealthy_from()

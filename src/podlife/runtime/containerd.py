@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 import simpy
 
 from podlife.api.meta import Obj, ref
+from podlife.cluster.contracts import Call, ContainerRuntime, MachineUsage, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for
+from podlife.runtime.behavior import Behavior, BehaviorRule, behavior_for, cpu_at
 from podlife.runtime.cri import (
     CREATED,
     EXITED,
@@ -35,8 +36,6 @@ from podlife.runtime.profiles import RuntimeProfile
 from podlife.trace.recorder import Trace
 
 SIGKILL_EXIT = 137   # 128 + 9
-Call = Generator[simpy.Event, Any, Any]
-ProbeDone = Callable[[str, str], None]   # (Success | Failure, the prober's output)
 
 
 class IPAM:
@@ -72,7 +71,7 @@ class IPAM:
         self._used.discard(int.from_bytes(socket.inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
 
 
-class ContainerdRuntime:
+class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     writes_logs = False   # its containers' output goes to no log file (see log_file)
 
     def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str,
@@ -87,6 +86,7 @@ class ContainerdRuntime:
         self._sandboxes_by_pod: dict[str, dict[str, Sandbox]] = {}   # pod uid -> its sandboxes, in creation order
         self.containers: dict[str, Container] = {}
         self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
+        self.machine = MachineUsage()   # NodeStats: the node's own memory and disk use (faults set them)
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
         self.present_images: set[str] | None = None   # when known (an imported node): only these are present
         # /var/log/pods/<uid>/<container>/<attempt>.log: survives a reboot, unlike the runtime's state
@@ -108,6 +108,35 @@ class ContainerdRuntime:
 
     def container_id(self, c: Container) -> str:
         return f"{self.profile.id_scheme}://{c.id}"
+
+    def list_containers(self) -> list[Container]:
+        return list(self.containers.values())
+
+    # ---- stats (NodeStats): a container's working set is what its behaviour declares -------------------
+
+    def pods_working_set(self) -> int:
+        return sum(c.behavior.memory or 0 for c in self.containers.values() if c.process_running)
+
+    def pod_working_set(self, pod_uid: str) -> int:
+        return sum(c.behavior.memory or 0 for c in self.pod_containers(pod_uid) if c.process_running)
+
+    def container_working_sets(self, pod_uid: str) -> list[tuple[str, int]]:
+        return [(c.name, c.behavior.memory or 0) for c in self.pod_containers(pod_uid) if c.process_running]
+
+    def running_processes(self) -> int:
+        return sum(1 for c in self.containers.values() if c.process_running)
+
+    def ready_sandbox_pods(self) -> set[str]:
+        return {sb.pod_uid for sb in self.sandboxes.values() if sb.state == SANDBOX_READY}
+
+    def pod_usage_at(self, pod_uid: str, at: float, resource: str) -> int | None:
+        total, seen = 0, False
+        for c in self.pod_containers(pod_uid):
+            if c.started_at is None or c.started_at > at or (c.finished_at is not None and c.finished_at <= at):
+                continue
+            seen = True
+            total += cpu_at(c.behavior, at - c.started_at) if resource == "cpu" else (c.behavior.memory or 0) * 1000
+        return total if seen else None
 
     # ---- sandboxes --------------------------------------------------------------------------------
 
@@ -247,6 +276,10 @@ class ContainerdRuntime:
 
     def has_image(self, image: str) -> bool:
         return image not in self.absent_images and (self.present_images is None or image in self.present_images)
+
+    def remove_image(self, image: str) -> None:
+        """ImagePullFailure: the image is not on the node, so the kubelet must pull it."""
+        self.absent_images.add(image)
 
     def pull_image(self, image: str, seconds: float = 0.0) -> Call:
         if seconds:

@@ -68,11 +68,10 @@ class Container:
     exit_code: int | None = None
     reason: str = ""      # Completed | Error | OOMKilled | StartError
     message: str = ""     # why it ended, when the runtime says (a start that failed)
-    stop_signal: str = "SIGTERM"
+    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default
     log_path: str = ""
     signals: list[str] = field(default_factory=list)
     # what the node reported for a container adopted from a dump (podlife.importer): the resolved image and its
     # digest, which a simulated pull does not produce ("" : the spec's image, no digest)
     status_image: str = ""
     image_id: str = ""
-    stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default

@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 import simpy
 
 from podlife.api.meta import Obj
+from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.runtime import network
 from podlife.runtime.behavior import Behavior
-from podlife.runtime.containerd import Call, ContainerdRuntime, ProbeDone
-from podlife.runtime.crilog import LogWriter
+from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
+from podlife.runtime.crilog import LogWriter
 from podlife.runtime.profiles import RuntimeProfile
 from podlife.runtime.shim import Shim, Spawn, SpawnError, read_chunks
 from podlife.runtime.supervisor import leftovers, running_supervisor
@@ -177,7 +178,7 @@ class ExecStreams:
     stdin: int | None
 
 
-class ProcessRuntime(ContainerdRuntime):
+class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaults):
     writes_logs = True
 
     def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:

@@ -25,7 +25,11 @@ async def fd_ready(fd: int, writable: bool = False) -> None:
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
     add, remove = (loop.add_writer, loop.remove_writer) if writable else (loop.add_reader, loop.remove_reader)
-    add(fd, lambda: ready.done() or ready.set_result(None))
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    add(fd, wake)
     try:
         await ready
     finally:

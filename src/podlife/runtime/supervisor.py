@@ -364,7 +364,7 @@ def main(argv: list[str]) -> int:
 def _serve(sup: Supervisor, sock: socket.socket, wake: int) -> None:
     while True:
         try:
-            ready, _, _ = select.select([sock, wake], [], [])
+            ready, _, _ = select.select([sock.fileno(), wake], [], [])
         except InterruptedError:
             continue
         if wake in ready:
@@ -374,7 +374,7 @@ def _serve(sup: Supervisor, sock: socket.socket, wake: int) -> None:
             except BlockingIOError:
                 pass
             sup.reap()
-        if sock in ready:
+        if sock.fileno() in ready:
             msg, fds = receive(sock)
             if msg is None:
                 return   # podlife is gone: end of file

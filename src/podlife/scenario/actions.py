@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from podlife.api.errors import ApiError, not_found
-from podlife.api.meta import CLUSTER_SCOPED, KINDS, clone, kind_from_name, plural, ref_of
+from podlife.api.meta import CLUSTER_SCOPED, KINDS, Obj, clone, kind_from_name, plural, ref_of
 from podlife.api.schema import type_schema
 from podlife.api.store import DeleteOptions
 from podlife.cluster import Cluster
@@ -68,52 +68,70 @@ def apply_action(cluster: Cluster, action: Action) -> None:
         _apply(cluster, action)
 
 
+def _manifest_target(store: Any, action: Action) -> tuple[str, str | None, str]:
+    """A create or apply action's kind, namespace (when the kind is namespaced) and name (empty when generated)."""
+    manifest = action.manifest or {}
+    kind = manifest.get("kind", "")
+    md = manifest.get("metadata") or {}
+    info = KINDS.get(kind) or store.kinds.get(kind)
+    namespaced = info.namespaced if info is not None else kind not in CLUSTER_SCOPED
+    return kind, md.get("namespace", action.namespace) if namespaced else None, md.get("name", "")
+
+
+def write(store: Any, action: Action, minor: int) -> Obj | None:
+    """The API request of a delete, scale, patch, create or apply action, as kubectl makes it, through the store's
+    write path (the ApiError of a refusal raised). Returns the object a create made."""
+    verb = action.verb
+    if verb in ("delete", "scale", "patch"):
+        kind, ns, name = _target(store, action)
+        if kind not in store.kinds:   # a served kind nothing of which was created yet
+            raise not_found(plural(kind), name)
+        if verb == "delete":
+            # an API DELETE: the loader already turned force into gracePeriodSeconds 0
+            store.delete(kind, ns, name, by=USER,
+                         options=DeleteOptions(grace_period_seconds=action.grace_period_seconds,
+                                               propagation_policy=action.propagation_policy))
+        elif verb == "scale":
+            obj = clone(store.get(kind, ns, name))
+            obj.setdefault("spec", {})["replicas"] = action.replicas
+            store.update(obj, by=USER)
+        else:
+            obj = store.get(kind, ns, name)
+            # a deep copy: merge_patch shares what the patch leaves alone, and the store's update must not
+            # reach into the stored object (its watchers compare the old and the new one)
+            if action.strategic:
+                # kubectl patch --type=strategic: lists merge on their patchMergeKey (conditions by type)
+                from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch  # few scenarios need it
+
+                schema = type_schema(minor, obj.get("apiVersion", "v1"), kind)
+                new = apply_patch(obj, json.dumps(action.merge_patch or {}).encode(), STRATEGIC_MERGE_PATCH,
+                                  schema).object
+            else:
+                new = merge_patch(clone(obj), action.merge_patch or {})
+            new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+            store.update(new, by=USER, subresource=action.subresource)
+        return None
+    manifest = clone(action.manifest or {})
+    kind, ns, name = _manifest_target(store, action)
+    existing = store.try_get(kind, ns, name) if name else None
+    if verb == "apply" and existing is not None:
+        store.update(apply_manifest(existing, manifest), by=USER)
+        return None
+    return store.create(manifest, by=USER)
+
+
 def _apply(cluster: Cluster, action: Action) -> None:
     store = cluster.store
     verb = action.verb
     try:
         if verb in ("delete", "scale", "patch"):
-            kind, ns, name = _target(store, action)
-            rec = _record(cluster, action, _ref(kind, ns, name))
-            if kind not in store.kinds:   # a served kind nothing of which was created yet
-                raise not_found(plural(kind), name)
-            if verb == "delete":
-                # an API DELETE: the loader already turned force into gracePeriodSeconds 0
-                store.delete(kind, ns, name, by=USER,
-                             options=DeleteOptions(grace_period_seconds=action.grace_period_seconds,
-                                                   propagation_policy=action.propagation_policy))
-            elif verb == "scale":
-                obj = clone(store.get(kind, ns, name))
-                obj.setdefault("spec", {})["replicas"] = action.replicas
-                store.update(obj, by=USER)
-            else:
-                obj = store.get(kind, ns, name)
-                # a deep copy: merge_patch shares what the patch leaves alone, and the store's update must not
-                # reach into the stored object (its watchers compare the old and the new one)
-                if action.strategic:
-                    # kubectl patch --type=strategic: lists merge on their patchMergeKey (conditions by type)
-                    from podlife.api.patch import STRATEGIC_MERGE_PATCH, apply_patch   # few scenarios need it
-
-                    schema = type_schema(cluster.profile.minor, obj.get("apiVersion", "v1"), kind)
-                    new = apply_patch(obj, json.dumps(action.merge_patch or {}).encode(), STRATEGIC_MERGE_PATCH,
-                                      schema).object
-                else:
-                    new = merge_patch(clone(obj), action.merge_patch or {})
-                new["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
-                store.update(new, by=USER, subresource=action.subresource)
+            rec = _record(cluster, action, _ref(*_target(store, action)))
+            write(store, action, cluster.profile.minor)
         elif verb in ("create", "apply"):
-            manifest = clone(action.manifest or {})
-            kind = manifest.get("kind", "")
-            md = manifest.get("metadata") or {}
-            info = KINDS.get(kind) or store.kinds.get(kind)
-            namespaced = info.namespaced if info is not None else kind not in CLUSTER_SCOPED
-            ns = md.get("namespace", action.namespace) if namespaced else None
-            rec = _record(cluster, action, _ref(kind, ns, md.get("name", "")) if md.get("name") else kind)
-            existing = store.try_get(kind, ns, md["name"]) if md.get("name") else None
-            if verb == "apply" and existing is not None:
-                store.update(apply_manifest(existing, manifest), by=USER)
-            else:
-                created = store.create(manifest, by=USER)
+            kind, ns, name = _manifest_target(store, action)
+            rec = _record(cluster, action, _ref(kind, ns, name) if name else kind)
+            created = write(store, action, cluster.profile.minor)
+            if created is not None:
                 cluster.node_created(created)  # a Node: the machine podlife assumes behind it starts its kubelet
         elif verb in ("cordon", "uncordon"):
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
@@ -139,7 +157,7 @@ def _apply(cluster: Cluster, action: Action) -> None:
             rec = _record(cluster, action, ref_of("Node", None, action.target or ""))
             leave(cluster, action.target or "")
         elif verb == "fault" and action.fault is not None:
-            from podlife.scenario.faults import start_fault
+            from podlife.cluster.faults import start_fault
 
             rec = _record(cluster, action, None)
             start_fault(cluster, action.fault)
@@ -158,8 +176,7 @@ def leave(cluster: Cluster, node_name: str) -> None:
     (staging/src/k8s.io/cloud-provider/controllers/nodelifecycle). Its pods are orphans for PodGC."""
     kl = cluster.kubelets.get(node_name)
     if kl is not None and kl.running:
-        kl.stop()
-        kl.runtime.power_off()
+        cluster.nodes.faults(node_name).power_off()
     cluster.store.delete("Node", None, node_name, by=CLOUD_NODE_LIFECYCLE)
 
 

@@ -56,6 +56,8 @@ def parse_duration(s: str | int | float) -> float:
     total = 0
     while text:
         m = _TERM.match(text)
+        if m is None:
+            raise ValueError(f'invalid duration "{s}"')
         whole, frac, unit = m.group(1), m.group(2) or "", m.group(3)
         if not whole and not frac:
             raise ValueError(f'invalid duration "{s}"')

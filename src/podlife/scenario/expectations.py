@@ -35,7 +35,7 @@ def _observe(records: list[dict[str, Any]], obj: str, e: Expectation) -> list[tu
     """(time, observed value) at each change; the value before the first entry is None (absent)."""
     out: list[tuple[float, Any]] = []
     exists = False
-    state: dict[str, Any] = {}
+    state: dict[str | tuple[str, ...], Any] = {}   # "phase", or (what, name[, effect])
 
     def push(t: float, v: Any) -> None:
         if out and out[-1][0] == t:
@@ -70,7 +70,7 @@ def _observe(records: list[dict[str, Any]], obj: str, e: Expectation) -> list[tu
     return out
 
 
-def _value(e: Expectation, exists: bool, state: dict[str, Any]) -> Any:
+def _value(e: Expectation, exists: bool, state: dict[str | tuple[str, ...], Any]) -> Any:
     c, v = e.check, e.value
     if c == "deleted":
         return "deleted" if not exists else "exists"
@@ -176,10 +176,9 @@ def evaluate(e: Expectation, records: list[dict[str, Any]], end: float) -> Verdi
     elif e.by is not None or e.after is not None:
         a = e.after if e.after is not None else 0.0
         b = e.by if e.by is not None else end
-        when = ever(a, b)
-        passed = when is not None
-        if not passed:
-            when = b
+        held = ever(a, b)
+        passed = held is not None
+        when = b if held is None else held
     else:
         passed, when = _holds(e, value_at(end)), end
     seen = ", ".join(f"{_show(v)} at {t:g}s" for t, v in changes) or "no change recorded"

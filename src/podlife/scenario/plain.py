@@ -17,7 +17,7 @@ import yaml
 
 from podlife.scenario.durations import parse_duration
 from podlife.scenario.errors import ScenarioError
-from podlife.scenario.load import API_VERSION
+from podlife.scenario.scenariospec import API_VERSION
 
 
 def is_scenario(text: str) -> bool:

@@ -15,7 +15,6 @@ from podlife.scenario.actions import USER, apply_action
 from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate, object_ref
-from podlife.scenario.faults import MODELLED
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
 from podlife.trace.figures import Figures
 from podlife.trace.recorder import Record
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
     from podlife.api.storage import Persisted
 
 MAX_SECONDS = HORIZON_SECONDS
-
-SUPPORTED_FAULTS = MODELLED  # the loader refuses the other fault types
 
 
 @dataclass

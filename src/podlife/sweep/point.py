@@ -27,14 +27,14 @@ def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until:
     """Run one point; a failure is a row with its error, never an exception."""
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import SUPPORTED_FAULTS, report, run
+    from podlife.scenario.run import report, run
 
     sets = list(base_sets) + [f"{k}={v}" for k, v in point.items() if k not in (VERSION_KEY, SEED_KEY)]
     row: dict[str, Any] = dict(point)
     start = time.perf_counter()
     try:
         sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
-                           seed=point.get(SEED_KEY), until=until, supported_faults=SUPPORTED_FAULTS)
+                           seed=point.get(SEED_KEY), until=until)
         result = run(sc)
         rep = report(result)
         row["exit"] = 0 if result.passed else 1

@@ -40,8 +40,8 @@ def parse_vary(text: str) -> Vary:
         raise VaryError(f"{text!r}: expected KEY=VALUES (A..B or a,b,c)")
     if key == VERSION_KEY:
         if ".." in spec and spec.count(".") >= 4:
-            lo, hi = (_version(x) for x in spec.split("..", 1))
-            i, j = MODELLED_VERSIONS.index(lo), MODELLED_VERSIONS.index(hi)
+            first, last = (_version(x) for x in spec.split("..", 1))
+            i, j = MODELLED_VERSIONS.index(first), MODELLED_VERSIONS.index(last)
             if i > j:
                 raise VaryError(f"{text!r}: the range runs backwards")
             return Vary(key, MODELLED_VERSIONS[i:j + 1])

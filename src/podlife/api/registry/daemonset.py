@@ -8,8 +8,13 @@ client may not set it) and bumped when the pod template changes. The DaemonSet c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from podlife.api.meta import Obj
 from podlife.api.registry.generic import Strategy
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
 
 TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"   # appsv1.DeprecatedTemplateGeneration
 
@@ -35,9 +40,9 @@ def _surge_in_use(ds: Obj | None) -> bool:
     return ru.get("maxSurge") not in (None, 0, "0", "0%")
 
 
-def _drop_disabled_fields(new: Obj, old: Obj | None, store: object) -> None:
+def _drop_disabled_fields(new: Obj, old: Obj | None, store: Store) -> None:
     """dropDaemonSetDisabledFields: maxSurge goes while the gate is off, unless the stored object uses it."""
-    gates = getattr(getattr(store, "profile", None), "gates", {})
+    gates = store.profile.gates
     if gates.get("DaemonSetUpdateSurge", True) or _surge_in_use(old):
         return
     ru = ((new.get("spec") or {}).get("updateStrategy") or {}).get("rollingUpdate")
@@ -46,14 +51,14 @@ def _drop_disabled_fields(new: Obj, old: Obj | None, store: object) -> None:
 
 
 class DaemonSetStrategy(Strategy):
-    def prepare_for_create(self, obj: Obj, store: object) -> None:
+    def prepare_for_create(self, obj: Obj, store: Store) -> None:
         super().prepare_for_create(obj, store)
         _drop_disabled_fields(obj, None, store)
         # PrepareForCreate: templateGeneration is at least 1
         gen = template_generation(obj)
         _set_generation(obj, gen if gen is not None and gen >= 1 else 1)
 
-    def prepare_for_update(self, new: Obj, old: Obj, store: object = None) -> None:
+    def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         super().prepare_for_update(new, old, store)
         _drop_disabled_fields(new, old, store)
         # PrepareForUpdate: a client may not set templateGeneration; a template change bumps it

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj, clone
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
 
 
 def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
@@ -42,11 +47,11 @@ class Strategy:
         self.kind = info.kind
         self.info = info
 
-    def prepare_for_create(self, obj: Obj, store: object) -> None:
+    def prepare_for_create(self, obj: Obj, store: Store) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
         defaults.apply_defaults(obj)
-        drop_disabled_template_fields(obj, getattr(store, "profile", None))
-        for plugin in getattr(store, "admission", ()):   # each plugin looks only at its kinds
+        drop_disabled_template_fields(obj, store.profile)
+        for plugin in store.admission:   # each plugin looks only at its kinds
             plugin.admit(obj)
         if self.info.has_status:
             obj["status"] = self.initial_status(obj)
@@ -57,10 +62,10 @@ class Strategy:
             return {"phase": "Pending"}
         return obj.get("status") or {} if self.kind in ("Node", "Namespace") else {}
 
-    def prepare_for_update(self, new: Obj, old: Obj, store: object = None) -> None:
+    def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         """A write to the main resource keeps the stored status (status has its own subresource)."""
         defaults.apply_defaults(new)
-        drop_disabled_template_fields(new, getattr(store, "profile", None))
+        drop_disabled_template_fields(new, store.profile)
         if self.info.has_status:
             new["status"] = old.get("status", {})
 

@@ -3,18 +3,21 @@
 On create the API server fills the UID before validation (rest.BeforeCreate FillObjectMetaSystemFields), and
 the strategy generates the selector and the pod template labels from it unless spec.manualSelector is true
 (generateSelector). From 1.27 (PR #114930) the labels are also set with the batch.kubernetes.io/ prefix and
-the selector matches the prefixed controller-uid (versions rule ``job_prefixed_labels``; the Cluster tells
-the store through ``store.job_prefixed_labels``).
+the selector matches the prefixed controller-uid (versions rule ``job_prefixed_labels``, read from
+the store's profile).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import defaults
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy, drop_disabled_template_fields
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
 
 LEGACY_UID_LABEL = "controller-uid"
 LEGACY_NAME_LABEL = "job-name"
@@ -83,13 +86,13 @@ class JobStrategy(Strategy):
     def __init__(self) -> None:
         super().__init__(KINDS["Job"])
 
-    def prepare_for_create(self, obj: Obj, store: Any) -> None:
+    def prepare_for_create(self, obj: Obj, store: Store) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
-        drop_disabled_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
+        drop_disabled_job_fields(obj.get("spec") or {}, store.profile)
         defaults.apply_defaults(obj)
-        drop_defaulted_job_fields(obj.get("spec") or {}, getattr(store, "profile", None))
-        drop_disabled_template_fields(obj, getattr(store, "profile", None))
+        drop_defaulted_job_fields(obj.get("spec") or {}, store.profile)
+        drop_disabled_template_fields(obj, store.profile)
         obj["status"] = {}
         obj["metadata"]["uid"] = store._new_uid()
         if not (obj.get("spec") or {}).get("manualSelector"):
-            generate_selector(obj, bool(getattr(store, "job_prefixed_labels", True)))
+            generate_selector(obj, store.profile.job_prefixed_labels)

@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy
 
+if TYPE_CHECKING:
+    from podlife.api.store import Store
+
 
 class PodStrategy(Strategy):
     def __init__(self) -> None:
         super().__init__(KINDS["Pod"])
 
-    def prepare_for_create(self, obj: Obj, store: object) -> None:
+    def prepare_for_create(self, obj: Obj, store: Store) -> None:
         # podStrategy.PrepareForCreate: status reset to Pending with the QoS class
         obj.setdefault("apiVersion", "v1")
         defaults.apply_defaults(obj)
         # the mutating admission chain runs between defaulting and the strategy (podlife.api.admission);
-        # the cluster puts its plugins on the store, a bare Store has none
-        for plugin in getattr(store, "admission", ()):
+        # the store is given its plugins (StoreOptions.admission)
+        for plugin in store.admission:
             plugin.admit(obj)
         obj["status"] = {"phase": "Pending", "qosClass": defaults.compute_qos_class(obj)}
-        profile = getattr(store, "profile", None)
-        if profile is not None and profile.pod_generation:
+        if store.profile.pod_generation:
             obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
         else:
             obj["metadata"].pop("generation", None)
         from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
 
-        drop_disabled_pod_fields(obj["spec"], profile)
+        drop_disabled_pod_fields(obj["spec"], store.profile)
         if obj["spec"].get("schedulingGates"):
             # applySchedulingGatedCondition
             obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",

@@ -21,12 +21,15 @@ no IPAddress or ServiceCIDR objects.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import errors
 from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
 from podlife.api.registry.generic import Strategy
+
+if TYPE_CHECKING:
+    from podlife.api.store import Store
 
 SERVICE_CLUSTER_IP_RANGE = ipaddress.ip_network("10.96.0.0/12")   # kubeadm's serviceSubnet default
 NODE_PORT_RANGE = (30000, 32767)                                 # --service-node-port-range default
@@ -42,7 +45,7 @@ class GoStrings(list):
         return "[]string{" + ", ".join(f'"{x}"' for x in self) + "}"
 
 
-def first_service_ip(cidr: ipaddress.IPv4Network = SERVICE_CLUSTER_IP_RANGE) -> str:
+def first_service_ip(cidr: ipaddress.IPv4Network | ipaddress.IPv6Network = SERVICE_CLUSTER_IP_RANGE) -> str:
     """The `kubernetes` Service's IP: the range's first usable address (controlplane ServiceIPRange)."""
     return str(cidr.network_address + 1)
 
@@ -104,11 +107,11 @@ class Allocators:
         self.base = int(self.cidr.network_address) + 1
         self.size = self.cidr.num_addresses - 2
         self.port_base, self.port_size = NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] - NODE_PORT_RANGE[0] + 1
-        profile = getattr(store, "profile", None)
+        profile = store.profile
         self.ip_offset = _ip_offset(self.cidr.num_addresses) \
-            if getattr(profile, "service_ip_static_subrange", True) else 0
+            if profile.service_ip_static_subrange else 0
         self.port_offset = _port_offset(self.port_size) \
-            if getattr(profile, "service_node_port_static_subrange", True) else 0
+            if profile.service_node_port_static_subrange else 0
 
     # ---- what the stored Services hold (the repair loops' view) -----------------------------------
 
@@ -223,12 +226,12 @@ class Allocators:
                 f"{NODE_PORT_RANGE[0]}-{NODE_PORT_RANGE[1]}")
             raise errors.ApiError(500, "InternalError", f"Internal error occurred: failed to allocate requested "
                                   f"HealthCheck NodePort {want}: {why}")
-        index = _random_scan(self.rng, taken, self.port_size, self.port_offset)
-        if index is None:
+        drawn = _random_scan(self.rng, taken, self.port_size, self.port_offset)
+        if drawn is None:
             raise errors.ApiError(500, "InternalError", "Internal error occurred: failed to allocate a HealthCheck "
                                   "NodePort 0: range is full")
-        taken.add(index)
-        spec["healthCheckNodePort"] = self.port_base + index
+        taken.add(drawn)
+        spec["healthCheckNodePort"] = self.port_base + drawn
 
     @staticmethod
     def _keep_allocated(spec: dict, ospec: dict) -> None:
@@ -318,12 +321,12 @@ class Allocators:
             if p.get("port") in by_port:
                 p["nodePort"] = by_port[p.get("port")]
                 continue
-            index = _random_scan(self.rng, taken, self.port_size, self.port_offset)
-            if index is None:
+            drawn = _random_scan(self.rng, taken, self.port_size, self.port_offset)
+            if drawn is None:
                 raise errors.ApiError(500, "InternalError", "Internal error occurred: failed to allocate a nodePort: "
                                       "range is full")
-            taken.add(index)
-            p["nodePort"] = by_port[p.get("port")] = self.port_base + index
+            taken.add(drawn)
+            p["nodePort"] = by_port[p.get("port")] = self.port_base + drawn
 
     @staticmethod
     def _drop_node_ports(spec: dict, ospec: dict, old: Obj | None) -> None:
@@ -335,9 +338,9 @@ class Allocators:
 
 
 def allocators(store: Any) -> Allocators:
-    alloc = getattr(store, "service_allocators", None)
+    alloc: Allocators | None = store.strategy_state.get("service-allocators")
     if alloc is None:
-        alloc = store.service_allocators = Allocators(store)
+        alloc = store.strategy_state["service-allocators"] = Allocators(store)
     return alloc
 
 
@@ -347,7 +350,7 @@ def validate_upgrade_downgrade_cluster_ips(new: Obj, old: Obj) -> list[FieldErro
     spec, ospec = new.get("spec") or {}, old.get("spec") or {}
     if not isinstance(spec, dict) or "ExternalName" in (spec.get("type"), ospec.get("type")):
         return []
-    ips = spec.get("clusterIPs") if isinstance(spec.get("clusterIPs"), list) else []
+    ips: list[Any] = spec["clusterIPs"] if isinstance(spec.get("clusterIPs"), list) else []
     oips = ospec.get("clusterIPs") or []
     if ips[:1] == ["None"] and oips[:1] == ["None"]:
         return []
@@ -369,12 +372,12 @@ def validate_upgrade_downgrade_cluster_ips(new: Obj, old: Obj) -> list[FieldErro
 class ServiceStrategy(Strategy):
     """pkg/registry/core/service/storage: beginCreate / beginUpdate run the allocators (errors as 422)."""
 
-    def prepare_for_create(self, obj: Obj, store: object) -> None:
+    def prepare_for_create(self, obj: Obj, store: Store) -> None:
         super().prepare_for_create(obj, store)
         if hasattr(store, "kernel"):
             allocators(store).allocate(obj, None)
 
-    def prepare_for_update(self, new: Obj, old: Obj, store: object = None) -> None:
+    def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         super().prepare_for_update(new, old, store)
         if store is not None and hasattr(store, "kernel"):
             allocators(store).allocate(new, old)

@@ -159,6 +159,12 @@ class CronJobController:
             return None
         return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
 
+    def _since(self, cj: Obj) -> datetime:
+        """The last schedule time, or the creation (which the API server always sets)."""
+        status = cj.get("status") or {}
+        created = datetime.strptime(cj["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+        return self._parse(status.get("lastScheduleTime")) or created.replace(tzinfo=timezone.utc)
+
     def _zone(self, cj: Obj) -> Any:
         from zoneinfo import ZoneInfo   # on first use, as cronsim: most clusters have no CronJob
 
@@ -178,8 +184,7 @@ class CronJobController:
 
     def _unmet(self, cj: Obj, now: datetime, with_deadline: bool) -> tuple[datetime | None, int]:
         """mostRecentScheduleTime: the latest time not yet started, and how many were missed."""
-        status = cj.get("status") or {}
-        earliest = self._parse(status.get("lastScheduleTime")) or self._parse(cj["metadata"]["creationTimestamp"])
+        earliest = self._since(cj)
         deadline = cj["spec"].get("startingDeadlineSeconds")
         # (compared in seconds: a deadline near int64's limit reaches before any date a datetime holds)
         if with_deadline and deadline is not None and deadline < (now - earliest).total_seconds():
@@ -199,9 +204,7 @@ class CronJobController:
 
         try:
             recent, _ = self._unmet(cj, now, with_deadline=False)
-            status = cj.get("status") or {}
-            base = recent or self._parse(status.get("lastScheduleTime")) or \
-                self._parse(cj["metadata"]["creationTimestamp"])
+            base = recent or self._since(cj)
             nxt = next(self._times(cj, max(base, now) if recent is None else recent), None)
         except (ValueError, ZoneInfoNotFoundError):
             return None
@@ -254,7 +257,8 @@ class CronJobController:
                     status["lastSuccessfulTime"] = completion
                     update = True
         for a in list(active):
-            if a.get("uid") not in children and self.store.try_get("Job", a.get("namespace"), a.get("name", "")) is None:
+            if a.get("uid") not in children and \
+                    self.store.try_get("Job", a.get("namespace"), a.get("name", "")) is None:
                 self.events.event(cj, "Normal", "MissingJob", f"Active job went missing: {a.get('name')}")
                 active.remove(a)
                 update = True

@@ -274,7 +274,8 @@ class DisruptionController:
             dep_ref = next((r for r in owner["metadata"].get("ownerReferences") or ()
                             if r.get("controller") and r.get("kind") == "Deployment"), None)
             dep = self.store.try_get("Deployment", ns, dep_ref.get("name", "")) if dep_ref else None
-            if dep is not None and dep["metadata"]["uid"] == dep_ref.get("uid", dep["metadata"]["uid"]):
+            if dep is not None and dep_ref is not None and \
+                    dep["metadata"]["uid"] == dep_ref.get("uid", dep["metadata"]["uid"]):
                 return dep["metadata"]["uid"], int((dep.get("spec") or {}).get("replicas", 1))
             # the Deployment is gone: getScaleController still reads the ReplicaSet's own scale
         return owner["metadata"]["uid"], int((owner.get("spec") or {}).get("replicas", 1))

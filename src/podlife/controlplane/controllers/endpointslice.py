@@ -545,10 +545,10 @@ def repack_subsets(entries: list[tuple[Obj, bool, Obj | None]]) -> list[Obj]:
             slot[2][ak] = addr
     groups: dict[tuple, tuple[list[Obj], list[Obj], list[Obj]]] = {}
     for pk in sorted(by_port):
-        port, ready, not_ready = by_port[pk]
-        gk = (tuple(sorted(ready)), tuple(sorted(not_ready)))
-        g = groups.setdefault(gk, ([clone(ready[k]) for k in sorted(ready)],
-                                   [clone(not_ready[k]) for k in sorted(not_ready)], []))
+        port, ready_at, not_ready_at = by_port[pk]
+        gk = (tuple(sorted(ready_at)), tuple(sorted(not_ready_at)))
+        g = groups.setdefault(gk, ([clone(ready_at[k]) for k in sorted(ready_at)],
+                                   [clone(not_ready_at[k]) for k in sorted(not_ready_at)], []))
         if port is not None:
             g[2].append(port)
     out = []

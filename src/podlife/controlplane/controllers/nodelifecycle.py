@@ -311,9 +311,7 @@ class NodeLifecycleController:
         self.store.watch("Node", self._on_node)
         self.store.watch("Pod", self._on_pod)
         if self.heartbeats is not None:
-            observers = getattr(self.store, "lease_observers", None)
-            if observers is not None:
-                observers.append(self._on_renewals_changed)
+            self.store.lease_observers.append(self._on_renewals_changed)
         # the informers' initial list; monitorNodeHealth runs at once, then every period (wait.Until)
         for pod in self.store.list("Pod"):
             self._index_pod(pod, None)

@@ -11,6 +11,7 @@ then removes.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from podlife.api.errors import ApiError
@@ -32,9 +33,9 @@ BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 Key = tuple[str, str]
 
 
-def storage_request(claim: Obj) -> float:
+def storage_request(claim: Obj) -> Fraction:
     req = (((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage")
-    return parse_quantity(req) if req is not None else 0.0
+    return parse_quantity(req) if req is not None else Fraction(0)
 
 
 def claim_class(claim: Obj) -> str:

@@ -710,7 +710,7 @@ class NodeCache:
         info = self.nodes.get(node) if node else None
         if info is None:
             ghost = self._gone.get(node) if node else None
-            if ghost is not None:
+            if ghost is not None and node:
                 ghost.pods.pop(uid, None)
                 if not ghost.pods:   # cache.go RemovePod: the NodeInfo of a deleted node goes with its last pod
                     del self._gone[node]
@@ -815,11 +815,11 @@ class NodeCache:
             if users[info.name] <= 0:
                 del users[info.name]
         for term, weight in entry.facts.weighs:
-            key = (entry.namespace, term.namespaces, term.sel_key, term.topology_key, weight)
-            found2 = self._weighing.get(key)
+            wkey = (entry.namespace, term.namespaces, term.sel_key, term.topology_key, weight)
+            found2 = self._weighing.get(wkey)
             if found2 is None:
-                found2 = self._weighing[key] = (term, entry.namespace, weight, np.zeros(self.size, np.int64))
+                found2 = self._weighing[wkey] = (term, entry.namespace, weight, np.zeros(self.size, np.int64))
             found2[3][pos] += sign
             if sign < 0 and not found2[3].any():
-                del self._weighing[key]
+                del self._weighing[wkey]
         self._count(info, entry, sign)

@@ -718,10 +718,11 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
     ignored = None
     if not ctx.system_defaulted and any(h is not None for h in has):
         # requireAllTopologies: nodes without every key are not scored
-        ok = None
+        ok: np.ndarray | None = None
         for h in has:
             if h is not None:
                 ok = h if ok is None else ok & h
+        assert ok is not None   # some constraint has a key that not every node has
         ignored = ~ok
     raw = None
     for s, i, h in zip(ctx.soft, ids, has):

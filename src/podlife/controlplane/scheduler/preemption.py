@@ -177,7 +177,8 @@ class DefaultPreemption:
                 return failed
             lower.sort(key=self._importance)
             allowed = [b[1] for b in pdbs]
-            violating, clean = [], []
+            violating: list[Any] = []
+            clean: list[Any] = []
             for e in lower:   # filterPodsWithPDBViolation
                 hit = False
                 if e.labels:

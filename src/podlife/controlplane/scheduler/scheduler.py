@@ -200,9 +200,9 @@ class Scheduler:
         q.attempts += 1
         reason, delayed = self._volume_binding(pod)
         if reason is not None:   # VolumeBinding PreFilter: UnschedulableAndUnresolvable on every node
-            diagnosis = plugins.Diagnosis()
-            diagnosis.reasons[reason] = diagnosis.unresolvable = self.cache.node_count()
-            self._failed(pod, q, diagnosis)
+            every = plugins.Diagnosis()
+            every.reasons[reason] = every.unresolvable = self.cache.node_count()
+            self._failed(pod, q, every)
             return
         node, diagnosis = self.find_node(pod)
         if node is None:
