@@ -648,8 +648,8 @@ class Store:
 
     def load(self, objects: Iterable[Obj], revision: int) -> None:
         """Objects from outside the model (a dump: podlife.importer) become this store's as they are: their
-        UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted, written or traced;
-        the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
+        UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted or written; their
+        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
         on the empty store see every object ADDED."""
         for obj in objects:
             kind, md = obj["kind"], obj["metadata"]
@@ -664,6 +664,12 @@ class Store:
                 self._index_node(key, None, obj)
         self._rv = max(self._rv, revision)
         for obj in self.all_objects():
+            # the state each object starts from, as the records a write of it would make (expectations and the
+            # timelines read them)
+            if obj["kind"] not in ("Event", "Lease"):
+                self.trace.emit("restored", object=ref(obj))
+            for r in status_records(obj["kind"], None, obj):
+                self.trace.add(r)
             self._deliver(obj["kind"], ADDED, obj, None)
 
     # ---- watch -------------------------------------------------------------------------------------
