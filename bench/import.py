@@ -255,6 +255,12 @@ def _clock() -> float:
 WALL = "--wall" in sys.argv
 
 
+def _rss_now() -> float:
+    """The resident set now (MB), from /proc."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -290,8 +296,6 @@ def main() -> None:
 
     one_run_process()
     from podlife.importer import command
-    from podlife.scenario.run import run
-
     base = _rss_mb()
     t1 = _clock()
     dump = command.read([path])
@@ -312,10 +316,13 @@ def main() -> None:
         holder["build"] = _clock() - b0
         return c
 
-    result = run(sc, trace_level="summary", keep_trace=False, builder=build)
+    rss_read = _rss_now()
+    cluster = build(sc, trace_level="summary", keep_trace=False)
+    rss_built = _rss_now()
+    cluster.kernel.run(until=10.0)   # the start: every component's first sync of every object
     t_run = _clock() - t3
     total = _clock() - t1
-    store = result.cluster.store
+    store = cluster.store
     running = sum(1 for p in store.list("Pod") if p["status"].get("phase") == "Running")
     rows = [("generate + write the JSON (wall, not counted)", f"{t_gen:.1f} s, {size:.0f} MB"),
             ("read + check the dump", f"{t_read:.1f} s ({n_items:,} objects)"),
@@ -325,6 +332,7 @@ def main() -> None:
             ("import + start, total", f"{total:.1f} s"),
             ("pods at the end / Running", f"{store.count('Pod'):,} / {running:,}"),
             ("api writes in the 10 s (rv after - before)", f"{store.resource_version - dump.revision:,}"),
+            ("memory in use: read / built / after 10 s", f"{rss_read:,.0f} / {rss_built:,.0f} / {_rss_now():,.0f} MB"),
             ("peak memory (maxrss)", f"{_rss_mb():,.0f} MB (before reading: {base:,.0f} MB)")]
     print(f"{args.nodes:,} nodes, {args.pods:,} pods; times in {'wall' if WALL else 'CPU'} seconds")
     width = max(len(r[0]) for r in rows)

@@ -46,8 +46,11 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
     warnings: list[str] = []
     by_key: dict[tuple[str, str, str], tuple[str, Obj]] = {}
     events: list[Obj] = []
+    shared: dict[str, dict[bytes, Any]] = {}
     for file, obj in read.objects:
         scrub(obj)
+        if obj["kind"] == "Pod":
+            _share_parts(obj, shared)
         if obj["kind"] in NOT_STORED:
             events.append(obj)
             continue
@@ -84,6 +87,30 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
             revision += 1
             o["metadata"]["resourceVersion"] = str(revision)
     return Dump(objects, events, taken, version, revision, read.files, read.logs, warnings)
+
+
+# the parts of a pod that its replicas (and the pods of one node) have alike: kept once (objects read from a dump
+# are never changed in place, as stored ones are not), so that a 150,000-pod dump holds a few thousand of each
+_SPEC_PARTS = ("containers", "initContainers", "tolerations", "volumes", "affinity", "securityContext",
+               "nodeSelector", "dnsConfig", "topologySpreadConstraints", "imagePullSecrets")
+_SHARED_LIMIT = 50_000
+
+
+def _share_parts(pod: Obj, shared: dict[str, dict[bytes, Any]]) -> None:
+    from podlife.api.selectors import once
+
+    md, spec = pod["metadata"], pod.get("spec")
+    for holder, names in ((spec, _SPEC_PARTS), (md, ("labels", "ownerReferences"))):
+        if not isinstance(holder, dict):
+            continue
+        for name in names:
+            part = holder.get(name)
+            if part:
+                holder[name] = once(shared.setdefault(name, {}), part, _same, sort_keys=False, limit=_SHARED_LIMIT)
+
+
+def _same(part: Any) -> Any:
+    return part
 
 
 def _rv(obj: Obj) -> int:
