@@ -98,8 +98,8 @@ def _pod(name: str, ns: str, template: dict[str, Any], node: dict[str, Any], ip:
     spec = dict(template["spec"])
     spec["nodeName"] = node["metadata"]["name"]
     tol = list(spec.get("tolerations") or ()) + [
-        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-        {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
+        {"key": f"node.kubernetes.io/{k}", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+        for k in ("not-ready", "unreachable")]
     spec["tolerations"] = tol
     c = template["spec"]["containers"][0]
     conds = [{"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": ts} for t, ts in (
@@ -151,7 +151,8 @@ def generate(nodes: int, pods: int, seed: int = 0) -> dict[str, Any]:
             "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]},
             "status": {"phase": "Active"}})
         items.append({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {
-            "name": "default", "namespace": ns, "uid": _uid(rng), "resourceVersion": rv(), "creationTimestamp": CREATED}})
+            "name": "default", "namespace": ns, "uid": _uid(rng), "resourceVersion": rv(),
+            "creationTimestamp": CREATED}})
         items.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
             "name": "kube-root-ca.crt", "namespace": ns, "uid": _uid(rng), "resourceVersion": rv(),
             "creationTimestamp": CREATED, "annotations": {"kubernetes.io/description": "Contains a CA bundle that "
@@ -172,7 +173,8 @@ def generate(nodes: int, pods: int, seed: int = 0) -> dict[str, Any]:
         tpl = _template(ds_name, f"registry.example/{ds_name}:v1.33.2", "50m", "64Mi", tolerate=True)
         ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {
             "name": ds_name, "namespace": "kube-system", "uid": _uid(rng), "resourceVersion": rv(),
-            "creationTimestamp": CREATED, "generation": 1, "annotations": {"deprecated.daemonset.template.generation": "1"}},
+            "creationTimestamp": CREATED, "generation": 1,
+            "annotations": {"deprecated.daemonset.template.generation": "1"}},
             "spec": {"selector": {"matchLabels": {"app": ds_name}}, "template": tpl,
                      "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
                      "revisionHistoryLimit": 10},
@@ -202,7 +204,8 @@ def generate(nodes: int, pods: int, seed: int = 0) -> dict[str, Any]:
             "name": app, "namespace": ns, "uid": _uid(rng), "resourceVersion": rv(), "creationTimestamp": CREATED,
             "generation": 1, "annotations": {"deployment.kubernetes.io/revision": "1"}},
             "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}}, "template": tpl,
-                     "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
+                     "strategy": {"type": "RollingUpdate",
+                                  "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
                      "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600},
             "status": {"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
                        "readyReplicas": replicas, "availableReplicas": replicas, "conditions": [
@@ -227,7 +230,7 @@ def generate(nodes: int, pods: int, seed: int = 0) -> dict[str, Any]:
             "status": {"replicas": replicas, "fullyLabeledReplicas": replicas, "readyReplicas": replicas,
                        "availableReplicas": replicas, "observedGeneration": 1}}
         items += [dep, rs]
-        for r in range(replicas):
+        for _ in range(replicas):
             n = untainted[rng.randrange(len(untainted))]
             while slots[n["metadata"]["name"]] > 100:
                 n = untainted[rng.randrange(len(untainted))]

@@ -31,7 +31,9 @@ def assumptions(dump: Dump, behaviors: tuple[Any, ...] = (), timings: list[str] 
     from podlife.scenario.model import Manifest, Source
 
     out = [{"object": "dump", "container": "", "assumption": text} for text in _cluster_wide(dump, timings)]
-    sc = SimpleNamespace(objects=[Manifest(o, Source("dump", None, "")) for o in workloads(dump)], actions=[],
+    # the autoscalers too: a container they read the usage of and that declares none is said to use 0
+    manifests = dump.of("HorizontalPodAutoscaler") + workloads(dump)
+    sc = SimpleNamespace(objects=[Manifest(o, Source("dump", None, "")) for o in manifests], actions=[],
                          field_notes=[], behaviors=behaviors)
     return out + of_manifests(sc)   # type: ignore[arg-type]
 

@@ -16,7 +16,8 @@ from podlife.importer.dump import Dump, parse_time
 from podlife.importer.errors import DumpError
 from podlife.importer.readers import read_dumps
 
-_PULLED = re.compile(r'^Successfully pulled image "([^"]+)" in ([0-9.]+(?:ns|us|µs|ms|s|m|h)(?:[0-9.]+(?:ns|us|µs|ms|s|m|h))*)')
+_UNIT = r"[0-9.]+(?:ns|us|µs|ms|s|m|h)"
+_PULLED = re.compile(rf'^Successfully pulled image "([^"]+)" in ({_UNIT}(?:{_UNIT})*)')
 
 
 def _when(ev: dict[str, Any]) -> str | None:

@@ -92,7 +92,8 @@ def describe(dump: Dump) -> list[str]:
     if dump.logs:
         lines.append(f"  {len(dump.logs)} container log files listed (not needed)")
     if dump.pull_times:
-        lines.append("  calibrated image pulls: " + ", ".join(f"{i} {s:g}s" for i, s in sorted(dump.pull_times.items())))
+        pulls = sorted(dump.pull_times.items())
+        lines.append("  calibrated image pulls: " + ", ".join(f"{i} {s:g}s" for i, s in pulls))
     if dump.start_latency is not None:
         lines.append(f"  calibrated scheduling-to-start latency: median {dump.start_latency:g}s")
     return lines

@@ -17,6 +17,7 @@ from podlife.api.meta import ref
 from podlife.cluster import Cluster
 from podlife.importer.dump import Dump, parse_time
 from podlife.runtime.behavior import behavior_for
+from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import EXITED, RUNNING, Container
 from podlife.cluster.spec import NodeSpec, default_pod_cidr
 
@@ -110,7 +111,7 @@ def restore(cluster: Cluster, dump: Dump) -> None:
         ip = _internal_ip(nodes[name]) if name in nodes else None
         if ip:
             kl.node_ip = ip
-        kl.runtime.present_images = set()   # the images its pods run; any other is pulled
+        _simulated(kl).present_images = set()   # the images its pods run; any other is pulled
         kl.images.pull_times = dict(dump.pull_times)
     _root_ca(cluster, dump)
     leases = _leases(cluster, dump)
@@ -154,6 +155,15 @@ def _leases(cluster: Cluster, dump: Dump) -> list[Obj]:
     return out
 
 
+def _simulated(kl: Kubelet) -> ContainerdRuntime:
+    """The node's runtime, which adopts the dump's containers: a simulated one (up --from refuses the process
+    runtime)."""
+    runtime = kl.runtime
+    if not isinstance(runtime, ContainerdRuntime):
+        raise TypeError(f"node {kl.node_name}: an imported node's runtime is simulated, not {type(runtime).__name__}")
+    return runtime
+
+
 def _container_id(value: Any) -> str | None:
     if isinstance(value, str) and "://" in value:
         return value.split("://", 1)[1] or None
@@ -172,7 +182,7 @@ def adopt_pod(cluster: Cluster, kl: Kubelet, pod: Obj) -> None:
     specs = {c.get("name"): c for c in list((pod.get("spec") or {}).get("initContainers") or ())
              + list((pod.get("spec") or {}).get("containers") or ()) if isinstance(c, dict)}
     start = _seconds(cluster, status.get("startTime"))
-    runtime = kl.runtime
+    runtime = _simulated(kl)
     if runtime.present_images is not None:
         runtime.present_images.update(str(c.get("image", "")) for c in specs.values())
     # the sandbox is down once the pod has finished (PodReadyToStartContainers False, where the version has it)

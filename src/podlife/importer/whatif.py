@@ -142,8 +142,8 @@ class WhatIf:
     def _pdb_done(self, ref: str, since: float, until: float, short: int, ongoing: bool) -> None:
         worst = self.pdb_worst
         if worst is None or (short, until - since) > (worst["shortfall"], worst["seconds"]):
-            self.pdb_worst = {"pdb": ref, "shortfall": short, "from": round(since, 3), "seconds": round(until - since, 3),
-                              "ongoing": ongoing}
+            self.pdb_worst = {"pdb": ref, "shortfall": short, "from": round(since, 3),
+                              "seconds": round(until - since, 3), "ongoing": ongoing}
 
     def _on_workload(self, type_: str, obj: Obj, old: Obj | None) -> None:
         md = obj["metadata"]
@@ -182,8 +182,8 @@ class WhatIf:
                                                   for w, (s, r, d) in sorted(self.below.items())]}
         else:
             last = max(self.dipped.values(), default=None)
-            back = {"allBack": True, "at": None if last is None else round(last, 3),
-                    "afterFirstDip": None if last is None or self.first_dip is None else round(last - self.first_dip, 3)}
+            since_dip = None if last is None or self.first_dip is None else round(last - self.first_dip, 3)
+            back = {"allBack": True, "at": None if last is None else round(last, 3), "afterFirstDip": since_dip}
         back["recovered"] = recovered
         return {
             "disruptedByWorkload": [{"workload": w, **_counts(c)} for w, c in sorted(by_workload.items())],
