@@ -320,9 +320,12 @@ def main() -> None:
         return c
 
     rss_read = _rss_now()
-    cluster = build(sc, trace_level="summary", keep_trace=False)
-    rss_built = _rss_now()
-    cluster.kernel.run(until=10.0)   # the start: every component's first sync of every object
+    from podlife.engine.gcpolicy import few_collections
+
+    with few_collections():   # as podlife.scenario.run.run
+        cluster = build(sc, trace_level="summary", keep_trace=False)
+        rss_built = _rss_now()
+        cluster.kernel.run(until=10.0)   # the start: every component's first sync of every object
     t_run = _clock() - t3
     total = _clock() - t1
     store = cluster.store

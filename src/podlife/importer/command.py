@@ -22,11 +22,14 @@ def read(paths: Sequence[str], namespaces: Sequence[str] = (), selector: str | N
          anonymize: bool = False, calibrate: str | None = None) -> Dump:
     if not paths:
         raise DumpError("--from", "expected a dump: a file or directory from kubectl get ... -o yaml")
-    dump = load_dump(paths, namespaces, selector, anonymize)
-    if calibrate is not None:
-        from podlife.importer.calibrate import calibrate as derive
+    from podlife.engine.gcpolicy import few_collections
 
-        derive(dump, calibrate)
+    with few_collections():   # what is read becomes the cluster's objects: as a run's, not traced again and again
+        dump = load_dump(paths, namespaces, selector, anonymize)
+        if calibrate is not None:
+            from podlife.importer.calibrate import calibrate as derive
+
+            derive(dump, calibrate)
     return dump
 
 
