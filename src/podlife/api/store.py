@@ -666,7 +666,9 @@ class Store:
         for obj in self.all_objects():
             # the state each object starts from, as the records a write of it would make (expectations and the
             # timelines read them)
-            if obj["kind"] not in ("Event", "Lease"):
+            if obj["kind"] == "Pod" and obj["spec"].get("nodeName"):
+                self.trace.emit("restored", object=ref(obj), node=obj["spec"]["nodeName"])
+            elif obj["kind"] not in ("Event", "Lease"):
                 self.trace.emit("restored", object=ref(obj))
             for r in status_records(obj["kind"], None, obj):
                 self.trace.add(r)
