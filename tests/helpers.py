@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import Result, run
+from podlife.api.validation import reset_rules, set_rules
+from podlife.versions import NEWEST, profile
+
+
+@pytest.fixture
+def newest_rules() -> Iterator[None]:
+    """Validation called directly (not through a store's write) with the newest release's rules."""
+    token = set_rules(profile(NEWEST))
+    yield
+    reset_rules(token)
 
 
 def run_text(tmp_path: Path, text: str, *overrides: str, version: str | None = None) -> Result:

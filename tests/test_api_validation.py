@@ -8,12 +8,17 @@ import pytest
 from podlife.api import names
 from podlife.api.defaults import apply_defaults
 from podlife.api.validation import (
-    FEATURES,
     POD_UPDATE_FORBIDDEN_MSG,
+    reset_rules,
+    set_rules,
     validate,
     validate_object_meta_update,
     validate_update,
 )
+from podlife.versions import NEWEST, profile
+from tests.helpers import newest_rules  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.usefixtures("newest_rules")
 
 
 def errs(obj, **kw):
@@ -249,7 +254,7 @@ def test_env_and_volume_mounts():
 
 def test_init_container_restart_policy_only_always():
     # without ContainerRestartRules (before 1.35): init containers restart Always (sidecars) or not at all
-    token = FEATURES.set({"container_restart_rules": False})
+    token = set_rules(profile(NEWEST, {"ContainerRestartRules": False}))
     try:
         p = make_pod(init=[c("sidecar", image="envoy", restartPolicy="Always")])
         assert errs(p) == []
@@ -259,7 +264,7 @@ def test_init_container_restart_policy_only_always():
         p = make_pod(c(restartPolicy="Always"))
         assert errs(p) == ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
     finally:
-        FEATURES.reset(token)
+        reset_rules(token)
 
 
 def test_container_restart_policy_and_rules_with_container_restart_rules():

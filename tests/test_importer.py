@@ -227,7 +227,7 @@ def test_run_from_prints_the_what_if(tmp_path: Path) -> None:
     rep = json.loads(out.read_text())
     assert rep["import"]["takenAt"] == "2025-01-01T00:30:00Z" and rep["whatIf"]["worstPdbViolation"]["seconds"] == 545
     assert rep["assumptions"][0]["object"] == "dump"
-    from podlife.trace.html import render
+    from podlife.report.html import render
 
     page = render(rep)
     assert "What-if" in page and "PodDisruptionBudget/shop/cache 1 pod(s) short of desiredHealthy" in page

@@ -18,7 +18,9 @@ from podlife.api.validation import validate
 from podlife.controlplane.controllers.job import indexed
 from podlife.controlplane.controllers.job.policies import match_success_policy
 from podlife.kubelet.envvars import make_environment
-from tests.helpers import records, run_text
+from tests.helpers import newest_rules, records, run_text  # noqa: F401  (newest_rules: a fixture)
+
+pytestmark = pytest.mark.usefixtures("newest_rules")
 
 SUFFIX = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
 INDEX = "batch.kubernetes.io/job-completion-index"

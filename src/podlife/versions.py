@@ -1,15 +1,18 @@
 """Behaviour that changed between Kubernetes minor versions: one table, consulted where each rule lives.
 
-A rule maps version ranges to a value; ``profile("1.27").terminal_phase_before_removal`` is the value for
-that minor. A rule that is a feature gate's behaviour names the gate (podlife.features): its table gives the
-value with the release's default gates, and ``profile("1.28", {"SidecarContainers": True})`` the value with the
-gates a scenario sets. Nothing else in podlife compares versions.
+The table is the body of ``Profile``: each rule is a typed field (a ``Literal`` of its values, or bool, int,
+float) whose ``rule(...)`` lists the value per version range with the upstream change that set it.
+``profile("1.27").terminal_phase_before_removal`` is the value for that minor. A rule that is a feature gate's
+behaviour names the gate (podlife.features): its table gives the value with the release's default gates, and
+``profile("1.28", {"SidecarContainers": True})`` the value with the gates a scenario sets. Nothing else in
+podlife compares versions; a misspelled rule, or a comparison with a value the rule never takes, fails mypy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Generic, Literal, TypeVar, cast
 
 OLDEST_MINOR = 18
 NEWEST_MINOR = 37
@@ -28,10 +31,15 @@ def normalize_version(text: str) -> str:
     return text
 
 
+T = TypeVar("T")
+# the values of negative_grace and negative_delete_grace (the registries' check_graceful_delete takes one)
+NegativeGrace = Literal["flows-through", "treated-as-one"]
+
+
 @dataclass(frozen=True)
-class Change:
+class Change(Generic[T]):
     since: int        # first minor with this value
-    value: Any
+    value: T
     source: str       # upstream PR or file that made the change
 
 
@@ -39,7 +47,7 @@ class Change:
 class Rule:
     name: str
     summary: str
-    changes: tuple[Change, ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
+    changes: tuple[Change[Any], ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
     # the feature gate (or gates, any of which) switching this behaviour (podlife.features); ``changes`` give
     # the value with every gate at its default, ``on`` / ``off`` the value when a scenario sets the gates
     # the other way
@@ -58,7 +66,7 @@ class Rule:
     def gates(self) -> tuple[str, ...]:
         return (self.gate,) if isinstance(self.gate, str) else tuple(self.gate or ())
 
-    def value(self, minor: int, gates: dict[str, bool], defaults: dict[str, bool]) -> Any:
+    def value(self, minor: int, gates: Mapping[str, bool], defaults: Mapping[str, bool]) -> Any:
         """The value with the release's gates set as given (``gates`` and ``defaults`` name only the gates the
         release knows; a rule none of whose gates it knows takes the table's value)."""
         names = [g for g in self.gates() if g in defaults]
@@ -69,467 +77,514 @@ class Rule:
         return self.at(minor)
 
 
-RULES: tuple[Rule, ...] = (
-    Rule("grace_override", "where killContainer applies a grace-period override", (
+def rule(summary: str, changes: tuple[Change[T], ...], *, gate: str | tuple[str, ...] | None = None,
+         on: T | None = None, off: T | None = None, gate_since: int = OLDEST_MINOR) -> T:
+    """A row of the table: a ``Profile`` field whose value per version the changes give (typed as the field,
+    so mypy checks each value against the field's type). ``on``/``off`` default to True/False."""
+    spec = Rule("", summary, changes, gate, True if on is None else on, False if off is None else off, gate_since)
+    return cast(T, field(metadata={"rule": spec}))
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """The behaviour of one Kubernetes minor version with its feature gates (defaults, or the values a
+    scenario sets): ``profile(version, gates)`` makes one. After the version and its gates, every field is a
+    rule of the table."""
+
+    version: str
+    minor: int
+    gates: Mapping[str, bool]        # every modelled gate the release knows, with the scenario's values
+    set_gates: Mapping[str, bool]    # the gates set against the release's defaults
+    dropped_fields: frozenset[DroppedField]   # DROPPED_FIELD_GATES keys whose gate exists and is off
+
+    grace_override: Literal["after-prestop-unclamped", "effective-after-prestop", "before-prestop"] = rule(
+        "where killContainer applies a grace-period override", (
         Change(18, "after-prestop-unclamped",
                "<=1.21: only eviction and killPodNow pass an override; applied after preStop, not clamped"),
         Change(22, "effective-after-prestop",
                "pod workers pass the effective grace as override, still after preStop (#117373)"),
         Change(28, "before-prestop", "PR #115835: override replaces the grace before the preStop hook"),
-    )),
-    Rule("negative_grace", "a negative spec.terminationGracePeriodSeconds", (
+    ))
+    negative_grace: NegativeGrace = rule("a negative spec.terminationGracePeriodSeconds", (
         Change(18, "flows-through", "negative values reach the kubelet and the runtime unchanged"),
         Change(27, "treated-as-one", "PR #115606: negative grace is treated as 1 s, with an API warning"),
-    )),
-    Rule("negative_delete_grace", "a negative gracePeriodSeconds in DeleteOptions", (
+    ))
+    negative_delete_grace: NegativeGrace = rule("a negative gracePeriodSeconds in DeleteOptions", (
         Change(18, "flows-through", "the negative value becomes deletionGracePeriodSeconds"),
         Change(22, "treated-as-one", "PR #98866: rest/delete.go BeforeDelete treats it as 1 s"),
-    )),
-    Rule("zero_grace", "grace used by the kubelet for an explicit 0 (force delete, hard eviction)", (
+    ))
+    zero_grace: Literal["as-is", "spec-grace", "one-second"] = rule(
+        "grace used by the kubelet for an explicit 0 (force delete, hard eviction)", (
         Change(18, "as-is", "<=1.21: killContainer gets 0: no preStop, then its 2 s minimum"),
         Change(22, "spec-grace", "pod workers fall back to the pod's spec grace (issue #115819)"),
         Change(31, "one-second", "PR #124063: an explicit 0 becomes 1 s"),
-    )),
-    Rule("terminal_phase_waits_for_containers", "a terminal phase reaches the API only once the containers stopped", (
+    ))
+    terminal_phase_waits_for_containers: bool = rule(
+        "a terminal phase reaches the API only once the containers stopped", (
         Change(18, False, "status_manager.go mergePodStatus: the phase is written as generated"),
         Change(24, True, "PR #108366: mergePodStatus keeps phase, reason and message while the pod could have "
                          "running containers"),
-    )),
-    Rule("terminal_phase_before_removal", "a deleted pod reaches Failed/Succeeded before it is removed", (
+    ))
+    terminal_phase_before_removal: bool = rule("a deleted pod reaches Failed/Succeeded before it is removed", (
         Change(18, False, "removal needs only reclaimed resources"),
         Change(27, True, "PR #115331: kubelet sets a terminal phase before the final delete"),
-    )),
-    Rule("statefulset_status_available_replicas", "StatefulSetStatus.availableReplicas exists (always encoded)", (
+    ))
+    statefulset_status_available_replicas: bool = rule("StatefulSetStatus.availableReplicas exists (always encoded)", (
         Change(18, False, "not in staging/src/k8s.io/api/apps/v1/types.go before 1.22"),
-        Change(22, True, "PR #100842 (StatefulSetMinReadySeconds): AvailableReplicas int32 `json:\"availableReplicas\"`, "
+        Change(22, True, "PR #100842 (StatefulSetMinReadySeconds): AvailableReplicas int32 "
+                         "`json:\"availableReplicas\"`, "
                          "no omitempty"),
-    )),
-    Rule("failed_pod_ready_reason", "reason of Ready/ContainersReady False on a Failed pod", (
+    ))
+    failed_pod_ready_reason: Literal["ContainersNotReady", "PodFailed"] = rule(
+        "reason of Ready/ContainersReady False on a Failed pod", (
         Change(18, "ContainersNotReady", "status/generate.go: the unready containers are listed"),
         Change(25, "PodFailed", "PR #110256 (in 1.25; backported to 1.22-1.24 patch releases): "
                                 "generateContainersReadyConditionForTerminalPhase, no message"),
-    )),
-    Rule("exec_probe_timeout", "an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
+    ))
+    exec_probe_timeout: bool = rule("an exec probe's timeoutSeconds ends the command (ExecProbeTimeout)", (
         Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
         Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
-    ), gate="ExecProbeTimeout"),
-    Rule("lifecycle_sleep_action", "a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
+    ), gate="ExecProbeTimeout")
+    lifecycle_sleep_action: bool = rule("a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),
-    ), gate="PodLifecycleSleepAction"),
-    Rule("sleep_action_allow_zero", "a lifecycle sleep action of 0 s passes validation", (
+    ), gate="PodLifecycleSleepAction")
+    sleep_action_allow_zero: bool = rule("a lifecycle sleep action of 0 s passes validation", (
         Change(18, False, "validateSleepAction: must be greater than 0 (PodLifecycleSleepActionAllowZero alpha, "
                           "off, in 1.32)"),
         Change(33, True, "pkg/features/kube_features.go: PodLifecycleSleepActionAllowZero beta, on by default in 1.33"),
-    ), gate="PodLifecycleSleepActionAllowZero"),
-    Rule("probe_termination_grace_period", "a probe's own terminationGracePeriodSeconds is honoured", (
+    ), gate="PodLifecycleSleepActionAllowZero")
+    probe_termination_grace_period: bool = rule("a probe's own terminationGracePeriodSeconds is honoured", (
         Change(18, False, "ProbeTerminationGracePeriod off by default (alpha 1.21, beta off 1.22): the field is "
                           "dropped and a liveness/startup kill uses the pod's grace"),
         Change(25, True, "pkg/features/kube_features.go: ProbeTerminationGracePeriod defaults to true in 1.25"),
-    ), gate="ProbeTerminationGracePeriod"),
-    Rule("readiness_probe_triggered", "a started container that is not yet ready gets an immediate readiness probe", (
+    ), gate="ProbeTerminationGracePeriod")
+    readiness_probe_triggered: bool = rule(
+        "a started container that is not yet ready gets an immediate readiness probe", (
         Change(18, False, "the readiness worker probes on its ticker only"),
         Change(21, True, "PR #98376: prober_manager.go UpdatePodStatus triggers the worker (manualTriggerCh) when a "
                          "started, running container's readiness is not Success"),
-    )),
-    Rule("legacy_sidecar_type", "container lifecycle.type: Sidecar of the unmerged PR #80744", (
+    ))
+    legacy_sidecar_type: bool = rule("container lifecycle.type: Sidecar of the unmerged PR #80744", (
         Change(18, True, "the seed-000 kubelet carried PR #80744"),
         Change(19, False, "not part of any release"),
-    )),
-    Rule("cronjob_controller", "which CronJob controller runs", (
+    ))
+    cronjob_controller: Literal["v1", "v2"] = rule("which CronJob controller runs", (
         Change(18, "v1", "cronjob_controller.go: every CronJob looked at every 10 s (syncAll)"),
         Change(21, "v2", "CronJobControllerV2 on by default (beta, 1.21): requeued for the next time + 100 ms"),
-    ), gate="CronJobControllerV2", on="v2", off="v1"),
-    Rule("cronjob_time_zone", "a CronJob's spec.timeZone is honoured", (
+    ), gate="CronJobControllerV2", on="v2", off="v1")
+    cronjob_time_zone: bool = rule("a CronJob's spec.timeZone is honoured", (
         Change(18, False, "not available; on 1.24 CronJobTimeZone is alpha and off (the field is dropped)"),
         Change(25, True, "pkg/features/kube_features.go: CronJobTimeZone beta, on by default in 1.25"),
-    ), gate="CronJobTimeZone"),
-    Rule("cronjob_scheduled_annotation", "Jobs of a CronJob carry batch.kubernetes.io/cronjob-scheduled-timestamp", (
+    ), gate="CronJobTimeZone")
+    cronjob_scheduled_annotation: bool = rule(
+        "Jobs of a CronJob carry batch.kubernetes.io/cronjob-scheduled-timestamp", (
         Change(18, False, "not set"),
         Change(28, True, "CronJobsScheduledAnnotation beta, on by default in 1.28"),
-    ), gate="CronJobsScheduledAnnotation"),
-    Rule("cronjob_completed_word", "wording of the SawCompletedJob event (\"…, status: Complete\")", (
+    ), gate="CronJobsScheduledAnnotation")
+    cronjob_completed_word: Literal["status", "condition"] = rule(
+        "wording of the SawCompletedJob event (\"…, status: Complete\")", (
         Change(18, "status", "PR #75712: \"Saw completed job: NAME, status: TYPE\""),
         Change(31, "condition", "cronjob_controllerv2.go: \"…, condition: TYPE\" (jobutil.FinishedCondition); the "
                                 "release that switched is not confirmed, 1.31 assumed"),
-    )),
-    Rule("external_provisioning_message", "the PersistentVolume controller's ExternalProvisioning event", (
+    ))
+    external_provisioning_message: str = rule("the PersistentVolume controller's ExternalProvisioning event", (
         Change(18, 'waiting for a volume to be created, either by external provisioner "{provisioner}" or manually '
                    "created by system administrator", "pv_controller.go provisionClaim"),
         Change(28, "Waiting for a volume to be created either by the external provisioner '{provisioner}' or manually "
                    "by the system administrator. If volume creation is delayed, please verify that the provisioner "
                    "is running and correctly registered.",
                "pv_controller.go: reworded message (1.28 assumed; the exact release is not confirmed)"),
-    )),
-    Rule("statefulset_pvc_retention", "StatefulSet persistentVolumeClaimRetentionPolicy is honoured", (
+    ))
+    statefulset_pvc_retention: bool = rule("StatefulSet persistentVolumeClaimRetentionPolicy is honoured", (
         Change(18, False, "not available (1.23-1.26: StatefulSetAutoDeletePVC alpha, off)"),
         Change(27, True, "pkg/features/kube_features.go: StatefulSetAutoDeletePVC beta, on by default in 1.27"),
-    ), gate="StatefulSetAutoDeletePVC"),
-    Rule("scheduling_gates", "spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
+    ), gate="StatefulSetAutoDeletePVC")
+    scheduling_gates: bool = rule("spec.schedulingGates hold a pod back from scheduling (PodSchedulingReadiness)", (
         Change(18, False, "not available; on 1.26 alpha and off by default, the API server drops the field"),
         Change(27, True, "pkg/features/kube_features.go: PodSchedulingReadiness beta, on by default in 1.27"),
-    ), gate="PodSchedulingReadiness"),
-    Rule("container_restart_rules", "a regular container's own restartPolicy and restartPolicyRules", (
+    ), gate="PodSchedulingReadiness")
+    container_restart_rules: bool = rule("a regular container's own restartPolicy and restartPolicyRules", (
         Change(18, False, "not available (1.34: ContainerRestartRules alpha, off: the API server drops them)"),
         Change(35, True, "KEP-5307: ContainerRestartRules beta, on by default in 1.35"),
-    ), gate="ContainerRestartRules"),
-    Rule("terminating_replicas_status", "ReplicaSet and Deployment status.terminatingReplicas", (
+    ), gate="ContainerRestartRules")
+    terminating_replicas_status: bool = rule("ReplicaSet and Deployment status.terminatingReplicas", (
         Change(18, False, "not reported (1.33-1.34: DeploymentReplicaSetTerminatingReplicas alpha, off)"),
         Change(35, True, "KEP-3973: DeploymentReplicaSetTerminatingReplicas beta, on by default in 1.35: pods "
                          "deleted but not yet Succeeded or Failed"),
-    ), gate="DeploymentReplicaSetTerminatingReplicas"),
-    Rule("restart_all_containers", "a restartPolicyRules action RestartAllContainers restarts the pod in place", (
+    ), gate="DeploymentReplicaSetTerminatingReplicas")
+    restart_all_containers: bool = rule("a restartPolicyRules action RestartAllContainers restarts the pod in place", (
         Change(18, False, "not available (1.35: RestartAllContainersOnContainerExits alpha, off: validation "
                           "refuses the action)"),
         Change(36, True, "KEP-5532: RestartAllContainersOnContainerExits beta, on by default in 1.36 (PR #136681)"),
-    ), gate="RestartAllContainersOnContainerExits"),
-    Rule("container_stop_signals", "a container's lifecycle.stopSignal replaces SIGTERM", (
+    ), gate="RestartAllContainersOnContainerExits")
+    container_stop_signals: bool = rule("a container's lifecycle.stopSignal replaces SIGTERM", (
         Change(18, False, "not available (1.33-1.36: ContainerStopSignals alpha, off: the API server drops it)"),
         Change(37, True, "KEP-4960: ContainerStopSignals beta, on by default in 1.37"),
-    ), gate="ContainerStopSignals"),
-    Rule("ready_to_start_at_sandbox", "PodReadyToStartContainers turns True right after the sandbox is created", (
+    ), gate="ContainerStopSignals")
+    ready_to_start_at_sandbox: bool = rule("PodReadyToStartContainers turns True right after the sandbox is created", (
         Change(18, False, "the condition follows the runtime state at the next SyncPod (after the image pulls and "
                           "container starts of the first one)"),
         Change(36, True, "PR #134660: the kubelet writes the condition as soon as the sandbox exists"),
-    )),
-    Rule("hpa_sync_on_change", "a new HorizontalPodAutoscaler, or one whose spec changed, is synced at once", (
+    ))
+    hpa_sync_on_change: bool = rule("a new HorizontalPodAutoscaler, or one whose spec changed, is synced at once", (
         Change(18, False, "horizontal.go enqueueHPA: AddRateLimited, the first sync one resync period (15 s) later"),
         Change(37, True, "PR #138294 (v1.37.0-alpha.1): newly created and spec-changed autoscalers reconciled "
                          "immediately"),
-    )),
-    Rule("relaxed_env_var_names", "environment variable names may be any printable ASCII but '='", (
+    ))
+    relaxed_env_var_names: bool = rule("environment variable names may be any printable ASCII but '='", (
         Change(18, False, "IsEnvVarName: letters, digits, '_', '-' and '.', not starting with a digit"),
         Change(32, True, "RelaxedEnvironmentVariableValidation beta, on by default in 1.32 (alpha 1.30, GA 1.34)"),
-    ), gate="RelaxedEnvironmentVariableValidation"),
-    Rule("crashloop_requeue_at_expiry", "a pod in CrashLoopBackOff is synced again when its back-off expires", (
+    ), gate="RelaxedEnvironmentVariableValidation")
+    crashloop_requeue_at_expiry: bool = rule("a pod in CrashLoopBackOff is synced again when its back-off expires", (
         Change(18, False, "pod_workers.go: a failed sync, a back-off included (its succeeded ConfigPodSandbox "
                           "result keeps kubelet.go SyncPod from dropping the error), is retried after the "
                           "worker's 10 s (jitter 0.5)"),
         Change(34, True, "PR #133066 (BackoffError): the retry waits until the back-off expiry, at most the 1 min "
                          "resync interval (jitter 0.5)"),
-    )),
-    Rule("pod_generation", "pods carry metadata.generation, bumped when their spec changes", (
+    ))
+    pod_generation: bool = rule("pods carry metadata.generation, bumped when their spec changes", (
         Change(18, False, "pods have no generation"),
         Change(33, True, "KEP-5067 (1.33): the API server sets and bumps a pod's metadata.generation"),
-    )),
-    Rule("pod_observed_generation", "the kubelet reports status.observedGeneration of a pod", (
+    ))
+    pod_observed_generation: bool = rule("the kubelet reports status.observedGeneration of a pod", (
         Change(18, False, "not reported (1.33: PodObservedGenerationTracking alpha, off)"),
         Change(34, True, "KEP-5067: PodObservedGenerationTracking beta, on by default in 1.34 (GA 1.35)"),
-    ), gate="PodObservedGenerationTracking"),
-    Rule("created_event_colon", "wording of the kubelet's Created event", (
+    ), gate="PodObservedGenerationTracking")
+    created_event_colon: bool = rule("wording of the kubelet's Created event", (
         Change(18, False, "kuberuntime_container.go startContainer: \"Created container NAME\""),
         Change(32, True, "kuberuntime_container.go startContainer: \"Created container: NAME\" (1.32)"),
-    )),
-    Rule("backoff_event_names_pod", "the BackOff event names the container and its pod", (
+    ))
+    backoff_event_names_pod: bool = rule("the BackOff event names the container and its pod", (
         Change(18, False, "doBackOff: \"Back-off restarting failed container\""),
         Change(26, True, "doBackOff: \"Back-off restarting failed container NAME in pod POD\" (1.26)"),
-    )),
-    Rule("pod_host_ips", "pod status reports hostIPs", (
+    ))
+    pod_host_ips: bool = rule("pod status reports hostIPs", (
         Change(18, False, "only hostIP (1.28: PodHostIPs alpha, off)"),
         Change(29, True, "KEP-2681: PodHostIPs beta, on by default in 1.29"),
-    ), gate="PodHostIPs"),
-    Rule("pod_ready_to_start_containers", "the PodReadyToStartContainers condition", (
+    ), gate="PodHostIPs")
+    pod_ready_to_start_containers: bool = rule("the PodReadyToStartContainers condition", (
         Change(18, False, "not reported (PodHasNetwork alpha from 1.25, renamed in 1.28, off)"),
         Change(29, True, "KEP-3085: PodReadyToStartContainersCondition beta, on by default in 1.29"),
-    ), gate="PodReadyToStartContainersCondition"),
-    Rule("native_sidecars", "init containers with restartPolicy: Always", (
+    ), gate="PodReadyToStartContainersCondition")
+    native_sidecars: Literal["off", "ordered", "unordered"] = rule("init containers with restartPolicy: Always", (
         Change(18, "off", "not available; 1.28: SidecarContainers alpha and off, the API server drops restartPolicy "
                           "(dropDisabledFields) and the container is an ordinary init container. With the gate on, "
                           "1.28 runs sidecars without a termination order (KEP-753 alpha)"),
         Change(29, "ordered", "SidecarContainers beta, on; PR #120620: sidecars stop after the main containers, in "
                               "reverse order"),
-    ), gate="SidecarContainers", on="unordered", off="off"),
-    Rule("node_monitor_grace_period", "kube-controller-manager --node-monitor-grace-period default (s)", (
+    ), gate="SidecarContainers", on="unordered", off="off")
+    node_monitor_grace_period: float = rule("kube-controller-manager --node-monitor-grace-period default (s)", (
         Change(18, 40.0, "pkg/controller/nodelifecycle defaults"),
         Change(32, 50.0, "PR #126287"),
-    )),
-    Rule("pod_not_ready_event", "MarkPodsNotReady records a Warning NodeNotReady event on each pod", (
+    ))
+    pod_not_ready_event: bool = rule("MarkPodsNotReady records a Warning NodeNotReady event on each pod", (
         Change(18, False, "pkg/controller/util/node MarkPodsNotReady: status update only"),
         Change(19, True, "PR #87743: 'Node is not ready'"),
-    )),
-    Rule("taint_eviction_component", "source component of the taint-based eviction controller's events", (
+    ))
+    taint_eviction_component: Literal["taint-controller", "taint-eviction-controller"] = rule(
+        "source component of the taint-based eviction controller's events", (
         Change(18, "taint-controller", "NoExecuteTaintManager inside the node lifecycle controller"),
         Change(29, "taint-eviction-controller", "KEP-3902 SeparateTaintEvictionController beta"),
-    ), gate="SeparateTaintEvictionController", on="taint-eviction-controller", off="taint-controller"),
-    Rule("podgc_out_of_service", "PodGC force-deletes terminating pods on NotReady out-of-service nodes", (
+    ), gate="SeparateTaintEvictionController", on="taint-eviction-controller", off="taint-controller")
+    podgc_out_of_service: bool = rule("PodGC force-deletes terminating pods on NotReady out-of-service nodes", (
         Change(18, False, "not available (alpha, off, in 1.24-1.25)"),
         Change(26, True, "KEP-2268 NodeOutOfServiceVolumeDetach beta, on by default"),
-    ), gate="NodeOutOfServiceVolumeDetach"),
-    Rule("podgc_evicted_first", "PodGC over terminatedPodGCThreshold deletes Evicted pods first", (
+    ), gate="NodeOutOfServiceVolumeDetach")
+    podgc_evicted_first: bool = rule("PodGC over terminatedPodGCThreshold deletes Evicted pods first", (
         Change(18, False, "oldest creationTimestamp first (byCreationTimestamp)"),
         Change(27, True, "PR #116167: byEvictionAndCreationTimestamp"),
-    )),
-    Rule("soft_eviction_grace", "grace given to a pod evicted on a soft threshold", (
+    ))
+    soft_eviction_grace: Literal["max-pod-grace", "min-of-max-and-pod"] = rule(
+        "grace given to a pod evicted on a soft threshold", (
         Change(18, "max-pod-grace", "evictionMaxPodGracePeriod"),
         Change(32, "min-of-max-and-pod", "PR #122890: min(evictionMaxPodGracePeriod, pod grace)"),
-    ), gate="AllowOverwriteTerminationGracePeriodSeconds", on="max-pod-grace", off="min-of-max-and-pod"),
-    Rule("hard_eviction_grace", "grace override the eviction manager passes for a hard threshold (s)", (
+    ), gate="AllowOverwriteTerminationGracePeriodSeconds", on="max-pod-grace", off="min-of-max-and-pod")
+    hard_eviction_grace: int = rule("grace override the eviction manager passes for a hard threshold (s)", (
         Change(18, 0, "eviction_manager.go: 0, which the pod workers then treat per zero_grace"),
         Change(31, 1, "PR #124063: immediateEvictionGracePeriodSeconds = 1"),
-    )),
-    Rule("eviction_message", "wording of the kubelet's eviction message (helpers.go evictionMessage)", (
+    ))
+    eviction_message: Literal["exceeds-request", "larger-consumption", "with-init-containers"] = rule(
+        "wording of the kubelet's eviction message (helpers.go evictionMessage)", (
         Change(18, "exceeds-request", "PR #63415: 'Container X was using Y, which exceeds its request of Z. '"),
         Change(26, "larger-consumption", "PR #111597 'request is Z, has larger consumption of R. ', with "
                "'Threshold quantity: Q, available: A. ' (the version of the latter unverified)"),
         Change(31, "with-init-containers", "PR #124947: init and sidecar containers are named too"),
-    )),
-    Rule("pod_rejected_message", "prefix of the status message of a pod the kubelet rejects (rejectPod)", (
+    ))
+    pod_rejected_message: str = rule("prefix of the status message of a pod the kubelet rejects (rejectPod)", (
         Change(18, "Pod ", "kubelet.go rejectPod: 'Pod ' + message"),
         Change(26, "Pod was rejected: ", "PR #112644"),
-    )),
-    Rule("killing_event", "message of the Killing event", (
+    ))
+    killing_event: Literal["legacy", "stopping"] = rule("message of the Killing event", (
         Change(18, "legacy", "the seed-000 kubelet: 'Killing container with id docker://NAME:Need to kill Pod'"),
         Change(19, "stopping", "'Stopping container NAME'"),
-    )),
-    Rule("runtime_not_synced_message", "runtimeErrors() before the first runtime sync", (
+    ))
+    runtime_not_synced_message: str = rule("runtimeErrors() before the first runtime sync", (
         Change(18, "container runtime is down", "the seed-001 kubelet (pre PR #69613)"),
         Change(19, "container runtime status check may not have completed yet", "PR #69613"),
-    )),
-    Rule("pleg_never_relisted", "PLEG health message when no relist ever succeeded", (
+    ))
+    pleg_never_relisted: str = rule("PLEG health message when no relist ever succeeded", (
         Change(18, "pleg was last seen active 2562047h47m16.854775807s ago; threshold is 3m0s",
                "the seed-era kubelet: time since the zero time"),
         Change(19, "pleg has yet to be successful", "pkg/kubelet/pleg/generic.go Healthy: relistTime.IsZero()"),
-    )),
-    Rule("graceful_node_shutdown", "the kubelet's graceful node shutdown manager (GracefulNodeShutdown)", (
+    ))
+    graceful_node_shutdown: bool = rule("the kubelet's graceful node shutdown manager (GracefulNodeShutdown)", (
         Change(18, False, "not available: a shutdown is a power-off for the pods"),
         Change(21, True, "beta, on by default (KEP-2000); active when shutdownGracePeriod > 0"),
-    ), gate="GracefulNodeShutdown"),
-    Rule("pdb_condition", "PodDisruptionBudget status carries the DisruptionAllowed condition", (
+    ), gate="GracefulNodeShutdown")
+    pdb_condition: bool = rule("PodDisruptionBudget status carries the DisruptionAllowed condition", (
         Change(18, False, "no conditions in PodDisruptionBudgetStatus"),
         Change(21, True, "policy/v1 (1.21): disruption.go updatePdbStatus sets DisruptionAllowed"),
-    )),
-    Rule("pdb_unmanaged_pods", "a pod without a controller under a budget that needs its controllers' scale", (
+    ))
+    pdb_unmanaged_pods: Literal["error", "skipped", "event"] = rule(
+        "a pod without a controller under a budget that needs its controllers' scale", (
         Change(18, "error", "disruption.go getExpectedScale: NoControllerRef event, the sync fails (failSafe)"),
         Change(22, "skipped", "PR #103414: unmanaged pods are left out of the expected count, logged only"),
         Change(27, "event", "PR #115861: skipped, with an UnmanagedPods warning event on the budget"),
-    )),
-    Rule("pdb_unhealthy_pod_eviction_policy", "spec.unhealthyPodEvictionPolicy is honoured by evictions", (
+    ))
+    pdb_unhealthy_pod_eviction_policy: bool = rule("spec.unhealthyPodEvictionPolicy is honoured by evictions", (
         Change(18, False, "not available; IfHealthyBudget behaviour (1.26: alpha, off, the field is dropped)"),
         Change(27, True, "pkg/features/kube_features.go: PDBUnhealthyPodEvictionPolicy beta, on by default in 1.27"),
-    ), gate="PDBUnhealthyPodEvictionPolicy"),
-    Rule("disruption_target_condition", "pods stopped by the kubelet or a controller get DisruptionTarget", (
+    ), gate="PDBUnhealthyPodEvictionPolicy")
+    disruption_target_condition: bool = rule("pods stopped by the kubelet or a controller get DisruptionTarget", (
         Change(18, False, "no such condition"),
         Change(26, True, "KEP-3329 PodDisruptionConditions beta, on by default"),
-    ), gate="PodDisruptionConditions"),
-    Rule("evented_pleg", "the kubelet takes container events from the runtime (EventedPLEG)", (
+    ), gate="PodDisruptionConditions")
+    evented_pleg: bool = rule("the kubelet takes container events from the runtime (EventedPLEG)", (
         Change(18, False, "generic relist only; EventedPLEG exists from 1.26 (KEP-3386), off by default"),
-    ), gate="EventedPLEG"),
-    Rule("pulled_duration", "the Pulled event says how long the pull took", (
+    ), gate="EventedPLEG")
+    pulled_duration: bool = rule("the Pulled event says how long the pull took", (
         Change(18, False, "'Successfully pulled image \"X\"'"),
         Change(19, True, "PR #91563: '... in 1.2s'"),
-    )),
-    Rule("structured_logs", "kubelet log lines use structured logging (klog InfoS)", (
+    ))
+    structured_logs: bool = rule("kubelet log lines use structured logging (klog InfoS)", (
         Change(18, False, "printf-style klog"),
         Change(21, True, "KEP-1602 structured logging in the kubelet"),
-    )),
-    Rule("pod_deletion_cost", "ReplicaSet scale-down ranks by the controller.kubernetes.io/pod-deletion-cost annotation", (
+    ))
+    pod_deletion_cost: bool = rule(
+        "ReplicaSet scale-down ranks by the controller.kubernetes.io/pod-deletion-cost annotation", (
         Change(18, False, "not available (1.21: KEP-2255 alpha, feature gate PodDeletionCost off)"),
-        Change(22, True, "PodDeletionCost beta, on by default (pkg/controller/controller_utils.go ActivePodsWithRanks)"),
-    ), gate="PodDeletionCost"),
-    Rule("logarithmic_scale_down", "ReplicaSet scale-down compares ready/creation times in log2 buckets, ties by UID", (
+        Change(22, True, "PodDeletionCost beta, on by default "
+                         "(pkg/controller/controller_utils.go ActivePodsWithRanks)"),
+    ), gate="PodDeletionCost")
+    logarithmic_scale_down: bool = rule(
+        "ReplicaSet scale-down compares ready/creation times in log2 buckets, ties by UID", (
         Change(18, False, "exact timestamps, newer first (1.21: KEP-2185 alpha, LogarithmicScaleDown off)"),
         Change(22, True, "LogarithmicScaleDown beta, on by default; GA 1.31 (controller_utils.go logarithmicRankDiff)"),
-    ), gate="LogarithmicScaleDown"),
-    Rule("scaling_replica_set_message", "wording of the deployment controller's ScalingReplicaSet events", (
+    ), gate="LogarithmicScaleDown")
+    scaling_replica_set_message: Literal["to", "to-from", "from-to"] = rule(
+        "wording of the deployment controller's ScalingReplicaSet events", (
         Change(18, "to", "sync.go scaleReplicaSet: 'Scaled up replica set X to N'"),
         Change(23, "to-from", "PR #101142 (release unverified): 'Scaled up replica set X to N from M'; a new "
                               "replica set's event stays 'Scaled up replica set X to N'"),
         Change(32, "from-to", "PR #125118 (v1.32.0-alpha.2): 'Scaled up replica set X from M to N'; a new "
                               "replica set: 'from 0 to N'"),
-    )),
-    Rule("fit_error_preemption_suffix", "FailedScheduling message ends with DefaultPreemption's 'preemption: ...'", (
+    ))
+    fit_error_preemption_suffix: bool = rule(
+        "FailedScheduling message ends with DefaultPreemption's 'preemption: ...'", (
         Change(18, False, "the PostFilter message is not part of the FitError"),
         Change(24, True, "PR #107775: FitError.Error() appends Diagnosis.PostFilterMsg"),
-    )),
-    Rule("priority_preemption_policy", "the Priority admission plugin copies the class's preemptionPolicy", (
+    ))
+    priority_preemption_policy: bool = rule("the Priority admission plugin copies the class's preemptionPolicy", (
         Change(18, False, "NonPreemptingPriority alpha, off"),
         Change(19, True, "NonPreemptingPriority beta, on by default (KEP-902); GA 1.24"),
-    ), gate="NonPreemptingPriority"),
-    Rule("score_weights", "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
+    ), gate="NonPreemptingPriority")
+    score_weights: Mapping[str, int] = rule(
+        "default weights of the score plugins (pkg/scheduler/apis/config/*/default_plugins.go)", (
         Change(18, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 1, "inter_pod": 1},
                "v1alpha2: PodTopologySpread 1"),
         Change(19, {"fit": 1, "balanced": 1, "node_affinity": 1, "taint": 1, "spread": 2, "inter_pod": 1},
                "PR #91258: PodTopologySpread 2 (v1beta1/v1beta2)"),
         Change(23, {"fit": 1, "balanced": 1, "node_affinity": 2, "taint": 3, "spread": 2, "inter_pod": 2},
                "v1beta3 (kept in v1): TaintToleration 3, NodeAffinity 2, InterPodAffinity 2"),
-    )),
-    Rule("selector_spread_plugin", "SelectorSpread scores in the default profile (weight 1)", (
+    ))
+    selector_spread_plugin: bool = rule("SelectorSpread scores in the default profile (weight 1)", (
         Change(18, True, "default_plugins.go: SelectorSpread; 1.19: DefaultPodTopologySpread alpha, off"),
         Change(20, False, "PR #91793: DefaultPodTopologySpread beta, on: PodTopologySpread's system default "
                           "constraints replace SelectorSpread (GA 1.24)"),
-    ), gate="DefaultPodTopologySpread", on=False, off=True),
-    Rule("balanced_allocation_skips_best_effort", "NodeResourcesBalancedAllocation does not score a pod "
-         "requesting no cpu and no memory", (
+    ), gate="DefaultPodTopologySpread", on=False, off=True)
+    balanced_allocation_skips_best_effort: bool = rule("NodeResourcesBalancedAllocation does not score a pod "
+        "requesting no cpu and no memory", (
         Change(18, False, "balanced_allocation.go: the node's balance with the pod's zero requests added"),
         Change(33, True, "PR #130260 (issue #129138): PreScore returns Skip for best-effort pods"),
-    )),
-    Rule("balanced_allocation_by_change", "NodeResourcesBalancedAllocation scores how much the pod improves "
-         "the node's balance", (
+    ))
+    balanced_allocation_by_change: bool = rule("NodeResourcesBalancedAllocation scores how much the pod improves "
+        "the node's balance", (
         Change(18, False, "balanced_allocation.go: the balance with the pod, int64((1 - std) * 100)"),
         Change(36, True, "PR #135573: 50 + (50 + with - without) / 2 (no change: 75)"),
-    )),
+    ))
     # pkg/api/pod/util.go dropDisabledFields: a topologySpreadConstraints field whose gate is off is dropped
-    Rule("spread_min_domains", "topologySpreadConstraints[].minDomains is kept (else dropped)", (
+    spread_min_domains: bool = rule("topologySpreadConstraints[].minDomains is kept (else dropped)", (
         Change(18, False, "MinDomainsInPodTopologySpread alpha 1.24, beta but off 1.25-1.26"),
         Change(27, True, "KEP-3022: MinDomainsInPodTopologySpread on by default (GA 1.30)"),
-    ), gate="MinDomainsInPodTopologySpread"),
-    Rule("spread_match_label_keys", "topologySpreadConstraints[].matchLabelKeys is kept (else dropped)", (
+    ), gate="MinDomainsInPodTopologySpread")
+    spread_match_label_keys: bool = rule("topologySpreadConstraints[].matchLabelKeys is kept (else dropped)", (
         Change(18, False, "MatchLabelKeysInPodTopologySpread alpha, off, in 1.25-1.26"),
         Change(27, True, "KEP-3243: MatchLabelKeysInPodTopologySpread beta, on by default"),
-    ), gate="MatchLabelKeysInPodTopologySpread"),
-    Rule("spread_node_inclusion_policies", "topologySpreadConstraints[].nodeAffinityPolicy and nodeTaintsPolicy "
-         "are kept (else dropped)", (
+    ), gate="MatchLabelKeysInPodTopologySpread")
+    spread_node_inclusion_policies: bool = rule("topologySpreadConstraints[].nodeAffinityPolicy and nodeTaintsPolicy "
+        "are kept (else dropped)", (
         Change(18, False, "NodeInclusionPolicyInPodTopologySpread alpha, off, in 1.25"),
         Change(26, True, "KEP-3094: NodeInclusionPolicyInPodTopologySpread beta, on by default (GA 1.33)"),
-    ), gate="NodeInclusionPolicyInPodTopologySpread"),
-    Rule("prefer_nominated_node", "a pod nominated by preemption is tried on its nominated node first", (
+    ), gate="NodeInclusionPolicyInPodTopologySpread")
+    prefer_nominated_node: bool = rule("a pod nominated by preemption is tried on its nominated node first", (
         Change(18, False, "schedule_one: the nominated node only holds the pod's requests (PreferNominatedNode "
                           "alpha and off in 1.21)"),
         Change(22, True, "KEP-1923 PreferNominatedNode beta, on by default (GA 1.24): evaluateNominatedNode"),
-    ), gate="PreferNominatedNode"),
-    Rule("async_preemption", "preemption deletes the victims after the scheduling cycle has handled the failure", (
+    ), gate="PreferNominatedNode")
+    async_preemption: bool = rule("preemption deletes the victims after the scheduling cycle has handled the failure", (
         Change(18, False, "prepareCandidate inside PostFilter: victims deleted before the FailedScheduling Event "
                           "and the nomination (1.32: SchedulerAsyncPreemption alpha, off)"),
         Change(33, True, "KEP-4832 SchedulerAsyncPreemption beta, on by default: prepareCandidateAsync"),
-    ), gate="SchedulerAsyncPreemption"),
-    Rule("preempted_event_message", "message of the Preempted Event on a victim", (
+    ), gate="SchedulerAsyncPreemption")
+    preempted_event_message: Literal["name", "anonymous", "uid"] = rule("message of the Preempted Event on a victim", (
         Change(18, "name", "prepareCandidate: 'Preempted by NAMESPACE/NAME on node NODE'"),
         Change(23, "anonymous", "PR #114923 (in 1.23-1.26 patch releases): 'Preempted by a pod on node NODE'"),
         Change(29, "uid", "PR #119971: 'Preempted by pod UID on node NODE'"),
-    )),
-    Rule("daemonset_max_surge", "a DaemonSet rolling update honours rollingUpdate.maxSurge", (
+    ))
+    daemonset_max_surge: bool = rule("a DaemonSet rolling update honours rollingUpdate.maxSurge", (
         Change(18, False, "no surge: 1.18-1.20 have no maxSurge field; 1.21 DaemonSetUpdateSurge alpha, off "
                           "(util.SurgeCount is 0 and the API server drops the field)"),
         Change(22, True, "KEP-1591 DaemonSetUpdateSurge beta, on by default (GA 1.25, gate removed in 1.27)"),
-    ), gate="DaemonSetUpdateSurge"),
-    Rule("daemonset_skips_deleted_terminal", "the DaemonSet controller ignores terminal pods being deleted", (
+    ), gate="DaemonSetUpdateSurge")
+    daemonset_skips_deleted_terminal: bool = rule("the DaemonSet controller ignores terminal pods being deleted", (
         Change(18, False, "getNodesToDaemonPods: a deleted pod counts until it leaves the store"),
         Change(28, True, "PR #118716: terminal pods with a deletionTimestamp are skipped (replaced at once)"),
-    )),
-    Rule("statefulset_max_unavailable", "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
+    ))
+    statefulset_max_unavailable: bool = rule(
+        "a StatefulSet rolling update replaces up to rollingUpdate.maxUnavailable pods", (
         Change(18, False, "one pod at a time (1.24-1.34: MaxUnavailableStatefulSet alpha, off)"),
         Change(35, True, "KEP-961: MaxUnavailableStatefulSet beta, on by default in 1.35"),
         Change(36, False, "PR #137904: off by default again in 1.36 (a regression with Parallel pod management)"),
         Change(37, True, "PR #139466: on by default in 1.37"),
-    ), gate="MaxUnavailableStatefulSet"),
-    Rule("statefulset_start_ordinal", "a StatefulSet numbers its pods from spec.ordinals.start", (
+    ), gate="MaxUnavailableStatefulSet")
+    statefulset_start_ordinal: bool = rule("a StatefulSet numbers its pods from spec.ordinals.start", (
         Change(18, False, "from 0 (1.26: StatefulSetStartOrdinal alpha, off)"),
         Change(27, True, "KEP-3335 StatefulSetStartOrdinal beta, on by default (GA 1.31)"),
-    ), gate="StatefulSetStartOrdinal"),
-    Rule("statefulset_pod_index_label", "StatefulSet pods get the apps.kubernetes.io/pod-index label", (
+    ), gate="StatefulSetStartOrdinal")
+    statefulset_pod_index_label: bool = rule("StatefulSet pods get the apps.kubernetes.io/pod-index label", (
         Change(18, False, "not available (the label and its PodIndexLabel gate arrive in 1.28, already beta)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, on by default (stateful_set_utils.go initIdentity)"),
-    ), gate="PodIndexLabel"),
-    Rule("statefulset_available_replicas", "StatefulSet status.availableReplicas and spec.minReadySeconds", (
+    ), gate="PodIndexLabel")
+    statefulset_available_replicas: bool = rule("StatefulSet status.availableReplicas and spec.minReadySeconds", (
         Change(18, False, "not available (1.22: KEP-2599 alpha, StatefulSetMinReadySeconds off)"),
         Change(23, True, "KEP-2599 StatefulSetMinReadySeconds beta, on by default"),
-    ), gate="StatefulSetMinReadySeconds"),
-    Rule("job_prefixed_labels", "the Job registry labels pods batch.kubernetes.io/controller-uid and job-name too", (
+    ), gate="StatefulSetMinReadySeconds")
+    job_prefixed_labels: bool = rule(
+        "the Job registry labels pods batch.kubernetes.io/controller-uid and job-name too", (
         Change(18, False, "pkg/registry/batch/job/strategy.go generateSelector: controller-uid, job-name"),
         Change(27, True, "PR #114930: batch.kubernetes.io/ prefixed labels added; selector on the prefixed uid"),
-    )),
-    Rule("job_tracking_finalizer", "Job pods carry batch.kubernetes.io/job-tracking; counts via uncountedTerminatedPods", (
+    ))
+    job_tracking_finalizer: bool = rule(
+        "Job pods carry batch.kubernetes.io/job-tracking; counts via uncountedTerminatedPods", (
         Change(18, False, "pods counted while they exist (1.22 alpha; beta but off in 1.23-1.24, PR #109491)"),
         Change(25, True, "PR #110948: JobTrackingWithFinalizers re-enabled by default (GA 1.26)"),
-    ), gate="JobTrackingWithFinalizers"),
-    Rule("job_delay_terminal_condition", "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
+    ), gate="JobTrackingWithFinalizers")
+    job_delay_terminal_condition: bool = rule(
+        "Job gets FailureTarget/SuccessCriteriaMet first, Failed/Complete when no pod terminates", (
         Change(18, False, "Failed/Complete set at once (job_controller.go newFailureCondition)"),
         Change(31, True, "PR #125510: delayTerminalCondition (JobPodReplacementPolicy/JobManagedBy on)"),
-    ), gate=("JobPodReplacementPolicy", "JobManagedBy"), gate_since=31),
-    Rule("job_pod_failure_policy", "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
+    ), gate=("JobPodReplacementPolicy", "JobManagedBy"), gate_since=31)
+    job_pod_failure_policy: bool = rule(
+        "Job spec.podFailurePolicy (FailJob, Ignore, Count on exit codes and pod conditions)", (
         Change(18, False, "not available (1.25: JobPodFailurePolicy alpha, off: the API server drops the field)"),
         Change(26, True, "KEP-3329: JobPodFailurePolicy beta, on by default in 1.26 (GA 1.31)"),
-    ), gate="JobPodFailurePolicy"),
-    Rule("job_indexed", "Job spec.completionMode Indexed (completion indexes, index pod names and hostnames)", (
+    ), gate="JobPodFailurePolicy")
+    job_indexed: bool = rule("Job spec.completionMode Indexed (completion indexes, index pod names and hostnames)", (
         Change(18, False, "not available (1.21: IndexedJob alpha, off: the API server drops completionMode)"),
         Change(22, True, "KEP-2214 IndexedJob beta, on by default (GA 1.24); PR #101601 index in pod names"),
-    ), gate="IndexedJob"),
-    Rule("job_indexed_pod_names", "Indexed Job pods are named <job>-<index>-xxxxx with hostname <job>-<index>", (
+    ), gate="IndexedJob")
+    job_indexed_pod_names: bool = rule("Indexed Job pods are named <job>-<index>-xxxxx with hostname <job>-<index>", (
         Change(18, False, "1.21 (IndexedJob alpha): <job>-xxxxx, no hostname"),
         Change(22, True, "PR #101601: podGenerateNameWithIndex and spec.hostname"),
-    )),
-    Rule("job_pod_index_label", "Indexed Job pods get the batch.kubernetes.io/job-completion-index label", (
+    ))
+    job_pod_index_label: bool = rule("Indexed Job pods get the batch.kubernetes.io/job-completion-index label", (
         Change(18, False, "the index is an annotation only (JOB_COMPLETION_INDEX from the annotation)"),
         Change(28, True, "KEP-4017 PodIndexLabel beta, PR #118883; JOB_COMPLETION_INDEX reads the label while the "
                          "gate is on (indexed_job_utils.go as read; the release that switched it is not pinned)"),
-    ), gate="PodIndexLabel"),
-    Rule("job_backoff_limit_per_index", "Job spec.backoffLimitPerIndex / maxFailedIndexes and FailIndex rules", (
+    ), gate="PodIndexLabel")
+    job_backoff_limit_per_index: bool = rule("Job spec.backoffLimitPerIndex / maxFailedIndexes and FailIndex rules", (
         Change(18, False, "not available (1.28: JobBackoffLimitPerIndex alpha, off: the fields are dropped)"),
         Change(29, True, "KEP-3850 JobBackoffLimitPerIndex beta, on by default (GA 1.33)"),
-    ), gate="JobBackoffLimitPerIndex"),
-    Rule("job_success_policy", "Job spec.successPolicy ends an Indexed Job early (SuccessCriteriaMet, SuccessPolicy)", (
+    ), gate="JobBackoffLimitPerIndex")
+    job_success_policy: bool = rule(
+        "Job spec.successPolicy ends an Indexed Job early (SuccessCriteriaMet, SuccessPolicy)", (
         Change(18, False, "not available (1.30: JobSuccessPolicy alpha, off: the field is dropped)"),
         Change(31, True, "KEP-3998 JobSuccessPolicy beta, on by default (GA 1.33)"),
-    ), gate="JobSuccessPolicy"),
-    Rule("job_finish_time_fallback", "a failed pod's finish time when not all its containers have terminated", (
+    ), gate="JobSuccessPolicy")
+    job_finish_time_fallback: Literal["now", "pod"] = rule(
+        "a failed pod's finish time when not all its containers have terminated", (
         Change(18, "now", "getFinishedTime (PR #114768): the sync's own time"),
         Change(28, "pod", "PR #118413: the Ready=False transition, else deletionTimestamp minus the grace "
                           "period, else creationTimestamp"),
-    )),
-    Rule("job_policy_replaces_failed_only", "with a podFailurePolicy a Job replaces a pod only once it is Failed", (
+    ))
+    job_policy_replaces_failed_only: bool = rule(
+        "with a podFailurePolicy a Job replaces a pod only once it is Failed", (
         Change(18, False, "a terminating pod stops being active and is replaced at once (issue #115844)"),
         Change(28, True, "PR #117015 onlyReplaceFailedPods: terminating pods hold their place"),
-    )),
-    Rule("job_backoff_counts_ignored", "pod failures an Ignore rule keeps out of backoffLimit still delay replacements", (
+    ))
+    job_backoff_counts_ignored: bool = rule(
+        "pod failures an Ignore rule keeps out of backoffLimit still delay replacements", (
         Change(18, False, "job_controller.go: the backoff record takes the counted failures only"),
         Change(28, True, "PR #119434: ignored failures are part of the backoff delay (issue #119378)"),
-    )),
-    Rule("job_suspend", "spec.suspend of a Job holds it without pods", (
+    ))
+    job_suspend: bool = rule("spec.suspend of a Job holds it without pods", (
         Change(18, False, "not available (1.21: SuspendJob alpha, off: the API server drops the field)"),
         Change(22, True, "KEP-2232: SuspendJob beta, on by default in 1.22 (GA 1.24)"),
-    ), gate="SuspendJob"),
-    Rule("ttl_after_finished", "a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
+    ), gate="SuspendJob")
+    ttl_after_finished: bool = rule("a finished Job with ttlSecondsAfterFinished is deleted once its TTL has passed", (
         Change(18, False, "TTLAfterFinished alpha and off (1.12-1.20): the API server drops the field"),
         Change(21, True, "KEP-592: TTLAfterFinished beta, on by default in 1.21 (GA 1.23)"),
-    ), gate="TTLAfterFinished"),
-    Rule("job_pod_update_batch", "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
+    ), gate="TTLAfterFinished")
+    job_pod_update_batch: float = rule(
+        "seconds the Job controller waits to batch a pod event into one sync; status.ready", (
         Change(18, 0.0, "pod events enqueue the Job at once; no status.ready"),
         Change(24, 1.0, "KEP-2879 JobReadyPods beta: podUpdateBatchPeriod 1 s (later syncJobBatchPeriod)"),
-    ), gate="JobReadyPods", on=1.0, off=0.0),
-    Rule("job_status_terminating", "Job status.terminating counts pods being deleted", (
+    ), gate="JobReadyPods", on=1.0, off=0.0)
+    job_status_terminating: bool = rule("Job status.terminating counts pods being deleted", (
         Change(18, False, "no such field"),
         Change(29, True, "KEP-3939 JobPodReplacementPolicy beta, on by default"),
-    ), gate="JobPodReplacementPolicy"),
-    Rule("endpoint_terminating_condition", "EndpointSlices keep terminating pods with serving/terminating", (
+    ), gate="JobPodReplacementPolicy")
+    endpoint_terminating_condition: bool = rule("EndpointSlices keep terminating pods with serving/terminating", (
         Change(18, False, "ShouldPodBeInEndpoints drops pods with a deletionTimestamp; conditions: ready only"),
         Change(22, True, "KEP-1672 EndpointSliceTerminatingCondition beta, on by default (alpha 1.20, GA 1.26)"),
-    ), gate="EndpointSliceTerminatingCondition"),
-    Rule("field_validation_default", "fieldValidation of a write that names none", (
+    ), gate="EndpointSliceTerminatingCondition")
+    field_validation_default: Literal["Ignore", "Warn"] = rule("fieldValidation of a write that names none", (
         Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
         Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
-    ), gate="ServerSideFieldValidation", on="Warn", off="Ignore"),
-    Rule("job_status_column", "the Jobs table (kubectl get jobs) has a Status column", (
+    ), gate="ServerSideFieldValidation", on="Warn", off="Ignore")
+    job_status_column: bool = rule("the Jobs table (kubectl get jobs) has a Status column", (
         Change(18, False, "pkg/printers/internalversion: Name, Completions, Duration, Age"),
         Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "
                          "before Completions"),
-    )),
-    Rule("service_ip_static_subrange", "dynamic ClusterIPs come from the upper band of the range first", (
+    ))
+    service_ip_static_subrange: bool = rule("dynamic ClusterIPs come from the upper band of the range first", (
         Change(18, False, "bitmap randomScanStrategy over the whole range"),
         Change(25, True, "KEP-3070 ServiceIPStaticSubrange beta, on by default (alpha 1.24, GA 1.26)"),
-    ), gate="ServiceIPStaticSubrange"),
-    Rule("service_node_port_static_subrange", "dynamic NodePorts come from the upper band of the range first", (
+    ), gate="ServiceIPStaticSubrange")
+    service_node_port_static_subrange: bool = rule("dynamic NodePorts come from the upper band of the range first", (
         Change(18, False, "bitmap randomScanStrategy over the whole range"),
         Change(28, True, "KEP-3668 ServiceNodePortStaticSubrange beta, on by default (alpha 1.27, GA 1.29)"),
-    ), gate="ServiceNodePortStaticSubrange"),
-    Rule("root_ca_configmap", "every namespace gets the ConfigMap kube-root-ca.crt", (
+    ), gate="ServiceNodePortStaticSubrange")
+    root_ca_configmap: bool = rule("every namespace gets the ConfigMap kube-root-ca.crt", (
         Change(18, False, "RootCAConfigMap alpha and off (1.13-1.19)"),
         Change(20, True, "KEP-1205 RootCAConfigMap beta, on by default (GA 1.21)"),
-    ), gate="RootCAConfigMap"),
-    Rule("root_ca_description", "kube-root-ca.crt carries the kubernetes.io/description annotation", (
+    ), gate="RootCAConfigMap")
+    root_ca_description: bool = rule("kube-root-ca.crt carries the kubernetes.io/description annotation", (
         Change(18, False, "publisher.go before GA: data only"),
         Change(21, True, "publisher.go DescriptionAnnotation (RootCAConfigMap GA; release unconfirmed, present "
                          "in 1.22+)"),
-    )),
-    Rule("apiserver_endpointslice", "the API server writes the EndpointSlice of default/kubernetes", (
+    ))
+    apiserver_endpointslice: bool = rule("the API server writes the EndpointSlice of default/kubernetes", (
         Change(18, False, "pkg/master/reconcilers: Endpoints only"),
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "
                          "carry endpointslice.kubernetes.io/skip-mirror (KEP-752 EndpointSliceMirroring)"),
-    )),
-    Rule("endpointslice_api", "EndpointSlice version the controller writes", (
+    ))
+    endpointslice_api: Literal["v1beta1", "v1"] = rule("EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),
-    )),
-    Rule("openapi_query_parameters", "query parameters the OpenAPI documents list beyond 1.18's", (
+    ))
+    openapi_query_parameters: tuple[str, ...] = rule("query parameters the OpenAPI documents list beyond 1.18's", (
         Change(18, (), "api/openapi-spec/swagger.json of 1.18"),
         Change(19, ("resourceVersionMatch",), "KEP-1904 ListOptions.resourceVersionMatch"),
         Change(23, ("resourceVersionMatch", "fieldValidation"), "KEP-2885 server-side field validation"),
@@ -538,10 +593,19 @@ RULES: tuple[Rule, ...] = (
         Change(32, ("resourceVersionMatch", "fieldValidation", "sendInitialEvents",
                     "ignoreStoreReadErrorWithClusterBreakingPotential"),
                "KEP-3926 DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential"),
-    )),
-)
+    ))
 
-_BY_NAME = {r.name: r for r in RULES}
+    def enabled(self, gate: str) -> bool:
+        return self.gates.get(gate, False)
+
+    def drops(self, key: DroppedField) -> bool:
+        """The API server drops this field before storing: its gate exists and is off (checked by name, where
+        ``key in dropped_fields`` would not be)."""
+        return key in self.dropped_fields
+
+
+# the table's rows, in its order (``podlife versions``, ``podlife explain``)
+RULES: tuple[Rule, ...] = tuple(replace(r, name=f.name) for f in fields(Profile) if (r := f.metadata.get("rule")))
 
 
 # --- API schema differences ----------------------------------------------------------------------------
@@ -625,7 +689,12 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
 
 # fields the API server drops before storing while their gate is off (dropDisabledFields): what to look for
 # in a manifest → the gate
-DROPPED_FIELD_GATES: dict[str, str] = {
+DroppedField = Literal[
+    "probe_grace", "probe_grpc", "sts_pvc_retention", "cronjob_time_zone", "scheduling_gates",
+    "pdb_unhealthy_policy", "lifecycle_sleep", "container_restart_rules", "job_pod_failure_policy", "job_indexed",
+    "job_backoff_limit_per_index", "job_success_policy", "job_pod_replacement_policy", "sidecar_restart_policy",
+    "ds_max_surge", "sts_start_ordinal"]
+DROPPED_FIELD_GATES: dict[DroppedField, str] = {
     "probe_grace": "ProbeTerminationGracePeriod",
     "probe_grpc": "GRPCContainerProbe",
     "sts_pvc_retention": "StatefulSetAutoDeletePVC",
@@ -645,40 +714,25 @@ DROPPED_FIELD_GATES: dict[str, str] = {
 }
 
 
-class Profile:
-    """The behaviour of one Kubernetes minor version with its feature gates (defaults, or the values a
-    scenario sets); each rule of the table is an attribute."""
+def profile(version: str, gates: Mapping[str, bool] | None = None) -> Profile:
+    """The rules of ``version`` with ``gates`` set over the release's defaults (a gate the release refuses,
+    or a version podlife does not model, is a ValueError)."""
+    from podlife import features
 
-    def __init__(self, version: str, gates: dict[str, bool] | None = None) -> None:
-        from podlife import features
-
-        if version not in MODELLED_VERSIONS:
-            raise ValueError(f'Kubernetes version "{version}" is not modelled (modelled: {OLDEST_MINOR}..{NEWEST_MINOR})')
-        self.version = version
-        self.minor = int(version.split(".")[1])
-        for name, value in sorted((gates or {}).items()):
-            problem = features.check(name, value, self.minor)
-            if problem is not None:
-                raise ValueError(problem)
-        defaults = features.defaults(self.minor)
-        self.gates: dict[str, bool] = features.effective(self.minor, gates)
-        self.set_gates: dict[str, bool] = {k: v for k, v in sorted((gates or {}).items()) if defaults[k] != v}
-        # each rule's value is an attribute (read on every write and every sync, found without a call)
-        self.__dict__.update({r.name: r.value(self.minor, self.gates, defaults) for r in RULES})
-        # a field is dropped where its gate exists and is off
-        self.dropped_fields = frozenset(
-            key for key, gate in DROPPED_FIELD_GATES.items() if gate in self.gates and not self.gates[gate])
-
-    def enabled(self, gate: str) -> bool:
-        return self.gates.get(gate, False)
-
-    def __getattr__(self, name: str) -> Any:
-        # only asked for a name that is no rule (the rules are attributes); it says the rules are typed Any
-        raise AttributeError(name)
-
-
-def profile(version: str, gates: dict[str, bool] | None = None) -> Profile:
-    return Profile(version, gates)
+    if version not in MODELLED_VERSIONS:
+        raise ValueError(f'Kubernetes version "{version}" is not modelled (modelled: {OLDEST_MINOR}..{NEWEST_MINOR})')
+    minor = int(version.split(".")[1])
+    for name, value in sorted((gates or {}).items()):
+        problem = features.check(name, value, minor)
+        if problem is not None:
+            raise ValueError(problem)
+    defaults = features.defaults(minor)
+    effective = features.effective(minor, dict(gates or {}))
+    set_gates = {k: v for k, v in sorted((gates or {}).items()) if defaults[k] != v}
+    # a field is dropped where its gate exists and is off
+    dropped = frozenset(key for key, gate in DROPPED_FIELD_GATES.items() if gate in effective and not effective[gate])
+    values = {r.name: r.value(minor, effective, defaults) for r in RULES}
+    return Profile(version, minor, effective, set_gates, dropped, **values)
 
 
 def describe() -> list[tuple[str, str, str, str, str]]:

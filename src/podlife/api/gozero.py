@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from podlife.api.meta import Obj
+from podlife.versions import Profile
 
 _ZERO = object()   # a field that is omitempty: kept in its place when present, never added
 
@@ -71,7 +72,7 @@ def _filled(value: Any, zero: Any) -> Any:
     return out
 
 
-def fill_status(obj: Obj, profile: Any = None) -> None:
+def fill_status(obj: Obj, profile: Profile | None = None) -> None:
     """Give ``obj``'s status the fields its Go struct always encodes (a new dict when any is added; the one
     there is never changed in place, it may be shared with a stored object)."""
     fields = STATUS.get(str(obj.get("kind")))

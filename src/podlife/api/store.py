@@ -135,8 +135,6 @@ class Store:
     _removed: dict[str, int] = field(default_factory=dict)
     # pods by spec.nodeName, the field the kubelet lists and watches by (the watch cache's index)
     _pods_by_node: dict[str, dict[Key, None]] = field(default_factory=dict)
-    _features_of: Any = None                   # the profile _features were made from
-    _features: dict[str, bool] = field(default_factory=dict)
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = field(init=False)   # podlife.api.storage.SqliteLog: every revision is written there too (up)
     skipped: list[str] = field(default_factory=list)   # objects restore() did not load, and why
@@ -260,16 +258,12 @@ class Store:
                 yield get(k)
 
     def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
-        """``check()`` with the version's validation options (feature gates) set, for one write."""
-        profile = self.profile
-        if profile is not self._features_of:
-            self._features_of = profile
-            self._features = validation.features(profile) if profile is not None else {}
-        token = validation.FEATURES.set(self._features)
+        """``check()`` with the version's rules set for validation, for one write."""
+        token = validation.set_rules(self.profile)
         try:
             return check()
         finally:
-            validation.FEATURES.reset(token)
+            validation.reset_rules(token)
 
     def _info(self, kind: str) -> KindInfo:
         return self.kinds.get(kind) or builtin_kind_info(kind, "v1")

@@ -19,7 +19,7 @@ upstream walks a Go map (map keys are visited in sorted order here).
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
 import re
 
@@ -33,6 +33,7 @@ from podlife.api import names, quantity, selectors
 from podlife.api.meta import kept
 from podlife.api.errors import FieldError
 from podlife.engine.slices import pause
+from podlife.versions import Profile
 
 REQUIRED, INVALID, UNSUPPORTED = "Required value", "Invalid value", "Unsupported value"
 DUPLICATE, FORBIDDEN, NOT_FOUND = "Duplicate value", "Forbidden", "Not found"
@@ -53,16 +54,26 @@ Errs = list[FieldError]
 # --- small helpers ---------------------------------------------------------------------
 
 
-# PodValidationOptions that depend on the version's feature gates, set by the store around each write
-# (versions rules); empty outside a cluster: the newest behaviour
-FEATURES: ContextVar[dict[str, bool]] = ContextVar("validation_features", default={})
-GATED = ("sleep_action_allow_zero", "container_restart_rules", "restart_all_containers", "container_stop_signals",
-         "relaxed_env_var_names", "daemonset_max_surge")   # versions rules of the same names
+# PodValidationOptions that depend on the version's rules: the Profile of the write being validated, set only
+# through set_rules (the store around each write, the scenario check around its dry run). Read unset it is an
+# error, not a guess at a version.
+_RULES: ContextVar[Profile] = ContextVar("validation_rules")
 
 
-def features(profile: object) -> dict[str, bool]:
-    """The validation options of a version (podlife.versions rules of the same names)."""
-    return {name: getattr(profile, name) for name in GATED}
+def set_rules(profile: Profile) -> Token[Profile]:
+    """Validate with ``profile``'s rules until ``reset_rules(token)``."""
+    return _RULES.set(profile)
+
+
+def reset_rules(token: Token[Profile]) -> None:
+    _RULES.reset(token)
+
+
+def _rules() -> Profile:
+    try:
+        return _RULES.get()
+    except LookupError:
+        raise RuntimeError("validation ran without a version's rules (podlife.api.validation.set_rules)") from None
 
 
 def _required(path: str, detail: str = "") -> FieldError:
@@ -411,7 +422,7 @@ _ENV_NAME_MSG = ("a valid environment variable name must consist of alphabetic c
 
 def _env_name_errors(name: object) -> list[str]:
     """IsEnvVarName, or from 1.32 IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, beta and on)."""
-    if FEATURES.get().get("relaxed_env_var_names", True):
+    if _rules().relaxed_env_var_names:
         return names.relaxed_env_var_name_errors(name)
     if not isinstance(name, str):
         return [names.NOT_A_STRING]
@@ -566,7 +577,7 @@ def _validate_action(kind: str, action: Mapping, grace: int | None, path: str) -
     if kind in ("tcpSocket", "grpc"):
         return _port_num_or_name(_int(action.get("port")) if kind == "grpc" else action.get("port"), f"{path}.port")
     seconds = _int(action.get("seconds"))  # validateSleepAction
-    if FEATURES.get().get("sleep_action_allow_zero", True):
+    if _rules().sleep_action_allow_zero:
         if grace is not None and (seconds < 0 or seconds > grace):
             return [_invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds "
                                             f"({grace})")]
@@ -615,7 +626,7 @@ _STOP_SIGNALS_WINDOWS = ("SIGKILL", "SIGTERM")
 def _validate_stop_signals(spec: Mapping, path: str) -> Errs:
     """validateContainerStopSignal for every container: lifecycle.stopSignal needs spec.os.name, and the signal
     must be one that OS supports."""
-    if not FEATURES.get().get("container_stop_signals", True):
+    if not _rules().container_stop_signals:
         return []   # the API server drops the field with the gate off (restartpolicy.drop_disabled_fields)
     os_name = _s(_d(spec.get("os")).get("name"))
     supported = list(_STOP_SIGNALS_WINDOWS) if os_name == "windows" else sorted(_STOP_SIGNALS_LINUX)
@@ -672,7 +683,7 @@ def _validate_containers(containers: list, volumes: set[str], grace: int | None,
             errs.append(FieldError(f"{p}.name", DUPLICATE, "", name))
         seen.add(name)
         errs += _probes_and_hooks(c, grace, p)
-        if FEATURES.get().get("container_restart_rules", True):
+        if _rules().container_restart_rules:
             # KEP-5307 (ContainerRestartRules): a regular container may set its own restart policy
             errs += _validate_restart_rules(c, p, init=False)
         elif c.get("restartPolicy") is not None:
@@ -706,7 +717,7 @@ def _validate_restart_rules(c: Mapping, path: str, *, init: bool) -> Errs:
     if len(rules) > _MAX_RESTART_RULES:
         errs.append(FieldError(f"{path}.restartPolicyRules", TOO_MANY,
                                f"must have at most {_MAX_RESTART_RULES} items", len(rules)))
-    actions = ["Restart"] + (["RestartAllContainers"] if FEATURES.get().get("restart_all_containers", True) else [])
+    actions = ["Restart"] + (["RestartAllContainers"] if _rules().restart_all_containers else [])
     for i, rule in enumerate(rules):
         rule, rp = _d(rule), f"{path}.restartPolicyRules[{i}]"
         action = _s(rule.get("action"))
@@ -742,7 +753,7 @@ def _validate_init_containers(inits: list, regular: list, volumes: set[str], gra
         c, p = _d(c), f"{path}[{i}]"
         errs += _validate_container_common(c, volumes, p)
         policy = c.get("restartPolicy")
-        if FEATURES.get().get("container_restart_rules", True):
+        if _rules().container_restart_rules:
             errs += _validate_restart_rules(c, p, init=True)
         elif policy is not None and policy != "Always":
             errs.append(_not_supported(f"{p}.restartPolicy", policy, ["Always"]))
@@ -961,7 +972,7 @@ def _validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: 
     return errs
 
 
-_SPEC_ERRORS: dict[tuple[bytes, str, bool, tuple[tuple[str, bool], ...]], Errs] = {}
+_SPEC_ERRORS: dict[tuple[bytes, str, bool, Profile], Errs] = {}   # a Profile hashes by identity
 _SPEC_ERRORS_KEPT = 1024
 
 
@@ -970,7 +981,7 @@ def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool 
     the spec's content (and the feature gates) alone, and the pods of a workload share their template's spec:
     the answer is kept per distinct spec (its JSON, key order included)."""
     try:
-        key = (orjson.dumps(spec), path, is_pod, tuple(FEATURES.get().items()))
+        key = (orjson.dumps(spec), path, is_pod, _rules())
     except TypeError:
         return _validate_pod_spec(spec, path, is_pod)
     errs = _SPEC_ERRORS.get(key)
@@ -1701,7 +1712,7 @@ def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
     ru, rp = _d(ru), f"{path}.rollingUpdate"
     errs = _int_or_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
     errs += _not_more_than_100_percent(ru.get("maxUnavailable"), f"{rp}.maxUnavailable")
-    if not FEATURES.get().get("daemonset_max_surge", True):
+    if not _rules().daemonset_max_surge:
         # ValidateRollingUpdateDaemonSet without DaemonSetUpdateSurge (1.21): maxSurge is not looked at
         if _int_or_percent_value(ru.get("maxUnavailable")) == 0:
             errs.append(_invalid(f"{rp}.maxUnavailable", ru.get("maxUnavailable"), "cannot be 0"))

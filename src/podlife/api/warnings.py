@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from podlife.api import quantity
-from podlife.versions import DROPPED_FIELD_GATES
+from podlife.versions import DROPPED_FIELD_GATES, DroppedField, Profile
 
 _BYTE_RESOURCES = ("memory", "ephemeral-storage")
 
@@ -45,10 +45,10 @@ def _containers(spec: dict[str, Any]) -> Iterator[tuple[str, bool, dict[str, Any
                 yield f"{key}[{i}]", key == "initContainers", c
 
 
-def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]]:
+def manifest_warnings(obj: dict[str, Any], profile: Profile) -> list[tuple[str, str]]:
     """(field path inside the manifest, message) for each warning."""
     out: list[tuple[str, str]] = []
-    dropped: frozenset[str] = profile.dropped_fields
+    dropped = profile.drops
     version = profile.version
     if isinstance(obj.get("status"), dict) and obj["status"]:
         out.append(("status", "set by the cluster: the API server ignores a status given on create"))
@@ -57,7 +57,7 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
         if isinstance(grace, int) and grace < 0 and profile.negative_grace == "treated-as-one":
             out.append((f"{path}.terminationGracePeriodSeconds",
                         "must be >= 0; negative values are invalid and will be treated as 1"))
-        if "scheduling_gates" in dropped and spec.get("schedulingGates"):
+        if dropped("scheduling_gates") and spec.get("schedulingGates"):
             out.append((f"{path}.schedulingGates", _dropped("scheduling_gates", profile)))
         for cpath, init, c in _containers(spec):
             for kind in ("requests", "limits"):
@@ -74,23 +74,23 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
                 p = c.get(probe)
                 if not isinstance(p, dict):
                     continue
-                if "probe_grace" in dropped and p.get("terminationGracePeriodSeconds") is not None:
+                if dropped("probe_grace") and p.get("terminationGracePeriodSeconds") is not None:
                     out.append((f"{path}.{cpath}.{probe}.terminationGracePeriodSeconds",
                                 _dropped("probe_grace", profile)))
-                if "probe_grpc" in dropped and p.get("grpc") is not None:
+                if dropped("probe_grpc") and p.get("grpc") is not None:
                     out.append((f"{path}.{cpath}.{probe}.grpc", _dropped("probe_grpc", profile)))
             for hook in ("postStart", "preStop"):
                 handler = (c.get("lifecycle") or {}).get(hook) if isinstance(c.get("lifecycle"), dict) else None
-                if "lifecycle_sleep" in dropped and isinstance(handler, dict) and handler.get("sleep") is not None:
+                if dropped("lifecycle_sleep") and isinstance(handler, dict) and handler.get("sleep") is not None:
                     out.append((f"{path}.{cpath}.lifecycle.{hook}.sleep", _dropped("lifecycle_sleep", profile)))
-            if init and c.get("restartPolicy") is not None and "sidecar_restart_policy" in dropped:
+            if init and c.get("restartPolicy") is not None and dropped("sidecar_restart_policy"):
                 out.append((f"{path}.{cpath}.restartPolicy", _dropped("sidecar_restart_policy", profile)
                             + ": the container is an ordinary init container, which must complete before the "
                               "next one starts"))
             for i, rule in enumerate(c.get("restartPolicyRules") or ()):
                 codes = rule.get("exitCodes") if isinstance(rule, dict) else None
                 out += _unreachable_codes(f"{path}.{cpath}.restartPolicyRules[{i}].exitCodes.values", codes)
-            if "container_restart_rules" in dropped:
+            if dropped("container_restart_rules"):
                 for key in ("restartPolicyRules",) if init else ("restartPolicy", "restartPolicyRules"):
                     if c.get(key) is not None:
                         out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", profile)))
@@ -102,16 +102,17 @@ def manifest_warnings(obj: dict[str, Any], profile: Any) -> list[tuple[str, str]
     for i, rule in enumerate((policy.get("rules") or ()) if isinstance(policy, dict) else ()):
         codes = rule.get("onExitCodes") if isinstance(rule, dict) else None
         out += _unreachable_codes(f"{jpath}.podFailurePolicy.rules[{i}].onExitCodes.values", codes)
-    for key, field, kind in (("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy",
-                                                                            "podFailurePolicy", "Job"),
-                             ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
-                             ("sts_start_ordinal", "ordinals", "StatefulSet"),
-                             ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget")):
-        if key in dropped and obj.get("kind") == kind and spec.get(field) is not None:
+    gated: tuple[tuple[DroppedField, str, str], ...] = (
+        ("cronjob_time_zone", "timeZone", "CronJob"), ("job_pod_failure_policy", "podFailurePolicy", "Job"),
+        ("sts_pvc_retention", "persistentVolumeClaimRetentionPolicy", "StatefulSet"),
+        ("sts_start_ordinal", "ordinals", "StatefulSet"),
+        ("pdb_unhealthy_policy", "unhealthyPodEvictionPolicy", "PodDisruptionBudget"))
+    for key, field, kind in gated:
+        if dropped(key) and obj.get("kind") == kind and spec.get(field) is not None:
             out.append((f"spec.{field}", _dropped(key, profile)))
     ru = (spec.get("updateStrategy") or {}).get("rollingUpdate") if isinstance(spec.get("updateStrategy"), dict) \
         else None
-    if "ds_max_surge" in dropped and obj.get("kind") == "DaemonSet" and isinstance(ru, dict) and \
+    if dropped("ds_max_surge") and obj.get("kind") == "DaemonSet" and isinstance(ru, dict) and \
             ru.get("maxSurge") not in (None, 0, "0", "0%"):
         # pkg/registry/apps/daemonset/strategy.go dropDisabledFields (1.21): maxSurge is dropped while the gate is off
         out.append(("spec.updateStrategy.rollingUpdate.maxSurge", _dropped("ds_max_surge", profile)))
@@ -130,7 +131,7 @@ def _unreachable_codes(path: str, req: Any) -> list[tuple[str, str]]:
                    f"{'it' if len(odd) == 1 else 'them'}")]
 
 
-def _dropped(key: str, profile: Any) -> str:
+def _dropped(key: DroppedField, profile: Profile) -> str:
     gate = DROPPED_FIELD_GATES[key]
     how = "turned off by the scenario's feature gates" if gate in profile.set_gates else "off by default"
     return (f"dropped by the API server: the {gate} feature gate is {how} on Kubernetes {profile.version}; the "

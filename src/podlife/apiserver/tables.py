@@ -15,6 +15,7 @@ from typing import Any
 
 from podlife.api.meta import Obj, get_condition
 from podlife.printers import human_duration, parse_time, pod_row
+from podlife.versions import Profile
 
 Column = tuple[str, str, int, str]   # name, type, priority, format
 Row = list[Any]
@@ -332,7 +333,7 @@ def _without_column(printer_: tuple[tuple[Column, ...], Callable[[Obj, datetime]
     return cols[:index] + cols[index + 1:], lambda o, now: (lambda r: r[:index] + r[index + 1:])(row(o, now))
 
 
-def printer(kind: str, crd: Obj | None, served_version: str, profile: Any = None
+def printer(kind: str, crd: Obj | None, served_version: str, profile: Profile | None = None
             ) -> tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]:
     if crd is not None:
         return _custom_printer(crd, served_version)
@@ -344,7 +345,7 @@ def printer(kind: str, crd: Obj | None, served_version: str, profile: Any = None
 
 def table(kind: str, objs: list[Obj], now: datetime, *, version: str = "v1", include: str = "Metadata",
           crd: Obj | None = None, served_version: str = "", headers: bool = True,
-          list_meta: dict[str, Any] | None = None, profile: Any = None,
+          list_meta: dict[str, Any] | None = None, profile: Profile | None = None,
           cached: Callable[[Obj, Callable[[], dict[str, Any]]], dict[str, Any]] | None = None) -> dict[str, Any]:
     """A Table of ``objs``; ``include`` is the includeObject option (None, Metadata, Object). ``cached(o, make)``:
     the row of ``o`` kept from an earlier table of the same instant and options, or ``make()``."""

@@ -102,6 +102,11 @@ def describe(dump: Dump) -> list[str]:
     return lines
 
 
+def extender(dump: Dump) -> Callable[[dict[str, Any], Any], None]:
+    """podlife.report.outputs.ReportWriter's ``extend`` for a run on the dump's cluster."""
+    return lambda rep, result: extend(rep, result, dump)
+
+
 def extend(rep: dict[str, Any], result: Any, dump: Dump) -> None:
     """The report's parts an imported cluster adds: where it came from, the dump's assumptions (before the
     scenario's), and the what-if answers."""

@@ -7,12 +7,11 @@ ShouldAllContainersRestart)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from podlife.api.meta import Obj
+from podlife.versions import Profile
 
 
-def matching_rule(container: Obj, exit_code: int, profile: Any) -> Obj | None:
+def matching_rule(container: Obj, exit_code: int, profile: Profile | None) -> Obj | None:
     """The first of the container's restartPolicyRules whose exit codes match (findMatchingContainerRestartRule),
     or None; always None where the rules are not available."""
     if profile is None or not profile.container_restart_rules:
@@ -25,13 +24,14 @@ def matching_rule(container: Obj, exit_code: int, profile: Any) -> Obj | None:
     return None
 
 
-def restarts_all(container: Obj, exit_code: int, profile: Any) -> bool:
+def restarts_all(container: Obj, exit_code: int, profile: Profile | None) -> bool:
     """KEP-5532: the exit matches a rule whose action is RestartAllContainers (1.36+)."""
     rule = matching_rule(container, exit_code, profile)
-    return rule is not None and rule.get("action") == "RestartAllContainers" and profile.restart_all_containers
+    return rule is not None and rule.get("action") == "RestartAllContainers" and profile is not None \
+        and profile.restart_all_containers
 
 
-def could_restart_all(pod: Obj, profile: Any) -> bool:
+def could_restart_all(pod: Obj, profile: Profile | None) -> bool:
     """podutil.AllContainersCouldRestart: some container has a RestartAllContainers rule (1.36+)."""
     return bool(profile is not None and profile.restart_all_containers) and any(
         rule.get("action") == "RestartAllContainers"
@@ -39,7 +39,7 @@ def could_restart_all(pod: Obj, profile: Any) -> bool:
         for rule in c.get("restartPolicyRules") or ())
 
 
-def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+def restarts(pod: Obj, container: Obj, exit_code: int, profile: Profile | None) -> bool:
     """The container runs again: alone (Restart) or with the whole pod (RestartAllContainers)."""
     policy = pod["spec"].get("restartPolicy", "Always")
     if profile is not None and profile.container_restart_rules:
@@ -50,10 +50,10 @@ def restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
     return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
-def drop_sleep_action(pod_spec: Obj, profile: Any) -> None:
+def drop_sleep_action(pod_spec: Obj, profile: Profile | None) -> None:
     """pkg/api/pod/util.go dropPodLifecycleSleepAction: with PodLifecycleSleepAction off (1.29) a hook's sleep
     action is dropped, and the hook with it when sleep was its only handler."""
-    if profile is None or "lifecycle_sleep" not in profile.dropped_fields:
+    if profile is None or not profile.drops("lifecycle_sleep"):
         return
     for c in list(pod_spec.get("initContainers") or ()) + list(pod_spec.get("containers") or ()):
         lifecycle = c.get("lifecycle") if isinstance(c, dict) else None
@@ -67,14 +67,14 @@ def drop_sleep_action(pod_spec: Obj, profile: Any) -> None:
                     del lifecycle[hook]
 
 
-def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
+def drop_disabled_fields(pod_spec: Obj, profile: Profile | None) -> list[str]:
     """pkg/api/pod/util.go dropDisabledFields: with the gate off (1.34) the API server drops a regular container's
     restartPolicy and restartPolicyRules (init containers keep restartPolicy: Always, the sidecar marker).
     Returns the dropped field paths, for the user's warning."""
     if profile is None:
         return []
     dropped = []
-    if "sidecar_restart_policy" in profile.dropped_fields:
+    if profile.drops("sidecar_restart_policy"):
         # SidecarContainers off (1.28's default): an init container's restartPolicy goes, so a would-be sidecar
         # is an ordinary init container (and validation then refuses its probes and lifecycle hooks)
         for i, c in enumerate(pod_spec.get("initContainers") or ()):
@@ -82,7 +82,7 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
                 del c["restartPolicy"]
                 dropped.append(f"spec.initContainers[{i}].restartPolicy")
     # on, or (before 1.34) no such gate: validation refuses the fields on regular containers
-    if "container_restart_rules" in profile.dropped_fields:
+    if profile.drops("container_restart_rules"):
         for i, c in enumerate(pod_spec.get("containers") or ()):
             for key in ("restartPolicy", "restartPolicyRules"):
                 if isinstance(c, dict) and key in c:
@@ -112,7 +112,7 @@ def drop_disabled_fields(pod_spec: Obj, profile: Any) -> list[str]:
     return dropped
 
 
-def drop_disabled_pod_fields(pod_spec: Obj, profile: Any) -> None:
+def drop_disabled_pod_fields(pod_spec: Obj, profile: Profile | None) -> None:
     """pkg/api/pod/util.go dropDisabledFields on a new pod or pod template (DropDisabledPodFields,
     DropDisabledTemplateFields): every field whose feature gate is off in the API server."""
     if profile is None or not isinstance(pod_spec, dict):

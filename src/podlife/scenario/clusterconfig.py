@@ -22,7 +22,7 @@ from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldcheck import DURATION_HINT, SUBDOMAIN_HINT, Check, is_subdomain
 from podlife.scenario.fieldpath import describe, join_path
 from podlife.cluster.spec import RUNTIMES, ClusterSpec, NodeSpec, default_pod_cidr
-from podlife.versions import profile
+from podlife.versions import Profile, profile
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
@@ -226,7 +226,7 @@ def _component(ck: Check, value: Any, path: str, cls: type, version: str, gates:
     return config
 
 
-def _check_kubelet(ck: Check, kc: KubeletConfiguration, path: str, given: dict[str, Any], prof: Any) -> None:
+def _check_kubelet(ck: Check, kc: KubeletConfiguration, path: str, given: dict[str, Any], prof: Profile) -> None:
     """pkg/kubelet/apis/config/validation ValidateKubeletConfiguration: the checks on the fields podlife reads;
     its feature gates were checked as they were read (_gates)."""
     sgp, critical = kc.shutdownGracePeriod, kc.shutdownGracePeriodCriticalPods

@@ -162,7 +162,7 @@ def _gated_fields(ck: Check, obj: dict[str, Any], path: str, prof: Profile) -> l
     return fields
 
 
-def _dropped_fields(obj: dict[str, Any], prof: Any) -> list[str]:
+def _dropped_fields(obj: dict[str, Any], prof: Profile) -> list[str]:
     """The paths (from the object's root) of the gated fields the version drops: in a pod spec (a Pod, a pod
     template, a CronJob's job template), a Job spec, a StatefulSet's update strategy."""
     from podlife.api.registry.job import drop_disabled_job_fields

@@ -16,6 +16,7 @@ from typing import Any
 from podlife.api import errors
 from podlife.api.meta import Obj, clone, get_condition
 from podlife.api.selectors import compiled
+from podlife.versions import Profile
 
 PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 MULTIPLE_PDBS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
@@ -53,7 +54,7 @@ def too_many_requests(message: str, cause: str) -> errors.ApiError:
     return err
 
 
-def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Any = None) -> None:
+def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Profile | None = None) -> None:
     """EvictionREST.Create; raises ApiError (404, 429, 500) as the API would answer. The request is traced as
     an ``api`` record with verb evict (and its outcome as the delete that follows); a refusal adds the
     Status's message (``error``), its HTTP ``code`` and, for a budget's 429, its ``causes``."""
@@ -71,7 +72,7 @@ def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, pro
             raise
 
 
-def _evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Any) -> None:
+def _evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Profile | None) -> None:
     pod = store.get("Pod", namespace, name)
     status = pod.get("status") or {}
     ignore_budget = status.get("phase") in ("Succeeded", "Failed", "Pending") or \
@@ -85,7 +86,7 @@ def _evict(store: Any, namespace: str, name: str, by: str, grace: int | None, pr
     _delete(store, pod, by, grace, profile)
 
 
-def _check_and_decrement(store: Any, pdb: Obj, pod: Obj, by: str, profile: Any) -> None:
+def _check_and_decrement(store: Any, pdb: Obj, pod: Obj, by: str, profile: Profile | None) -> None:
     spec, st = pdb.get("spec") or {}, pdb.get("status") or {}
     policy = spec.get("unhealthyPodEvictionPolicy", "IfHealthyBudget") \
         if profile is None or profile.pdb_unhealthy_pod_eviction_policy else "IfHealthyBudget"
@@ -115,7 +116,7 @@ def _check_and_decrement(store: Any, pdb: Obj, pod: Obj, by: str, profile: Any) 
     store.update(new, by=by, subresource="status")
 
 
-def _delete(store: Any, pod: Obj, by: str, grace: int | None, profile: Any) -> None:
+def _delete(store: Any, pod: Obj, by: str, grace: int | None, profile: Profile | None) -> None:
     from podlife.api.store import DeleteOptions
 
     md = pod["metadata"]

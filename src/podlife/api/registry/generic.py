@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj, clone
+from podlife.versions import NegativeGrace, Profile
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
 
 
-def drop_disabled_template_fields(obj: Obj, profile: object) -> None:
+def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
     """DropDisabledTemplateFields in each workload strategy's PrepareForCreate and PrepareForUpdate: the pod
     template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
     keeps a field on update when the old template uses it; here no stored template can, as the same gates
@@ -91,6 +92,6 @@ class Strategy:
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate(new, old=old, namespaced=self.info.namespaced)
 
-    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         """Grace period for a delete, or None when the kind is deleted at once."""
         return None

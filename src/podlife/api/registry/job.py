@@ -9,12 +9,13 @@ the store's profile).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from podlife.api import defaults
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy, drop_disabled_template_fields
+from podlife.versions import Profile
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
@@ -51,7 +52,7 @@ def generate_selector(job: Obj, prefixed: bool) -> None:
     ml.setdefault(key, uid)
 
 
-def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
+def drop_disabled_job_fields(spec: Obj, profile: Profile | None) -> list[str]:
     """dropDisabledFields (pkg/api/job): the Job fields whose feature gate is off in the version; returns their
     paths, for the user's warning."""
     if profile is None or not isinstance(spec, dict):
@@ -73,7 +74,7 @@ def drop_disabled_job_fields(spec: Obj, profile: Any) -> list[str]:
     return dropped
 
 
-def drop_defaulted_job_fields(spec: Obj, profile: Any) -> None:
+def drop_defaulted_job_fields(spec: Obj, profile: Profile | None) -> None:
     """SetDefaults_Job fills podReplacementPolicy only while JobPodReplacementPolicy is on (and
     dropDisabledFields removes a given one while it is off)."""
     if profile is not None and isinstance(spec, dict) and not profile.job_status_terminating:

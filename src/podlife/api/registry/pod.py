@@ -9,6 +9,7 @@ from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
 from podlife.api.meta import KINDS
 from podlife.api.registry.generic import Strategy
+from podlife.versions import NegativeGrace
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
@@ -45,7 +46,7 @@ class PodStrategy(Strategy):
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_update(new, old)
 
-    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: str) -> int | None:
+    def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         # podStrategy.CheckGracefulDelete
         if grace is None:
             grace = obj["spec"].get("terminationGracePeriodSeconds", 30)

@@ -229,7 +229,7 @@ class EndpointSliceController(_ServiceIndex):
     def __init__(self, kernel: Kernel, trace: Trace, store: Store, profile: Profile) -> None:
         super().__init__(kernel, trace, store, profile)
         self.terminating_condition = bool(profile.endpoint_terminating_condition)
-        self.api = str(profile.endpointslice_api)
+        self.api = profile.endpointslice_api
 
     def start(self) -> None:
         self.deleting: set[str] = set()   # the endpointSliceTracker's expected deletions (slice UIDs)

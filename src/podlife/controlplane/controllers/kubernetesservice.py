@@ -42,7 +42,7 @@ class KubernetesServiceController:
         self.uids = kernel.rng(f"uids:{NAME}")   # a stream of its own: other objects' UIDs and names unchanged
         self.ip, self.port = address or (CONTROL_PLANE_IP, SECURE_PORT)
         self.slices = bool(profile.apiserver_endpointslice)
-        self.slice_api = str(profile.endpointslice_api)
+        self.slice_api = profile.endpointslice_api
         self._pending: Any = None
 
     def start(self) -> None:

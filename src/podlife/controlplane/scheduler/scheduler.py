@@ -27,6 +27,7 @@ from podlife.controlplane.scheduler.preemption import DefaultPreemption, Result
 from podlife.controlplane.scheduler.selecthost import HostSelector
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
+from podlife.versions import Profile
 
 UNSCHEDULABLE_TIMEOUT = 300.0  # podMaxInUnschedulablePodsDuration
 SCHEDULER_NAME = "default-scheduler"
@@ -48,7 +49,7 @@ class Scheduler:
     trace: Trace
     store: Store
     config: SchedulerConfiguration
-    profile: Any = None                 # podlife.versions.Profile (None: the newest behaviour)
+    profile: Profile | None = None      # None: the newest behaviour
     fit_error_suffix: bool = True       # 1.24+: "preemption: ..." after the fit error (PR #107775)
     cache: NodeCache = field(init=False)
     _active: list[tuple[int, int, str]] = field(default_factory=list)

@@ -10,6 +10,7 @@ from podlife.kubelet.kuberuntime.manager import restart_condition_true
 from podlife.kubelet.kuberuntime.ordering import is_restartable_init
 from podlife.kubelet.restartpolicy import could_restart_all as could_restart_all_in, restarts_all
 from podlife.runtime.cri import EXITED, RUNNING, Container
+from podlife.versions import Profile
 
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
@@ -115,7 +116,7 @@ def _waiting(reason: str, message: str) -> Obj:
 
 
 def get_phase(pod: Obj, init_statuses: list[Obj], statuses: list[Obj], pod_is_terminal: bool,
-              terminal_phase_rule: bool, profile: Any = None) -> str:
+              terminal_phase_rule: bool, profile: Profile | None = None) -> str:
     """getPhase (pkg/kubelet/kubelet_pods.go); sidecars do not count for the pod's phase."""
     spec = pod["spec"]
     policy = spec.get("restartPolicy", "Always")
@@ -207,7 +208,7 @@ def _restarted_all(s: Obj) -> bool:
         (s["state"]["waiting"] or {}).get("reason"), ((s.get("lastState") or {}).get("terminated") or {}).get("reason"))
 
 
-def _rule_restarts(pod: Obj, container: Obj, exit_code: int, profile: Any) -> bool:
+def _rule_restarts(pod: Obj, container: Obj, exit_code: int, profile: Profile | None) -> bool:
     """Only the container-level policy or rules (1.35+) change the phase; the pod-level policy is handled by
     getPhase's own cases."""
     if profile is None or not profile.container_restart_rules or not (

@@ -20,7 +20,8 @@ from typing import Any
 
 EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
 ZONE_LABEL = "topology.kubernetes.io/zone"
-_COUNTED_TYPES = frozenset(("api", "phase", "terminating", "runtime", "deleted", "event", "restored"))   # what ``add`` reads
+# what ``add`` reads
+_COUNTED_TYPES = frozenset(("api", "phase", "terminating", "runtime", "deleted", "event", "restored"))
 
 
 class Figures:
