@@ -11,11 +11,6 @@ from typing import Any
 from podlife.importer.dump import Dump, load_dump
 from podlife.importer.errors import DumpError
 
-# the commands a user runs to make a dump podlife reads (README "Importing a cluster")
-KINDS = ("nodes,pods,namespaces,services,endpointslices,deployments,replicasets,statefulsets,daemonsets,jobs,"
-         "cronjobs,horizontalpodautoscalers,poddisruptionbudgets,persistentvolumeclaims,persistentvolumes,"
-         "storageclasses,priorityclasses,limitranges,resourcequotas,controllerrevisions,serviceaccounts,"
-         "configmaps,leases,customresourcedefinitions")
 
 
 def read(paths: Sequence[str], namespaces: Sequence[str] = (), selector: str | None = None,
