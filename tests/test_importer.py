@@ -382,3 +382,18 @@ def test_a_generated_1_33_dump_is_quiet(tmp_path: Path) -> None:
     writes = {(r["verb"], r["object"].split("/")[0], r["by"]) for r in result.cluster.trace.records
               if r["type"] == "api"}
     assert writes == {("update", "Node", "kubelet")}
+
+
+def test_a_container_status_no_kubelet_writes_is_a_warning(tmp_path: Path) -> None:
+    import yaml
+
+    data = yaml.safe_load(DUMP.read_text())
+    pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
+    pod["status"]["containerStatuses"][0]["restartCount"] = "many"
+    (tmp_path / "odd.yaml").write_text(yaml.safe_dump(data))
+    res = _import(str(tmp_path / "odd.yaml"))
+    assert res.exit_code == 0 and "Traceback" not in res.output
+    assert "Pod shop/cache-0 (status.containerStatuses[0].restartCount: expected a non-negative integer)" in res.output
+    result, _ = _run(tmp_path, [str(tmp_path / "odd.yaml")], NOTHING)
+    starts = [r for r in result.cluster.trace.records if r["type"] == "runtime" and r["op"] == "start"]
+    assert [r["object"] for r in starts] == ["Pod/shop/cache-0"]   # started afresh; the others adopted

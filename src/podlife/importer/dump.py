@@ -78,6 +78,7 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         rename(objects, events)
     taken = _taken(objects, events)
     version = _version(objects, warnings)
+    _bad_pod_status(objects, warnings)
     _missing_nodes(objects, warnings)
     _missing_owners(objects, warnings)
     objects.sort(key=lambda o: (o["kind"] != "CustomResourceDefinition", o["kind"] != "Namespace", _rv(o)))
@@ -216,6 +217,65 @@ def _version(objects: list[Obj], warnings: list[str]) -> str | None:
         warnings.append(f"the kubelets run several versions: 1.{minor} on {minors[minor]} nodes, {others}; every "
                         f"component runs 1.{minor} (podlife models one version per cluster)")
     return f"1.{minor}"
+
+
+def _status_problem(pod: Obj) -> str | None:
+    """What in a pod's status a kubelet would not have written (the parts the restore reads), or None."""
+    status = pod.get("status")
+    if status is None:
+        return None
+    if not isinstance(status, dict):
+        return "status: expected a mapping"
+    for part_name in ("containerStatuses", "initContainerStatuses"):
+        items = status.get(part_name)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            return f"status.{part_name}: expected a list"
+        for i, cs in enumerate(items):
+            where = f"status.{part_name}[{i}]"
+            if not isinstance(cs, dict) or not isinstance(cs.get("name"), str):
+                return f"{where}: expected a container status with a name"
+            rc = cs.get("restartCount", 0)
+            if not isinstance(rc, int) or isinstance(rc, bool) or rc < 0:
+                return f"{where}.restartCount: expected a non-negative integer"
+            for part in ("state", "lastState"):
+                st = cs.get(part) or {}
+                if not isinstance(st, dict) or any(not isinstance(v, dict) for v in st.values()):
+                    return f"{where}.{part}: expected a mapping of running/waiting/terminated"
+                for v in st.values():
+                    for k in ("startedAt", "finishedAt"):
+                        ts = v.get(k)
+                        if ts is not None:
+                            try:
+                                parse_time(str(ts))
+                            except ValueError:
+                                return f"{where}.{part}.{k}: {ts!r} is not an RFC 3339 time"
+                    code = v.get("exitCode")
+                    if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
+                        return f"{where}.{part}.exitCode: expected an integer"
+    return None
+
+
+def _bad_pod_status(objects: list[Obj], warnings: list[str]) -> None:
+    """A pod whose container statuses are not as a kubelet writes them keeps its phase, but its containers are
+    not adopted: its kubelet starts them afresh."""
+    bad = []
+    for o in objects:
+        if o["kind"] != "Pod":
+            continue
+        problem = _status_problem(o)
+        if problem is not None:
+            bad.append(f"{_name(o)} ({problem})")
+            if isinstance(o.get("status"), dict):
+                for part_name in ("containerStatuses", "initContainerStatuses"):
+                    o["status"].pop(part_name, None)
+                o["status"].pop("podIP", None)
+            else:
+                o.pop("status")
+    if bad:
+        warnings.append(f"{len(bad)} pods have container statuses a kubelet would not write: {_few(bad)}; their "
+                        "containers are not adopted (their kubelet starts them afresh)")
 
 
 def _missing_nodes(objects: list[Obj], warnings: list[str]) -> None:
