@@ -263,30 +263,37 @@ def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
     ev = "{kind: Event, apiVersion: v1, metadata: {name: e%d, namespace: shop}, reason: %s, message: '%s', " \
          "involvedObject: {kind: Pod, namespace: shop, name: %s, uid: u%s}, firstTimestamp: '%s'}"
     items = [ev % (1, "Scheduled", "Successfully assigned", "a", "a", "2025-01-01T00:00:00Z"),
-             ev % (2, "Pulled", 'Successfully pulled image "nginx:1.27" in 2.3s (2.3s including waiting)', "a", "a",
+             ev % (2, "Pulled", 'Successfully pulled image "redis:7" in 2.3s (2.3s including waiting)', "a", "a",
                    "2025-01-01T00:00:03Z"),
-             ev % (3, "Started", "Started container web", "a", "a", "2025-01-01T00:00:04Z"),
-             ev % (4, "Pulled", 'Successfully pulled image "nginx:1.27" in 1.5s (1.5s including waiting)', "b", "b",
+             ev % (3, "Started", "Started container redis", "a", "a", "2025-01-01T00:00:04Z"),
+             ev % (4, "Pulled", 'Successfully pulled image "redis:7" in 1.5s (1.5s including waiting)', "b", "b",
                    "2025-01-01T00:00:03Z"),
-             ev % (5, "Pulled", 'Successfully pulled image "nginx:1.27" in 3.1s (3.1s including waiting)', "c", "c",
+             ev % (5, "Pulled", 'Successfully pulled image "redis:7" in 3.1s (3.1s including waiting)', "c", "c",
                    "2025-01-01T00:00:03Z")]
     events.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(f"- {i}\n" for i in items))
-    d = command.read([str(SHOP)], calibrate=str(events))
-    assert d.pull_times == {"nginx:1.27": 2.3} and d.start_latency == 4.0
-    # a frontend pod moved to a node that has no nginx image pulls it for the calibrated time
-    result, _ = _run(tmp_path, [str(SHOP)], """\
+    res = CliRunner().invoke(main, ["import", str(SHOP), "--calibrate", str(events), "-o", str(tmp_path / "c.yaml")])
+    assert "calibrated image pulls: redis:7 2.3s" in res.output   # the median of three pulls
+    # the written cluster carries the timings; run --from uses them, and says so among the assumptions
+    d = command.read([str(tmp_path / "c.yaml")])
+    assert d.pull_times == {"redis:7": 2.3} and d.start_latency == 4.0   # Scheduled 00:00:00, Started 00:00:04
+    # draining worker-a0 moves cache-1 to worker-b1, the one node that never ran redis: it pulls it, for 2.3 s
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], """\
         apiVersion: podlife/v1alpha1
         kind: Scenario
         metadata: {name: moved}
         spec:
-          until: 2m
+          until: 1m
           actions:
-            - {at: 10s, fault: {type: NodePowerOff, node: worker-a0}}
+            - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
         """)
-    pulled = [r for r in result.cluster.trace.records if r["type"] == "event" and r.get("reason") == "Pulled"]
-    assert pulled == []   # without calibration every node is taken to have the images its pods run
-    res = CliRunner().invoke(main, ["import", str(SHOP), "--calibrate", str(events)])
-    assert "calibrated image pulls: nginx:1.27 2.3s" in res.output
+    pulls = [(r["t"], r["reason"], r["message"]) for r in result.cluster.trace.records
+             if r["type"] == "event" and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Pulling", "Pulled")]
+    assert [p[1] for p in pulls] == ["Pulling", "Pulled"] and round(pulls[1][0] - pulls[0][0], 3) == 2.3
+    assert 'Successfully pulled image "redis:7" in 2.3s' in pulls[1][2]
+    rep: dict[str, Any] = {}
+    command.extend(rep, result, d)
+    assert any("image pulls (from the events, --calibrate): redis:7 2.3s" in a["assumption"]
+               for a in rep["assumptions"])
 
 
 # ---- bad dumps -----------------------------------------------------------------------------------------

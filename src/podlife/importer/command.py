@@ -73,8 +73,16 @@ def write(dump: Dump, out: str) -> None:
     head = (f"# podlife import: {len(dump.objects)} objects from {', '.join(dump.files[:3])}"
             f"{' …' if len(dump.files) > 3 else ''}\n# taken at {dump.taken.strftime('%Y-%m-%dT%H:%M:%SZ')}"
             f", Kubernetes {dump.version or 'unknown'}\n")
-    body = yaml.dump({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": dump.objects}, Dumper=dumper,
-                     sort_keys=False, default_flow_style=False, allow_unicode=True)
+    import orjson
+
+    from podlife.importer.readers import CALIBRATION
+
+    metadata: dict[str, Any] = {}
+    if dump.pull_times or dump.start_latency is not None:   # --calibrate's timings go with the cluster
+        note = {"pullTimes": dump.pull_times, "startLatency": dump.start_latency}
+        metadata["annotations"] = {CALIBRATION: orjson.dumps(note).decode()}
+    body = yaml.dump({"apiVersion": "v1", "kind": "List", "metadata": metadata, "items": dump.objects},
+                     Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
     with open(out, "w", encoding="utf-8") as f:
         f.write(head + body)
 

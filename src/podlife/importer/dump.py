@@ -87,7 +87,13 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         if not _rv(o):
             revision += 1
             o["metadata"]["resourceVersion"] = str(revision)
-    return Dump(objects, events, taken, version, revision, read.files, read.logs, warnings)
+    dump = Dump(objects, events, taken, version, revision, read.files, read.logs, warnings)
+    cal = read.calibration
+    if isinstance(cal.get("pullTimes"), dict):
+        dump.pull_times = {str(k): float(v) for k, v in cal["pullTimes"].items() if isinstance(v, (int, float))}
+    if isinstance(cal.get("startLatency"), (int, float)):
+        dump.start_latency = float(cal["startLatency"])
+    return dump
 
 
 # the parts of a pod that its replicas (and the pods of one node) have alike: kept once (objects read from a dump

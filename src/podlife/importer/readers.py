@@ -18,6 +18,7 @@ import orjson
 from podlife.importer.errors import DumpError
 
 _OBJECT_SUFFIXES = (".json", ".yaml", ".yml")
+CALIBRATION = "podlife/calibration"   # podlife import --calibrate's timings, on the List it writes
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Read:
     objects: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)   # container logs of a cluster-info dump: kept, not needed
+    calibration: dict[str, Any] = field(default_factory=dict)   # what podlife import --calibrate wrote
 
 
 def read_dumps(paths: Sequence[str]) -> Read:
@@ -65,6 +67,13 @@ def _read_file(file: str, out: Read) -> None:
     start = data.lstrip()[:1]
     docs = _json_documents(data, file) if start in (b"{", b"[") else _yaml_documents(data, file)
     for i, doc in enumerate(docs):
+        if isinstance(doc, dict):
+            note = ((doc.get("metadata") or {}).get("annotations") or {}).get(CALIBRATION)
+            if isinstance(note, str):
+                try:
+                    out.calibration.update(orjson.loads(note))
+                except orjson.JSONDecodeError:
+                    raise DumpError(file, f"metadata.annotations[{CALIBRATION}]: expected JSON") from None
         for obj in _objects(doc, file, i):
             out.objects.append((file, obj))
 
