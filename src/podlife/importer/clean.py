@@ -1,5 +1,5 @@
-"""What a user does not want from a dump: secrets' data (never kept: only their names and types, which mounts and
-admission look at), managedFields, Events among the objects (they are read for --calibrate only), and what
+"""What a user does not want from a dump: secrets' data (never kept: only their names, types and key names, which
+mounts, environment variables and admission look at), managedFields, Events among the objects (they are read for --calibrate only), and what
 ``--namespace`` / ``--selector`` leave out."""
 
 from __future__ import annotations
@@ -17,11 +17,17 @@ _CLUSTER_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVol
 
 
 def scrub(obj: Obj) -> Obj:
-    """Drops what is never kept: managedFields everywhere, a Secret's data."""
+    """Drops what is never kept: managedFields everywhere, a Secret's values (its keys stay, empty: a
+    container's secretKeyRef finds its key, as in the cluster)."""
     obj["metadata"].pop("managedFields", None)
     if obj.get("kind") == "Secret":
-        for k in ("data", "stringData"):
-            obj.pop(k, None)
+        keys: list[str] = []
+        for part in ("data", "stringData"):
+            values = obj.pop(part, None)
+            if isinstance(values, dict):
+                keys += [str(k) for k in values]
+        if keys:
+            obj["data"] = dict.fromkeys(sorted(set(keys)), "")
     return obj
 
 
