@@ -296,6 +296,46 @@ def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
                for a in rep["assumptions"])
 
 
+def test_calibrate_takes_sandbox_time_from_events(tmp_path: Path) -> None:
+    """Scheduled to a pod's first container step is the kubelet's sync and RunPodSandbox: a (Pulled at 3 s after
+    a 2.3 s pull: the pull began at 0.7 s), b (Pulling at 2 s), c (Created at 1 s, its image present): the median
+    1 s becomes every node's sandbox time."""
+    events = tmp_path / "events.yaml"
+    ev = "{kind: Event, apiVersion: v1, metadata: {name: e%d, namespace: shop}, reason: %s, message: '%s', " \
+         "involvedObject: {kind: Pod, namespace: shop, name: %s, uid: u%s}, firstTimestamp: '%s'}"
+    t = "2025-01-01T00:00:0%dZ"
+    items = [ev % (1, "Scheduled", "Successfully assigned", "a", "a", t % 0),
+             ev % (2, "Pulled", 'Successfully pulled image "redis:7" in 2.3s (2.3s including waiting)', "a", "a",
+                   t % 3),
+             ev % (3, "Scheduled", "Successfully assigned", "b", "b", t % 0),
+             ev % (4, "Pulling", 'Pulling image "redis:7"', "b", "b", t % 2),
+             ev % (5, "Started", "Started container redis", "b", "b", t % 6),
+             ev % (6, "Scheduled", "Successfully assigned", "c", "c", t % 0),
+             ev % (7, "Created", "Created container redis", "c", "c", t % 1)]
+    events.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(f"- {i}\n" for i in items))
+    res = CliRunner().invoke(main, ["import", str(SHOP), "--calibrate", str(events), "-o", str(tmp_path / "c.yaml")])
+    assert "calibrated sandbox (scheduled to first container step): median 1s" in res.output
+    d = command.read([str(tmp_path / "c.yaml")])
+    assert d.sandbox_seconds == 1.0 and d.start_latency == 6.0
+    # cache-1, moved by the drain to worker-b1: its sandbox takes 1 s before it pulls redis (0 s uncalibrated)
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], """\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: moved}
+        spec:
+          until: 1m
+          actions:
+            - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
+        """)
+    steps = {r["reason"]: r["t"] for r in result.cluster.trace.records if r["type"] == "event"
+             and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Scheduled", "Pulling")}
+    assert round(steps["Pulling"] - steps["Scheduled"], 3) == 1.0
+    rep: dict[str, Any] = {}
+    command.extend(rep, result, d)
+    assert any(a["assumption"].startswith("pod sandbox (from the events, --calibrate): 1s on every node")
+               for a in rep["assumptions"])
+
+
 # ---- bad dumps -----------------------------------------------------------------------------------------
 
 def _import(*args: str) -> Any:

@@ -35,6 +35,7 @@ class Dump:
     warnings: list[str] = field(default_factory=list)
     pull_times: dict[str, float] = field(default_factory=dict)   # seconds per image (--calibrate)
     start_latency: float | None = None   # scheduled to started, seconds (--calibrate): reported, not modelled
+    sandbox_seconds: float | None = None   # scheduled to the first container step, seconds (--calibrate)
 
     def of(self, kind: str) -> list[Obj]:
         return [o for o in self.objects if o["kind"] == kind]
@@ -93,6 +94,8 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         dump.pull_times = {str(k): float(v) for k, v in cal["pullTimes"].items() if isinstance(v, (int, float))}
     if isinstance(cal.get("startLatency"), (int, float)):
         dump.start_latency = float(cal["startLatency"])
+    if isinstance(cal.get("sandboxSeconds"), (int, float)):
+        dump.sandbox_seconds = float(cal["sandboxSeconds"])
     return dump
 
 

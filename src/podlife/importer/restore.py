@@ -9,7 +9,7 @@ since 09:12 has its start at a negative time."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -111,8 +111,11 @@ def restore(cluster: Cluster, dump: Dump) -> None:
         ip = _internal_ip(nodes[name]) if name in nodes else None
         if ip:
             kl.node_ip = ip
-        _simulated(kl).present_images = set()   # the images its pods run; any other is pulled
+        runtime = _simulated(kl)
+        runtime.present_images = set()   # the images its pods run; any other is pulled
         kl.images.pull_times = dict(dump.pull_times)
+        if dump.sandbox_seconds is not None:   # --calibrate: the events' sandbox time, in place of the runtime's
+            runtime.profile = replace(runtime.profile, sandbox_seconds=dump.sandbox_seconds)
     _root_ca(cluster, dump)
     leases = _leases(cluster, dump)
     objects = dump.objects + leases
