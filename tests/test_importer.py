@@ -67,6 +67,34 @@ def test_yaml_json_and_cluster_info_dump_are_read() -> None:
     assert any("no StatefulSet objects, which own 3 objects (Pod shop/cache-0" in w for w in info.warnings)
 
 
+def test_without_leases_the_instant_is_the_newest_event_or_condition(tmp_path: Path) -> None:
+    """A cluster-info dump has no Leases, and a node's heartbeat can be 5 minutes old: the newest of the events'
+    and the controllers' timestamps is the instant (here an Event seen again at 00:04:30, a Deployment still
+    progressing at 00:03:00, a Job done at 00:02:00), and the warning says it may be later."""
+    node = ("{kind: Node, apiVersion: v1, metadata: {name: n1, uid: n1, creationTimestamp: '2025-01-01T00:00:00Z'},"
+            " status: {conditions: [{type: Ready, status: 'True', lastHeartbeatTime: '2025-01-01T00:00:10Z',"
+            " lastTransitionTime: '2025-01-01T00:00:10Z'}], nodeInfo: {kubeletVersion: v1.30.1}}}")
+    deploy = ("{kind: Deployment, apiVersion: apps/v1, metadata: {name: web, namespace: d, uid: w,"
+              " creationTimestamp: '2025-01-01T00:00:00Z'}, spec: {}, status: {conditions: [{type: Progressing,"
+              " status: 'True', lastUpdateTime: '2025-01-01T00:03:00Z', lastTransitionTime: '2025-01-01T00:00:05Z'}]}}")
+    job = ("{kind: Job, apiVersion: batch/v1, metadata: {name: j, namespace: d, uid: j, creationTimestamp:"
+           " '2025-01-01T00:00:00Z'}, spec: {}, status: {startTime: '2025-01-01T00:01:00Z',"
+           " completionTime: '2025-01-01T00:02:00Z'}}")
+    event = ("{kind: Event, apiVersion: v1, metadata: {name: e, namespace: d, creationTimestamp:"
+             " '2025-01-01T00:00:20Z'}, reason: BackOff, count: 9, involvedObject: {kind: Pod, namespace: d, name: p},"
+             " firstTimestamp: '2025-01-01T00:00:20Z', lastTimestamp: '2025-01-01T00:04:30Z'}")
+    for name, items in (("all", [node, deploy, job, event]), ("no-events", [node, deploy, job]),
+                        ("no-deploy", [node, job])):
+        (tmp_path / f"{name}.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" +
+                                               "".join(f"- {i}\n" for i in items))
+    taken = {name: load_dump([str(tmp_path / f"{name}.yaml")]) for name in ("all", "no-events", "no-deploy")}
+    assert {k: d.taken.strftime("%H:%M:%S") for k, d in taken.items()} == \
+        {"all": "00:04:30", "no-events": "00:03:00", "no-deploy": "00:02:00"}
+    assert ("the dump has no node Leases: its instant is taken as its newest timestamp, 2025-01-01T00:04:30Z"
+            in taken["all"].warnings[-1])
+    assert not any("no node Leases" in w for w in load_dump([str(DUMP)]).warnings)
+
+
 def test_json_list_reads_as_the_yaml(tmp_path: Path) -> None:
     import yaml
 
@@ -256,6 +284,26 @@ def test_anonymize_renames_consistently_and_stays_quiet(tmp_path: Path) -> None:
     pods = dump.of("Pod")
     nodes = {n["metadata"]["name"] for n in dump.of("Node")}
     assert all(p["spec"]["nodeName"] in nodes for p in pods)
+
+
+def test_kubelets_mid_upgrade_keep_their_own_versions(tmp_path: Path) -> None:
+    """Three kubelets still at 1.28, one upgraded to 1.29: the control plane is 1.29 (no kubelet is newer than
+    its API server: version skew policy), and each kubelet runs its node's version, as the node reports it."""
+    text = SHOP.read_text().replace("kubeletVersion: v1.29.0", "kubeletVersion: v1.28.9", 3)
+    (tmp_path / "mixed.yaml").write_text(text)
+    result, dump = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING)
+    assert dump.version == "1.29" and result.scenario.kubernetes_version == "1.29"
+    assert ("the kubelets run several versions: 1.29 on 1 nodes, 1.28 (3 nodes); the control plane runs 1.29"
+            in result.scenario.warnings[-1])
+    versions = {name: kl.profile.version for name, kl in result.cluster.kubelets.items()}
+    assert versions == {"worker-a0": "1.28", "worker-a1": "1.28", "worker-b0": "1.28", "worker-b1": "1.29"}
+    assert result.cluster.profile.version == "1.29"
+    reported = {n["metadata"]["name"]: n["status"]["nodeInfo"]["kubeletVersion"]
+                for n in result.cluster.store.list("Node")}
+    assert reported == {"worker-a0": "v1.28.9", "worker-a1": "v1.28.9", "worker-b0": "v1.28.9", "worker-b1": "v1.29.0"}
+    # run at another version (an upgrade what-if), every kubelet runs that one
+    result, _ = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING, kubernetes_version="1.30")
+    assert {kl.profile.version for kl in result.cluster.kubelets.values()} == {"1.30"}
 
 
 def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
 
         rename(objects, events)
     taken = _taken(objects, events)
+    _without_leases(objects, taken, warnings)
     version = _version(objects, warnings)
     _bad_pod_status(objects, warnings)
     _missing_nodes(objects, warnings)
@@ -153,15 +154,21 @@ def _check_uids(objects: list[Obj], files: dict[int, str]) -> None:
         seen[uid] = o
 
 
+_STATUS_TIMES = {"Job": ("startTime", "completionTime"), "CronJob": ("lastScheduleTime", "lastSuccessfulTime"),
+                 "HorizontalPodAutoscaler": ("lastScaleTime",)}
+
+
 def _timestamps(obj: Obj) -> list[str]:
     md = obj["metadata"]
     out = [md.get("creationTimestamp")]
     kind = obj["kind"]
-    status = obj.get("status") or {}
+    status = obj.get("status")
+    status = status if isinstance(status, dict) else {}   # one a kubelet would not write: _bad_pod_status says so
     if kind in ("Pod", "Node") or isinstance(status.get("conditions"), list):
         for c in status.get("conditions") or ():
-            if isinstance(c, dict):
-                out += [c.get("lastTransitionTime"), c.get("lastHeartbeatTime")]
+            if isinstance(c, dict):   # lastUpdateTime: a Deployment's Progressing, renewed as it progresses
+                out += [c.get(k) for k in ("lastTransitionTime", "lastHeartbeatTime", "lastUpdateTime",
+                                           "lastProbeTime")]
     if kind == "Pod":
         out.append(status.get("startTime"))
         for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []):
@@ -171,9 +178,16 @@ def _timestamps(obj: Obj) -> list[str]:
                         out += [st.get("startedAt"), st.get("finishedAt")]
     elif kind == "Lease":
         out.append((obj.get("spec") or {}).get("renewTime"))
-    elif kind == "Event":
-        out += [obj.get("lastTimestamp"), obj.get("eventTime"), obj.get("firstTimestamp")]
+    elif kind == "Event":   # core/v1 and events.k8s.io/v1 (a repeated event's series)
+        out += [obj.get("lastTimestamp"), obj.get("eventTime"), obj.get("firstTimestamp"),
+                obj.get("deprecatedLastTimestamp"), _get(obj.get("series"), "lastObservedTime")]
+    elif kind in _STATUS_TIMES:   # what the controllers last did (never metadata.deletionTimestamp: in the future)
+        out += [status.get(k) for k in _STATUS_TIMES[kind]]
     return [t for t in out if isinstance(t, str) and len(t) >= 20]
+
+
+def _get(part: Any, key: str) -> Any:
+    return part.get(key) if isinstance(part, dict) else None
 
 
 def parse_time(ts: str) -> datetime:
@@ -200,6 +214,18 @@ def _taken(objects: list[Obj], events: list[Obj]) -> datetime:
     return newest
 
 
+def _without_leases(objects: list[Obj], taken: datetime, warnings: list[str]) -> None:
+    """A node's Lease is renewed every 10 s; without them (kubectl cluster-info dump has none) the newest
+    timestamp can be minutes old: a kubelet posts an unchanged node status only every nodeStatusReportFrequency
+    (5 m; pkg/kubelet/kubelet_node_status.go: tryUpdateNodeStatus)."""
+    kinds = {(o["kind"], o["metadata"].get("namespace")) for o in objects}
+    if ("Node", None) in kinds and ("Lease", "kube-node-lease") not in kinds:
+        warnings.append(f"the dump has no node Leases: its instant is taken as its newest timestamp, "
+                        f"{taken.strftime('%Y-%m-%dT%H:%M:%SZ')} (of events, conditions, container states), and it "
+                        "may have been made up to 5 minutes later, as an unchanged node reports its status every "
+                        "5 minutes (add leases to the kubectl get command)")
+
+
 def kubelet_minor(node: Obj) -> int | None:
     v = ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion") or ""
     parts = v.lstrip("v").split(".")
@@ -220,11 +246,18 @@ def _version(objects: list[Obj], warnings: list[str]) -> str | None:
         minors[m] += 1
     if not minors:
         return None
-    minor = max(minors, key=lambda m: (minors[m], m))
+    # the control plane is at least as new as every kubelet (version skew policy: a kubelet is never newer than
+    # kube-apiserver, and may be up to three minors older, two before 1.28): mid-upgrade, the newest kubelets'
+    minor = max(minors)
     if len(minors) > 1:
         others = ", ".join(f"1.{m} ({n} nodes)" for m, n in sorted(minors.items()) if m != minor)
-        warnings.append(f"the kubelets run several versions: 1.{minor} on {minors[minor]} nodes, {others}; every "
-                        f"component runs 1.{minor} (podlife models one version per cluster)")
+        skew = 3 if minor >= 28 else 2
+        beyond = [m for m in minors if minor - m > skew]
+        warnings.append(f"the kubelets run several versions: 1.{minor} on {minors[minor]} nodes, {others}; the "
+                        f"control plane runs 1.{minor} (the newest: no kubelet is newer than its API server), "
+                        "each kubelet its own node's version (all run the given one where the run sets another)"
+                        + (f" (1.{', 1.'.join(str(m) for m in sorted(beyond))} is more than {skew} minors older "
+                           "than the control plane, outside the version skew policy)" if beyond else ""))
     return f"1.{minor}"
 
 
