@@ -460,6 +460,16 @@ def test_up_from_serves_the_dump_in_memory(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()
 
 
+def test_up_from_refuses_a_data_dir(tmp_path: Path) -> None:
+    """The imported cluster is not written to a data directory: asking for one is exit 2, nothing made."""
+    for flag in (["--data-dir", str(tmp_path / "data")], ["--durable"]):
+        res = CliRunner().invoke(main, ["up", "--from", str(SHOP), "--clock", "manual", *flag])
+        assert res.exit_code == 2, res.output
+        assert (f"{flag[0]}: up --from keeps the imported cluster in memory only (it is not written to a data "
+                f"directory, and ends with the process); drop {flag[0]}") in res.output
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_generated_1_33_dump_is_quiet(tmp_path: Path) -> None:
     """bench/import.py's generator: what a 1.33 cluster's objects hold (container statuses with volumeMounts,
     resources and user, Deployment and PDB conditions, ControllerRevisions, its own root CA bundle)."""
