@@ -293,8 +293,10 @@ def test_kubelets_mid_upgrade_keep_their_own_versions(tmp_path: Path) -> None:
     (tmp_path / "mixed.yaml").write_text(text)
     result, dump = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING)
     assert dump.version == "1.29" and result.scenario.kubernetes_version == "1.29"
-    assert ("the kubelets run several versions: 1.29 on 1 nodes, 1.28 (3 nodes); the control plane runs 1.29"
-            in result.scenario.warnings[-1])
+    assert result.scenario.warnings[-1] == (
+        "the kubelets run 1.28 (3 nodes), 1.29 (1 node) and the control plane 1.29 (the newest: no kubelet is newer "
+        "than its API server): each kubelet runs its node's version (all run the given one where the run sets "
+        "another)")
     versions = {name: kl.profile.version for name, kl in result.cluster.kubelets.items()}
     assert versions == {"worker-a0": "1.28", "worker-a1": "1.28", "worker-b0": "1.28", "worker-b1": "1.29"}
     assert result.cluster.profile.version == "1.29"
@@ -304,6 +306,41 @@ def test_kubelets_mid_upgrade_keep_their_own_versions(tmp_path: Path) -> None:
     # run at another version (an upgrade what-if), every kubelet runs that one
     result, _ = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING, kubernetes_version="1.30")
     assert {kl.profile.version for kl in result.cluster.kubelets.values()} == {"1.30"}
+
+
+def test_the_control_plane_version_is_its_apiservers(tmp_path: Path) -> None:
+    """A kube-apiserver static pod in the dump names the control plane's version: 1.33 over kubelets at 1.29
+    (four minors: beyond the skew policy, said so) and one at 1.34 (newer than its API server)."""
+    text = SHOP.read_text().replace("kubeletVersion: v1.29.0", "kubeletVersion: v1.34.1", 1)
+    apiserver = textwrap.dedent("""\
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: kube-apiserver-cp-0, namespace: kube-system, uid: apiserver-cp-0,
+                   creationTimestamp: '2025-01-01T00:00:00Z', labels: {component: kube-apiserver}}
+        spec:
+          containers: [{name: kube-apiserver, image: registry.k8s.io/kube-apiserver:v1.33.2}]
+        """)
+    (tmp_path / "dump.yaml").write_text(text)
+    (tmp_path / "apiserver.yaml").write_text(apiserver)
+    d = load_dump([str(tmp_path / "dump.yaml"), str(tmp_path / "apiserver.yaml")])
+    assert d.version == "1.33"
+    assert [w for w in d.warnings if w.startswith("the kubelets run")] == [
+        "the kubelets run 1.29 (3 nodes), 1.34 (1 node) and the control plane 1.33 (its kube-apiserver's image): "
+        "each kubelet runs its node's version (all run the given one where the run sets another) (1.29, 1.34: "
+        "outside the version skew policy, which lets a kubelet be up to 3 minors older than its API server, never "
+        "newer)"]
+
+
+DRAIN_A0 = """\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: moved}
+spec:
+  until: 1m
+  actions:
+    - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
+"""
 
 
 def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
@@ -325,15 +362,7 @@ def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
     d = command.read([str(tmp_path / "c.yaml")])
     assert d.pull_times == {"redis:7": 2.3} and d.start_latency == 4.0   # Scheduled 00:00:00, Started 00:00:04
     # draining worker-a0 moves cache-1 to worker-b1, the one node that never ran redis: it pulls it, for 2.3 s
-    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], """\
-        apiVersion: podlife/v1alpha1
-        kind: Scenario
-        metadata: {name: moved}
-        spec:
-          until: 1m
-          actions:
-            - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
-        """)
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], DRAIN_A0)
     pulls = [(r["t"], r["reason"], r["message"]) for r in result.cluster.trace.records
              if r["type"] == "event" and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Pulling", "Pulled")]
     assert [p[1] for p in pulls] == ["Pulling", "Pulled"] and round(pulls[1][0] - pulls[0][0], 3) == 2.3
@@ -366,15 +395,7 @@ def test_calibrate_takes_sandbox_time_from_events(tmp_path: Path) -> None:
     d = command.read([str(tmp_path / "c.yaml")])
     assert d.sandbox_seconds == 1.0 and d.start_latency == 6.0
     # cache-1, moved by the drain to worker-b1: its sandbox takes 1 s before it pulls redis (0 s uncalibrated)
-    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], """\
-        apiVersion: podlife/v1alpha1
-        kind: Scenario
-        metadata: {name: moved}
-        spec:
-          until: 1m
-          actions:
-            - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
-        """)
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], DRAIN_A0)
     steps = {r["reason"]: r["t"] for r in result.cluster.trace.records if r["type"] == "event"
              and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Scheduled", "Pulling")}
     assert round(steps["Pulling"] - steps["Scheduled"], 3) == 1.0

@@ -5,6 +5,7 @@ can go on from are warnings that name the objects."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -232,32 +233,57 @@ def kubelet_minor(node: Obj) -> int | None:
     return int(parts[1]) if len(parts) >= 2 and parts[0] == "1" and parts[1].isdigit() else None
 
 
+# a kubeadm (or kops, kubespray) control plane's static pod: registry.k8s.io/kube-apiserver:v1.30.2
+_APISERVER_IMAGE = re.compile(r"/kube-apiserver(?:-[a-z0-9]+)?:v1\.(\d+)\.")
+
+
+def _apiserver_minor(objects: list[Obj]) -> int | None:
+    """The control plane's minor, where the dump has its kube-apiserver pods (the newest, mid-upgrade)."""
+    found = None
+    for pod in objects:
+        if pod["kind"] != "Pod" or pod["metadata"].get("namespace") != "kube-system":
+            continue
+        for c in (pod.get("spec") or {}).get("containers") or ():
+            m = _APISERVER_IMAGE.search(str(c.get("image") or "")) if isinstance(c, dict) else None
+            if m and (found is None or int(m.group(1)) > found):
+                found = int(m.group(1))
+    return found
+
+
+def _modelled(minor: int, where: str, what: str) -> None:
+    if not OLDEST_MINOR <= minor <= NEWEST_MINOR:
+        raise DumpError(where, f"{what} is outside the versions podlife models (1.{OLDEST_MINOR} … 1.{NEWEST_MINOR})")
+
+
 def _version(objects: list[Obj], warnings: list[str]) -> str | None:
     minors: Counter[int] = Counter()
     for node in (o for o in objects if o["kind"] == "Node"):
         m = kubelet_minor(node)
         if m is None:
             continue
-        if not OLDEST_MINOR <= m <= NEWEST_MINOR:
-            v = node["status"]["nodeInfo"]["kubeletVersion"]
-            raise DumpError(f"Node {node['metadata']['name']}", f"status.nodeInfo.kubeletVersion {v} is outside the "
-                                                                f"versions podlife models (1.{OLDEST_MINOR} … "
-                                                                f"1.{NEWEST_MINOR})")
+        _modelled(m, f"Node {node['metadata']['name']}",
+                  f"status.nodeInfo.kubeletVersion {node['status']['nodeInfo']['kubeletVersion']}")
         minors[m] += 1
-    if not minors:
+    # the control plane: its kube-apiserver's image where the dump has it; else at least as new as every kubelet
+    # (version skew policy: a kubelet is never newer than kube-apiserver, and may be up to three minors older,
+    # two before 1.28), so mid-upgrade the newest kubelets'
+    apiserver = _apiserver_minor(objects)
+    if apiserver is not None:
+        _modelled(apiserver, "Pod kube-system/kube-apiserver", f"the kube-apiserver image's version 1.{apiserver}")
+    elif not minors:
         return None
-    # the control plane is at least as new as every kubelet (version skew policy: a kubelet is never newer than
-    # kube-apiserver, and may be up to three minors older, two before 1.28): mid-upgrade, the newest kubelets'
-    minor = max(minors)
-    if len(minors) > 1:
-        others = ", ".join(f"1.{m} ({n} nodes)" for m, n in sorted(minors.items()) if m != minor)
+    minor = apiserver if apiserver is not None else max(minors)
+    if set(minors) - {minor}:
+        source = "its kube-apiserver's image" if apiserver is not None else \
+            "the newest: no kubelet is newer than its API server"
+        kubelets = ", ".join(f"1.{m} ({n} node{'s' if n > 1 else ''})" for m, n in sorted(minors.items()))
         skew = 3 if minor >= 28 else 2
-        beyond = [m for m in minors if minor - m > skew]
-        warnings.append(f"the kubelets run several versions: 1.{minor} on {minors[minor]} nodes, {others}; the "
-                        f"control plane runs 1.{minor} (the newest: no kubelet is newer than its API server), "
-                        "each kubelet its own node's version (all run the given one where the run sets another)"
-                        + (f" (1.{', 1.'.join(str(m) for m in sorted(beyond))} is more than {skew} minors older "
-                           "than the control plane, outside the version skew policy)" if beyond else ""))
+        beyond = sorted(m for m in minors if minor - m > skew or m > minor)
+        warnings.append(f"the kubelets run {kubelets} and the control plane 1.{minor} ({source}): each kubelet "
+                        "runs its node's version (all run the given one where the run sets another)"
+                        + (f" (1.{', 1.'.join(str(m) for m in beyond)}: outside the version skew policy, which lets "
+                           f"a kubelet be up to {skew} minors older than its API server, never newer)"
+                           if beyond else ""))
     return f"1.{minor}"
 
 
