@@ -1,0 +1,182 @@
+"""Volumes at their mount paths, image entrypoints and port-forward on ``podlife up --runtime process``, with
+real kubectl. Each container has a mount namespace of its own (the tests run as root, as CI does)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podlife.runtime import mountns
+from tests.live.conftest import PODLIFE, Live, _require_kubectl, write
+
+VERSION = "1.32"
+CLUSTER = """\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: volumes}
+spec:
+  kubernetesVersion: "1.32"
+  cluster:
+    nodes: [{name: node-1}]
+    kubelet: {syncFrequency: 2s}
+"""
+
+
+class Cluster(Live):
+    def __init__(self, tmp: Path) -> None:
+        _require_kubectl()
+        self.tmp = tmp
+        super().__init__(tmp, VERSION, cluster=write(tmp, "cluster.yaml", CLUSTER),
+                         extra=("--runtime", "process", "--data-dir", str(tmp / "data")))
+
+    def apply(self, manifest: str) -> None:
+        self.kubectl("apply", "-f", write(self.tmp, f"m{time.monotonic_ns()}.yaml", manifest))
+
+    def pod(self, name: str) -> dict[str, Any]:
+        p = self.kubectl("get", "pod", name, "-o", "json", check=False)
+        return json.loads(p.stdout) if p.returncode == 0 else {}
+
+    def running(self, name: str) -> bool:
+        statuses = (self.pod(name).get("status") or {}).get("containerStatuses") or []
+        return bool(statuses) and all("running" in (s.get("state") or {}) for s in statuses)
+
+    def sh(self, pod: str, container: str, script: str) -> str:
+        return self.kubectl("exec", pod, "-c", container, "--", "sh", "-c", script).stdout
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    why = mountns.available()
+    if why is not None:
+        pytest.skip(f"no mount namespaces here: {why}")
+    c = Cluster(tmp_path_factory.mktemp("volumes"))
+    yield c
+    c.stop()
+
+
+def test_configmap_secret_downward_api_and_shared_empty_dir_at_their_mount_paths(cluster: Cluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: app-config}
+        data: {app.yaml: "level: info\\n", other: "x"}
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: app-secret}
+        stringData: {password: s3cret}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: vols
+          labels: {app: vols, tier: web}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "echo hello > /shared/greeting; exec sleep 3600"]
+            volumeMounts:
+            - {name: config, mountPath: /etc/config}
+            - {name: podinfo, mountPath: /etc/podinfo}
+            - {name: secret, mountPath: /etc/secret, readOnly: true}
+            - {name: shared, mountPath: /shared}
+            - {name: config, mountPath: /etc/app.yaml, subPath: app.yaml}
+          - name: sidecar
+            image: busybox
+            command: ["sleep", "3600"]
+            volumeMounts:
+            - {name: shared, mountPath: /data}
+          volumes:
+          - name: config
+            configMap: {name: app-config, items: [{key: app.yaml, path: app.yaml, mode: 0600}]}
+          - name: podinfo
+            downwardAPI:
+              items:
+              - {path: labels, fieldRef: {fieldPath: metadata.labels}}
+              - {path: name, fieldRef: {fieldPath: metadata.name}}
+          - name: secret
+            secret: {secretName: app-secret, defaultMode: 0400}
+          - name: shared
+            emptyDir: {}
+        """)
+    cluster.wait_for("vols Running", lambda: cluster.running("vols"), 30)
+    out = cluster.sh("vols", "app", "cat /etc/config/app.yaml /etc/podinfo/labels; echo; cat /etc/podinfo/name; "
+                     "echo; cat /etc/secret/password; echo; cat /etc/app.yaml; "
+                     "stat -L -c '%a %n' /etc/config/app.yaml /etc/secret/password /etc/podinfo/name")
+    assert out == ('level: info\napp="vols"\ntier="web"\nvols\ns3cret\nlevel: info\n'
+                   "600 /etc/config/app.yaml\n400 /etc/secret/password\n644 /etc/podinfo/name\n")
+    # upstream's layout: ..data → the timestamped directory, each key a symlink through ..data
+    layout = cluster.sh("vols", "app", "readlink /etc/config/app.yaml; readlink /etc/config/..data")
+    first, data = layout.splitlines()
+    assert first == "..data/app.yaml" and data.startswith("..20")
+    # the sidecar sees the app's file in the emptyDir shared between them, at its own mount path
+    assert cluster.sh("vols", "sidecar", "cat /data/greeting") == "hello\n"
+    # read-only: the host root and the API-data volumes; the emptyDir is writable
+    writes = cluster.sh("vols", "app", "touch /etc/x 2>/dev/null && echo rw || echo ro; "
+                        "touch /etc/secret/x 2>/dev/null && echo rw || echo ro; "
+                        "touch /shared/x 2>/dev/null && echo rw || echo ro")
+    assert writes == "ro\nro\nrw\n"
+    assert not os.path.exists("/etc/config"), "the mount point was made on the host"
+    # an update of the ConfigMap reaches the volume within the sync period (2 s here); a subPath does not
+    cluster.kubectl("patch", "configmap", "app-config", "-p", '{"data": {"app.yaml": "level: debug\\n"}}')
+    cluster.wait_for("the new config", lambda: cluster.sh("vols", "app", "cat /etc/config/app.yaml")
+                     == "level: debug\n", 20)
+    assert cluster.sh("vols", "app", "cat /etc/app.yaml") == "level: info\n"
+    cluster.kubectl("label", "pod", "vols", "tier=db", "--overwrite")
+    cluster.wait_for("the new labels", lambda: cluster.sh("vols", "app", "cat /etc/podinfo/labels")
+                     == 'app="vols"\ntier="db"', 20)
+    cluster.kubectl("delete", "pod", "vols", "--wait=false")
+
+
+def test_args_only_busybox_pod_runs_its_args_with_the_image_entrypoint(cluster: Cluster) -> None:
+    if shutil.which("sh") is None:
+        pytest.skip("no sh")
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: argsonly}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: c
+            image: busybox:1.36
+            args: ["sh", "-c", "echo from-args $(GREETING); pwd"]
+            env: [{name: GREETING, value: hi}]
+        """)
+    cluster.wait_for("argsonly Succeeded", lambda: cluster.pod("argsonly").get("status", {}).get("phase")
+                     == "Succeeded", 30)
+    assert cluster.kubectl("logs", "argsonly").stdout == "from-args hi\n/\n"
+
+
+def test_image_program_missing_names_it(cluster: Cluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: noagn}
+        spec:
+          restartPolicy: Never
+          containers:
+          - {name: c, image: registry.k8s.io/e2e-test-images/agnhost:2.53, args: ["pause"]}
+        """)
+
+    def failed() -> list[str]:
+        out = cluster.kubectl("get", "events", "--field-selector", "involvedObject.name=noagn", "-o", "json").stdout
+        return [e["message"] for e in json.loads(out)["items"] if e["reason"] == "Failed"]
+    messages = cluster.wait_for("noagn failed", failed, 30)
+    assert messages[0] == (
+        "Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+        'failed: unable to start container process: exec: "/agnhost": no such file or directory: '
+        'unknown (podlife runs the program of image "registry.k8s.io/e2e-test-images/agnhost:2.53" from this '
+        'machine, and "/agnhost" is not on it)')
