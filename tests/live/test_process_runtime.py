@@ -445,7 +445,7 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
     failed = [(e["type"], e["message"]) for e in cluster.events("envs") if e["reason"] == "Failed"]
     assert failed and failed[0][0] == "Warning"
     assert failed[0][1].startswith('Error: failed to generate container "') and failed[0][1].endswith(
-        '": no command specified; podlife knows no ENTRYPOINT/CMD of image "example.com/unknown:1": give the '
+        '" spec: no command specified; podlife knows no ENTRYPOINT/CMD of image "example.com/unknown:1": give the '
         "container a command, or declare the image in the pod annotation podlife.io/images")
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
 
