@@ -180,3 +180,43 @@ def test_image_program_missing_names_it(cluster: Cluster) -> None:
         'failed: unable to start container process: exec: "/agnhost": no such file or directory: '
         'unknown (podlife runs the program of image "registry.k8s.io/e2e-test-images/agnhost:2.53" from this '
         'machine, and "/agnhost" is not on it)')
+
+
+def test_official_python_client_exec_with_stdin_in_text_frames_on_an_args_only_busybox_pod(cluster: Cluster) -> None:
+    kubernetes = pytest.importorskip("kubernetes")
+    from kubernetes.stream import stream
+
+    # the pod of the client's own e2e exec test: busybox with args only (the image's CMD replaced)
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: busybox-test}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: sleep
+            image: busybox
+            args: ["/bin/sh", "-c", "while true; do date; sleep 5; done"]
+        """)
+    cluster.wait_for("busybox-test Running", lambda: cluster.running("busybox-test"), 30)
+    client = kubernetes.config.new_client_from_config(config_file=cluster.env["KUBECONFIG"])
+    api = kubernetes.client.CoreV1Api(client)
+    resp = stream(api.connect_get_namespaced_pod_exec, "busybox-test", "default", command=["/bin/sh"],
+                  stderr=True, stdin=True, stdout=True, tty=False, _preload_content=False)
+    try:
+        resp.write_stdin("echo test string 1 $HOSTNAME\n")   # a str: sent as a text frame
+        out = ""
+        deadline = time.monotonic() + 10
+        while "\n" not in out and time.monotonic() < deadline:
+            resp.update(timeout=1)
+            out += resp.read_stdout() if resp.peek_stdout() else ""
+        assert out == "test string 1 busybox-test\n"
+        resp.write_stdin("exit 4\n")
+        resp.update(timeout=5)
+        deadline = time.monotonic() + 10
+        while resp.is_open() and time.monotonic() < deadline:
+            resp.update(timeout=1)
+        assert resp.returncode == 4
+    finally:
+        resp.close()
+    cluster.kubectl("delete", "pod", "busybox-test", "--wait=false")
