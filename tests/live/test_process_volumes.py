@@ -220,3 +220,45 @@ def test_official_python_client_exec_with_stdin_in_text_frames_on_an_args_only_b
     finally:
         resp.close()
     cluster.kubectl("delete", "pod", "busybox-test", "--wait=false")
+
+
+def test_pods_proxy_and_services_proxy_reach_the_pods_http_server(cluster: Cluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: site, labels: {app: site}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: web
+            image: python:3
+            command: ["sh", "-c", "echo hello from $(POD_NAME) > /srv/hello.txt;
+                                   exec python3 -m http.server 8080 --bind $(POD_IP) --directory /srv"]
+            env:
+            - {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+            - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+            ports: [{name: http, containerPort: 8080}]
+            readinessProbe: {tcpSocket: {port: http}, periodSeconds: 1}
+            volumeMounts: [{name: srv, mountPath: /srv}]
+          volumes: [{name: srv, emptyDir: {}}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: site}
+        spec:
+          selector: {app: site}
+          ports: [{name: web, port: 80, targetPort: http}]
+        """)
+    cluster.wait_for("site Ready", lambda: any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in (cluster.pod("site").get("status") or {}).get("conditions") or []), 30)
+    pods = cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/site:8080/proxy/hello.txt").stdout
+    assert pods == "hello from site\n"
+    # no port given: the first declared container port
+    assert cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/site/proxy/hello.txt").stdout == pods
+    cluster.wait_for("an endpoint", lambda: cluster.kubectl(
+        "get", "--raw", "/api/v1/namespaces/default/services/site:web/proxy/hello.txt", check=False).stdout == pods,
+        20)
+    missing = cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/site:8080/proxy/nope", check=False)
+    assert missing.returncode == 1 and missing.stderr.startswith("Error from server (NotFound)")
+    cluster.kubectl("delete", "pod", "site", "--wait=false")
