@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +14,7 @@ from typing import Any
 import pytest
 
 from podlife.runtime import mountns
-from tests.live.conftest import PODLIFE, Live, _require_kubectl, write
+from tests.live.conftest import Live, _require_kubectl, write
 
 VERSION = "1.32"
 CLUSTER = """\
@@ -262,3 +259,46 @@ def test_pods_proxy_and_services_proxy_reach_the_pods_http_server(cluster: Clust
     missing = cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/site:8080/proxy/nope", check=False)
     assert missing.returncode == 1 and missing.stderr.startswith("Error from server (NotFound)")
     cluster.kubectl("delete", "pod", "site", "--wait=false")
+
+
+def test_official_python_client_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> None:
+    kubernetes = pytest.importorskip("kubernetes")
+    from kubernetes.stream import portforward
+
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: fwd}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: web
+            image: python:3
+            command: ["sh", "-c", "echo forwarded > /srv/index.html;
+                                   exec python3 -m http.server 8081 --bind $(POD_IP) --directory /srv"]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            readinessProbe: {tcpSocket: {port: 8081}, periodSeconds: 1}
+            volumeMounts: [{name: srv, mountPath: /srv}]
+          volumes: [{name: srv, emptyDir: {}}]
+        """)
+    cluster.wait_for("fwd Ready", lambda: any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in (cluster.pod("fwd").get("status") or {}).get("conditions") or []), 30)
+    client = kubernetes.config.new_client_from_config(config_file=cluster.env["KUBECONFIG"])
+    api = kubernetes.client.CoreV1Api(client)
+    pf = portforward(api.connect_get_namespaced_pod_portforward, "fwd", "default", ports="8081")
+    sock = pf.socket(8081)
+    sock.settimeout(10)
+    sock.sendall(b"GET /index.html HTTP/1.0\r\nHost: fwd\r\n\r\n")
+    reply = b""
+    while True:
+        data = sock.recv(4096)
+        if not data:
+            break
+        reply += data
+    sock.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.0 200 OK"
+    assert body == b"forwarded\n"
+    assert pf.error(8081) is None
+    cluster.kubectl("delete", "pod", "fwd", "--wait=false")

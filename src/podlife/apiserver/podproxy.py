@@ -90,7 +90,6 @@ def service_location(server: Any, namespace: str, ident: str) -> tuple[str, str,
                      (chosen.get("name") or "")), None)
         for ep in sl.get("endpoints") or []:
             if port is not None and (ep.get("conditions") or {}).get("ready", True) and ep.get("addresses"):
-                target = ep.get("targetRef") or {}
                 return scheme or "http", ep["addresses"][0], int(port)
     raise _unavailable(f'no endpoints available for service "{name}"')
 

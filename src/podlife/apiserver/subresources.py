@@ -94,6 +94,12 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             runtime = podexec.runtime_of(server, pod)
             if runtime is not None:   # the container is a real process (the process runtime)
                 return await podexec.serve(server, request, t, runtime, pod)
+        if sub == "portforward" and request.headers.get("Upgrade", "").lower() == "websocket":
+            from podlife.apiserver import podexec, podforward
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            if podexec.runtime_of(server, pod) is not None:   # a real process listens (the process runtime)
+                return await podforward.serve(request, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 
