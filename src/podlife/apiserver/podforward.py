@@ -58,10 +58,10 @@ async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
                 data = msg.data.encode()
             else:
                 continue
-            writer = writers.get(data[0])
-            if writer is not None and len(data) > 1:
-                writer.write(data[1:])
-                await writer.drain()
+            target = writers.get(data[0])
+            if target is not None and len(data) > 1:
+                target.write(data[1:])
+                await target.drain()
     finally:
         closer.cancel()
         for task in tasks:
