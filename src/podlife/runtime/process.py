@@ -1,20 +1,22 @@
 """The process runtime: the same CRI state machine as the simulated containerd (podlife.runtime.containerd),
 whose containers are real local processes (``podlife up --runtime process``).
 
-What is real: a container's ``command`` + ``args`` run with its resolved environment in a session and process
-group of their own, started by the supervisor (podlife.runtime.supervisor); each pod has a loopback address of
-its node's range as its IP, and a directory under the data directory (``pods/<namespace>_<name>_<uid>``) with
-its emptyDir volumes (``volumes/<name>``) and its containers' logs (``<container>/<restartCount>.log``, CRI
-format). StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the
-group; exit codes come from the process (128 + the signal for one killed by a signal), and when the container's
-main process ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks
-and probes run their command in the container's environment and working directory; HTTP and TCP ones connect
-to the pod's address.
+What is real: a container's process (``command`` + ``args``, or its image's ENTRYPOINT/CMD from
+podlife.runtime.images) runs with its resolved environment in a session and process group of their own,
+started by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine
+allows it (podlife.runtime.mountns: the host root read-only, the pod's volumes at their mount paths); each pod
+has a loopback address of its node's range as its IP, and a directory under the data directory
+(``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data volumes written by the
+atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format). StopContainer sends
+the stop signal to the process, waits out the grace period and SIGKILLs the group; exit codes come from the
+process (128 + the signal for one killed by a signal), and when the container's main process ends everything
+else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run their command
+in the container's namespace, environment and working directory; HTTP and TCP ones connect to the pod's
+address.
 
-What is not: images (not pulled; a container needs a command), namespaces and cgroups (a process sees the
-machine; resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
-their default action), volume mounts (mountPath is not mounted: an emptyDir is a sub-directory of the pod's
-directory), usage metrics (eviction and autoscaling see none).
+What is not: images (not pulled; the program comes from this machine), PID/network/user namespaces and
+cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
+their default action), usage metrics (eviction and autoscaling see none).
 
 Outcomes arrive from the event loop: ``deliver`` brings each into the kernel at the instant it happens.
 """
