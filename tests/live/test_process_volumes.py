@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import urllib.request
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -302,3 +304,39 @@ def test_official_python_client_port_forward_reaches_the_pods_http_server(cluste
     assert body == b"forwarded\n"
     assert pf.error(8081) is None
     cluster.kubectl("delete", "pod", "fwd", "--wait=false")
+
+
+def test_kubectl_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: kfwd}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: web
+            image: python:3
+            command: ["sh", "-c", "echo through kubectl > /srv/index.html;
+                                   exec python3 -m http.server 8082 --bind $(POD_IP) --directory /srv"]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            readinessProbe: {tcpSocket: {port: 8082}, periodSeconds: 1}
+            volumeMounts: [{name: srv, mountPath: /srv}]
+          volumes: [{name: srv, emptyDir: {}}]
+        """)
+    cluster.wait_for("kfwd Ready", lambda: any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in (cluster.pod("kfwd").get("status") or {}).get("conditions") or []), 30)
+    fwd = subprocess.Popen(["kubectl", "port-forward", "pod/kfwd", ":8082"], env=cluster.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert fwd.stdout is not None
+        line = fwd.stdout.readline()   # Forwarding from 127.0.0.1:PORT -> 8082
+        assert line.startswith("Forwarding from 127.0.0.1:") and line.rstrip().endswith(" -> 8082"), line
+        local = int(line.split("127.0.0.1:")[1].split()[0])
+        for _ in range(2):   # two connections, each its own pair of streams
+            with urllib.request.urlopen(f"http://127.0.0.1:{local}/index.html", timeout=10) as r:
+                assert (r.status, r.read()) == (200, b"through kubectl\n")
+    finally:
+        fwd.terminate()
+        fwd.wait(timeout=10)
+    cluster.kubectl("delete", "pod", "kfwd", "--wait=false")
