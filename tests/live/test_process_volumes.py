@@ -340,3 +340,30 @@ def test_kubectl_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> 
         fwd.terminate()
         fwd.wait(timeout=10)
     cluster.kubectl("delete", "pod", "kfwd", "--wait=false")
+
+
+def test_kubectl_cp_into_and_out_of_an_empty_dir(cluster: Cluster) -> None:
+    if shutil.which("tar") is None:
+        pytest.skip("no tar")
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cpd}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: c
+            image: busybox
+            command: ["sleep", "3600"]
+            volumeMounts: [{name: data, mountPath: /data}]
+          volumes: [{name: data, emptyDir: {}}]
+        """)
+    cluster.wait_for("cpd Running", lambda: cluster.running("cpd"), 30)
+    src = cluster.tmp / "payload.txt"
+    src.write_text("copied in\n")
+    cluster.kubectl("cp", str(src), "cpd:/data/payload.txt")
+    assert cluster.sh("cpd", "c", "cat /data/payload.txt") == "copied in\n"
+    back = cluster.tmp / "back.txt"
+    cluster.kubectl("cp", "cpd:/data/payload.txt", str(back))
+    assert back.read_text() == "copied in\n"
+    cluster.kubectl("delete", "pod", "cpd", "--wait=false")
