@@ -25,8 +25,9 @@ _DROP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization"
          "transfer-encoding", "upgrade", "authorization", "host", "content-length"}
 
 
-def split_scheme_name_port(ident: str) -> tuple[str, str, str] | None:
-    """utilnet.SplitSchemeNamePort: ``name``, ``name:port`` or ``scheme:name:port`` (scheme http or https)."""
+def split_scheme_name_port(ident: str, kind: str) -> tuple[str, str, str]:
+    """utilnet.SplitSchemeNamePort: ``name``, ``name:port`` or ``scheme:name:port`` (scheme http or https);
+    anything else is the registry's BadRequest (``invalid pod request``)."""
     parts = ident.split(":")
     if len(parts) == 1:
         scheme, name, port = "", parts[0], ""
@@ -35,9 +36,9 @@ def split_scheme_name_port(ident: str) -> tuple[str, str, str] | None:
     elif len(parts) == 3:
         scheme, name, port = parts
     else:
-        return None
+        scheme, name, port = "", "", ""
     if not name or scheme not in ("", "http", "https"):
-        return None
+        raise ApiError(400, "BadRequest", f"invalid {kind} request {ident!r}")
     return scheme, name, port
 
 
@@ -51,10 +52,7 @@ def _simulated(what: str) -> ApiError:
 
 
 def pod_location(server: Any, namespace: str, ident: str) -> tuple[str, str, int]:
-    parsed = split_scheme_name_port(ident)
-    if parsed is None:
-        raise ApiError(400, "BadRequest", f"invalid pod request {ident!r}")
-    scheme, name, port = parsed
+    scheme, name, port = split_scheme_name_port(ident, "pod")
     pod = server.store.get("Pod", namespace, name)
     ip = (pod.get("status") or {}).get("podIP") or ""
     if runtime_of(server, pod) is None:
@@ -71,10 +69,7 @@ def pod_location(server: Any, namespace: str, ident: str) -> tuple[str, str, int
 
 
 def service_location(server: Any, namespace: str, ident: str) -> tuple[str, str, int]:
-    parsed = split_scheme_name_port(ident)
-    if parsed is None:
-        raise ApiError(400, "BadRequest", f"invalid service request {ident!r}")
-    scheme, name, port_id = parsed
+    scheme, name, port_id = split_scheme_name_port(ident, "service")
     svc = server.store.get("Service", namespace, name)
     if not any(kl.runtime.writes_logs for kl in server.cluster.kubelets.values()):
         raise _simulated(f'every pod of service "{name}"')
