@@ -327,6 +327,33 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
 
 
 @main.command()
+@click.argument("evidence", nargs=-1, required=True, type=click.Path(exists=False))
+@click.option("--pod", help="The pod to diagnose (namespace/name or name); default: every pod the evidence names.")
+@click.option("--kubernetes-version", help="The cluster's version, when the kubelet log's start-up lines do not "
+                                           "say it.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Also draw the real and modelled timelines on one axis as an HTML page.")
+def diagnose(evidence: tuple[str, ...], pod: str | None, kubernetes_version: str | None,
+             html_path: str | None) -> None:
+    """Explain an incident from its EVIDENCE (kubelet logs, kubectl get events/pod -o json|yaml, kubectl
+    describe pod output, a kubectl cluster-info dump directory) against the model: rank the faults and
+    behaviours that reproduce it (exit 0), or say that none fits (exit 1)."""
+    from podlife.diagnose import diagnose as run_diagnosis
+    from podlife.diagnose.render import render
+
+    with user_input(evidence[0]):
+        ev, d = run_diagnosis(list(evidence), pod, kubernetes_version)
+        for line in render(ev, d):
+            click.echo(line)
+        if html_path:
+            from podlife.diagnose.html import page
+
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(page(ev, d))
+    sys.exit(0 if d.fits else 1)
+
+
+@main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=A..B|KEY=a,b,c",
               help="A value to vary: kubernetesVersion=1.25..1.34, seed=0..999, or a field path (as --set) "
