@@ -14,9 +14,12 @@ Mounts the host makes later (beneath a bound entry) reach the container only if 
 as every mount is private.
 
 Direct system calls through ctypes, not ``unshare(1)``/bubblewrap: the supervisor's child is already between
-fork and exec, so the calls add no process (measured: under 2 ms per container against 4 ms more for an
-``unshare`` process; bubblewrap cannot create a mount point under a read-only root). Python 3.11 has no
-os.unshare/os.setns (3.12 adds them).
+fork and exec, so the calls need no helper process nor a script of mount commands; bubblewrap (not installed
+here) cannot add a mount point under a read-only root either. Python 3.11 has no os.unshare/os.setns (3.12
+adds them). Measured on this machine (2 cores, load 15; median of 30 forks): a fork alone 0.7 ms; fork plus
+the namespace 4-6 ms with volumes at top-level paths (26 entries of ``/`` bound) and 21 ms with one under
+``/etc`` as well (its 145 entries bound one by one); ``unshare -m true`` costs what ``true`` does (2.2 ms:
+process start-up).
 """
 
 from __future__ import annotations
