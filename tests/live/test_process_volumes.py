@@ -342,7 +342,7 @@ def test_kubectl_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> 
     cluster.kubectl("delete", "pod", "kfwd", "--wait=false")
 
 
-def test_kubectl_cp_into_and_out_of_an_empty_dir(cluster: Cluster) -> None:
+def test_kubectl_cp_into_and_out_of_a_memory_empty_dir(cluster: Cluster) -> None:
     if shutil.which("tar") is None:
         pytest.skip("no tar")
     cluster.apply("""\
@@ -356,9 +356,10 @@ def test_kubectl_cp_into_and_out_of_an_empty_dir(cluster: Cluster) -> None:
             image: busybox
             command: ["sleep", "3600"]
             volumeMounts: [{name: data, mountPath: /data}]
-          volumes: [{name: data, emptyDir: {}}]
+          volumes: [{name: data, emptyDir: {medium: Memory}}]
         """)
     cluster.wait_for("cpd Running", lambda: cluster.running("cpd"), 30)
+    assert cluster.sh("cpd", "c", "stat -f -c %T /data") == "tmpfs\n"   # medium Memory
     src = cluster.tmp / "payload.txt"
     src.write_text("copied in\n")
     cluster.kubectl("cp", str(src), "cpd:/data/payload.txt")
@@ -367,3 +368,33 @@ def test_kubectl_cp_into_and_out_of_an_empty_dir(cluster: Cluster) -> None:
     cluster.kubectl("cp", "cpd:/data/payload.txt", str(back))
     assert back.read_text() == "copied in\n"
     cluster.kubectl("delete", "pod", "cpd", "--wait=false")
+
+
+def test_projected_service_account_volume_at_its_usual_path(cluster: Cluster) -> None:
+    # the kube-api-access volume's shape, under /var/run (a symlink to /run on Debian: shadowed, not followed)
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: sa}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: c
+            image: busybox
+            command: ["sleep", "3600"]
+            volumeMounts: [{name: api, mountPath: /var/run/secrets/kubernetes.io/serviceaccount, readOnly: true}]
+          volumes:
+          - name: api
+            projected:
+              defaultMode: 420   # decimal, as upstream's kube-api-access volume: 0644
+              sources:
+              - serviceAccountToken: {path: token, expirationSeconds: 3607}
+              - configMap: {name: kube-root-ca.crt, items: [{key: ca.crt, path: ca.crt}]}
+              - downwardAPI: {items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]}
+        """)
+    cluster.wait_for("sa Running", lambda: cluster.running("sa"), 30)
+    d = "/var/run/secrets/kubernetes.io/serviceaccount"
+    assert cluster.sh("sa", "c", f"ls {d}; cat {d}/namespace; echo; head -1 {d}/ca.crt; stat -L -c %a {d}/token") \
+        == "ca.crt\nnamespace\ntoken\ndefault\n-----BEGIN CERTIFICATE-----\n644\n"
+    assert not os.path.exists("/run/secrets/kubernetes.io"), "the mount point was made on the host"
+    cluster.kubectl("delete", "pod", "sa", "--wait=false")

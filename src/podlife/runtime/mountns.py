@@ -81,12 +81,12 @@ def _shadow(host: str, dest: str, shadowed: set[str], root_dev: int) -> None:
     mounts below come along), read-only when it is on the host's root file system; a symlink is copied."""
     for name in sorted(os.listdir(host)):
         hp, dp = os.path.join(host, name), os.path.join(dest, name)
+        if hp in shadowed:   # a symlink too (/var/run → /run): a real directory here, or a mount point
+            os.mkdir(dp)     # made beneath would follow the link out to the host
+            _shadow(hp, dp, shadowed, root_dev)
+            continue
         if os.path.islink(hp):
             os.symlink(os.readlink(hp), dp)
-            continue
-        if hp in shadowed:
-            os.mkdir(dp)
-            _shadow(hp, dp, shadowed, root_dev)
             continue
         try:
             st = os.stat(hp)
