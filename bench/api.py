@@ -2,6 +2,7 @@
 requests/s beside a bare aiohttp hello endpoint.
 
     python bench/api.py [--pods 1000] [--clients 50] [--seconds 5] [--version 1.32]
+    python bench/api.py --nodes 5000 --pods 150000 [--listings 5] [--watches 100] [--rollout 10000]
 
 It starts ``podlife up --clock manual --ephemeral`` (a frozen cluster: the load measures the API, not the
 kernel) on a free port, creates the pods through the API and runs one advance of 10 s so that they are
@@ -240,9 +241,19 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--version", default="1.32")
+    ap.add_argument("--nodes", type=int, default=0, help="the cluster-size mode: serve a generated dump of this "
+                                                      "many nodes and --pods pods (bench/api_cluster.py)")
+    ap.add_argument("--listings", type=int, default=5, help="cluster-size mode: chunked listings of every pod")
+    ap.add_argument("--watches", type=int, default=100, help="cluster-size mode: concurrent watches of all pods")
+    ap.add_argument("--rollout", type=int, default=10_000, help="cluster-size mode: pods created under the watches")
     ap.add_argument("--procs", type=int, default=0, help="Python client processes instead of wrk (0: wrk if on PATH, "
                                                       "else 2)")
     a = ap.parse_args()
+    if a.nodes:
+        sys.path.insert(0, os.path.dirname(__file__))
+        import api_cluster
+
+        return api_cluster.run(a, pct, free_port, wait_up)
     tmp = tempfile.mkdtemp(prefix="podlife-bench-")
     kubeconfig = os.path.join(tmp, "kubeconfig")
     nodes = max(3, a.pods // 100)

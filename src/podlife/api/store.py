@@ -694,12 +694,16 @@ class Store:
             self._informers.pop(kind, None)
         return w
 
+    def kept(self, rv: int) -> bool:
+        """Whether the store can still be read at resourceVersion ``rv`` (snapshot gives None when not)."""
+        oldest = self._history[0].rv if self._history else self._rv + 1
+        return oldest - 1 <= rv <= self._rv
+
     def snapshot(self, kind: str, rv: int) -> dict[Key, Obj] | None:
         """The objects of a kind as they were at resourceVersion ``rv``, undoing the history kept after it (a
         list with resourceVersionMatch=Exact or a continue token reads etcd at that revision); None when ``rv``
         is older than the history kept (the revision is compacted)."""
-        oldest = self._history[0].rv if self._history else self._rv + 1
-        if rv < oldest - 1 or rv > self._rv:
+        if not self.kept(rv):
             return None
         items = dict(self._objects[kind])
         for h in reversed(self._history):

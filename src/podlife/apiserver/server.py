@@ -29,6 +29,7 @@ from podlife.api.store import DeleteOptions, Store
 from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
+from podlife.apiserver.pages import Pages, page_key
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
 from podlife.apiserver.resources import CREATE_ONLY, RETURNS_DELETED, Catalog, Resource, kind_info
 from podlife.apiserver.routes import check as check_route
@@ -100,6 +101,7 @@ class ApiServer:
         self.handed_over = False   # a restore gave the serving to a snapshot's process
         self.store: Store = cluster.store
         self.cache = ReadCache(self.store)
+        self.pages = Pages()   # the selections of chunked LISTs in progress
         self._defaulting: dict[tuple[Any, Any, str], dict[str, Any] | None] = {}
         self.clock = clock
         self.token = token
@@ -410,14 +412,21 @@ class ApiServer:
         if at is not None:
             # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GetList reads at the continue token's or
             # the exact revision; a compacted one is 410 (etcd3/errors.go interpretListError)
-            items = self.store.snapshot(kind, at)
-            if items is None:
+            if not self.store.kept(at):
                 raise ApiError(410, "Expired", "The provided continue parameter is too old to display a "
                                                "consistent list result. You can start a new list without the "
                                                "continue parameter." if start else
                                "The resourceVersion for the provided list is too old.")
-            objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
-            objs = [o for o in objs if matches(o)]
+            at_rv = at
+
+            def read() -> list[Obj]:
+                items = self.store.snapshot(kind, at_rv) or {}
+                objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
+                return [o for o in objs if matches(o)]
+            selected = self.pages.selected(
+                (kind, at, t.namespace, q.get("labelSelector", ""), q.get("fieldSelector", "")), read)
+            objs = selected.after(key) if start else selected.objs
+            start = None   # the objects after the token's key are taken
         else:
             objs = self.cache.select(kind, t.namespace, matches.labels, matches.fields.equal if matches.fields else {})
             if objs is None:
@@ -430,11 +439,11 @@ class ApiServer:
         rv = at if at is not None else self.store.resource_version
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if start:
-            objs = [o for o in objs if _key(o) > key]
+            objs = [o for o in objs if page_key(o) > key]
         limit = q.get("limit")
         if limit and _parse_int(limit) > 0 and len(objs) > int(limit):
             objs = objs[:int(limit)]
-            meta["continue"] = _encode_continue(_key(objs[-1]), rv)
+            meta["continue"] = _encode_continue(page_key(objs[-1]), rv)
             meta["remainingItemCount"] = None
         meta = {k: v for k, v in meta.items() if v is not None}
         tv = self._wants_table(request)
@@ -748,11 +757,6 @@ def _internal_package(group: str) -> str:
     """The Go package of a group's internal types (pkg/apis/<name>; core for the legacy group, whose internal
     Event events.k8s.io shares)."""
     return "core" if group in ("", "events.k8s.io") else group.split(".")[0]
-
-
-def _key(o: Obj) -> str:
-    md = o["metadata"]
-    return f"{md.get('namespace', '')}/{md['name']}"
 
 
 def _encode_continue(key: str, rv: int) -> str:
