@@ -13,7 +13,6 @@ the apiextensions API server does for structural schemas (unknown fields rejecte
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import json
 import re
@@ -415,6 +414,8 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
                 out.append(SchemaError(path + (key,), f"unknown field in {owner}: Kubernetes 1.{minor} does not "
                                                       f"have it (it exists from 1.{since})"))
                 continue
+            import difflib   # only for a manifest with an unknown field
+
             hint = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             tail = f'; did you mean "{hint[0]}"?' if hint else (
                 f"; known fields: {', '.join(sorted(known))}" if known else "")
