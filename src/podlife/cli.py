@@ -125,8 +125,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         instants = _instants(at)
         extend = imported.extender(dump) if dumps else None
         writer = ReportWriter(sc, outputs, extend=extend)
-        result = run_scenario(sc, instants, **writer.run_options(),
-                              **({"builder": builder} if builder is not None else {}))
+        options = writer.run_options()
+        if builder is not None:   # an imported cluster's; otherwise run's default
+            options["builder"] = builder
+        result = run_scenario(sc, instants, **options)
         writer.finish(result)
     sys.exit(0 if result.passed else 1)
 

@@ -656,8 +656,8 @@ class Store:
     def load(self, objects: Iterable[Obj], revision: int) -> None:
         """Objects from outside the model (a dump: podlife.importer) become this store's as they are: their
         UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted or written; their
-        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
-        on the empty store see every object ADDED."""
+        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``.
+        As after ``restore``, the components started on the empty store see every object ADDED."""
         for obj in objects:
             kind, md = obj["kind"], obj["metadata"]
             if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
