@@ -46,7 +46,7 @@ def test_graceful_shutdown_order_and_status(tmp_path):
     sig = [(x["t"], x["object"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")]
     assert sig == [(10.0, "Pod/default/app", "SIGTERM", 20), (30.0, "Pod/default/agent", "SIGTERM", 10),
                    (30.0, "Pod/default/app", "SIGKILL", None)]
-    app = [x for x in records(r, "phase", object="Pod/default/app")]
+    app = records(r, "phase", object="Pod/default/app")
     assert app[-1]["to"] == "Failed"
     pod = r.cluster.store.get("Pod", "default", "app")
     assert (pod["status"]["reason"], pod["status"]["message"]) == (

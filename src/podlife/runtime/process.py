@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import os
 import signal
 from collections.abc import Callable
@@ -131,7 +132,7 @@ class Host:
                 sp = p.spawn
                 grace = p.config.pod["spec"].get("terminationGracePeriodSeconds", 30)
                 shim.signal(sp, signum(c.stop_signal))
-                kill = (lambda sp=sp: shim.signal(sp, signal.SIGKILL, group=True))
+                kill = functools.partial(shim.signal, sp, signal.SIGKILL, group=True)
                 timers.append(loop.call_later(max(float(grace), 0.0), kill))
                 self._kill_now.append(kill)
                 waits.append(sp.exited)
