@@ -69,7 +69,7 @@ def test_without_the_feature_the_node_just_goes_down(tmp_path):
     text = SCENARIO.replace("VERSION", "1.20")
     with pytest.raises(ScenarioError, match="requires feature gate GracefulNodeShutdown"):
         run_text(tmp_path, text)
-    r = run_text(tmp_path, text.replace("    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n",
-                                        "    kubelet: {}\n"))
+    shutdown_config = "    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n"
+    r = run_text(tmp_path, text.replace(shutdown_config, "    kubelet: {}\n"))
     assert records(r, "signal") == []
     assert [x["detail"] for x in records(r, "runtime", op="exit")] == ["node powered off", "node powered off"]

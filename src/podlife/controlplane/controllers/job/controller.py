@@ -37,7 +37,8 @@ startTime; resuming it restarts startTime.
 
 Not modelled: managedBy (the built-in controller always manages the Job). ttlSecondsAfterFinished is the
 TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are
-counted while they exist (getStatus) and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
+counted while they exist (getStatus) and the backoff uses the same backoff record as later versions, not the
+old rate-limited requeue.
 """
 
 from __future__ import annotations
