@@ -327,6 +327,33 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
 
 
 @main.command()
+@click.argument("evidence", nargs=-1, required=True, type=click.Path(exists=False))
+@click.option("--pod", help="The pod to diagnose (namespace/name or name); default: every pod the evidence names.")
+@click.option("--kubernetes-version", help="The cluster's version, when the kubelet log's start-up lines do not "
+                                           "say it.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Also draw the real and modelled timelines on one axis as an HTML page.")
+def diagnose(evidence: tuple[str, ...], pod: str | None, kubernetes_version: str | None,
+             html_path: str | None) -> None:
+    """Explain an incident from its EVIDENCE (kubelet logs, kubectl get events/pod -o json|yaml, kubectl
+    describe pod output, a kubectl cluster-info dump directory) against the model: rank the faults and
+    behaviours that reproduce it (exit 0), or say that none fits (exit 1)."""
+    from podlife.diagnose import diagnose as run_diagnosis
+    from podlife.diagnose.render import render
+
+    with user_input(evidence[0]):
+        ev, d = run_diagnosis(list(evidence), pod, kubernetes_version)
+        for line in render(ev, d):
+            click.echo(line)
+        if html_path:
+            from podlife.diagnose.html import page
+
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(page(ev, d))
+    sys.exit(0 if d.fits else 1)
+
+
+@main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=A..B|KEY=a,b,c",
               help="A value to vary: kubernetesVersion=1.25..1.34, seed=0..999, or a field path (as --set) "
@@ -397,6 +424,14 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
         sys.exit(130 if interrupted else 0)
 
 
+def _given(param: str) -> bool:
+    """The user set this option (on the command line or from the environment), rather than its default."""
+    from click.core import ParameterSource
+
+    source = click.get_current_context().get_parameter_source(param)
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 @main.command()
 @click.argument("cluster", required=False, type=click.Path(dir_okay=False))
 @click.option("--kubernetes-version", help="Kubernetes version of the cluster (1.32, v1.32 or 1.32.4).")
@@ -424,7 +459,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                                              "with the server's exit status if it could not start.")
 @click.option("--from", "dumps", multiple=True, metavar="DUMP",
               help="Serve the cluster of this dump (as run --from), from the instant it was taken; its state is "
-                   "kept in memory. Repeatable.")
+                   "kept in memory (not with --data-dir or --durable). Repeatable.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
        kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
        detach: bool, dumps: tuple[str, ...]) -> None:
@@ -450,6 +485,12 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
         sys.exit(2)
     if ephemeral and durable:
         click.echo("--durable: nothing is written with --ephemeral", err=True)
+        sys.exit(2)
+    if dumps and (durable or _given("data_dir")):
+        # the imported cluster is not written to a data directory: a restart would lose it, so none is taken
+        flag = "--durable" if durable else "--data-dir"
+        click.echo(f"{flag}: up --from keeps the imported cluster in memory only (it is not written to a data "
+                   f"directory, and ends with the process); drop {flag}", err=True)
         sys.exit(2)
     if detach:
         sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral or dumps else data_dir,
