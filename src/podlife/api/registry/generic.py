@@ -19,7 +19,7 @@ def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
     template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
     keeps a field on update when the old template uses it; here no stored template can, as the same gates
     dropped it when the object was created."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = spec_ if isinstance(spec_ := obj.get("spec"), dict) else {}
     if obj.get("kind") == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if isinstance(spec.get("jobTemplate"), dict) else {}
     template = obj.get("template") if obj.get("kind") == "PodTemplate" else spec.get("template")
