@@ -64,6 +64,8 @@ for _r in ("daemonsets", "jobs", "cronjobs", "horizontalpodautoscalers", "poddis
            "apiservices", "certificatesigningrequests", "ingresses", "networkpolicies", "volumeattachments",
            "flowschemas", "prioritylevelconfigurations", "validatingadmissionpolicies"):
     SUBRESOURCES.setdefault(_r, {})["status"] = ("", _STATUS)
+# pkg/registry/certificates/certificates/storage: ApprovalREST (get, patch, update)
+SUBRESOURCES["certificatesigningrequests"]["approval"] = ("", _STATUS)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager, aggregate
+from podlife.kubelet.kuberuntime.ordering import is_restartable_init
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus, PodWorkers
@@ -449,6 +450,10 @@ class Kubelet:
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
             s = container_status(self, pod, ic, cur, prev, has_init, cur is not None and self.probes.is_ready(uid, cur),
                                  cur is not None and self.probes.is_started(uid, cur))
+            if not is_restartable_init(ic) and ((s["state"].get("terminated") or {}).get("exitCode")) == 0:
+                # pkg/kubelet/prober/prober_manager.go UpdatePodStatus: an init container that exited with
+                # success is ready
+                s["ready"] = True
             init_statuses.append(s)
         statuses = []
         for spec in pod["spec"].get("containers") or ():
