@@ -69,6 +69,14 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
     from podlife.scenario import run as runner
     from podlife.scenario.load import load_scenario
 
+    try:
+        from podlife.report import assemble as reporting
+        from podlife.report import stream
+    except ImportError:   # a checkout from before podlife.report assembled it in podlife.scenario.run
+        reporting = runner
+        if hasattr(runner, "outcome"):
+            from podlife.trace import stream
+
     text = scenario(nodes, pods, per_deployment, seed)
     w0, c0 = time.perf_counter(), time.process_time()
     sc = load_scenario("cluster.yaml", text=text)
@@ -78,10 +86,8 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
     count = functools.partial(next, counter)
 
     def go() -> dict:
-        if hasattr(runner, "outcome") and trace != "full":
-            from podlife.trace import stream
-
-            out = stream.NdjsonReport(report_path, {**runner.header(sc), "trace": trace})
+        if hasattr(reporting, "outcome") and trace != "full":
+            out = stream.NdjsonReport(report_path, {**reporting.header(sc), "trace": trace})
             sinks = [count] + ([out.record] if trace != "summary" else [])
             result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
             if hasattr(kernel, "one_run_done"):   # older checkouts froze the heap after the run here
@@ -90,13 +96,13 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             objects = getattr(store, "iter_objects", store.all_objects)   # older checkouts: all at once
             encoded = "encoded" in inspect.signature(objects).parameters
             out.finish((objects(encoded=True) if encoded else objects()) if trace != "summary" else iter(()),
-                       runner.outcome(result))
+                       reporting.outcome(result))
             records[0] = next(counter)
             return result.figures or {}
         result = runner.run(sc)
         if hasattr(kernel, "one_run_done"):
             kernel.one_run_done()
-        rep = runner.report(result)
+        rep = reporting.report(result)
         records[0] = len(rep["records"])
         with open(report_path, "wb") as f:
             f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")

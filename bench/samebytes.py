@@ -34,7 +34,7 @@ def record(checkout: Path, out: Path, tests: bool) -> int:
         (out / f"{stem}.stdout").write_bytes(proc.stdout + f"exit {proc.returncode}\n".encode())
         _unplace(out / f"{stem}.json", checkout)
     print(f"{len(examples)} examples recorded in {out}")
-    if (checkout / "src" / "podlife" / "trace" / "stream.py").exists():
+    if any((checkout / "src" / "podlife" / d / "stream.py").exists() for d in ("report", "trace")):
         _check_streamed(checkout, examples, out)
     if not tests:
         return 0
@@ -54,7 +54,9 @@ def record(checkout: Path, out: Path, tests: bool) -> int:
 def _check_streamed(checkout: Path, examples: list[Path], out: Path) -> None:
     """Each example's streamed report (.ndjson) must hold the JSON report's records and objects."""
     python = str(checkout / ".venv" / "bin" / "python")
-    code = ("import sys, orjson\nfrom podlife.trace import stream\n"
+    code = ("import sys, orjson\n"
+            "try:\n    from podlife.report import stream\n"
+            "except ImportError:\n    from podlife.trace import stream  # before podlife.report\n"
             "a = stream.read(open(sys.argv[1], 'rb').read()); a.pop('trace'); a.pop('figures')\n"
             "sys.exit(0 if a == orjson.loads(open(sys.argv[2], 'rb').read()) else 1)\n")
     bad = 0
@@ -103,7 +105,14 @@ def pytest_configure(config) -> None:  # noqa: ANN001
     import orjson
 
     import podlife.scenario.run as run_module
-    from podlife.trace import klog
+
+    try:
+        from podlife.report import klog
+        from podlife.report.assemble import report
+    except ImportError:   # a checkout from before podlife.report
+        from podlife.trace import klog  # type: ignore[no-redef]
+
+        report = run_module.report  # type: ignore[attr-defined]
 
     real_run = run_module.run
     seen: dict[str, int] = {}
@@ -113,7 +122,7 @@ def pytest_configure(config) -> None:  # noqa: ANN001
         test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").rsplit(" (", 1)[0]
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in test)
         n = seen[stem] = seen.get(stem, 0) + 1
-        rep = run_module.report(result)
+        rep = report(result)
         Path(out).mkdir(parents=True, exist_ok=True)
         Path(out, f"{stem}.{n}.json").write_bytes(orjson.dumps(rep, option=orjson.OPT_INDENT_2))
         Path(out, f"{stem}.{n}.log").write_text(klog.render(rep["records"], sc.start_time))

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from podlife import features
 from podlife.cli import main
-from podlife.scenario.run import header, report
+from podlife.report.assemble import header, report
 from podlife.versions import RULES, profile
 from tests.helpers import records, run_text
 from tests.test_sidecars import POD as SIDECAR_POD

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
+from podlife.report.assemble import report
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.load import load_scenario
-from podlife.scenario.run import report, run
-
+from podlife.scenario.run import run
 from tests.helpers import within
 
 HEAD = "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata:\n  name: test\n"

@@ -125,8 +125,9 @@ def test_an_instant_at_or_after_the_end_is_the_end_table(at: str) -> None:
 
 def test_report_carries_the_pod_tables():
     # the summary's kubectl-style tables (at each --at instant, then at the end) are in the report too
+    from podlife.report.assemble import report
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import report, run
+    from podlife.scenario.run import run
 
     rep = report(run(load_scenario("examples/hello.yaml"), [5.0]))
     assert rep["podTables"][0] == {"t": 5.0, "rows": [{"NAME": "web", "READY": "1/1", "STATUS": "Running",

@@ -62,7 +62,7 @@ def test_seed_000_signals():
 
 def test_seed_000_klog_line_format():
     r = _run()
-    from podlife.trace.klog import render
+    from podlife.report.klog import render
 
     text = render(r.cluster.trace.records, r.scenario.start_time)
     line = next(x for x in text.splitlines() if "but using -3 second" in x)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # the sweep (dask, distributed, pyarrow, bokeh), the API server (aiohttp), the kubectl client (kubernetes)
 NEVER = ("numpy", "bokeh", "dask", "distributed", "pyarrow", "aiohttp", "kubernetes", "pandas",
-         "podlife.apiserver", "podlife.sweep", "podlife.trace.html")
+         "podlife.apiserver", "podlife.sweep", "podlife.report.html")
 # what a run loads only where its scenario needs it: kubernetes-validate's own package (its schema files are
 # read without it), RE2 (patterns), cronsim and zoneinfo (CronJobs), numpy.random (many tied nodes), the
 # strategic merge patch and kubectl drain (their actions), rich (a quiet run that passes prints nothing)

@@ -74,8 +74,8 @@ def test_validation_needs_the_pod_os(tmp_path, change, message):
 
 def test_html_timeline_marks_the_stop_signal(tmp_path):
     """The stop signal opens the container's shutdown in the report like SIGTERM does, under its own name."""
-    from podlife.scenario.run import report
-    from podlife.trace.html import timeline
+    from podlife.report.assemble import report
+    from podlife.report.html import timeline
 
     tl = timeline(report(run_text(tmp_path, POD, version="1.37")))
     [mark] = [m for m in tl["markers"] if m["t"] == 5.0 and m["kind"] == "SIGTERM"]

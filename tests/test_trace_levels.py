@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from podlife.cli import main
-from podlife.trace import stream
+from podlife.report import stream
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 NOTREADY = EXAMPLES / "seed-004-node-notready-recreate.yaml"

@@ -88,19 +88,18 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         quiet: bool, trace_level: str, deletes: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
+    from podlife.report.outputs import Outputs, ReportWriter
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import run as run_scenario
     from podlife.scenario.yamlread import decode_text, read_text
-    from podlife.scenario.run import header, outcome, report, run as run_scenario
-    import orjson
 
-    from podlife.trace import klog, stream, summary
+    outputs = Outputs(report=report_path, klog=klog_path, html=html_path, summary=True, quiet=quiet,
+                      trace_level=trace_level)
     with user_input(scenario):
         path = plain.STDIN if scenario == "-" else scenario
-        if klog_path and trace_level != "full":
-            raise ScenarioError("--klog", None, "", f"the component logs are not recorded at --trace {trace_level}; "
-                                                    "use --trace full")
+        outputs.check()
         text = decode_text(sys.stdin.buffer.read(), path) if scenario == "-" else read_text(scenario)
         sources = {}
         if not plain.is_scenario(text):
@@ -115,38 +114,9 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
-        streamed = stream.is_streamed(report_path)
-        # records are kept in memory for a JSON report, the HTML page or the summary's timelines; a streamed
-        # run writes them as they are made and keeps none
-        keep = trace_level != "summary" and (not streamed or html_path is not None)
-        sinks = []
-        ndjson = klog_out = None
-        if streamed:
-            ndjson = stream.NdjsonReport(report_path, {**header(sc), "trace": trace_level})  # type: ignore[arg-type]
-            if trace_level != "summary":
-                sinks.append(ndjson.record)
-        if klog_path and not keep:
-            klog_out = stream.KlogStream(klog_path, sc.start_time)
-            sinks.append(klog_out.record)
-        result = run_scenario(sc, instants, trace_level=trace_level, keep_trace=keep, sinks=sinks)
-        if klog_out is not None:
-            klog_out.close()
-        rep = report(result, final=ndjson is None)
-        if ndjson is not None:
-            objects = result.cluster.store.iter_objects(encoded=True) if trace_level != "summary" else iter(())
-            ndjson.finish(objects, outcome(result))
-        elif report_path:
-            with open(report_path, "wb") as f:
-                f.write(orjson.dumps(rep, option=orjson.OPT_INDENT_2) + b"\n")
-        if klog_path and klog_out is None:
-            with open(klog_path, "w", encoding="utf-8") as f:
-                f.write(klog.render(rep["records"], sc.start_time))
-        if html_path:
-            _write_html(rep, html_path)
-        if not summary.is_silent(rep, quiet):
-            from rich.console import Console
-
-            summary.render(rep, Console(highlight=False), quiet=quiet, tables=result.pods_at)
+        writer = ReportWriter(sc, outputs)
+        result = run_scenario(sc, instants, **writer.run_options())
+        writer.finish(result)
     sys.exit(0 if result.passed else 1)
 
 
@@ -166,74 +136,19 @@ def _instants(at: str | None) -> list[float]:
     return out
 
 
-def _write_html(rep: dict[str, object], path: str) -> None:
-    from podlife.trace.html import render
-
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render(rep))
-
-
 @main.command("report")
 @click.argument("trace", type=click.Path(dir_okay=False))
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), required=True,
               help="Write the timeline as one self-contained HTML page.")
 def report_cmd(trace: str, html_path: str) -> None:
     """Draw a saved trace report (from run --report) as HTML."""
-    import orjson
-
-    from podlife.trace import stream
+    from podlife.report.saved import SavedReportError, draw_html
 
     try:
-        with open(trace, "rb") as f:
-            data = f.read()
-        if stream.is_streamed(trace):
-            try:
-                rep = stream.read(data)
-            except ValueError as e:
-                click.echo(f"{trace}: {e}", err=True)
-                sys.exit(2)
-        else:
-            rep = orjson.loads(data)
-        if not isinstance(rep, dict) or rep.get("format") != "podlife-trace/v1":
-            click.echo(f"{trace}: format: expected a podlife-trace/v1 report", err=True)
-            sys.exit(2)
-        problem = _report_problem(rep)
-        if problem:
-            click.echo(f"{trace}: {problem}", err=True)
-            sys.exit(2)
-        try:
-            _write_html(rep, html_path)
-        except (KeyError, TypeError, ValueError, AttributeError) as e:   # a record missing what its type needs
-            click.echo(f"{trace}: records: not as podlife run --report writes them ({type(e).__name__}: {e})",
-                       err=True)
-            sys.exit(2)
-    except orjson.JSONDecodeError as e:
-        click.echo(f"{trace}: not JSON: {e}", err=True)
+        draw_html(trace, html_path)
+    except SavedReportError as e:
+        click.echo(str(e), err=True)
         sys.exit(2)
-    except OSError as e:
-        click.echo(f"{e.filename or trace}: {e.strerror}", err=True)
-        sys.exit(2)
-
-
-_REPORT_FIELDS = {"scenario": str, "kubernetesVersion": str, "startTime": str, "endSeconds": (int, float),
-                  "records": list, "expectations": list}
-
-
-def _report_problem(rep: dict[str, object]) -> str | None:
-    """What keeps a saved report from being drawn: a field missing or of the wrong type (section 4 of the
-    scenario format), or a record without its time and type."""
-    for key, kind in _REPORT_FIELDS.items():
-        if key not in rep:
-            return f"{key}: required field missing; expected a report written by podlife run --report"
-        if not isinstance(rep[key], kind) or isinstance(rep[key], bool):
-            return f"{key}: expected {'a list' if kind is list else 'a number' if kind != str else 'a string'}"
-    for i, r in enumerate(rep["records"]):  # type: ignore[arg-type]
-        if not isinstance(r, dict) or not isinstance(r.get("t"), (int, float)) or not isinstance(r.get("type"), str):
-            return f"records[{i}]: expected a record with a time t and a type"
-    for i, v in enumerate(rep["expectations"]):  # type: ignore[arg-type]
-        if not isinstance(v, dict) or not {"description", "passed", "detail"} <= set(v):
-            return f"expectations[{i}]: expected description, passed and detail"
-    return None
 
 
 def _against(value: str) -> dict[str, object]:
@@ -262,9 +177,10 @@ def _against(value: str) -> dict[str, object]:
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
          until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
+    from podlife.report.diff import Side, compare, render_lines
+    from podlife.report.outputs import ReportWriter
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import report, run as run_scenario
-    from podlife.trace.diff import Side, compare, render_lines
+    from podlife.scenario.run import run as run_scenario
 
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
                                  "set": list(overrides)}
@@ -283,7 +199,8 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
         sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until)
-        rep = report(run_scenario(sc))
+        writer = ReportWriter(sc)
+        rep = writer.finish(run_scenario(sc, **writer.run_options()))
         return Side(f"{rep['kubernetesVersion']}", rep)
 
     with user_input(scenario):
@@ -301,10 +218,11 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
     for line in lines:
         click.echo(line)
     if html_path:
-        from podlife.trace.html import render_diff
+        from podlife.report.html import render_diff
+        from podlife.report.outputs import write_text
 
-        with user_input(html_path), open(html_path, "w", encoding="utf-8") as f:
-            f.write(render_diff(a.report, b.report, a.label, b.label, lines))
+        with user_input(html_path):
+            write_text(html_path, render_diff(a.report, b.report, a.label, b.label, lines))
     sys.exit(0 if d.identical else 1)
 
 
@@ -319,10 +237,11 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
 def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernetes_version: str | None,
             seed: int | None, overrides: tuple[str, ...]) -> None:
     """Run SCENARIO and walk back from a moment of POD through its recorded causes."""
+    from podlife.report.explain import ExplainError, explain as explain_pod, render_lines
+    from podlife.report.outputs import ReportWriter
     from podlife.scenario.durations import parse_duration
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import report, run as run_scenario
-    from podlife.trace.explain import ExplainError, explain as explain_pod, render_lines
+    from podlife.scenario.run import run as run_scenario
 
     try:
         moment = parse_duration(at) if at is not None else None
@@ -332,7 +251,8 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
     with user_input(scenario):
         sc = load_scenario(scenario, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
                            until=until)
-        rep = report(run_scenario(sc))
+        writer = ReportWriter(sc)
+        rep = writer.finish(run_scenario(sc, **writer.run_options()))
     if moment is not None and moment > rep["endSeconds"]:
         from podlife.scenario.durations import format_duration
 
@@ -368,6 +288,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
     from rich.console import Console
     from rich.progress import Progress
 
+    from podlife.report.outputs import write_text
     from podlife.scenario.load import load_scenario
     from podlife.sweep import engine, output
     from podlife.sweep.points import SEED_KEY, VERSION_KEY, VaryError, parse_vary, points as make_points
@@ -409,8 +330,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
         if out_path:
             output.write(out_path, done, cols)
         if html_path:
-            with open(html_path, "w", encoding="utf-8") as f:
-                f.write(output.render_html(done, keys, f"podlife sweep: {scenario}"))
+            write_text(html_path, output.render_html(done, keys, f"podlife sweep: {scenario}"))
         output.summarise(console, done, keys)
         errors = sum(r["exit"] >= 2 for r in done)
         console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")

@@ -13,8 +13,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import IO
 
-import orjson
-
+from podlife.report.stream import record_line
 from podlife.trace.recorder import Record, Trace
 
 RING = 100_000
@@ -40,7 +39,7 @@ class LiveTrace:
         self.ring.append(rec)
         self.total += 1
         if self._file is not None:
-            self._file.write(orjson.dumps(rec) + b"\n")
+            self._file.write(record_line(rec))
 
     @property
     def first(self) -> int:
@@ -61,7 +60,7 @@ class LiveTrace:
                         yield line
         start = max(pos - first, 0)
         for i in range(start, len(self.ring)):
-            yield orjson.dumps(self.ring[i]) + b"\n"
+            yield record_line(self.ring[i])
 
     def flush(self) -> None:
         if self._file is not None:

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 from podlife.api.errors import ApiError
 from podlife.cluster import Cluster
 from podlife.engine import few_collections
+from podlife.report.figures import Figures
 from podlife.runtime.behavior import ANNOTATION, BehaviorError, parse_annotation
 from podlife.scenario.actions import USER, apply_action
-from podlife.scenario.assumptions import assumptions
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate, object_ref
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
-from podlife.trace.figures import Figures
 from podlife.trace.recorder import Record
 
 if TYPE_CHECKING:
@@ -103,7 +102,7 @@ def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = 
     """Run the scenario. ``trace_level`` (full, objects, summary) says which records are made; ``keep_trace``
     whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made and keeps only the
     ones its expectations look at). Below ``full``, or when the records are not kept, the run also counts its
-    figures (podlife.trace.figures)."""
+    figures (podlife.report.figures)."""
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
@@ -161,55 +160,3 @@ def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace
     tables.append((end, pod_table(cluster, end)))
     return Result(sc, cluster, end, verdicts, tables,
                   figures.result(cluster.store) if figures is not None else None)
-
-
-def header(sc: Scenario) -> dict[str, Any]:
-    """The report's fields known before the run."""
-    return {
-        "format": "podlife-trace/v1",
-        "scenario": sc.name,
-        "kubernetesVersion": sc.kubernetes_version,
-        "seed": sc.seed,
-        "startTime": sc.start_time.strftime("%Y-%m-%dT%H:%M:%S") + (
-            f".{sc.start_time.microsecond:06d}".rstrip("0") if sc.start_time.microsecond else "") + "Z",
-    } | _gates(sc)
-
-
-def _gates(sc: Scenario) -> dict[str, Any]:
-    """``featureGates``: the gates the scenario sets against its release's defaults (absent when none)."""
-    from podlife import features
-
-    c = sc.cluster
-    changed = features.differences(int(sc.kubernetes_version.split(".")[1]), c.featureGates, c.kubelet.featureGates)
-    return {"featureGates": changed} if changed else {}
-
-
-def outcome(result: Result) -> dict[str, Any]:
-    """The report's fields known once the run has ended (but its records and final objects)."""
-    sc = result.scenario
-    out = {
-        "endSeconds": round(result.end, 3),
-        "expectations": [v.as_dict() for v in result.verdicts],
-        "assumptions": assumptions(sc),
-        "warnings": list(sc.warnings),
-        # kubectl get pods at each --at instant and at the end, as the summary prints them
-        "podTables": [{"t": round(t, 3), "rows": rows} for t, rows in result.pods_at],
-    }
-    if result.figures is not None:
-        out["trace"] = result.cluster.trace.level
-        out["figures"] = result.figures
-    return out
-
-
-def report(result: Result, final: bool = True) -> dict[str, Any]:
-    """The trace report (docs/scenario-format.md section 4); below ``--trace full`` it also names the level
-    and carries the figures, and at ``summary`` it has neither records nor final objects (nor without
-    ``final``: a streamed report writes them one by one)."""
-    rep = header(result.scenario)
-    rest = outcome(result)
-    rep["endSeconds"] = rest.pop("endSeconds")
-    rep["records"] = result.cluster.trace.records
-    rep.update(rest)
-    objects = final and result.cluster.trace.level != "summary"
-    rep["final"] = {"objects": result.cluster.store.all_objects() if objects else []}
-    return rep

@@ -92,7 +92,7 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
-    from podlife.trace.html import _restart_bokeh_ids, _stable_ids, headless_marks
+    from podlife.report.html import _restart_bokeh_ids, _stable_ids, headless_marks
 
     _restart_bokeh_ids()
     figs = [f for f in FIGURES if any(r.get(f) is not None for r in rows)]

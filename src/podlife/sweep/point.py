@@ -5,15 +5,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from podlife.report.figures import Figures
 from podlife.sweep.points import SEED_KEY, VERSION_KEY
-from podlife.trace.figures import Figures
 
 _FIGURES = ("pods", "deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds",
             "podsEvicted")
 
 
 def figures(rep: dict[str, Any]) -> dict[str, Any]:
-    """The run's summary figures (podlife.trace.figures): pod delete → containers stopped and delete → removed
+    """The run's summary figures (podlife.report.figures): pod delete → containers stopped and delete → removed
     (the longest of each), startup latency (create → Running) p50/p99, pods evicted."""
     acc = Figures()
     for r in rep["records"]:
@@ -25,9 +25,10 @@ def figures(rep: dict[str, Any]) -> dict[str, Any]:
 def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until: str | None = None
               ) -> dict[str, Any]:
     """Run one point; a failure is a row with its error, never an exception."""
+    from podlife.report.outputs import ReportWriter
     from podlife.scenario.errors import ScenarioError
     from podlife.scenario.load import load_scenario
-    from podlife.scenario.run import report, run
+    from podlife.scenario.run import run
 
     sets = list(base_sets) + [f"{k}={v}" for k, v in point.items() if k not in (VERSION_KEY, SEED_KEY)]
     row: dict[str, Any] = dict(point)
@@ -35,8 +36,9 @@ def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until:
     try:
         sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
                            seed=point.get(SEED_KEY), until=until)
-        result = run(sc)
-        rep = report(result)
+        writer = ReportWriter(sc)
+        result = run(sc, **writer.run_options())
+        rep = writer.finish(result)
         row["exit"] = 0 if result.passed else 1
         row["error"] = None
         for i, v in enumerate(result.verdicts):

@@ -76,7 +76,7 @@ def _first_difference(ra: list[dict[str, Any]], rb: list[dict[str, Any]]
 
 
 def _instant(records: list[dict[str, Any]], pred: Any, last: bool = False) -> float | None:
-    hits = [r["t"] for r in records if pred(r)]
+    hits: list[float] = [r["t"] for r in records if pred(r)]
     if not hits:
         return None
     return hits[-1] if last else hits[0]

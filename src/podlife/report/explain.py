@@ -34,7 +34,7 @@ class ExplainError(ValueError):
 
 
 def _pod_object(report: dict[str, Any], pod: str) -> str:
-    names = sorted({r["object"] for r in report["records"]
+    names: list[str] = sorted({r["object"] for r in report["records"]
                     if isinstance(r.get("object"), str) and r["object"].startswith("Pod/")})
     if pod in names:
         return pod

@@ -296,13 +296,15 @@ def _timeline_figure(report: dict[str, Any], tl: dict[str, Any], x_range: Any = 
                      title: str | None = None, name: str = "podlife-timeline") -> tuple[Any, list[Any]]:
     """The swim lanes of one run, and the widgets that go with them (the "show every pod" button). ``name``
     names the figure and, suffixed ``-show-all``, the button, for scripts that drive the page."""
-    from bokeh.models import Button, ColumnDataSource, CustomJS, FactorRange, HoverTool, TapTool
+    from bokeh.models import ColumnDataSource, CustomJS, FactorRange, HoverTool, TapTool
+    from bokeh.models.widgets import Button
     from bokeh.plotting import figure
 
     names = [ln["lane"] for ln in tl["lanes"]]
     lane_object = {ln["lane"]: ln["object"] for ln in tl["lanes"]}
     factors = list(reversed(names)) or ["(no pods)"]
-    fig = figure(y_range=FactorRange(factors=factors), x_range=x_range or (0, max(tl["end"], 1.0)),
+    x: Any = x_range or (0, max(tl["end"], 1.0))
+    fig = figure(y_range=FactorRange(factors=factors), x_range=x,
                  height=max(220, 26 * len(factors) + 90), sizing_mode="stretch_width", title=title,
                  x_axis_label="seconds since start", tools="xpan,xwheel_zoom,reset,save", toolbar_location="above",
                  name=name)
@@ -369,7 +371,7 @@ def headless_marks(page: str, tail: str = "") -> str:
 def render(report: dict[str, Any]) -> str:
     """The report as one HTML page (Bokeh, inlined)."""
     from bokeh.layouts import column
-    from bokeh.models import Div
+    from bokeh.models.widgets import Div
 
     _restart_bokeh_ids()
     tl = timeline(report)
@@ -382,11 +384,12 @@ def render(report: dict[str, Any]) -> str:
 def render_diff(a: dict[str, Any], b: dict[str, Any], label_a: str, label_b: str, lines: list[str]) -> str:
     """Two runs drawn one above the other on one time axis (panning or zooming one moves both)."""
     from bokeh.layouts import column
-    from bokeh.models import Div, Range1d
+    from bokeh.models import Range1d
+    from bokeh.models.widgets import Div
 
     _restart_bokeh_ids()
     ta, tb = timeline(a), timeline(b)
-    shared = Range1d(0, max(ta["end"], tb["end"], 1.0))
+    shared = Range1d(start=0, end=max(ta["end"], tb["end"], 1.0))
     fa, wa = _timeline_figure(a, ta, shared, f"{label_a}", "podlife-timeline-a")
     fb, wb = _timeline_figure(b, tb, shared, f"{label_b}", "podlife-timeline-b")
     text = "<pre style='font-size:12px'>" + html.escape("\n".join(lines)) + "</pre>"

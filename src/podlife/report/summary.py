@@ -160,11 +160,11 @@ def _assumptions(items: list[dict[str, str]], console: Console) -> None:
     alike: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for (obj, container), texts in grouped.items():
         alike.setdefault((container, tuple(texts)), []).append(obj)
-    for (container, texts), objs in alike.items():
+    for (container, said), objs in alike.items():
         names = objs if len(objs) <= ALIKE else [f"{objs[0]} (and {len(objs) - 1:,} more alike)"]
         for name in names:
             who = f"{name} {container}" if container else name   # "": a field of the object, not a container
-            console.print(f"  {who}: {'; '.join(texts)}", highlight=False)
+            console.print(f"  {who}: {'; '.join(said)}", highlight=False)
 
 
 _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (create → Running) p50", "s"),
@@ -177,7 +177,7 @@ _FIGURE_LINES = (("pods", "pods created", ""), ("startupP50Seconds", "startup (c
 
 
 def figures(figs: dict[str, Any], console: Console) -> None:
-    """The run's aggregate figures (podlife.trace.figures), then one row per zone."""
+    """The run's aggregate figures (podlife.report.figures), then one row per zone."""
     from rich.table import Table
     from rich.text import Text
 

@@ -8,7 +8,7 @@ The lines of a streamed report (docs/scenario-format.md section 4.1):
 2. one line per record, in the order they were made;
 3. one ``{"final": OBJECT}`` line per API object at the end (none at ``--trace summary``);
 4. last, the outcome: ``endSeconds``, ``expectations``, ``assumptions``, ``warnings``, ``podTables`` and
-   ``figures`` (podlife.trace.figures). A file without it is from a run that did not end.
+   ``figures`` (podlife.report.figures). A file without it is from a run that did not end.
 
 ``read`` turns such a file back into the report's JSON form.
 """
@@ -16,13 +16,14 @@ The lines of a streamed report (docs/scenario-format.md section 4.1):
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from functools import partial
 from typing import IO, Any
 
 import orjson
 
-from podlife.trace import klog
+from podlife.report import klog
 from podlife.trace.recorder import Record
 
 SUFFIXES = (".ndjson", ".jsonl")
@@ -30,7 +31,12 @@ _BUFFER = 1 << 20
 
 
 def is_streamed(path: str | None) -> bool:
-    return bool(path) and path.endswith(SUFFIXES)  # type: ignore[union-attr]
+    return path is not None and path.endswith(SUFFIXES)
+
+
+# one line of a streamed report (or of podlife up's trace): compact JSON and a newline; a partial, not a
+# function, as it is called once per record
+record_line: Callable[[Any], bytes] = partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class NdjsonReport:
@@ -39,7 +45,7 @@ class NdjsonReport:
         self._line({**header, "stream": "ndjson"})
 
     def _line(self, obj: Any) -> None:
-        self.f.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+        self.f.write(record_line(obj))
 
     record = _line   # the trace sink: one line per record
 
