@@ -489,6 +489,9 @@ def _tracked(paths: set[Path], subresource: str, has_status: bool) -> set[Path]:
     status = ("f", "status")
     if subresource == "status":
         return {p for p in paths if p and p[0] == status}
+    if subresource == "approval":
+        # pkg/registry/certificates/certificates/strategy.go csrApprovalStrategy: only the conditions are written
+        return {p for p in paths if p[:2] == (status, ("f", "conditions"))}
     if has_status:
         return {p for p in paths if not p or p[0] != status}
     return paths

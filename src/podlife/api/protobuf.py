@@ -38,7 +38,8 @@ MAGIC = b"k8s\x00"
 # protobuf package of each API group-version the table covers
 _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
            "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
-           "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking"}
+           "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
+           "certificates.k8s.io": "certificates"}
 
 
 class _Field:

@@ -1,0 +1,132 @@
+"""API behaviour the conformance suite checks, with real clients on a manual clock: the CSR approval subresource
+(kubectl certificate approve), the eviction 429's DisruptionBudget cause, core/v1 events found by source= when
+written through events.k8s.io/v1, a ResourceQuota's status put right by the controller's full resync, and
+completed init containers reported ready."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.live.conftest import Live
+
+NS = "/api/v1/namespaces/default"
+CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+
+
+@pytest.fixture(scope="module")
+def frozen(live_factory) -> Live:
+    return live_factory("1.32", clock="manual")
+
+
+def _csr_pem(tmp_path: Path) -> str:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    key, req = tmp_path / "k.pem", tmp_path / "r.pem"
+    subprocess.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-subj", "/CN=fidelity", "-keyout", str(key), "-out", str(req)], check=True, capture_output=True)
+    return base64.b64encode(req.read_bytes()).decode()
+
+
+def test_kubectl_certificate_approve_writes_the_approval_subresource(frozen: Live, tmp_path: Path) -> None:
+    body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "fidelity-csr"},
+            "spec": {"request": _csr_pem(tmp_path), "signerName": "kubernetes.io/kube-apiserver-client",
+                     "usages": ["client auth"]}}
+    assert frozen.json("POST", CSRS, body)[0] == 201
+    out = frozen.kubectl("certificate", "approve", "fidelity-csr").stdout
+    assert out.strip() == "certificatesigningrequest.certificates.k8s.io/fidelity-csr approved"
+    code, csr = frozen.json("GET", f"{CSRS}/fidelity-csr/approval")
+    assert code == 200
+    [cond] = csr["status"]["conditions"]
+    now = csr["metadata"]["creationTimestamp"]   # the manual clock has not moved
+    assert cond == {"type": "Approved", "status": "True", "reason": "KubectlApprove",
+                    "message": "This CSR was approved by kubectl certificate approve.",
+                    "lastUpdateTime": cond["lastUpdateTime"], "lastTransitionTime": now}
+    assert [f["subresource"] for f in csr["metadata"]["managedFields"] if f.get("subresource")] == ["approval"]
+    # an approval write changes only the conditions (csrApprovalStrategy.PrepareForUpdate)
+    changed = {**csr, "spec": {**csr["spec"], "usages": ["digital signature"]}, "metadata": {
+        **csr["metadata"], "labels": {"x": "y"}}}
+    code, after = frozen.json("PUT", f"{CSRS}/fidelity-csr/approval", changed)
+    assert code == 200 and after["spec"]["usages"] == ["client auth"] and "labels" not in after["metadata"]
+    assert after["metadata"]["resourceVersion"] == csr["metadata"]["resourceVersion"]   # nothing changed
+    # Approved and Denied together are refused (validateConditions)
+    both = {**after, "status": {"conditions": [*after["status"]["conditions"],
+                                               {"type": "Denied", "status": "True", "reason": "No"}]}}
+    code, status = frozen.json("PUT", f"{CSRS}/fidelity-csr/approval", both)
+    assert code == 422
+    assert status["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "status.conditions[1].type",
+                                            "message": 'Invalid value: "Denied": Approved and Denied conditions are '
+                                                       'mutually exclusive'}]
+    assert frozen.kubectl("certificate", "deny", "fidelity-csr", check=False).stderr.strip() == \
+        'error: certificate signing request "fidelity-csr" is already Approved'
+
+
+def test_eviction_refused_by_a_budget_names_its_cause(frozen: Live) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "guarded", "labels": {"app": "guarded"}},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    assert frozen.json("POST", f"{NS}/pods", pod)[0] == 201
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guard"},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}}}
+    assert frozen.json("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb)[0] == 201
+    frozen.advance("20s")   # scheduled, started, ready; the budget's status counts it
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "guarded", "namespace": "default"}}
+    code, status = frozen.json("POST", f"{NS}/pods/guarded/eviction", eviction)
+    assert code == 429
+    assert status == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": "Cannot evict pod as it would violate the pod's disruption budget.",
+                      "reason": "TooManyRequests",
+                      "details": {"causes": [{"reason": "DisruptionBudget",
+                                              "message": "The disruption budget guard needs 1 healthy pods and has "
+                                                         "1 currently"}]},
+                      "code": 429}
+
+
+def test_events_written_through_events_k8s_io_match_source(frozen: Live) -> None:
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "from-new-api"},
+             "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "fidelity-controller",
+             "reportingInstance": "fidelity-1", "action": "Test", "reason": "Testing", "type": "Normal",
+             "note": "written as events.k8s.io/v1", "regarding": {"kind": "Pod", "name": "x", "namespace": "default"}}
+    assert frozen.json("POST", "/apis/events.k8s.io/v1/namespaces/default/events", event)[0] == 201
+    # pkg/registry/core/event/strategy.go ToSelectableFields: source falls back to the reporting controller
+    _, found = frozen.json("GET", f"{NS}/events?fieldSelector=source%3Dfidelity-controller")
+    assert [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"]
+    _, others = frozen.json("GET", f"{NS}/events?fieldSelector=source%3Dfidelity-controller,reason%3DOther")
+    assert others["items"] == []
+
+
+def test_quota_status_written_by_a_client_is_reset_by_the_full_resync(frozen: Live) -> None:
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "reset-me"},
+             "spec": {"hard": {"cpu": "1", "memory": "1Gi"}}}
+    assert frozen.json("POST", f"{NS}/resourcequotas", quota)[0] == 201
+    code, patched = frozen.json("PATCH", f"{NS}/resourcequotas/reset-me/status",
+                                {"status": {"hard": {"cpu": "2", "memory": "2Gi"}}},
+                                "application/strategic-merge-patch+json")
+    assert code == 200 and patched["status"]["hard"] == {"cpu": "2", "memory": "2Gi"}
+    assert patched["spec"]["hard"] == {"cpu": "1", "memory": "1Gi"}
+    # the quota informer ignores status writes; enqueueAll runs every 5 min from the controller's start (t=0)
+    now = frozen.seconds()
+    tick = (int(now // 300) + 1) * 300
+    frozen.advance(f"{tick - now - 1:g}s")
+    assert frozen.json("GET", f"{NS}/resourcequotas/reset-me")[1]["status"]["hard"] == {"cpu": "2", "memory": "2Gi"}
+    frozen.advance("1s")
+    assert frozen.json("GET", f"{NS}/resourcequotas/reset-me")[1]["status"]["hard"] == {"cpu": "1", "memory": "1Gi"}
+    assert frozen.json("DELETE", f"{NS}/resourcequotas/reset-me")[0] == 200   # pods without requests may run again
+
+
+def test_an_init_container_that_completed_is_ready(frozen: Live) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "with-init"},
+           "spec": {"initContainers": [{"name": "setup", "image": "busybox", "command": ["true"]}],
+                    "containers": [{"name": "app", "image": "nginx"}]}}
+    assert frozen.json("POST", f"{NS}/pods", pod)[0] == 201
+    frozen.advance("30s")
+    _, got = frozen.json("GET", f"{NS}/pods/with-init")
+    [init] = got["status"]["initContainerStatuses"]
+    assert init["state"]["terminated"]["exitCode"] == 0 and init["state"]["terminated"]["reason"] == "Completed"
+    # pkg/kubelet/prober/prober_manager.go UpdatePodStatus
+    assert init["ready"] is True
+    assert got["status"]["containerStatuses"][0]["ready"] is True
