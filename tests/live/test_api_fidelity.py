@@ -130,3 +130,45 @@ def test_an_init_container_that_completed_is_ready(frozen: Live) -> None:
     # pkg/kubelet/prober/prober_manager.go UpdatePodStatus
     assert init["ready"] is True
     assert got["status"]["containerStatuses"][0]["ready"] is True
+
+
+def test_kubectl_debug_adds_an_ephemeral_container_the_kubelet_starts(frozen: Live) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debugged"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    assert frozen.json("POST", f"{NS}/pods", pod)[0] == 201
+    frozen.advance("10s")
+    frozen.kubectl("debug", "debugged", "--image=busybox", "-c", "dbg", "--profile=legacy", "--", "sleep", "3600")
+    _, got = frozen.json("GET", f"{NS}/pods/debugged")
+    assert got["spec"]["ephemeralContainers"] == [
+        {"name": "dbg", "image": "busybox", "command": ["sleep", "3600"], "resources": {},
+         "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+         "imagePullPolicy": "Always"}]
+    assert ("kubectl", "ephemeralcontainers") in \
+        [(f["manager"], f.get("subresource")) for f in got["metadata"]["managedFields"]]
+    frozen.advance("10s")
+    _, got = frozen.json("GET", f"{NS}/pods/debugged")
+    [st] = got["status"]["ephemeralContainerStatuses"]
+    assert st["name"] == "dbg" and "running" in st["state"] and st["ready"] is False and "started" not in st
+    _, events = frozen.json("GET", f"{NS}/events?fieldSelector=involvedObject.name%3Ddebugged,reason%3DStarted")
+    assert sorted((e["involvedObject"].get("fieldPath"), e["message"]) for e in events["items"]) == [
+        ("spec.containers{app}", "Started container app"), ("spec.ephemeralContainers{dbg}", "Started container dbg")]
+    # ValidatePodEphemeralContainersUpdate: existing ones may be neither removed nor changed; workload fields are
+    # refused
+    path = f"{NS}/pods/debugged/ephemeralcontainers"
+    removed = {**got, "spec": {**got["spec"], "ephemeralContainers": []}}
+    code, status = frozen.json("PUT", path, removed)
+    assert code == 422 and status["details"]["causes"] == [
+        {"reason": "FieldValueForbidden", "field": "spec.ephemeralContainers",
+         "message": 'Forbidden: existing ephemeral containers "dbg" may not be removed\n'}]
+    more = {**got, "spec": {**got["spec"], "ephemeralContainers": [
+        *got["spec"]["ephemeralContainers"],
+        {"name": "app", "image": "busybox", "ports": [{"containerPort": 80}], "terminationMessagePolicy": "File",
+         "imagePullPolicy": "Always", "targetContainerName": "nope"}]}}
+    code, status = frozen.json("PUT", path, more)
+    assert code == 422 and status["details"]["causes"] == [
+        {"reason": "FieldValueDuplicate", "field": "spec.ephemeralContainers[1].name",
+         "message": 'Duplicate value: "app"'},
+        {"reason": "FieldValueNotFound", "field": "spec.ephemeralContainers[1].targetContainerName",
+         "message": 'Not found: "nope"'},
+        {"reason": "FieldValueForbidden", "field": "spec.ephemeralContainers[1].ports",
+         "message": "Forbidden: cannot be set for an Ephemeral Container"}]

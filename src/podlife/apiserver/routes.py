@@ -17,10 +17,10 @@ from podlife.api.errors import ApiError
 from podlife.apiserver.resources import Resource
 from podlife.apiserver.status import method_not_allowed, not_found_path
 
-# the subresources podlife serves (podlife.apiserver.subresources); the catalog also names ephemeralcontainers,
+# the subresources podlife serves (podlife.apiserver.subresources); the catalog also names
 # proxy and token (discovery lists them as upstream does) but their requests are 405 here
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "binding", "eviction", "log", "exec", "attach", "portforward",
-                                 "finalize", "approval"})
+                                 "finalize", "approval", "ephemeralcontainers"})
 # installer.go: the connecter subresources answer GET and POST as "connect"
 CONNECT = frozenset({"exec", "attach", "portforward"})
 # an item's and a subresource's HTTP method -> the verb the catalog names

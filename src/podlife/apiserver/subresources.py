@@ -26,7 +26,7 @@ _SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
     m, sub = request.method, t.sub
     kind = t.resource.storage_kind
-    if sub in ("status", "approval") or (sub == "finalize" and kind == "Namespace"):
+    if sub in ("status", "approval", "ephemeralcontainers") or (sub == "finalize" and kind == "Namespace"):
         if m == "GET":
             return server._json(server.out(t.resource, server.store.get(kind, t.namespace, t.name)))
         if m == "PUT":

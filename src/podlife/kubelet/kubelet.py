@@ -462,6 +462,15 @@ class Kubelet:
             statuses.append(container_status(self, pod, spec, cur, prev, has_init,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
+        # convertToAPIContainerStatuses for the ephemeral containers: never ready, no started (the prober
+        # manager's UpdatePodStatus sets both only for the regular and init containers)
+        ephemeral_statuses = []
+        for spec in pod["spec"].get("ephemeralContainers") or ():
+            cs = by_name.get(spec["name"], [])
+            st = container_status(self, pod, spec, cs[-1] if cs else None, cs[-2] if len(cs) > 1 else None,
+                                  has_init, False, False)
+            st.pop("started", None)
+            ephemeral_statuses.append(st)
         for cs in by_name.values():
             self.probes.trigger_readiness(uid, cs[-1])
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
@@ -487,6 +496,8 @@ class Kubelet:
         if init_statuses:
             status["initContainerStatuses"] = init_statuses
         status["containerStatuses"] = statuses
+        if ephemeral_statuses:
+            status["ephemeralContainerStatuses"] = ephemeral_statuses
         status["qosClass"] = pod.get("status", {}).get("qosClass", "BestEffort")
         for k in ("reason", "message"):
             if k in prev_status:

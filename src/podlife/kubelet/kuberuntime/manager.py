@@ -198,6 +198,11 @@ class RuntimeManager:
             yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
+        # SyncPod step 5: ephemeral containers never started are started before any init container, so that one
+        # can debug a pod stuck initializing; they are never restarted (computePodActions)
+        for ec in pod["spec"].get("ephemeralContainers") or ():
+            if ec["name"] not in latest:
+                yield from self._start(pod, sb, ec, 0, result)
         # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
         # previous has completed or, for a sidecar, has started (running, startup probe passed)
         for ic in pod["spec"].get("initContainers") or ():
