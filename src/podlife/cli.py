@@ -431,27 +431,47 @@ def _endpoint(kubeconfig: str | None):
 
 
 @main.command()
-@click.argument("duration")
+@click.argument("duration", required=False)
+@click.option("--until", "until", metavar="CONDITION",
+              help="Move to the first instant CONDITION holds, e.g. 'pod/web-0 condition Ready' (an expect: check "
+                   "on one line; README: podlife advance --until).")
+@click.option("--timeout", metavar="DURATION", help="With --until: give up this far on (exit 1); default 1h.")
 @click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
-def advance(duration: str, kubeconfig: str | None) -> None:
-    """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m)."""
-    from urllib.parse import quote
+def advance(duration: str | None, until: str | None, timeout: str | None, kubeconfig: str | None) -> None:
+    """Move the manual clock of a running podlife up forward by DURATION (Go duration: 30s, 5m, 1h30m), or to the
+    instant --until CONDITION holds (exit 1 if it does not within --timeout)."""
+    from urllib.parse import urlencode
 
     from podlife.apiserver.client import ClientError
     from podlife.scenario.durations import parse_duration
 
-    try:
-        parse_duration(duration)
-    except ValueError as e:
-        click.echo(f"DURATION: {e}", err=True)
+    if (duration is None) == (until is None):
+        click.echo("advance: expected DURATION or --until CONDITION (one of them)", err=True)
         sys.exit(2)
+    if timeout is not None and until is None:
+        click.echo("--timeout: only with --until", err=True)
+        sys.exit(2)
+    for name, text in (("DURATION", duration), ("--timeout", timeout)):
+        try:
+            if text is not None:
+                parse_duration(text)
+        except ValueError as e:
+            click.echo(f"{name}: {e}", err=True)
+            sys.exit(2)
+    query = {"by": duration} if duration is not None else {"until": until, **({"timeout": timeout} if timeout else {})}
     ep = _endpoint(kubeconfig)
     try:
-        state = ep.call("POST", f"/podlife/advance?by={quote(duration)}")
+        state = ep.call("POST", f"/podlife/advance?{urlencode(query)}", timeout=None)
     except ClientError as e:
         click.echo(str(e), err=True)
+        sys.exit(2 if "until:" in str(e) else 1)
+    if until is None:
+        click.echo(f"clock at {state['seconds']:g}s")
+    elif state["held"]:
+        click.echo(f"clock at {state['seconds']:g}s: {until}")
+    else:
+        click.echo(f"clock at {state['seconds']:g}s: {until} did not hold within {timeout or '1h'}", err=True)
         sys.exit(1)
-    click.echo(f"clock at {state['seconds']:g}s")
 
 
 @main.command()
@@ -523,6 +543,53 @@ def trace(kubeconfig: str | None, follow: bool) -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         pass
+
+
+@main.group()
+def snapshot() -> None:
+    """Keep and restore the whole state of a running podlife up (--clock manual --ephemeral): store, clock,
+    controllers, kubelets and random generators."""
+
+
+@snapshot.command("save")
+@click.argument("name")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_save(name: str, kubeconfig: str | None) -> None:
+    """Keep the cluster's state as NAME (replacing a snapshot of that name)."""
+    click.echo(f"snapshot {name} saved at {_snapshot_call(kubeconfig, 'save', name)['seconds']:g}s")
+
+
+@snapshot.command("restore")
+@click.argument("name")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_restore(name: str, kubeconfig: str | None) -> None:
+    """Go back to snapshot NAME (it stays, to be restored again); clients' open connections are closed."""
+    click.echo(f"snapshot {name} restored: clock at {_snapshot_call(kubeconfig, 'restore', name)['seconds']:g}s")
+
+
+@snapshot.command("list")
+@click.option("--kubeconfig", help="The kubeconfig podlife up wrote (default $KUBECONFIG, else ~/.podlife/kubeconfig).")
+def snapshot_list(kubeconfig: str | None) -> None:
+    """The snapshots of the running cluster: name and clock."""
+    for s in _snapshot_call(kubeconfig, "list")["snapshots"]:
+        click.echo(f"{s['name']}\t{s['seconds']:g}s")
+
+
+def _snapshot_call(kubeconfig: str | None, what: str, name: str = "") -> dict:
+    """save / restore / list over the endpoints of podlife.apiserver.snapshots."""
+    from urllib.parse import quote, urlencode
+
+    from podlife.apiserver.client import ClientError
+
+    method, path = {"save": ("POST", f"/podlife/snapshots?{urlencode({'name': name})}"),
+                    "restore": ("POST", f"/podlife/snapshots/{quote(name)}/restore"),
+                    "list": ("GET", "/podlife/snapshots")}[what]
+    ep = _endpoint(kubeconfig)
+    try:
+        return ep.call(method, path)
+    except ClientError as e:
+        click.echo(str(e), err=True)
+        sys.exit(2 if "name:" in str(e) or "not found" in str(e) else 1)
 
 
 @main.command()

@@ -70,6 +70,6 @@ class Endpoint:
             reason = getattr(e, "reason", e)
             raise ClientError(f"{self.server}: cannot reach the cluster ({reason}); is podlife up running?") from None
 
-    def call(self, method: str, path: str, body: object | None = None) -> dict:
-        with self.open(method, path, body) as resp:
+    def call(self, method: str, path: str, body: object | None = None, timeout: float | None = 60.0) -> dict:
+        with self.open(method, path, body, timeout=timeout) as resp:
             return orjson.loads(resp.read())

@@ -15,6 +15,7 @@ import logging
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -98,6 +99,11 @@ class ApiServer:
         self.trace = LiveTrace(cluster.trace, trace_file)
         self.logs = ContainerLogs(cluster.trace)
         self.stopping = asyncio.Event()   # set by a signal or POST /podlife/stop
+        # snapshots (podlife.apiserver.snapshots): set by podlife up's serve, and by the first snapshot
+        self.listening: Any = None
+        self.connections: Callable[[], list[Any]] = list
+        self.snapshot_dir: str | None = None
+        self.handed_over = False   # a restore gave the serving to a snapshot's process
         self.store: Store = cluster.store
         self.cache = ReadCache(self.store)
         self._defaulting: dict[tuple[Any, Any, str], dict[str, Any] | None] = {}

@@ -298,6 +298,9 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
         port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
+        # for snapshots (podlife.apiserver.snapshots): the listener a restore hands over, the connections it cuts
+        api.listening = site._server
+        api.connections = lambda: list(runner.server.connections) if runner.server is not None else []
         host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
         url = f"{scheme}://{host}:{port}"
         api.host = f"{cfg.host}:{port}"
@@ -309,13 +312,17 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     finally:
         await clock.stop()
         await runner.cleanup()
+        if api.snapshot_dir is not None:
+            from podlife.apiserver import snapshots
+
+            snapshots.close(api)
         if processes is not None:
             await _stop_processes(cfg, processes, out if ready else (lambda line: None))
         remove_temporary(cfg)
         api.trace.close()
         if data is not None:
             data.close()
-        if ready:
+        if ready and not api.handed_over:
             out("podlife: stopped")
 
 

@@ -93,6 +93,27 @@ class LiveClock:
         self.sync()
         return self.kernel.now
 
+    def advance_until(self, holds: Callable[[], bool], timeout: float) -> bool:
+        """Manual clock: run instant by instant (each one whole, as ``advance`` leaves it) and stop at the first
+        instant after which ``holds()`` is true, not past it; at most ``timeout`` seconds on. False: the
+        condition did not hold by then (the clock is at the deadline)."""
+        if self.mode != "manual":
+            raise ValueError("advance: the clock is realtime; start podlife up with --clock manual")
+        if timeout < 0:
+            raise ValueError(f"advance: expected a timeout of zero or more, got {timeout}")
+        k = self.kernel
+        deadline = k.now + timeout
+        self.settle()
+        while not holds():
+            t = k.peek()
+            if t > deadline:
+                self._manual_target = deadline
+                self._run_to(deadline)
+                return holds()
+            self._manual_target = max(t, k.now)
+            self._run_to(self._manual_target)
+        return True
+
     def _run_to(self, t: float) -> None:
         k = self.kernel
         moved = False
