@@ -172,3 +172,27 @@ def test_kubectl_debug_adds_an_ephemeral_container_the_kubelet_starts(frozen: Li
          "message": 'Not found: "nope"'},
         {"reason": "FieldValueForbidden", "field": "spec.ephemeralContainers[1].ports",
          "message": "Forbidden: cannot be set for an Ephemeral Container"}]
+
+
+def _port_pod(name: str, host_ip: str | None = None, protocol: str = "TCP") -> dict:
+    port = {"containerPort": 80, "hostPort": 54321, "protocol": protocol, **({"hostIP": host_ip} if host_ip else {})}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "app", "image": "nginx", "ports": [port]}]}}
+
+
+def test_the_kubelet_rejects_a_pod_whose_host_port_is_taken(frozen: Live) -> None:
+    assert frozen.json("POST", f"{NS}/pods", _port_pod("holder"))[0] == 201
+    frozen.advance("5s")
+    for name, ip, proto in (("clash", "127.0.0.1", "TCP"), ("udp", None, "UDP")):
+        assert frozen.json("POST", f"{NS}/pods", _port_pod(name, ip, proto))[0] == 201
+    frozen.advance("5s")
+    _, clash = frozen.json("GET", f"{NS}/pods/clash")
+    # pkg/kubelet/lifecycle/predicate.go: GeneralPredicates' NodePorts, then kubelet.go rejectPod
+    assert (clash["status"]["phase"], clash["status"]["reason"], clash["status"]["message"]) == (
+        "Failed", "NodePorts", "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for "
+                               "the requested pod ports")
+    assert "containerStatuses" not in clash["status"]
+    _, events = frozen.json("GET", f"{NS}/events?fieldSelector=involvedObject.name%3Dclash")
+    assert [(e["type"], e["reason"]) for e in events["items"]] == [("Warning", "NodePorts")]
+    for name in ("holder", "udp"):   # another protocol on the same port is free
+        assert frozen.json("GET", f"{NS}/pods/{name}")[1]["status"]["phase"] == "Running"

@@ -22,6 +22,7 @@ from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager, aggregate
+from podlife.kubelet.admission import NODE_PORTS, NODE_PORTS_MESSAGE, node_ports_conflict
 from podlife.kubelet.kuberuntime.ordering import is_restartable_init
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
@@ -262,6 +263,10 @@ class Kubelet:
                     return
             elif not self.eviction.admit(pod):
                 return  # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler) refused, rejectPod
+            elif node_ports_conflict(pod, self._active_pods(uid)):
+                # canAdmitPod's next handler, the predicate admit handler: GeneralPredicates' NodePorts
+                self.eviction.reject_pod(pod, NODE_PORTS, NODE_PORTS_MESSAGE)
+                return
             self.pod_workers.update_pod(pod, "create")
             return
         if prev is not None and not _differ_semantically(prev, pod):
@@ -277,6 +282,12 @@ class Kubelet:
         else:
             self.log("sync_update", pod, pod_full_deletion=pod_full_name(pod))
         self.pod_workers.update_pod(pod, "update")
+
+    def _active_pods(self, but: str) -> list[Obj]:
+        """GetActivePods: the admitted pods whose workers have not finished terminating them."""
+        statuses = self.pod_workers.statuses
+        return [p for uid, p in self.pod_manager.items()
+                if uid != but and uid in statuses and statuses[uid].state not in (TERMINATED, FINISHED)]
 
     def handle_pleg_event(self, uid: str, etype: str, cid: str) -> None:
         pod = self.pod_manager.get(uid)
