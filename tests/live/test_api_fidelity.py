@@ -196,3 +196,25 @@ def test_the_kubelet_rejects_a_pod_whose_host_port_is_taken(frozen: Live) -> Non
     assert [(e["type"], e["reason"]) for e in events["items"]] == [("Warning", "NodePorts")]
     for name in ("holder", "udp"):   # another protocol on the same port is free
         assert frozen.json("GET", f"{NS}/pods/{name}")[1]["status"]["phase"] == "Running"
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("..", "unable to provision SubPath `..`: must not contain '..'"),
+    ("/tmp", "error SubPath `/tmp` must not be an absolute path")])
+def test_a_subpath_expr_that_expands_out_of_the_volume_fails_the_container(frozen: Live, value: str,
+                                                                          message: str) -> None:
+    name = "subpath-" + ("up" if value == ".." else "abs")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"volumes": [{"name": "work", "emptyDir": {}}],
+                    "containers": [{"name": "app", "image": "busybox", "command": ["sleep", "3600"],
+                                    "env": [{"name": "POD_NAME", "value": value}],
+                                    "volumeMounts": [{"name": "work", "mountPath": "/logs",
+                                                      "subPathExpr": "$(POD_NAME)"}]}]}}
+    assert frozen.json("POST", f"{NS}/pods", pod)[0] == 201
+    frozen.advance("10s")
+    _, got = frozen.json("GET", f"{NS}/pods/{name}")
+    # kubelet_pods.go makeMounts, in generateContainerConfig: CreateContainerConfigError
+    assert got["status"]["containerStatuses"][0]["state"] == {
+        "waiting": {"reason": "CreateContainerConfigError", "message": message}}
+    _, events = frozen.json("GET", f"{NS}/events?fieldSelector=involvedObject.name%3D{name},reason%3DFailed")
+    assert {e["message"] for e in events["items"]} == {f"Error: {message}"}
