@@ -5,8 +5,6 @@ generateContainerConfig: the container waits in CreateContainerConfigError and i
 
 from __future__ import annotations
 
-import re
-
 from podlife.api.meta import Obj
 from podlife.kubelet.envvars import _REF   # third_party/forked/golang/expansion's syntax
 
@@ -18,17 +16,11 @@ def subpath_error(container: Obj, env: list[tuple[str, str]]) -> str | None:
         sub = mount.get("subPath") or ""
         expr = mount.get("subPathExpr") or ""
         if expr:
-            missing: set[str] = set()
-
-            def value(m: re.Match[str]) -> str:
-                if m.group(0) == "$$":
-                    return "$"
-                if not values.get(m.group(1)):
-                    missing.add(m.group(1))
-                return values.get(m.group(1), "")
-            sub = _REF.sub(value, expr)
+            missing = sorted({m.group(1) for m in _REF.finditer(expr) if m.group(0) != "$$"
+                              and not values.get(m.group(1))})
             if missing:
-                return "missing value for " + ", ".join(sorted(missing))
+                return "missing value for " + ", ".join(missing)
+            sub = _REF.sub(lambda m: "$" if m.group(0) == "$$" else values[m.group(1)], expr)
         if not sub:
             continue
         if sub.startswith("/"):
