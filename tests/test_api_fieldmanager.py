@@ -11,9 +11,9 @@ import copy
 
 import pytest
 
-from podlife.api import fieldmanager as fm
 from podlife.api.errors import ApiError
 from podlife.api.schema import type_schema
+from podlife.apiserver import fieldmanager as fm
 
 SCHEMA = type_schema(32, "apps/v1", "Deployment")
 T0, T1, T2 = "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:02:00Z"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from podlife.api import openapi
 from podlife.api.meta import builtin_kind_info
-from podlife.api.protobuf import _fields
 from podlife.api.schema import builtin_kinds
+from podlife.apiserver import openapispec as openapi
+from podlife.apiserver.protobuf import _fields
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
        "metadata": {"name": "crontabs.stable.example.com"},

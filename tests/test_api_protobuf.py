@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from podlife.api.errors import ApiError
-from podlife.api.protobuf import MAGIC, decode, go_duration, supported
+from podlife.apiserver.protobuf import MAGIC, decode, go_duration, supported
 
 FIXTURES = Path(__file__).parent / "fixtures" / "protobuf"
 PAIRED = sorted(p.stem for p in FIXTURES.glob("*.json"))

@@ -7,14 +7,9 @@ import pytest
 
 from podlife.api import names
 from podlife.api.defaults import apply_defaults
-from podlife.api.validation import (
-    POD_UPDATE_FORBIDDEN_MSG,
-    reset_rules,
-    set_rules,
-    validate,
-    validate_object_meta_update,
-    validate_update,
-)
+from podlife.api.validation import reset_rules, set_rules, validate, validate_update
+from podlife.api.validation.core_pod import POD_UPDATE_FORBIDDEN_MSG
+from podlife.api.validation.objectmeta import validate_object_meta_update
 from podlife.versions import NEWEST, profile
 from tests.helpers import newest_rules  # noqa: F401  (the fixture)
 

@@ -163,8 +163,9 @@ def test_versions_lists_rules():
     assert ("grace_override", "1.28-1.37", "before-prestop", "") in [r[:4] for r in rows]
     assert "Feature gates a scenario may set" in res.output
     from podlife.features import describe as gates
+    from podlife.versions import NEWEST_MINOR, OLDEST_MINOR
 
-    assert [r[:3] for r in gates() if r[0] == "SidecarContainers"] == [
+    assert [r[:3] for r in gates(OLDEST_MINOR, NEWEST_MINOR) if r[0] == "SidecarContainers"] == [
         ("SidecarContainers", "1.28", "Alpha, off"), ("SidecarContainers", "1.29-1.32", "Beta, on"),
         ("SidecarContainers", "1.33-1.37", "GA, on (locked)")]
 

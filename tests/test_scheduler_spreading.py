@@ -7,7 +7,7 @@ import copy
 
 from podlife import versions
 from podlife.controlplane.scheduler import plugins
-from podlife.kubelet.restartpolicy import drop_disabled_fields
+from podlife.api.podutil import drop_disabled_fields
 from tests.test_scheduler_plugins import node, pod, scheduler
 
 ZONE = "topology.kubernetes.io/zone"

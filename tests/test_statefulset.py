@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from podlife.controlplane.controllers.statefulset import (
-    parent_and_ordinal,
-    revision_name,
-)
+from podlife.controlplane.controllers.statefulset import parent_and_ordinal
+from podlife.controlplane.controllers.statefulset_revisions import revision_name
 from tests.helpers import records, run_text
 
 

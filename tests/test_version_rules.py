@@ -87,7 +87,7 @@ def test_validation_without_a_version_is_an_error():
         contextvars.Context().run(validation.validate, pod)
     token = validation.set_rules(profile("1.30"))
     try:
-        assert contextvars.copy_context().run(validation._rules).version == "1.30"
+        assert contextvars.copy_context().run(validation.options.rules).version == "1.30"
     finally:
         validation.reset_rules(token)
 

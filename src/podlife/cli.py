@@ -83,9 +83,13 @@ def user_input(path: str) -> Iterator[None]:
                    "aggregate figures, no records or final objects in the report).")
 @click.option("--delete", "deletes", multiple=True, metavar="KIND/NAME[@TIME]",
               help="With plain manifests: delete this object at TIME (default 0s), e.g. pod/web@10s.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Run on the cluster of this dump (kubectl get ... -o yaml|json, a directory of them, a kubectl "
+                   "cluster-info dump directory, or podlife import's output), from the instant it was taken. "
+                   "Repeatable.")
 def run(scenario: str, report_path: str | None, klog_path: str | None, html_path: str | None, until: str | None,
         kubernetes_version: str | None, seed: int | None, overrides: tuple[str, ...], at: str | None,
-        quiet: bool, trace_level: str, deletes: tuple[str, ...]) -> None:
+        quiet: bool, trace_level: str, deletes: tuple[str, ...], dumps: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
     from podlife.report.outputs import Outputs, ReportWriter
@@ -109,13 +113,24 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         elif deletes:
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
-        sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
-                           until=until, text=text, sources=sources)
+        builder = None
+        if dumps:
+            from podlife.importer import command as imported
+
+            dump = imported.read(dumps)
+            sc = imported.scenario(dump, path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                                   until=until, text=text)
+            builder = imported.builder(dump)
+        else:
+            sc = load_scenario(path, list(overrides), kubernetes_version=kubernetes_version, seed=seed,
+                               until=until, text=text, sources=sources)
         for w in sc.warnings:
             click.echo(f"warning: {w}", err=True)
         instants = _instants(at)
-        writer = ReportWriter(sc, outputs)
-        result = run_scenario(sc, instants, **writer.run_options())
+        extend = imported.extender(dump) if dumps else None
+        writer = ReportWriter(sc, outputs, extend=extend)
+        result = run_scenario(sc, instants, **writer.run_options(),
+                              **({"builder": builder} if builder is not None else {}))
         writer.finish(result)
     sys.exit(0 if result.passed else 1)
 
@@ -134,6 +149,35 @@ def _instants(at: str | None) -> list[float]:
             raise ScenarioError("--at", None, "", f"{part.strip()!r} is before the start")
         out.append(t)
     return out
+
+
+@main.command("import")
+@click.argument("dumps", nargs=-1, required=True)
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
+              help="Write the cleaned cluster here (one YAML List; run --from and up --from read it).")
+@click.option("--namespace", "namespaces", multiple=True, help="Keep only this namespace's objects (and the "
+                                                              "cluster-scoped ones). Repeatable.")
+@click.option("--selector", "-l", help="Keep only namespaced objects whose labels match (e.g. app=web).")
+@click.option("--anonymize", is_flag=True, help="Rename namespaces, workloads, pods, nodes and images "
+                                                "consistently, to share a reproduction.")
+@click.option("--calibrate", "events", type=click.Path(), help="Events (kubectl get events -A -o json, or the "
+                                                               "dump's events.json) to take image pull times from.")
+def import_cmd(dumps: tuple[str, ...], out: str | None, namespaces: tuple[str, ...], selector: str | None,
+               anonymize: bool, events: str | None) -> None:
+    """Read DUMP... (kubectl get nodes,pods,... -A -o yaml|json; files, a directory, or kubectl cluster-info dump
+    --output-directory), check and clean it, and write the cluster podlife starts from. The kubectl command that
+    makes a dump podlife restores whole is in the README ("Your cluster")."""
+    from podlife.importer import command as imported
+
+    with user_input(dumps[0]):
+        dump = imported.read(dumps, namespaces, selector, anonymize, events)
+        for w in dump.warnings:
+            click.echo(f"warning: {w}", err=True)
+        for line in imported.describe(dump):
+            click.echo(line)
+        if out:
+            imported.write(dump, out)
+            click.echo(f"wrote {out}")
 
 
 @main.command("report")
@@ -174,8 +218,10 @@ def _against(value: str) -> dict[str, object]:
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field in both runs.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Draw both timelines, aligned on one time axis, as one HTML page.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Run both on the cluster of this dump (as run --from). Repeatable.")
 def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None, seed: int | None,
-         until: str | None, overrides: tuple[str, ...], html_path: str | None) -> None:
+         until: str | None, overrides: tuple[str, ...], html_path: str | None, dumps: tuple[str, ...]) -> None:
     """Run SCENARIO twice and show where the timelines part (exit 0: no difference, 1: they differ)."""
     from podlife.report.diff import Side, compare, render_lines
     from podlife.report.outputs import ReportWriter
@@ -198,6 +244,14 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
                 second[k] = v
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
+        if dumps:
+            from podlife.importer import command as imported
+
+            dump = imported.read(dumps)   # each side its own copy: a run keeps the objects it is given
+            sc = imported.scenario(dump, path, sets, kubernetes_version=version, seed=sd, until=until)
+            writer = ReportWriter(sc, extend=imported.extender(dump))
+            rep = writer.finish(run_scenario(sc, **writer.run_options(), builder=imported.builder(dump)))
+            return Side(f"{rep['kubernetesVersion']}", rep)
         sc = load_scenario(path, sets, kubernetes_version=version, seed=sd, until=until)
         writer = ReportWriter(sc)
         rep = writer.finish(run_scenario(sc, **writer.run_options()))
@@ -215,6 +269,10 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
             a.label, b.label = scenario, str(second["scenario"])
     d = compare(a, b)
     lines = render_lines(d)
+    if dumps:
+        from podlife.importer.whatif import compare_lines
+
+        lines += compare_lines(a.label, a.report.get("whatIf"), b.label, b.report.get("whatIf"))
     for line in lines:
         click.echo(line)
     if html_path:
@@ -266,6 +324,33 @@ def explain(scenario: str, pod: str, at: str | None, until: str | None, kubernet
         sys.exit(2)
     for line in render_lines(obj, target, steps):
         click.echo(line)
+
+
+@main.command()
+@click.argument("evidence", nargs=-1, required=True, type=click.Path(exists=False))
+@click.option("--pod", help="The pod to diagnose (namespace/name or name); default: every pod the evidence names.")
+@click.option("--kubernetes-version", help="The cluster's version, when the kubelet log's start-up lines do not "
+                                           "say it.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Also draw the real and modelled timelines on one axis as an HTML page.")
+def diagnose(evidence: tuple[str, ...], pod: str | None, kubernetes_version: str | None,
+             html_path: str | None) -> None:
+    """Explain an incident from its EVIDENCE (kubelet logs, kubectl get events/pod -o json|yaml, kubectl
+    describe pod output, a kubectl cluster-info dump directory) against the model: rank the faults and
+    behaviours that reproduce it (exit 0), or say that none fits (exit 1)."""
+    from podlife.diagnose import diagnose as run_diagnosis
+    from podlife.diagnose.render import render
+
+    with user_input(evidence[0]):
+        ev, d = run_diagnosis(list(evidence), pod, kubernetes_version)
+        for line in render(ev, d):
+            click.echo(line)
+        if html_path:
+            from podlife.diagnose.html import page
+
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(page(ev, d))
+    sys.exit(0 if d.fits else 1)
 
 
 @main.command()
@@ -364,9 +449,12 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                                               "loss too, not only the process being killed.")
 @click.option("--detach", is_flag=True, help="Run in the background: return once the API is served (exit 0), or "
                                              "with the server's exit status if it could not start.")
+@click.option("--from", "dumps", multiple=True, metavar="DUMP",
+              help="Serve the cluster of this dump (as run --from), from the instant it was taken; its state is "
+                   "kept in memory. Repeatable.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
        kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
-       detach: bool) -> None:
+       detach: bool, dumps: tuple[str, ...]) -> None:
     """Start a live cluster (CLUSTER: a scenario whose spec.cluster it runs; default 3 nodes) and serve the
     Kubernetes API for kubectl, client libraries and operators. Ctrl-C or podlife down stops it."""
     import asyncio
@@ -391,16 +479,16 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
         click.echo("--durable: nothing is written with --ephemeral", err=True)
         sys.exit(2)
     if detach:
-        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral else data_dir,
+        sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral or dumps else data_dir,
                           kubeconfig, out=click.echo))
     cfg = UpConfig(cluster, kubernetes_version, address, port, clock, speed, kubeconfig, seed, tls, runtime=runtime,
-                   data_dir=None if ephemeral else data_dir, durable=durable)
+                   data_dir=None if ephemeral or dumps else data_dir, durable=durable, dumps=dumps)
 
     def terminated(signum: int, frame: object) -> None:
         raise KeyboardInterrupt   # SIGTERM while starting: the same way out as Ctrl-C, temporary files removed
     signal.signal(signal.SIGTERM, terminated)
     try:
-        with user_input(cluster or "--kubernetes-version"):
+        with user_input(cluster or (dumps[0] if dumps else "--kubernetes-version")):
             built = build_cluster(cfg)
         if built.process_host is not None and built.process_host.in_use():
             click.echo(f"--data-dir: {cfg.data_dir} is in use by another podlife up (its process supervisor, pid "
@@ -600,7 +688,7 @@ def versions() -> None:
     from rich.table import Table
 
     from podlife import features
-    from podlife.versions import MODELLED_VERSIONS, describe
+    from podlife.versions import MODELLED_VERSIONS, NEWEST_MINOR, OLDEST_MINOR, describe
 
     console = Console()
     console.print(f"Modelled Kubernetes versions: {MODELLED_VERSIONS[0]} … {MODELLED_VERSIONS[-1]}")
@@ -610,7 +698,7 @@ def versions() -> None:
     console.print(table)
     gates = Table("feature gate", "versions", "stage, default", "upstream",
                   title="Feature gates a scenario may set (spec.cluster.featureGates, kubelet.featureGates)")
-    for row in features.describe():
+    for row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
         gates.add_row(*row)
     console.print(gates)
 

@@ -217,17 +217,16 @@ def effective(minor: int, overrides: dict[str, bool] | None) -> dict[str, bool]:
     return out
 
 
-def describe() -> list[tuple[str, str, str, str]]:
-    """Rows (gate, versions, stage and default, source) for ``podlife versions``."""
-    from podlife.versions import NEWEST_MINOR, OLDEST_MINOR
-
+def describe(oldest_minor: int, newest_minor: int) -> list[tuple[str, str, str, str]]:
+    """Rows (gate, versions, stage and default, source) for ``podlife versions``, over the modelled minors
+    (podlife.versions, which builds on this table, gives them)."""
     rows = []
     for g in GATES:
-        end_of_gate = NEWEST_MINOR if g.last is None else g.last
+        end_of_gate = newest_minor if g.last is None else g.last
         for i, s in enumerate(g.stages):
             end = g.stages[i + 1].since - 1 if i + 1 < len(g.stages) else end_of_gate
-            start = max(s.since, OLDEST_MINOR)
-            if end < OLDEST_MINOR or start > NEWEST_MINOR:
+            start = max(s.since, oldest_minor)
+            if end < oldest_minor or start > newest_minor:
                 continue
             span = f"1.{start}" if start == end else f"1.{start}-1.{end}"
             value = f"{s.prerelease}, {'on' if s.default else 'off'}{' (locked)' if s.locked else ''}"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from podlife.api.errors import ApiError
+from podlife.api.corehelper import add_or_update_toleration
+from podlife.api.errors import forbidden
 from podlife.api.meta import Obj
 from podlife.config import ApiServerConfiguration
 
@@ -21,30 +22,6 @@ TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
 
 class Plugin(Protocol):
     def admit(self, obj: Obj) -> None: ...
-
-
-def _match_toleration(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """core/v1 Toleration.MatchToleration: same key, effect, operator and value."""
-    return all((a.get(f) or "") == (b.get(f) or "") for f in ("key", "effect", "operator", "value"))
-
-
-def add_or_update_toleration(pod: Obj, toleration: dict[str, Any]) -> bool:
-    """pkg/apis/core/helper AddOrUpdateTolerationInPod: replace a matching toleration, else append."""
-    spec = pod.setdefault("spec", {})
-    out: list[dict[str, Any]] = []
-    updated = False
-    for t in spec.get("tolerations") or ():
-        if _match_toleration(toleration, t):
-            if t == toleration:
-                return False
-            out.append(dict(toleration))
-            updated = True
-            continue
-        out.append(t)
-    if not updated:
-        out.append(dict(toleration))
-    spec["tolerations"] = out
-    return True
 
 
 class DefaultTolerationSeconds:
@@ -76,11 +53,6 @@ class DefaultTolerationSeconds:
 
 # pkg/apis/scheduling SystemPriorityClasses: created by the apiserver at start-up, resolvable before that too
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
-
-
-def forbidden(resource: str, name: str, why: str) -> ApiError:
-    """apimachinery errors.NewForbidden (what admission.NewForbidden returns)."""
-    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')
 
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -254,10 +226,6 @@ def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
 
 
 
-def _forbidden(resource: str, name: str, why: str) -> ApiError:
-    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')
-
-
 def node_restriction(node: str, verb: str, obj: Obj, old: Obj | None = None, subresource: str | None = None) -> None:
     """What a kubelet, authenticated as system:node:<node>, may write. Raises Forbidden otherwise."""
     kind = obj.get("kind", "")
@@ -266,28 +234,28 @@ def node_restriction(node: str, verb: str, obj: Obj, old: Obj | None = None, sub
         bound = (old or obj).get("spec", {}).get("nodeName")
         if verb == "create":
             if MIRROR_ANNOTATION not in (obj["metadata"].get("annotations") or {}):
-                raise _forbidden("pods", name, f'pod does not have "{MIRROR_ANNOTATION}" annotation, node "{node}" '
-                                              "can only create mirror pods")
+                raise forbidden("pods", name, f'pod does not have "{MIRROR_ANNOTATION}" annotation, node "{node}" '
+                                             "can only create mirror pods")
             if obj.get("spec", {}).get("nodeName") != node:
-                raise _forbidden("pods", name, f'node "{node}" can only create pods with spec.nodeName set to itself')
+                raise forbidden("pods", name, f'node "{node}" can only create pods with spec.nodeName set to itself')
         elif verb == "update" and subresource == "status":
             if bound != node:
-                raise _forbidden("pods", name, f'node "{node}" can only update pod status for pods with '
-                                              "spec.nodeName set to itself")
+                raise forbidden("pods", name, f'node "{node}" can only update pod status for pods with '
+                                             "spec.nodeName set to itself")
         elif verb == "update":
-            raise _forbidden("pods", name, f'node "{node}" can only update pod status')
+            raise forbidden("pods", name, f'node "{node}" can only update pod status')
         elif verb == "delete" and bound != node:
-            raise _forbidden("pods", name, f'node "{node}" can only delete pods with spec.nodeName set to itself')
+            raise forbidden("pods", name, f'node "{node}" can only delete pods with spec.nodeName set to itself')
     elif kind == "Node":
         if name != node:
-            raise _forbidden("nodes", name, f'node "{node}" is not allowed to modify node "{name}"')
+            raise forbidden("nodes", name, f'node "{node}" is not allowed to modify node "{name}"')
         if verb == "update" and old is not None and subresource != "status" and \
                 (obj.get("spec", {}).get("taints") or []) != (old.get("spec", {}).get("taints") or []):
-            raise _forbidden("nodes", name, f'node "{node}" is not allowed to modify taints')
+            raise forbidden("nodes", name, f'node "{node}" is not allowed to modify taints')
     elif kind == "Lease":
         if name != node or obj["metadata"].get("namespace") != "kube-node-lease":
-            raise _forbidden("leases.coordination.k8s.io", name,
-                             "can only access node lease with the same name as the requesting node")
+            raise forbidden("leases.coordination.k8s.io", name,
+                            "can only access node lease with the same name as the requesting node")
 
 
 class NodeClient:

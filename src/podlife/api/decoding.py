@@ -29,9 +29,11 @@ import yaml
 
 from podlife.api import gofmt
 from podlife.api.schema import TypeSchema
+from podlife.api.yamlread import MAX_YAML_VALUES, Loader, expanded_sizes
 from podlife.engine.slices import pause
 
 MAX_DEPTH = 200          # levels of nesting a body may have (the store's JSON encoder stops at 254)
+MAX_REPLICAS = 150_000   # pods one workload may ask for (scenarios and stored objects alike)
 INT32 = (-(2 ** 31), 2 ** 31 - 1)
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
@@ -84,8 +86,6 @@ def _measure(value: Any) -> tuple[int, bool]:
 def parse_yaml(data: bytes | str) -> Any:
     """YAML as sigs.k8s.io/yaml turns it into JSON (timestamps stay strings), read with the scenario loader's
     composer and its alias budget; ``DecodeError`` worded as go-yaml."""
-    from podlife.scenario.yamlread import MAX_YAML_VALUES, expanded_sizes
-
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
     if text.count("[") + text.count("{") > MAX_DEPTH and _flow_depth(text) > MAX_DEPTH:
         # PyYAML's scanner takes time quadratic in the nesting of flow collections: refused before it reads
@@ -129,8 +129,6 @@ def _body_loader() -> type:
     from yaml.composer import Composer
     from yaml.constructor import SafeConstructor
     from yaml.resolver import Resolver
-
-    from podlife.scenario.yamlread import Loader
 
     try:
         from yaml._yaml import CParser
@@ -625,7 +623,6 @@ def stored_problem(minor: int, kind: str, obj: Any) -> str | None:
     """Why an object read back from a data directory cannot be served (an older podlife stored it without
     these checks), or None."""
     from podlife.api.schema import type_schema
-    from podlife.scenario.manifests import MAX_REPLICAS
 
     if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
         return "not an object with metadata"

@@ -57,3 +57,8 @@ def gone(message: str) -> ApiError:
 def invalid(kind: str, name: str, causes: list[FieldError]) -> ApiError:
     body = "; ".join(str(c) for c in causes)
     return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {body}', causes, name=name or None)
+
+
+def forbidden(resource: str, name: str, why: str) -> ApiError:
+    """apimachinery errors.NewForbidden (what admission.NewForbidden returns)."""
+    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}')

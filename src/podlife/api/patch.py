@@ -11,7 +11,7 @@ Public API:
 - ``apply_patch(original, patch, content_type, schema, validation="Ignore") -> Patched``: the patched object
   (pruned to the built-in type when ``schema`` is given) and the strict-decoding warnings when ``validation``
   is ``Warn``. ``schema`` is ``podlife.api.schema.type_schema(...)`` of the object's kind, or None for a custom
-  resource. Server-side apply (application/apply-patch+yaml) is ``podlife.api.fieldmanager.apply``.
+  resource. Server-side apply (application/apply-patch+yaml) is ``podlife.apiserver.fieldmanager.apply``.
   Errors are ``ApiError`` with upstream's codes and messages: 400 for malformed bodies and bad directives,
   422 when a JSON patch does not apply, 413 beyond 10,000 operations, 500 (reason empty) for the strategic
   merge patch errors upstream does not classify.
@@ -79,7 +79,7 @@ def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schem
     (a value of the wrong type is 422), with the live API's limits."""
     kind = patch_type(content_type, custom=schema is None)
     if kind == APPLY_PATCH:
-        raise ValueError("server-side apply goes through podlife.api.fieldmanager.apply")
+        raise ValueError("server-side apply goes through podlife.apiserver.fieldmanager.apply")
     try:   # validateAndTranscodePatch: the body must be JSON before anything else
         doc = decoding.parse_json(patch.encode() if isinstance(patch, str) else bytes(patch))
     except decoding.DecodeError as e:   # util/json: deeper than the decoder follows

@@ -18,8 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from podlife.api import quantity
-from podlife.api.admission import forbidden
 from podlife.api.defaults import pod_requests
+from podlife.api.errors import forbidden
 from podlife.api.meta import KINDS, Obj, builtin_kind_info
 
 COMPONENT = "resourcequota-controller"

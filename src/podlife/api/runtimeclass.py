@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api.admission import add_or_update_toleration, forbidden
+from podlife.api.corehelper import add_or_update_toleration
+from podlife.api.errors import forbidden
 from podlife.api.meta import Obj
-from podlife.api.validation import semantic_equal
+from podlife.api.validation.common import semantic_equal
 
 
 class RuntimeClass:

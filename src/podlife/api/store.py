@@ -143,6 +143,10 @@ class Store:
     # caches the controllers' informers share, by name (a shared informer factory's: see
     # controller_utils.shared_pod_index)
     informer_caches: dict[str, Any] = field(default_factory=dict)
+    # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
+    manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
+    # writes so far per kind: a reader's cache of a kind is current while its count has not moved
+    writes: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     # what a registry strategy keeps per store, by name (the Service one's IP and port allocators)
     strategy_state: dict[str, Any] = field(default_factory=dict)
     _admission: tuple[Any, ...] = field(init=False)
@@ -651,6 +655,34 @@ class Store:
         for obj in self.all_objects():
             self._deliver(obj["kind"], ADDED, obj, None)
 
+    def load(self, objects: Iterable[Obj], revision: int) -> None:
+        """Objects from outside the model (a dump: podlife.importer) become this store's as they are: their
+        UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted or written; their
+        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
+        on the empty store see every object ADDED."""
+        for obj in objects:
+            kind, md = obj["kind"], obj["metadata"]
+            if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
+                self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
+            key = (md.get("namespace") or "", md["name"]) if self.kinds[kind].namespaced else ("", md["name"])
+            self._objects[kind][key] = obj
+            self._unsorted.setdefault(kind, []).append(key)
+            self.writes[kind] += 1
+            if kind == "Pod":
+                self._share(obj)
+                self._index_node(key, None, obj)
+        self._rv = max(self._rv, revision)
+        for obj in self.all_objects():
+            # the state each object starts from, as the records a write of it would make (expectations and the
+            # timelines read them)
+            if obj["kind"] == "Pod" and obj["spec"].get("nodeName"):
+                self.trace.emit("restored", object=ref(obj), node=obj["spec"]["nodeName"])
+            elif obj["kind"] not in ("Event", "Lease"):
+                self.trace.emit("restored", object=ref(obj))
+            for r in status_records(obj["kind"], None, obj):
+                self.trace.add(r)
+            self._deliver(obj["kind"], ADDED, obj, None)
+
     # ---- watch -------------------------------------------------------------------------------------
 
     def delivering(self) -> bool:
@@ -760,6 +792,7 @@ class Store:
                 raise errors.ApiError(500, "InternalError", f"Internal error occurred: {kind} {key[0]}/{key[1]} "
                                                             f"cannot be stored: {e}; nothing was written") from None
         self._rv += 1
+        self.writes[kind] += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         self._objects[kind][key] = new
         if log is not None:
@@ -791,6 +824,7 @@ class Store:
                 record: dict[str, Any] | None = None) -> None:
         old = self._objects[kind].pop(key)
         self._removed[kind] = self._removed.get(kind, 0) + 1
+        self.writes[kind] += 1
         if kind == "Pod":
             self._index_node(key, old, None)
         self._rv += 1

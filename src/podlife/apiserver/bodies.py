@@ -47,7 +47,7 @@ def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
     """A create or update body as a dict, or ApiError 400 / 415."""
     mt = media_type(content_type)
     if mt == PROTOBUF:
-        from podlife.api import protobuf
+        from podlife.apiserver import protobuf
 
         return protobuf.decode(data)
     if mt not in (JSON, YAML, "*/*"):

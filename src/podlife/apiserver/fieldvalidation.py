@@ -84,7 +84,7 @@ _SIZES = ("replicas", "parallelism", "completions", "minReplicas", "maxReplicas"
 
 def workload_size(r: Any, obj: Obj) -> None:
     """A workload larger than podlife can hold is refused, naming the field (valid upstream up to int32)."""
-    from podlife.scenario.manifests import MAX_REPLICAS
+    from podlife.api.decoding import MAX_REPLICAS
 
     causes = []
     for where in _SIZED:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api import fieldmanager, schema
+from podlife.api import schema
 from podlife.api.meta import Obj
+from podlife.apiserver import fieldmanager
 from podlife.apiserver.resources import Catalog
 
 # the model's writers (``by``) whose binary is not kube-controller-manager

@@ -1,6 +1,6 @@
 """The OpenAPI endpoints (kube-openapi's handlers): /openapi/v2 as JSON or gnostic protobuf, /openapi/v3 as an
 index of per-group-version documents addressed by their hash (handler3: the current hash is served as
-immutable, a stale one redirected to the current one). The documents are podlife.api.openapi's, generated from
+immutable, a stale one redirected to the current one). The documents are podlife.apiserver.openapispec's, generated from
 the server's route table; they are built once and rebuilt only when the CustomResourceDefinitions change.
 """
 
@@ -12,8 +12,8 @@ from typing import Any, Callable
 import orjson
 from aiohttp import web
 
-from podlife.api import openapi as docs
 from podlife.api.meta import clone
+from podlife.apiserver import openapispec as docs
 from podlife.apiserver.status import not_found_path
 
 

@@ -1,4 +1,4 @@
-"""PATCH requests: the patch (podlife.api.patch) or the server-side apply (podlife.api.fieldmanager) of the
+"""PATCH requests: the patch (podlife.api.patch) or the server-side apply (podlife.apiserver.fieldmanager) of the
 current object, and the managedFields of every write (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/
 patch.go, create.go, update.go)."""
 
@@ -9,12 +9,11 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from podlife.api import decoding, defaults, fieldmanager
+from podlife.api import decoding, defaults, errors
 from podlife.api import patch as patches
-from podlife.api import errors
 from podlife.api.errors import ApiError, FieldError
 from podlife.api.meta import Obj
-from podlife.apiserver import fieldvalidation
+from podlife.apiserver import fieldmanager, fieldvalidation
 
 APPLY = patches.APPLY_PATCH
 _PARSE_BOOL_TRUE = ("1", "t", "T", "TRUE", "true", "True")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from podlife.api import schema
+from podlife.api.conversion import CONVERSIONS
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, plural
-from podlife.apiserver.conversion import CONVERSIONS
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
@@ -66,6 +66,14 @@ for _r in ("daemonsets", "jobs", "cronjobs", "horizontalpodautoscalers", "poddis
     SUBRESOURCES.setdefault(_r, {})["status"] = ("", _STATUS)
 # pkg/registry/certificates/certificates/storage: ApprovalREST (get, patch, update)
 SUBRESOURCES["certificatesigningrequests"]["approval"] = ("", _STATUS)
+
+
+# kinds whose REST storage returns the deleted object rather than a Status (ReturnDeletedObject)
+# (pkg/registry/*/storage; the OpenAPI answer type of their DELETE is the object, so typed clients expect it)
+RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim",
+                             "Service", "ReplicationController", "PodTemplate", "ResourceQuota", "ServiceAccount",
+                             "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
+                             "DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
 
 
 @dataclass(frozen=True)

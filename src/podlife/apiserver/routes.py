@@ -1,7 +1,7 @@
 """The live API's route table: every (path, HTTP method) the server answers for a resource, derived from the
 catalog (podlife.apiserver.resources). The server checks each request against it (a path it does not hold is
-404, a method it does not hold 405, as go-restful answers) and the OpenAPI documents (podlife.api.openapi) are
-generated from it, so the two cannot drift.
+404, a method it does not hold 405, as go-restful answers) and the OpenAPI documents
+(podlife.apiserver.openapispec) are generated from it, so the two cannot drift.
 
 The layout is the one staging/src/k8s.io/apiserver/pkg/endpoints/installer.go registers: for a namespaced
 resource the collection and item under ``namespaces/{namespace}`` plus a list/watch over all namespaces; for a

@@ -21,16 +21,16 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from podlife.api import conversion, structural
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
-from podlife.api import structural
 from podlife.api.store import DeleteOptions, Store
-from podlife.apiserver import bodies, browser, conversion, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.livetrace import ContainerLogs, LiveTrace
-from podlife.apiserver.resources import CREATE_ONLY, Catalog, Resource, kind_info
+from podlife.apiserver.resources import CREATE_ONLY, RETURNS_DELETED, Catalog, Resource, kind_info
 from podlife.apiserver.routes import check as check_route
 from podlife.apiserver.status import (
     bad_request,
@@ -46,12 +46,6 @@ from podlife.engine import slices
 
 log = logging.getLogger("podlife.apiserver")
 
-# kinds whose REST storage returns the deleted object rather than a Status (ReturnDeletedObject)
-# (pkg/registry/*/storage; the OpenAPI answer type of their DELETE is the object, so typed clients expect it)
-RETURNS_DELETED = frozenset({"Pod", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim",
-                             "Service", "ReplicationController", "PodTemplate", "ResourceQuota", "ServiceAccount",
-                             "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
-                             "DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
 # the reasons whose constructors fill StatusDetails' name, group and kind (staging/src/k8s.io/apimachinery/pkg/
 # api/errors/errors.go NewNotFound, NewAlreadyExists, NewConflict, NewForbidden, NewInvalid; NewMethodNotSupported
 # without a name); NewBadRequest, NewGone, NewUnauthorized and the negotiation errors carry none

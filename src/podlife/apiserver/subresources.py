@@ -18,7 +18,7 @@ from podlife.api.schema import type_schema
 from podlife.api.selectors import to_string
 from podlife.apiserver import bodies, fieldvalidation, patching
 from podlife.apiserver.status import bad_request, method_not_allowed
-from podlife.scenario.manifests import MAX_REPLICAS
+from podlife.api.decoding import MAX_REPLICAS
 
 _SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 

@@ -54,6 +54,7 @@ class UpConfig:
     warnings: list[str] = field(default_factory=list)
     runtime: str = "simulated"        # or "process": containers are local processes (podlife.runtime.process)
     temporary_data_dir: bool = False  # the process runtime's pods in a temporary directory (--ephemeral)
+    dumps: tuple[str, ...] = ()       # --from: start from a real cluster's dump (podlife.importer)
 
 
 def is_loopback(host: str) -> bool:
@@ -96,6 +97,8 @@ def build_cluster(cfg: UpConfig) -> Cluster:
         if version not in MODELLED_VERSIONS:
             raise ScenarioError("--kubernetes-version", None, "", f'"{cfg.kubernetes_version}" is not a modelled '
                                                                   f"version; expected one of {version_range()}")
+    if cfg.dumps:
+        return _build_imported(cfg, version)
     if cfg.data_dir is None:
         return _build(cfg, cfg.cluster_file, version, cfg.seed, None, None)
     from podlife.apiserver.datadir import DataDir
@@ -162,6 +165,31 @@ def _build(cfg: UpConfig, cluster_file: str | None, version: str | None, seed: i
         except ApiError as e:
             raise ScenarioError(m.source.file, m.source.line, m.source.path or "objects", e.message) from None
     return cluster
+
+
+def _build_imported(cfg: UpConfig, version: str | None) -> Cluster:
+    """up --from: the dump's cluster, from the instant it was taken (whatever the clock), with CLUSTER.yaml's
+    component settings if given. Its state lives in memory, as with --ephemeral."""
+    from podlife.apiserver.managers import ModelWrites
+    from podlife.importer import command as imported
+    from podlife.importer.restore import build
+    from podlife.scenario.errors import ScenarioError
+    from podlife.versions import profile
+
+    if cfg.runtime == "process":
+        raise ScenarioError("--from", None, "", "an imported cluster's containers are simulated: expected "
+                                                "--runtime simulated")
+    dump = imported.read(cfg.dumps)
+    text = None if cfg.cluster_file else "apiVersion: podlife/v1alpha1\nkind: Scenario\nmetadata: {name: imported}\n"
+    sc = imported.scenario(dump, cfg.cluster_file or cfg.dumps[0], kubernetes_version=version, seed=cfg.seed,
+                           text=text)
+    cfg.warnings.extend(sc.warnings)
+    if cfg.data_dir is not None:
+        cfg.warnings.append("--from: the imported cluster's state is kept in memory only (as --ephemeral); "
+                            f"{cfg.data_dir} is not used")
+        cfg.data_dir = None
+    return build(sc, dump, manage=ModelWrites(profile(sc.kubernetes_version).minor),
+                 api_address=advertised_address(cfg))
 
 
 def advertised_address(cfg: UpConfig) -> tuple[str, int]:

@@ -155,8 +155,6 @@ FAULTS: dict[str, FaultKind] = {k.name: k for k in (
     FaultKind("ImagePullFailure", ("image",), ("node",), _image_pull_failure),
 )}
 
-# what the scenario loader checks a fault against: type -> (required fields, optional fields)
-
 
 def _record(cluster: Cluster, fault: Fault, op: str) -> None:
     fields: dict[str, Any] = {k: v for k, v in (("pod", fault.pod), ("container", fault.container),

@@ -20,6 +20,7 @@ class ImageManager:
         self.backoff = Backoff(10.0, 300.0)
         self.failing: set[str] = set()     # images whose pulls fail (ImagePullFailure)
         self.pull_seconds: float = 0.0
+        self.pull_times: dict[str, float] = {}   # per image, where known (podlife import --calibrate)
 
     def ensure_image_exists(self, pod: Obj, spec: Obj) -> Generator[simpy.Event, Any, bool]:
         kl = self.kl
@@ -54,7 +55,7 @@ class ImageManager:
             kl.events.container_event(pod, name, "Warning", "Failed", "Error: ErrImagePull")
             kl.runtime_manager.reasons[(uid, name)] = ("ErrImagePull", err)
             return False
-        yield from kl.runtime.pull_image(image, self.pull_seconds)
+        yield from kl.runtime.pull_image(image, self.pull_times.get(image, self.pull_seconds))
         took = kl.kernel.now - start
         msg = f'Successfully pulled image "{image}"'
         if kl.profile.pulled_duration:

@@ -116,6 +116,36 @@ class Kubelet:
             self.resync()
             self.health.schedule_node_status()
 
+    def adopt(self, pod: Obj, containers: list[Container], ready: dict[str, bool],
+              backoff: dict[str, tuple[int, float, str]], started: float | None) -> None:
+        """Take over a pod this node was running before the model started (podlife.importer), as the kubelet
+        that started its containers: they are its own (RefManager), their readiness and startup results are
+        the ones the pod reports (prober results), and a crash-looping container's back-off goes on from its
+        restart count (``backoff``: name -> (restarts, when the last one started, the waiting message)), and
+        its active deadline counts from ``started`` (status.startTime). The containers are already in the
+        runtime, and in the PLEG's last relist: only what changes from now on makes an event."""
+        uid = pod["metadata"]["uid"]
+        if started is not None:
+            self._started_at[uid] = started
+        spec = pod.get("spec") or {}
+        images = {c.get("name"): c.get("image", "") for c in list(spec.get("initContainers") or ())
+                  + list(spec.get("containers") or ())}
+        for c in containers:
+            self.refs.add(c.id)
+            if c.state == "CONTAINER_RUNNING":
+                for kind in ("startup", "readiness"):
+                    result = "Success" if kind == "startup" or ready.get(c.name) else "Failure"
+                    self.probes.carried[(uid, c.name, kind)] = (c.id, result)
+        for name, (restarts, last_start, message) in backoff.items():
+            self.runtime_manager.resume_backoff(f"{uid}/{name}/{images.get(name, '')}", restarts, last_start)
+            if message:
+                self.runtime_manager.reasons[(uid, name)] = ("CrashLoopBackOff", message)
+        seen = {c.id: c.state for c in self.runtime.pod_containers(uid)}
+        seen.update((sb.id, "CONTAINER_RUNNING" if sb.state == "SANDBOX_READY" else "CONTAINER_EXITED")
+                    for sb in self.runtime.pod_sandboxes(uid))
+        if seen:
+            self.pleg.records[uid] = seen
+
     def stop(self) -> None:
         """The kubelet process ends: its goroutines die with it; calls it made to the runtime carry on."""
         if not self.running:

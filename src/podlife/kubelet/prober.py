@@ -59,6 +59,9 @@ class Worker:
 class ProbeManager:
     kl: Kubelet
     workers: dict[tuple[str, str, str], Worker] = field(default_factory=dict)
+    # results a kubelet that adopted a running pod carries on with (Kubelet.adopt): (uid, container, kind) ->
+    # (container ID, result), taken by the worker AddPod makes
+    carried: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
 
     # ---- the kubelet's questions ------------------------------------------------------------------
 
@@ -111,6 +114,9 @@ class ProbeManager:
                 for kind, key in KINDS:
                     if c.get(key) and (uid, c["name"], kind) not in self.workers:
                         w = Worker(uid, c["name"], kind, c[key], self.kl.kernel.now)
+                        carried = self.carried.pop((uid, c["name"], kind), None)
+                        if carried is not None:
+                            w.container_id, w.result = carried
                         self.workers[(uid, c["name"], kind)] = w
                         self._arm(w, self.kl.kernel.now)
 

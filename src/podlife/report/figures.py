@@ -20,7 +20,8 @@ from typing import Any
 
 EVICTION_REASONS = ("Evicted", "TaintManagerEviction")
 ZONE_LABEL = "topology.kubernetes.io/zone"
-_COUNTED_TYPES = frozenset(("api", "phase", "terminating", "runtime", "deleted", "event"))   # what ``add`` reads
+# what ``add`` reads
+_COUNTED_TYPES = frozenset(("api", "phase", "terminating", "runtime", "deleted", "event", "restored"))
 
 
 class Figures:
@@ -61,6 +62,9 @@ class Figures:
             self.node_of.setdefault(obj, r["node"])   # a pod created bound to its node has no bind record
             if r["op"] == "exit" and obj in self.deleting:
                 self.stopped[obj] = r["t"] - self.deleting[obj]
+        elif typ == "restored":   # a pod of an imported cluster, on its node from the start
+            if r.get("node"):
+                self.node_of.setdefault(obj, r["node"])
         elif typ == "deleted":
             if obj in self.deleting:
                 took = r["t"] - self.deleting[obj]

@@ -376,8 +376,12 @@ def render(report: dict[str, Any]) -> str:
     _restart_bokeh_ids()
     tl = timeline(report)
     fig, widgets = _timeline_figure(report, tl)
-    layout = column(Div(text=_verdicts_html(report), sizing_mode="stretch_width"), *widgets, fig,
-                    sizing_mode="stretch_width")
+    head = _verdicts_html(report)
+    if report.get("whatIf"):   # a run on an imported cluster (podlife.importer)
+        from podlife.importer.whatif import render_html
+
+        head += render_html(report["whatIf"])
+    layout = column(Div(text=head, sizing_mode="stretch_width"), *widgets, fig, sizing_mode="stretch_width")
     return _page(layout, f"podlife: {report['scenario']}", json.dumps(report["records"]), tl)
 
 

@@ -51,9 +51,13 @@ class Outputs:
 
 
 class ReportWriter:
-    def __init__(self, sc: Scenario, outputs: Outputs = Outputs()) -> None:
+    def __init__(self, sc: Scenario, outputs: Outputs = Outputs(),
+                 extend: Callable[[dict[str, Any], Result], None] | None = None) -> None:
+        """``extend`` adds to the report (and a streamed report's outcome) what the run's cluster adds: an
+        imported cluster's origin, assumptions and what-if answers (podlife.importer.command.extender)."""
         self.sc = sc
         self.outputs = outputs
+        self.extend = extend
         self.sinks: list[Callable[[Record], None]] = []
         self._ndjson: stream.NdjsonReport | None = None
         self._klog: stream.KlogStream | None = None
@@ -77,9 +81,14 @@ class ReportWriter:
         if self._klog is not None:
             self._klog.close()
         rep = report(result, final=self._ndjson is None)
+        if self.extend is not None:
+            self.extend(rep, result)
         if self._ndjson is not None:
             objects = result.cluster.store.iter_objects(encoded=True) if out.trace_level != "summary" else iter(())
-            self._ndjson.finish(objects, outcome(result))
+            ending = outcome(result)
+            if self.extend is not None:
+                self.extend(ending, result)
+            self._ndjson.finish(objects, ending)
         elif out.report:
             import orjson
 
@@ -95,6 +104,10 @@ class ReportWriter:
             write_text(out.html, html.render(rep))
         if out.summary:
             print_summary(rep, out.quiet, result.pods_at)
+            if not out.quiet and rep.get("whatIf"):   # a run on an imported cluster
+                from podlife.importer.whatif import render_lines
+
+                print("\n".join(render_lines(rep["whatIf"])))
         return rep
 
 

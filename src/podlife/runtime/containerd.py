@@ -60,6 +60,13 @@ class IPAM:
                 return socket.inet_ntoa(ip.to_bytes(4, "big")) if self._v4 else str(ipaddress.ip_address(ip))
         raise RuntimeError_("failed to allocate for range 0: no IP addresses available in range set")
 
+    def reserve(self, ip: str) -> None:
+        """An address already given out (a pod adopted from a dump): never allocated again."""
+        try:
+            self._used.add(int(ipaddress.ip_address(ip)))
+        except ValueError:
+            pass
+
     def release(self, ip: str) -> None:
         self._used.discard(int.from_bytes(socket.inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
 
@@ -81,6 +88,7 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         self._by_pod: dict[str, dict[str, Container]] = {}   # pod uid → its containers, in creation order
         self.machine = MachineUsage()   # NodeStats: the node's own memory and disk use (faults set them)
         self.absent_images: set[str] = set()   # images start present (scenario format 2.1) unless listed
+        self.present_images: set[str] | None = None   # when known (an imported node): only these are present
         # /var/log/pods/<uid>/<container>/<attempt>.log: survives a reboot, unlike the runtime's state
         self.log_attempts: dict[tuple[str, str], int] = {}
         self.listeners: list[Callable[[str], None]] = []   # called with a pod uid on every state change
@@ -267,7 +275,7 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     # ---- images -----------------------------------------------------------------------------------
 
     def has_image(self, image: str) -> bool:
-        return image not in self.absent_images
+        return image not in self.absent_images and (self.present_images is None or image in self.present_images)
 
     def remove_image(self, image: str) -> None:
         """ImagePullFailure: the image is not on the node, so the kubelet must pull it."""
@@ -277,7 +285,42 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         if seconds:
             yield self.kernel.timeout(seconds)
         self.absent_images.discard(image)
+        if self.present_images is not None:
+            self.present_images.add(image)
         return f"sha256:{self._new_id()}"
+
+    # ---- adoption (podlife.importer: a node taken over mid-life from a dump) -------------------------
+
+    def adopt_sandbox(self, pod: Obj, ip: str | None, created_at: float, ready: bool) -> Sandbox:
+        """A sandbox the node already had, with the IP the pod was given (held in IPAM while it is ready)."""
+        md = pod["metadata"]
+        if ip and ready:
+            self.ipam.reserve(ip)
+        sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], ip or "",
+                     state=SANDBOX_READY if ready else SANDBOX_NOTREADY, created_at=created_at,
+                     log_directory=f"{md['namespace']}_{md['name']}_{md['uid']}")
+        self.sandboxes[sb.id] = sb
+        self._sandboxes_by_pod.setdefault(sb.pod_uid, {})[sb.id] = sb
+        return sb
+
+    def adopt_container(self, c: Container) -> None:
+        """A container the node already had (running, or exited with its exit code): registered as
+        create_container and start_container leave one. A running process's own exit (exitAfterSeconds) comes
+        at its start plus that, or at once when that is past."""
+        self.containers[c.id] = c
+        self._by_pod.setdefault(c.pod_uid, {})[c.id] = c
+        key = (c.pod_uid, c.name)
+        self.log_attempts[key] = max(self.log_attempts.get(key, -1), c.attempt)
+        self._exit_events[c.id] = self.kernel.event()
+        if c.state == RUNNING:
+            c.process_running = True
+            if c.behavior.exit_after is not None:
+                code = c.behavior.exit_code
+                due = max((c.started_at or 0.0) + c.behavior.exit_after - self.kernel.now, 0.0)
+                self._timers[c.id] = self.kernel.call_later(
+                    due, lambda: self._exit(c, code, "Completed" if code == 0 else "Error"))
+        else:
+            self._exit_events[c.id].succeed()
 
     # ---- faults -----------------------------------------------------------------------------------
 

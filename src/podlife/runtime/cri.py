@@ -71,3 +71,7 @@ class Container:
     stop_signal: str = "SIGTERM"    # ContainerConfig.StopSignal (KEP-4960), else the runtime's default
     log_path: str = ""
     signals: list[str] = field(default_factory=list)
+    # what the node reported for a container adopted from a dump (podlife.importer): the resolved image and its
+    # digest, which a simulated pull does not produce ("" : the spec's image, no digest)
+    status_image: str = ""
+    image_id: str = ""

@@ -47,7 +47,7 @@ def _observe(records: list[dict[str, Any]], obj: str, e: Expectation) -> list[tu
         if r.get("object") != obj:
             continue
         typ = r["type"]
-        if typ == "api" and r.get("verb") == "create":
+        if (typ == "api" and r.get("verb") == "create") or typ == "restored":   # restored: imported (a dump's)
             exists = True
             state = {}
         elif typ == "deleted":

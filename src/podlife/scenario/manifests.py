@@ -14,10 +14,10 @@ from podlife.api.warnings import missing_references, unmodelled_fields
 from podlife.scenario.fieldcheck import Check
 from podlife.scenario.fieldpath import join_path, schema_path
 from podlife.scenario.model import Manifest
+from podlife.api.decoding import MAX_REPLICAS
 from podlife.scenario.yamlread import Builder, Raw, compose, read_text
 from podlife.versions import Profile
 
-MAX_REPLICAS = 150_000               # pods one workload may ask for
 
 
 def manifest_shape(ck: Check, value: Any, path: str) -> dict[str, Any]:
@@ -166,7 +166,7 @@ def _dropped_fields(obj: dict[str, Any], prof: Profile) -> list[str]:
     """The paths (from the object's root) of the gated fields the version drops: in a pod spec (a Pod, a pod
     template, a CronJob's job template), a Job spec, a StatefulSet's update strategy."""
     from podlife.api.registry.job import drop_disabled_job_fields
-    from podlife.kubelet.restartpolicy import drop_disabled_fields
+    from podlife.api.podutil import drop_disabled_fields
 
     def at(*keys: str) -> Any:
         node: Any = obj

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from podlife.cluster.spec import ClusterSpec, NodeSpec
 from podlife.runtime.behavior import BehaviorRule
+
+DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=UTC)   # a scenario's clock starts here unless it says
+
 
 HORIZON_SECONDS = 3600.0   # without spec.until a run stops when nothing is pending, at the latest here
 

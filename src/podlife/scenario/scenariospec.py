@@ -18,13 +18,12 @@ from podlife.scenario.fieldcheck import Check
 from podlife.scenario.fieldpath import describe, join_path
 from podlife.scenario.manifests import decode_strictly, read_objects
 from podlife.cluster.spec import NodeSpec
-from podlife.scenario.model import HORIZON_SECONDS, Scenario
+from podlife.scenario.model import DEFAULT_START_TIME, HORIZON_SECONDS, Scenario
 from podlife.scenario.writecheck import check_updates
 from podlife.trace.recorder import LAST_TIME
 from podlife.versions import MODELLED_VERSIONS, NEWEST, profile
 
 API_VERSION = "podlife/v1alpha1"
-DEFAULT_START_TIME = datetime(2025, 1, 1, tzinfo=UTC)
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))\Z")
 MAX_UNTIL = 7 * 24 * 3600.0          # the longest simulated span podlife runs (a week)

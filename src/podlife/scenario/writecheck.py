@@ -10,7 +10,7 @@ from podlife.api.meta import Obj, clone
 from podlife.api.store import Store, ensure_namespaces
 from podlife.scenario.fieldcheck import Check
 from podlife.cluster.spec import ClusterSpec
-from podlife.scenario.model import Action, Manifest
+from podlife.scenario.model import DEFAULT_START_TIME, Action, Manifest
 from podlife.versions import Profile
 
 
@@ -75,7 +75,6 @@ def _scratch_store(cluster: ClusterSpec, prof: Profile) -> Store:
     cluster's feature gates, discovery of the served kinds, the system namespaces and the admission chain."""
     from podlife.cluster.cluster import SYSTEM_NAMESPACES, api_server_options
     from podlife.engine.kernel import Kernel
-    from podlife.scenario.scenariospec import DEFAULT_START_TIME
     from podlife.trace.recorder import Trace
 
     kernel = Kernel(0)

@@ -12,27 +12,15 @@ from typing import Any
 
 import yaml
 
+from podlife.api.yamlread import MAX_YAML_VALUES, Loader, expanded_sizes
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldpath import join_path
 
-MAX_YAML_VALUES = 1_000_000          # values one YAML document may expand to
 # ---------------------------------------------------------------------------------------------------- YAML
 
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_VALUE_TAG = "tag:yaml.org,2002:value"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-class Loader(yaml.SafeLoader):
-    """SafeLoader that leaves timestamps as strings, as Kubernetes' JSON has them ("=" stays a string too)."""
-
-
-Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_TIMESTAMP_TAG, _VALUE_TAG)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 def yaml_error(exc: yaml.YAMLError, file: str, path: str = "") -> ScenarioError:
@@ -63,27 +51,6 @@ def compose(text: str, file: str) -> list[yaml.Node]:
                                             "document") from None
     finally:
         loader.dispose()
-
-
-def expanded_sizes(root: yaml.Node) -> dict[int, int]:
-    """How many values each node (by id) becomes once aliases are expanded, counted as Builder.build counts
-    them (scalars, lists and mappings; not keys), capped just past MAX_YAML_VALUES. Iterative, each distinct
-    node once; a node inside itself (a recursive alias, refused by build) adds nothing to its own size."""
-    sizes: dict[int, int] = {}
-    visiting: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        children = node.value if isinstance(node, yaml.SequenceNode) else \
-            [v for _, v in node.value] if isinstance(node, yaml.MappingNode) else []
-        if done:
-            sizes[id(node)] = min(1 + sum(sizes.get(id(c), 0) for c in children), MAX_YAML_VALUES + 1)
-            visiting.discard(id(node))
-        elif id(node) not in sizes and id(node) not in visiting:
-            visiting.add(id(node))
-            stack.append((node, True))
-            stack += [(c, False) for c in children if id(c) not in sizes and id(c) not in visiting]
-    return sizes
 
 
 class Builder:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
 from podlife.api.meta import KindInfo, Obj, clone
+from podlife.api.podutil import drop_disabled_pod_fields
 from podlife.versions import NegativeGrace, Profile
 
 if TYPE_CHECKING:
@@ -18,8 +19,6 @@ def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
     template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
     keeps a field on update when the old template uses it; here no stored template can, as the same gates
     dropped it when the object was created."""
-    from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
-
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     if obj.get("kind") == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if isinstance(spec.get("jobTemplate"), dict) else {}

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
-from podlife.api.meta import Obj
-from podlife.api.meta import KINDS
+from podlife.api.meta import KINDS, Obj
+from podlife.api.podutil import drop_disabled_pod_fields
 from podlife.api.registry.generic import Strategy
 from podlife.versions import NegativeGrace
 
@@ -32,8 +32,6 @@ class PodStrategy(Strategy):
             obj["metadata"]["generation"] = 1   # KEP-5067: podStrategy.PrepareForCreate sets it
         else:
             obj["metadata"].pop("generation", None)
-        from podlife.kubelet.restartpolicy import drop_disabled_pod_fields
-
         drop_disabled_pod_fields(obj["spec"], store.profile)
         if obj["spec"].get("schedulingGates"):
             # applySchedulingGatedCondition

@@ -16,6 +16,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from podlife.api.cronschedule import parse_schedule
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
@@ -31,40 +32,7 @@ NEXT_SCHEDULE_DELTA = 0.1   # nextScheduleDelta
 V1_SYNC_PERIOD = 10.0       # cronjob_controller.go: wait.Until(jm.syncAll, 10*time.Second)
 MAX_MISSED = 100
 SCHEDULED_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp"
-# robfig/cron ParseStandard's descriptors
-_DESCRIPTORS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
-                "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
-
 Key = tuple[str, str]
-
-
-def _question_as_star(text: str) -> str:
-    """robfig/cron v3 parser.go getRange: a range whose low end is ``?`` means ``*`` (every value, star bit set), in
-    any field; cronsim knows no ``?``, so each such item is handed to it as ``*``."""
-    fields = []
-    for field in text.split():
-        items = []
-        for item in field.split(","):
-            rng, slash, step = item.partition("/")
-            low, dash, high = rng.partition("-")
-            items.append(("*" if low == "?" else low) + dash + high + slash + step)
-        fields.append(",".join(items))
-    return " ".join(fields)
-
-
-def parse_schedule(schedule: str) -> str:
-    """The 5-field form of a schedule; ValueError with robfig/cron's complaint when it is not one."""
-    text = _DESCRIPTORS.get(schedule.strip(), schedule.strip())
-    if text.startswith("@"):
-        raise ValueError(f"unrecognized descriptor: {schedule}")
-    text = _question_as_star(text)
-    from cronsim import CronSim, CronSimError   # on first use: most clusters have no CronJob
-
-    try:
-        CronSim(text, datetime(2000, 1, 1))
-    except CronSimError as e:
-        raise ValueError(str(e)) from None
-    return text
 
 
 def is_finished(job: Obj) -> str | None:
@@ -166,7 +134,7 @@ class CronJobController:
         return self._parse(status.get("lastScheduleTime")) or created.replace(tzinfo=timezone.utc)
 
     def _zone(self, cj: Obj) -> Any:
-        from zoneinfo import ZoneInfo   # on first use, as cronsim: most clusters have no CronJob
+        from zoneinfo import ZoneInfo  # on first use, as cronsim: most clusters have no CronJob
 
         name = (cj.get("spec") or {}).get("timeZone") if self.profile.cronjob_time_zone else None
         return ZoneInfo(name) if name else timezone.utc

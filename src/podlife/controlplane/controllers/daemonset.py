@@ -15,19 +15,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api import selectors
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.registry.daemonset import template_generation
 from podlife.api.store import DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
-    create_pod,
     Expectations,
     Key,
     WorkQueue,
     _Expectation,
     claim_pods,
     controller_ref,
+    create_pod,
     is_pod_available,
     is_pod_ready,
     label_selector,
@@ -48,8 +48,12 @@ from podlife.controlplane.controllers.daemonset_update import (
     is_pod_updated,
     rolling_update,
 )
-from podlife.api.registry.daemonset import template_generation
-from podlife.controlplane.controllers.tainteviction import tolerates_taint
+from podlife.controlplane.controllers.daemonset_util import (
+    daemon_tolerations,
+    node_name_affinity,
+    should_run,
+    target_node,
+)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -59,75 +63,6 @@ BURST_REPLICAS = 250                       # daemon_controller.go BurstReplicas
 STATUS_UPDATE_RETRIES = 1                  # StatusUpdateRetries
 FAILED_BACKOFF_INITIAL = 1.0               # failedPodsBackoff: flowcontrol.NewBackOff(1s, 15min)
 FAILED_BACKOFF_MAX = 900.0
-
-
-def daemon_tolerations(spec: Obj) -> list[Obj]:
-    """util.AddOrUpdateDaemonPodTolerations, in its order: the pod's tolerations, each added one replacing an
-    equal (key, operator, effect) toleration."""
-    tols = [dict(t) for t in spec.get("tolerations") or ()]
-    adds = [("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
-            ("node.kubernetes.io/disk-pressure", "NoSchedule"), ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-            ("node.kubernetes.io/pid-pressure", "NoSchedule"), ("node.kubernetes.io/unschedulable", "NoSchedule")]
-    if spec.get("hostNetwork"):
-        adds.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
-    for key, effect in adds:
-        tol = {"key": key, "operator": "Exists", "effect": effect}
-        for i, t in enumerate(tols):
-            if t.get("key") == key and (t.get("operator") or "Equal") == "Exists" and t.get("effect") == effect:
-                tols[i] = tol  # AddOrUpdateTolerationInPodSpec: replaced in place
-                break
-        else:
-            tols.append(tol)
-    return tols
-
-
-def node_name_affinity(affinity: Obj | None, node: str) -> Obj:
-    """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity is replaced by one term selecting
-    the node by metadata.name (the controller has already checked the template's own terms); the rest of the
-    affinity is kept."""
-    aff = clone(affinity) if affinity else {}
-    selector = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}
-    aff.setdefault("nodeAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = selector
-    return aff
-
-
-def _untolerated(taints: list[Obj], tolerations: list[Obj], effects: tuple[str, ...]) -> bool:
-    """v1helper.FindMatchingUntoleratedTaint with an effect filter."""
-    return any(t.get("effect") in effects and not any(tolerates_taint(tol, t) for tol in tolerations)
-               for t in taints)
-
-
-def should_run(node: Obj, ds: Obj) -> tuple[bool, bool]:
-    """NodeShouldRunDaemonPod: (shouldRun, shouldContinueRunning)."""
-    spec = (ds["spec"].get("template") or {}).get("spec") or {}
-    name = node["metadata"]["name"]
-    if spec.get("nodeName") and spec["nodeName"] != name:
-        return False, False
-    labels = node["metadata"].get("labels") or {}
-    sel = spec.get("nodeSelector") or {}
-    if any(labels.get(k) != v for k, v in sel.items()):
-        return False, False
-    req = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
-    if req is not None and not selectors.matches_node_selector(req, labels, name):
-        return False, False
-    taints = list(node["spec"].get("taints") or ())
-    tols = daemon_tolerations(spec)
-    if _untolerated(taints, tols, ("NoSchedule", "NoExecute")):
-        return False, not _untolerated(taints, tols, ("NoExecute",))
-    return True, True
-
-
-def target_node(pod: Obj) -> str | None:
-    """util.GetTargetNodeName: spec.nodeName, else the node its matchFields affinity names."""
-    if pod["spec"].get("nodeName"):
-        return pod["spec"]["nodeName"]
-    req = (((pod["spec"].get("affinity") or {}).get("nodeAffinity") or {})
-           .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
-    for term in req.get("nodeSelectorTerms") or ():
-        for f in term.get("matchFields") or ():
-            if f.get("key") == "metadata.name" and f.get("operator") == "In" and len(f.get("values") or ()) == 1:
-                return f["values"][0]
-    return None
 
 
 def _creation_order(pod: Obj) -> tuple[bool, str, str]:

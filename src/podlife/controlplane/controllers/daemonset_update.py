@@ -17,6 +17,7 @@ from podlife.api.meta import Obj, clone
 from podlife.api.registry.daemonset import template_generation
 from podlife.controlplane.controllers import history
 from podlife.controlplane.controllers.controller_utils import is_pod_available
+from podlife.controlplane.controllers.daemonset_util import should_run
 from podlife.controlplane.controllers.deployment import compute_hash, scaled_value
 
 if TYPE_CHECKING:
@@ -175,8 +176,6 @@ def cleanup_history(c: DaemonSetController, ds: Obj, old: list[Obj], pods: list[
 def rolling_update(c: DaemonSetController, ds: Obj, by_node: dict[str, list[Obj]], hash_: str
                    ) -> tuple[list[Obj], list[str]]:
     """rollingUpdate: (old pods to delete, nodes to create a new pod on), for syncNodes."""
-    from podlife.controlplane.controllers.daemonset import should_run
-
     desired = sum(1 for n in c.nodes.values() if should_run(n, ds)[0])
     node_pods = {name: by_node.get(name, []) for name in c.nodes if should_run(c.nodes[name], ds)[0]}
     node_pods.update(by_node)

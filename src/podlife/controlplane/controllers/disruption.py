@@ -46,6 +46,64 @@ def _int_or_percent(value: Any, total: int, round_up: bool) -> int:
     return int(value)
 
 
+def _match_labels(pdb: Obj) -> dict[str, str]:
+    ml = ((pdb.get("spec") or {}).get("selector") or {}).get("matchLabels")
+    return {str(k): str(v) for k, v in ml.items()} if isinstance(ml, dict) else {}
+
+
+class _LabelIndex:
+    """Objects of each namespace by the (key, value) pairs of their labels (a budget: of its matchLabels):
+    which objects a selector can match, without reading every object of the namespace."""
+
+    def __init__(self) -> None:
+        self._by_pair: dict[tuple[str, str, str], dict[str, None]] = {}
+        self._pairs: dict[tuple[str, str], dict[str, str]] = {}      # (namespace, name) -> its labels
+        self._bare: dict[str, dict[str, None]] = {}                  # namespace -> names with no labels
+
+    def put(self, obj: Obj, labels: dict[str, str]) -> None:
+        md = obj["metadata"]
+        ns, name = md.get("namespace") or "", md["name"]
+        if self._pairs.get((ns, name)) == labels:
+            return
+        self.drop(obj)
+        self._pairs[(ns, name)] = labels   # stored objects are never changed in place
+        if not labels:
+            self._bare.setdefault(ns, {})[name] = None
+        for k, v in labels.items():
+            self._by_pair.setdefault((ns, k, v), {})[name] = None
+
+    def drop(self, obj: Obj) -> None:
+        md = obj["metadata"]
+        ns, name = md.get("namespace") or "", md["name"]
+        labels = self._pairs.pop((ns, name), None)
+        if labels is None:
+            return
+        if not labels:
+            self._bare.get(ns, {}).pop(name, None)
+        for k, v in labels.items():
+            held = self._by_pair.get((ns, k, v))
+            if held is not None:
+                held.pop(name, None)
+                if not held:
+                    del self._by_pair[(ns, k, v)]
+
+    def holding(self, ns: str, labels: dict[str, str]) -> list[str]:
+        """Budgets whose matchLabels are all among ``labels`` could match, and those without matchLabels: the
+        names, sorted (the order a list gives)."""
+        out: set[str] = set(self._bare.get(ns, ()))
+        for k, v in labels.items():
+            out.update(self._by_pair.get((ns, k, str(v)), ()))
+        return sorted(out)
+
+    def held_by(self, ns: str, match_labels: Any) -> list[str] | None:
+        """Pods that hold every matchLabels pair, sorted by name; None without matchLabels (list them all)."""
+        if not isinstance(match_labels, dict) or not match_labels:
+            return None
+        sets = [self._by_pair.get((ns, str(k), str(v)), {}) for k, v in match_labels.items()]
+        smallest = min(sets, key=len)
+        return sorted(n for n in smallest if all(n in other for other in sets))
+
+
 class SyncFailed(Exception):
     """trySync's error: the sync ends in failSafe."""
 
@@ -60,6 +118,15 @@ class DisruptionController:
         self.events = EventRecorder(store, COMPONENT)
 
     def start(self) -> None:
+        # the lookups upstream's listers make by selector, indexed by label so that a large cluster does not
+        # match every pod against every budget: pods by their labels (kept by this controller's pod watch, so
+        # current whenever no write waits to be delivered), budgets by the pairs of their matchLabels (read
+        # again from the store whenever a budget was written)
+        self._pods = _LabelIndex()
+        self._budgets: dict[str, _LabelIndex] = {}
+        self._budget_writes = -1
+        for pod in self.store.list("Pod"):
+            self._pods.put(pod, pod["metadata"].get("labels") or {})
         self.store.watch("PodDisruptionBudget", self._on_budget)
         self.store.watch("Pod", self._on_pod)
 
@@ -67,15 +134,31 @@ class DisruptionController:
         if type_ != DELETED:
             self.queue.add((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
 
+    def _budgets_in(self, ns: str) -> _LabelIndex:
+        writes = self.store.writes["PodDisruptionBudget"]
+        if writes != self._budget_writes:
+            self._budgets.clear()
+            self._budget_writes = writes
+        index = self._budgets.get(ns)
+        if index is None:
+            index = self._budgets[ns] = _LabelIndex()
+            for pdb in self.store.list("PodDisruptionBudget", ns):
+                index.put(pdb, _match_labels(pdb))
+        return index
+
     def _on_pod(self, type_: str, pod: Obj, old: Obj | None) -> None:
+        labels = pod["metadata"].get("labels") or {}
+        self._pods.drop(pod) if type_ == DELETED else self._pods.put(pod, labels)
         if not self.store.count("PodDisruptionBudget"):
             return
-        labels = pod["metadata"].get("labels") or {}
-        for pdb in self.store.list("PodDisruptionBudget", pod["metadata"]["namespace"]):
-            sel = (pdb.get("spec") or {}).get("selector")
+        ns = pod["metadata"]["namespace"]
+        # the budgets whose matchLabels the pod's labels hold, and those without matchLabels: in name order
+        for name in self._budgets_in(ns).holding(ns, labels):
+            pdb = self.store.try_get("PodDisruptionBudget", ns, name)
+            sel = (pdb.get("spec") or {}).get("selector") if pdb is not None else None
             try:
                 if sel and compiled(sel).matches(labels):
-                    self.queue.add((pdb["metadata"]["namespace"], pdb["metadata"]["name"]))
+                    self.queue.add((ns, name))
             except ValueError:
                 continue
 
@@ -97,8 +180,11 @@ class DisruptionController:
             sel = compiled(spec.get("selector")) if spec.get("selector") else None
         except ValueError:
             sel = None
-        pods = [p for p in self.store.list("Pod", key[0])
-                if sel is not None and sel.matches(p["metadata"].get("labels") or {})]
+        names = self._pods.held_by(key[0], (spec.get("selector") or {}).get("matchLabels")) \
+            if sel is not None and not self.store.delivering() else None
+        listed = self.store.list("Pod", key[0]) if names is None else \
+            [p for p in (self.store.try_get("Pod", key[0], n) for n in names) if p is not None]
+        pods = [p for p in listed if sel is not None and sel.matches(p["metadata"].get("labels") or {})]
         if not pods:
             self.events.event(pdb, "Normal", "NoPods", "No matching pods found")
         try:

@@ -44,6 +44,7 @@ class RootCACertPublisher:
         self.enabled = bool(profile.root_ca_configmap)
         # the description annotation came with the GA publisher (1.21)
         self.annotate = bool(profile.root_ca_description)
+        self.ca = PLACEHOLDER_CA   # an imported cluster's own CA bundle instead (podlife.importer.restore)
 
     def start(self) -> None:
         if not self.enabled:
@@ -62,7 +63,7 @@ class RootCACertPublisher:
             self._sync(cm["metadata"]["namespace"])
 
     def _wanted(self) -> tuple[dict[str, str], dict[str, str]]:
-        return {"ca.crt": PLACEHOLDER_CA}, ({DESCRIPTION_ANNOTATION: DESCRIPTION} if self.annotate else {})
+        return {"ca.crt": self.ca}, ({DESCRIPTION_ANNOTATION: DESCRIPTION} if self.annotate else {})
 
     def _sync(self, namespace: str) -> None:
         """syncNamespace: create the ConfigMap, or restore its data and annotation; a namespace being deleted

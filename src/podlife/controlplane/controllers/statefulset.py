@@ -22,8 +22,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
@@ -41,8 +39,12 @@ from podlife.controlplane.controllers.controller_utils import (
     shared_pod_index,
 )
 from podlife.controlplane.controllers.controller_utils import object_key as _key
-from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string, scaled_value
-from podlife.controlplane.controllers.statefulset_revisions import apply_revision, get_revisions, truncate_history
+from podlife.controlplane.controllers.deployment import scaled_value
+from podlife.controlplane.controllers.statefulset_revisions import (
+    apply_revision,
+    get_revisions,
+    truncate_history,
+)
 from podlife.engine import Kernel
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
@@ -86,18 +88,6 @@ def is_running_and_ready(pod: Obj) -> bool:
 
 def is_healthy(pod: Obj) -> bool:
     return is_running_and_ready(pod) and not is_terminating(pod)
-
-
-def revision_name(sset: Obj, collision_count: int) -> str:
-    """history.ControllerRevisionName(set, HashControllerRevision(newRevision(set), collisionCount)): fnv32a
-    of the revision's data - getPatch: {"spec":{"template":{...,"$patch":"replace"}}}, map keys sorted - then
-    of the decimal collision count, safe-encoded. podlife's template JSON is the stored (defaulted) template,
-    so the shape is real but the value is not byte-identical to a real cluster's."""
-    template = dict(clone((sset.get("spec") or {}).get("template") or {}))
-    template["$patch"] = "replace"
-    h = fnv32a(orjson.dumps({"spec": {"template": template}}, option=orjson.OPT_SORT_KEYS))
-    h = fnv32a(str(collision_count).encode(), h)
-    return f"{sset['metadata']['name']}-{safe_encode_string(str(h))}"
 
 
 class _Versions:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import orjson
+
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.controlplane.controllers import history
+from podlife.controlplane.controllers.deployment import fnv32a, safe_encode_string
 
 if TYPE_CHECKING:
     from podlife.controlplane.controllers.statefulset import StatefulSetController
@@ -21,10 +24,20 @@ HASH_LABEL = "controller.kubernetes.io/hash"   # history.ControllerRevisionHashL
 POD_REVISION_LABEL = "controller-revision-hash"
 
 
+def revision_name(sset: Obj, collision_count: int) -> str:
+    """history.ControllerRevisionName(set, HashControllerRevision(newRevision(set), collisionCount)): fnv32a
+    of the revision's data - getPatch: {"spec":{"template":{...,"$patch":"replace"}}}, map keys sorted - then
+    of the decimal collision count, safe-encoded. podlife's template JSON is the stored (defaulted) template,
+    so the shape is real but the value is not byte-identical to a real cluster's."""
+    template = dict(clone((sset.get("spec") or {}).get("template") or {}))
+    template["$patch"] = "replace"
+    h = fnv32a(orjson.dumps({"spec": {"template": template}}, option=orjson.OPT_SORT_KEYS))
+    h = fnv32a(str(collision_count).encode(), h)
+    return f"{sset['metadata']['name']}-{safe_encode_string(str(h))}"
+
+
 def _new_revision(sset: Obj, number: int, collision: int) -> Obj:
     """newRevision / history.NewControllerRevision: template labels, the set's annotations, the patch."""
-    from podlife.controlplane.controllers.statefulset import revision_name
-
     name = revision_name(sset, collision)
     labels = dict((((sset["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}))
     labels[HASH_LABEL] = name[len(sset["metadata"]["name"]) + 1:]

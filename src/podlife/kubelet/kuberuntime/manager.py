@@ -104,6 +104,12 @@ class Backoff:
             e.backoff = min(e.backoff * 2, self.max)
             e.last_update = now
 
+    def resume(self, key: str, failures: int, last_update: float) -> None:
+        """An entry as ``failures`` calls of next() leave it, the last at ``last_update`` (a kubelet that
+        adopted a crash-looping container carries on with its back-off)."""
+        if failures > 0:
+            self.entries[key] = _BackoffEntry(min(self.initial * 2 ** (failures - 1), self.max), last_update)
+
     def get(self, key: str) -> float:
         e = self.entries.get(key)
         return e.backoff if e else 0.0
@@ -126,6 +132,10 @@ class RuntimeManager:
         self.reasons: dict[tuple[str, str], tuple[str, str]] = {}
         # containers whose liveness or startup probe failed: (message, probe-level grace or None)
         self.unhealthy: dict[tuple[str, str], tuple[str, int | None]] = {}
+
+    def resume_backoff(self, key: str, restarts: int, last_start: float) -> None:
+        """doBackOff's entry for a container restarted ``restarts`` times, last at ``last_start``."""
+        self.backoff.resume(key, restarts, last_start)
 
     # ---- reads ------------------------------------------------------------------------------------
 

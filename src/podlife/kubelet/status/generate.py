@@ -26,11 +26,17 @@ def _ts(kl: Kubelet, t: float | None) -> str | None:
     return None if t is None else kl.trace.timestamp(t)
 
 
+# containerStatuses fields a real kubelet reports that podlife does not generate
+UNMODELLED_FIELDS = ("volumeMounts", "resources", "allocatedResources", "allocatedResourcesStatus", "user")
+
+
 def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev: Container | None,
                      has_init: bool, ready: bool, started: bool) -> Obj:
     """convertToAPIContainerStatuses for one container."""
     uid = pod["metadata"]["uid"]
-    st: dict[str, Any] = {"name": spec["name"], "image": spec.get("image", ""), "imageID": "",
+    st: dict[str, Any] = {"name": spec["name"], "image": (c.status_image if c is not None and c.status_image else
+                                                          spec.get("image", "")),
+                          "imageID": c.image_id if c is not None else "",
                           "ready": False, "restartCount": c.attempt if c else 0, "started": False}
     last: dict[str, Any] = {}
     waiting_reason = kl.runtime_manager.reasons.get((uid, spec["name"]))
@@ -82,6 +88,14 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
                                "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
                                "containerID": kl.runtime.container_id(prev)}}
     st["lastState"] = last
+    if c is not None and c.image_id:
+        # a container adopted from a dump (podlife.importer): what its node reported that podlife does not model
+        # (mounts, resources, user) is reported on, unchanged, for as long as the container lives
+        old = _old_status(kl, pod, spec["name"])
+        if old is not None and old.get("containerID") == st.get("containerID"):
+            for k in UNMODELLED_FIELDS:
+                if k in old:
+                    st[k] = old[k]
     signal = (spec.get("lifecycle") or {}).get("stopSignal")
     if c is not None and signal and kl.profile.container_stop_signals:
         # KEP-4960: the effective stop signal (podlife knows the spec's; an image's STOPSIGNAL it cannot see)

@@ -1,0 +1,300 @@
+"""Kubernetes protobuf request bodies (application/vnd.kubernetes.protobuf), decoded into the dict the JSON
+body of the same request would give.
+
+kubectl 1.32 and later send ``create deployment|namespace|configmap|secret|job|cronjob|service|
+serviceaccount|role|…``, ``autoscale``, ``debug --copy-to`` and ``auth can-i`` bodies as protobuf and do not
+retry with JSON after a 415, so the server has to read them.
+
+Public API:
+
+- ``PROTOBUF = "application/vnd.kubernetes.protobuf"``
+- ``decode(body: bytes) -> dict``: the object in the envelope (k8s.io/apimachinery runtime/serializer/protobuf:
+  the magic ``k8s\\x00`` then a runtime.Unknown holding apiVersion, kind and the typed message). Errors are
+  ``ApiError``: 400 for a body that is not such an envelope, 415 (the JSON and YAML media types only) for a
+  kind whose fields podlife does not know.
+- ``supported(api_version, kind) -> bool``.
+
+The field table (``protobuf_fields.txt``) lists each message's field numbers with the JSON name, type and the
+Go field's pointer and omitempty flags, so that zero values come out as encoding/json writes them. Special
+messages have their JSON forms: Time (RFC 3339, null when zero), MicroTime, Duration ("1m30s"), Quantity and
+IntOrString (the value), RawExtension and FieldsV1 (the embedded JSON), bytes (base64).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from podlife.api.errors import ApiError
+
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+MAGIC = b"k8s\x00"
+
+# protobuf package of each API group-version the table covers
+_GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
+           "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
+           "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
+           "certificates.k8s.io": "certificates"}
+
+
+class _Field:
+    __slots__ = ("name", "type", "repeated", "map", "inline", "pointer", "always")
+
+    def __init__(self, spec: str) -> None:
+        parts = spec.split(":")
+        self.name, typ = parts[0], parts[1]
+        flags = parts[2] if len(parts) > 2 else ""
+        self.repeated = typ.endswith("[]")
+        typ = typ[:-2] if self.repeated else typ
+        self.map = typ.startswith("{")
+        self.type = typ[1:-1] if self.map else typ
+        self.inline, self.pointer, self.always = "^" in flags, "*" in flags, "!" in flags
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, dict[int, _Field]]:
+    text = resources.files("podlife.apiserver").joinpath("protobuf_fields.txt").read_text()
+    out: dict[str, dict[int, _Field]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, *fields = line.split()
+        out[name] = {int(f.split(":", 1)[0]): _Field(f.split(":", 1)[1]) for f in fields}
+    return out
+
+
+def _message_name(api_version: str, kind: str) -> str | None:
+    group, _, version = api_version.rpartition("/")
+    pkg = _GROUPS.get(group)
+    return f"{pkg}/{version}.{kind}" if pkg else None
+
+
+def supported(api_version: str, kind: str) -> bool:
+    name = _message_name(api_version, kind)
+    return name is not None and name in _table()
+
+
+# ------------------------------------------------------------------------------------------------ wire format
+
+class _Malformed(Exception):
+    pass
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    shift = result = 0
+    while True:
+        if i >= len(buf) or shift > 63:
+            raise _Malformed("unexpected EOF")
+        b = buf[i]
+        i += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, i
+        shift += 7
+
+
+def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
+    """(field number, wire type, raw value) in wire order."""
+    out = []
+    i = 0
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        num, wire = key >> 3, key & 7
+        if wire == 0:
+            v, i = _varint(buf, i)
+        elif wire == 1:
+            v, i = buf[i:i + 8], i + 8
+        elif wire == 2:
+            n, i = _varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        elif wire == 5:
+            v, i = buf[i:i + 4], i + 4
+        else:
+            raise _Malformed(f"illegal wireType {wire} for field {num}")
+        if i > len(buf):
+            raise _Malformed("unexpected EOF")
+        out.append((num, wire, v))
+    return out
+
+
+def _signed(v: int, bits: int) -> int:
+    v &= (1 << 64) - 1
+    v = v - (1 << 64) if v >= 1 << 63 else v
+    return v if bits == 64 else ((v + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+def _scalar(typ: str, wire: int, v: Any) -> Any:
+    if typ == "string":
+        return bytes(v).decode("utf-8", errors="replace")
+    if typ == "bytes":
+        return base64.b64encode(bytes(v)).decode()
+    if typ == "bool":
+        return bool(v)
+    if typ in ("int32", "int64"):
+        return _signed(v, 32 if typ == "int32" else 64)
+    if typ in ("uint32", "uint64"):
+        return v
+    if typ == "double":
+        return struct.unpack("<d", v)[0]
+    if typ == "float":
+        return struct.unpack("<f", v)[0]
+    raise _Malformed(f"unknown type {typ}")
+
+
+def _packed(typ: str, wire: int, v: Any) -> list[Any]:
+    """A repeated varint field may come packed (one length-delimited run)."""
+    if wire == 2 and typ in ("int32", "int64", "bool", "uint32", "uint64"):
+        out, i = [], 0
+        while i < len(v):
+            x, i = _varint(v, i)
+            out.append(_scalar(typ, 0, x))
+        return out
+    return [_scalar(typ, wire, v)]
+
+
+# ------------------------------------------------------------------------------------------------ messages
+
+def _special(typ: str, buf: bytes) -> Any:
+    f = {num: v for num, _, v in _fields(buf)}
+    if typ in ("meta/v1.Time", "meta/v1.MicroTime"):
+        seconds, nanos = _signed(f.get(1, 0), 64), _signed(f.get(2, 0), 32)
+        if not seconds and not nanos:
+            return None
+        t = datetime.fromtimestamp(seconds, tz=timezone.utc)
+        if typ == "meta/v1.Time":
+            return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos // 1000:06d}Z"
+    if typ == "meta/v1.Duration":
+        return go_duration(_signed(f.get(1, 0), 64))
+    if typ == "resource.Quantity":
+        return bytes(f.get(1, b"")).decode()
+    if typ == "intstr.IntOrString":
+        if f.get(1, 0) == 1:
+            return bytes(f.get(3, b"")).decode()
+        return _signed(f.get(2, 0), 32)
+    # runtime.RawExtension, meta/v1.FieldsV1: the JSON they hold
+    raw = bytes(f.get(1, b""))
+    if not raw:
+        return None if typ == "runtime.RawExtension" else {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise _Malformed(f"{typ} does not hold JSON") from None
+
+
+_SPECIAL = frozenset({"meta/v1.Time", "meta/v1.MicroTime", "meta/v1.Duration", "resource.Quantity",
+                      "intstr.IntOrString", "runtime.RawExtension", "meta/v1.FieldsV1"})
+
+
+def _value(typ: str, wire: int, v: Any) -> Any:
+    if typ in _SPECIAL:
+        return _special(typ, bytes(v))
+    if typ in _table():
+        return _message(typ, bytes(v))
+    return _scalar(typ, wire, v)
+
+
+def _zero(f: _Field) -> Any:
+    if f.repeated or f.map:
+        return None
+    if f.type in _table():
+        return {}
+    return {"string": "", "bool": False, "bytes": None}.get(f.type, 0 if f.type not in _SPECIAL else None)
+
+
+def _message(typ: str, buf: bytes) -> dict[str, Any]:
+    spec = _table()[typ]
+    values: dict[int, Any] = {}
+    for num, wire, raw in _fields(buf):
+        f = spec.get(num)
+        if f is None:
+            continue   # a field newer than the table (or of a group outside it)
+        if f.map:
+            entry = {n: (w, x) for n, w, x in _fields(bytes(raw))}
+            key = _scalar("string", 2, entry[1][1]) if 1 in entry else ""
+            w, x = entry.get(2, (2, b""))
+            values.setdefault(num, {})[key] = _value(f.type, w, x)
+        elif f.repeated:
+            items = _packed(f.type, wire, raw) if f.type not in _table() and f.type not in _SPECIAL \
+                else [_value(f.type, wire, raw)]
+            values.setdefault(num, []).extend(items)
+        else:
+            values[num] = _value(f.type, wire, raw)
+    out: dict[str, Any] = {}
+    for num, f in spec.items():   # the table's order is the Go struct's
+        if num in values:
+            v = values[num]
+        elif f.always or (f.type in _table() and not f.pointer and not f.repeated and not f.map):
+            v = None if f.pointer else _zero(f)   # encoding/json writes these whether set or not
+        else:
+            continue
+        if f.inline:
+            out.update(v or {})
+        elif f.pointer or f.always or not _omitted(f, v):
+            out[f.name] = v
+    return out
+
+
+def _omitted(f: _Field, v: Any) -> bool:
+    """encoding/json omitempty: zero scalars, empty lists and maps; never a struct."""
+    if f.type in _table() and not f.repeated and not f.map:
+        return False
+    if f.type in ("meta/v1.Time", "meta/v1.MicroTime") and not f.repeated:
+        return False
+    if isinstance(v, bool):
+        return v is False
+    return v in ("", 0, None) or v == [] or v == {}
+
+
+def go_duration(ns: int) -> str:
+    """time.Duration.String: "1h2m3.5s", "300ms", "0s"."""
+    if ns == 0:
+        return "0s"
+    sign = "-" if ns < 0 else ""
+    ns = abs(ns)
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size:
+                whole, frac = divmod(ns, size)
+                digits = f"{frac:0{len(str(size)) - 1}d}".rstrip("0") if size > 1 else ""
+                return f"{sign}{whole}{'.' + digits if digits else ''}{unit}"
+    seconds, frac = divmod(ns, 1_000_000_000)
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    tail = f"{frac:09d}".rstrip("0")
+    text = f"{s}{'.' + tail if tail else ''}s"
+    if h or m:
+        text = f"{m}m{text}"
+    if h:
+        text = f"{h}h{text}"
+    return sign + text
+
+
+# ------------------------------------------------------------------------------------------------ envelope
+
+def decode(body: bytes) -> dict[str, Any]:
+    if not body.startswith(MAGIC):
+        raise ApiError(400, "BadRequest", "provided object is not a protobuf message with the k8s magic prefix")
+    try:
+        unknown = {num: v for num, _, v in _fields(body[len(MAGIC):])}
+        type_meta = {num: bytes(v).decode() for num, _, v in _fields(bytes(unknown.get(1, b"")))}
+    except _Malformed as e:
+        raise ApiError(400, "BadRequest", f"the object provided is unrecognized: {e}") from None
+    api_version, kind = type_meta.get(1, ""), type_meta.get(2, "")
+    name = _message_name(api_version, kind)
+    if name is None or name not in _table():
+        # what a server answers for a type with no protobuf serializer (negotiation.NewUnsupportedMediaTypeError)
+        raise ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
+                                                    "media types include: application/json, application/yaml")
+    try:
+        obj = _message(name, bytes(unknown.get(2, b"")))
+    except (_Malformed, KeyError, struct.error, ValueError) as e:
+        version = api_version.rpartition("/")[2]
+        raise ApiError(400, "BadRequest", f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                                          f"{e}") from None
+    return {"kind": kind, "apiVersion": api_version, **obj}
