@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from podlife.api.meta import Obj
-from podlife.controlplane.scheduler.cache import ALL_IPS, host_ports
+from podlife.api.hostports import conflicts, host_ports
 
 NODE_PORTS = "NodePorts"
 # plugins/nodeports ErrReason, in PredicateFailureError.Error's "Predicate %s failed: %s"
@@ -19,11 +19,8 @@ NODE_PORTS_MESSAGE = "Predicate NodePorts failed: node(s) didn't have free ports
 
 
 def node_ports_conflict(pod: Obj, active: Iterable[Obj]) -> bool:
-    """nodeports.Fits over the active pods' host ports (HostPortInfo.CheckConflict: the same protocol and port
-    on the same IP, or either side bound to every IP)."""
+    """nodeports.Fits over the active pods' host ports."""
     wanted = host_ports(pod.get("spec") or {})
     if not wanted:
         return False
-    used = {p for other in active for p in host_ports(other.get("spec") or {})}
-    return any(proto == uproto and port == uport and (ip == ALL_IPS or uip in (ALL_IPS, ip))
-               for ip, proto, port in wanted for uip, uproto, uport in used)
+    return conflicts(wanted, {p for other in active for p in host_ports(other.get("spec") or {})})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from podlife.api import validation
+from podlife.api.validation.core_containers import _validate_container_common
 from podlife.api.errors import FieldError
 from podlife.api.meta import Obj, clone
 
@@ -50,7 +50,7 @@ def validate(new: Obj, old: Obj) -> list[FieldError]:
     seen = set(others)
     for i, ec in enumerate(spec.get("ephemeralContainers") or ()):
         p = f"{PATH}[{i}]"
-        errs += validation._validate_container_common(ec, {v for v in volumes if v}, p)
+        errs += _validate_container_common(ec, {v for v in volumes if v}, p)
         name = ec.get("name")
         if name in seen:
             errs.append(FieldError(f"{p}.name", "Duplicate value", value=name))
