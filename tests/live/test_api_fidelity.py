@@ -218,3 +218,22 @@ def test_a_subpath_expr_that_expands_out_of_the_volume_fails_the_container(froze
         "waiting": {"reason": "CreateContainerConfigError", "message": message}}
     _, events = frozen.json("GET", f"{NS}/events?fieldSelector=involvedObject.name%3D{name},reason%3DFailed")
     assert {e["message"] for e in events["items"]} == {f"Error: {message}"}
+
+
+def _pb_field(num: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field (payloads here are under 128 bytes)."""
+    return bytes([num << 3 | 2, len(payload)]) + payload
+
+
+def test_a_protobuf_delete_options_body_is_read(frozen: Live) -> None:
+    """client-go sends DeleteOptions as protobuf for built-in kinds (e2e.test deleting its namespaces); the
+    options are metav1's in every group-version."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pb-delete"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    assert frozen.json("POST", f"{NS}/pods", pod)[0] == 201
+    options = bytes([1 << 3 | 0, 0]) + _pb_field(4, b"Background")   # gracePeriodSeconds: 0, propagationPolicy
+    envelope = b"k8s\x00" + _pb_field(1, _pb_field(1, b"v1") + _pb_field(2, b"DeleteOptions")) + _pb_field(2, options)
+    code, _, raw = frozen.request("DELETE", f"{NS}/pods/pb-delete", envelope,
+                                  {"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert code == 200, raw
+    assert frozen.json("GET", f"{NS}/pods/pb-delete")[0] == 404   # grace 0: gone at once

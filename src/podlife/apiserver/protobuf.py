@@ -70,6 +70,8 @@ def _table() -> dict[str, dict[int, _Field]]:
 
 def _message_name(api_version: str, kind: str) -> str | None:
     group, _, version = api_version.rpartition("/")
+    if kind == "DeleteOptions" and version == "v1":
+        return "meta/v1.DeleteOptions"   # metav1.AddToGroupVersion registers the options in every group-version
     pkg = _GROUPS.get(group)
     return f"{pkg}/{version}.{kind}" if pkg else None
 

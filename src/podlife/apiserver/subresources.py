@@ -52,7 +52,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
     if sub == "eviction" and m == "POST":
         from podlife.api.registry.eviction import evict
 
-        body = bodies.options(await server._body(request), "Eviction")
+        body = bodies.options(await server._body(request), "Eviction", request.headers.get("Content-Type"))
         eviction_type = type_schema(server.minor, "policy/v1", "Eviction")
         if eviction_type is not None:   # decoded into policy/v1 Eviction as any create body
             fieldvalidation.check_types({"apiVersion": "policy/v1", "kind": "Eviction", **body}, eviction_type)
