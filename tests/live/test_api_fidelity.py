@@ -62,6 +62,11 @@ def test_kubectl_certificate_approve_writes_the_approval_subresource(frozen: Liv
     assert status["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "status.conditions[1].type",
                                             "message": 'Invalid value: "Denied": Approved and Denied conditions are '
                                                        'mutually exclusive'}]
+    # pkg/registry/certificates/certificates/strategy.go SelectableFields: spec.signerName
+    _, listed = frozen.json("GET", f"{CSRS}?fieldSelector=spec.signerName%3Dkubernetes.io/kube-apiserver-client")
+    assert [c["metadata"]["name"] for c in listed["items"]] == ["fidelity-csr"]
+    _, listed = frozen.json("GET", f"{CSRS}?fieldSelector=spec.signerName%3Dexample.com/other")
+    assert listed["items"] == []
     assert frozen.kubectl("certificate", "deny", "fidelity-csr", check=False).stderr.strip() == \
         'error: certificate signing request "fidelity-csr" is already Approved'
 
@@ -237,3 +242,32 @@ def test_a_protobuf_delete_options_body_is_read(frozen: Live) -> None:
                                   {"Content-Type": "application/vnd.kubernetes.protobuf"})
     assert code == 200, raw
     assert frozen.json("GET", f"{NS}/pods/pb-delete")[0] == 404   # grace 0: gone at once
+
+
+def test_protobuf_event_and_replication_controller_bodies_are_read(frozen: Live) -> None:
+    """client-go's protobuf bodies of core/v1 Event and ReplicationController (e2e.test creates both)."""
+    meta = _pb_field(1, b"pb-event")
+    involved = _pb_field(1, b"Pod") + _pb_field(2, b"default") + _pb_field(3, b"x")
+    event = (_pb_field(1, meta) + _pb_field(2, involved) + _pb_field(3, b"Testing") + _pb_field(4, b"hello")
+             + _pb_field(5, _pb_field(1, b"fidelity")) + bytes([8 << 3, 1]) + _pb_field(9, b"Normal"))
+    envelope = b"k8s\x00" + _pb_field(1, _pb_field(1, b"v1") + _pb_field(2, b"Event")) + _pb_field(2, event)
+    code, _, raw = frozen.request("POST", f"{NS}/events", envelope,
+                                  {"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert code == 201, raw
+    _, got = frozen.json("GET", f"{NS}/events/pb-event")
+    assert (got["involvedObject"], got["reason"], got["message"], got["source"], got["count"], got["type"]) == (
+        {"kind": "Pod", "namespace": "default", "name": "x"}, "Testing", "hello", {"component": "fidelity"}, 1,
+        "Normal")
+    assert (got["reportingComponent"], got["reportingInstance"]) == ("", "")   # no omitempty upstream
+    labels = _pb_field(11, _pb_field(1, b"app") + _pb_field(2, b"rc"))   # ObjectMeta.labels
+    template = _pb_field(1, labels) + _pb_field(2, _pb_field(2, _pb_field(1, b"app") + _pb_field(2, b"nginx")))
+    spec = bytes([1 << 3, 0]) + _pb_field(2, _pb_field(1, b"app") + _pb_field(2, b"rc")) + _pb_field(3, template)
+    rc = _pb_field(1, _pb_field(1, b"pb-rc")) + _pb_field(2, spec)
+    envelope = b"k8s\x00" + _pb_field(1, _pb_field(1, b"v1") + _pb_field(2, b"ReplicationController")) + \
+        _pb_field(2, rc)
+    code, _, raw = frozen.request("POST", f"{NS}/replicationcontrollers", envelope,
+                                  {"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert code == 201, raw
+    _, got = frozen.json("GET", f"{NS}/replicationcontrollers/pb-rc")
+    assert (got["spec"]["replicas"], got["spec"]["selector"]) == (0, {"app": "rc"})   # *int32 zero kept
+    assert got["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"

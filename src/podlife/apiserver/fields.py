@@ -40,6 +40,8 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
     "ReplicationController": _COMMON + ("status.replicas",),
     "Job": _COMMON + ("status.successful",),
     "PersistentVolumeClaim": _COMMON,
+    # pkg/registry/certificates/certificates/strategy.go SelectableFields
+    "CertificateSigningRequest": _COMMON + ("spec.signerName",),
 }
 _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"): "status.succeeded",
             ("Pod", "status.podIPs"): "status.podIP"}
