@@ -240,9 +240,14 @@ def test_verbs_subresources_and_response_codes_as_upstream():
     assert summary("/api/v1/namespaces/{name}/finalize", "put") == ("replaceCoreV1NamespaceFinalize", "put",
                                                                     ["200", "201", "401"])
     assert [m for p, m in ops if p == "/api/v1/namespaces/{name}/finalize"] == ["put"]
-    # proxy and token are listed by discovery but not served: not documented (ephemeralcontainers and a CSR's
-    # approval are served, with upstream's operations)
-    assert not [p for p, _ in ops if p.endswith(("/proxy", "/token"))]
+    # pods/proxy and services/proxy are connecters for every method (served for the process runtime's pods)
+    assert summary(pods + "/{name}/proxy", "get") == ("connectCoreV1GetNamespacedPodProxy", "connect", ["200", "401"])
+    assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "patch", "post", "put"]
+    assert summary("/api/v1/namespaces/{namespace}/services/{name}/proxy", "delete")[0] == \
+        "connectCoreV1DeleteNamespacedServiceProxy"
+    # nodes/proxy and token are listed by discovery but not served: not documented (ephemeralcontainers and a
+    # CSR's approval are served, with upstream's operations)
+    assert not [p for p, _ in ops if p.endswith(("/nodes/{name}/proxy", "/token"))]
     assert sorted(m for p, m in ops if p == pods + "/{name}/ephemeralcontainers") == ["get", "patch", "put"]
     assert summary(pods + "/{name}/ephemeralcontainers", "patch") == (
         "patchCoreV1NamespacedPodEphemeralcontainers", "patch", ["200", "201", "401"])
