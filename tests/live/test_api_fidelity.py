@@ -271,3 +271,23 @@ def test_protobuf_event_and_replication_controller_bodies_are_read(frozen: Live)
     _, got = frozen.json("GET", f"{NS}/replicationcontrollers/pb-rc")
     assert (got["spec"]["replicas"], got["spec"]["selector"]) == (0, {"app": "rc"})   # *int32 zero kept
     assert got["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"
+
+
+def test_protobuf_pod_template_and_runtime_class_bodies_are_read(frozen: Live) -> None:
+    template = _pb_field(2, _pb_field(2, _pb_field(1, b"app") + _pb_field(2, b"nginx")))   # spec.containers[0]
+    body = _pb_field(1, _pb_field(1, b"pb-template")) + _pb_field(2, template)
+    envelope = b"k8s\x00" + _pb_field(1, _pb_field(1, b"v1") + _pb_field(2, b"PodTemplate")) + _pb_field(2, body)
+    code, _, raw = frozen.request("POST", f"{NS}/podtemplates", envelope,
+                                  {"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert code == 201, raw
+    _, got = frozen.json("GET", f"{NS}/podtemplates/pb-template")
+    assert got["template"]["spec"]["containers"][0]["image"] == "nginx"
+    scheduling = _pb_field(1, _pb_field(1, b"disk") + _pb_field(2, b"ssd"))   # nodeSelector
+    body = _pb_field(1, _pb_field(1, b"pb-runtime")) + _pb_field(2, b"runc") + _pb_field(4, scheduling)
+    envelope = b"k8s\x00" + _pb_field(1, _pb_field(1, b"node.k8s.io/v1") + _pb_field(2, b"RuntimeClass")) + \
+        _pb_field(2, body)
+    code, _, raw = frozen.request("POST", "/apis/node.k8s.io/v1/runtimeclasses", envelope,
+                                  {"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert code == 201, raw
+    _, got = frozen.json("GET", "/apis/node.k8s.io/v1/runtimeclasses/pb-runtime")
+    assert (got["handler"], got["scheduling"], "overhead" in got) == ("runc", {"nodeSelector": {"disk": "ssd"}}, False)

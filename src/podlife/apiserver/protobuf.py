@@ -39,7 +39,8 @@ MAGIC = b"k8s\x00"
 _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
            "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
            "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
-           "certificates.k8s.io": "certificates", "events.k8s.io": "events"}
+           "certificates.k8s.io": "certificates", "events.k8s.io": "events",
+           "node.k8s.io": "node"}
 
 
 class _Field:
