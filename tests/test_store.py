@@ -902,7 +902,7 @@ def test_trace_records_of_a_pod_life():
     store.update_status(p, by="kubelet")
     uid = p["metadata"]["uid"]
     store.delete("Pod", "default", "web", by="kubelet", options=DeleteOptions(grace_period_seconds=0, uid=uid))
-    got = [{k: v for k, v in r.items()} for r in store.trace.records if r.get("object") == POD_REF]
+    got = [dict(r) for r in store.trace.records if r.get("object") == POD_REF]
     assert got == [
         {"t": 0.0, "type": "api", "verb": "create", "object": POD_REF, "by": "kubectl", "initContainers": [],
          "containers": ["app"]},
