@@ -6,7 +6,7 @@ generateContainerConfig: the container waits in CreateContainerConfigError and i
 from __future__ import annotations
 
 from podlife.api.meta import Obj
-from podlife.kubelet.envvars import _REF   # third_party/forked/golang/expansion's syntax
+from podlife.api.expansion import _REF   # third_party/forked/golang/expansion's syntax
 
 
 def subpath_error(container: Obj, env: list[tuple[str, str]]) -> str | None:
