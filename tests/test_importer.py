@@ -404,3 +404,24 @@ def test_a_container_status_no_kubelet_writes_is_a_warning(tmp_path: Path) -> No
     result, _ = _run(tmp_path, [str(tmp_path / "odd.yaml")], NOTHING)
     starts = [r for r in result.cluster.trace.records if r["type"] == "runtime" and r["op"] == "start"]
     assert [r["object"] for r in starts] == ["Pod/shop/cache-0"]   # started afresh; the others adopted
+
+
+def test_a_spec_or_status_that_is_not_a_mapping_is_not_a_traceback(tmp_path: Path) -> None:
+    # both were AttributeErrors (exit 3): a spec that is not a mapping is refused, a status that is not one
+    # is the warning any status a kubelet would not write is
+    import yaml
+
+    data = yaml.safe_load(DUMP.read_text())
+    pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
+    pod["spec"] = "oops"
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(data))
+    res = _import(str(tmp_path / "spec.yaml"))
+    assert res.exit_code == 2, res.output
+    assert res.output.endswith(": Pod cache-0: spec: expected a mapping\n")
+    data = yaml.safe_load(DUMP.read_text())
+    pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
+    pod["status"] = "oops"
+    (tmp_path / "status.yaml").write_text(yaml.safe_dump(data))
+    res = _import(str(tmp_path / "status.yaml"))
+    assert res.exit_code == 0, res.output
+    assert "Pod shop/cache-0 (status: expected a mapping)" in res.output

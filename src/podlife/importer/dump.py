@@ -154,7 +154,7 @@ def _timestamps(obj: Obj) -> list[str]:
     md = obj["metadata"]
     out = [md.get("creationTimestamp")]
     kind = obj["kind"]
-    status = obj.get("status") or {}
+    status = obj.get("status") if isinstance(obj.get("status"), dict) else {}   # else _bad_pod_status says so
     if kind in ("Pod", "Node") or isinstance(status.get("conditions"), list):
         for c in status.get("conditions") or ():
             if isinstance(c, dict):

@@ -39,8 +39,7 @@ _ACTION_FIELDS = {
 }
 
 
-def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: float | None,
-            supported_faults: frozenset[str] | None) -> Action:
+def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: float | None) -> Action:
     raw = ck.mapping(value, path, optional=False)
     verbs = [v for v in VERBS if v in raw]
     if len(verbs) != 1:
@@ -104,7 +103,7 @@ def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: floa
         if action.target not in nodes:
             ck.warn(vpath, f'"{action.target}" is not a node of this scenario ({node_list(nodes)})')
     else:
-        action.fault = parse_fault(ck, raw[verb], vpath, nodes, supported_faults)
+        action.fault = parse_fault(ck, raw[verb], vpath, nodes)
     return action
 
 
