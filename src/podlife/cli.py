@@ -541,8 +541,8 @@ def advance(duration: str | None, until: str | None, timeout: str | None, kubeco
         sys.exit(2)
     for name, text in (("DURATION", duration), ("--timeout", timeout)):
         try:
-            if text is not None:
-                parse_duration(text)
+            if text is not None and parse_duration(text) < 0:
+                raise ValueError(f'"{text}" is negative; expected a duration of zero or more, e.g. 5m')
         except ValueError as e:
             click.echo(f"{name}: {e}", err=True)
             sys.exit(2)
