@@ -411,17 +411,14 @@ def test_a_spec_or_status_that_is_not_a_mapping_is_not_a_traceback(tmp_path: Pat
     # is the warning any status a kubelet would not write is
     import yaml
 
-    data = yaml.safe_load(DUMP.read_text())
-    pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
-    pod["spec"] = "oops"
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(data))
-    res = _import(str(tmp_path / "spec.yaml"))
-    assert res.exit_code == 2, res.output
-    assert res.output.endswith(": Pod cache-0: spec: expected a mapping\n")
-    data = yaml.safe_load(DUMP.read_text())
-    pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
-    pod["status"] = "oops"
-    (tmp_path / "status.yaml").write_text(yaml.safe_dump(data))
-    res = _import(str(tmp_path / "status.yaml"))
-    assert res.exit_code == 0, res.output
-    assert "Pod shop/cache-0 (status: expected a mapping)" in res.output
+    outputs = {}
+    for part in ("spec", "status"):
+        data = yaml.safe_load(DUMP.read_text())
+        pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
+        pod[part] = "oops"
+        (tmp_path / f"{part}.yaml").write_text(yaml.safe_dump(data))
+        outputs[part] = _import(str(tmp_path / f"{part}.yaml"))
+    assert outputs["spec"].exit_code == 2, outputs["spec"].output
+    assert outputs["spec"].output.endswith(": Pod cache-0: spec: expected a mapping\n")
+    assert outputs["status"].exit_code == 0, outputs["status"].output
+    assert "Pod shop/cache-0 (status: expected a mapping)" in outputs["status"].output
