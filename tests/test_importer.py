@@ -422,3 +422,19 @@ def test_a_spec_or_status_that_is_not_a_mapping_is_not_a_traceback(tmp_path: Pat
     assert outputs["spec"].output.endswith(": Pod cache-0: spec: expected a mapping\n")
     assert outputs["status"].exit_code == 0, outputs["status"].output
     assert "Pod shop/cache-0 (status: expected a mapping)" in outputs["status"].output
+
+
+def test_a_node_without_conditions_is_exit_2(tmp_path: Path) -> None:
+    # was a KeyError in the kubelet once podlife up --from or run --from started
+    import yaml
+
+    data = yaml.safe_load(DUMP.read_text())
+    node = next(o for o in data["items"] if o["kind"] == "Node")
+    del node["status"]["conditions"]
+    (tmp_path / "node.yaml").write_text(yaml.safe_dump(data))
+    res = _import(str(tmp_path / "node.yaml"))
+    assert res.exit_code == 2, res.output
+    assert res.output == f"Node {node['metadata']['name']}: status.conditions: expected the list of conditions its " \
+                         "kubelet writes (kubectl get nodes -o yaml has them)\n"
+    res = CliRunner().invoke(main, ["run", "--from", str(tmp_path / "node.yaml"), "examples/hello.yaml"])
+    assert res.exit_code == 2, res.output
