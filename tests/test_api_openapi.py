@@ -240,8 +240,13 @@ def test_verbs_subresources_and_response_codes_as_upstream():
     assert summary("/api/v1/namespaces/{name}/finalize", "put") == ("replaceCoreV1NamespaceFinalize", "put",
                                                                     ["200", "201", "401"])
     assert [m for p, m in ops if p == "/api/v1/namespaces/{name}/finalize"] == ["put"]
-    # ephemeralcontainers, proxy and token are listed by discovery but not served: not documented
-    assert not [p for p, _ in ops if p.endswith(("/ephemeralcontainers", "/proxy", "/token"))]
+    # pods/proxy and services/proxy are connecters for every method (served for the process runtime's pods)
+    assert summary(pods + "/{name}/proxy", "get") == ("connectCoreV1GetNamespacedPodProxy", "connect", ["200", "401"])
+    assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "patch", "post", "put"]
+    assert summary("/api/v1/namespaces/{namespace}/services/{name}/proxy", "delete")[0] == \
+        "connectCoreV1DeleteNamespacedServiceProxy"
+    # ephemeralcontainers, nodes/proxy and token are listed by discovery but not served: not documented
+    assert not [p for p, _ in ops if p.endswith(("/ephemeralcontainers", "/nodes/{name}/proxy", "/token"))]
     scale = ops[("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale", "patch")]
     assert scale["operationId"] == "patchAppsV1NamespacedDeploymentScale"
     assert scale["x-kubernetes-group-version-kind"] == {"group": "autoscaling", "kind": "Scale", "version": "v1"}

@@ -15,6 +15,9 @@ class Store:
     def try_get(self, kind: str, ns: str, name: str) -> dict | None:
         return self.objs.get((kind, ns, name))
 
+    def list(self, kind: str, ns: str) -> list[dict]:
+        return [o for (k, n, _name), o in sorted(self.objs.items()) if (k, n) == (kind, ns)]
+
 
 POD = {"metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "labels": {"app": "web", "tier": "a"},
                     "annotations": {"note": "x"}},
@@ -73,3 +76,41 @@ def test_resource_fields_divided_and_rounded_up_with_the_node_as_the_default_lim
                        {"name": "CPU_LIMIT", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}]})
     # 250m / 1m = 250; 0.25 cores rounds up to 1; 100Mi in Gi rounds up to 1; no cpu limit: the node's 8
     assert got == [("CPU_REQ_M", "250"), ("CPU_REQ", "1"), ("MEM_GI", "1"), ("CPU_LIMIT", "8")]
+
+
+def _service(ns: str, name: str, ip: str, *ports: dict) -> dict:
+    return {"kind": "Service", "metadata": {"namespace": ns, "name": name}, "spec": {"clusterIP": ip,
+                                                                                   "ports": list(ports)}}
+
+
+KUBERNETES = _service("default", "kubernetes", "10.96.0.1", {"name": "https", "port": 443, "protocol": "TCP"})
+CART = _service("shop", "cart-db", "10.96.4.7", {"name": "sql", "port": 5432, "protocol": "TCP"},
+                {"port": 9187, "protocol": "UDP"})
+HEADLESS = _service("shop", "peers", "None", {"port": 80})
+ELSEWHERE = _service("other", "far", "10.96.9.9", {"port": 80})
+
+
+def test_service_links_follow_the_container_s_own_variables_and_feed_references() -> None:
+    # envvars.FromServices: HOST, PORT (first port), PORT_<NAME>, and the Docker link variables per port; the
+    # kubernetes Service of default always, the namespace's own per enableServiceLinks; no headless Service
+    got = dict(env({"env": [{"name": "DB", "value": "$(CART_DB_SERVICE_HOST):$(CART_DB_SERVICE_PORT)"},
+                            {"name": "KUBERNETES_SERVICE_PORT", "value": "mine"}]},
+                   KUBERNETES, CART, HEADLESS, ELSEWHERE))
+    assert got == {
+        "DB": "10.96.4.7:5432", "KUBERNETES_SERVICE_PORT": "mine",
+        "CART_DB_SERVICE_HOST": "10.96.4.7", "CART_DB_SERVICE_PORT": "5432", "CART_DB_SERVICE_PORT_SQL": "5432",
+        "CART_DB_PORT": "tcp://10.96.4.7:5432", "CART_DB_PORT_5432_TCP": "tcp://10.96.4.7:5432",
+        "CART_DB_PORT_5432_TCP_PROTO": "tcp", "CART_DB_PORT_5432_TCP_PORT": "5432",
+        "CART_DB_PORT_5432_TCP_ADDR": "10.96.4.7", "CART_DB_PORT_9187_UDP": "udp://10.96.4.7:9187",
+        "CART_DB_PORT_9187_UDP_PROTO": "udp", "CART_DB_PORT_9187_UDP_PORT": "9187",
+        "CART_DB_PORT_9187_UDP_ADDR": "10.96.4.7",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT_HTTPS": "443",
+        "KUBERNETES_PORT": "tcp://10.96.0.1:443", "KUBERNETES_PORT_443_TCP": "tcp://10.96.0.1:443",
+        "KUBERNETES_PORT_443_TCP_PROTO": "tcp", "KUBERNETES_PORT_443_TCP_PORT": "443",
+        "KUBERNETES_PORT_443_TCP_ADDR": "10.96.0.1"}
+    unlinked = make_environment(Store(KUBERNETES, CART), {**POD, "spec": {**POD["spec"], "enableServiceLinks": False}},
+                                {}, [], [], {})
+    assert sorted(k for k, _v in unlinked) == ["KUBERNETES_PORT", "KUBERNETES_PORT_443_TCP",
+                                               "KUBERNETES_PORT_443_TCP_ADDR", "KUBERNETES_PORT_443_TCP_PORT",
+                                               "KUBERNETES_PORT_443_TCP_PROTO", "KUBERNETES_SERVICE_HOST",
+                                               "KUBERNETES_SERVICE_PORT", "KUBERNETES_SERVICE_PORT_HTTPS"]

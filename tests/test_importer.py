@@ -67,6 +67,34 @@ def test_yaml_json_and_cluster_info_dump_are_read() -> None:
     assert any("no StatefulSet objects, which own 3 objects (Pod shop/cache-0" in w for w in info.warnings)
 
 
+def test_without_leases_the_instant_is_the_newest_event_or_condition(tmp_path: Path) -> None:
+    """A cluster-info dump has no Leases, and a node's heartbeat can be 5 minutes old: the newest of the events'
+    and the controllers' timestamps is the instant (here an Event seen again at 00:04:30, a Deployment still
+    progressing at 00:03:00, a Job done at 00:02:00), and the warning says it may be later."""
+    node = ("{kind: Node, apiVersion: v1, metadata: {name: n1, uid: n1, creationTimestamp: '2025-01-01T00:00:00Z'},"
+            " status: {conditions: [{type: Ready, status: 'True', lastHeartbeatTime: '2025-01-01T00:00:10Z',"
+            " lastTransitionTime: '2025-01-01T00:00:10Z'}], nodeInfo: {kubeletVersion: v1.30.1}}}")
+    deploy = ("{kind: Deployment, apiVersion: apps/v1, metadata: {name: web, namespace: d, uid: w,"
+              " creationTimestamp: '2025-01-01T00:00:00Z'}, spec: {}, status: {conditions: [{type: Progressing,"
+              " status: 'True', lastUpdateTime: '2025-01-01T00:03:00Z', lastTransitionTime: '2025-01-01T00:00:05Z'}]}}")
+    job = ("{kind: Job, apiVersion: batch/v1, metadata: {name: j, namespace: d, uid: j, creationTimestamp:"
+           " '2025-01-01T00:00:00Z'}, spec: {}, status: {startTime: '2025-01-01T00:01:00Z',"
+           " completionTime: '2025-01-01T00:02:00Z'}}")
+    event = ("{kind: Event, apiVersion: v1, metadata: {name: e, namespace: d, creationTimestamp:"
+             " '2025-01-01T00:00:20Z'}, reason: BackOff, count: 9, involvedObject: {kind: Pod, namespace: d, name: p},"
+             " firstTimestamp: '2025-01-01T00:00:20Z', lastTimestamp: '2025-01-01T00:04:30Z'}")
+    for name, items in (("all", [node, deploy, job, event]), ("no-events", [node, deploy, job]),
+                        ("no-deploy", [node, job])):
+        (tmp_path / f"{name}.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n" +
+                                               "".join(f"- {i}\n" for i in items))
+    taken = {name: load_dump([str(tmp_path / f"{name}.yaml")]) for name in ("all", "no-events", "no-deploy")}
+    assert {k: d.taken.strftime("%H:%M:%S") for k, d in taken.items()} == \
+        {"all": "00:04:30", "no-events": "00:03:00", "no-deploy": "00:02:00"}
+    assert ("the dump has no node Leases: its instant is taken as its newest timestamp, 2025-01-01T00:04:30Z"
+            in taken["all"].warnings[-1])
+    assert not any("no node Leases" in w for w in load_dump([str(DUMP)]).warnings)
+
+
 def test_json_list_reads_as_the_yaml(tmp_path: Path) -> None:
     import yaml
 
@@ -258,6 +286,63 @@ def test_anonymize_renames_consistently_and_stays_quiet(tmp_path: Path) -> None:
     assert all(p["spec"]["nodeName"] in nodes for p in pods)
 
 
+def test_kubelets_mid_upgrade_keep_their_own_versions(tmp_path: Path) -> None:
+    """Three kubelets still at 1.28, one upgraded to 1.29: the control plane is 1.29 (no kubelet is newer than
+    its API server: version skew policy), and each kubelet runs its node's version, as the node reports it."""
+    text = SHOP.read_text().replace("kubeletVersion: v1.29.0", "kubeletVersion: v1.28.9", 3)
+    (tmp_path / "mixed.yaml").write_text(text)
+    result, dump = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING)
+    assert dump.version == "1.29" and result.scenario.kubernetes_version == "1.29"
+    assert result.scenario.warnings[-1] == (
+        "the kubelets run 1.28 (3 nodes), 1.29 (1 node) and the control plane 1.29 (the newest: no kubelet is newer "
+        "than its API server): each kubelet runs its node's version (all run the given one where the run sets "
+        "another)")
+    versions = {name: kl.profile.version for name, kl in result.cluster.kubelets.items()}
+    assert versions == {"worker-a0": "1.28", "worker-a1": "1.28", "worker-b0": "1.28", "worker-b1": "1.29"}
+    assert result.cluster.profile.version == "1.29"
+    reported = {n["metadata"]["name"]: n["status"]["nodeInfo"]["kubeletVersion"]
+                for n in result.cluster.store.list("Node")}
+    assert reported == {"worker-a0": "v1.28.9", "worker-a1": "v1.28.9", "worker-b0": "v1.28.9", "worker-b1": "v1.29.0"}
+    # run at another version (an upgrade what-if), every kubelet runs that one
+    result, _ = _run(tmp_path, [str(tmp_path / "mixed.yaml")], NOTHING, kubernetes_version="1.30")
+    assert {kl.profile.version for kl in result.cluster.kubelets.values()} == {"1.30"}
+
+
+def test_the_control_plane_version_is_its_apiservers(tmp_path: Path) -> None:
+    """A kube-apiserver static pod in the dump names the control plane's version: 1.33 over kubelets at 1.29
+    (four minors: beyond the skew policy, said so) and one at 1.34 (newer than its API server)."""
+    text = SHOP.read_text().replace("kubeletVersion: v1.29.0", "kubeletVersion: v1.34.1", 1)
+    apiserver = textwrap.dedent("""\
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: kube-apiserver-cp-0, namespace: kube-system, uid: apiserver-cp-0,
+                   creationTimestamp: '2025-01-01T00:00:00Z', labels: {component: kube-apiserver}}
+        spec:
+          containers: [{name: kube-apiserver, image: registry.k8s.io/kube-apiserver:v1.33.2}]
+        """)
+    (tmp_path / "dump.yaml").write_text(text)
+    (tmp_path / "apiserver.yaml").write_text(apiserver)
+    d = load_dump([str(tmp_path / "dump.yaml"), str(tmp_path / "apiserver.yaml")])
+    assert d.version == "1.33"
+    assert [w for w in d.warnings if w.startswith("the kubelets run")] == [
+        "the kubelets run 1.29 (3 nodes), 1.34 (1 node) and the control plane 1.33 (its kube-apiserver's image): "
+        "each kubelet runs its node's version (all run the given one where the run sets another) (1.29, 1.34: "
+        "outside the version skew policy, which lets a kubelet be up to 3 minors older than its API server, never "
+        "newer)"]
+
+
+DRAIN_A0 = """\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: moved}
+spec:
+  until: 1m
+  actions:
+    - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
+"""
+
+
 def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
     events = tmp_path / "events.yaml"
     ev = "{kind: Event, apiVersion: v1, metadata: {name: e%d, namespace: shop}, reason: %s, message: '%s', " \
@@ -277,15 +362,7 @@ def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
     d = command.read([str(tmp_path / "c.yaml")])
     assert d.pull_times == {"redis:7": 2.3} and d.start_latency == 4.0   # Scheduled 00:00:00, Started 00:00:04
     # draining worker-a0 moves cache-1 to worker-b1, the one node that never ran redis: it pulls it, for 2.3 s
-    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], """\
-        apiVersion: podlife/v1alpha1
-        kind: Scenario
-        metadata: {name: moved}
-        spec:
-          until: 1m
-          actions:
-            - {at: 10s, drain: worker-a0, ignoreDaemonSets: true}
-        """)
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], DRAIN_A0)
     pulls = [(r["t"], r["reason"], r["message"]) for r in result.cluster.trace.records
              if r["type"] == "event" and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Pulling", "Pulled")]
     assert [p[1] for p in pulls] == ["Pulling", "Pulled"] and round(pulls[1][0] - pulls[0][0], 3) == 2.3
@@ -293,6 +370,38 @@ def test_calibrate_takes_pull_times_from_events(tmp_path: Path) -> None:
     rep: dict[str, Any] = {}
     command.extend(rep, result, d)
     assert any("image pulls (from the events, --calibrate): redis:7 2.3s" in a["assumption"]
+               for a in rep["assumptions"])
+
+
+def test_calibrate_takes_sandbox_time_from_events(tmp_path: Path) -> None:
+    """Scheduled to a pod's first container step is the kubelet's sync and RunPodSandbox: a (Pulled at 3 s after
+    a 2.3 s pull: the pull began at 0.7 s), b (Pulling at 2 s), c (Created at 1 s, its image present): the median
+    1 s becomes every node's sandbox time."""
+    events = tmp_path / "events.yaml"
+    ev = "{kind: Event, apiVersion: v1, metadata: {name: e%d, namespace: shop}, reason: %s, message: '%s', " \
+         "involvedObject: {kind: Pod, namespace: shop, name: %s, uid: u%s}, firstTimestamp: '%s'}"
+    t = "2025-01-01T00:00:0%dZ"
+    items = [ev % (1, "Scheduled", "Successfully assigned", "a", "a", t % 0),
+             ev % (2, "Pulled", 'Successfully pulled image "redis:7" in 2.3s (2.3s including waiting)', "a", "a",
+                   t % 3),
+             ev % (3, "Scheduled", "Successfully assigned", "b", "b", t % 0),
+             ev % (4, "Pulling", 'Pulling image "redis:7"', "b", "b", t % 2),
+             ev % (5, "Started", "Started container redis", "b", "b", t % 6),
+             ev % (6, "Scheduled", "Successfully assigned", "c", "c", t % 0),
+             ev % (7, "Created", "Created container redis", "c", "c", t % 1)]
+    events.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(f"- {i}\n" for i in items))
+    res = CliRunner().invoke(main, ["import", str(SHOP), "--calibrate", str(events), "-o", str(tmp_path / "c.yaml")])
+    assert "calibrated sandbox (scheduled to first container step): median 1s" in res.output
+    d = command.read([str(tmp_path / "c.yaml")])
+    assert d.sandbox_seconds == 1.0 and d.start_latency == 6.0
+    # cache-1, moved by the drain to worker-b1: its sandbox takes 1 s before it pulls redis (0 s uncalibrated)
+    result, _ = _run(tmp_path, [str(tmp_path / "c.yaml")], DRAIN_A0)
+    steps = {r["reason"]: r["t"] for r in result.cluster.trace.records if r["type"] == "event"
+             and r.get("object") == "Pod/shop/cache-1" and r["reason"] in ("Scheduled", "Pulling")}
+    assert round(steps["Pulling"] - steps["Scheduled"], 3) == 1.0
+    rep: dict[str, Any] = {}
+    command.extend(rep, result, d)
+    assert any(a["assumption"].startswith("pod sandbox (from the events, --calibrate): 1s on every node")
                for a in rep["assumptions"])
 
 
@@ -369,6 +478,16 @@ def test_up_from_serves_the_dump_in_memory(tmp_path: Path) -> None:
     assert cluster.trace.start_time.isoformat() == "2025-01-01T00:30:00+00:00"
     assert len(cluster.store.list("Pod")) == 11 and sorted(cluster.kubelets) == ["worker-a0", "worker-a1",
                                                                                     "worker-b0", "worker-b1"]
+    assert not (tmp_path / "data").exists()
+
+
+def test_up_from_refuses_a_data_dir(tmp_path: Path) -> None:
+    """The imported cluster is not written to a data directory: asking for one is exit 2, nothing made."""
+    for flag in (["--data-dir", str(tmp_path / "data")], ["--durable"]):
+        res = CliRunner().invoke(main, ["up", "--from", str(SHOP), "--clock", "manual", *flag])
+        assert res.exit_code == 2, res.output
+        assert (f"{flag[0]}: up --from keeps the imported cluster in memory only (it is not written to a data "
+                f"directory, and ends with the process); drop {flag[0]}") in res.output
     assert not (tmp_path / "data").exists()
 
 

@@ -102,7 +102,9 @@ def test_indexed_job_pods_have_index_name_hostname_and_env(tmp_path, version, la
              "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": f"metadata.{where}['{INDEX}']"}}}]
         # what the kubelet gives the container (makeEnvironmentVariables, downward API)
         env = make_environment(r.cluster.store, pod, pod["spec"]["containers"][0], [], [], {})
-        assert env == [("JOB_COMPLETION_INDEX", str(ix))]
+        # then the service links of the kubernetes Service (always given)
+        assert env[0] == ("JOB_COMPLETION_INDEX", str(ix))
+        assert [k for k, _v in env[1:3]] == ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"]
         assert pod["status"]["phase"] == "Succeeded"
     st = _status(r)
     assert (st["completedIndexes"], st["succeeded"], st.get("failed")) == ("0-3", 4, None)

@@ -431,6 +431,14 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
         sys.exit(130 if interrupted else 0)
 
 
+def _given(param: str) -> bool:
+    """The user set this option (on the command line or from the environment), rather than its default."""
+    from click.core import ParameterSource
+
+    source = click.get_current_context().get_parameter_source(param)
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 @main.command()
 @click.argument("cluster", required=False, type=click.Path(dir_okay=False))
 @click.option("--kubernetes-version", help="Kubernetes version of the cluster (1.32, v1.32 or 1.32.4).")
@@ -458,7 +466,7 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                                              "with the server's exit status if it could not start.")
 @click.option("--from", "dumps", multiple=True, metavar="DUMP",
               help="Serve the cluster of this dump (as run --from), from the instant it was taken; its state is "
-                   "kept in memory. Repeatable.")
+                   "kept in memory (not with --data-dir or --durable). Repeatable.")
 def up(cluster: str | None, kubernetes_version: str | None, port: int, address: str, clock: str, speed: float,
        kubeconfig: str, seed: int | None, tls: bool, runtime: str, data_dir: str, ephemeral: bool, durable: bool,
        detach: bool, dumps: tuple[str, ...]) -> None:
@@ -484,6 +492,12 @@ def up(cluster: str | None, kubernetes_version: str | None, port: int, address: 
         sys.exit(2)
     if ephemeral and durable:
         click.echo("--durable: nothing is written with --ephemeral", err=True)
+        sys.exit(2)
+    if dumps and (durable or _given("data_dir")):
+        # the imported cluster is not written to a data directory: a restart would lose it, so none is taken
+        flag = "--durable" if durable else "--data-dir"
+        click.echo(f"{flag}: up --from keeps the imported cluster in memory only (it is not written to a data "
+                   f"directory, and ends with the process); drop {flag}", err=True)
         sys.exit(2)
     if detach:
         sys.exit(detached([a for a in sys.argv[1:] if a != "--detach"], None if ephemeral or dumps else data_dir,

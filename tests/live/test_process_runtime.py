@@ -155,9 +155,11 @@ def test_delete_runs_prestop_then_sigterm_and_the_process_exits(cluster: Process
             image: python:3
             command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
             env: [{{name: MARKS, value: "{marks}"}}]
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
             lifecycle:
               preStop:
                 exec: {{command: ["sh", "-c", "echo preStop $(date +%s.%N) >> $MARKS"]}}
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("graceful Running", lambda: "running" in cluster.state("graceful"), 20)
     start = time.time()
@@ -200,6 +202,8 @@ def test_a_process_ignoring_sigterm_is_killed_at_the_grace_period(cluster: Proce
             image: python:3
             command: ["python3", "-c", {json.dumps(IGNORES_SIGTERM)}]
             env: [{{name: MARKS, value: "{marks}"}}, {{name: PIDFILE, value: "{pidfile}"}}]
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("its pid", lambda: pidfile.exists() and pidfile.read_text(), 20)
     pid = int(pidfile.read_text())
@@ -268,6 +272,8 @@ def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_cont
             command: ["sh", "-c", "rm -f started healthy; until [ -f $START ]; do sleep 0.1; done;
                                    touch started healthy; sleep 3; rm healthy; exec sleep 3600"]
             env: [{{name: START, value: "{start}"}}]
+            workingDir: /work
+            volumeMounts: [{{name: work, mountPath: /work}}]
             startupProbe:
               exec: {{command: ["test", "-f", "started"]}}
               periodSeconds: 1
@@ -276,6 +282,7 @@ def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_cont
               exec: {{command: ["sh", "-c", "test -f healthy || {{ echo no healthy file; exit 1; }}"]}}
               periodSeconds: 1
               failureThreshold: 2
+          volumes: [{{name: work, emptyDir: {{}}}}]
         """)
     cluster.wait_for("a failed startup probe", lambda: cluster.records("event", "probed", reason="Unhealthy"), 20)
     start.touch()
@@ -373,8 +380,8 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
     assert 'previous terminated container "side" in pod "counter" not found' in no_previous.stderr
     first = (next((cluster.data_dir / "pods").glob("default_counter_*/app/0.log"))).read_text().splitlines()
     assert first[0].split(" ", 1)[1] == "stdout F 0"
-    # a container that exits 1 on its first run and stays up on its second (the file it leaves in the pod's
-    # directory tells them apart): --previous shows the first attempt, the plain logs the second
+    # a container that exits 1 on its first run and stays up on its second (the file it leaves in its
+    # emptyDir tells them apart): --previous shows the first attempt, the plain logs the second
     cluster.apply("""\
         apiVersion: v1
         kind: Pod
@@ -386,6 +393,9 @@ def test_logs_follow_tail_timestamps_and_previous(cluster: ProcessCluster) -> No
             image: busybox
             command: ["sh", "-c", "if [ -f ran ]; then echo second; exec sleep 3600; fi;
                                    touch ran; echo first; exit 1"]
+            workingDir: /work
+            volumeMounts: [{name: work, mountPath: /work}]
+          volumes: [{name: work, emptyDir: {}}]
         """)
     cluster.wait_for("a restart", lambda: cluster.status("rerun").get("restartCount", 0) >= 1
                      and "running" in cluster.state("rerun"), 30)
@@ -423,7 +433,7 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
             - {name: GREETING, valueFrom: {configMapKeyRef: {name: settings, key: greeting}}}
             - {name: ECHOED, value: "$(GREETING)-again"}
           - name: nocommand
-            image: nginx:1.27
+            image: example.com/unknown:1
         """)
     cluster.wait_for("app done", lambda: "terminated" in cluster.state("envs", "app"), 20)
     pod = cluster.pod("envs")
@@ -434,7 +444,9 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
                      .get("reason") == "CreateContainerError", 20)
     failed = [(e["type"], e["message"]) for e in cluster.events("envs") if e["reason"] == "Failed"]
     assert failed and failed[0][0] == "Warning"
-    assert failed[0][1].startswith('Error: failed to generate container "') and "no command specified" in failed[0][1]
+    assert failed[0][1].startswith('Error: failed to generate container "') and failed[0][1].endswith(
+        '" spec: no command specified; podlife knows no ENTRYPOINT/CMD of image "example.com/unknown:1": give the '
+        "container a command, or declare the image in the pod annotation podlife.io/images")
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
 
 
@@ -485,10 +497,12 @@ def test_an_http_prestop_hook_reaches_the_pods_own_server(cluster: ProcessCluste
             env:
             - {{name: MARKS, value: "{marks}"}}
             - {{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
             readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
             lifecycle:
               preStop:
                 httpGet: {{path: /prestop, port: 8080}}
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("hooked Ready", lambda: cluster.ready("hooked"), 20)
     ip = cluster.pod("hooked")["status"]["podIP"]
@@ -534,11 +548,13 @@ def test_an_init_container_hands_a_file_to_the_app_through_an_emptydir(cluster: 
           initContainers:
           - name: prepare
             image: busybox
-            command: ["sh", "-c", "echo prepared > volumes/shared/flag"]
+            command: ["sh", "-c", "echo prepared > /shared/flag"]
+            volumeMounts: [{name: shared, mountPath: /shared}]
           containers:
           - name: app
             image: busybox
-            command: ["sh", "-c", "cat volumes/shared/flag; exec sleep 3600"]
+            command: ["sh", "-c", "cat /in/flag; exec sleep 3600"]
+            volumeMounts: [{name: shared, mountPath: /in, readOnly: true}]
         """)
     cluster.wait_for("app Running", lambda: "running" in cluster.state("handoff", "app"), 20)
     init = cluster.pod("handoff")["status"]["initContainerStatuses"][0]["state"]["terminated"]
@@ -604,8 +620,8 @@ def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster
     # kubectl 1.32 speaks WebSocket (v5.channel.k8s.io) first
     p = cluster.kubectl("exec", "shell", "--", "sh", "-c", 'echo "$GREETING $HOSTNAME $(pwd)"; echo oops >&2; exit 3',
                         check=False)
-    pod_dir = next((cluster.data_dir / "pods").glob("default_shell_*"))
-    assert (p.returncode, p.stdout) == (3, f"hello shell {pod_dir}\n")
+    # in the container's mount namespace, whose working directory is the image's (busybox: none, so /)
+    assert (p.returncode, p.stdout) == (3, "hello shell /\n")
     assert p.stderr.startswith("oops\n") and "command terminated with exit code 3" in p.stderr
     piped = subprocess.run(["kubectl", "exec", "-i", "shell", "--", "tr", "a-z", "A-Z"], input="quiet\n",
                            env=cluster.env, capture_output=True, text=True, timeout=30)
@@ -748,6 +764,8 @@ def test_ctrl_c_stops_every_container_gracefully_then_kills_at_the_grace_period(
                 image: python:3
                 command: ["python3", "-c", {json.dumps(TRAPS_SIGTERM)}]
                 env: [{{name: MARKS, value: "{marks}"}}]
+                volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
+              volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
             ---
             apiVersion: v1
             kind: Pod

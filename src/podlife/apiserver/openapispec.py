@@ -209,6 +209,7 @@ _PARAMS: dict[str, tuple[str, str]] = {
                                                 "the backend it is connecting to."),
     "limitBytes": ("integer", "If set, the number of bytes to read from the server before terminating the log "
                               "output."),
+    "path": ("string", "Path is the URL path to use for the current proxy request."),
     "ports": ("integer", "List of ports to forward."),
     "previous": ("boolean", "Return previous terminated container logs. Defaults to false."),
     "sinceSeconds": ("integer", "A relative time in seconds before the current time from which to show logs."),
@@ -229,7 +230,7 @@ _SUB_QUERY = {"log": ("container", "follow", "insecureSkipTLSVerifyBackend", "li
                       "sinceSeconds", "tailLines", "timestamps"),
               "exec": ("command", "container", "stderr", "stdin", "stdout", "tty"),
               "attach": ("container", "stderr", "stdin", "stdout", "tty"),
-              "portforward": ("ports",)}
+              "portforward": ("ports",), "proxy": ("path",)}
 # installer.go: the response codes each action documents (401 on every operation)
 _CODES = {"get": ("200",), "list": ("200",), "connect": ("200",), "deletecollection": ("200",),
           "post": ("200", "201", "202"), "put": ("200", "201"), "patch": ("200", "201"), "delete": ("200", "202")}

@@ -125,9 +125,14 @@ async def _pump(ws: web.WebSocketResponse, fd: int, channel: int) -> None:
 async def _feed(ws: web.WebSocketResponse, streams: Any, tty: bool) -> None:
     """What kubectl sends: stdin, the end of stdin (v5 close), terminal sizes."""
     async for msg in ws:
-        if msg.type != WSMsgType.BINARY or not msg.data:
+        if msg.type == WSMsgType.TEXT and msg.data:
+            # clients that write strings (the official Python client) send text frames: the channel is the
+            # first character
+            channel, data = ord(msg.data[0]), msg.data[1:].encode()
+        elif msg.type == WSMsgType.BINARY and msg.data:
+            channel, data = msg.data[0], msg.data[1:]
+        else:
             continue
-        channel, data = msg.data[0], msg.data[1:]
         if channel == STDIN and streams.stdin is not None:
             await _write_all(streams.stdin, data)
         elif channel == CLOSE and data[:1] == bytes([STDIN]) and streams.stdin is not None and not tty:

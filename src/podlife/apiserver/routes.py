@@ -18,11 +18,16 @@ from podlife.apiserver.resources import Resource
 from podlife.apiserver.status import method_not_allowed, not_found_path
 
 # the subresources podlife serves (podlife.apiserver.subresources); the catalog also names ephemeralcontainers,
-# proxy and token (discovery lists them as upstream does) but their requests are 405 here
+# token (discovery lists them as upstream does) but their requests are 405 here; nodes/proxy too (podproxy)
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "binding", "eviction", "log", "exec", "attach", "portforward",
-                                 "finalize"})
+                                 "finalize", "proxy"})
 # installer.go: the connecter subresources answer GET and POST as "connect"
 CONNECT = frozenset({"exec", "attach", "portforward"})
+PROXIED = frozenset({"pods", "services"})   # the proxy subresources podlife serves (podproxy); not nodes/proxy
+
+
+def served(resource: str, sub: str) -> bool:
+    return sub in SERVED_SUBRESOURCES and (sub != "proxy" or resource in PROXIED)
 # an item's and a subresource's HTTP method -> the verb the catalog names
 _ITEM_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "POST": "create"}
 
@@ -66,6 +71,9 @@ def _item_ops(r: Resource) -> tuple[Operation, ...]:
 def _sub_ops(name: str, verbs: tuple[str, ...]) -> tuple[Operation, ...]:
     if name in CONNECT:
         return tuple(Operation(m, v, "connect") for m, v in (("get", "get"), ("post", "create")) if v in verbs)
+    if name == "proxy":   # a connecter for every method (installer.go: proxy's connect actions)
+        return tuple(Operation(m, v, "connect") for m, v in (("get", "get"), ("post", "create"), ("put", "update"),
+                                                              ("patch", "patch"), ("delete", "delete")) if v in verbs)
     table = (("get", "get", "get"), ("post", "create", "post"), ("put", "update", "put"),
              ("patch", "patch", "patch"), ("delete", "delete", "delete"))
     return tuple(Operation(m, v, a) for m, v, a in table if v in verbs)
@@ -91,7 +99,7 @@ def resource_routes(r: Resource) -> list[Route]:
     if ops:
         out.append(Route(r, f"{collection}/{{name}}", scope, True, None, ops))
     for name, _kind, verbs in r.subresources:
-        if name in SERVED_SUBRESOURCES:
+        if served(r.resource, name):
             sub_ops = _sub_ops(name, verbs)
             if sub_ops:
                 out.append(Route(r, f"{collection}/{{name}}/{name}", scope, True, name, sub_ops))
@@ -117,7 +125,7 @@ def check(r: Resource, namespace: str | None, name: str | None, sub: str | None,
     if r.namespaced and namespace is None and (name is not None or sub is not None):
         raise not_found_path()   # no item path outside a namespace
     if sub is not None:
-        if sub not in SERVED_SUBRESOURCES:   # registered upstream, not served by podlife (README)
+        if not served(r.resource, sub):   # registered upstream, not served by podlife (README)
             raise method_not_allowed(method, f"{r.resource}/{sub}")
         found = r.subresource(sub)
         verbs = found[1] if found is not None else ()

@@ -264,6 +264,8 @@ class ApiServer:
             if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
                 rest = rest[2:]
         resource = self.catalog.lookup(group, version, rest[0])
+        if resource is not None and len(rest) > 3 and rest[2] == "proxy" and resource.subresource("proxy"):
+            rest = rest[:3]   # pods/NAME/proxy/PATH: the path is the proxy's (podlife.apiserver.podproxy)
         if resource is None or len(rest) > 3:
             raise not_found_path()
         name = rest[1] if len(rest) > 1 else None

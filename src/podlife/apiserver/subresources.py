@@ -79,6 +79,13 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         if request.query.get("follow") in ("true", "1"):
             return await _follow_log(server, request, t)
         return _log(server, request, t)
+    if sub == "proxy" and t.resource.resource in ("pods", "services"):
+        from podlife.apiserver import podproxy
+
+        prefix = f"/{t.name}/proxy"
+        rest = request.path.split(prefix, 1)[1].lstrip("/") if prefix in request.path else ""
+        where = podproxy.pod_location if t.resource.resource == "pods" else podproxy.service_location
+        return await podproxy.forward(request, where(server, t.namespace, t.name), rest)
     if sub in ("exec", "attach", "portforward"):
         if sub == "exec" and request.headers.get("Upgrade", "").lower() == "websocket":
             from podlife.apiserver import podexec
@@ -87,6 +94,12 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             runtime = podexec.runtime_of(server, pod)
             if runtime is not None:   # the container is a real process (the process runtime)
                 return await podexec.serve(server, request, t, runtime, pod)
+        if sub == "portforward" and request.headers.get("Upgrade", "").lower() == "websocket":
+            from podlife.apiserver import podexec, podforward
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            if podexec.runtime_of(server, pod) is not None:   # a real process listens (the process runtime)
+                return await podforward.serve(request, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 

@@ -41,6 +41,7 @@ class ContainerRuntime(Protocol):
     log_attempts: dict[tuple[str, str], int]       # (pod uid, container) -> newest attempt with a log file
 
     down: bool                                     # the runtime's socket does not answer (Status fails)
+    writes_volumes: bool                           # wants the API-data volumes' files (set_up_volumes)
 
     def list_containers(self) -> list[Container]: ...             # ListContainers
     def pod_sandboxes(self, pod_uid: str) -> list[Sandbox]: ...   # ListPodSandbox, filtered by pod
@@ -60,6 +61,7 @@ class ContainerRuntime(Protocol):
     def probe(self, c: Container, probe: Obj, spec: Obj, pod_ip: str, elapsed: float,
               done: ProbeDone) -> None: ...
     def probe_answers_change(self, c: Container, after: float) -> float | None: ...
+    def set_up_volumes(self, pod: Obj, payloads: dict[str, dict[str, tuple[bytes, int]]]) -> None: ...
 
 
 @dataclass

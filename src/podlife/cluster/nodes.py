@@ -7,6 +7,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from podlife import features
 from podlife.api.meta import Obj
 from podlife.cluster.spec import NodeSpec, default_pod_cidr
 from podlife.config import KubeletConfiguration
@@ -18,7 +19,7 @@ from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import RUNNING, Container
 from podlife.runtime.profiles import PROFILES
 from podlife.trace.recorder import Trace
-from podlife.versions import Profile
+from podlife.versions import Profile, profile
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
@@ -34,6 +35,7 @@ class Nodes:
                  behaviors: tuple[BehaviorRule, ...], process_host: Any) -> None:
         self.kernel, self.trace, self.store = kernel, trace, store
         self.profile, self.config = profile, config   # the kubelets' version with their own featureGates
+        self.profiles: dict[str, Profile] = {}   # other versions' (profile_of), made once each
         self.behaviors = behaviors
         # podlife up --runtime process: the nodes' containers are local processes (podlife.runtime.process.Host)
         self.process_host = process_host
@@ -61,10 +63,22 @@ class Nodes:
         return self._start(spec, runtime, node_ip, register)
 
     def _start(self, spec: NodeSpec, runtime: NodeRuntime, node_ip: str, register: bool) -> Kubelet:
-        kl = Kubelet(self.kernel, self.trace, self.store, self.profile, self.config, spec, runtime, node_ip)
+        kl = Kubelet(self.kernel, self.trace, self.store, self.profile_of(spec), self.config, spec, runtime, node_ip)
         self.kubelets[spec.name] = kl
         kl.start(register=register)
         return kl
+
+    def profile_of(self, spec: NodeSpec) -> Profile:
+        """The node's kubelet's rules: the cluster's, or those of its own version (NodeSpec.kubelet_version) with
+        the kubelets' gates that release knows (a gate it does not know is not set: the kubelet would refuse it)."""
+        version = spec.kubelet_version
+        if version is None or version == self.profile.version:
+            return self.profile
+        if version not in self.profiles:
+            minor = int(version.split(".")[1])
+            gates = {k: v for k, v in self.profile.set_gates.items() if features.check(k, v, minor) is None}
+            self.profiles[version] = profile(version, gates)
+        return self.profiles[version]
 
     def node_created(self, node: Obj) -> Kubelet | None:
         """A Node a create action made during the run, for a machine podlife assumes: its kubelet starts and

@@ -28,6 +28,9 @@ class NodeSpec:
         default_factory=lambda: {"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"})
     runtime: str = "containerd"
     podCIDR: str | None = None  # filled by the loader: 10.244.<index>.0/24 when not given (default_pod_cidr)
+    # the node's kubelet's version where it differs from the cluster's (an imported cluster mid-upgrade, whose
+    # kubelets may be older than the control plane: version skew policy); None: the cluster's
+    kubelet_version: str | None = None
 
 
 _POD_CIDR_BASE = int(ipaddress.IPv4Address("10.244.0.0")) >> 8

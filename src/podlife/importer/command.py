@@ -78,8 +78,9 @@ def write(dump: Dump, out: str) -> None:
     from podlife.importer.readers import CALIBRATION
 
     metadata: dict[str, Any] = {}
-    if dump.pull_times or dump.start_latency is not None:   # --calibrate's timings go with the cluster
-        note = {"pullTimes": dump.pull_times, "startLatency": dump.start_latency}
+    if _is_calibrated(dump):   # --calibrate's timings go with the cluster
+        note = {"pullTimes": dump.pull_times, "startLatency": dump.start_latency,
+                "sandboxSeconds": dump.sandbox_seconds}
         metadata["annotations"] = {CALIBRATION: orjson.dumps(note).decode()}
     body = yaml.dump({"apiVersion": "v1", "kind": "List", "metadata": metadata, "items": dump.objects},
                      Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
@@ -102,6 +103,8 @@ def describe(dump: Dump) -> list[str]:
         lines.append("  calibrated image pulls: " + ", ".join(f"{i} {s:g}s" for i, s in pulls))
     if dump.start_latency is not None:
         lines.append(f"  calibrated scheduling-to-start latency: median {dump.start_latency:g}s")
+    if dump.sandbox_seconds is not None:
+        lines.append(f"  calibrated sandbox (scheduled to first container step): median {dump.sandbox_seconds:g}s")
     return lines
 
 
@@ -127,7 +130,7 @@ def extend(rep: dict[str, Any], result: Any, dump: Dump) -> None:
 
 def calibrated(dump: Dump) -> list[str] | None:
     """What --calibrate took from the events, as assumption lines (None: not calibrated)."""
-    if not dump.pull_times and dump.start_latency is None:
+    if not _is_calibrated(dump):
         return None
     out = []
     if dump.pull_times:
@@ -136,4 +139,12 @@ def calibrated(dump: Dump) -> list[str] | None:
     if dump.start_latency is not None:
         out.append(f"scheduling-to-start latency in the events: median {dump.start_latency:g}s (reported; the "
                    "model's own latency comes from pulls, sandbox and start times)")
+    if dump.sandbox_seconds is not None:
+        out.append(f"pod sandbox (from the events, --calibrate): {dump.sandbox_seconds:g}s on every node, the "
+                   "median from Scheduled to a pod's first Pulling/Pulled/Created (the kubelet's sync, "
+                   "RunPodSandbox and CNI setup) in place of the runtime's default")
     return out
+
+
+def _is_calibrated(dump: Dump) -> bool:
+    return bool(dump.pull_times) or dump.start_latency is not None or dump.sandbox_seconds is not None

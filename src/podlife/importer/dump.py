@@ -5,6 +5,7 @@ can go on from are warnings that name the objects."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ class Dump:
     warnings: list[str] = field(default_factory=list)
     pull_times: dict[str, float] = field(default_factory=dict)   # seconds per image (--calibrate)
     start_latency: float | None = None   # scheduled to started, seconds (--calibrate): reported, not modelled
+    sandbox_seconds: float | None = None   # scheduled to the first container step, seconds (--calibrate)
 
     def of(self, kind: str) -> list[Obj]:
         return [o for o in self.objects if o["kind"] == kind]
@@ -78,6 +80,7 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         rename(objects, events)
     _check_node_status(objects)
     taken = _taken(objects, events)
+    _without_leases(objects, taken, warnings)
     version = _version(objects, warnings)
     _bad_pod_status(objects, warnings)
     _missing_nodes(objects, warnings)
@@ -94,6 +97,8 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         dump.pull_times = {str(k): float(v) for k, v in cal["pullTimes"].items() if isinstance(v, (int, float))}
     if isinstance(cal.get("startLatency"), (int, float)):
         dump.start_latency = float(cal["startLatency"])
+    if isinstance(cal.get("sandboxSeconds"), (int, float)):
+        dump.sandbox_seconds = float(cal["sandboxSeconds"])
     return dump
 
 
@@ -151,15 +156,21 @@ def _check_uids(objects: list[Obj], files: dict[int, str]) -> None:
         seen[uid] = o
 
 
+_STATUS_TIMES = {"Job": ("startTime", "completionTime"), "CronJob": ("lastScheduleTime", "lastSuccessfulTime"),
+                 "HorizontalPodAutoscaler": ("lastScaleTime",)}
+
+
 def _timestamps(obj: Obj) -> list[str]:
     md = obj["metadata"]
     out = [md.get("creationTimestamp")]
     kind = obj["kind"]
-    status = obj.get("status") if isinstance(obj.get("status"), dict) else {}   # else _bad_pod_status says so
+    status = obj.get("status")
+    status = status if isinstance(status, dict) else {}   # one a kubelet would not write: _bad_pod_status says so
     if kind in ("Pod", "Node") or isinstance(status.get("conditions"), list):
         for c in status.get("conditions") or ():
-            if isinstance(c, dict):
-                out += [c.get("lastTransitionTime"), c.get("lastHeartbeatTime")]
+            if isinstance(c, dict):   # lastUpdateTime: a Deployment's Progressing, renewed as it progresses
+                out += [c.get(k) for k in ("lastTransitionTime", "lastHeartbeatTime", "lastUpdateTime",
+                                           "lastProbeTime")]
     if kind == "Pod":
         out.append(status.get("startTime"))
         for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []):
@@ -169,9 +180,16 @@ def _timestamps(obj: Obj) -> list[str]:
                         out += [st.get("startedAt"), st.get("finishedAt")]
     elif kind == "Lease":
         out.append((obj.get("spec") or {}).get("renewTime"))
-    elif kind == "Event":
-        out += [obj.get("lastTimestamp"), obj.get("eventTime"), obj.get("firstTimestamp")]
+    elif kind == "Event":   # core/v1 and events.k8s.io/v1 (a repeated event's series)
+        out += [obj.get("lastTimestamp"), obj.get("eventTime"), obj.get("firstTimestamp"),
+                obj.get("deprecatedLastTimestamp"), _get(obj.get("series"), "lastObservedTime")]
+    elif kind in _STATUS_TIMES:   # what the controllers last did (never metadata.deletionTimestamp: in the future)
+        out += [status.get(k) for k in _STATUS_TIMES[kind]]
     return [t for t in out if isinstance(t, str) and len(t) >= 20]
+
+
+def _get(part: Any, key: str) -> Any:
+    return part.get(key) if isinstance(part, dict) else None
 
 
 def parse_time(ts: str) -> datetime:
@@ -198,10 +216,44 @@ def _taken(objects: list[Obj], events: list[Obj]) -> datetime:
     return newest
 
 
+def _without_leases(objects: list[Obj], taken: datetime, warnings: list[str]) -> None:
+    """A node's Lease is renewed every 10 s; without them (kubectl cluster-info dump has none) the newest
+    timestamp can be minutes old: a kubelet posts an unchanged node status only every nodeStatusReportFrequency
+    (5 m; pkg/kubelet/kubelet_node_status.go: tryUpdateNodeStatus)."""
+    kinds = {(o["kind"], o["metadata"].get("namespace")) for o in objects}
+    if ("Node", None) in kinds and ("Lease", "kube-node-lease") not in kinds:
+        warnings.append(f"the dump has no node Leases: its instant is taken as its newest timestamp, "
+                        f"{taken.strftime('%Y-%m-%dT%H:%M:%SZ')} (of events, conditions, container states), and it "
+                        "may have been made up to 5 minutes later, as an unchanged node reports its status every "
+                        "5 minutes (add leases to the kubectl get command)")
+
+
 def kubelet_minor(node: Obj) -> int | None:
     v = ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion") or ""
     parts = v.lstrip("v").split(".")
     return int(parts[1]) if len(parts) >= 2 and parts[0] == "1" and parts[1].isdigit() else None
+
+
+# a kubeadm (or kops, kubespray) control plane's static pod: registry.k8s.io/kube-apiserver:v1.30.2
+_APISERVER_IMAGE = re.compile(r"/kube-apiserver(?:-[a-z0-9]+)?:v1\.(\d+)\.")
+
+
+def _apiserver_minor(objects: list[Obj]) -> int | None:
+    """The control plane's minor, where the dump has its kube-apiserver pods (the newest, mid-upgrade)."""
+    found = None
+    for pod in objects:
+        if pod["kind"] != "Pod" or pod["metadata"].get("namespace") != "kube-system":
+            continue
+        for c in (pod.get("spec") or {}).get("containers") or ():
+            m = _APISERVER_IMAGE.search(str(c.get("image") or "")) if isinstance(c, dict) else None
+            if m and (found is None or int(m.group(1)) > found):
+                found = int(m.group(1))
+    return found
+
+
+def _modelled(minor: int, where: str, what: str) -> None:
+    if not OLDEST_MINOR <= minor <= NEWEST_MINOR:
+        raise DumpError(where, f"{what} is outside the versions podlife models (1.{OLDEST_MINOR} … 1.{NEWEST_MINOR})")
 
 
 def _version(objects: list[Obj], warnings: list[str]) -> str | None:
@@ -210,19 +262,29 @@ def _version(objects: list[Obj], warnings: list[str]) -> str | None:
         m = kubelet_minor(node)
         if m is None:
             continue
-        if not OLDEST_MINOR <= m <= NEWEST_MINOR:
-            v = node["status"]["nodeInfo"]["kubeletVersion"]
-            raise DumpError(f"Node {node['metadata']['name']}", f"status.nodeInfo.kubeletVersion {v} is outside the "
-                                                                f"versions podlife models (1.{OLDEST_MINOR} … "
-                                                                f"1.{NEWEST_MINOR})")
+        _modelled(m, f"Node {node['metadata']['name']}",
+                  f"status.nodeInfo.kubeletVersion {node['status']['nodeInfo']['kubeletVersion']}")
         minors[m] += 1
-    if not minors:
+    # the control plane: its kube-apiserver's image where the dump has it; else at least as new as every kubelet
+    # (version skew policy: a kubelet is never newer than kube-apiserver, and may be up to three minors older,
+    # two before 1.28), so mid-upgrade the newest kubelets'
+    apiserver = _apiserver_minor(objects)
+    if apiserver is not None:
+        _modelled(apiserver, "Pod kube-system/kube-apiserver", f"the kube-apiserver image's version 1.{apiserver}")
+    elif not minors:
         return None
-    minor = max(minors, key=lambda m: (minors[m], m))
-    if len(minors) > 1:
-        others = ", ".join(f"1.{m} ({n} nodes)" for m, n in sorted(minors.items()) if m != minor)
-        warnings.append(f"the kubelets run several versions: 1.{minor} on {minors[minor]} nodes, {others}; every "
-                        f"component runs 1.{minor} (podlife models one version per cluster)")
+    minor = apiserver if apiserver is not None else max(minors)
+    if set(minors) - {minor}:
+        source = "its kube-apiserver's image" if apiserver is not None else \
+            "the newest: no kubelet is newer than its API server"
+        kubelets = ", ".join(f"1.{m} ({n} node{'s' if n > 1 else ''})" for m, n in sorted(minors.items()))
+        skew = 3 if minor >= 28 else 2
+        beyond = sorted(m for m in minors if minor - m > skew or m > minor)
+        warnings.append(f"the kubelets run {kubelets} and the control plane 1.{minor} ({source}): each kubelet "
+                        "runs its node's version (all run the given one where the run sets another)"
+                        + (f" (1.{', 1.'.join(str(m) for m in beyond)}: outside the version skew policy, which lets "
+                           f"a kubelet be up to {skew} minors older than its API server, never newer)"
+                           if beyond else ""))
     return f"1.{minor}"
 
 

@@ -9,13 +9,13 @@ since 09:12 has its start at a negative time."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from podlife.api.meta import ref
 from podlife.cluster import Cluster
-from podlife.importer.dump import Dump, parse_time
+from podlife.importer.dump import Dump, kubelet_minor, parse_time
 from podlife.runtime.behavior import behavior_for
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import EXITED, RUNNING, Container
@@ -49,7 +49,9 @@ def runtime_of(node: Obj) -> str:
     return "containerd"   # containerd, and CRI-O, which podlife runs as containerd (an assumption)
 
 
-def node_spec(node: Obj, index: int, taken: list[Any]) -> NodeSpec:
+def node_spec(node: Obj, index: int, taken: list[Any], version: str | None = None) -> NodeSpec:
+    """The node as the dump shows it; ``version``: the cluster's, when the dump's kubelets run at their own
+    (a kubelet of another minor runs that minor's rules)."""
     md, spec, status = node["metadata"], node.get("spec") or {}, node.get("status") or {}
     labels = dict(md.get("labels") or {})
     zone = next((labels[k] for k in ZONE_LABELS if k in labels), None)
@@ -58,11 +60,16 @@ def node_spec(node: Obj, index: int, taken: list[Any]) -> NodeSpec:
         found = default_pod_cidr(index, 0, taken)
         cidr = str(found[0]) if found else "10.244.0.0/16"
     capacity = {str(k): str(v) for k, v in (status.get("capacity") or {}).items()}
+    minor = kubelet_minor(node) if version is not None else None
+    own = f"1.{minor}" if minor is not None and f"1.{minor}" != version else None
     return NodeSpec(name=md["name"], zone=zone, labels=labels, taints=[dict(t) for t in spec.get("taints") or ()],
-                    capacity=capacity or NodeSpec(name="").capacity, runtime=runtime_of(node), podCIDR=cidr)
+                    capacity=capacity or NodeSpec(name="").capacity, runtime=runtime_of(node), podCIDR=cidr,
+                    kubelet_version=own)
 
 
-def node_specs(dump: Dump) -> list[NodeSpec]:
+def node_specs(dump: Dump, version: str | None = None) -> list[NodeSpec]:
+    """The dump's nodes. Run at the dump's own version, each kubelet keeps the version its node reports (mixed
+    minors mid-upgrade); run at another (an upgrade what-if), every kubelet runs that one."""
     import ipaddress
 
     nodes = dump.of("Node")
@@ -74,7 +81,8 @@ def node_specs(dump: Dump) -> list[NodeSpec]:
                 taken.append(ipaddress.ip_network(cidr, strict=False))
             except ValueError:
                 pass
-    return [node_spec(n, i, taken) for i, n in enumerate(nodes)]
+    own = version if version is not None and version == dump.version else None
+    return [node_spec(n, i, taken, own) for i, n in enumerate(nodes)]
 
 
 class ImportedCluster(Cluster):
@@ -111,8 +119,11 @@ def restore(cluster: Cluster, dump: Dump) -> None:
         ip = _internal_ip(nodes[name]) if name in nodes else None
         if ip:
             kl.node_ip = ip
-        _simulated(kl).present_images = set()   # the images its pods run; any other is pulled
+        runtime = _simulated(kl)
+        runtime.present_images = set()   # the images its pods run; any other is pulled
         kl.images.pull_times = dict(dump.pull_times)
+        if dump.sandbox_seconds is not None:   # --calibrate: the events' sandbox time, in place of the runtime's
+            runtime.profile = replace(runtime.profile, sandbox_seconds=dump.sandbox_seconds)
     _root_ca(cluster, dump)
     leases = _leases(cluster, dump)
     objects = dump.objects + leases
@@ -246,7 +257,7 @@ def build(sc: Scenario, dump: Dump, *, trace_level: str = "full", keep_trace: bo
 
     c = sc.cluster
     cluster = ImportedCluster(dump, version=sc.kubernetes_version, seed=sc.seed, start_time=start_time or dump.taken,
-                           nodes=node_specs(dump), kubelet=c.kubelet, scheduler=c.scheduler,
+                           nodes=node_specs(dump, sc.kubernetes_version), kubelet=c.kubelet, scheduler=c.scheduler,
                            controller_manager=c.controllerManager, api_server=c.apiServer, behaviors=sc.behaviors,
                            trace_level=trace_level, keep_trace=keep_trace, trace_sinks=trace_sinks,
                            feature_gates=c.featureGates, **extra)

@@ -6,8 +6,10 @@ makeEnvironmentVariables.
 startContainer with CreateContainerConfigError (kuberuntime_container.go generateContainerConfig).
 ``make_environment`` resolves the values: ``envFrom`` first, then ``env`` in declaration order (a later entry
 replaces an earlier one, keeping its place), ``$(VAR)`` references expanded against what is declared before,
-``valueFrom`` from the pod's fields (the downward API), its resources, ConfigMaps and Secrets. Service links
-(``<SERVICE>_SERVICE_HOST``…) are not added: podlife's Services have no proxy behind their addresses.
+``valueFrom`` from the pod's fields (the downward API), its resources, ConfigMaps and Secrets, and last the
+service links (``<SERVICE>_SERVICE_HOST``…, pkg/kubelet/envvars FromServices) of the Services of the pod's
+namespace when ``enableServiceLinks`` (default true) and of the ``kubernetes`` Service of ``default`` always,
+for every name the container does not set itself; ``$(VAR)`` may refer to them.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def make_environment(store: Any, pod: Obj, container: Obj, pod_ips: list[str], h
     """The resolved environment, for a container whose ``environment_error`` is None."""
     ns = pod["metadata"].get("namespace", "default")
     env: dict[str, str] = {}
+    services = service_env(store, pod)
     for source in container.get("envFrom") or ():
         for ref_key in ("configMapRef", "secretRef"):
             ref = source.get(ref_key)
@@ -74,7 +77,7 @@ def make_environment(store: Any, pod: Obj, container: Obj, pod_ips: list[str], h
         value = var.get("value") or ""
         value_from = var.get("valueFrom")
         if value:
-            value = expand(value, env)
+            value = expand(value, {**services, **env})
         elif value_from:
             if "fieldRef" in value_from:
                 value = field_value(pod, value_from["fieldRef"].get("fieldPath", ""), pod_ips, host_ips)
@@ -89,7 +92,59 @@ def make_environment(store: Any, pod: Obj, container: Obj, pod_ips: list[str], h
                     continue   # optional, as environment_error let it through
                 value = found[ref["key"]]
         env[var["name"]] = value
+    for k, v in services.items():
+        env.setdefault(k, v)
     return list(env.items())
+
+
+MASTER_SERVICE_NAMESPACE = "default"   # the kubelet's masterServiceNamespace
+MASTER_SERVICES = ("kubernetes",)      # kubelet_pods.go masterServices
+
+
+def service_env(store: Any, pod: Obj) -> dict[str, str]:
+    """kubelet_pods.go getServiceEnvVarMap, then pkg/kubelet/envvars FromServices: for each Service with a
+    cluster IP, NAME_SERVICE_HOST, NAME_SERVICE_PORT (its first port), NAME_SERVICE_PORT_<PORTNAME> per named
+    port, and the Docker link variables NAME_PORT, NAME_PORT_<port>_<PROTO>{,_PROTO,_PORT,_ADDR}."""
+    ns = pod["metadata"].get("namespace", "default")
+    links = (pod.get("spec") or {}).get("enableServiceLinks", True) is not False
+    chosen: dict[str, Obj] = {}
+    for svc in store.list("Service", MASTER_SERVICE_NAMESPACE):
+        if svc["metadata"]["name"] in MASTER_SERVICES and _ip_set(svc):
+            chosen[svc["metadata"]["name"]] = svc
+    if links:
+        for svc in store.list("Service", ns):
+            if _ip_set(svc):
+                chosen[svc["metadata"]["name"]] = svc   # the namespace's own wins over a master service's name
+    out: dict[str, str] = {}
+    for name in sorted(chosen):
+        spec = chosen[name].get("spec") or {}
+        ports = spec.get("ports") or []
+        if not ports:
+            continue
+        var = name.upper().replace("-", "_")
+        ip = spec["clusterIP"]
+        host = f"[{ip}]" if ":" in ip else ip
+        out[f"{var}_SERVICE_HOST"] = ip
+        out[f"{var}_SERVICE_PORT"] = str(ports[0].get("port", ""))
+        for port in ports:
+            if port.get("name"):
+                out[f"{var}_SERVICE_PORT_{port['name'].upper().replace('-', '_')}"] = str(port.get("port", ""))
+        for i, port in enumerate(ports):
+            proto = port.get("protocol", "TCP")
+            url = f"{proto.lower()}://{host}:{port.get('port', '')}"
+            prefix = f"{var}_PORT_{port.get('port', '')}_{proto.upper()}"
+            if i == 0:
+                out[f"{var}_PORT"] = url
+            out[prefix] = url
+            out[f"{prefix}_PROTO"] = proto.lower()
+            out[f"{prefix}_PORT"] = str(port.get("port", ""))
+            out[f"{prefix}_ADDR"] = ip
+    return out
+
+
+def _ip_set(svc: Obj) -> bool:
+    ip = (svc.get("spec") or {}).get("clusterIP") or ""
+    return ip not in ("", "None")
 
 
 def _values(obj: Obj) -> dict[str, str]:

@@ -73,6 +73,7 @@ class IPAM:
 
 class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     writes_logs = False   # its containers' output goes to no log file (see log_file)
+    writes_volumes = False   # the kubelet does not hand it volume files (set_up_volumes)
 
     def __init__(self, kernel: Kernel, trace: Trace, node: str, profile: RuntimeProfile, pod_cidr: str,
                  behaviors: tuple[BehaviorRule, ...] = ()) -> None:
@@ -263,6 +264,9 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         if c.state != RUNNING:
             raise RuntimeError_("command terminated: container exited")
         return exit_code
+
+    def set_up_volumes(self, pod: Obj, payloads: dict[str, dict[str, tuple[bytes, int]]]) -> None:
+        """Only a runtime that ``writes_volumes`` is handed volume files."""
 
     def log_file(self, container_id: str) -> tuple[str, Any] | None:
         """The container's CRI log file and its writer while one writes to it: a simulated process writes none."""

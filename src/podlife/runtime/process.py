@@ -1,20 +1,22 @@
 """The process runtime: the same CRI state machine as the simulated containerd (podlife.runtime.containerd),
 whose containers are real local processes (``podlife up --runtime process``).
 
-What is real: a container's ``command`` + ``args`` run with its resolved environment in a session and process
-group of their own, started by the supervisor (podlife.runtime.supervisor); each pod has a loopback address of
-its node's range as its IP, and a directory under the data directory (``pods/<namespace>_<name>_<uid>``) with
-its emptyDir volumes (``volumes/<name>``) and its containers' logs (``<container>/<restartCount>.log``, CRI
-format). StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the
-group; exit codes come from the process (128 + the signal for one killed by a signal), and when the container's
-main process ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks
-and probes run their command in the container's environment and working directory; HTTP and TCP ones connect
-to the pod's address.
+What is real: a container's process (``command`` + ``args``, or its image's ENTRYPOINT/CMD from
+podlife.runtime.images) runs with its resolved environment in a session and process group of their own,
+started by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine
+allows it (podlife.runtime.mountns: the host root read-only, the pod's volumes at their mount paths); each pod
+has a loopback address of its node's range as its IP, and a directory under the data directory
+(``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data volumes written by the
+atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format). StopContainer sends
+the stop signal to the process, waits out the grace period and SIGKILLs the group; exit codes come from the
+process (128 + the signal for one killed by a signal), and when the container's main process ends everything
+else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run their command
+in the container's namespace, environment and working directory; HTTP and TCP ones connect to the pod's
+address.
 
-What is not: images (not pulled; a container needs a command), namespaces and cgroups (a process sees the
-machine; resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
-their default action), volume mounts (mountPath is not mounted: an emptyDir is a sub-directory of the pod's
-directory), usage metrics (eviction and autoscaling see none).
+What is not: images (not pulled; the program comes from this machine), PID/network/user namespaces and
+cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
+their default action), usage metrics (eviction and autoscaling see none).
 
 Outcomes arrive from the event loop: ``deliver`` brings each into the kernel at the instant it happens.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -33,7 +36,8 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.runtime import network
+from podlife.kubelet.envvars import expand
+from podlife.runtime import atomicwriter, images, mountns, network
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -44,6 +48,7 @@ from podlife.runtime.supervisor import leftovers, running_supervisor
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
+log = logging.getLogger("podlife.runtime")
 PROFILE = RuntimeProfile("process", "process", "process://podlife", False, 0.0, 0.0, 0.0, False,
                          "rpc error: code = DeadlineExceeded desc = context deadline exceeded")
 START_FAILED_EXIT = 128     # containerd's exit status for a container whose process could not start
@@ -65,9 +70,15 @@ class Host:
     # /var/log/pods survives the runtime: restart counts continue from the log files (calcRestartCountByLogDir)
     log_attempts: dict[tuple[str, str], int] = field(default_factory=dict)
     _kill_now: list[Callable[[], None]] = field(default_factory=list)
+    # None: each container gets a mount namespace of its own; else why it cannot (found at start)
+    namespaces: str | None = "not started"
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
+
+    def pod_dir_of(self, pod: Obj) -> str:
+        md = pod["metadata"]
+        return os.path.join(self.data_dir, "pods", f"{md['namespace']}_{md['name']}_{md['uid']}")
 
     def journal(self) -> str:
         return os.path.join(self.data_dir, "runtime", "processes.journal")
@@ -109,7 +120,14 @@ class Host:
         with open(self.journal(), "w"):
             pass
         self.log_attempts.update(_attempts_in(os.path.join(self.data_dir, "pods")))
-        self.shim = Shim(self.journal())
+        self.namespaces = mountns.available()
+        if self.namespaces is None:
+            said.append("containers run in mount namespaces of their own: the machine's root read-only, volumes at "
+                        "their mountPath")
+        else:
+            said.append(f"containers share this machine's mounts ({self.namespaces}): volumes are not mounted at "
+                        f"their mountPath")
+        self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
 
@@ -165,6 +183,8 @@ class _Process:
     early_exit: tuple[int, int] | None = None   # an exit heard before the start was recorded
     kill_reason: str | None = None
     execs: set[Spawn] = field(default_factory=set)
+    ns: dict | None = None          # the mount namespace the supervisor builds (None: the machine's)
+    from_image: bool = False        # the program came from the image's config, not the container's command
 
 
 @dataclass
@@ -180,11 +200,13 @@ class ExecStreams:
 
 class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaults):
     writes_logs = True
+    writes_volumes = True
 
     def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:
         super().__init__(kernel, trace, node, PROFILE, pod_cidr)
         self.host = host
         self.procs: dict[str, _Process] = {}
+        self._warned: set[str] = set()
 
     # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
 
@@ -196,6 +218,19 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             if "emptyDir" in vol:
                 os.makedirs(os.path.join(base, "volumes", vol["name"]), exist_ok=True)
         return sb
+
+    def set_up_volumes(self, pod: Obj, payloads: dict[str, atomicwriter.Payload]) -> None:
+        """The kubelet's SetUp of the pod's API-data volumes: each written with the atomic writer into
+        ``volumes/<name>`` of the pod's directory (only what changed is written)."""
+        base = os.path.join(self.host.pod_dir_of(pod), "volumes")
+        if self.host.namespaces is not None and payloads:
+            md = pod["metadata"]
+            if md["uid"] not in self._warned:
+                self._warned.add(md["uid"])
+                log.warning("pod %s/%s: volumes are written to %s but not mounted at their mountPath (%s)",
+                            md["namespace"], md["name"], base, self.host.namespaces)
+        for name, payload in payloads.items():
+            atomicwriter.write(os.path.join(base, name), payload)
 
     def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
         """The container's log file and, while its process writes to it, the writer."""
@@ -213,17 +248,34 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         return NO_BEHAVIOR
 
     def _create(self, c: Container, sandbox: Sandbox, config: ContainerConfig) -> Call:
-        """containerd's spec generation: without a command there is nothing to run (the image's entrypoint
-        is not known, as no image is pulled)."""
-        if not config.command:
-            raise RuntimeError_(f'failed to generate container "{c.id}" spec: no command specified (the process '
-                                f"runtime runs the container's command and args, not its image)")
+        """containerd's spec generation: the process from the command, args and the image's config
+        (podlife.runtime.images; without any there is nothing to run), the mounts of the container's own
+        namespace where the machine allows them."""
+        image, bad = images.image_config(config.image, config.pod["metadata"].get("annotations") or {})
+        if bad is not None:
+            raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
+        argv = images.process_args(config.command, config.args, image)
+        if not argv:
+            known = "" if image is not None else (
+                f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
+                f"declare the image in the pod annotation {images.ANNOTATION}")
+            raise RuntimeError_(f'failed to generate container "{c.id}" spec: no command specified{known}')
         env = {k: os.environ[k] for k in BASE_ENVIRONMENT if k in os.environ}
         env.setdefault("PATH", os.defpath)
         env["HOSTNAME"] = config.pod["spec"].get("hostname") or config.pod["metadata"]["name"]
         env.update(config.env)
-        cwd = config.working_dir or self.host.pod_dir(sandbox)
-        self.procs[c.id] = _Process(config, config.command + config.args, env, cwd)
+        pod_dir = self.host.pod_dir(sandbox)
+        workdir = config.working_dir or (image.working_dir if image is not None else "")
+        ns = None
+        if self.host.namespaces is None:
+            mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
+            scratch = os.path.join(self.host.data_dir, "runtime", "ns")
+            os.makedirs(scratch, exist_ok=True)
+            ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs}
+            cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
+        else:
+            cwd = config.working_dir or pod_dir
+        self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command)
         yield from ()
 
     def _launch(self, c: Container) -> Call:
@@ -234,13 +286,17 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         err_r, err_w = os.pipe()
         p.log.attach(out_r, "stdout")
         p.log.attach(err_r, "stderr")
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, {"stdout": out_w, "stderr": err_w})
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, {"stdout": out_w, "stderr": err_w},
+                                  namespace=p.ns)
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
         sp.exited.add_done_callback(lambda f: self.host.deliver(lambda: self._process_exited(c, *f.result())))
         err = yield started
         if err is not None:
             message = _start_error(p.argv[0], p.cwd, err)
+            if p.from_image and getattr(err, "errno", 0) == errno.ENOENT and getattr(err, "what", "") != "chdir":
+                message += (f' (podlife runs the program of image "{p.config.image}" from this machine, and '
+                            f'"{p.argv[0]}" is not on it)')
             c.state, c.exit_code, c.reason, c.message = EXITED, START_FAILED_EXIT, "StartError", message
             c.finished_at = self.kernel.now
             p.log.close()
@@ -462,6 +518,44 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def _user_agent(self) -> str:
         return f"kube-probe/1.{self.host.profile.minor}"
+
+
+API_DATA = ("configMap", "secret", "downwardAPI", "projected")   # always mounted read-only (kubelet 1.10+)
+
+
+def volume_mounts(pod: Obj, spec: Obj, pod_dir: str, env: dict[str, str]) -> tuple[list[dict], list[str]]:
+    """The container's mounts (kubelet_pods.go makeMounts: each volumeMount's volume, its subPath or
+    subPathExpr) as {"source", "target", "readonly", "file"}, shallowest target first (containerd sorts them
+    so), and the directories of memory-medium emptyDirs."""
+    vols = {v.get("name", ""): v for v in pod["spec"].get("volumes") or ()}
+    mounts, tmpfs = [], []
+    for vm in spec.get("volumeMounts") or ():
+        vol = vols.get(vm.get("name", ""))
+        if vol is None:
+            continue
+        if "hostPath" in vol:
+            hp = vol["hostPath"] or {}
+            base = hp.get("path", "")
+            if hp.get("type") == "DirectoryOrCreate":
+                os.makedirs(base, 0o755, exist_ok=True)
+            elif hp.get("type") == "FileOrCreate" and not os.path.exists(base):
+                open(base, "a").close()
+        else:
+            base = os.path.join(pod_dir, "volumes", vol["name"])
+            os.makedirs(base, exist_ok=True)
+            if "emptyDir" in vol and (vol["emptyDir"] or {}).get("medium") == "Memory":
+                tmpfs.append(base)
+        source = base
+        sub = vm.get("subPath") or (expand(vm["subPathExpr"], env) if vm.get("subPathExpr") else "")
+        if sub:
+            source = os.path.realpath(os.path.join(base, sub))
+            if not os.path.exists(source):
+                os.makedirs(source, 0o755, exist_ok=True)   # kubelet: a missing subPath becomes a directory
+        ro = bool(vm.get("readOnly")) or any(k in vol for k in API_DATA)
+        mounts.append({"source": source, "target": vm.get("mountPath", ""), "readonly": ro,
+                       "file": os.path.isfile(source)})
+    mounts.sort(key=lambda m: len([p for p in m["target"].split("/") if p]))
+    return mounts, tmpfs
 
 
 def _attempts_in(pods_dir: str) -> dict[tuple[str, str], int]:

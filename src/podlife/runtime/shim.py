@@ -77,6 +77,7 @@ class Spawn:
 class Shim:
     journal: str
     on_lost: Callable[[], None] = lambda: None    # the supervisor went away
+    namespaces: bool = False                      # containers get mount namespaces (podlife.runtime.mountns)
     _sock: socket.socket | None = None
     _proc: subprocess.Popen[bytes] | None = None
     _ready: asyncio.Future[int] | None = None
@@ -90,7 +91,8 @@ class Shim:
         loop = asyncio.get_running_loop()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "podlife.runtime.supervisor", str(theirs.fileno()), self.journal],
+            [sys.executable, "-m", "podlife.runtime.supervisor", str(theirs.fileno()), self.journal,
+             *(["namespaces"] if self.namespaces else [])],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
         mine.setblocking(False)
@@ -104,7 +106,7 @@ class Shim:
         return self._sock is not None
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: str, container: str, main: bool,
-              fds: dict[str, int], tty: bool = False) -> Spawn:
+              fds: dict[str, int], tty: bool = False, namespace: dict | None = None) -> Spawn:
         """Start a process in a new session. The descriptors in ``fds`` (stdin/stdout/stderr) become the shim's
         to close once they are passed on."""
         loop = asyncio.get_running_loop()
@@ -112,8 +114,11 @@ class Shim:
         sp = Spawn(self._next_ref, loop.create_future(), loop.create_future())
         self._spawns[sp.ref] = sp
         names = list(fds)
-        self._send({"op": "spawn", "ref": sp.ref, "argv": argv, "env": env, "cwd": cwd, "container": container,
-                    "main": main, "tty": tty, "fds": names}, [fds[n] for n in names])
+        msg = {"op": "spawn", "ref": sp.ref, "argv": argv, "env": env, "cwd": cwd, "container": container,
+               "main": main, "tty": tty, "fds": names}
+        if namespace is not None or self.namespaces:
+            msg["namespace"] = namespace or {}   # a main process builds it; the others join their container's
+        self._send(msg, [fds[n] for n in names])
         return sp
 
     def signal(self, sp: Spawn, sig: int, group: bool = False) -> None:

@@ -23,7 +23,8 @@ Requests (podlife → supervisor), answers and events (supervisor → podlife):
   new session (its own process group); with ``tty`` its stdin is a terminal and becomes its controlling one. → ``{"op": "spawned", "ref": R, "pid": PID}`` or ``{"op": "failed", "ref": R,
   "error": TEXT, "errno": N, "what": "exec" | "chdir"}``. When the ``main`` process of a container exits,
   everything else of that container (its group, its exec'd commands) is killed, as a container's processes die
-  with its PID 1.
+  with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}`` the container's
+  main process gets a mount namespace of its own (podlife.runtime.mountns) and its other processes join it.
 - ``{"op": "signal", "ref": R, "signal": N, "group": BOOL}``: to the process, or to its whole group.
 - ``{"op": "exited", "ref": R, "pid": PID, "code": N, "signal": N}``: a process ended (``code`` is the
   exit status, ``signal`` the signal that killed it, or 0).
@@ -44,6 +45,8 @@ import sys
 import termios
 import time
 from dataclasses import dataclass, field
+
+from podlife.runtime import mountns
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -170,6 +173,7 @@ class Supervisor:
     by_ref: dict[int, Child] = field(default_factory=dict)
     by_container: dict[str, dict[int, None]] = field(default_factory=dict)   # container → pids
     ended: set[str] = field(default_factory=set)   # containers whose main process has exited
+    main_pid: dict[str, int] = field(default_factory=dict)   # container → its main process (its namespace)
 
     def spawn(self, msg: dict, fds: list[int]) -> None:
         ref = msg["ref"]
@@ -181,9 +185,14 @@ class Supervisor:
             send(self.sock, {"op": "failed", "ref": ref, "error": "container is not running", "errno": errno.ESRCH,
                              "what": "exec"})
             return
+        container = msg.get("container", "")
+        ns = msg.get("namespace")
+        join = None
+        if ns is not None and not msg.get("main"):
+            join = self.main_pid.get(container)
         try:
             pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given,
-                                  bool(msg.get("tty")))
+                                  bool(msg.get("tty")), ns if msg.get("main") else None, join)
         except _StartError as e:
             send(self.sock, {"op": "failed", "ref": ref, "error": e.strerror, "errno": e.errno, "what": e.what})
             return
@@ -194,14 +203,23 @@ class Supervisor:
         self.children[pid] = child
         self.by_ref[ref] = child
         self.by_container.setdefault(child.container, {})[pid] = None
+        if child.main:
+            self.main_pid[child.container] = pid
         self.journal.started(pid)
         send(self.sock, {"op": "spawned", "ref": ref, "pid": pid})
 
-    def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool) -> int:
+    def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool,
+                   ns: dict | None = None, join: int | None = None) -> int:
         """fork, then in the child: a new session, the parent-death signal, the given stdio (with ``tty``, its
-        stdin is a terminal that becomes the session's controlling terminal), the working directory, exec. An
-        error before exec comes back through a close-on-exec pipe, as subprocess does."""
-        program = _resolve(argv[0], env.get("PATH", os.defpath))
+        stdin is a terminal that becomes the session's controlling terminal), the container's mount namespace
+        (``ns``: build it; ``join``: the pid of the process whose namespace to enter), the working directory,
+        exec. An error before exec comes back through a close-on-exec pipe, as subprocess does."""
+        if ns:
+            for path in ns.get("tmpfs") or ():
+                try:
+                    mountns.memory_medium(path)
+                except OSError as e:
+                    raise _StartError(e.errno or errno.EPERM, "mount") from e
         r, w = os.pipe()
         parent = os.getpid()
         pid = os.fork()
@@ -221,21 +239,29 @@ class Supervisor:
                 for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
                     signal.signal(sig, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, [])
+                what = "mount"
+                if ns:
+                    mountns.enter(ns["mounts"], ns["scratch"])
+                elif join is not None:
+                    mountns.join(join)
+                what = "lookup"
+                program = _resolve(argv[0], env.get("PATH", os.defpath))
                 what = "chdir"
                 os.chdir(cwd)
                 what = "exec"
                 os.execve(program, argv, env)
             except OSError as e:
-                os.write(w, f"{what}:{e.errno}".encode())
+                what = getattr(e, "what", what)
+                os.write(w, f"{what}:{e.errno or 0}:{e.strerror or ''}".encode())
             finally:
                 os._exit(127)
         os.close(w)
         with os.fdopen(r, "rb") as pipe:
             report = pipe.read()
         if report:
-            what, _, num = report.decode().partition(":")
+            what, num, text = report.decode(errors="replace").split(":", 2)
             os.waitpid(pid, 0)
-            raise _StartError(int(num), what)
+            raise _StartError(int(num), what, text)
         return pid
 
     def signal(self, msg: dict) -> None:
@@ -268,6 +294,7 @@ class Supervisor:
             if child.main:
                 # the container's init is gone: everything else in it dies (its group, its exec'd commands)
                 self.ended.add(child.container)
+                self.main_pid.pop(child.container, None)
                 for p in [pid, *mine]:
                     _killpg(p, signal.SIGKILL)
             if not mine:
@@ -299,8 +326,8 @@ class Supervisor:
 
 
 class _StartError(OSError):
-    def __init__(self, num: int, what: str) -> None:
-        super().__init__(num, os.strerror(num))
+    def __init__(self, num: int, what: str, text: str = "") -> None:
+        super().__init__(num, text or os.strerror(num))
         self.what = what
 
 
@@ -349,6 +376,9 @@ def main(argv: list[str]) -> int:
     os.set_blocking(wake_r, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    if len(argv) > 3 and argv[3] == "namespaces":
+        # a mount namespace of the supervisor's own: the tmpfs of memory-medium emptyDirs go with it
+        mountns.own_namespace()
     sup = Supervisor(sock, Journal(journal_path))
     try:
         send(sock, {"op": "ready", "pid": os.getpid()})

@@ -1,0 +1,159 @@
+"""``pods/portforward`` over WebSocket for the process runtime's pods: the channel protocol of
+pkg/kubelet/cri/streaming/portforward/websocket.go (subprotocols v4.channel.k8s.io, or none; the official
+Python client speaks it). Each port of the ``ports`` query has two channels, data (2i) and error (2i+1); the
+first message on each carries the port number (2 bytes, little endian); then bytes flow both ways on the
+data channel between the client and a TCP connection to the pod's address and port (upstream dials the port
+inside the pod's network namespace; a process runtime pod's network is its loopback address).
+
+kubectl port-forward (1.31+, PortForwardWebsockets) tunnels SPDY in a WebSocket (subprotocol
+``SPDY/3.1+portforward.k8s.io``; podlife.apiserver.spdy3 frames it): per local connection it opens an error
+stream and a data stream with the headers ``streamtype``, ``port`` and ``requestid``
+(pkg/kubelet/cri/streaming/portforward/httpstream.go); once both are there the pod's port is dialled and
+the data stream copied both ways; when the pod closes the connection, both streams are closed (FIN). A port
+that cannot be reached gets upstream's error text on the error stream. SPDY without WebSocket (the older
+kubectl's upgrade) is not served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from podlife.apiserver import spdy3
+from podlife.apiserver.status import bad_request
+
+SPDY_TUNNEL = "SPDY/3.1+portforward.k8s.io"
+PROTOCOLS = ("v4.channel.k8s.io", SPDY_TUNNEL)
+
+
+async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
+    ports: list[int] = []
+    tunnel = SPDY_TUNNEL in request.headers.get("Sec-WebSocket-Protocol", "")
+    for value in request.query.getall("ports", []):
+        for part in value.split(","):
+            if not part.strip().isdigit() or not 0 < int(part) < 65536:
+                raise bad_request(f'unable to parse "{part}" as a port: invalid port')   # websocket.go
+            ports.append(int(part))
+    if not ports and not tunnel:   # kubectl names its ports in each stream's headers instead
+        raise bad_request('query parameter "port" is required')
+    ip = (pod.get("status") or {}).get("podIP") or ""
+    ws = web.WebSocketResponse(protocols=PROTOCOLS, max_msg_size=0)
+    await ws.prepare(request)
+    if ws.ws_protocol == SPDY_TUNNEL:
+        await _spdy_session(ws, ip, pod)
+        return ws
+    writers: dict[int, asyncio.StreamWriter] = {}
+    tasks: list[asyncio.Task[Any]] = []
+    for i, port in enumerate(ports):
+        prefix = struct.pack("<H", port)
+        await ws.send_bytes(bytes([2 * i]) + prefix)
+        await ws.send_bytes(bytes([2 * i + 1]) + prefix)
+        try:
+            reader, writer = await asyncio.open_connection(ip, port)
+        except OSError as e:
+            # portforward.go: the error channel says why the port could not be reached
+            await ws.send_bytes(bytes([2 * i + 1]) + f"error forwarding port {port} to pod: {e}".encode())
+            continue
+        writers[2 * i] = writer
+        tasks.append(asyncio.create_task(_pump(ws, reader, 2 * i)))
+    # once every port's connection has ended (the pod closed it), so does the stream, as upstream's
+    # handler returns and closes the connection: the client sees the end of its sockets
+    closer = asyncio.create_task(_close_when_done(ws, list(tasks)))
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.BINARY and msg.data:
+                data = msg.data
+            elif msg.type == WSMsgType.TEXT and msg.data:
+                data = msg.data.encode()
+            else:
+                continue
+            target = writers.get(data[0])
+            if target is not None and len(data) > 1:
+                target.write(data[1:])
+                await target.drain()
+    finally:
+        closer.cancel()
+        for task in tasks:
+            task.cancel()
+        for writer in writers.values():
+            writer.close()
+    return ws
+
+
+async def _pump(ws: web.WebSocketResponse, reader: asyncio.StreamReader, channel: int) -> None:
+    while not ws.closed:
+        data = await reader.read(65536)
+        if not data:
+            return
+        await ws.send_bytes(bytes([channel]) + data)
+
+
+async def _close_when_done(ws: web.WebSocketResponse, tasks: list[asyncio.Task[Any]]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await ws.close()
+
+
+async def _spdy_session(ws: web.WebSocketResponse, ip: str, pod: dict) -> None:
+    codec = spdy3.Codec()
+    pairs: dict[str, dict[str, int]] = {}              # requestid → {"error": stream, "data": stream}
+    ports: dict[int, int] = {}                         # stream → port
+    writers: dict[int, asyncio.StreamWriter] = {}      # data stream → the connection to the pod
+    tasks: list[asyncio.Task[Any]] = []
+    md = pod["metadata"]
+    try:
+        async for msg in ws:
+            if msg.type != WSMsgType.BINARY:
+                continue
+            for f in codec.feed(msg.data):
+                if f.control and f.kind == spdy3.SYN_STREAM:
+                    await ws.send_bytes(codec.syn_reply(f.stream))
+                    h = f.headers or {}
+                    pair = pairs.setdefault(h.get("requestid", ""), {})
+                    pair[h.get("streamtype", "")] = f.stream
+                    ports[f.stream] = int(h.get("port", "0") or 0)
+                    if "error" in pair and "data" in pair:
+                        err, data = pair["error"], pair["data"]
+                        port = ports[data]
+                        try:
+                            reader, writer = await asyncio.open_connection(ip, port)
+                        except OSError as e:
+                            text = f"error forwarding port {port} to pod {md['name']}, uid {md['uid']}: {e}"
+                            await ws.send_bytes(codec.data(err, text.encode(), fin=True))
+                            await ws.send_bytes(codec.data(data, b"", fin=True))
+                            continue
+                        writers[data] = writer
+                        tasks.append(asyncio.create_task(_spdy_pump(ws, codec, reader, data, err)))
+                elif f.control and f.kind == spdy3.PING:
+                    await ws.send_bytes(codec.ping(f.payload))
+                elif f.control and f.kind == spdy3.RST_STREAM:
+                    w = writers.pop(f.stream, None)
+                    if w is not None:
+                        w.close()
+                elif not f.control and f.stream in writers:
+                    w = writers[f.stream]
+                    if f.payload:
+                        w.write(f.payload)
+                        await w.drain()
+                    if f.flags & spdy3.FLAG_FIN and w.can_write_eof():
+                        w.write_eof()
+    finally:
+        for task in tasks:
+            task.cancel()
+        for w in writers.values():
+            w.close()
+
+
+async def _spdy_pump(ws: web.WebSocketResponse, codec: spdy3.Codec, reader: asyncio.StreamReader, data: int,
+                     err: int) -> None:
+    """The pod's bytes onto the data stream; at their end, both streams closed (no error)."""
+    while not ws.closed:
+        chunk = await reader.read(65536)
+        if not chunk:
+            break
+        await ws.send_bytes(codec.data(data, chunk))
+    if not ws.closed:
+        await ws.send_bytes(codec.data(data, b"", fin=True))
+        await ws.send_bytes(codec.data(err, b"", fin=True))

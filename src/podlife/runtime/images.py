@@ -1,0 +1,98 @@
+"""Image configs for the process runtime, which pulls no image: ENTRYPOINT, CMD, WORKDIR and USER of widely used
+public images, as their published image configs (Dockerfiles of the official images and of
+kubernetes/test/images) set them, and the way a user declares an image podlife does not know.
+
+How a container's process is chosen (containerd's WithImageConfigArgs, as CRI's generateContainerConfig asks):
+``command`` replaces the image's ENTRYPOINT and drops its CMD; ``args`` replace the CMD; with neither, ENTRYPOINT
++ CMD. The program then comes from this machine (``sh`` of busybox is this machine's ``sh``).
+
+A user's declaration: the pod annotation ``podlife.io/images``, a JSON object mapping an image reference (as the
+container names it) to ``{"entrypoint": [...], "cmd": [...], "workingDir": "...", "user": "..."}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+ANNOTATION = "podlife.io/images"
+
+
+@dataclass(frozen=True)
+class ImageConfig:
+    entrypoint: tuple[str, ...] = ()
+    cmd: tuple[str, ...] = ()
+    working_dir: str = ""
+    user: str = ""
+
+
+_SH = ImageConfig(cmd=("sh",))
+# repository (registry and library/ prefix removed, tag dropped) → its config; the same for every tag listed
+KNOWN: dict[str, ImageConfig] = {
+    "busybox": _SH,                                          # CMD ["sh"]
+    "alpine": ImageConfig(cmd=("/bin/sh",)),                 # CMD ["/bin/sh"]
+    "debian": ImageConfig(cmd=("bash",)),                    # CMD ["bash"]
+    "ubuntu": ImageConfig(cmd=("/bin/bash",)),               # CMD ["/bin/bash"]
+    "fedora": ImageConfig(cmd=("/bin/bash",)),
+    "centos": ImageConfig(cmd=("/bin/bash",)),
+    "python": ImageConfig(cmd=("python3",)),                 # CMD ["python3"]
+    "node": ImageConfig(entrypoint=("docker-entrypoint.sh",), cmd=("node",)),
+    "golang": ImageConfig(cmd=("bash",), working_dir="/go"),
+    "nginx": ImageConfig(entrypoint=("/docker-entrypoint.sh",), cmd=("nginx", "-g", "daemon off;")),
+    "httpd": ImageConfig(cmd=("httpd-foreground",), working_dir="/usr/local/apache2"),
+    "redis": ImageConfig(entrypoint=("docker-entrypoint.sh",), cmd=("redis-server",), working_dir="/data"),
+    "postgres": ImageConfig(entrypoint=("docker-entrypoint.sh",), cmd=("postgres",)),
+    "mysql": ImageConfig(entrypoint=("docker-entrypoint.sh",), cmd=("mysqld",)),
+    "memcached": ImageConfig(entrypoint=("docker-entrypoint.sh",), cmd=("memcached",), user="memcache"),
+    # kubernetes/test/images and registry.k8s.io
+    "e2e-test-images/busybox": _SH,
+    "e2e-test-images/agnhost": ImageConfig(entrypoint=("/agnhost",), cmd=("pause",)),   # ENTRYPOINT, CMD
+    "e2e-test-images/nginx": ImageConfig(cmd=("nginx", "-g", "daemon off;")),
+    "e2e-test-images/httpd": ImageConfig(cmd=("httpd-foreground",), working_dir="/usr/local/apache2"),
+    "e2e-test-images/nonewprivs": ImageConfig(entrypoint=("/nnp",)),
+    "e2e-test-images/nonroot": ImageConfig(entrypoint=("/nonroot",), user="1234"),
+    "pause": ImageConfig(entrypoint=("/pause",)),
+}
+
+
+def repository(image: str) -> str:
+    """``docker.io/library/busybox:1.36`` → ``busybox``; ``registry.k8s.io/e2e-test-images/agnhost:2.53`` →
+    ``e2e-test-images/agnhost``."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)
+    if ":" in last[-1]:
+        name = name[:name.rindex(":")]
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]   # a registry host
+    if parts[:1] == ["library"]:
+        parts = parts[1:]
+    return "/".join(parts)
+
+
+def image_config(image: str, annotations: dict[str, str]) -> tuple[ImageConfig | None, str | None]:
+    """(the image's config or None when unknown, an error in the user's declaration or None)."""
+    declared = annotations.get(ANNOTATION)
+    if declared:
+        try:
+            table = json.loads(declared)
+            entry = table.get(image) if isinstance(table, dict) else None
+        except ValueError as e:
+            return None, f"annotation {ANNOTATION}: not a JSON object ({e})"
+        if entry is not None:
+            if not isinstance(entry, dict) or not all(
+                    isinstance(entry.get(k, []), list) and all(isinstance(a, str) for a in entry.get(k, []))
+                    for k in ("entrypoint", "cmd")):
+                return None, (f'annotation {ANNOTATION}: "{image}" must be an object with "entrypoint" and "cmd" '
+                              "lists of strings")
+            return ImageConfig(tuple(entry.get("entrypoint", [])), tuple(entry.get("cmd", [])),
+                               str(entry.get("workingDir", "")), str(entry.get("user", ""))), None
+    return KNOWN.get(repository(image)), None
+
+
+def process_args(command: list[str], args: list[str], config: ImageConfig | None) -> list[str]:
+    """The process's argv: ``command`` replaces ENTRYPOINT and CMD, ``args`` replace CMD."""
+    if command:
+        return command + args
+    entry = list(config.entrypoint) if config is not None else []
+    return entry + (args if args else list(config.cmd) if config is not None else [])
