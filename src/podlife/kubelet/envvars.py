@@ -20,6 +20,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from podlife.api.expansion import expand as expand   # re-exported: the kubelet's callers import it here
 from podlife.api.meta import Obj
 from podlife.api.quantity import parse_quantity
 
@@ -161,20 +162,6 @@ def _decode(v: str) -> str:
         return base64.b64decode(v, validate=True).decode("utf-8", "replace")
     except ValueError:
         return v   # the registry validates Secret data; a value that is not base64 is taken as written
-
-
-_REF = re.compile(r"\$\$|\$\(([^)]*)\)")
-
-
-def expand(value: str, env: dict[str, str]) -> str:
-    """third_party/forked/golang/expansion: $(VAR) becomes the value of a variable declared before it, $$ a
-    single $; a reference to an unknown variable stays as written."""
-    def sub(m: re.Match[str]) -> str:
-        if m.group(0) == "$$":
-            return "$"
-        name = m.group(1)
-        return env[name] if name in env else m.group(0)
-    return _REF.sub(sub, value)
 
 
 _LABEL_OR_ANNOTATION = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]$")

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from podlife.api.expansion import expand
 from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.kubelet.envvars import expand
 from podlife.runtime import atomicwriter, images, mountns, network
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
