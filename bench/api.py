@@ -252,7 +252,8 @@ def main() -> None:
                                        "spec": {"cluster": {"nodes": [{"namePrefix": "node-", "count": nodes}]}}}))
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "podlife.cli", "up", str(cluster), "--kubernetes-version",
-                               a.version, "--port", str(port), "--clock", "manual", "--ephemeral", "--kubeconfig", kubeconfig],
+                               a.version, "--port", str(port), "--clock", "manual", "--ephemeral",
+                               "--kubeconfig", kubeconfig],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     bare_port = free_port()

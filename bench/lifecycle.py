@@ -25,7 +25,6 @@ import resource
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any

@@ -153,7 +153,8 @@ def run_model(nodes: int, pods: int, seed: int, owners: int = 0, profile: bool =
         profiler.disable()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     clock.close()
-    binds = [f"{r['t']} {r['object']} {r['node']}" for r in trace.records if r["type"] == "api" and r.get("verb") == "bind"]
+    binds = [f"{r['t']} {r['object']} {r['node']}" for r in trace.records
+             if r["type"] == "api" and r.get("verb") == "bind"]
     per_node = [len(info.pods) for info in sched.cache.nodes.values()]
     return {"wall": wall, "cpu": cpu, "scheduling": clock.seconds["scheduling"], "binding": clock.seconds["binding"],
             "gc": clock.seconds["garbage collector"],

@@ -53,7 +53,8 @@ def main() -> None:
     directory = a.dir or tempfile.mkdtemp(prefix="podlife-bench-store-")
     print(f"{a.writes} ConfigMap updates, one commit each, in {directory}")
     print(f"{'store':<30} {'commits/s':>10} {'CPU ms/commit':>14}")
-    for name, d, durable in (("in memory (podlife run)", None, False), ("SQLite WAL synchronous=NORMAL", directory, False),
+    for name, d, durable in (("in memory (podlife run)", None, False),
+                             ("SQLite WAL synchronous=NORMAL", directory, False),
                              ("SQLite WAL synchronous=FULL", directory, True)):
         rate, cpu = run(a.writes, d, durable)
         print(f"{name:<30} {rate:>10.0f} {cpu:>14.3f}")

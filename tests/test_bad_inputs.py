@@ -113,12 +113,13 @@ TEXT_CASES = [
                                       "volumeClaimTemplates: [{metadata: {}, spec: {accessModes: [ReadWriteOnce], "
                                       "resources: {requests: {storage: 1Gi}}}}]}}\n",
      '6: spec.objects[0]: StatefulSet "s" is invalid: spec.volumeClaimTemplates[0].metadata.name: Required value'),
-    ("CRD with a broken schema", "  objects:\n  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, "
-                                 "metadata: {name: ws.example.com}, spec: {group: example.com, scope: Namespaced, names: "
-                                 "{plural: ws, kind: W}, versions: [{name: v1, served: true, storage: true, schema: "
-                                 "{openAPIV3Schema: {type: object, properties: {spec: {type: bogus}}}}}]}}\n",
-     "6: spec.objects[0].spec.versions[0].schema.openAPIV3Schema: not a valid structural schema: 'bogus' is not valid under "
-     "any of the given schemas"),
+    ("CRD with a broken schema",
+     "  objects:\n  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, "
+     "metadata: {name: ws.example.com}, spec: {group: example.com, scope: Namespaced, names: "
+     "{plural: ws, kind: W}, versions: [{name: v1, served: true, storage: true, schema: "
+     "{openAPIV3Schema: {type: object, properties: {spec: {type: bogus}}}}}]}}\n",
+     "6: spec.objects[0].spec.versions[0].schema.openAPIV3Schema: not a valid structural schema: "
+     "'bogus' is not valid under any of the given schemas"),
     ("behaviour cpu", "  behaviors: [{container: a, behavior: {cpu: lots}}]\n",
      "5: spec.behaviors[0].behavior.cpu: 'lots' is not a cpu quantity, or a mapping of seconds after the start to "
      "cpu quantities"),

@@ -254,7 +254,7 @@ spec:
 def test_behaviors_rule_first_match_and_annotation_wins_per_field(tmp_path):
     # rule 1 matches (web-<hash>-<suffix>, app): onTerm exit; the annotation's termSeconds 2 beats the rule's 7
     r = run_text(tmp_path, RULES)
-    term = [x for x in records(r, "signal", container="app")]
+    term = records(r, "signal", container="app")
     assert [x["signal"] for x in term] == ["SIGTERM"]
     exits = [x["t"] for x in records(r, "runtime", op="exit", container="app")]
     assert exits == [term[0]["t"] + 2.0]

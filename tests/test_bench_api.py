@@ -20,7 +20,7 @@ def test_the_api_bench_names_the_shard_size_it_measured() -> None:
             (re.match(r"(.{34})" + NUMBER, line) for line in p.stdout.splitlines()) if m}
     assert list(rows) == ["GET pod", "LIST pods -l shard=K (2–3 pods)", "LIST pods limit=500 (of 50)",
                           "GET /version", "bare aiohttp hello (baseline)"], p.stdout
-    for name, (requests, p50, p99, rate, server_ms, client_ms, errors) in rows.items():
+    for name, (requests, p50, p99, rate, _server_ms, _client_ms, errors) in rows.items():
         assert requests > 0 and rate > 0 and 0 < p50 <= p99 and errors == 0, (name, p.stdout)
     assert re.search(r"^watch delivery \(PATCH sent → MODIFIED read\), 200 changes: p50 [\d.]+ ms, p99 [\d.]+ ms$",
                      p.stdout, re.M), p.stdout

@@ -243,8 +243,8 @@ def test_run_plain_manifests_bad_input(tmp_path):
     res = _invoke("run", str(EXAMPLES / "hello.yaml"), "--delete", "pod/web@1s")
     assert res.exit_code == 2 and "only for plain manifests" in res.output
     # an error inside the manifests names their file and line
-    (tmp_path / "bad.yaml").write_text(POD.replace("metadata: {name: web}",
-                                                   "metadata: {name: web, annotations: {podlife/behavior: 'app: {x: 1}'}}"))
+    bad_behavior = "metadata: {name: web, annotations: {podlife/behavior: 'app: {x: 1}'}}"
+    (tmp_path / "bad.yaml").write_text(POD.replace("metadata: {name: web}", bad_behavior))
     res = _invoke("run", str(tmp_path / "bad.yaml"))
     assert res.exit_code == 2, res.output
     assert res.output.startswith(f"{tmp_path / 'bad.yaml'}:1: ") and "app.x: unknown field" in res.output

@@ -229,7 +229,8 @@ def _wording(version: str):
             lambda rs, n: f"Scaled up replica set {rs} to {n}")
 
 
-ROLL = "[{at: 10s, patch: deployment/web, mergePatch: {spec: {template: {spec: {containers: [{name: app, image: 'nginx:1.28'}]}}}}}]"
+ROLL = ("[{at: 10s, patch: deployment/web, "
+        "mergePatch: {spec: {template: {spec: {containers: [{name: app, image: 'nginx:1.28'}]}}}}}]")
 
 
 @pytest.mark.parametrize("version", ["1.34", "1.32", "1.31", "1.28", "1.22"])
@@ -465,7 +466,8 @@ def test_rollout_conditions_over_time(tmp_path, monkeypatch):
         (10.0, "Progressing", "True", "NewReplicaSetCreated"), (10.0, "Progressing", "True", "ReplicaSetUpdated"),
         (12.0, "Progressing", "True", "NewReplicaSetAvailable")]
     assert [s for s in seen if s[1] == "Available"] == [
-        (0.0, "Available", "False", "MinimumReplicasUnavailable"), (1.0, "Available", "True", "MinimumReplicasAvailable")]
+        (0.0, "Available", "False", "MinimumReplicasUnavailable"),
+        (1.0, "Available", "True", "MinimumReplicasAvailable")]
 
 
 def test_progress_deadline_exceeded(tmp_path):
@@ -485,7 +487,8 @@ def test_progress_deadline_exceeded(tmp_path):
             metadata: {annotations: {podlife/behavior: "app: {readySeconds: 100000}"}}"""
     r = run_text(tmp_path, _scenario(dep, actions, until="700s"))
     (_, _), (_, new) = _rs_names(r)
-    updates = [x["t"] for x in records(r, "api", verb="update", object="Deployment/default/nginx", subresource="status")]
+    updates = [x["t"] for x in records(r, "api", verb="update", object="Deployment/default/nginx",
+                                       subresource="status")]
     assert updates[-1] == 621.0
     cond = next(c for c in _obj(r, "Deployment", "nginx")["status"]["conditions"] if c["type"] == "Progressing")
     assert (cond["status"], cond["reason"], cond["message"]) == \

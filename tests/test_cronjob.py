@@ -92,10 +92,12 @@ def test_starting_deadline_missed_by_the_v1_poll(tmp_path):
 
 def test_forbid_skips_while_a_job_runs_and_replace_deletes_it(tmp_path):
     forbid = run_text(tmp_path, scenario("2025-01-01T00:00:30Z", "      schedule: '* * * * *'\n"
-                                                                  "      concurrencyPolicy: Forbid", until="100s").replace("name: work", "name: slow"))
+                                                                  "      concurrencyPolicy: Forbid", until="100s")
+                      .replace("name: work", "name: slow"))
     assert [e[:2] for e in cron_events(forbid)] == [(30.1, "SuccessfulCreate"), (90.1, "JobAlreadyActive")]
     replace = run_text(tmp_path, scenario("2025-01-01T00:00:30Z", "      schedule: '* * * * *'\n"
-                                                                   "      concurrencyPolicy: Replace", until="100s").replace("name: work", "name: slow"))
+                                                                   "      concurrencyPolicy: Replace", until="100s")
+                       .replace("name: work", "name: slow"))
     assert cron_events(replace) == [(30.1, "SuccessfulCreate", "Created job report-28928161"),
                                     (90.1, "SuccessfulDelete", "Deleted job report-28928161"),
                                     (90.1, "SuccessfulCreate", "Created job report-28928162")]

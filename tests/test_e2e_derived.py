@@ -359,8 +359,8 @@ def test_pod_deleted_during_initialization_does_not_wait_for_sidecars(tmp_path):
     text = _sidecar_pod(1).replace(
         "      initContainers:\n", "      initContainers:\n      - {name: start-init, image: busybox}\n").replace(
         "          regular-1:", "          start-init: {exitAfterSeconds: 300, onTerm: exit, termSeconds: 0}\n"
-                               "          regular-1:") + "  actions:\n  - {at: 10s, delete: pod/serialize-termination, " \
-                                                          "gracePeriodSeconds: 3}\n"
+                               "          regular-1:") \
+        + "  actions:\n  - {at: 10s, delete: pod/serialize-termination, gracePeriodSeconds: 3}\n"
     r = run_text(tmp_path, text)
     assert [(x["t"], x["container"]) for x in records(r, "runtime", op="start")] == [(0.1, "start-init")]
     assert _signals(r) == [(10.0, "start-init", "SIGTERM", 3)]
@@ -619,12 +619,12 @@ def test_restartable_init_containers_launch_serially_after_startup_probe_and_pos
 
 def test_sidecar_failing_its_startup_probe_is_restarted_alone(tmp_path):
     """A sidecar that fails its startup probe (test/e2e_node/container_lifecycle_test.go's restartable init
-    container probe cases; the regular container never starts): computeInitContainerActions kills it with 'Init container X failed
-    startup probe' and puts it in InitContainersToStart once. The startup probe (period 1, failureThreshold 3)
-    fails at 1, 2, 3 (readySeconds 5 never reached): killed at 3 and started again at once (no dead instance
-    before it: no back-off check); killed at 6 (the instance before finished 3.1, no entry yet: started at
-    6.2); killed at 9: the instance before finished 6.1, 3 s < 10 s: BackOff at 9.1, once in that sync, and at
-    the relist at 10."""
+    container probe cases; the regular container never starts): computeInitContainerActions kills it with 'Init
+    container X failed startup probe' and puts it in InitContainersToStart once. The startup probe (period 1,
+    failureThreshold 3) fails at 1, 2, 3 (readySeconds 5 never reached): killed at 3 and started again at once (no
+    dead instance before it: no back-off check); killed at 6 (the instance before finished 3.1, no entry yet:
+    started at 6.2); killed at 9: the instance before finished 6.1, 3 s < 10 s: BackOff at 9.1, once in that sync,
+    and at the relist at 10."""
     text = SERIAL_SIDECARS.replace(", failureThreshold: 30}", "}").replace("until: 60s", "until: 20s")
     r = run_text(tmp_path, text)
     name = "restartable-init-1"
@@ -679,7 +679,8 @@ def test_pod_readiness_gates(tmp_path):
     assert got == [(0.0, "False", "ContainersNotReady"), (1.0, "False", "ReadinessGatesNotReady"),
                    (15.0, "True", None), (20.0, "False", "ReadinessGatesNotReady")]
     ready = {c["type"]: c for c in r.cluster.store.get("Pod", "default", "pod-ready")["status"]["conditions"]}
-    assert ready["Ready"]["message"] == 'the status of pod readiness gate "k8s.io/test-condition1" is not "True", but False'
+    assert ready["Ready"]["message"] == \
+        'the status of pod readiness gate "k8s.io/test-condition1" is not "True", but False'
     assert ready["ContainersReady"]["status"] == "True"
     early = run_text(tmp_path, READINESS_GATES.replace("until: 30s", "until: 5s"))
     conds = {c["type"]: c for c in early.cluster.store.get("Pod", "default", "pod-ready")["status"]["conditions"]}

@@ -130,4 +130,5 @@ def test_restarted_kubelet_has_no_refs_for_adopted_containers(tmp_path):
     # probes of the adopted container (at 20, 30, 40, 50 from the new kubelet's sync) find no reference
     warn = [(t, m) for t, m in logs(r, "No ref for container")]
     assert [t for t, _ in warn] == [20.0, 30.0, 40.0, 50.0]
-    assert warn[0][1].endswith("(app)") and [x["severity"] for x in records(r, "log") if "No ref" in x["message"]][0] == "W"
+    assert warn[0][1].endswith("(app)")
+    assert [x["severity"] for x in records(r, "log") if "No ref" in x["message"]][0] == "W"

@@ -65,7 +65,7 @@ def test_a_not_modelled_subtree_has_no_modelled_exception_under_it():
         c = compiled(kind)
         roots = [k for k, r in c.subtree.items() if r.support == NOT_MODELLED]
         for root in roots:
-            below = [p for p in [*c.exact, *c.subtree] if p.startswith(f"{root}.") or p.startswith(f"{root}[")]
+            below = [p for p in [*c.exact, *c.subtree] if p.startswith((f"{root}.", f"{root}["))]
             assert [p for p in below if rule_for(kind, p).support != NOT_MODELLED] == [], (kind, root)
 
 

@@ -289,7 +289,8 @@ CLICKS = """<script>
       Bokeh.index.find_one(doc.get_model_by_name("podlife-timeline-show-all")).button_el.click();
     } else {
       const area = view.canvas_view.events_el, box = area.getBoundingClientRect();
-      const at = {clientX: box.left + view.frame.x_scale.compute(t), clientY: box.top + view.frame.y_scale.compute(lane),
+      const at = {clientX: box.left + view.frame.x_scale.compute(t),
+                  clientY: box.top + view.frame.y_scale.compute(lane),
                   pointerId: 1, pointerType: "mouse", isPrimary: true, bubbles: true, composed: true, button: 0};
       area.dispatchEvent(new PointerEvent("pointerdown", {...at, buttons: 1}));
       area.dispatchEvent(new PointerEvent("pointerup", {...at, buttons: 0}));

@@ -78,7 +78,8 @@ def test_completions_3_parallelism_2(tmp_path):
     assert at6 == [("create", "Pod"), ("update", "Job"), ("patch", "Pod"), ("patch", "Pod"), ("update", "Job")]
     st = _status(r)
     assert _cond_types(r) == [("SuccessCriteriaMet", "12"), ("Complete", "12")]
-    assert (st["succeeded"], st.get("failed"), st.get("active"), st["ready"], st["terminating"]) == (3, None, None, 0, 0)
+    assert (st["succeeded"], st.get("failed"), st.get("active"), st["ready"], st["terminating"]) == \
+        (3, None, None, 0, 0)
     assert st["startTime"].endswith(":00Z") and st["completionTime"].endswith(":12Z")
     assert st["uncountedTerminatedPods"] == {}
     job = r.cluster.store.get("Job", "default", "pi")
@@ -276,7 +277,8 @@ def test_pod_failure_policy_ignores_an_eviction(tmp_path, version, replaced):
                      until="50s", version=version)
     r0 = run_text(tmp_path, text)
     [(_, pod)] = _creates(r0)[:1]
-    r = run_text(tmp_path, text.replace("  until: 50s", f"  until: 50s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"))
+    evict = f"  until: 50s\n  actions:\n    - {{at: 5s, evict: pod/{pod}}}"
+    r = run_text(tmp_path, text.replace("  until: 50s", evict))
     assert [(x["t"], x["to"]) for x in records(r, "phase", object=f"Pod/default/{pod}")][-1] == (35.0, "Failed")
     assert [t for t, _ in _creates(r)] == [0.0, replaced]
     assert "failed" not in _status(r) and not _cond_types(r)

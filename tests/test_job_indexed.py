@@ -382,7 +382,8 @@ def test_indexed_pods_are_addressable_through_their_subdomain(tmp_path):
     """The controller sets the hostname; the template's subdomain names a headless Service, whose EndpointSlice
     then carries each pod's hostname (endpointslice controller, podToEndpoint): pi-0.workers, pi-1.workers."""
     text = _scenario("        completions: 2\n        parallelism: 2", command='["sleep", "600"]', until="5s")
-    text = text.replace("            restartPolicy: Never\n", "            restartPolicy: Never\n            subdomain: workers\n")
+    text = text.replace("            restartPolicy: Never\n",
+                        "            restartPolicy: Never\n            subdomain: workers\n")
     text = text.replace("  objects:\n", """  objects:
     - apiVersion: v1
       kind: Service

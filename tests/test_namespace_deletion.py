@@ -216,7 +216,8 @@ def test_conditions_while_a_finalizer_holds_content(tmp_path, monkeypatch):
                     "instances"}]}
     assert by_time[20.0]["conditions"][3] == {
         "type": "NamespaceContentRemaining", "status": "True", "lastTransitionTime": t15,
-        "reason": "SomeResourcesRemain", "message": "Some resources are remaining: configmaps. has 1 resource instances"}
+        "reason": "SomeResourcesRemain",
+        "message": "Some resources are remaining: configmaps. has 1 resource instances"}
     assert by_time[20.0]["conditions"][:3] + by_time[20.0]["conditions"][4:] == \
         by_time[15.0]["conditions"][:3] + by_time[15.0]["conditions"][4:]
     assert t20 not in str(by_time[20.0])
@@ -229,12 +230,12 @@ def test_conditions_while_a_finalizer_holds_content(tmp_path, monkeypatch):
 
 def test_content_left_past_its_grace_is_a_content_failure_retried_with_back_off(tmp_path, monkeypatch):
     """A pod deleted earlier with a 100 s grace (its process ignores SIGTERM: killed at 105 s) outlasts the 30 s
-    estimate of its terminationGracePeriodSeconds. Looks: 15 s (estimate 30; its conditions' write brings the
-    next look to 20 s), 20 s (nothing changed, nothing written; 30/2 + 1 = 16 s later: 36 s), 36 s (26 s since the deletion: still 30 → 52 s),
-    52 s: 42 s since the deletion, the estimate is 0 but the pod remains without a finalizer: "unexpected items
-    still remain", NamespaceDeletionContentFailure True, and the item is retried with the controller's back-off
-    (5 ms doubling: 52.005 s, 52.015 s, … 92.955 s, 133.915 s). The pod is gone at 106 s; the look at
-    133.915 s clears the failure and finalizes the namespace."""
+    estimate of its terminationGracePeriodSeconds. Looks: 15 s (estimate 30; its conditions' write brings the next
+    look to 20 s), 20 s (nothing changed, nothing written; 30/2 + 1 = 16 s later: 36 s), 36 s (26 s since the
+    deletion: still 30 → 52 s), 52 s: 42 s since the deletion, the estimate is 0 but the pod remains without a
+    finalizer: "unexpected items still remain", NamespaceDeletionContentFailure True, and the item is retried with
+    the controller's back-off (5 ms doubling: 52.005 s, 52.015 s, … 92.955 s, 133.915 s). The pod is gone at 106 s;
+    the look at 133.915 s clears the failure and finalizes the namespace."""
     seen = _watching(monkeypatch, "team")
     r = run_text(tmp_path, HEAD + """\
   until: 200s

@@ -36,7 +36,8 @@ def test_kubelet_cannot_touch_another_nodes_pod(cluster):
                                                     "status for pods with spec.nodeName set to itself")
     with pytest.raises(ApiError) as e:
         kubelet.store.delete("Pod", "default", "a", by="kubelet", options=DeleteOptions(grace_period_seconds=0))
-    assert e.value.message == 'pods "a" is forbidden: node "node-1" can only delete pods with spec.nodeName set to itself'
+    assert e.value.message == \
+        'pods "a" is forbidden: node "node-1" can only delete pods with spec.nodeName set to itself'
     # its own node's kubelet may
     cluster.kubelets["node-2"].store.update_status(pod, by="kubelet")
 
@@ -58,6 +59,7 @@ def test_kubelet_creates_only_mirror_pods(cluster):
     kubelet = cluster.kubelets["node-1"]
     with pytest.raises(ApiError) as e:
         kubelet.store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", "namespace": "default"},
-                              "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "i"}]}}, by="kubelet")
+                              "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "i"}]}},
+                             by="kubelet")
     assert e.value.message == ('pods "x" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, '
                                'node "node-1" can only create mirror pods')

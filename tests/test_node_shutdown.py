@@ -46,7 +46,7 @@ def test_graceful_shutdown_order_and_status(tmp_path):
     sig = [(x["t"], x["object"], x["signal"], x.get("timeoutSeconds")) for x in records(r, "signal")]
     assert sig == [(10.0, "Pod/default/app", "SIGTERM", 20), (30.0, "Pod/default/agent", "SIGTERM", 10),
                    (30.0, "Pod/default/app", "SIGKILL", None)]
-    app = [x for x in records(r, "phase", object="Pod/default/app")]
+    app = records(r, "phase", object="Pod/default/app")
     assert app[-1]["to"] == "Failed"
     pod = r.cluster.store.get("Pod", "default", "app")
     assert (pod["status"]["reason"], pod["status"]["message"]) == (
@@ -69,7 +69,7 @@ def test_without_the_feature_the_node_just_goes_down(tmp_path):
     text = SCENARIO.replace("VERSION", "1.20")
     with pytest.raises(ScenarioError, match="requires feature gate GracefulNodeShutdown"):
         run_text(tmp_path, text)
-    r = run_text(tmp_path, text.replace("    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n",
-                                        "    kubelet: {}\n"))
+    shutdown_config = "    kubelet: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n"
+    r = run_text(tmp_path, text.replace(shutdown_config, "    kubelet: {}\n"))
     assert records(r, "signal") == []
     assert [x["detail"] for x in records(r, "runtime", op="exit")] == ["node powered off", "node powered off"]

@@ -476,8 +476,9 @@ def test_healthy_nodes_cost_nothing(tmp_path, monkeypatch):
 
 def test_partition_shorter_than_toleration_evicts_nothing(tmp_path):
     """The default 300 s unreachable toleration outlives a 100 s partition: the node is Ready again at the heal
-    (160, a tick of the kubelet's 10 s node-status grid from 0), both taints go (NoSchedule with the update, NoExecute at the pass at 160), the pending eviction of
-    the pod (due at 120 + 300 = 420) is cancelled and no pod is deleted."""
+    (160, a tick of the kubelet's 10 s node-status grid from 0), both taints go (NoSchedule with the update,
+    NoExecute at the pass at 160), the pending eviction of the pod (due at 120 + 300 = 420) is cancelled and no pod
+    is deleted."""
     text = """
 apiVersion: podlife/v1alpha1
 kind: Scenario

@@ -69,7 +69,7 @@ def test_pod_deleted_while_pending_is_marked_failed_and_removed(tmp_path):
     assert len(marks) == 1 and marks[0][0] == 41.0
     assert marks[0][1].startswith('"Marking terminal pod as failed" oldPhase="Pending" pod="default/p" podUID=')
     # the app never started: it stays waiting (hasPodInitialized is false), not ContainerStatusUnknown
-    app = [x for x in records(r, "container", object="Pod/default/p", container="app")]
+    app = records(r, "container", object="Pod/default/p", container="app")
     assert [(x["state"], x.get("reason")) for x in app] == [("waiting", "PodInitializing")]
 
 

@@ -27,8 +27,8 @@ spec:
 @pytest.mark.parametrize("version, generation, observed", [("1.32", None, None), ("1.33", 2, None),
                                                              ("1.34", 2, 2)])
 def test_generation_follows_the_spec(tmp_path, version, generation, observed):
-    # created with generation 1; setting activeDeadlineSeconds at 5 s is a spec change: 2. The kubelet's next status reports
-    # the generation it acted on (1.34+).
+    # created with generation 1; setting activeDeadlineSeconds at 5 s is a spec change: 2. The kubelet's next
+    # status reports the generation it acted on (1.34+).
     r = run_text(tmp_path, SCENARIO.replace("VERSION", version))
     pod = r.cluster.store.get("Pod", "default", "web")
     assert pod["metadata"].get("generation") == generation

@@ -127,7 +127,8 @@ def test_istio_classic_injection(tmp_path):
     it and assumes it completes 1 s after it starts (0.1 s after creation: 1.1 s), seen at the 2 s relist; the
     app and the proxy then start (3 s relist). The proxy (args only, pilot-agent's entrypoint) is assumed to exit
     0.1 s after SIGTERM, like the app: the pod is gone at the next relist after 30.1 s."""
-    r = _run(tmp_path, "istio-injected-app.yaml", "  until: 60s\n  actions: [{at: 30s, delete: deployment/reviews-v1}]\n")
+    r = _run(tmp_path, "istio-injected-app.yaml",
+             "  until: 60s\n  actions: [{at: 30s, delete: deployment/reviews-v1}]\n")
     pod = _pods(r, "Pod/default/reviews-v1-")[0]
     running = [(x["t"], x["container"]) for x in records(r, "container", object=pod, state="running")]
     assert running == [(1.0, "istio-init"), (3.0, "reviews"), (3.0, "istio-proxy")]
@@ -141,8 +142,8 @@ def test_istio_classic_injection(tmp_path):
 def test_istio_native_sidecar_stops_after_the_app(tmp_path):
     """KEP-753 from 1.29: the proxy, a restartable init container, starts after istio-init and before the app, and
     is sent SIGTERM only once the app has exited (30.1 s), not with it."""
-    r = _run(tmp_path, "istio-native-sidecar.yaml", "  until: 60s\n  actions: [{at: 30s, delete: deployment/reviews-v2}]\n",
-             version="1.29")
+    r = _run(tmp_path, "istio-native-sidecar.yaml",
+             "  until: 60s\n  actions: [{at: 30s, delete: deployment/reviews-v2}]\n", version="1.29")
     pod = _pods(r, "Pod/default/reviews-v2-")[0]
     started = [x["container"] for x in records(r, "container", object=pod, state="running")]
     assert started == ["istio-init", "istio-proxy", "reviews"]
@@ -197,8 +198,10 @@ def test_limit_ranger_defaults_change_the_qos_class(tmp_path):
     r = _run(tmp_path, "quota-and-limits.yaml", "  until: 5s\n")
     pod = next(o for o in r.cluster.store.list("Pod", "team-a"))
     res = {c["name"]: c["resources"] for c in pod["spec"]["containers"]}
-    assert res == {"worker": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}},
-                   "metrics": {"limits": {"cpu": "200m", "memory": "512Mi"}, "requests": {"cpu": "200m", "memory": "128Mi"}}}
+    assert res == {"worker": {"requests": {"cpu": "100m", "memory": "128Mi"},
+                              "limits": {"cpu": "500m", "memory": "512Mi"}},
+                   "metrics": {"limits": {"cpu": "200m", "memory": "512Mi"},
+                               "requests": {"cpu": "200m", "memory": "128Mi"}}}
     assert pod["status"]["qosClass"] == "Burstable"
     assert pod["metadata"]["annotations"]["kubernetes.io/limit-ranger"] == (
         "LimitRanger plugin set: cpu, memory request for container worker; cpu, memory limit for container worker; "
@@ -215,7 +218,8 @@ def test_gpu_pods_need_a_gpu_node(tmp_path):
     """One GPU node with one nvidia.com/gpu, tainted: the first replica lands there, the second finds no GPU left
     (the NodeResourcesFit filter) and the CPU node lacks the selector's label."""
     nodes = ("  until: 10s\n  cluster:\n    nodes:\n    - {name: cpu-1}\n    - name: gpu-1\n"
-             "      labels: {nvidia.com/gpu.present: 'true'}\n      taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n"
+             "      labels: {nvidia.com/gpu.present: 'true'}\n"
+             "      taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n"
              "      capacity: {cpu: '16', memory: 64Gi, pods: '110', nvidia.com/gpu: '1'}\n")
     r = _run(tmp_path, "gpu-inference.yaml", nodes)
     binds = [x["node"] for x in records(r, "api", verb="bind")]

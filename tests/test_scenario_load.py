@@ -405,7 +405,8 @@ def test_set_version_as_number_round_trip():
     ("spec.actions[1].at=2s", "scenario.yaml: --set spec.actions[1].at: index 1 out of range; spec.actions has 1 item"),
     ("spec.actions[0].at.x=2s",
      'scenario.yaml: --set spec.actions[0].at.x: cannot go into spec.actions[0].at: it is "1s", not a mapping or list'),
-    ("spec.actions.at=2s", "scenario.yaml: --set spec.actions.at: spec.actions is a list; expected an [index], not .at"),
+    ("spec.actions.at=2s",
+     "scenario.yaml: --set spec.actions.at: spec.actions is a list; expected an [index], not .at"),
     ("metadata.name.x=1", 'scenario.yaml: --set metadata.name.x: cannot go into metadata.name: it is "test", '
                           "not a mapping or list"),
     ("spec.seed", 'scenario.yaml: --set: "spec.seed": expected PATH=VALUE'),
@@ -427,7 +428,8 @@ def test_set_value_invalid_names_set_and_has_no_line():
 
 
 def test_keyword_override_invalid():
-    assert error("", until="10x") == f'scenario.yaml: spec.until: "10x" is not a duration; {DURATION_HINT} (set by --until)'
+    assert error("", until="10x") == \
+        f'scenario.yaml: spec.until: "10x" is not a duration; {DURATION_HINT} (set by --until)'
     assert error("", seed=-1) == "scenario.yaml: spec.seed: expected an integer >= 0, got -1 (set by --seed)"
     assert error("", kubernetes_version="1.17") == \
         'scenario.yaml: spec.kubernetesVersion: "1.17" is not a modelled version; expected a minor version, ' \
@@ -560,7 +562,8 @@ def nodes(yaml_items: str) -> str:
      'scenario.yaml:9: spec.cluster.nodes[1].namePrefix: duplicate node name "worker-1"; expected unique node names'),
     ("- {name: a, namePrefix: b}\n", "scenario.yaml:8: spec.cluster.nodes[0]: expected exactly one of name or "
                                      "namePrefix (with count)"),
-    ("- {zone: a}\n", "scenario.yaml:8: spec.cluster.nodes[0]: expected exactly one of name or namePrefix (with count)"),
+    ("- {zone: a}\n",
+     "scenario.yaml:8: spec.cluster.nodes[0]: expected exactly one of name or namePrefix (with count)"),
     ("- {name: a, count: 2}\n", "scenario.yaml:8: spec.cluster.nodes[0].count: count needs namePrefix instead of name"),
     ("- {namePrefix: w}\n", "scenario.yaml:8: spec.cluster.nodes[0].count: required field missing; expected an "
                             "integer >= 1 with namePrefix"),

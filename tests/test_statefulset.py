@@ -91,7 +91,8 @@ def test_version_dependent_fields(tmp_path, version, index_label, available):
     r = run_text(tmp_path, _scenario(replicas=1, until="5s", version=version))
     pod = r.cluster.store.get("Pod", "default", "web-0")
     assert ("apps.kubernetes.io/pod-index" in pod["metadata"]["labels"]) is index_label
-    assert r.cluster.store.get("StatefulSet", "default", "web")["status"]["availableReplicas"] == (1 if available else 0)
+    sset = r.cluster.store.get("StatefulSet", "default", "web")
+    assert sset["status"]["availableReplicas"] == (1 if available else 0)
 
 
 def test_parallel_creates_all_at_once(tmp_path):

@@ -169,7 +169,8 @@ def test_claims_deleted_on_scale_down_by_retention_policy(tmp_path, version, kep
     text = scenario(DEFAULT_WFFC + STATEFULSET.replace(
         "      serviceName: db\n", "      serviceName: db\n"
                                   "      persistentVolumeClaimRetentionPolicy: {whenScaled: Delete}\n"), version)
-    text = text.replace("  until: 20s\n", "  until: 40s\n") + "  actions:\n  - {at: 20s, scale: statefulset/db, replicas: 1}\n"
+    text = text.replace("  until: 20s\n", "  until: 40s\n") \
+        + "  actions:\n  - {at: 20s, scale: statefulset/db, replicas: 1}\n"
     r = run_text(tmp_path, text)
     claims = [c["metadata"]["name"] for c in r.cluster.store.list("PersistentVolumeClaim")]
     assert len(claims) == kept and claims[0] == "data-db-0"

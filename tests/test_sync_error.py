@@ -68,7 +68,7 @@ def test_crash_loop_back_off_is_logged_from_1_34(tmp_path):
     assert expected[0] == 2.0
     lines = sync_errors(r)
     assert [t for t, *_ in lines] == expected
-    for (t, severity, site, message), backoff in zip(lines, ["10s", "20s", "40s", "1m20s"]):
+    for (_t, severity, site, message), backoff in zip(lines, ["10s", "20s", "40s", "1m20s"]):
         assert (severity, site) == ("E", "pod_workers.go:1301")
         # klog quotes err with strconv.Quote: the %q-quoted parts of the error come out as \"
         assert message == (

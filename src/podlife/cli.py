@@ -6,14 +6,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING
 
 import click
 
 from podlife import __version__
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 # Start-up: each subcommand imports what it needs inside itself (``--help`` and ``versions`` do not load the
 # model, ``run`` does not load the API server); tests/test_startup.py keeps it so.
@@ -129,8 +125,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         instants = _instants(at)
         extend = imported.extender(dump) if dumps else None
         writer = ReportWriter(sc, outputs, extend=extend)
-        result = run_scenario(sc, instants, **writer.run_options(),
-                              **({"builder": builder} if builder is not None else {}))
+        options = writer.run_options()
+        if builder is not None:   # an imported cluster's; otherwise run's default
+            options["builder"] = builder
+        result = run_scenario(sc, instants, **options)
         writer.finish(result)
     sys.exit(0 if result.passed else 1)
 
@@ -228,12 +226,13 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import run as run_scenario
 
+    second_sets: list[object] = list(overrides)
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
-                                 "set": list(overrides)}
+                                 "set": second_sets}
     for value in against:
         for k, v in _against(value).items():
             if k == "set":
-                second["set"] = [*second["set"], v]  # type: ignore[list-item]
+                second_sets.append(v)
             elif k == "seed":
                 try:
                     second["seed"] = int(str(v))
@@ -719,8 +718,8 @@ def versions() -> None:
     console.print(table)
     gates = Table("feature gate", "versions", "stage, default", "upstream",
                   title="Feature gates a scenario may set (spec.cluster.featureGates, kubelet.featureGates)")
-    for row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
-        gates.add_row(*row)
+    for gate_row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
+        gates.add_row(*gate_row)
     console.print(gates)
 
 

@@ -1,5 +1,5 @@
-"""$(VAR) references (third_party/forked/golang/expansion): shared by the kubelet (env values, command, args)
-and the container runtimes (subPathExpr), which sit on either side of the CRI and import neither."""
+"""$(VAR) references in a container's command, args, env values and subPathExpr
+(third_party/forked/golang/expansion), shared by the kubelet and the process runtime."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ _REF = re.compile(r"\$\$|\$\(([^)]*)\)")
 
 
 def expand(value: str, env: dict[str, str]) -> str:
-    """third_party/forked/golang/expansion: $(VAR) becomes the value of a variable declared before it, $$ a
-    single $; a reference to an unknown variable stays as written."""
+    """$(VAR) becomes the value of a variable declared before it, $$ a single $; a reference to an unknown
+    variable stays as written."""
     def sub(m: re.Match[str]) -> str:
         if m.group(0) == "$$":
             return "$"

@@ -14,8 +14,9 @@ from podlife.config import (
     KubeletConfiguration,
     SchedulerConfiguration,
 )
+from podlife.runtime.profiles import PROFILES
 
-RUNTIMES = ("containerd", "docker-18.06", "docker-1.13")
+RUNTIMES = tuple(PROFILES)   # a node's spec.cluster.nodes[].runtime: the simulated runtime's profiles
 
 
 @dataclass

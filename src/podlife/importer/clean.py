@@ -1,6 +1,6 @@
 """What a user does not want from a dump: secrets' data (never kept: only their names, types and key names, which
-mounts, environment variables and admission look at), managedFields, Events among the objects (they are read for --calibrate only), and what
-``--namespace`` / ``--selector`` leave out."""
+mounts, environment variables and admission look at), managedFields, Events among the objects (they are read
+for --calibrate only), and what ``--namespace`` / ``--selector`` leave out."""
 
 from __future__ import annotations
 

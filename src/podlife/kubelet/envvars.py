@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from podlife.api.expansion import expand as expand   # re-exported: the kubelet's callers import it here
+from podlife.api.expansion import expand
 from podlife.api.meta import Obj
 from podlife.api.quantity import parse_quantity
 

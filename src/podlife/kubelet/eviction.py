@@ -334,7 +334,7 @@ class EvictionManager:
         first = {t: self.thresholds_first_observed.get(t, now) for t in met}
         observed_now = [c for c in CONDITIONS if any(SIGNAL_TO_CONDITION[t.signal] == c for t in met)]
         last = dict(self.node_conditions_last_observed)
-        last.update({c: now for c in observed_now})
+        last.update(dict.fromkeys(observed_now, now))
         period = kl.config.evictionPressureTransitionPeriod
         conditions = [c for c in CONDITIONS if c in last and now - last[c] < period - 1e-9]
         grace_met = [t for t in met if now - first[t] >= t.grace - 1e-9]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import simpy
 
@@ -299,8 +299,9 @@ class Kubelet:
             if need_to_reconcile_readiness(pod):
                 self.pod_workers.update_pod(pod, "sync")
             return
-        was_deleting = bool(old and old["metadata"].get("deletionTimestamp"))
-        if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old["metadata"].get(
+        old_md = old["metadata"] if old else {}
+        was_deleting = bool(old_md.get("deletionTimestamp"))
+        if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old_md.get(
                 "deletionGracePeriodSeconds") != pod["metadata"].get("deletionGracePeriodSeconds")):
             self.log("sync_delete", pod)
         else:
@@ -567,7 +568,8 @@ class KubeletEvents:
 
     def __init__(self, kl: Kubelet) -> None:
         self.kl = kl
-        self.recorder = EventRecorder(kl.store, "kubelet", kl.node_name, log=self._log)
+        # the NodeClient forwards every Store method (api/admission.py), so the recorder writes as the node
+        self.recorder = EventRecorder(cast("Store", kl.store), "kubelet", kl.node_name, log=self._log)
 
     def _log(self, involved: dict[str, Any], type_: str, reason: str, message: str) -> None:
         self.kl.log("event", None, kind=involved["kind"], namespace=involved.get("namespace", ""),

@@ -64,7 +64,8 @@ SITES: dict[str, Site] = {
     "marking_terminal_failed": Site("I", Legacy("status_manager.go", 610,
                                                 'Marking terminal pod as failed oldPhase="{old_phase}"'),
                                     Structured("status_manager.go", 610, "Marking terminal pod as failed",
-                                               (("oldPhase", "old_phase"), ("pod", "pod_kobj"), ("podUID", "pod_uid")))),
+                                               (("oldPhase", "old_phase"), ("pod", "pod_kobj"),
+                                                ("podUID", "pod_uid")))),
     # pkg/kubelet/kubelet_pods.go PodResourcesAreReclaimed (<=1.21)
     "terminated_but_running": Site(
         "I", Legacy("kubelet_pods.go", 993, 'Pod "{pod_full}" is terminated, but some containers are still running'),

@@ -169,7 +169,8 @@ class NodeStatus:
                 "nodeInfo": {**system_ids(kl.kernel.seed, spec.name), "kernelVersion": KERNEL_VERSION,
                              "osImage": "podlife simulated node",
                              "containerRuntimeVersion": kl.runtime.profile.version,
-                             "kubeletVersion": f"v{kl.profile.version}.0", "kubeProxyVersion": f"v{kl.profile.version}.0",
+                             "kubeletVersion": f"v{kl.profile.version}.0",
+                             "kubeProxyVersion": f"v{kl.profile.version}.0",
                              "operatingSystem": "linux", "architecture": "amd64"},
             },
         }

@@ -89,7 +89,8 @@ class GenericPLEG:
         if last is None:
             return self.kl.profile.pleg_never_relisted
         if now - last > self.threshold:
-            return f"pleg was last seen active {go_duration(now - last)} ago; threshold is {go_duration(self.threshold)}"
+            return (f"pleg was last seen active {go_duration(now - last)} ago; "
+                    f"threshold is {go_duration(self.threshold)}")
         return None
 
     def relist(self) -> None:

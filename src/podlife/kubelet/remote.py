@@ -25,7 +25,8 @@ class RemoteRuntime:
         deadline = kl.config.runtimeRequestTimeout + timeout
         if kl.runtime.profile.id_scheme == "docker":
             deadline = min(deadline, max(timeout, kl.config.runtimeRequestTimeout))
-        call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))  # in the runtime: survives the kubelet
+        # in the runtime: the call survives the kubelet
+        call = kl.kernel.process(self._call(kl.runtime.stop_container(c.id, timeout)))
         limit = kl.kernel.timer(deadline)
         yield call | limit
         kl.kernel.cancel(limit)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import os
 import signal
@@ -33,10 +34,10 @@ from dataclasses import dataclass, field
 
 import simpy
 
-from podlife.api.expansion import expand
 from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
+from podlife.api.expansion import expand
 from podlife.runtime import atomicwriter, images, mountns, network
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
@@ -149,7 +150,7 @@ class Host:
                 sp = p.spawn
                 grace = p.config.pod["spec"].get("terminationGracePeriodSeconds", 30)
                 shim.signal(sp, signum(c.stop_signal))
-                kill = (lambda sp=sp: shim.signal(sp, signal.SIGKILL, group=True))
+                kill = functools.partial(shim.signal, sp, signal.SIGKILL, group=True)
                 timers.append(loop.call_later(max(float(grace), 0.0), kill))
                 self._kill_now.append(kill)
                 waits.append(sp.exited)

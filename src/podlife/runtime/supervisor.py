@@ -20,11 +20,13 @@ Requests (podlife → supervisor), answers and events (supervisor → podlife):
 
 - ``{"op": "spawn", "ref": R, "argv": [...], "env": {...}, "cwd": DIR, "container": ID, "main": BOOL,
   "tty": BOOL, "fds": ["stdin"?, "stdout", "stderr"]}`` with the listed file descriptors attached: a process in a
-  new session (its own process group); with ``tty`` its stdin is a terminal and becomes its controlling one. → ``{"op": "spawned", "ref": R, "pid": PID}`` or ``{"op": "failed", "ref": R,
-  "error": TEXT, "errno": N, "what": "exec" | "chdir"}``. When the ``main`` process of a container exits,
-  everything else of that container (its group, its exec'd commands) is killed, as a container's processes die
-  with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}`` the container's
-  main process gets a mount namespace of its own (podlife.runtime.mountns) and its other processes join it.
+  new session (its own process group); with ``tty`` its stdin is a terminal and becomes its controlling one.
+  → ``{"op": "spawned", "ref": R, "pid": PID}`` or
+  ``{"op": "failed", "ref": R, "error": TEXT, "errno": N, "what": "exec" | "chdir"}``. When the ``main`` process
+  of a container exits, everything else of that container (its group, its exec'd commands) is killed, as a
+  container's processes die with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}``
+  the container's main process gets a mount namespace of its own (podlife.runtime.mountns) and its other
+  processes join it.
 - ``{"op": "signal", "ref": R, "signal": N, "group": BOOL}``: to the process, or to its whole group.
 - ``{"op": "exited", "ref": R, "pid": PID, "code": N, "signal": N}``: a process ended (``code`` is the
   exit status, ``signal`` the signal that killed it, or 0).

@@ -20,10 +20,10 @@ if TYPE_CHECKING:
     from podlife.kubectl.drain import DrainOptions
 
 
-VERBS = ("delete", "create", "apply", "scale", "patch", "cordon", "uncordon", "drain", "evict", "fault", "join",
-         "leave")
 PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
-_ACTION_FIELDS = {
+# The one table of action verbs and the fields each takes besides `at` and the verb (docs/scenario-format.md
+# §2.2 shows every verb: tests/test_action_verbs.py); parse_action reads the verb's value, actions.py runs it.
+ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "delete": ("namespace", "gracePeriodSeconds", "force", "propagationPolicy"),
     "create": ("namespace",),
     "apply": ("namespace",),
@@ -37,6 +37,7 @@ _ACTION_FIELDS = {
     "join": (),
     "leave": (),
 }
+VERBS = tuple(ACTION_FIELDS)
 
 
 def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: float | None) -> Action:
@@ -46,7 +47,7 @@ def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: floa
         found = f"found {', '.join(verbs)}" if verbs else "found none"
         raise ck.error(path, f"expected exactly one verb among {', '.join(VERBS)}; {found}")
     verb = verbs[0]
-    ck.known(raw, path, ("at", verb) + _ACTION_FIELDS[verb])
+    ck.known(raw, path, ("at", verb) + ACTION_FIELDS[verb])
     at = ck.duration(ck.required(raw, "at", path, f"a duration ({DURATION_HINT})"), f"{path}.at")
     if until is not None and at > until:
         ck.warn(f"{path}.at", f"{format_duration(at)} is after spec.until ({format_duration(until)}); "

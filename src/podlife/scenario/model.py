@@ -30,7 +30,7 @@ class Source:
 @dataclass
 class Action:
     at: float                      # seconds since start
-    verb: str                      # delete|create|apply|scale|patch|cordon|uncordon|drain|evict|fault|join|leave
+    verb: str                      # a key of scenario.actionspec.ACTION_FIELDS (the table of verbs)
     target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
     namespace: str = "default"
     manifest: dict[str, Any] | None = None          # create / apply

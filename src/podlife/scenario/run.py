@@ -98,12 +98,12 @@ def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
 
 
 def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = "full", keep_trace: bool = True,
-        sinks: Sequence[Callable[[Record], None]] = (), builder: Callable[..., Cluster] = build) -> Result:
+        sinks: Sequence[Callable[[Record], None]] = (), builder: Callable[..., Cluster] | None = None) -> Result:
     """Run the scenario. ``trace_level`` (full, objects, summary) says which records are made; ``keep_trace``
     whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made and keeps only the
     ones its expectations look at). Below ``full``, or when the records are not kept, the run also counts its
-    figures (podlife.report.figures). ``builder`` makes the cluster (as ``build``; an imported cluster's:
-    podlife.importer.restore.build)."""
+    figures (podlife.report.figures). ``builder`` makes the cluster (default ``build``, looked up at the call;
+    an imported cluster's: podlife.importer.restore.build)."""
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
@@ -114,7 +114,7 @@ def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = 
 
 
 def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace: bool,
-         sinks: Sequence[Callable[[Record], None]], builder: Callable[..., Cluster] = build) -> Result:
+         sinks: Sequence[Callable[[Record], None]], builder: Callable[..., Cluster] | None = None) -> Result:
     all_sinks = list(sinks)
     figures = Figures() if trace_level != "full" or not keep_trace else None
     if figures is not None:
@@ -127,7 +127,7 @@ def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace
     options: dict[str, Any] = {}
     if trace_level != "full" or not keep_trace or all_sinks:
         options = {"trace_level": trace_level, "keep_trace": keep_trace, "trace_sinks": all_sinks}
-    cluster = builder(sc, **options)  # build(sc) for a plain run
+    cluster = (builder or build)(sc, **options)
     trace = cluster.trace
     for m in sc.objects:
         try:

@@ -32,9 +32,10 @@ class WorkQueue:
     """client-go util/workqueue rate-limiting queue, on the virtual clock.
 
     A key added any number of times before it is processed is processed once (the dirty set); the keys
-    queued at an instant are processed in one kernel callback, so the changes of one instant coalesce. ``add_after`` keeps only the
-    earliest pending time per key (delaying_queue.go waitingForQueue). ``add_rate_limited`` follows
-    DefaultControllerRateLimiter's per-item exponential backoff: 5 ms * 2^failures, at most 1000 s.
+    queued at an instant are processed in one kernel callback, so the changes of one instant coalesce.
+    ``add_after`` keeps only the earliest pending time per key (delaying_queue.go waitingForQueue).
+    ``add_rate_limited`` follows DefaultControllerRateLimiter's per-item exponential backoff:
+    5 ms * 2^failures, at most 1000 s.
     """
 
     BASE_DELAY = 0.005

@@ -148,7 +148,7 @@ class PersistentVolumeController:
         if all(annotations.get(a) == provisioner for a in PROVISIONER_ANNOTATIONS):
             return
         new = clone(claim)
-        new["metadata"].setdefault("annotations", {}).update({a: provisioner for a in PROVISIONER_ANNOTATIONS})
+        new["metadata"].setdefault("annotations", {}).update(dict.fromkeys(PROVISIONER_ANNOTATIONS, provisioner))
         try:
             self.store.update(new, by=COMPONENT)
         except ApiError:

@@ -123,7 +123,7 @@ class HorizontalPodAutoscalerController:
             return
         current = int(target["spec"].get("replicas", 1))
         min_r, max_r = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
-        utilization = None
+        utilization: dict[str, int] | None = None
         self._limited = ""
         self._stabilized = False
         if current == 0 and min_r != 0:
@@ -136,8 +136,8 @@ class HorizontalPodAutoscalerController:
             # computeReplicasForMetrics: the largest proposal of the metrics that could be computed
             results = [(resource,) + self._resource_replicas(target, current, resource, goal)
                        for resource, goal in utilization_targets(hpa)]
-            computed = [r for r in results if r[2] is not None]
-            utilization = {r[0]: r[2] for r in computed} or None
+            computed = [(res, n, util) for res, n, util in results if util is not None]
+            utilization = {res: util for res, _, util in computed} or None
             best = max(computed, key=lambda r: r[1], default=None)
             proposal = best[1] if best else current
             reason = f"{best[0] if best else 'cpu'} resource utilization (percentage of request) above target"
@@ -190,17 +190,17 @@ class HorizontalPodAutoscalerController:
             if abs(1.0 - ratio) <= TOLERANCE:
                 return current, utilization
             return math.ceil(ratio * len(ready)), utilization
-        usage = dict(ready)
+        assumed = dict(ready)   # missing and unready pods at their assumed usage
         for uid in missing:
-            usage[uid] = requests[uid] if ratio < 1.0 else 0
+            assumed[uid] = requests[uid] if ratio < 1.0 else 0
         if rebalance:
             for uid in unready:
-                usage[uid] = 0
-        new_util = sum(usage.values()) * 100 // max(sum(requests[u] for u in usage), 1)
+                assumed[uid] = 0
+        new_util = sum(assumed.values()) * 100 // max(sum(requests[u] for u in assumed), 1)
         new_ratio = new_util / goal
         if abs(1.0 - new_ratio) <= TOLERANCE or (ratio > 1.0 > new_ratio) or (ratio < 1.0 < new_ratio):
             return current, utilization
-        proposal = math.ceil(new_ratio * len(usage))
+        proposal = math.ceil(new_ratio * len(assumed))
         if (new_ratio < 1.0 and proposal > current) or (new_ratio > 1.0 and proposal < current):
             return current, utilization
         return proposal, utilization
@@ -209,7 +209,9 @@ class HorizontalPodAutoscalerController:
         """groupPods: within the CPU initialisation period after its start a pod counts only when Ready."""
         ready = next((c for c in (pod.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), None)
         start = (pod.get("status") or {}).get("startTime")
-        started = parse_time(self.trace, start) if start else now
+        started = parse_time(self.trace, start)   # None: no startTime yet
+        if started is None:
+            started = now
         if now - started < CPU_INITIALIZATION_PERIOD:
             return ready is not None and ready.get("status") == "True"
         return ready is not None

@@ -413,8 +413,9 @@ class StatefulSetController:
             try:
                 self.store.create(claim, by=COMPONENT)
             except ApiError as e:
-                self.events.event(sset, "Warning", "FailedCreate", f"create Claim {claim_name} for Pod {pod_name} "
-                                                                   f"in StatefulSet {set_name} failed error: {e.message}")
+                self.events.event(sset, "Warning", "FailedCreate",
+                                  f"create Claim {claim_name} for Pod {pod_name} "
+                                  f"in StatefulSet {set_name} failed error: {e.message}")
                 raise
             self.events.event(sset, "Normal", "SuccessfulCreate",
                               f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success")

@@ -168,7 +168,8 @@ class NodeOnly:
             for taint in info.hard_taints:
                 if not _tolerates(taint, self.tolerations):
                     code = TAINT
-                    self.taint_reason[pos] = f"node(s) had untolerated taint {{{taint['key']}: {taint.get('value', '')}}}"
+                    self.taint_reason[pos] = \
+                        f"node(s) had untolerated taint {{{taint['key']}: {taint.get('value', '')}}}"
                     break
             else:
                 if not aff:

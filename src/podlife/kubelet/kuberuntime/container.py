@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from podlife.api.meta import Obj
-from podlife.kubelet.envvars import expand, make_environment
+from podlife.api.expansion import expand
+from podlife.kubelet.envvars import make_environment
 from podlife.runtime.cri import RUNNING, Container, ContainerConfig, RuntimeError_, Sandbox
 
 if TYPE_CHECKING:

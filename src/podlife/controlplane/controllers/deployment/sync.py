@@ -85,7 +85,7 @@ class Sync:
 
     def _sync_status_only(self, d: Obj, rs_list: list[Obj]) -> None:
         new_rs, old_rss = self._get_all_replica_sets_and_sync_revision(d, rs_list, False)
-        self._sync_deployment_status(old_rss + [new_rs], new_rs, d)
+        self._sync_deployment_status([*old_rss, new_rs], new_rs, d)
 
     def _sync_scale(self, d: Obj, rs_list: list[Obj]) -> None:
         """sync: a scaling event or a paused Deployment."""
@@ -93,7 +93,7 @@ class Sync:
         self._scale(d, new_rs, old_rss)
         if d["spec"].get("paused"):
             self._cleanup_deployment(old_rss, d)
-        self._sync_deployment_status(old_rss + [new_rs], new_rs, d)
+        self._sync_deployment_status([*old_rss, new_rs], new_rs, d)
 
     def _check_paused_conditions(self, d: Obj) -> None:
         if not has_progress_deadline(d):
@@ -129,7 +129,8 @@ class Sync:
                 else:
                     rs_copy["spec"].pop("minReadySeconds", None)
                 return self.store.update(rs_copy, by=COMPONENT)
-            needs_update = self._set_revision(d, (rs_copy["metadata"].get("annotations") or {}).get(REVISION_ANNOTATION))
+            rs_revision = (rs_copy["metadata"].get("annotations") or {}).get(REVISION_ANNOTATION)
+            needs_update = self._set_revision(d, rs_revision)
             if has_progress_deadline(d) and get_condition(d["status"], "Progressing") is None:
                 set_condition(d["status"], self._condition("Progressing", "True", FOUND_NEW_RS,
                                                            f'Found new replica set "{rs_copy["metadata"]["name"]}"'))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -165,24 +166,24 @@ def find_new_replica_set(d: Obj, rs_list: list[Obj]) -> Obj | None:
     return None
 
 
-def filter_active(rss: list[Obj | None]) -> list[Obj]:
+def filter_active(rss: Sequence[Obj | None]) -> list[Obj]:
     """FilterActiveReplicaSets: spec.replicas > 0."""
     return [rs for rs in rss if rs is not None and replicas(rs) > 0]
 
 
-def replica_count(rss: list[Obj | None]) -> int:
+def replica_count(rss: Sequence[Obj | None]) -> int:
     return sum(replicas(rs) for rs in rss if rs is not None)
 
 
-def actual_count(rss: list[Obj | None]) -> int:
+def actual_count(rss: Sequence[Obj | None]) -> int:
     return sum(status_int(rs, "replicas") for rs in rss if rs is not None)
 
 
-def ready_count(rss: list[Obj | None]) -> int:
+def ready_count(rss: Sequence[Obj | None]) -> int:
     return sum(status_int(rs, "readyReplicas") for rs in rss if rs is not None)
 
 
-def available_count(rss: list[Obj | None]) -> int:
+def available_count(rss: Sequence[Obj | None]) -> int:
     return sum(status_int(rs, "availableReplicas") for rs in rss if rs is not None)
 
 
@@ -235,15 +236,15 @@ def set_new_replica_set_annotations(d: Obj, rs: Obj, new_revision: str, exists: 
         hist = ann.get(REVISION_HISTORY_ANNOTATION, "")
         olds = hist.split(",")
         if not olds[0]:
-            ann[REVISION_HISTORY_ANNOTATION] = old  # type: ignore[assignment]
+            ann[REVISION_HISTORY_ANNOTATION] = old
         else:
-            total = len(hist) + len(old) + 1  # type: ignore[arg-type]
+            total = len(hist) + len(old) + 1
             start = 0
             while total > MAX_REV_HISTORY_LENGTH_IN_CHARS and start < len(olds):
                 total -= len(olds[start]) + 1
                 start += 1
             if total <= MAX_REV_HISTORY_LENGTH_IN_CHARS:
-                ann[REVISION_HISTORY_ANNOTATION] = ",".join(olds[start:] + [old])  # type: ignore[list-item]
+                ann[REVISION_HISTORY_ANNOTATION] = ",".join(olds[start:] + [old])
     if not exists and set_replicas_annotations(rs, replicas(d), replicas(d) + max_surge(d)):
         changed = True
     return changed
@@ -258,7 +259,7 @@ def set_deployment_revision(d: Obj, rev: str | None) -> bool:
     return False
 
 
-def new_rs_new_replicas(d: Obj, all_rss: list[Obj | None], new_rs: Obj) -> int:
+def new_rs_new_replicas(d: Obj, all_rss: Sequence[Obj | None], new_rs: Obj) -> int:
     """NewRSNewReplicas: RollingUpdate scales the new RS up to replicas + maxSurge in total; Recreate goes
     straight to spec.replicas."""
     if is_rolling_update(d):

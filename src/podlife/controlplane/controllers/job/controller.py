@@ -35,9 +35,10 @@ maxFailedIndexes). A successPolicy (``job_success_policy``, 1.31+) ends an Index
 A suspended Job (``job_suspend``, 1.22+) has no pods (its active ones are deleted), condition Suspended and no
 startTime; resuming it restarts startTime.
 
-Not modelled: managedBy (the built-in controller always manages the Job). ttlSecondsAfterFinished is the TTL-after-finished controller's
-(podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are counted while they exist (getStatus)
-and the backoff uses the same backoff record as later versions, not the old rate-limited requeue.
+Not modelled: managedBy (the built-in controller always manages the Job). ttlSecondsAfterFinished is the
+TTL-after-finished controller's (podlife.controlplane.controllers.ttlafterfinished). Before 1.25 pods are
+counted while they exist (getStatus) and the backoff uses the same backoff record as later versions, not the
+old rate-limited requeue.
 """
 
 from __future__ import annotations
@@ -810,7 +811,8 @@ class JobController:
     def _write_status(self, job: Obj) -> Obj:
         """updateJobStatus: one UpdateStatus with the job's resourceVersion (a conflict fails the sync)."""
         st = {k: v for k, v in job["status"].items()
-              if v or k in ("ready", "terminating", "uncountedTerminatedPods") or (k == "failedIndexes" and v is not None)}
+              if v or k in ("ready", "terminating", "uncountedTerminatedPods")
+              or (k == "failedIndexes" and v is not None)}
         obj = {"apiVersion": job.get("apiVersion"), "kind": "Job",
                "metadata": job["metadata"],   # the job as read: jobStatusStrategy keeps its labels/annotations
                "status": clone(st)}

@@ -74,7 +74,7 @@ def merge(a: Intervals, b: Intervals) -> Intervals:
             out[-1][1] = max(out[-1][1], last)
         else:
             out.append([first, last])
-    return [(f, l) for f, l in out]
+    return [(lo, hi) for lo, hi in out]
 
 
 def with_indexes(a: Intervals, indexes: Iterable[int]) -> Intervals:

@@ -32,7 +32,8 @@ def match_pod_failure_policy(job: Obj, pod: Obj, fail_index: bool = True) -> tup
             ctype = _match_pod_conditions(st, rule["onPodConditions"])
             if ctype is None:
                 continue
-            message = f"Pod {md['namespace']}/{md['name']} has condition {ctype} matching {action} rule at index {index}"
+            message = (f"Pod {md['namespace']}/{md['name']} has condition {ctype} matching {action} rule "
+                       f"at index {index}")
         else:
             continue
         if action == "Ignore":
