@@ -252,7 +252,8 @@ def test_replicaset_statefulset_daemonset_defaults():
 
     ds = {"kind": "DaemonSet", "spec": {"template": template()}}
     apply_defaults(ds)
-    assert ds["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}
+    assert ds["spec"]["updateStrategy"] == {"type": "RollingUpdate",
+                                            "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}
     assert ds["spec"]["revisionHistoryLimit"] == 10
 
 
@@ -280,11 +281,13 @@ def test_job_defaults():
 
 def test_service_defaults():
     svc = {"kind": "Service", "metadata": {"name": "s"},
-           "spec": {"selector": {"app": "a"}, "ports": [{"port": 80}, {"port": 443, "targetPort": "https", "protocol": "UDP"}]}}
+           "spec": {"selector": {"app": "a"},
+                    "ports": [{"port": 80}, {"port": 443, "targetPort": "https", "protocol": "UDP"}]}}
     apply_defaults(svc)
     assert svc["spec"] == {
         "selector": {"app": "a"},
-        "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}, {"port": 443, "targetPort": "https", "protocol": "UDP"}],
+        "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80},
+                  {"port": 443, "targetPort": "https", "protocol": "UDP"}],
         "type": "ClusterIP",
         "sessionAffinity": "None",
         "internalTrafficPolicy": "Cluster",
@@ -342,12 +345,15 @@ def test_priority_class_node_and_unknown_kinds():
         ([ctr(**res(requests={"cpu": "100m"}))], [], "Burstable"),
         ([ctr(**res(limits={"cpu": "1", "memory": "1Gi"}))], [], "Guaranteed"),  # requests default to limits
         ([ctr(**res(requests={"cpu": "1", "memory": "1Gi"}, limits={"cpu": "1", "memory": "1Gi"}))], [], "Guaranteed"),
-        ([ctr(**res(requests={"cpu": "1000m", "memory": "1024Mi"}, limits={"cpu": "1", "memory": "1Gi"}))], [], "Guaranteed"),
-        ([ctr(**res(requests={"cpu": "500m", "memory": "1Gi"}, limits={"cpu": "1", "memory": "1Gi"}))], [], "Burstable"),
+        ([ctr(**res(requests={"cpu": "1000m", "memory": "1024Mi"}, limits={"cpu": "1", "memory": "1Gi"}))], [],
+         "Guaranteed"),
+        ([ctr(**res(requests={"cpu": "500m", "memory": "1Gi"}, limits={"cpu": "1", "memory": "1Gi"}))], [],
+         "Burstable"),
         ([ctr(**res(limits={"cpu": "1"}))], [], "Burstable"),  # memory limit missing
         ([ctr("a", **res(limits={"cpu": "1", "memory": "1Gi"})), ctr("b")], [], "Burstable"),
         ([ctr(**res(limits={"cpu": "1", "memory": "1Gi"}))], [ctr("i")], "Burstable"),  # init containers count
-        ([ctr(**res(limits={"cpu": "1", "memory": "1Gi"}))], [ctr("i", **res(limits={"cpu": "2", "memory": "1Gi"}))], "Guaranteed"),
+        ([ctr(**res(limits={"cpu": "1", "memory": "1Gi"}))], [ctr("i", **res(limits={"cpu": "2", "memory": "1Gi"}))],
+         "Guaranteed"),
         ([ctr(**res(limits={"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"}))], [], "Guaranteed"),
     ],
 )

@@ -51,7 +51,8 @@ def test_decode_body_per_directive():
 def test_directive_defaults_and_bad_values():
     assert directive(None, profile("1.32")) == "Warn"          # handlers/rest.go fieldValidation: "" means Warn
     assert directive("Strict", profile("1.32")) == "Strict"
-    assert directive("Strict", profile("1.24")) == "Ignore"    # before the ServerSideFieldValidation beta: no such parameter
+    assert directive("Strict",
+                     profile("1.24")) == "Ignore"    # before the ServerSideFieldValidation beta: no such parameter
     with pytest.raises(ApiError) as e:
         directive("strict", profile("1.30"), "PatchOptions")
     assert (e.value.code, e.value.reason) == (422, "Invalid")

@@ -107,7 +107,8 @@ def test_bad_strings_raise_with_upstream_message(text, message):
 
 
 def test_error_message_text():
-    assert ERR_FORMAT_WRONG == "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    assert ERR_FORMAT_WRONG == ("quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
     assert ERR_SUFFIX == "unable to parse quantity's suffix"
 
 
@@ -126,7 +127,8 @@ def test_is_quantity():
 
 @pytest.mark.parametrize(
     ("value", "millis"),
-    [("100m", 100), ("1", 1000), ("1.5", 1500), (2, 2000), ("250m", 250), ("0.1m", 1), ("1e-4", 1), ("-0.5m", -1), ("-1", -1000)],
+    [("100m", 100), ("1", 1000), ("1.5", 1500), (2, 2000), ("250m", 250), ("0.1m", 1), ("1e-4", 1), ("-0.5m", -1),
+     ("-1", -1000)],
 )
 def test_cpu_millis_rounds_up(value, millis):
     assert cpu_millis(value) == millis

@@ -84,7 +84,8 @@ def test_malformed_selectors_raise():
 
 
 def test_selector_string_form_is_sorted_by_key():
-    sel = {"matchLabels": {"z": "1", "a": "2"}, "matchExpressions": [{"key": "m", "operator": "In", "values": ["y", "x"]}]}
+    sel = {"matchLabels": {"z": "1", "a": "2"},
+           "matchExpressions": [{"key": "m", "operator": "In", "values": ["y", "x"]}]}
     assert to_string(sel) == "a=2,m in (x,y),z=1"
     assert to_string({}) == "<none>"
     assert to_string({"matchExpressions": [{"key": "a", "operator": "Bad"}]}) == "<error>"
@@ -165,7 +166,9 @@ def test_parse_gt_lt_compare_integers():
         ("a in", "unable to parse requirement: found '' expected: '('"),
         ("a in (b", "unable to parse requirement: found '', expected: ',' or ')'"),
         ("a=b c", "found 'c', expected: ',' or 'end of string'"),
-        ("k>x", "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer"),
+        ("k>x",
+         "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an "
+         "integer"),
     ],
 )
 def test_parse_errors_use_upstream_wording(text, message):
@@ -209,7 +212,8 @@ def test_validate_labels_key_errors():
 
 def test_validate_labels_value_errors():
     errs = validate_labels({"k": "a" * 64}, "spec.nodeSelector")
-    assert [(e.path, e.value, e.detail) for e in errs] == [("spec.nodeSelector", "a" * 64, "must be no more than 63 characters")]
+    assert [(e.path, e.value, e.detail)
+            for e in errs] == [("spec.nodeSelector", "a" * 64, "must be no more than 63 characters")]
     errs = validate_labels({"k": "bad value"}, "spec.nodeSelector")
     assert [e.detail for e in errs] == [LABEL_VALUE_ERROR]
     assert validate_labels({"k": "a" * 63}, "x") == []
@@ -217,7 +221,8 @@ def test_validate_labels_value_errors():
 
 def test_validate_selector():
     assert validate_selector(None, "spec.selector") == []
-    assert validate_selector({"matchLabels": {"a": "b"}, "matchExpressions": [{"key": "c", "operator": "In", "values": ["d"]}]}, "s") == []
+    assert validate_selector({"matchLabels": {"a": "b"},
+                              "matchExpressions": [{"key": "c", "operator": "In", "values": ["d"]}]}, "s") == []
     errs = validate_selector(
         {
             "matchExpressions": [
@@ -231,15 +236,19 @@ def test_validate_selector():
     )
     assert [str(e) for e in errs] == [
         'spec.selector.matchExpressions[0].operator: Invalid value: "Foo": not a valid selector operator',
-        "spec.selector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
-        "spec.selector.matchExpressions[2].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        "spec.selector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or "
+        "'NotIn'",
+        "spec.selector.matchExpressions[2].values: Forbidden: may not be specified when `operator` is 'Exists' or "
+        "'DoesNotExist'",
         'spec.selector.matchExpressions[3].values[0]: Invalid value: "bad value": ' + LABEL_VALUE_ERROR,
     ]
 
 
 def test_validate_selector_checks_keys_and_match_labels():
-    errs = validate_selector({"matchLabels": {"ok": "-x-"}, "matchExpressions": [{"key": "", "operator": "Exists"}]}, "s")
-    assert [(e.path, e.value) for e in errs] == [("s.matchLabels", "-x-"), ("s.matchExpressions[0].key", ""), ("s.matchExpressions[0].key", "")]
+    errs = validate_selector({"matchLabels": {"ok": "-x-"}, "matchExpressions": [{"key": "", "operator": "Exists"}]},
+                             "s")
+    assert [(e.path, e.value) for e in errs] == [("s.matchLabels", "-x-"), ("s.matchExpressions[0].key", ""),
+                                                 ("s.matchExpressions[0].key", "")]
     assert errs[1].detail == "name part must be non-empty"
 
 
@@ -262,7 +271,8 @@ NODE = {"kubernetes.io/hostname": "n1", "zone": "a", "cores": "8", "gpu": ""}
         ([{"key": "cores", "operator": "Lt", "values": ["16"]}], True),
         ([{"key": "zone", "operator": "Gt", "values": ["1"]}], False),  # label is not an integer
         ([{"key": "missing", "operator": "Lt", "values": ["1"]}], False),
-        ([{"key": "zone", "operator": "In", "values": ["a"]}, {"key": "cores", "operator": "Lt", "values": ["4"]}], False),
+        ([{"key": "zone", "operator": "In", "values": ["a"]}, {"key": "cores", "operator": "Lt", "values": ["4"]}],
+         False),
     ],
 )
 def test_matches_node_selector_term(exprs, expected):
@@ -325,7 +335,8 @@ def test_validate_node_selector():
         {"key": "b", "operator": "Bogus"},
     ], "matchFields": [{"key": "spec.x", "operator": "In", "values": ["a"]}]}]}
     assert [str(e) for e in validate_node_selector(ns, "p")] == [
-        "p.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'",
+        "p.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified single value when "
+        "`operator` is 'Lt' or 'Gt'",
         'p.nodeSelectorTerms[0].matchExpressions[1].operator: Invalid value: "Bogus": not a valid selector operator',
         'p.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "spec.x": not a valid field selector key',
     ]

@@ -49,7 +49,8 @@ def test_valid_pod_has_no_errors():
                  meta={"labels": {"app": "web"}, "annotations": {"Example.com/Note": "x"}},
                  volumes=[{"name": "data", "emptyDir": {}}],
                  nodeSelector={"kubernetes.io/os": "linux"},
-                 tolerations=[{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute", "tolerationSeconds": 30},
+                 tolerations=[{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute",
+                               "tolerationSeconds": 30},
                               {"operator": "Exists"}],
                  activeDeadlineSeconds=60)
     assert validate(p) == []
@@ -93,12 +94,16 @@ def test_namespace_required_and_labels_annotations_checked():
 
 def test_finalizers_and_owner_references():
     p = make_pod(meta={"finalizers": ["custom", "example.com/ok"],
-                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "1", "controller": True},
-                                           {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs2", "uid": "2", "controller": True}]})
+                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "1",
+                                            "controller": True},
+                                           {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs2", "uid": "2",
+                                            "controller": True}]})
     got = errs(p)
     assert got[0].startswith("metadata.ownerReferences: Invalid value: ")
-    assert got[0].endswith(': Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/rs and ReplicaSet/rs2')
-    assert got[1] == 'metadata.finalizers[0]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified'
+    assert got[0].endswith(': Only one reference can have Controller set to true. Found "true" in references for '
+                           'ReplicaSet/rs and ReplicaSet/rs2')
+    assert got[1] == ('metadata.finalizers[0]: Invalid value: "custom": name is neither a standard finalizer name nor '
+                      'is it fully qualified')
     assert len(got) == 2
 
 
@@ -124,7 +129,8 @@ def test_container_name_and_image():
     p = make_pod(c(name="a.b"))
     assert errs(p) == ['spec.containers[0].name: Invalid value: "a.b": must not contain dots']
     p = make_pod(c(image=" nginx"))
-    assert errs(p) == ['spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace']
+    assert errs(p) == ['spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+                       'whitespace']
 
 
 def test_container_names_unique_across_regular_and_init():
@@ -153,19 +159,23 @@ def test_restart_policy_unsupported():
         'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"'
     ]
     assert errs(make_pod(dnsPolicy="Cluster")) == [
-        'spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"'
+        'spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", '
+        '"Default", "None"'
     ]
     p = make_pod(c(imagePullPolicy="Sometimes"))
-    assert errs(p) == ['spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"']
+    assert errs(p) == ['spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: '
+                       '"Always", "IfNotPresent", "Never"']
 
 
 def test_requests_must_not_exceed_limits():
     p = make_pod(c(resources={"requests": {"cpu": "1"}, "limits": {"cpu": "500m"}}))
     (e,) = validate(p)
     assert (e.path, e.type, e.value, e.detail) == (
-        "spec.containers[0].resources.requests", "Invalid value", "1", "must be less than or equal to cpu limit of 500m")
+        "spec.containers[0].resources.requests", "Invalid value", "1",
+                                                   "must be less than or equal to cpu limit of 500m")
     p = make_pod(c(resources={"requests": {"memory": "2048Mi"}, "limits": {"memory": "1Gi"}}))
-    assert errs(p) == ['spec.containers[0].resources.requests: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi']
+    assert errs(p) == ['spec.containers[0].resources.requests: Invalid value: "2Gi": must be less than or equal to '
+                       'memory limit of 1Gi']
     p = make_pod(c(resources={"requests": {"cpu": "1000m"}, "limits": {"cpu": "1"}}))
     assert errs(p) == []
 
@@ -178,13 +188,15 @@ def test_resource_quantities_and_names():
     assert 'spec.containers[0].resources.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0' in got
     p = make_pod(c(resources={"requests": {"foo": "1"}}))
     assert errs(p) == [
-        'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully qualified',
+        'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully '
+        'qualified',
         'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource for containers',
     ]
     p = make_pod(c(resources={"limits": {"pods": "1"}}))  # defaulting copies the limit into requests
     assert errs(p) == [
         'spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers',
-        'spec.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard resource for containers',
+        'spec.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard resource for '
+        'containers',
     ]
 
 
@@ -195,15 +207,18 @@ def test_extended_resources_must_be_integers_and_not_overcommitted():
         'spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": must be an integer',
     ]
     p = make_pod(c(resources={"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "2"}}))
-    assert errs(p) == ['spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2']
+    assert errs(p) == ['spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu '
+                       'limit of 2']
     p = make_pod(c(resources={"requests": {"example.com/gpu": "1"}}))
-    assert errs(p) == ["spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources"]
+    assert errs(p) == ["spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable "
+                       "resources"]
 
 
 def test_hugepages_rules():
     p = make_pod(c(resources={"limits": {"hugepages-2Mi": "3Mi"}}))
     got = errs(p)
-    assert 'spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi' in got
+    assert ('spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer '
+            'multiple of hugepages-2Mi') in got
     assert "spec.containers[0].resources: Forbidden: HugePages require cpu or memory" in got
     p = make_pod(c(resources={"limits": {"hugepages-2Mi": "4Mi", "memory": "1Gi"}}))
     assert errs(p) == []
@@ -223,21 +238,26 @@ def test_container_ports():
 
 
 def test_host_port_conflicts_and_host_network():
-    p = make_pod(c("a", ports=[{"containerPort": 80, "hostPort": 8080}]), c("b", ports=[{"containerPort": 81, "hostPort": 8080}]))
+    p = make_pod(c("a", ports=[{"containerPort": 80, "hostPort": 8080}]),
+                 c("b", ports=[{"containerPort": 81, "hostPort": 8080}]))
     assert errs(p) == ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"']
     p = make_pod(c(ports=[{"containerPort": 80, "hostPort": 81}]), hostNetwork=True)
-    assert errs(p) == ["spec.containers[0].ports[0].hostPort: Invalid value: 81: must match `containerPort` when `hostNetwork` is true"]
+    assert errs(p) == ["spec.containers[0].ports[0].hostPort: Invalid value: 81: must match `containerPort` when "
+                       "`hostNetwork` is true"]
 
 
 def test_env_and_volume_mounts():
-    p = make_pod(c(env=[{"name": ""}, {"name": "A=B"}, {"name": "X", "value": "1", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+    p = make_pod(c(env=[{"name": ""}, {"name": "A=B"},
+                        {"name": "X", "value": "1", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
                    volumeMounts=[{"name": "missing", "mountPath": "/a"}, {"name": "v", "mountPath": "/a"}]),
-                 volumes=[{"name": "v", "emptyDir": {}}, {"name": "v", "configMap": {"name": "c"}}, {"name": "two", "emptyDir": {}, "hostPath": {"path": "/x"}}])
+                 volumes=[{"name": "v", "emptyDir": {}}, {"name": "v", "configMap": {"name": "c"}},
+                          {"name": "two", "emptyDir": {}, "hostPath": {"path": "/x"}}])
     assert errs(p) == [
         'spec.volumes[1].name: Duplicate value: "v"',
         "spec.volumes[2].hostPath: Forbidden: may not specify more than 1 volume type",
         "spec.containers[0].env[0].name: Required value",
-        "spec.containers[0].env[1].name: Invalid value: \"A=B\": a valid environment variable name must consist only of printable ASCII characters other than '='",
+        "spec.containers[0].env[1].name: Invalid value: \"A=B\": a valid environment variable name must consist only "
+        "of printable ASCII characters other than '='",
         'spec.containers[0].env[2].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
         'spec.containers[0].volumeMounts[0].name: Not found: "missing"',
         'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique',
@@ -284,9 +304,11 @@ def test_init_containers_without_always_may_not_have_probes_or_hooks():
     p = make_pod(init=[c("init", image="busybox", readinessProbe=probe, lifecycle={"postStart": probe})])
     assert errs(p) == [
         "spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always",
-        "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+        "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without "
+        "restartPolicy=Always",
     ]
-    p = make_pod(init=[c("init", image="busybox", restartPolicy="Always", readinessProbe=probe, lifecycle={"postStart": probe})])
+    p = make_pod(init=[c("init", image="busybox", restartPolicy="Always", readinessProbe=probe,
+                         lifecycle={"postStart": probe})])
     assert errs(p) == []
 
 
@@ -298,11 +320,13 @@ def test_probe_handlers():
         "spec.containers[0].readinessProbe.httpGet: Forbidden: may not specify more than 1 handler type",
         "spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type",
     ]
-    p = make_pod(c(livenessProbe={"exec": {}}, readinessProbe={"grpc": {"port": 0}}, startupProbe={"tcpSocket": {"port": "no_such"}}))
+    p = make_pod(c(livenessProbe={"exec": {}}, readinessProbe={"grpc": {"port": 0}},
+                   startupProbe={"tcpSocket": {"port": "no_such"}}))
     assert errs(p) == [
         "spec.containers[0].livenessProbe.exec.command: Required value",
         "spec.containers[0].readinessProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive",
-        'spec.containers[0].startupProbe.tcpSocket.port: Invalid value: "no_such": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+        'spec.containers[0].startupProbe.tcpSocket.port: Invalid value: "no_such": must contain only alpha-numeric '
+        'characters (a-z, 0-9), and hyphens (-)',
     ]
 
 
@@ -323,13 +347,15 @@ def test_probe_numbers():
                    livenessProbe={"exec": {"command": ["x"]}, "terminationGracePeriodSeconds": 0}))
     assert errs(p) == [
         "spec.containers[0].livenessProbe.terminationGracePeriodSeconds: Invalid value: 0: must be greater than 0",
-        "spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for readinessProbes",
+        "spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for "
+        "readinessProbes",
     ]
 
 
 def test_http_get_probe_scheme_and_path():
     p = make_pod(c(livenessProbe={"httpGet": {"port": 80, "scheme": "FTP"}}))
-    assert errs(p) == ['spec.containers[0].livenessProbe.httpGet.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS"']
+    assert errs(p) == ['spec.containers[0].livenessProbe.httpGet.scheme: Unsupported value: "FTP": supported values: '
+                       '"HTTP", "HTTPS"']
 
 
 def test_lifecycle_hooks():
@@ -339,7 +365,8 @@ def test_lifecycle_hooks():
         "spec.containers[0].lifecycle.preStop.sleep: Forbidden: may not specify more than 1 handler type",
     ]
     p = make_pod(c(lifecycle={"preStop": {"sleep": {"seconds": 31}}}))
-    assert errs(p) == ["spec.containers[0].lifecycle.preStop.sleep: Invalid value: 31: must be non-negative and less than terminationGracePeriodSeconds (30)"]
+    assert errs(p) == ["spec.containers[0].lifecycle.preStop.sleep: Invalid value: 31: must be non-negative and less "
+                       "than terminationGracePeriodSeconds (30)"]
     p = make_pod(c(lifecycle={"preStop": {"grpc": {"port": 80}}}))  # grpc is a probe-only handler
     assert errs(p) == ["spec.containers[0].lifecycle.preStop: Required value: must specify a handler type"]
 
@@ -374,34 +401,46 @@ def test_tolerations():
     assert errs(p) == [
         'spec.tolerations[0].operator: Unsupported value: "Like": supported values: "Equal", "Exists"',
         'spec.tolerations[1].operator: Invalid value: "v": value must be empty when `operator` is \'Exists\'',
-        'spec.tolerations[2].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
-        'spec.tolerations[3].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
-        'spec.tolerations[4].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
-        'spec.tolerations[5].key: Invalid value: "-k-": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
-        "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+        'spec.tolerations[2].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which '
+        'means "match all values and all keys"',
+        'spec.tolerations[3].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when '
+        '`tolerationSeconds` is set',
+        'spec.tolerations[4].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", '
+        '"NoExecute"',
+        'spec.tolerations[5].key: Invalid value: "-k-": name part must consist of alphanumeric characters, \'-\', '
+        '\'_\' or \'.\', '
+        "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+        "used for "
         "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
     ]
 
 
 def test_node_selector_affinity_and_spread():
+    node_affinity = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
+                     "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {}}]}
+    anti_affinity = {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}}]}
+    spread = [{"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+              {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]
     p = make_pod(nodeSelector={"bad key": "v"},
-                 affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
-                                            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {}}]},
-                           "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}}]}},
-                 topologySpreadConstraints=[{"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
-                                            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}])
+                 affinity={"nodeAffinity": node_affinity, "podAntiAffinity": anti_affinity},
+                 topologySpreadConstraints=spread)
     got = errs(p)
     assert got[0].startswith('spec.nodeSelector: Invalid value: "bad key": name part must consist')
     assert got[1:] == [
-        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term",
-        "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100",
-        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty",
-        'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name part must be non-empty',
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: "
+        "must have at least one node selector term",
+        "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must "
+        "be in the range 1-100",
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: "
+        "can not be empty",
+        'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: '
+        '"": name part must be non-empty',
         got[5],
         "spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero",
         'spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, DoNotSchedule}"',
     ]
-    assert got[5].startswith('spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name part must consist')
+    assert got[5].startswith('spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]'
+                             '.topologyKey: Invalid value: "": name part must consist')
 
 
 def test_scheduling_gates_and_node_name_on_create():
@@ -415,10 +454,13 @@ def test_scheduling_gates_and_node_name_on_create():
 
 
 def test_pod_annotations():
-    p = make_pod(meta={"annotations": {"kubernetes.io/config.mirror": "x", "controller.kubernetes.io/pod-deletion-cost": "1.5"}})
+    p = make_pod(meta={"annotations": {"kubernetes.io/config.mirror": "x",
+                                       "controller.kubernetes.io/pod-deletion-cost": "1.5"}})
     assert errs(p) == [
-        'metadata.annotations[kubernetes.io/config.mirror]: Invalid value: "x": must set spec.nodeName if mirror pod annotation is set',
-        'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "1.5": must be a 32bit integer',
+        'metadata.annotations[kubernetes.io/config.mirror]: Invalid value: "x": must set spec.nodeName if mirror pod '
+        'annotation is set',
+        'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "1.5": must be a 32bit '
+        'integer',
     ]
 
 
@@ -461,7 +503,8 @@ def test_pod_update_container_count_and_image():
     assert errs(new, old=old) == ["spec.containers: Forbidden: pod updates may not add or remove containers"]
     new = copy.deepcopy(old)
     new["spec"]["containers"][0]["image"] = ""
-    assert errs(new, old=old) == ["spec.containers[0].image: Required value", "spec.containers[0].image: Required value"]
+    assert errs(new, old=old) == ["spec.containers[0].image: Required value",
+                                  "spec.containers[0].image: Required value"]
 
 
 def test_pod_update_active_deadline_seconds():
@@ -470,10 +513,13 @@ def test_pod_update_active_deadline_seconds():
     new["spec"]["activeDeadlineSeconds"] = 50
     assert errs(new, old=old) == []
     new["spec"]["activeDeadlineSeconds"] = 200
-    assert errs(new, old=old) == ["spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value"]
+    assert errs(new,
+                old=old) == ["spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous "
+                             "value"]
     del new["spec"]["activeDeadlineSeconds"]
     got = validate(new, old=old)
-    assert [(e.path, e.detail) for e in got] == [("spec.activeDeadlineSeconds", "must not update from a positive integer to nil value")]
+    assert [(e.path, e.detail)
+            for e in got] == [("spec.activeDeadlineSeconds", "must not update from a positive integer to nil value")]
     old = stored_pod()
     new = copy.deepcopy(old)
     new["spec"]["activeDeadlineSeconds"] = 10
@@ -488,7 +534,9 @@ def test_pod_update_tolerations_only_additions():
     new["spec"]["tolerations"][0]["tolerationSeconds"] = 10
     assert errs(new, old=old) == []
     new["spec"]["tolerations"][0]["value"] = "w"
-    assert errs(new, old=old) == ["spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds"]
+    assert errs(new,
+                old=old) == ["spec.tolerations: Forbidden: existing toleration can not be modified except its "
+                             "tolerationSeconds"]
 
 
 def test_pod_update_grace_period_negative_to_one():
@@ -507,10 +555,15 @@ def test_pod_update_scheduling_gates_and_gated_node_selector():
     new["spec"]["nodeSelector"]["b"] = "2"
     assert errs(new, old=old) == []
     new["spec"]["schedulingGates"] = [{"name": "g2"}, {"name": "g3"}]
-    assert errs(new, old=old) == ["spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'g3'"]
+    assert errs(new,
+                old=old) == ["spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new "
+                             "scheduling gate 'g3'"]
     new["spec"]["schedulingGates"] = []
     new["spec"]["nodeSelector"] = {"a": "2"}
-    assert [e.detail for e in validate(new, old=old)] == ["only additions to spec.nodeSelector are allowed (no mutations or deletions)"]
+    assert [e.detail
+            for e in validate(new,
+                              old=old)] == ["only additions to spec.nodeSelector are allowed (no mutations or "
+                                            "deletions)"]
 
 
 def test_object_meta_update_rules():
@@ -530,13 +583,15 @@ def test_object_meta_update_rules():
     assert errs(new, old=old) == [
         "metadata.generation: Invalid value: -1: must not be decremented",
         'metadata.uid: Invalid value: "u2": field is immutable',
-        "metadata.generation: Invalid value: -1: must be greater than or equal to 0",  # ValidateObjectMeta on the new pod
+        # ValidateObjectMeta on the new pod
+        "metadata.generation: Invalid value: -1: must be greater than or equal to 0",
     ]
     old["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
     new = copy.deepcopy(old)
     new["metadata"]["finalizers"] = ["example.com/f"]
     assert errs(new, old=old) == [
-        'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/f"}'
+        'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new '
+        'finalizers []string{"example.com/f"}'
     ]
 
 
@@ -563,7 +618,8 @@ def test_deployment_selector_rules():
     assert [e.path for e in validate(d)] == ["spec.selector", "spec.template.metadata.labels"]
     assert validate(d)[0].type == "Required value"
     d = deployment(selector={})
-    assert [str(e) for e in validate(d)] == ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"]
+    assert [str(e)
+            for e in validate(d)] == ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"]
     d = deployment(selector={"matchExpressions": [{"key": "app", "operator": "Is", "values": ["web"]}]})
     assert [(e.path, e.detail) for e in validate(d)] == [
         ("spec.selector.matchExpressions[0].operator", "not a valid selector operator"),
@@ -582,12 +638,15 @@ def test_deployment_spec_rules():
 
 def test_deployment_strategy():
     d = deployment(strategy={"type": "Recreate", "rollingUpdate": {"maxSurge": 1}})
-    assert errs(d) == ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"]
+    assert errs(d) == ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is "
+                       "'Recreate'"]
     d = deployment(strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}})
-    assert errs(d) == ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0']
+    assert errs(d) == ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` '
+                       'is 0']
     d = deployment(strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "abc", "maxUnavailable": "150%"}})
     assert errs(d) == [
-        'spec.strategy.rollingUpdate.maxSurge: Invalid value: "abc": a valid percent string must be a numeric string followed by an ending \'%\' '
+        'spec.strategy.rollingUpdate.maxSurge: Invalid value: "abc": a valid percent string must be a numeric string '
+        'followed by an ending \'%\' '
         "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
         'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
     ]
@@ -634,7 +693,8 @@ def test_deployment_update_selector_is_immutable():
 
 def test_replicaset():
     rs = defaulted({"kind": "ReplicaSet", "metadata": {"name": "rs"},
-                    "spec": {"selector": {}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [c()]}}}})
+                    "spec": {"selector": {},
+                             "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [c()]}}}})
     assert [e.detail for e in validate(rs)] == ["empty selector is invalid for deployment"]  # sic, upstream wording
     rs["spec"]["selector"] = {"matchLabels": {"a": "b"}}
     assert validate(rs) == []
@@ -688,13 +748,15 @@ def test_daemonset():
     assert [e.path for e in validate(ds)] == ["spec.template.metadata.labels"]  # no separate Required, as upstream
     ds["spec"]["selector"] = {"matchLabels": {"app": "agent"}}
     ds["spec"]["updateStrategy"]["rollingUpdate"] = {"maxUnavailable": 0, "maxSurge": 0}
-    assert errs(ds) == ["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0"]
+    assert errs(ds) == ["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge "
+                        "is 0"]
 
 
 def test_job():
     job = defaulted({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
                      "spec": {"selector": {"matchLabels": {"job": "pi"}},
-                              "template": {"metadata": {"labels": {"job": "pi"}}, "spec": {"containers": [c()], "restartPolicy": "Never"}}}})
+                              "template": {"metadata": {"labels": {"job": "pi"}},
+                                           "spec": {"containers": [c()], "restartPolicy": "Never"}}}})
     assert validate(job) == []
     job["spec"]["template"]["spec"]["restartPolicy"] = "Always"
     job["spec"]["backoffLimit"] = -1
@@ -703,8 +765,10 @@ def test_job():
         'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
     ]
     job = defaulted({"kind": "Job", "metadata": {"name": "pi"},
-                     "spec": {"template": {"metadata": {"labels": {"job": "pi"}}, "spec": {"containers": [c()], "restartPolicy": "OnFailure"}}}})
-    assert [(e.path, e.type) for e in validate(job)] == [("spec.selector", "Required value"), ("spec.template.metadata.labels", "Invalid value")]
+                     "spec": {"template": {"metadata": {"labels": {"job": "pi"}},
+                                           "spec": {"containers": [c()], "restartPolicy": "OnFailure"}}}})
+    assert [(e.path, e.type) for e in validate(job)] == [("spec.selector", "Required value"),
+                                                         ("spec.template.metadata.labels", "Invalid value")]
 
 
 # --- Service -------------------------------------------------------------------------------------------
@@ -726,7 +790,8 @@ def test_service_name_is_dns1035_label():
     s = service()
     s["metadata"]["name"] = "1web"
     assert errs(s) == [
-        'metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', '
+        'metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or '
+        '\'-\', '
         "start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
         "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
     ]
@@ -750,12 +815,14 @@ def test_service_type_and_affinity():
     s = service(type="Internal", sessionAffinity="Sticky")
     assert errs(s) == [
         'spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"',
-        'spec.type: Unsupported value: "Internal": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+        'spec.type: Unsupported value: "Internal": supported values: "ClusterIP", "ExternalName", "LoadBalancer", '
+        '"NodePort"',
     ]
     s = service(ports=[{"port": 80, "nodePort": 30080}])
     assert errs(s) == ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]
     s = service(externalTrafficPolicy="Local")
-    assert errs(s) == ['spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services']
+    assert errs(s) == ['spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible '
+                       'services']
 
 
 # --- cluster-scoped and other kinds --------------------------------------------------------------------
@@ -764,7 +831,8 @@ def test_service_type_and_affinity():
 def test_namespace():
     ns = defaulted({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})
     assert validate(ns) == []
-    ns = defaulted({"kind": "Namespace", "metadata": {"name": "team.a", "namespace": "x"}, "spec": {"finalizers": ["custom"]}})
+    ns = defaulted({"kind": "Namespace", "metadata": {"name": "team.a", "namespace": "x"},
+                    "spec": {"finalizers": ["custom"]}})
     assert errs(ns) == [
         'metadata.name: Invalid value: "team.a": must not contain dots',
         "metadata.namespace: Forbidden: not allowed on this type",
@@ -789,11 +857,13 @@ def test_node():
 
 
 def test_priority_class():
-    pc = defaulted({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1_000_000_000})
+    pc = defaulted({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+                    "value": 1_000_000_000})
     assert validate(pc) == []
     pc["value"] = 1_000_000_001
     assert errs(pc) == ["value: Forbidden: maximum allowed value of a user defined priority is 1000000000"]
-    sys_pc = defaulted({"kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"}, "value": 2_000_000_000})
+    sys_pc = defaulted({"kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"},
+                        "value": 2_000_000_000})
     assert validate(sys_pc) == []
     sys_pc["value"] = 5
     assert errs(sys_pc) == [
@@ -806,7 +876,8 @@ def test_priority_class():
         "error: system-mine is not a known system priority class"
     ]
     pc = defaulted({"kind": "PriorityClass", "metadata": {"name": "low"}, "value": 1, "preemptionPolicy": "Sometimes"})
-    assert errs(pc) == ['preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"']
+    assert errs(pc) == ['preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", '
+                        '"Never"']
 
 
 def test_priority_class_update_value_immutable():
@@ -817,7 +888,8 @@ def test_priority_class_update_value_immutable():
 
 
 def test_lease():
-    lease = defaulted({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "node-1", "namespace": "kube-node-lease"},
+    lease = defaulted({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                       "metadata": {"name": "node-1", "namespace": "kube-node-lease"},
                        "spec": {"holderIdentity": "node-1", "leaseDurationSeconds": 40}})
     assert validate(lease) == []
     lease["spec"].update(leaseDurationSeconds=0, leaseTransitions=-1)
@@ -836,12 +908,14 @@ def test_event_legacy_validation():
     # upstream v1 events do not require involvedObject when the event lives in "default"
     bare = defaulted({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}})
     assert validate(bare) == []
-    new_style = defaulted({"kind": "Event", "metadata": {"name": "e", "namespace": "team"}, "eventTime": "2024-01-01T00:00:00.000000Z",
+    new_style = defaulted({"kind": "Event", "metadata": {"name": "e", "namespace": "team"},
+                           "eventTime": "2024-01-01T00:00:00.000000Z",
                            "involvedObject": {"namespace": "team"}})
     assert errs(new_style) == [
         "reportingController: Required value",
         'reportingController: Invalid value: "": name part must be non-empty',
-        'reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
+        'reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or '
+        '\'.\', '
         "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
         "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
         "reportingInstance: Required value",
@@ -896,7 +970,8 @@ def test_kinds_without_a_validator_get_object_meta_validation():
 def test_field_errors_have_known_types(kind):
     obj = {"kind": kind, "metadata": {"name": "Bad_Name"}, "spec": {}}
     for e in validate(obj):
-        assert e.type in {"Required value", "Invalid value", "Unsupported value", "Duplicate value", "Forbidden", "Not found"}
+        assert e.type in {"Required value", "Invalid value", "Unsupported value", "Duplicate value", "Forbidden",
+                          "Not found"}
 
 
 def test_malformed_values_are_reported_not_raised():

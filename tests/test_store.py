@@ -300,6 +300,28 @@ def test_status_subresource_writes_only_status():
         "t": 3.0, "type": "phase", "object": POD_REF, "from": "Pending", "to": "Running"}
 
 
+def test_status_write_keeps_labels_as_written():
+    """Labels and annotations sent back with a status write as stored stay the stored objects (the revision
+    shares them, as it shares the spec); sent reordered or changed, they are stored as written, in their order."""
+    store = make_store()
+    p = pod()
+    p["metadata"]["labels"] = {"a": "1", "b": "2"}
+    p["metadata"]["annotations"] = {"note": "x"}
+    first = store.create(p, by="kubectl")
+    second = store.update_status({**first, "status": {"phase": "Running"}}, by="kubelet")
+    assert second["metadata"]["resourceVersion"] != first["metadata"]["resourceVersion"]
+    assert second["metadata"]["labels"] is first["metadata"]["labels"]
+    assert second["metadata"]["annotations"] is first["metadata"]["annotations"]
+    sent = clone(second)
+    sent["metadata"]["labels"] = {"b": "2", "a": "1"}   # equal as a map, another order on the wire
+    sent["status"] = {"phase": "Succeeded"}
+    third = store.update_status(sent, by="kubelet")
+    assert list(third["metadata"]["labels"]) == ["b", "a"]
+    assert third["metadata"]["labels"] is not sent["metadata"]["labels"]   # the store keeps its own copy
+    sent["metadata"]["labels"]["c"] = "3"
+    assert store.get("Pod", "default", "web")["metadata"]["labels"] == {"b": "2", "a": "1"}
+
+
 def test_main_update_keeps_status():
     store = make_store()
     p = clone(store.create(pod(), by="kubectl"))

@@ -6,14 +6,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING
 
 import click
 
 from podlife import __version__
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 # Start-up: each subcommand imports what it needs inside itself (``--help`` and ``versions`` do not load the
 # model, ``run`` does not load the API server); tests/test_startup.py keeps it so.
@@ -129,8 +125,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         instants = _instants(at)
         extend = imported.extender(dump) if dumps else None
         writer = ReportWriter(sc, outputs, extend=extend)
-        result = run_scenario(sc, instants, **writer.run_options(),
-                              **({"builder": builder} if builder is not None else {}))
+        options = writer.run_options()
+        if builder is not None:   # an imported cluster's; otherwise run's default
+            options["builder"] = builder
+        result = run_scenario(sc, instants, **options)
         writer.finish(result)
     sys.exit(0 if result.passed else 1)
 
@@ -228,12 +226,13 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import run as run_scenario
 
+    second_sets: list[object] = list(overrides)
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
-                                 "set": list(overrides)}
+                                 "set": second_sets}
     for value in against:
         for k, v in _against(value).items():
             if k == "set":
-                second["set"] = [*second["set"], v]  # type: ignore[list-item]
+                second_sets.append(v)
             elif k == "seed":
                 try:
                     second["seed"] = int(str(v))
@@ -340,7 +339,14 @@ def diagnose(evidence: tuple[str, ...], pod: str | None, kubernetes_version: str
     behaviours that reproduce it (exit 0), or say that none fits (exit 1)."""
     from podlife.diagnose import diagnose as run_diagnosis
     from podlife.diagnose.render import render
+    from podlife.versions import MODELLED_VERSIONS, normalize_version
 
+    if kubernetes_version is not None:   # checked here, or the error names the scenario diagnose writes
+        kubernetes_version = normalize_version(kubernetes_version)
+        if kubernetes_version not in MODELLED_VERSIONS:
+            click.echo(f'--kubernetes-version: "{kubernetes_version}" is not a modelled version; expected a minor '
+                       f'version, one of "{MODELLED_VERSIONS[0]}" … "{MODELLED_VERSIONS[-1]}"', err=True)
+            sys.exit(2)
     with user_input(evidence[0]):
         ev, d = run_diagnosis(list(evidence), pod, kubernetes_version)
         for line in render(ev, d):
@@ -555,8 +561,8 @@ def advance(duration: str | None, until: str | None, timeout: str | None, kubeco
         sys.exit(2)
     for name, text in (("DURATION", duration), ("--timeout", timeout)):
         try:
-            if text is not None:
-                parse_duration(text)
+            if text is not None and parse_duration(text) < 0:
+                raise ValueError(f'"{text}" is negative; expected a duration of zero or more, e.g. 5m')
         except ValueError as e:
             click.echo(f"{name}: {e}", err=True)
             sys.exit(2)
@@ -712,8 +718,8 @@ def versions() -> None:
     console.print(table)
     gates = Table("feature gate", "versions", "stage, default", "upstream",
                   title="Feature gates a scenario may set (spec.cluster.featureGates, kubelet.featureGates)")
-    for row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
-        gates.add_row(*row)
+    for gate_row in features.describe(OLDEST_MINOR, NEWEST_MINOR):
+        gates.add_row(*gate_row)
     console.print(gates)
 
 

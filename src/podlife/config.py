@@ -2,9 +2,9 @@
 
 Each field's metadata says how a scenario value is parsed: ``duration`` (Go duration → seconds), ``int32`` /
 ``int64`` (the Go field's type bounds it), ``float``, ``bool``, ``positive duration`` / ``positive int32`` (> 0,
-as the component's config validation demands), ``signals`` (eviction thresholds map signal → "100Mi" / "10%"), ``durations`` (map
-signal → duration). Defaults that change between Kubernetes versions are ``None`` here and filled from
-``podlife.versions`` when the cluster is built.
+as the component's config validation demands), ``signals`` (eviction thresholds map signal → "100Mi" / "10%"),
+``durations`` (map signal → duration). Defaults that change between Kubernetes versions are ``None`` here and filled
+from ``podlife.versions`` when the cluster is built.
 """
 
 from __future__ import annotations

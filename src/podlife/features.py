@@ -178,7 +178,8 @@ def check(name: str, value: bool, minor: int) -> str | None:
         return (f"unrecognized feature gate: {name} (not a gate podlife models; modelled on 1.{minor}: "
                 f"{', '.join(known(minor)) or 'none'})")
     if stage.locked and value != stage.default:
-        return f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to {str(stage.default).lower()}"
+        return (f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to "
+                f"{str(stage.default).lower()}")
     return None
 
 

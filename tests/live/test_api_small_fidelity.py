@@ -82,8 +82,8 @@ def test_status_patch_keeps_labels_and_annotations(live: Live, tmp_path, kind: s
     body = {"Pod": f"spec: {pod}",
             "ReplicaSet": f"spec: {{replicas: 0, selector: {{matchLabels: {{app: {name}}}}}, template: {tmpl}}}",
             "Deployment": f"spec: {{replicas: 0, selector: {{matchLabels: {{app: {name}}}}}, template: {tmpl}}}",
-            "Job": f"spec: {{suspend: true, template: {{spec: {{restartPolicy: Never, containers: "
-                   f"[{{name: c, image: busybox}}]}}}}}}"}[kind]
+            "Job": "spec: {suspend: true, template: {spec: {restartPolicy: Never, containers: "
+                   "[{name: c, image: busybox}]}}}"}[kind]
     api = {"Pod": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
     live.kubectl("apply", "-f", write(tmp_path, f"{name}.yaml",
                                       f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}}}\n{body}\n"))

@@ -11,7 +11,6 @@ import os
 import signal
 import threading
 import time
-import urllib.request
 from typing import Any
 
 import pytest
@@ -56,8 +55,8 @@ class Prober:
     def check(self, at_least: int) -> None:
         for name, xs in self.latencies.items():
             assert len(xs) >= at_least, (name, len(xs))
-            assert self.p99(name) < P99_LIMIT, (name, f"p99 {self.p99(name) * 1000:.1f} ms", f"max {max(xs) * 1000:.1f} ms",
-                                                 f"{len(xs)} requests")
+            assert self.p99(name) < P99_LIMIT, (name, f"p99 {self.p99(name) * 1000:.1f} ms",
+                                                f"max {max(xs) * 1000:.1f} ms", f"{len(xs)} requests")
 
 
 def _deployment(replicas: int) -> dict[str, Any]:
@@ -149,7 +148,8 @@ def test_a_reaction_spanning_slices_is_awaited_and_does_not_change_the_trace(liv
 def test_150000_replicas_leave_others_served(live_factory, how: str) -> None:
     live = _started(live_factory("1.32", clock="manual"))
     if how == "create":
-        big = lambda: live.json("POST", "/apis/apps/v1/namespaces/default/deployments", _deployment(150_000))  # noqa: E731
+        big = lambda: live.json("POST", "/apis/apps/v1/namespaces/default/deployments",  # noqa: E731
+                                _deployment(150_000))
     else:
         code, _ = live.json("POST", "/apis/apps/v1/namespaces/default/deployments", _deployment(1))
         assert code == 201

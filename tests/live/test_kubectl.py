@@ -140,7 +140,8 @@ def test_server_side_apply_and_create_errors(live: Live, tmp_path) -> None:
 
 
 def test_strict_field_validation(live: Live, tmp_path) -> None:
-    path = write(tmp_path, "bad.yaml", POD.format(name="bad", grace=0).replace("  containers:", "  bogus: 1\n  containers:"))
+    path = write(tmp_path, "bad.yaml",
+                 POD.format(name="bad", grace=0).replace("  containers:", "  bogus: 1\n  containers:"))
     p = live.kubectl("create", "-f", path, check=False)
     assert p.returncode == 1
     assert p.stderr.strip() == f'Error from server (BadRequest): error when creating "{path}": Pod in version "v1" ' \
@@ -192,7 +193,8 @@ def test_get_watch_prints_table_rows(live: Live, tmp_path) -> None:
     w = subprocess.Popen(["kubectl", "get", "pods", "-w", "-l", "app=watched", "--request-timeout=60s"],
                          env=live.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in w.stdout], daemon=True).start()  # type: ignore[union-attr]
+    threading.Thread(target=lambda: [lines.put(line) for line in w.stdout],
+                     daemon=True).start()  # type: ignore[union-attr]
     try:
         _pod(live, tmp_path, "watched", grace=0)
         seen: list[list[str]] = []

@@ -589,7 +589,7 @@ def test_two_pods_listen_on_the_same_port_on_their_own_addresses(cluster: Proces
           ports: [{port: 80, targetPort: 9000}]
         """)
     for name in ("echo-a", "echo-b"):
-        cluster.wait_for(f"{name} Ready", lambda: cluster.ready(name), 20)
+        cluster.wait_for(f"{name} Ready", lambda name=name: cluster.ready(name), 20)
 
     def addresses() -> list[str]:
         slices = json.loads(cluster.kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=echo",

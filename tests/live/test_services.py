@@ -228,7 +228,8 @@ def test_endpoints_and_slices_for_pods_matching_a_service(live: Live) -> None:
 
     def svc(name: str, selector: dict, port: dict) -> None:
         v1.create_namespaced_service(ns, {"metadata": {"name": name}, "spec": {
-            "selector": selector, "publishNotReadyAddresses": True, "ports": [{"port": 80, "protocol": "TCP", **port}]}})
+            "selector": selector, "publishNotReadyAddresses": True, "ports": [{"port": 80, "protocol": "TCP",
+                                                                               **port}]}})
     svc("example-int-port", {"pod1": "on"}, {"name": "example", "targetPort": 3000})
     svc("example-named-port", {"shared12": "on"}, {"name": "http", "targetPort": "example-name"})
     svc("example-no-match", {"pod3": "on"}, {"name": "example-no-match", "targetPort": 8080})

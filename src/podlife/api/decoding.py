@@ -142,7 +142,8 @@ def _body_loader() -> type:
 
         def __init__(self, stream: str) -> None:
             if bases[0] is Loader:
-                Loader.__init__(self, stream)
+                # yaml is untyped: mypy finds object.__init__ on a class whose base is Any
+                Loader.__init__(self, stream)  # type: ignore[call-arg]
                 return
             CParser.__init__(self, stream)
             Composer.__init__(self)
@@ -322,12 +323,17 @@ def go_type(ts: TypeSchema) -> str:
     return "interface {}"
 
 
+# encoding/json's name for a decoded value's type (UnmarshalTypeError.Value)
+JSON_KINDS: dict[type, str] = {str: "string", list: "array", dict: "object"}
+_GO_KINDS: dict[type, str] = {str: "string", list: "slice", dict: "map"}
+
+
 def _json_kind(v: Any) -> str:
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(v), "null")
+    return JSON_KINDS.get(type(v), "null")
 
 
 def _literal(v: Any) -> str:
@@ -432,11 +438,11 @@ def _walk(value: Any, plan: _Plan, ctx: _Ctx, saved: list[str]) -> None:
             return
         child = plan.child()
         if child.shape == _SCALAR and child.want == "string" and child.custom is None:
-            for v in (value.values() if shape == _MAP else value):   # labels, annotations, args: the hot case
+            for v in (value.values() if isinstance(value, dict) else value):   # labels, annotations, args: the hot case
                 if type(v) is not str and v is not None:
                     saved.append(ctx.error(_json_kind(v), child.go))
             return
-        for v in (value.values() if shape == _MAP else value):
+        for v in (value.values() if isinstance(value, dict) else value):
             _walk(v, child, ctx, saved)
         return
     if shape == _SCALAR:
@@ -500,7 +506,7 @@ def _go_kind(v: Any) -> str:
         return "int64"
     if isinstance(v, float):
         return "float64"
-    return {str: "string", list: "slice", dict: "map"}.get(type(v), "invalid")
+    return _GO_KINDS.get(type(v), "invalid")
 
 
 def _wrap(n: int, bits: int) -> int:

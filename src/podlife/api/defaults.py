@@ -28,8 +28,10 @@ NAMESPACED_KINDS = frozenset({
     "PodTemplate", "ReplicationController", "ControllerRevision", "EndpointSlice", "PodDisruptionBudget",
     "ResourceQuota", "LimitRange",
 })
-CLUSTER_SCOPED_KINDS = frozenset({"Namespace", "Node", "PriorityClass", "PersistentVolume", "StorageClass", "RuntimeClass"})
-TEMPLATED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController", "PodTemplate"})
+CLUSTER_SCOPED_KINDS = frozenset({"Namespace", "Node", "PriorityClass", "PersistentVolume", "StorageClass",
+                                  "RuntimeClass"})
+TEMPLATED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController",
+                             "PodTemplate"})
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
@@ -509,7 +511,7 @@ def apply_defaults(obj: dict) -> None:
         return
     if kind in NAMESPACED_KINDS:
         _setdefault(_child(obj, "metadata"), "namespace", "default")
-    fn = _BY_KIND.get(kind)  # type: ignore[arg-type]
+    fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)
 
@@ -519,7 +521,7 @@ def apply_defaults(obj: dict) -> None:
 _QOS_RESOURCES = ("cpu", "memory")
 
 
-def _effective_requests(c: dict) -> dict:
+def _effective_requests(c: object) -> dict:
     """Container requests as they look after SetDefaults_Pod (missing requests = limits)."""
     res = _as_dict(_as_dict(c).get("resources"))
     out = dict(_as_dict(res.get("limits")))

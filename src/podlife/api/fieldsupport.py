@@ -94,8 +94,8 @@ def _readiness_gates(value: Any, _: dict[str, Any]) -> str:
 def _hpa_metric(value: Any, _: dict[str, Any]) -> bool:
     if not isinstance(value, dict):
         return False
-    res = value.get("resource") if isinstance(value.get("resource"), dict) else {}
-    target = res.get("target") if isinstance(res.get("target"), dict) else {}
+    res = res_ if isinstance(res_ := value.get("resource"), dict) else {}
+    target = target_ if isinstance(target_ := res.get("target"), dict) else {}
     return value.get("type") != "Resource" or target.get("type") != "Utilization"
 
 
@@ -359,7 +359,7 @@ def compiled(kind: str) -> _Compiled | None:
         return None
     flat: list[Rule] = []
     _expand(_COMMON + rules, "", flat)
-    exact, subtree, toward = {}, {}, set()
+    exact, subtree, toward = {}, {}, set[str]()
     for r in flat:
         if r.pattern == "*" or r.pattern.endswith(".*"):
             subtree[r.pattern[:-2]] = r

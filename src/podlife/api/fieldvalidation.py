@@ -12,7 +12,8 @@ Public functions (what the HTTP layer calls):
   ``Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field …``;
   warn → the errors as warnings; ignore → nothing; the object comes back pruned.
 - ``patched_body(obj, schema, directive, patch_value, strict_errors) -> (obj, warnings)``: the patch path
-  (handlers/patch.go): strict → 422 ``"" is invalid'' (after a space: the empty kind): patch: Invalid value: "…": strict decoding error: …``.
+  (handlers/patch.go): strict → 422 ``"" is invalid'' (after a space: the empty kind): patch: Invalid value: "…":
+  strict decoding error: …``.
 
 Custom resources are not pruned here: their structural schema decides (apiextensions-apiserver).
 """

@@ -19,9 +19,9 @@ from podlife.versions import Profile
 _ZERO = object()   # a field that is omitempty: kept in its place when present, never added
 
 # kind → the status struct's fields in Go order, each with the value encoded when unset (or _ZERO)
-_NODE_INFO = {f: "" for f in ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
-                              "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion",
-                              "operatingSystem", "architecture")}
+_NODE_INFO = dict.fromkeys(("machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
+                            "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion",
+                            "operatingSystem", "architecture"), "")
 STATUS: dict[str, tuple[tuple[str, Any], ...]] = {
     # apps/v1 DaemonSetStatus
     "DaemonSet": (("currentNumberScheduled", 0), ("numberMisscheduled", 0), ("desiredNumberScheduled", 0),

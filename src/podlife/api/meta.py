@@ -97,7 +97,8 @@ def custom_kind_info(crd: Obj, kind: str, api_version: str) -> KindInfo | None:
 # kubectl-style names accepted in scenario references (pod/web-0, deploy/web, rs/x, sts/x, ...)
 _ALIASES = {"po": "Pod", "no": "Node", "ns": "Namespace", "deploy": "Deployment", "rs": "ReplicaSet",
             "sts": "StatefulSet", "ds": "DaemonSet", "svc": "Service", "cm": "ConfigMap", "ev": "Event",
-            "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
+            "pc": "PriorityClass", "sa": "ServiceAccount", "cj": "CronJob", "pvc": "PersistentVolumeClaim",
+            "pv": "PersistentVolume",
             "sc": "StorageClass", "hpa": "HorizontalPodAutoscaler", "pdb": "PodDisruptionBudget",
             "ep": "Endpoints", "eps": "EndpointSlice", "rc": "ReplicationController", "ing": "Ingress",
             "netpol": "NetworkPolicy", "quota": "ResourceQuota", "limits": "LimitRange",

@@ -278,7 +278,8 @@ def relaxed_env_var_name_errors(value: str) -> list[str]:
         errs.append("environment variable name " + empty_error())
     for ch in value:
         if ord(ch) > 127 or not ch.isprintable() or ch == "=":
-            errs.append("a valid environment variable name must consist only of printable ASCII characters other than '='")
+            errs.append("a valid environment variable name must consist only of printable ASCII characters other than "
+                        "'='")
             break
     return errs
 
@@ -291,7 +292,8 @@ _HTTP_HEADER_NAME_RE = re.compile(HTTP_HEADER_NAME_FMT)
 def http_header_name_errors(value: str) -> list[str]:
     if _full(_HTTP_HEADER_NAME_RE, value):
         return []
-    return [regex_error("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME_FMT, "X-Header-Name")]
+    return [regex_error("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME_FMT,
+                        "X-Header-Name")]
 
 
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")

@@ -143,7 +143,7 @@ def _json_kind(v: Any) -> str:
         return "bool"
     if isinstance(v, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(v), "null")
+    return decoding.JSON_KINDS.get(type(v), "null")
 
 
 # ------------------------------------------------------------------------------------------------ merge patch
@@ -555,7 +555,7 @@ def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
     if not isinstance(retain, list):
         raise _bad_retain_keys()
     for k, v in patch.items():
-        if v is None or k.startswith(DELETE_FROM_PRIMITIVE_LIST) or k.startswith(SET_ELEMENT_ORDER):
+        if v is None or k.startswith((DELETE_FROM_PRIMITIVE_LIST, SET_ELEMENT_ORDER)):
             continue
         if not any(_eq(k, r) for r in retain):
             raise _bad_retain_keys()
@@ -582,6 +582,7 @@ def _merge_ordered_lists(original: dict[str, Any], patch: dict[str, Any], schema
         strategy = _strategy(meta.strategies)
         _validate_order(patch_list or [], order, meta.merge_key)
         if found_original and not found_patch:
+            assert isinstance(original_list, list)   # found_original: a non-list was refused above
             merged = original_list
         elif not found_original and found_patch:
             merged = _remove_directives(patch_list)[1]

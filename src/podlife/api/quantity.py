@@ -12,6 +12,7 @@ from functools import lru_cache
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeGuard
 
 DECIMAL_SI = "DecimalSI"  # 12M  (12 * 10^6)
 BINARY_SI = "BinarySI"  # 12Mi (12 * 2^20)
@@ -125,7 +126,7 @@ def _round_up(v: Fraction, unit: Fraction) -> Fraction:
     return mag if v >= 0 else -mag
 
 
-def parse(v: str | int | float) -> Quantity:
+def parse(v: str | int | float | Fraction) -> Quantity:
     """Parse a quantity (cached for strings: the same few values recur on every pod)."""
     if isinstance(v, str):
         return _parse_str(v)
@@ -137,7 +138,7 @@ def _parse_str(v: str) -> Quantity:
     return _parse(v)
 
 
-def _parse(v: str | int | float) -> Quantity:
+def _parse(v: str | int | float | Fraction) -> Quantity:
     """ParseQuantity, accepting ints and floats the way a JSON number is read."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float, Fraction)):
         raise QuantityError(v, ERR_FORMAT_WRONG)
@@ -175,12 +176,12 @@ def _parse(v: str | int | float) -> Quantity:
     return Quantity(amount if positive else -amount, fmt)
 
 
-def parse_quantity(v: str | int | float) -> Fraction:
+def parse_quantity(v: str | int | float | Fraction) -> Fraction:
     """The exact value of a quantity; raises QuantityError (a ValueError) on bad input."""
     return parse(v).value
 
 
-def is_quantity(v: object) -> bool:
+def is_quantity(v: object) -> TypeGuard[str | int | float | Fraction]:
     try:
         parse(v)  # type: ignore[arg-type]
     except QuantityError:

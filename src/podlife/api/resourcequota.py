@@ -67,8 +67,9 @@ def _terminal(pod: Obj) -> bool:
 
 
 def _best_effort(pod: Obj) -> bool:
-    return all(not (c.get("resources") or {}).get(k) for c in
-               list((pod.get("spec") or {}).get("containers") or ()) + list((pod.get("spec") or {}).get("initContainers") or ())
+    spec = pod.get("spec") or {}
+    return all(not (c.get("resources") or {}).get(k)
+               for c in list(spec.get("containers") or ()) + list(spec.get("initContainers") or ())
                for k in ("requests", "limits"))
 
 

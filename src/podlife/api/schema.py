@@ -13,7 +13,6 @@ the apiextensions API server does for structural schemas (unknown fields rejecte
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import json
 import re
@@ -97,7 +96,8 @@ def _definitions(minor: int) -> dict[str, Any]:
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
         quantity["format"] = "quantity"
-    relaxed = doc["x-podlife-published-required"] = {}   # as upstream publishes them (the OpenAPI documents)
+    relaxed: dict[str, list[str]] = {}
+    doc["x-podlife-published-required"] = relaxed   # as upstream publishes them (the OpenAPI documents)
     for definition, field in _NOT_REQUIRED_AT_DECODING:
         d = doc["$defs"].get(definition)
         if d is not None and field in (d.get("required") or ()):
@@ -188,15 +188,15 @@ def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
         for name in (kind.lower(), plural(kind), *kind_aliases(kind)):
             out.setdefault(name, served)
     for crd in crds:
-        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
-        kind = names.get("kind")
-        if not isinstance(kind, str) or not kind:
+        spec = spec_ if isinstance(spec_ := crd.get("spec"), dict) else {}
+        names = names_ if isinstance(names_ := spec.get("names"), dict) else {}
+        crd_kind = names.get("kind")
+        if not isinstance(crd_kind, str) or not crd_kind:
             continue
         versions = tuple(sorted(f"{spec.get('group')}/{v.get('name')}" for v in spec.get("versions") or ()
                                 if isinstance(v, dict)))
-        served = ServedKind(kind, spec.get("scope") != "Cluster", None, versions)
-        for name in (kind, names.get("plural"), names.get("singular"), *(names.get("shortNames") or ())):
+        served = ServedKind(crd_kind, spec.get("scope") != "Cluster", None, versions)
+        for name in (crd_kind, names.get("plural"), names.get("singular"), *(names.get("shortNames") or ())):
             if isinstance(name, str) and name:
                 out[name.lower()] = served
     return out
@@ -398,6 +398,12 @@ def _errors(validator: jsonschema.Validator, obj: dict[str, Any], names: dict[in
     return sorted(set(out), key=lambda s: [str(p) for p in s.path])
 
 
+def _first_type(branch: dict[str, Any]) -> list[Any]:
+    """A oneOf/anyOf branch's type (its first, if a list; "?" if none)."""
+    t = branch.get("type")
+    return [t] if isinstance(t, str) else (t or ["?"])[:1]
+
+
 def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, minor: int | None
              ) -> list[SchemaError]:
     path = tuple(e.absolute_path)
@@ -411,10 +417,12 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
             if key in known:
                 continue
             since = _field_since(definition, key) if definition and minor is not None else None
-            if since is not None and since > minor:
+            if since is not None and minor is not None and since > minor:
                 out.append(SchemaError(path + (key,), f"unknown field in {owner}: Kubernetes 1.{minor} does not "
                                                       f"have it (it exists from 1.{since})"))
                 continue
+            import difflib   # only for a manifest with an unknown field
+
             hint = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             tail = f'; did you mean "{hint[0]}"?' if hint else (
                 f"; known fields: {', '.join(sorted(known))}" if known else "")
@@ -435,8 +443,7 @@ def _explain(e: jsonschema.ValidationError, names: dict[int, str], top: str, min
     if e.validator in ("oneOf", "anyOf"):
         if e.instance is None:   # both branches allow null: an unset int-or-string or quantity
             return []
-        kinds = [t for s in e.validator_value if isinstance(s, dict)
-                 for t in ([s.get("type")] if isinstance(s.get("type"), str) else s.get("type") or ["?"])[:1]]
+        kinds = [t for s in e.validator_value if isinstance(s, dict) for t in _first_type(s)]
         if sorted(kinds) == ["integer", "string"]:
             v = e.instance
             if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
@@ -538,7 +545,8 @@ def _bad_patterns(raw: Any) -> list[tuple[tuple[str | int, ...], str]]:
                 stack += [(v, path + (key, k)) for k, v in node[key].items()]
         for key in ("items", "additionalProperties", "additionalItems", "not"):
             sub = node.get(key)
-            stack += [(x, path + (key, j)) for j, x in enumerate(sub)] if isinstance(sub, list) else [(sub, path + (key,))]
+            stack += [(x, path + (key, j)) for j, x in enumerate(sub)] if isinstance(sub,
+                                                                                     list) else [(sub, path + (key,))]
         for key in ("allOf", "anyOf", "oneOf"):
             if isinstance(node.get(key), list):
                 stack += [(x, path + (key, j)) for j, x in enumerate(node[key])]

@@ -26,7 +26,8 @@ _BINARY_OPERATORS = [IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN
 _VALID_OPERATORS = _BINARY_OPERATORS + [EXISTS, DOES_NOT_EXIST]
 
 NODE_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
-_NODE_OP = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST, "Gt": GREATER_THAN, "Lt": LESS_THAN}
+_NODE_OP = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST, "Gt": GREATER_THAN,
+            "Lt": LESS_THAN}
 _LABEL_SELECTOR_OP = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
 
 
@@ -92,19 +93,24 @@ def new_requirement(key: str, op: str, values: list[str] | tuple[str, ...], path
     vpath = _join(base, "values")
     if op in (IN, NOT_IN):
         if not values:
-            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: for 'in', 'notin' operators, values set can't be empty")
+            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: for 'in', 'notin' operators, values set can't be "
+                        "empty")
     elif op in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
         if len(values) != 1:
-            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: exact-match compatibility requires one single value")
+            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: exact-match compatibility requires one single "
+                        "value")
     elif op in (EXISTS, DOES_NOT_EXIST):
         if values:
-            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: values set must be empty for exists and does not exist")
+            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: values set must be empty for exists and does not "
+                        "exist")
     elif op in (GREATER_THAN, LESS_THAN):
         if len(values) != 1:
-            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: for 'Gt', 'Lt' operators, exactly one value is required")
+            errs.append(f"{vpath}: Invalid value: {_go_list(values)}: for 'Gt', 'Lt' operators, exactly one value is "
+                        "required")
         for i, v in enumerate(values):
             if _parse_int64(v) is None:
-                errs.append(f'{vpath}[{i}]: Invalid value: "{v}": for \'Gt\', \'Lt\' operators, the value must be an integer')
+                errs.append(f'{vpath}[{i}]: Invalid value: "{v}": for \'Gt\', \'Lt\' operators, the value must be an '
+                            'integer')
     else:
         supported = ", ".join(f'"{o}"' for o in _VALID_OPERATORS)
         errs.append(f'{_join(base, "operator")}: Unsupported value: "{op}": supported values: {supported}')
@@ -275,7 +281,8 @@ class _Parser:
         if op == DOES_NOT_EXIST:
             return new_requirement(key, op, [])  # upstream fails the same way: values can't follow !key
         tok, lit = self.consume(False)
-        ops = {_IN: IN, _EQ: EQUALS, _DEQ: DOUBLE_EQUALS, _GT: GREATER_THAN, _LT: LESS_THAN, _NOTIN: NOT_IN, _NEQ: NOT_EQUALS}
+        ops = {_IN: IN, _EQ: EQUALS, _DEQ: DOUBLE_EQUALS, _GT: GREATER_THAN, _LT: LESS_THAN, _NOTIN: NOT_IN,
+               _NEQ: NOT_EQUALS}
         if tok not in ops:
             raise ValueError(f"found '{lit}', expected: {', '.join(_BINARY_OPERATORS)}")
         op = ops[tok]
@@ -475,16 +482,19 @@ def _validate_selector_requirement(expr: Mapping, path: str, allow_invalid_value
     values = _strs(expr.get("values"))
     if op in ("In", "NotIn"):
         if not values:
-            errs.append(FieldError(f"{path}.values", "Required value", "must be specified when `operator` is 'In' or 'NotIn'"))
+            errs.append(FieldError(f"{path}.values", "Required value",
+                                   "must be specified when `operator` is 'In' or 'NotIn'"))
     elif op in ("Exists", "DoesNotExist"):
         if values:
-            errs.append(FieldError(f"{path}.values", "Forbidden", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+            errs.append(FieldError(f"{path}.values", "Forbidden",
+                                   "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
     else:
         errs.append(FieldError(f"{path}.operator", "Invalid value", "not a valid selector operator", op))
     errs.extend(validate_label_name(expr.get("key") or "", f"{path}.key"))
     if not allow_invalid_value:
         for i, v in enumerate(values):
-            errs.extend(FieldError(f"{path}.values[{i}]", "Invalid value", m, v) for m in names.label_value_errors(str(v)))
+            errs.extend(FieldError(f"{path}.values[{i}]", "Invalid value", m, v)
+                        for m in names.label_value_errors(str(v)))
     return errs
 
 
@@ -564,14 +574,16 @@ def matches_node_selector_term(term: Mapping, labels: Mapping[str, str] | None, 
     return compiled_node_selector_term(term).matches(labels, node_name)
 
 
-def matches_node_selector(node_selector: Mapping | None, labels: Mapping[str, str] | None, node_name: str | None = None) -> bool:
+def matches_node_selector(node_selector: Mapping | None, labels: Mapping[str, str] | None,
+                          node_name: str | None = None) -> bool:
     """A NodeSelector: its terms are ORed. None matches everything (no constraint)."""
     if node_selector is None:
         return True
     return any(matches_node_selector_term(t, labels, node_name) for t in _dicts(node_selector.get("nodeSelectorTerms")))
 
 
-def validate_node_selector_term(term: Mapping, path: str, *, allow_invalid_label_value: bool = False) -> list[FieldError]:
+def validate_node_selector_term(term: Mapping, path: str, *,
+                                allow_invalid_label_value: bool = False) -> list[FieldError]:
     """ValidateNodeSelectorTerm (core/validation)."""
     errs: list[FieldError] = []
     for j, req in enumerate(_dicts(term.get("matchExpressions"))):
@@ -579,32 +591,39 @@ def validate_node_selector_term(term: Mapping, path: str, *, allow_invalid_label
         op, values = req.get("operator") or "", _strs(req.get("values"))
         if op in ("In", "NotIn"):
             if not values:
-                errs.append(FieldError(f"{p}.values", "Required value", "must be specified when `operator` is 'In' or 'NotIn'"))
+                errs.append(FieldError(f"{p}.values", "Required value",
+                                       "must be specified when `operator` is 'In' or 'NotIn'"))
         elif op in ("Exists", "DoesNotExist"):
             if values:
-                errs.append(FieldError(f"{p}.values", "Forbidden", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+                errs.append(FieldError(f"{p}.values", "Forbidden",
+                                       "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
-                errs.append(FieldError(f"{p}.values", "Required value", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+                errs.append(FieldError(f"{p}.values", "Required value",
+                                       "must be specified single value when `operator` is 'Lt' or 'Gt'"))
         else:
             errs.append(FieldError(f"{p}.operator", "Invalid value", "not a valid selector operator", op))
         errs.extend(validate_label_name(req.get("key") or "", f"{p}.key"))
         if not allow_invalid_label_value:
             for i, v in enumerate(values):
-                errs.extend(FieldError(f"{p}.values[{i}]", "Invalid value", m, v) for m in names.label_value_errors(str(v)))
+                errs.extend(FieldError(f"{p}.values[{i}]", "Invalid value", m, v)
+                            for m in names.label_value_errors(str(v)))
     for j, req in enumerate(_dicts(term.get("matchFields"))):
         p = f"{path}.matchFields[{j}]"
         op, values = req.get("operator") or "", _strs(req.get("values"))
         if op in ("In", "NotIn"):
             if len(values) != 1:
-                errs.append(FieldError(f"{p}.values", "Required value", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+                errs.append(FieldError(f"{p}.values", "Required value",
+                                       "must be only one value when `operator` is 'In' or 'NotIn' for node field "
+                                       "selector"))
         else:
             errs.append(FieldError(f"{p}.operator", "Invalid value", "not a valid selector operator", op))
         if req.get("key") != "metadata.name":
             errs.append(FieldError(f"{p}.key", "Invalid value", "not a valid field selector key", req.get("key") or ""))
         else:
             for i, v in enumerate(values):
-                errs.extend(FieldError(f"{p}.values[{i}]", "Invalid value", m, v) for m in names.name_is_dns_subdomain(str(v)))
+                errs.extend(FieldError(f"{p}.values[{i}]", "Invalid value", m, v)
+                            for m in names.name_is_dns_subdomain(str(v)))
     return errs
 
 

@@ -10,10 +10,11 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 
 from __future__ import annotations
 
+import builtins
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import orjson
 
@@ -183,6 +184,11 @@ class Store:
         self._materializers[(kind, namespace or "", name)] = fn
         self._materialized_kinds.add(kind)
 
+    @overload
+    def _fresh(self, kind: str, obj: Obj) -> Obj: ...
+    @overload
+    def _fresh(self, kind: str, obj: Obj | None) -> Obj | None: ...
+
     def _fresh(self, kind: str, obj: Obj | None) -> Obj | None:
         if obj is None or kind not in self._materialized_kinds or self._materializing:
             return obj
@@ -222,7 +228,7 @@ class Store:
             [items[k] for k in keys]
         return [o for o in out if where(o)] if where else out
 
-    def _keys(self, kind: str) -> list[Key]:
+    def _keys(self, kind: str) -> builtins.list[Key]:
         """The kind's keys in order. Keys added since the last call are sorted in (a merge of two sorted runs),
         removed ones dropped, so a list costs the number of objects, not a sort of them."""
         keys = self._sorted.setdefault(kind, [])
@@ -245,9 +251,14 @@ class Store:
     def resource_version(self) -> int:
         return self._rv
 
-    def all_objects(self) -> list[Obj]:
+    def all_objects(self) -> builtins.list[Obj]:
         """Every object, kinds in table order, then by key (for the final report)."""
         return list(self.iter_objects())
+
+    @overload
+    def iter_objects(self, encoded: Literal[False] = False) -> Iterator[Obj]: ...
+    @overload
+    def iter_objects(self, encoded: bool) -> Iterator[Obj | bytes]: ...
 
     def iter_objects(self, encoded: bool = False) -> Iterator[Obj | bytes]:
         """all_objects one at a time (a streamed report holds only the one it writes). ``encoded``: the kinds
@@ -259,7 +270,7 @@ class Store:
             for k in list(self._keys(kind)):
                 yield get(k)
 
-    def _validate(self, check: Callable[[], list[Any]]) -> list[Any]:
+    def _validate(self, check: Callable[[], builtins.list[Any]]) -> builtins.list[Any]:
         """``check()`` with the version's rules set for validation, for one write."""
         token = validation.set_rules(self.profile)
         try:
@@ -532,7 +543,8 @@ class Store:
         omd = old["metadata"]
         # BeforeDelete checks the preconditions first, reported against the kind (GroupResource{Resource: Kind})
         if opts.uid is not None and opts.uid != omd["uid"]:
-            raise errors.conflict(_kind_resource(self._info(kind)), name, f"the UID in the precondition ({opts.uid}) does not "
+            raise errors.conflict(_kind_resource(self._info(kind)), name,
+                                  f"the UID in the precondition ({opts.uid}) does not "
                                   f"match the UID in record ({omd['uid']}). The object might have been deleted "
                                   "and then recreated")
         if opts.resource_version is not None and opts.resource_version != omd["resourceVersion"]:
@@ -556,7 +568,7 @@ class Store:
                                       "the system.")
         strategy = strategy_for(self._info(kind))
         grace = opts.grace_period_seconds
-        record = {"gracePeriodSeconds": grace} if grace is not None else {}
+        record: dict[str, Any] = {"gracePeriodSeconds": grace} if grace is not None else {}
         if opts.propagation_policy:
             record["propagationPolicy"] = opts.propagation_policy
         if grace is not None and grace < 0 and self.profile.negative_delete_grace == "treated-as-one":
@@ -611,6 +623,7 @@ class Store:
         # updateForGracefulDeletionAndFinalizers writes the update first; the object is then deleted at once
         # unless finalizers are pending or grace is left (lastGraceful > 0): watchers see MODIFIED, then DELETED
         self._commit(kind, key, old, new, "delete", by, extra=record)
+        assert grace is not None   # a graceful delete has one; otherwise it was set to 0 above
         if finalizers or grace > 0:
             self.trace.emit("terminating", object=ref(new), gracePeriodSeconds=grace,
                             deletionTimestamp=nmd["deletionTimestamp"])
@@ -658,8 +671,8 @@ class Store:
     def load(self, objects: Iterable[Obj], revision: int) -> None:
         """Objects from outside the model (a dump: podlife.importer) become this store's as they are: their
         UIDs, resourceVersions, timestamps and status kept, nothing validated, defaulted or written; their
-        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``. As after ``restore``, the components started
-        on the empty store see every object ADDED."""
+        state is traced (the status records of a create); the store's resourceVersions go on after ``revision``.
+        As after ``restore``, the components started on the empty store see every object ADDED."""
         for obj in objects:
             kind, md = obj["kind"], obj["metadata"]
             if kind not in self.kinds and self._served(kind, obj.get("apiVersion")) is None:
@@ -727,6 +740,7 @@ class Store:
             if h.type == ADDED:
                 items.pop(key, None)
             else:
+                assert h.old is not None   # only an ADDED entry has no object before it
                 items[key] = h.old   # MODIFIED: the object before; DELETED: the object as removed
         return items
 
@@ -762,7 +776,7 @@ class Store:
         while i < len(self._pending):
             w, type_, obj, old = self._pending[i]
             i += 1
-            if type(w) is tuple:   # one event for every informer of its kind, in the order they were started
+            if isinstance(w, tuple):   # one event for every informer of its kind, in the order they were started
                 for x in w:
                     if x.active:
                         x.handler(type_, obj, old)

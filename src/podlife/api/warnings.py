@@ -49,7 +49,6 @@ def manifest_warnings(obj: dict[str, Any], profile: Profile) -> list[tuple[str, 
     """(field path inside the manifest, message) for each warning."""
     out: list[tuple[str, str]] = []
     dropped = profile.drops
-    version = profile.version
     if isinstance(obj.get("status"), dict) and obj["status"]:
         out.append(("status", "set by the cluster: the API server ignores a status given on create"))
     for path, spec in pod_specs(obj):
@@ -94,7 +93,7 @@ def manifest_warnings(obj: dict[str, Any], profile: Profile) -> list[tuple[str, 
                 for key in ("restartPolicyRules",) if init else ("restartPolicy", "restartPolicyRules"):
                     if c.get(key) is not None:
                         out.append((f"{path}.{cpath}.{key}", _dropped("container_restart_rules", profile)))
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = spec_ if isinstance(spec_ := obj.get("spec"), dict) else {}
     job, jpath = (spec, "spec") if obj.get("kind") == "Job" else \
         ((spec.get("jobTemplate") or {}).get("spec"), "spec.jobTemplate.spec") if obj.get("kind") == "CronJob" \
         else (None, "")
@@ -183,7 +182,8 @@ def missing_references(manifests: list[dict[str, Any]]) -> list[tuple[int, str, 
     for m in manifests:   # a StatefulSet's claim templates make claims TEMPLATE-NAME-ORDINAL
         if m.get("kind") == "StatefulSet":
             for t in (m.get("spec") or {}).get("volumeClaimTemplates") or ():
-                claims.add(((m.get("metadata") or {}).get("namespace") or "default", (t.get("metadata") or {}).get("name")))
+                claims.add(((m.get("metadata") or {}).get("namespace") or "default",
+                            (t.get("metadata") or {}).get("name")))
     out = []
     for i, m in enumerate(manifests):
         ns = (m.get("metadata") or {}).get("namespace") or "default"

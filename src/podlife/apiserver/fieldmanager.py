@@ -669,10 +669,10 @@ def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: T
     if conflicts and not force:
         raise _conflict_error(conflicts)
     kept = []
-    for e in others:
-        e.paths = e.paths - changed - removed
-        if e.paths:
-            kept.append(e)
+    for entry in others:
+        entry.paths = entry.paths - changed - removed
+        if entry.paths:
+            kept.append(entry)
     # a no-op apply keeps the manager's time (managedfieldsupdater.go: no object, no new time)
     noop = _canon(merged) == _canon(base)
     if new_paths:

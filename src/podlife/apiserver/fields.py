@@ -48,8 +48,9 @@ _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"
 # The selectable field sets are built from the internal objects' Go fields, so an unset bool or integer reads
 # as its zero value: pkg/registry/core/node/strategy.go NodeToSelectableFields (fmt.Sprint of
 # spec.unschedulable), pkg/registry/core/pod/strategy.go PodToSelectableFields (hostNetwork "false" without a
-# security context), pkg/registry/apps/replicaset and core/replicationcontroller (strconv.Itoa of status.replicas), pkg/registry/batch/job
-# (strconv.Itoa of status.succeeded). Every other supported field is a string, whose zero value is "".
+# security context), pkg/registry/apps/replicaset and core/replicationcontroller (strconv.Itoa of status.replicas),
+# pkg/registry/batch/job (strconv.Itoa of status.succeeded). Every other supported field is a string, whose zero
+# value is "".
 _ZERO = {("Node", "spec.unschedulable"): "false", ("Pod", "spec.hostNetwork"): "false",
          ("ReplicaSet", "status.replicas"): "0", ("ReplicationController", "status.replicas"): "0",
          ("Job", "status.succeeded"): "0"}

@@ -50,6 +50,21 @@ V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 # ------------------------------------------------------------------------------------------------ schemas
 
+def _types(schema: dict[str, Any]) -> list[Any]:
+    """A schema's type as a list (a string is one type)."""
+    t = schema.get("type")
+    return [t] if isinstance(t, str) else list(t or [])
+
+
+def _route_sub_kind(rt: Route) -> str:
+    """The kind a subresource route serves ("" for the resource itself)."""
+    if not rt.sub:
+        return ""
+    found = rt.resource.subresource(rt.sub)
+    assert found is not None   # routes.py makes a subresource route only from the resource's own subresources
+    return found[0]
+
+
 def _swagger_schema(s: Any, ref_prefix: str) -> Any:
     """A kubernetes-validate schema node back in OpenAPI form: no null in types, no additionalProperties: false
     (the strict variant's), Quantity and IntOrString as the API documents them, refs to the document."""
@@ -60,9 +75,7 @@ def _swagger_schema(s: Any, ref_prefix: str) -> Any:
     out: dict[str, Any] = {}
     one_of = s.get("oneOf")
     if isinstance(one_of, list):
-        kinds = sorted({t for x in one_of if isinstance(x, dict)
-                        for t in ([x.get("type")] if isinstance(x.get("type"), str) else x.get("type") or [])
-                        if t != "null"})
+        kinds = sorted({t for x in one_of if isinstance(x, dict) for t in _types(x) if t != "null"})
         if kinds == ["integer", "string"]:
             out.update({"type": "string", "format": "int-or-string"})
         elif kinds == ["number", "string"]:
@@ -321,7 +334,7 @@ class _Builder:
 
     def operation(self, rt: Route, op: Operation) -> dict[str, Any]:
         r, sub = rt.resource, rt.sub
-        sub_kind = r.subresource(sub)[0] if sub else ""
+        sub_kind = _route_sub_kind(rt)
         gvk = _sub_gvk(r, sub_kind) if sub else {"group": r.group, "kind": r.kind, "version": r.version}
         obj_api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
         obj_ref = self.ref(self.names.of(obj_api, gvk["kind"]))
@@ -392,7 +405,7 @@ class _Builder:
         item: dict[str, Any] = {op.method: self.operation(rt, op) for op in rt.operations}
         params = []
         if rt.item:
-            sub_kind = rt.resource.subresource(rt.sub)[0] if rt.sub else ""
+            sub_kind = _route_sub_kind(rt)
             shown = _sub_gvk(rt.resource, sub_kind)["kind"] if rt.sub else rt.resource.kind
             params.append(self._param("name", "path", f"name of the {shown}"))
         if rt.scope == "namespaced":

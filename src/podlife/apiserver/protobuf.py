@@ -108,6 +108,7 @@ def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
     while i < len(buf):
         key, i = _varint(buf, i)
         num, wire = key >> 3, key & 7
+        v: int | bytes
         if wire == 0:
             v, i = _varint(buf, i)
         elif wire == 1:

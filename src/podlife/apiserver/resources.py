@@ -50,9 +50,11 @@ SUBRESOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
              "attach": ("PodAttachOptions", ("create", "get")),
              "portforward": ("PodPortForwardOptions", ("create", "get")),
              "proxy": ("PodProxyOptions", ("create", "delete", "get", "patch", "update"))},
-    "nodes": {"status": ("Node", _STATUS), "proxy": ("NodeProxyOptions", ("create", "delete", "get", "patch", "update"))},
+    "nodes": {"status": ("Node", _STATUS),
+              "proxy": ("NodeProxyOptions", ("create", "delete", "get", "patch", "update"))},
     "namespaces": {"status": ("Namespace", _STATUS), "finalize": ("Namespace", ("update",))},
-    "services": {"status": ("Service", _STATUS), "proxy": ("ServiceProxyOptions", ("create", "delete", "get", "patch", "update"))},
+    "services": {"status": ("Service", _STATUS),
+                 "proxy": ("ServiceProxyOptions", ("create", "delete", "get", "patch", "update"))},
     "serviceaccounts": {"token": ("TokenRequest", ("create",))},
     "deployments": {"status": ("Deployment", _STATUS), "scale": ("Scale", _STATUS)},
     "replicasets": {"status": ("ReplicaSet", _STATUS), "scale": ("Scale", _STATUS)},
@@ -172,7 +174,8 @@ def kind_info(r: Resource) -> KindInfo:
     """What the store needs to know about a served resource."""
     if r.kind in KINDS:
         return KINDS[r.kind]
-    return KindInfo(r.kind, r.api_version, r.resource, r.namespaced, r.custom, any(s[0] == "status" for s in r.subresources) and not r.custom)
+    return KindInfo(r.kind, r.api_version, r.resource, r.namespaced, r.custom,
+                    any(s[0] == "status" for s in r.subresources) and not r.custom)
 
 
 class Catalog:

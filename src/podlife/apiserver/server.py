@@ -419,11 +419,13 @@ class ApiServer:
             objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
             objs = [o for o in objs if matches(o)]
         else:
-            objs = self.cache.select(kind, t.namespace, matches.labels, matches.fields.equal if matches.fields else {})
-            if objs is None:
+            cached = self.cache.select(kind, t.namespace, matches.labels,
+                                       matches.fields.equal if matches.fields else {})
+            if cached is None:
                 objs = self.store.list(kind, t.namespace)
                 exact = False
             else:
+                objs = cached
                 exact = not matches.fields and self.cache.exact(matches.labels)
             if matches and not exact:
                 objs = [o for o in objs if matches(o)]

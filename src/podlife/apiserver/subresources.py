@@ -154,7 +154,8 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
         updated["metadata"]["resourceVersion"] = rv
     updated = patching.managed_on_write(server, request, t, obj, updated, "scale")
     if not server._dry_run(request):
-        updated = server.store.update(updated, by=server._user(request), verb="patch" if request.method == "PATCH" else "update")
+        updated = server.store.update(updated, by=server._user(request),
+                                      verb="patch" if request.method == "PATCH" else "update")
         server.clock.settle()
     return server._json(_scale_of(updated, t.resource))
 

@@ -58,7 +58,8 @@ def _node(o: Obj, now: datetime) -> Row:
     ready = get_condition(o, "Ready")
     status = "Unknown"
     if ready is not None:
-        status = "Ready" if ready.get("status") == "True" else "NotReady" if ready.get("status") == "False" else "Unknown"
+        status = ("Ready" if ready.get("status") == "True" else
+                  "NotReady" if ready.get("status") == "False" else "Unknown")
     if (o.get("spec") or {}).get("unschedulable"):
         status += ",SchedulingDisabled"
     labels = o["metadata"].get("labels") or {}
@@ -155,7 +156,8 @@ def _service(o: Obj, now: datetime) -> Row:
     ports = ",".join(f"{p.get('port')}" + (f":{p['nodePort']}" if p.get("nodePort") else "")
                      + f"/{p.get('protocol', 'TCP')}" for p in spec.get("ports") or ()) or "<none>"
     ext = spec.get("externalIPs") or []
-    lb = [i.get("ip") or i.get("hostname") for i in ((o.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ()]
+    lb = [i.get("ip") or i.get("hostname")
+          for i in ((o.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ()]
     external = ",".join(lb + ext) or ("<pending>" if spec.get("type") == "LoadBalancer" else "<none>")
     if spec.get("type") == "ExternalName":
         external = spec.get("externalName", "")
@@ -232,7 +234,8 @@ def _hpa(o: Obj, now: datetime) -> Row:
     spec, st = o.get("spec") or {}, o.get("status") or {}
     ref = spec.get("scaleTargetRef") or {}
     targets = []
-    current = {m.get("resource", {}).get("name"): m for m in st.get("currentMetrics") or () if m.get("type") == "Resource"}
+    current = {m.get("resource", {}).get("name"): m
+               for m in st.get("currentMetrics") or () if m.get("type") == "Resource"}
     for m in spec.get("metrics") or ():
         if m.get("type") != "Resource":
             targets.append("<unknown>")

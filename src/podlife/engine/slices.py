@@ -15,12 +15,15 @@ that awaits a future hands the future to ``run``, which awaits it on its behalf.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from greenlet import getcurrent, greenlet
+if TYPE_CHECKING:
+    from greenlet import greenlet
+
+# asyncio and greenlet are imported by what slices work (``run``, only ``podlife up`` calls it): a batch run's
+# ``pause()`` finds no driver and never needs them
 
 T = TypeVar("T")
 
@@ -41,7 +44,7 @@ _abandoned: list[greenlet] = []   # work cancelled while paused (see run), kept 
 def pause() -> None:
     """Let the event loop in if the current slice is spent (and this is the sliced work's greenlet)."""
     g = _driver
-    if g is not None and time.perf_counter() >= _slice_end and getcurrent() is g:
+    if g is not None and time.perf_counter() >= _slice_end and g is _current():
         if _on_pause is not None:
             _on_pause()
         assert g.parent is not None
@@ -56,13 +59,19 @@ class _Await:
         self.future = future
 
 
+def _current() -> greenlet:
+    from greenlet import getcurrent
+
+    return getcurrent()
+
+
 def _drive(coro: Coroutine[Any, Any, T]) -> T:
     while True:
         try:
             yielded = coro.send(None)
         except StopIteration as e:
             return e.value
-        g = getcurrent()
+        g = _current()
         assert g.parent is not None
         g.parent.switch(_Await(yielded))
 
@@ -71,6 +80,10 @@ async def run(fn: Callable[..., T], *args: Any, on_pause: Callable[[], None] | N
     """``fn(*args)`` in slices (one sliced work at a time: the caller holds the kernel's lock). ``on_pause`` is
     called before each pause (the store's commit)."""
     global _driver, _slice_end, _on_pause, slices
+    import asyncio
+
+    from greenlet import greenlet
+
     assert _driver is None, "sliced work does not nest"
     g = greenlet(fn)
     _driver, _on_pause = g, on_pause

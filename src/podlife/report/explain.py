@@ -179,7 +179,8 @@ def _container_steps(mine: list[dict[str, Any]], logs: list[dict[str, Any]], obj
         end = next((x for x in hooks if x["t"] >= h["t"] and x["phase"] in ("completed", "failed", "timedOut")
                     and x is not h), None)
         took = f"{end['t'] - h['t']:.3f} s ({end['phase']})" if end else "did not finish"
-        nth = "" if len(starts) == 1 else f" (run {i + 1} of {len(starts)}{': the container was killed again' if i else ''})"
+        again = ": the container was killed again" if i else ""
+        nth = "" if len(starts) == 1 else f" (run {i + 1} of {len(starts)}{again})"
         out.append(Step(h["t"], f"{c}: preStop hook{nth} took {took}", _HOOK_HOME))
     return out
 

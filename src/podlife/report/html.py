@@ -168,7 +168,8 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             if m and r["reason"] == "BackOff" and ln not in back_offs:
                 # the kubelet waits out the back-off before starting the container again (doBackOff)
                 back_offs[ln] = {"lane": ln, "start": t, "end": end, "state": "back-off",
-                                 "label": f"{m.group(1)}: back-off", "detail": "until the next start (its length is reported then)",
+                                 "label": f"{m.group(1)}: back-off",
+                                 "detail": "until the next start (its length is reported then)",
                                  "colour": COLOURS["back-off"], "log": log, "record": _record(r), "thin": True}
         elif typ == "action":
             mark(pod_lane, t, "action", f"action {r['action']}", r.get("error", ""), "", r)
@@ -198,7 +199,8 @@ def timeline(report: dict[str, Any]) -> dict[str, Any]:
             if r["phase"] == "started":
                 hooks[key] = {"lane": lane(obj, f"{c} hooks", "hook"), "start": t, "end": end,
                               "state": r["hook"], "label": f"{c}: {r['hook']} hook", "detail": "running",
-                              "colour": COLOURS[r["hook"]], "log": logs.near(t, r["hook"], ids.get(key, c)), "record": _record(r)}
+                              "colour": COLOURS[r["hook"]], "log": logs.near(t, r["hook"], ids.get(key, c)),
+                              "record": _record(r)}
             elif key in hooks:
                 seg = hooks.pop(key)
                 seg["end"], seg["detail"] = t, r["phase"]

@@ -53,7 +53,7 @@ def timelines(records: Iterable[dict[str, Any]]) -> dict[str, list[tuple[float, 
     registered: dict[str, float] = {}
     for r in records:
         obj = r.get("object")
-        if not obj or not (obj.startswith("Pod/") or obj.startswith("Node/")):
+        if not obj or not obj.startswith(("Pod/", "Node/")):
             continue
         if obj.startswith("Node/"):
             if r["type"] == "api" and r["verb"] == "create":

@@ -13,7 +13,8 @@ from rich.table import Table
 
 Row = dict[str, Any]
 FIGURES = ("deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds", "podsEvicted")
-SHORT = {"deleteToStoppedSeconds": "delete→stopped s", "deleteToRemovedSeconds": "delete→removed s", "startupP50Seconds": "startup p50 s",
+SHORT = {"deleteToStoppedSeconds": "delete→stopped s", "deleteToRemovedSeconds": "delete→removed s",
+         "startupP50Seconds": "startup p50 s",
          "startupP99Seconds": "startup p99 s", "podsEvicted": "evicted"}
 
 
@@ -88,7 +89,7 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
     """Verdicts against each varied value, and the figures: lines across non-seed values, histograms over seeds."""
     from bokeh.embed import file_html
     from bokeh.layouts import column
-    from bokeh.models import Div
+    from bokeh.models.widgets import Div
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -103,8 +104,9 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
         passed = [c[2] for c in counts]
         total = [len(c[1]) for c in counts]
         parts.append(Div(text=_verdicts_html(key, counts)))
-        p = figure(x_range=values, height=260, sizing_mode="stretch_width", title=f"points passed, by {key}",
-                   tools="save")
+        # bokeh's stubs type x_range as a Range; figure() also takes a list of factors (made a FactorRange)
+        p = figure(x_range=values, height=260,  # type: ignore[arg-type]
+                   sizing_mode="stretch_width", title=f"points passed, by {key}", tools="save")
         p.vbar(x=values, top=total, width=0.8, color="#dddddd", legend_label="points")
         p.vbar(x=values, top=passed, width=0.8, color="#44aa99", legend_label="passed")
         parts.append(p)
@@ -116,20 +118,20 @@ def render_html(rows: Sequence[Row], keys: list[str], title: str) -> str:
                 lo, hi = min(xs), max(xs)
                 bins = 20
                 width = (hi - lo) / bins or 1.0
-                counts = [0] * bins
+                hist = [0] * bins
                 for x in xs:
-                    counts[min(bins - 1, int((x - lo) / width))] += 1
+                    hist[min(bins - 1, int((x - lo) / width))] += 1
                 h = figure(height=220, sizing_mode="stretch_width", title=f"{f} across seeds", tools="save")
                 h.quad(left=[lo + i * width for i in range(bins)], right=[lo + (i + 1) * width for i in range(bins)],
-                       bottom=0, top=counts, color="#6699cc")
+                       bottom=0, top=hist, color="#6699cc")
                 parts.append(h)
             else:
                 means = []
                 for v in values:
                     vs = [r[f] for r in rows if str(r[key]) == v and isinstance(r.get(f), (int, float))]
                     means.append(statistics.fmean(vs) if vs else float("nan"))
-                ln = figure(x_range=values, height=220, sizing_mode="stretch_width", title=f"{f} by {key} (mean)",
-                            tools="save")
+                ln = figure(x_range=values, height=220,  # type: ignore[arg-type]  # factors, as above
+                            sizing_mode="stretch_width", title=f"{f} by {key} (mean)", tools="save")
                 ln.line(values, means, line_width=2)
                 ln.scatter(values, means, size=7)
                 parts.append(ln)

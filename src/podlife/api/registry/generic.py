@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import defaults, validation
 from podlife.api.errors import FieldError
@@ -19,7 +19,7 @@ def drop_disabled_template_fields(obj: Obj, profile: Profile | None) -> None:
     template's fields whose feature gate is off go, as from a pod (a CronJob's job template included). Upstream
     keeps a field on update when the old template uses it; here no stored template can, as the same gates
     dropped it when the object was created."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = spec_ if isinstance(spec_ := obj.get("spec"), dict) else {}
     if obj.get("kind") == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if isinstance(spec.get("jobTemplate"), dict) else {}
     template = obj.get("template") if obj.get("kind") == "PodTemplate" else spec.get("template")
@@ -40,6 +40,11 @@ _STATUS_KEEPS: dict[str, tuple[str, ...]] = {
     "Job": ("labels", "annotations"),
     "CronJob": ("labels", "annotations"),
 }
+
+
+def _same_map(a: Any, b: Any) -> bool:
+    """The same labels or annotations, keys in the same order (the order they are encoded in)."""
+    return type(a) is dict and type(b) is dict and a == b and list(a) == list(b)
 
 
 class Strategy:
@@ -81,7 +86,12 @@ class Strategy:
         written_md, md = written.get("metadata") or {}, new["metadata"]
         for f in fields:
             if f in written_md:
-                md[f] = clone(written_md[f])
+                value, stored = written_md[f], md.get(f)
+                # written as stored (the kubelet's status writes send the stored metadata back): the stored
+                # object is kept, shared with the revision before as _revision shares it, so that readers which
+                # compare revisions by identity (the informers' indexes) see labels that did not change
+                if value is not stored and not _same_map(value, stored):
+                    md[f] = clone(value)
             else:
                 md.pop(f, None)
 

@@ -133,7 +133,8 @@ def validate_update(new: Mapping, old: Mapping, *, namespaced: bool | None = Non
         return errs
     if kind == "Node":
         taints = as_list(new_spec.get("taints"))
-        return errs + (validate_taints(taints, "metadata.taints") if taints else []) + validate_node_resources(as_dict(new.get("status")))
+        return (errs + (validate_taints(taints, "metadata.taints") if taints else [])
+                + validate_node_resources(as_dict(new.get("status"))))
     if kind == "PriorityClass":  # ValidatePriorityClassUpdate: only value/preemptionPolicy immutability
         if as_int(new.get("value")) != as_int(old.get("value")):
             errs.append(forbidden("value", "may not be changed in an update."))

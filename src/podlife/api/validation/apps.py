@@ -93,7 +93,8 @@ def _validate_deployment_strategy(strategy: Mapping, path: str) -> Errs:
     kind = strategy.get("type") or ""
     ru = strategy.get("rollingUpdate")
     if kind == "Recreate":
-        return [forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")] if ru is not None else []
+        return [forbidden(f"{path}.rollingUpdate",
+                          "may not be specified when strategy `type` is 'Recreate'")] if ru is not None else []
     if kind == "RollingUpdate":
         if ru is None:
             return [required(f"{path}.rollingUpdate", "this should be defaulted and never be nil")]
@@ -160,7 +161,8 @@ def validate_statefulset(obj: Mapping) -> Errs:
         for key in ("whenDeleted", "whenScaled"):
             value = as_dict(retention).get(key) or ""
             if value not in ("Retain", "Delete"):
-                errs.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", value, ["Retain", "Delete"]))
+                errs.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", value,
+                                          ["Retain", "Delete"]))
     errs += nonnegative(spec.get("replicas"), "spec.replicas")
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     if spec.get("ordinals") is not None:
@@ -177,7 +179,8 @@ def validate_statefulset(obj: Mapping) -> Errs:
         meta = as_dict(template.get("metadata"))
         errs += selectors.validate_labels(meta.get("labels"), "spec.template.labels")
         errs += validate_annotations(meta.get("annotations"), "spec.template.annotations")
-        errs += validate_pod_annotations(meta.get("annotations"), as_dict(template.get("spec")), "spec.template.annotations")
+        errs += validate_pod_annotations(meta.get("annotations"), as_dict(template.get("spec")),
+                                         "spec.template.annotations")
     # validateVolumeClaimTemplates: each is a named claim with access modes and a storage request
     for k, t in enumerate(as_list(spec.get("volumeClaimTemplates"))):
         tpath = f"spec.volumeClaimTemplates[{k}]"
@@ -199,7 +202,8 @@ def _validate_sts_update_strategy(strategy: Mapping) -> Errs:
     if not kind:
         return [required(path)]
     if kind == "OnDelete":
-        return [invalid(f"{path}.rollingUpdate", ru, "only allowed for updateStrategy 'RollingUpdate'")] if ru is not None else []
+        return [invalid(f"{path}.rollingUpdate", ru,
+                        "only allowed for updateStrategy 'RollingUpdate'")] if ru is not None else []
     if kind == "RollingUpdate":
         if ru is None:
             return []
@@ -263,7 +267,8 @@ def _validate_ds_update_strategy(strategy: Mapping, path: str) -> Errs:
     return errs
 
 
-_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy",
+                "minReadySeconds")
 
 
 def _without_mutable_sts_fields(spec: Mapping) -> dict:
@@ -275,4 +280,5 @@ def validate_statefulset_update(new: Mapping, old: Mapping) -> Errs:
     if semantic_equal(_without_mutable_sts_fields(new), _without_mutable_sts_fields(old)):
         return []
     return [forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
-                               "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")]
+                               "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+                               "forbidden")]

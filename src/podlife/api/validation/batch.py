@@ -100,11 +100,13 @@ def _validate_indexed_limits(spec: Mapping) -> Errs:
         errs.append(required("spec.completions", "when completion mode is Indexed"))
     if is_int(parallelism) and parallelism > _MAX_PARALLELISM_INDEXED:
         errs.append(invalid("spec.parallelism", parallelism,
-                             f"must be less than or equal to {_MAX_PARALLELISM_INDEXED} when completion mode is Indexed"))
+                             f"must be less than or equal to {_MAX_PARALLELISM_INDEXED} when completion mode is "
+                             "Indexed"))
     if is_int(completions) and is_int(max_failed) and max_failed > completions:
         errs.append(invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
     if is_int(max_failed) and max_failed > _MAX_FAILED_INDEXES:
-        errs.append(invalid("spec.maxFailedIndexes", max_failed, f"must be less than or equal to {_MAX_FAILED_INDEXES}"))
+        errs.append(invalid("spec.maxFailedIndexes", max_failed,
+                            f"must be less than or equal to {_MAX_FAILED_INDEXES}"))
     if is_int(completions) and completions > _COMPLETIONS_SOFT_LIMIT and per_index is not None:
         high = (f"must be less than or equal to {_HIGH_COMPLETIONS_LIMIT} when completions are above "
                 f"{_COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index")
@@ -215,7 +217,8 @@ def _validate_pod_failure_policy(spec: Mapping) -> Errs:
         rule, rp = as_dict(rule), f"spec.podFailurePolicy.rules[{i}]"
         action = as_str(rule.get("action"))
         if not action:
-            errs.append(required(f"{rp}.action", "valid values: [" + " ".join(_go_quote(a) for a in _PFP_ACTIONS) + "]"))
+            errs.append(required(f"{rp}.action",
+                                 "valid values: [" + " ".join(_go_quote(a) for a in _PFP_ACTIONS) + "]"))
         elif action == "FailIndex":
             if spec.get("backoffLimitPerIndex") is None:
                 errs.append(invalid(f"{rp}.action", action, "requires the backoffLimitPerIndex to be set"))

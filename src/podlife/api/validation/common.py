@@ -9,6 +9,7 @@ import base64
 import binascii
 import ipaddress
 from collections.abc import Callable
+from typing import TypeGuard
 
 from podlife.api import names, quantity
 from podlife.api.errors import FieldError
@@ -64,7 +65,7 @@ def as_int(x: object) -> int:
     return x if isinstance(x, int) and not isinstance(x, bool) else 0
 
 
-def is_int(x: object) -> bool:
+def is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

@@ -147,7 +147,8 @@ def _validate_service_port(sp: Mapping, require_name: bool, seen: set[str], path
         errs.append(not_supported(f"{path}.protocol", proto, PORT_PROTOCOLS))
     errs += port_num_or_name(sp.get("targetPort"), f"{path}.targetPort")
     if sp.get("appProtocol") is not None:
-        errs += invalid_each(f"{path}.appProtocol", sp["appProtocol"], names.qualified_name_errors(str(sp["appProtocol"])))
+        errs += invalid_each(f"{path}.appProtocol", sp["appProtocol"],
+                             names.qualified_name_errors(str(sp["appProtocol"])))
     return errs
 
 
@@ -181,7 +182,8 @@ def _validate_service_lb_fields(spec: Mapping, stype: str) -> Errs:
         errs.append(required("allocateLoadBalancerNodePorts"))  # sic: upstream omits "spec."
     if spec.get("loadBalancerClass") is not None:
         if stype == "LoadBalancer":
-            errs += invalid_each("spec.loadBalancerClass", spec["loadBalancerClass"], names.qualified_name_errors(str(spec["loadBalancerClass"])))
+            errs += invalid_each("spec.loadBalancerClass", spec["loadBalancerClass"],
+                                 names.qualified_name_errors(str(spec["loadBalancerClass"])))
         else:
             errs.append(forbidden("spec.loadBalancerClass", "may only be used when `type` is 'LoadBalancer'"))
     return errs
@@ -193,7 +195,8 @@ def _validate_traffic_policies(spec: Mapping, stype: str) -> Errs:
     etp = spec.get("externalTrafficPolicy") or ""
     if not external:
         if etp:
-            errs.append(invalid("spec.externalTrafficPolicy", etp, "may only be set for externally-accessible services"))
+            errs.append(invalid("spec.externalTrafficPolicy", etp,
+                                "may only be set for externally-accessible services"))
     elif not etp:
         errs.append(required("spec.externalTrafficPolicy"))
     elif etp not in ("Cluster", "Local"):
@@ -534,7 +537,8 @@ def validate_resource_quota(obj: Mapping) -> Errs:
 _LIMIT_TYPES = ["Container", "PersistentVolumeClaim", "Pod"]
 # min <= defaultRequest <= default <= max, checked in ValidateLimitRange's order: (lower, higher, the field the
 # error names, the words for the lower and the higher value)
-_LIMIT_ORDER = (("min", "max", "min", "min", "max"), ("min", "defaultRequest", "defaultRequest", "min", "default request"),
+_LIMIT_ORDER = (("min", "max", "min", "min", "max"),
+                ("min", "defaultRequest", "defaultRequest", "min", "default request"),
                 ("defaultRequest", "max", "defaultRequest", "default request", "max"),
                 ("defaultRequest", "default", "defaultRequest", "default request", "default limit"),
                 ("min", "default", "default", "min", "default"), ("default", "max", "default", "default", "max"))

@@ -63,7 +63,8 @@ def _overcommit_allowed(name: str) -> bool:
 def _container_resource_name_errors(name: str, path: str) -> Errs:
     """validateResourceName + validateContainerResourceName."""
     errs = invalid_each(path, name, names.qualified_name_errors(name))
-    if not errs and "/" not in name and not (name in _STANDARD_RESOURCES or _is_hugepages(name) or name.startswith("requests.hugepages-")):
+    if not errs and "/" not in name and not (name in _STANDARD_RESOURCES or _is_hugepages(name)
+                                             or name.startswith("requests.hugepages-")):
         errs.append(invalid(path, name, "must be a standard resource type or fully qualified"))
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not _is_hugepages(name):
@@ -158,7 +159,8 @@ def _validate_container_ports(ports: list, path: str) -> Errs:
         if not as_int(port.get("containerPort")):
             errs.append(required(f"{p}.containerPort"))
         else:
-            errs += invalid_each(f"{p}.containerPort", port["containerPort"], names.port_num_errors(port["containerPort"]))
+            errs += invalid_each(f"{p}.containerPort", port["containerPort"],
+                                 names.port_num_errors(port["containerPort"]))
         if as_int(port.get("hostPort")):
             errs += invalid_each(f"{p}.hostPort", port["hostPort"], names.port_num_errors(port["hostPort"]))
         proto = port.get("protocol") or ""
@@ -182,10 +184,13 @@ def _validate_env(env: list, path: str) -> Errs:
         if value_from is None:
             continue
         errs += _validate_env_source(as_dict(value_from), f"{p}.valueFrom")
-        sources = [k for k in ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef") if as_dict(value_from).get(k) is not None]
+        sources = [k for k in ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+                   if as_dict(value_from).get(k) is not None]
         vpath = f"{p}.valueFrom"
         if not sources:
-            errs.append(invalid(vpath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+            errs.append(invalid(vpath, "",
+                                "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or "
+                                "`secretKeyRef`"))
         elif ev.get("value"):
             errs.append(invalid(vpath, "", "may not be specified when `value` is not empty"))
         elif len(sources) > 1:
@@ -547,5 +552,6 @@ def validate_init_containers(inits: list, regular: list, volumes: set[str], grac
         else:
             for key in _INIT_ONLY_FORBIDDEN:
                 if c.get(key) is not None:
-                    errs.append(forbidden(f"{p}.{key}", "may not be set for init containers without restartPolicy=Always"))
+                    errs.append(forbidden(f"{p}.{key}",
+                                          "may not be set for init containers without restartPolicy=Always"))
     return errs

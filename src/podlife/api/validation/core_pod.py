@@ -60,7 +60,8 @@ _VOLUME_SOURCES = (
     ("storageos", "storageos"), ("projected", "projected"), ("scaleIO", "scaleIO"), ("csi", "csi"),
     ("ephemeral", "ephemeral"), ("image", "image"),
 )
-_SOURCE_REQUIRED = {"hostPath": "path", "configMap": "name", "persistentVolumeClaim": "claimName", "secret": "secretName"}
+_SOURCE_REQUIRED = {"hostPath": "path", "configMap": "name", "persistentVolumeClaim": "claimName",
+                    "secret": "secretName"}
 
 
 def _validate_volume_source(vol: Mapping, path: str) -> Errs:
@@ -122,9 +123,12 @@ def validate_tolerations(tolerations: list, path: str) -> Errs:
         if key:
             errs += selectors.validate_label_name(key, f"{p}.key")
         if not key and op != "Exists":
-            errs.append(invalid(f"{p}.operator", op, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'))
+            errs.append(invalid(f"{p}.operator", op,
+                                'operator must be Exists when `key` is empty, which means "match all values and all '
+                                'keys"'))
         if t.get("tolerationSeconds") is not None and t.get("effect") != "NoExecute":
-            errs.append(invalid(f"{p}.effect", t.get("effect") or "", "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+            errs.append(invalid(f"{p}.effect", t.get("effect") or "",
+                                "effect must be 'NoExecute' when `tolerationSeconds` is set"))
         value = t.get("value") or ""
         if op in ("Equal", ""):
             msgs = names.label_value_errors(value)
@@ -158,7 +162,8 @@ def _validate_weighted_terms(terms: list, path: str, term_key: str) -> Errs:
         if weight <= 0 or weight > 100:
             errs.append(invalid(f"{path}[{i}].weight", weight, "must be in the range 1-100"))
         if term_key == "preference":
-            errs += selectors.validate_node_selector_term(as_dict(wt.get("preference")), f"{path}[{i}].preference", allow_invalid_label_value=True)
+            errs += selectors.validate_node_selector_term(as_dict(wt.get("preference")), f"{path}[{i}].preference",
+                                                          allow_invalid_label_value=True)
         else:
             errs += _validate_pod_affinity_term(as_dict(wt.get(term_key)), f"{path}[{i}].{term_key}")
     return errs
@@ -171,18 +176,22 @@ def _validate_affinity(affinity: Mapping, path: str) -> Errs:
         np = f"{path}.nodeAffinity"
         required_terms = as_dict(node).get("requiredDuringSchedulingIgnoredDuringExecution")
         if required_terms is not None:
-            errs += selectors.validate_node_selector(as_dict(required_terms), f"{np}.requiredDuringSchedulingIgnoredDuringExecution")
+            errs += selectors.validate_node_selector(as_dict(required_terms),
+                                                     f"{np}.requiredDuringSchedulingIgnoredDuringExecution")
         preferred = as_list(as_dict(node).get("preferredDuringSchedulingIgnoredDuringExecution"))
-        errs += _validate_weighted_terms(preferred, f"{np}.preferredDuringSchedulingIgnoredDuringExecution", "preference")
+        errs += _validate_weighted_terms(preferred, f"{np}.preferredDuringSchedulingIgnoredDuringExecution",
+                                         "preference")
     for kind in ("podAffinity", "podAntiAffinity"):
         pa = affinity.get(kind)
         if pa is None:
             continue
         kp = f"{path}.{kind}"
         for i, term in enumerate(as_list(as_dict(pa).get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            errs += _validate_pod_affinity_term(as_dict(term), f"{kp}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+            errs += _validate_pod_affinity_term(as_dict(term),
+                                                f"{kp}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
         preferred = as_list(as_dict(pa).get("preferredDuringSchedulingIgnoredDuringExecution"))
-        errs += _validate_weighted_terms(preferred, f"{kp}.preferredDuringSchedulingIgnoredDuringExecution", "podAffinityTerm")
+        errs += _validate_weighted_terms(preferred, f"{kp}.preferredDuringSchedulingIgnoredDuringExecution",
+                                         "podAffinityTerm")
     return errs
 
 
@@ -200,7 +209,8 @@ def _validate_topology_spread(constraints: list, path: str) -> Errs:
             errs.append(not_supported(f"{p}.whenUnsatisfiable", action, ["DoNotSchedule", "ScheduleAnyway"]))
         for other in constraints[i + 1:]:
             other = as_dict(other)
-            if other.get("topologyKey") == c.get("topologyKey") and other.get("whenUnsatisfiable") == c.get("whenUnsatisfiable"):
+            if (other.get("topologyKey") == c.get("topologyKey")
+                    and other.get("whenUnsatisfiable") == c.get("whenUnsatisfiable")):
                 value = f"{{{c.get('topologyKey', '')}, {action}}}"
                 errs.append(FieldError(f"{p}.{{topologyKey, whenUnsatisfiable}}", DUPLICATE, "", value))
                 break
@@ -209,7 +219,8 @@ def _validate_topology_spread(constraints: list, path: str) -> Errs:
             if as_int(min_domains) <= 0:
                 errs.append(invalid(f"{p}.minDomains", min_domains, IS_NOT_POSITIVE_ERROR_MSG))
             if action != "DoNotSchedule":
-                errs.append(invalid(f"{p}.minDomains", min_domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"))
+                errs.append(invalid(f"{p}.minDomains", min_domains,
+                                    f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"))
         for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             if c.get(key) is not None and c[key] not in ("Honor", "Ignore"):
                 errs.append(not_supported(f"{p}.{key}", c[key], ["Honor", "Ignore"]))
@@ -237,7 +248,8 @@ def validate_pod_annotations(annotations: Mapping | None, spec: Mapping, path: s
     annotations = as_dict(annotations)
     errs: Errs = []
     if MIRROR_POD_ANNOTATION in annotations and not spec.get("nodeName"):
-        errs.append(invalid(f"{path}[{MIRROR_POD_ANNOTATION}]", annotations[MIRROR_POD_ANNOTATION], "must set spec.nodeName if mirror pod annotation is set"))
+        errs.append(invalid(f"{path}[{MIRROR_POD_ANNOTATION}]", annotations[MIRROR_POD_ANNOTATION],
+                            "must set spec.nodeName if mirror pod annotation is set"))
     if POD_DELETION_COST_ANNOTATION in annotations:
         raw = str(annotations[POD_DELETION_COST_ANNOTATION])
         body = raw[1:] if raw[:1] in "+-" else raw
@@ -277,7 +289,8 @@ def _validate_pod_spec(spec: Mapping | None, path: str, is_pod: bool) -> Errs:
     errs += verrs
     containers = as_list(spec.get("containers"))
     errs += validate_containers(containers, volumes, grace, f"{path}.containers")
-    errs += validate_init_containers(as_list(spec.get("initContainers")), containers, volumes, grace, f"{path}.initContainers")
+    errs += validate_init_containers(as_list(spec.get("initContainers")), containers, volumes, grace,
+                                     f"{path}.initContainers")
     errs += validate_stop_signals(spec, path)
     errs += _validate_host_network(spec, path, is_pod)
     errs += validate_enum(spec.get("restartPolicy") or "", f"{path}.restartPolicy", _RESTART_POLICIES)
@@ -289,7 +302,8 @@ def _validate_pod_spec(spec: Mapping | None, path: str, is_pod: bool) -> Errs:
         ct = as_dict(gate).get("conditionType") or ""
         errs += invalid_each(f"{path}.readinessGates[{i}].conditionType", ct, names.qualified_name_errors(ct))
     errs += _validate_scheduling_gates(as_list(spec.get("schedulingGates")), f"{path}.schedulingGates")
-    errs += _validate_topology_spread(as_list(spec.get("topologySpreadConstraints")), f"{path}.topologySpreadConstraints")
+    errs += _validate_topology_spread(as_list(spec.get("topologySpreadConstraints")),
+                                      f"{path}.topologySpreadConstraints")
     errs += _validate_pod_spec_names(spec, path)
     ads = spec.get("activeDeadlineSeconds")
     if ads is not None and not 1 <= as_int(ads) <= MAX_INT32:
@@ -454,7 +468,8 @@ def _validate_host_network(spec: Mapping, path: str, is_pod: bool) -> Errs:
         for j, port in enumerate(as_list(as_dict(c).get("ports"))):
             hp, cp = as_int(as_dict(port).get("hostPort")), as_int(as_dict(port).get("containerPort"))
             if (is_pod or hp != 0) and hp != cp:
-                errs.append(invalid(f"{path}.containers[{i}].ports[{j}].hostPort", hp, "must match `containerPort` when `hostNetwork` is true"))
+                errs.append(invalid(f"{path}.containers[{i}].ports[{j}].hostPort", hp,
+                                    "must match `containerPort` when `hostNetwork` is true"))
     return errs
 
 
@@ -464,7 +479,8 @@ def _validate_dns_config(spec: Mapping, path: str) -> Errs:
         if cfg is None:
             return [required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
         if not as_dict(cfg).get("nameservers"):
-            return [required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+            return [required(f"{path}.nameservers",
+                             "must provide at least one DNS nameserver when `dnsPolicy` is None")]
     cfg = as_dict(cfg)
     errs: Errs = []
     if len(as_list(cfg.get("nameservers"))) > 3:
@@ -567,18 +583,22 @@ def validate_pod_update(new: Mapping, old: Mapping) -> Errs:
     new_spec, old_spec = as_dict(new.get("spec")), as_dict(old.get("spec"))
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     errs += _pod_metadata_and_spec(new)
-    errs += _validate_pod_annotation_updates(as_dict(as_dict(new.get("metadata")).get("annotations")), as_dict(as_dict(old.get("metadata")).get("annotations")))
+    errs += _validate_pod_annotation_updates(as_dict(as_dict(new.get("metadata")).get("annotations")),
+                                             as_dict(as_dict(old.get("metadata")).get("annotations")))
     for key in ("containers", "initContainers"):
         cerrs, stop = _validate_container_updates(as_list(new_spec.get(key)), as_list(old_spec.get(key)), f"spec.{key}")
         errs += cerrs
         if stop:
             return errs
-    ads_errs, stop = _validate_active_deadline_update(new_spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds"))
+    ads_errs, stop = _validate_active_deadline_update(new_spec.get("activeDeadlineSeconds"),
+                                                      old_spec.get("activeDeadlineSeconds"))
     errs += ads_errs
     if stop:
         return errs
-    errs += _validate_only_added_tolerations(as_list(new_spec.get("tolerations")), as_list(old_spec.get("tolerations")), "spec.tolerations")
-    errs += _validate_only_deleted_gates(as_list(new_spec.get("schedulingGates")), as_list(old_spec.get("schedulingGates")), "spec.schedulingGates")
+    errs += _validate_only_added_tolerations(as_list(new_spec.get("tolerations")), as_list(old_spec.get("tolerations")),
+                                             "spec.tolerations")
+    errs += _validate_only_deleted_gates(as_list(new_spec.get("schedulingGates")),
+                                         as_list(old_spec.get("schedulingGates")), "spec.schedulingGates")
     if semantic_equal(new_spec, old_spec):
         return errs
     munged, gate_errs = _munge_pod_spec(new_spec, old_spec)
@@ -641,7 +661,8 @@ def _validate_only_deleted_gates(new: list, old: list, path: str) -> Errs:
     for i, g in enumerate(new):
         name = as_str(as_dict(g).get("name"))
         if name not in old_names:
-            errs.append(forbidden(f"{path}[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'"))
+            errs.append(forbidden(f"{path}[{i}].name",
+                                  f"only deletion is allowed, but found new scheduling gate '{name}'"))
     return errs
 
 
@@ -671,7 +692,8 @@ def _munge_gated(munged: dict, old: Mapping) -> Errs:
     new_sel, old_sel = as_dict(munged.get("nodeSelector")), as_dict(old.get("nodeSelector"))
     if not semantic_equal(new_sel, old_sel):
         if any(new_sel.get(k) != v for k, v in old_sel.items()):
-            errs.append(invalid("spec.nodeSelector", new_sel, "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
+            errs.append(invalid("spec.nodeSelector", new_sel,
+                                "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
         munged["nodeSelector"] = old.get("nodeSelector")
     new_na = as_dict(munged.get("affinity")).get("nodeAffinity")
     old_na = as_dict(old.get("affinity")).get("nodeAffinity")
@@ -729,5 +751,6 @@ def always_restart_template(spec: Mapping, kind: str) -> Errs:
     if policy != "Always":
         errs.append(not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
     if tspec.get("activeDeadlineSeconds") is not None:
-        errs.append(forbidden("spec.template.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported"))
+        errs.append(forbidden("spec.template.spec.activeDeadlineSeconds",
+                              f"activeDeadlineSeconds in {kind} is not Supported"))
     return errs

@@ -46,7 +46,8 @@ def _backend(backend: Mapping, path: str) -> Errs:
     if resource is not None:
         return []
     service = as_dict(service)
-    errs = invalid_each(f"{path}.service.name", as_str(service.get("name")), names.dns1035_label_errors(as_str(service.get("name"))))
+    errs = invalid_each(f"{path}.service.name", as_str(service.get("name")),
+                        names.dns1035_label_errors(as_str(service.get("name"))))
     port = as_dict(service.get("port"))
     if port.get("name") and port.get("number"):
         errs.append(invalid(f"{path}.service.port", port, "cannot set both port name & port number"))

@@ -95,7 +95,8 @@ def _validate_owner_references(refs: list, path: str) -> Errs:
         if ref.get("controller") is True:
             current = f"{ref.get('kind', '')}/{ref.get('name', '')}"
             if controller:
-                detail = f'Only one reference can have Controller set to true. Found "true" in references for {controller} and {current}'
+                detail = ('Only one reference can have Controller set to true. Found "true" in references for '
+                          f"{controller} and {current}")
                 errs.append(invalid(path, refs, detail))
             else:
                 controller = current
@@ -134,9 +135,12 @@ def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: 
         extra = sorted(set(as_list(new.get("finalizers"))) - set(as_list(old.get("finalizers"))))
         if extra:
             listed = "[]string{" + ", ".join(f'"{f}"' for f in extra) + "}"
-            errs.append(forbidden(f"{path}.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {listed}"))
+            errs.append(forbidden(f"{path}.finalizers",
+                                  "no new finalizers can be added if the object is being deleted, found new "
+                                  f"finalizers {listed}"))
     if require_resource_version and not new.get("resourceVersion"):
-        errs.append(invalid(f"{path}.resourceVersion", new.get("resourceVersion") or "", "must be specified for an update"))
+        errs.append(invalid(f"{path}.resourceVersion", new.get("resourceVersion") or "",
+                            "must be specified for an update"))
     if as_int(new.get("generation")) < as_int(old.get("generation")):
         errs.append(invalid(f"{path}.generation", as_int(new.get("generation")), "must not be decremented"))
     for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):

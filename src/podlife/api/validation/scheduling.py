@@ -26,9 +26,12 @@ def validate_priority_class(obj: Mapping) -> Errs:
     if name.startswith("system-"):
         problem = _system_priority_class_error(name, value, bool(obj.get("globalDefault")))
         if problem:
-            errs.append(forbidden("metadata.name", f"priority class names with 'system-' prefix are reserved for system use only. error: {problem}"))
+            errs.append(forbidden("metadata.name",
+                                  "priority class names with 'system-' prefix are reserved for system use only. "
+                                  f"error: {problem}"))
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        errs.append(forbidden("value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
+        errs.append(forbidden("value",
+                              f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
     if obj.get("preemptionPolicy") is not None:
         errs += validate_enum(obj["preemptionPolicy"], "preemptionPolicy", PREEMPTION_POLICIES)
     return errs

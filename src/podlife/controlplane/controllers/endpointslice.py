@@ -125,6 +125,9 @@ class _ServiceIndex:
         self.queue = WorkQueue(kernel, self.sync_service, sync=True)
         self.services: dict[Key, Obj] = {}
         self.selectors: dict[Key, selectors.Selector | None] = {}   # None: nil selector (selects nothing)
+        # per namespace, its services with a selector: only those can take a pod (GetPodServiceMemberships), so
+        # a namespace with none (the default one's only Service is often the selectorless `kubernetes`) skips
+        # every pod change at once
         self.services_by_ns: dict[str, set[Key]] = {}
         self.pods: dict[str, dict[str, Obj]] = {}                   # namespace -> uid -> pod
 
@@ -143,7 +146,10 @@ class _ServiceIndex:
         sel = (svc.get("spec") or {}).get("selector")
         self.selectors[k] = None if sel is None else selectors.label_selector_as_selector(
             {"matchLabels": dict(sel)})
-        self.services_by_ns.setdefault(k[0], set()).add(k)
+        if sel is None:
+            self.services_by_ns.get(k[0], set()).discard(k)
+        else:
+            self.services_by_ns.setdefault(k[0], set()).add(k)
 
     def _on_service(self, type_: str, svc: Obj, old: Obj | None) -> None:
         k = _key(svc)
@@ -163,7 +169,7 @@ class _ServiceIndex:
             return
         self.pods.setdefault(ns, {})[uid] = pod
         if not self.services_by_ns.get(ns):
-            return   # no Service in the namespace: no service to update, whatever changed
+            return   # no Service with a selector in the namespace: no service to update, whatever changed
         if type_ == "ADDED" or old is None:
             self._enqueue(self._memberships(pod))
             return
