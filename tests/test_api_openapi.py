@@ -245,8 +245,14 @@ def test_verbs_subresources_and_response_codes_as_upstream():
     assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "patch", "post", "put"]
     assert summary("/api/v1/namespaces/{namespace}/services/{name}/proxy", "delete")[0] == \
         "connectCoreV1DeleteNamespacedServiceProxy"
-    # ephemeralcontainers, nodes/proxy and token are listed by discovery but not served: not documented
-    assert not [p for p, _ in ops if p.endswith(("/ephemeralcontainers", "/nodes/{name}/proxy", "/token"))]
+    # nodes/proxy and token are listed by discovery but not served: not documented (ephemeralcontainers and a
+    # CSR's approval are served, with upstream's operations)
+    assert not [p for p, _ in ops if p.endswith(("/nodes/{name}/proxy", "/token"))]
+    assert sorted(m for p, m in ops if p == pods + "/{name}/ephemeralcontainers") == ["get", "patch", "put"]
+    assert summary(pods + "/{name}/ephemeralcontainers", "patch") == (
+        "patchCoreV1NamespacedPodEphemeralcontainers", "patch", ["200", "201", "401"])
+    assert summary("/apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval", "put") == (
+        "replaceCertificatesV1CertificateSigningRequestApproval", "put", ["200", "201", "401"])
     scale = ops[("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale", "patch")]
     assert scale["operationId"] == "patchAppsV1NamespacedDeploymentScale"
     assert scale["x-kubernetes-group-version-kind"] == {"group": "autoscaling", "kind": "Scale", "version": "v1"}

@@ -120,9 +120,7 @@ def test_bad_behavior_annotation_exits_2(tmp_path):
 
 def test_every_fault_type_is_modelled(tmp_path):
     # MemoryUsage and DiskUsage were the last fault types the CLI refused; the loader's fault types are now
-    # the rows of the one fault table, each with its code, so no fault can take the "not modelled yet" path
-    # from the command line. The refusal itself is still proven at the loader
-    # (tests/test_scenario_load.py::test_fault_type_not_modelled_yet, with a narrower supported_faults).
+    # the rows of the one fault table (podlife.cluster.faults.FAULTS), each with its code.
     p = tmp_path / "f.yaml"
     p.write_text(textwrap.dedent("""\
         apiVersion: podlife/v1alpha1

@@ -129,6 +129,14 @@ def test_bad_evidence_exits_2_with_file_and_line(tmp_path, name, text, message):
     assert message.split(":", 1)[1] in res.output
 
 
+def test_an_unmodelled_version_names_the_flag():
+    # was '<diagnosis>:6: spec.kubernetesVersion: ...', naming the scenario diagnose writes for itself
+    res = CliRunner().invoke(main, ["diagnose", *_files("seed-000"), "--kubernetes-version", "9.99"])
+    assert res.exit_code == 2
+    assert res.output == '--kubernetes-version: "9.99" is not a modelled version; expected a minor version, one ' \
+                         'of "1.18" … "1.37"\n'
+
+
 def test_missing_file_and_unknown_pod_exit_2(tmp_path):
     res = CliRunner().invoke(main, ["diagnose", str(tmp_path / "nope.log")])
     assert res.exit_code == 2 and "nope.log" in res.output

@@ -523,3 +523,37 @@ def test_a_container_status_no_kubelet_writes_is_a_warning(tmp_path: Path) -> No
     result, _ = _run(tmp_path, [str(tmp_path / "odd.yaml")], NOTHING)
     starts = [r for r in result.cluster.trace.records if r["type"] == "runtime" and r["op"] == "start"]
     assert [r["object"] for r in starts] == ["Pod/shop/cache-0"]   # started afresh; the others adopted
+
+
+def test_a_spec_or_status_that_is_not_a_mapping_is_not_a_traceback(tmp_path: Path) -> None:
+    # both were AttributeErrors (exit 3): a spec that is not a mapping is refused, a status that is not one
+    # is the warning any status a kubelet would not write is
+    import yaml
+
+    outputs = {}
+    for part in ("spec", "status"):
+        data = yaml.safe_load(DUMP.read_text())
+        pod = next(o for o in data["items"] if o["kind"] == "Pod" and o["metadata"]["name"] == "cache-0")
+        pod[part] = "oops"
+        (tmp_path / f"{part}.yaml").write_text(yaml.safe_dump(data))
+        outputs[part] = _import(str(tmp_path / f"{part}.yaml"))
+    assert outputs["spec"].exit_code == 2, outputs["spec"].output
+    assert outputs["spec"].output.endswith(": Pod cache-0: spec: expected a mapping\n")
+    assert outputs["status"].exit_code == 0, outputs["status"].output
+    assert "Pod shop/cache-0 (status: expected a mapping)" in outputs["status"].output
+
+
+def test_a_node_without_conditions_is_exit_2(tmp_path: Path) -> None:
+    # was a KeyError in the kubelet once podlife up --from or run --from started
+    import yaml
+
+    data = yaml.safe_load(DUMP.read_text())
+    node = next(o for o in data["items"] if o["kind"] == "Node")
+    del node["status"]["conditions"]
+    (tmp_path / "node.yaml").write_text(yaml.safe_dump(data))
+    res = _import(str(tmp_path / "node.yaml"))
+    assert res.exit_code == 2, res.output
+    assert res.output == f"Node {node['metadata']['name']}: status.conditions: expected the list of conditions its " \
+                         "kubelet writes (kubectl get nodes -o yaml has them)\n"
+    res = CliRunner().invoke(main, ["run", "--from", str(tmp_path / "node.yaml"), "examples/hello.yaml"])
+    assert res.exit_code == 2, res.output

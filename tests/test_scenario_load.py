@@ -318,12 +318,6 @@ def test_actions_and_expectations_after_until_warn():
     ]
 
 
-def test_supported_faults_accepts_modelled_ones():
-    s = load("spec:\n  actions:\n    - {at: 1s, fault: {type: RuntimeDown, node: node-1}}\n",
-             supported_faults=frozenset({"RuntimeDown"}))
-    assert s.actions[0].fault.type == "RuntimeDown"
-
-
 def test_expectations():
     s = load("""\
         spec:
@@ -815,13 +809,6 @@ def test_action_errors(text, message):
 ])
 def test_fault_errors(fault, message):
     assert error(action(f"at: 1s\nfault: {fault}\n")) == f"scenario.yaml:8: {message}"
-
-
-def test_fault_type_not_modelled_yet():
-    body = action("at: 1s\nfault: {type: NodeShutdown, node: node-1}\n")
-    assert error(body, supported_faults=frozenset({"RuntimeDown", "ContainerHang"})) == \
-        'scenario.yaml:8: spec.actions[0].fault.type: fault type "NodeShutdown" is not modelled yet ' \
-        "(modelled: ContainerHang, RuntimeDown)"
 
 
 # -------------------------------------------------------------------------------- expectation errors

@@ -95,6 +95,8 @@ def test_advance_until_gone_and_node_checks(cluster: PodlifeCluster) -> None:
     (["advance", "--until", "pod/web phase Sleeping"], 'until: phase "Sleeping" is not a pod phase'),
     (["advance", "1m", "--until", "pod/web deleted"], "advance: expected DURATION or --until CONDITION"),
     (["advance", "--until", "pod/web deleted", "--timeout", "soon"], "--timeout: "),
+    # negative durations were a 409 from the server and exit 1
+    (["advance", "--until", "pod/web deleted", "--timeout", "-1m"], '--timeout: "-1m" is negative'),
 ])
 def test_advance_until_refuses_bad_input_with_exit_2(cluster: PodlifeCluster, args: list[str],
                                                      message: str) -> None:
@@ -102,6 +104,16 @@ def test_advance_until_refuses_bad_input_with_exit_2(cluster: PodlifeCluster, ar
     assert done.returncode == 2, done
     assert message in done.stderr
     assert cluster.now == 0.0   # nothing moved
+
+
+def test_a_negative_advance_is_the_requests_fault(cluster: PodlifeCluster) -> None:
+    # was 409 Conflict, as if the clock's state were to blame
+    for query, key in (("by=-5m", "by"), ("until=pod/web%20deleted&timeout=-1m", "timeout")):
+        with pytest.raises(PodlifeError) as err:
+            cluster.request("POST", f"/podlife/advance?{query}")
+        assert str(err.value).endswith(f"400 {key}: \"-{query[-2:]}\" is negative; expected a duration of zero or "
+                                       "more, e.g. 5m"), err.value
+    assert cluster.now == 0.0
 
 
 def test_snapshot_restore_replays_to_the_same_trace_bytes(cluster: PodlifeCluster) -> None:

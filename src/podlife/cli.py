@@ -339,7 +339,14 @@ def diagnose(evidence: tuple[str, ...], pod: str | None, kubernetes_version: str
     behaviours that reproduce it (exit 0), or say that none fits (exit 1)."""
     from podlife.diagnose import diagnose as run_diagnosis
     from podlife.diagnose.render import render
+    from podlife.versions import MODELLED_VERSIONS, normalize_version
 
+    if kubernetes_version is not None:   # checked here, or the error names the scenario diagnose writes
+        kubernetes_version = normalize_version(kubernetes_version)
+        if kubernetes_version not in MODELLED_VERSIONS:
+            click.echo(f'--kubernetes-version: "{kubernetes_version}" is not a modelled version; expected a minor '
+                       f'version, one of "{MODELLED_VERSIONS[0]}" … "{MODELLED_VERSIONS[-1]}"', err=True)
+            sys.exit(2)
     with user_input(evidence[0]):
         ev, d = run_diagnosis(list(evidence), pod, kubernetes_version)
         for line in render(ev, d):
@@ -554,8 +561,8 @@ def advance(duration: str | None, until: str | None, timeout: str | None, kubeco
         sys.exit(2)
     for name, text in (("DURATION", duration), ("--timeout", timeout)):
         try:
-            if text is not None:
-                parse_duration(text)
+            if text is not None and parse_duration(text) < 0:
+                raise ValueError(f'"{text}" is negative; expected a duration of zero or more, e.g. 5m')
         except ValueError as e:
             click.echo(f"{name}: {e}", err=True)
             sys.exit(2)

@@ -149,7 +149,10 @@ TABLES: dict[str, tuple[Rule, ...]] = {
                         "schedulerName schedulingGates[] serviceAccount serviceAccountName subdomain "
                         "terminationGracePeriodSeconds tolerations[] topologySpreadConstraints[]"),
         AT("containers[]", "container"), AT("initContainers[]", "container"),
-        N("ephemeralContainers[].*", "ephemeral containers (kubectl debug) are not started"),
+        # pods/ephemeralcontainers (kubectl debug): started by the kubelet as a container, never restarted
+        AT("ephemeralContainers[]", "container"),
+        N("ephemeralContainers[].targetContainerName", "an ephemeral container shares no process namespace with "
+          "its target container (a simulated container has no processes to see)"),
         *_all(STORED, "automountServiceAccountToken dnsConfig dnsPolicy enableServiceLinks hostAliases[] hostIPC "
                       "hostUsers hostnameOverride imagePullSecrets[] setHostnameAsFQDN securityContext"),
         N("securityContext.runAsNonRoot", "the images are assumed to run as a non-root user (the kubelet's "

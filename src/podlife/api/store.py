@@ -24,6 +24,8 @@ from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, cus
 from podlife.api.packed import PackedObjects, key_order
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
+from podlife.api.registry import ephemeral
+from podlife.api.registry.csr import prepare_approval, validate_approval
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -402,6 +404,12 @@ class Store:
             new = _revision(old)
             new["status"] = obj.get("status", {})
             strategy.prepare_for_status_update(new, old, obj)
+        elif subresource == "approval":
+            new = _revision(old)
+            prepare_approval(new, old, obj, self.trace.timestamp())
+        elif subresource == "ephemeralcontainers":
+            new = _revision(old)
+            ephemeral.prepare(new, old, obj)
         elif subresource == "finalize":
             # namespaces/finalize: only spec.finalizers changes (pkg/registry/core/namespace namespaceFinalizeStrategy)
             new = clone(old)
@@ -430,7 +438,14 @@ class Store:
                 gen = old["metadata"]["generation"]
                 bump = kind == "Pod" and new.get("spec") != old.get("spec")
                 new["metadata"]["generation"] = gen + 1 if bump else gen
-        causes = [] if subresource == "status" else self._validate(lambda: strategy.validate_update(new, old))
+        if subresource == "status":
+            causes = []
+        elif subresource == "approval":
+            causes = validate_approval(new)
+        elif subresource == "ephemeralcontainers":
+            causes = self._validate(lambda: ephemeral.validate(new, old))
+        else:
+            causes = self._validate(lambda: strategy.validate_update(new, old))
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         fill_status(new, self.profile)

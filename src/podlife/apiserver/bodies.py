@@ -77,10 +77,15 @@ def _go_type(v: Any) -> str:
         if v is not None else "null"
 
 
-def options(data: bytes, kind: str = "DeleteOptions") -> dict[str, Any]:
-    """An options body (DeleteOptions, Eviction): JSON or nothing."""
+def options(data: bytes, kind: str = "DeleteOptions", content_type: str | None = None) -> dict[str, Any]:
+    """An options body (DeleteOptions, Eviction): JSON, protobuf (client-go's default for built-in types, e.g.
+    e2e.test deleting a namespace) or nothing."""
     if not data.strip():
         return {}
+    if media_type(content_type) == PROTOBUF:
+        from podlife.apiserver import protobuf
+
+        return protobuf.decode(data)
     try:
         obj = decoding.parse_json(data)
     except decoding.DecodeError as e:

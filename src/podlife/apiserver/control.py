@@ -73,16 +73,24 @@ def _report(server: Any) -> bytes:
     return body
 
 
-def _advance(server: Any, request: web.Request) -> web.Response:
+def _duration(request: web.Request, key: str, default: str = "") -> float:
+    """A query parameter that is a duration the clock can move forward by (a bad one is the request's fault)."""
     from podlife.scenario.durations import parse_duration
 
-    if "until" in request.query:
-        return _advance_until(server, request)
-    text = request.query.get("by", "")
+    text = request.query.get(key, default)
     try:
         seconds = parse_duration(text)
     except ValueError as e:
-        raise bad_request(f"by: {e}") from None
+        raise bad_request(f"{key}: {e}") from None
+    if seconds < 0:
+        raise bad_request(f'{key}: "{text}" is negative; expected a duration of zero or more, e.g. 5m')
+    return seconds
+
+
+def _advance(server: Any, request: web.Request) -> web.Response:
+    if "until" in request.query:
+        return _advance_until(server, request)
+    seconds = _duration(request, "by")
     try:
         server.clock.advance(seconds)
     except ValueError as e:
@@ -92,7 +100,6 @@ def _advance(server: Any, request: web.Request) -> web.Response:
 
 def _advance_until(server: Any, request: web.Request) -> web.Response:
     from podlife.apiserver.until import ConditionError, parse
-    from podlife.scenario.durations import parse_duration
 
     if "by" in request.query:
         raise bad_request("advance: give by or until, not both")
@@ -100,11 +107,7 @@ def _advance_until(server: Any, request: web.Request) -> web.Response:
         cond = parse(request.query["until"], server.store.kinds)
     except ConditionError as e:
         raise bad_request(str(e)) from None
-    text = request.query.get("timeout", DEFAULT_UNTIL_TIMEOUT)
-    try:
-        timeout = parse_duration(text)
-    except ValueError as e:
-        raise bad_request(f"timeout: {e}") from None
+    timeout = _duration(request, "timeout", DEFAULT_UNTIL_TIMEOUT)
     try:
         held = server.clock.advance_until(lambda: cond.holds(server.store), timeout)
     except ValueError as e:

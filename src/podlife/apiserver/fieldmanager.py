@@ -489,6 +489,12 @@ def _tracked(paths: set[Path], subresource: str, has_status: bool) -> set[Path]:
     status = ("f", "status")
     if subresource == "status":
         return {p for p in paths if p and p[0] == status}
+    if subresource == "approval":
+        # pkg/registry/certificates/certificates/strategy.go csrApprovalStrategy: only the conditions are written
+        return {p for p in paths if p[:2] == (status, ("f", "conditions"))}
+    if subresource == "ephemeralcontainers":
+        # pkg/registry/core/pod/strategy.go podEphemeralContainersStrategy: only spec.ephemeralContainers
+        return {p for p in paths if p[:2] == (("f", "spec"), ("f", "ephemeralContainers"))}
     if has_status:
         return {p for p in paths if not p or p[0] != status}
     return paths

@@ -40,6 +40,8 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
     "ReplicationController": _COMMON + ("status.replicas",),
     "Job": _COMMON + ("status.successful",),
     "PersistentVolumeClaim": _COMMON,
+    # pkg/registry/certificates/certificates/strategy.go SelectableFields
+    "CertificateSigningRequest": _COMMON + ("spec.signerName",),
 }
 _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"): "status.succeeded",
             ("Pod", "status.podIPs"): "status.podIP"}
@@ -52,6 +54,17 @@ _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"
 _ZERO = {("Node", "spec.unschedulable"): "false", ("Pod", "spec.hostNetwork"): "false",
          ("ReplicaSet", "status.replicas"): "0", ("ReplicationController", "status.replicas"): "0",
          ("Job", "status.succeeded"): "0"}
+
+
+
+
+def _event_source(o: Obj) -> str:
+    """pkg/registry/core/event/strategy.go ToSelectableFields: "source" is source.component, or the reporting
+    controller when that is empty (events written through events.k8s.io/v1 carry no deprecatedSource)."""
+    return _get("source.component")(o) or _get("reportingComponent")(o)
+
+
+_READERS: dict[tuple[str, str], Callable[[Obj], str]] = {("Event", "source.component"): _event_source}
 
 
 class FieldSelector:
@@ -72,7 +85,8 @@ class FieldSelector:
             if field not in allowed:
                 raise ApiError(400, "BadRequest", f'field label not supported: {field}')
             path = _ALIASES.get((kind, field), field)
-            self.reqs.append((_get(path, _ZERO.get((kind, path), "")), eq, value.strip()))
+            read = _READERS.get((kind, path)) or _get(path, _ZERO.get((kind, path), ""))
+            self.reqs.append((read, eq, value.strip()))
             if eq:
                 self.equal[path] = value.strip()
 

@@ -38,7 +38,9 @@ MAGIC = b"k8s\x00"
 # protobuf package of each API group-version the table covers
 _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
            "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
-           "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking"}
+           "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
+           "certificates.k8s.io": "certificates", "events.k8s.io": "events",
+           "node.k8s.io": "node"}
 
 
 class _Field:
@@ -69,6 +71,8 @@ def _table() -> dict[str, dict[int, _Field]]:
 
 def _message_name(api_version: str, kind: str) -> str | None:
     group, _, version = api_version.rpartition("/")
+    if kind == "DeleteOptions" and version == "v1":
+        return "meta/v1.DeleteOptions"   # metav1.AddToGroupVersion registers the options in every group-version
     pkg = _GROUPS.get(group)
     return f"{pkg}/{version}.{kind}" if pkg else None
 

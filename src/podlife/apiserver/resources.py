@@ -66,6 +66,8 @@ for _r in ("daemonsets", "jobs", "cronjobs", "horizontalpodautoscalers", "poddis
            "apiservices", "certificatesigningrequests", "ingresses", "networkpolicies", "volumeattachments",
            "flowschemas", "prioritylevelconfigurations", "validatingadmissionpolicies"):
     SUBRESOURCES.setdefault(_r, {})["status"] = ("", _STATUS)
+# pkg/registry/certificates/certificates/storage: ApprovalREST (get, patch, update)
+SUBRESOURCES["certificatesigningrequests"]["approval"] = ("", _STATUS)
 
 
 # kinds whose REST storage returns the deleted object rather than a Status (ReturnDeletedObject)

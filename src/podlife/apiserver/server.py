@@ -665,7 +665,7 @@ class ApiServer:
                              resource_version=pre.get("resourceVersion"), propagation_policy=policy)
 
     async def _delete(self, request: web.Request, t: Target) -> web.Response:
-        body = bodies.options(await self._body(request))
+        body = bodies.options(await self._body(request), content_type=request.headers.get("Content-Type"))
         opts = self._delete_options(request, body)
         r = t.resource
         if self._dry_run(request, body):
@@ -681,7 +681,7 @@ class ApiServer:
         return self._json(success(t.name or "", r.group, r.resource, before["metadata"].get("uid")))
 
     async def _delete_collection(self, request: web.Request, t: Target) -> web.Response:
-        body = bodies.options(await self._body(request))
+        body = bodies.options(await self._body(request), content_type=request.headers.get("Content-Type"))
         opts = self._delete_options(request, body)
         matches = self._selectors(request, t)
         r = t.resource

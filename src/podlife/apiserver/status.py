@@ -15,7 +15,8 @@ CAUSE_TYPES = {"Required value": "FieldValueRequired", "Invalid value": "FieldVa
 
 # metav1.CauseType values of causes built directly (v1.NamespaceTerminatingCause: the lifecycle admission's)
 # causes made as such, not from field errors: managedfields/internal/conflict.go, namespace lifecycle admission
-RAW_CAUSES = frozenset(("FieldManagerConflict", "NamespaceTerminating"))
+# and policy/v1 DisruptionBudgetCause (pod eviction's 429)
+RAW_CAUSES = frozenset(("FieldManagerConflict", "NamespaceTerminating", "DisruptionBudget"))
 
 
 def status_body(err: ApiError, *, name: str | None = None, group: str | None = None,
@@ -45,7 +46,10 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
 
 def _cause(c: FieldError) -> dict[str, Any]:
     if c.type in RAW_CAUSES:   # a cause made as such, not from a field error (its message is the detail)
-        return {"reason": c.type, "message": c.detail, "field": c.path}
+        raw = {"reason": c.type, "message": c.detail}
+        if c.path:   # StatusCause.Field is omitempty
+            raw["field"] = c.path
+        return raw
     return {"reason": CAUSE_TYPES.get(c.type, "FieldValueInvalid"),
             "message": str(c)[len(c.path) + 2:] if str(c).startswith(c.path + ": ") else str(c), "field": c.path}
 

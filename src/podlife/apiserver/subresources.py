@@ -26,13 +26,13 @@ _SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
     m, sub = request.method, t.sub
     kind = t.resource.storage_kind
-    if sub == "status" or (sub == "finalize" and kind == "Namespace"):
+    if sub in ("status", "approval", "ephemeralcontainers") or (sub == "finalize" and kind == "Namespace"):
         if m == "GET":
             return server._json(server.out(t.resource, server.store.get(kind, t.namespace, t.name)))
         if m == "PUT":
             return await server._update(request, t, subresource=sub)
-        if m == "PATCH" and sub == "status":
-            return await server._patch(request, t, subresource="status")
+        if m == "PATCH" and sub != "finalize":
+            return await server._patch(request, t, subresource=sub)
         raise method_not_allowed(m, t.resource.kind)
     if sub == "scale":
         return await _scale(server, request, t)
@@ -52,7 +52,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
     if sub == "eviction" and m == "POST":
         from podlife.api.registry.eviction import evict
 
-        body = bodies.options(await server._body(request), "Eviction")
+        body = bodies.options(await server._body(request), "Eviction", request.headers.get("Content-Type"))
         eviction_type = type_schema(server.minor, "policy/v1", "Eviction")
         if eviction_type is not None:   # decoded into policy/v1 Eviction as any create body
             fieldvalidation.check_types({"apiVersion": "policy/v1", "kind": "Eviction", **body}, eviction_type)

@@ -78,6 +78,7 @@ def load_dump(paths: Sequence[str], namespaces: Sequence[str] = (), selector: st
         from podlife.importer.anonymize import anonymize as rename
 
         rename(objects, events)
+    _check_node_status(objects)
     taken = _taken(objects, events)
     _without_leases(objects, taken, warnings)
     version = _version(objects, warnings)
@@ -344,6 +345,19 @@ def _bad_pod_status(objects: list[Obj], warnings: list[str]) -> None:
     if bad:
         warnings.append(f"{len(bad)} pods have container statuses a kubelet would not write: {_few(bad)}; their "
                         "containers are not adopted (their kubelet starts them afresh)")
+
+
+def _check_node_status(objects: list[Obj]) -> None:
+    """A Node's kubelet goes on from the conditions its Node has (the dump's): without them it has none to
+    update, so a Node without them is not one read from a cluster."""
+    for node in (o for o in objects if o["kind"] == "Node"):
+        status = node.get("status")
+        conditions = status.get("conditions") if isinstance(status, dict) else None
+        if not isinstance(conditions, list) or not all(isinstance(c, dict) and isinstance(c.get("type"), str)
+                                                       for c in conditions):
+            raise DumpError(f"Node {node['metadata']['name']}", "status.conditions: expected the list of conditions "
+                                                                "its kubelet writes (kubectl get nodes -o yaml has "
+                                                                "them)")
 
 
 def _missing_nodes(objects: list[Obj], warnings: list[str]) -> None:

@@ -153,4 +153,7 @@ def _objects(doc: Any, file: str, index: int) -> Iterator[dict[str, Any]]:
             raise DumpError(f"{where}: items[{j}]", "the object has no kind")
         if not isinstance(obj["metadata"].get("name"), str):
             raise DumpError(f"{where}: items[{j}]", f"{obj['kind']} has no metadata.name")
+        if obj.get("spec") is not None and not isinstance(obj["spec"], dict):
+            raise DumpError(f"{where}: items[{j}]", f"{obj['kind']} {obj['metadata']['name']}: spec: expected a "
+                                                    "mapping")
         yield obj

@@ -22,6 +22,8 @@ from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager, aggregate
+from podlife.kubelet.admission import NODE_PORTS, NODE_PORTS_MESSAGE, node_ports_conflict
+from podlife.kubelet.kuberuntime.ordering import is_restartable_init
 from podlife.kubelet.nodestatus import NodeStatus
 from podlife.kubelet.pleg import GenericPLEG
 from podlife.kubelet.podworkers import FINISHED, SYNC, TERMINATED, KillPodOptions, PodSyncStatus, PodWorkers
@@ -291,6 +293,10 @@ class Kubelet:
                     return
             elif not self.eviction.admit(pod):
                 return  # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler) refused, rejectPod
+            elif node_ports_conflict(pod, self._active_pods(uid)):
+                # canAdmitPod's next handler, the predicate admit handler: GeneralPredicates' NodePorts
+                self.eviction.reject_pod(pod, NODE_PORTS, NODE_PORTS_MESSAGE)
+                return
             self.pod_workers.update_pod(pod, "create")
             return
         if prev is not None and not _differ_semantically(prev, pod):
@@ -307,6 +313,12 @@ class Kubelet:
         else:
             self.log("sync_update", pod, pod_full_deletion=pod_full_name(pod))
         self.pod_workers.update_pod(pod, "update")
+
+    def _active_pods(self, but: str) -> list[Obj]:
+        """GetActivePods: the admitted pods whose workers have not finished terminating them."""
+        statuses = self.pod_workers.statuses
+        return [p for uid, p in self.pod_manager.items()
+                if uid != but and uid in statuses and statuses[uid].state not in (TERMINATED, FINISHED)]
 
     def handle_pleg_event(self, uid: str, etype: str, cid: str) -> None:
         pod = self.pod_manager.get(uid)
@@ -480,6 +492,10 @@ class Kubelet:
             cur, prev = (cs[-1] if cs else None), (cs[-2] if len(cs) > 1 else None)
             s = container_status(self, pod, ic, cur, prev, has_init, cur is not None and self.probes.is_ready(uid, cur),
                                  cur is not None and self.probes.is_started(uid, cur))
+            if not is_restartable_init(ic) and ((s["state"].get("terminated") or {}).get("exitCode")) == 0:
+                # pkg/kubelet/prober/prober_manager.go UpdatePodStatus: an init container that exited with
+                # success is ready
+                s["ready"] = True
             init_statuses.append(s)
         statuses = []
         for spec in pod["spec"].get("containers") or ():
@@ -488,6 +504,15 @@ class Kubelet:
             statuses.append(container_status(self, pod, spec, cur, prev, has_init,
                                              cur is not None and self.probes.is_ready(uid, cur),
                                              cur is not None and self.probes.is_started(uid, cur)))
+        # convertToAPIContainerStatuses for the ephemeral containers: never ready, no started (the prober
+        # manager's UpdatePodStatus sets both only for the regular and init containers)
+        ephemeral_statuses = []
+        for spec in pod["spec"].get("ephemeralContainers") or ():
+            cs = by_name.get(spec["name"], [])
+            st = container_status(self, pod, spec, cs[-1] if cs else None, cs[-2] if len(cs) > 1 else None,
+                                  has_init, False, False)
+            st.pop("started", None)
+            ephemeral_statuses.append(st)
         for cs in by_name.values():
             self.probes.trigger_readiness(uid, cs[-1])
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
@@ -513,6 +538,8 @@ class Kubelet:
         if init_statuses:
             status["initContainerStatuses"] = init_statuses
         status["containerStatuses"] = statuses
+        if ephemeral_statuses:
+            status["ephemeralContainerStatuses"] = ephemeral_statuses
         status["qosClass"] = pod.get("status", {}).get("qosClass", "BestEffort")
         for k in ("reason", "message"):
             if k in prev_status:

@@ -40,8 +40,7 @@ ACTION_FIELDS: dict[str, tuple[str, ...]] = {
 VERBS = tuple(ACTION_FIELDS)
 
 
-def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: float | None,
-            supported_faults: frozenset[str] | None) -> Action:
+def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: float | None) -> Action:
     raw = ck.mapping(value, path, optional=False)
     verbs = [v for v in VERBS if v in raw]
     if len(verbs) != 1:
@@ -105,7 +104,7 @@ def parse_action(ck: Check, value: Any, path: str, nodes: list[str], until: floa
         if action.target not in nodes:
             ck.warn(vpath, f'"{action.target}" is not a node of this scenario ({node_list(nodes)})')
     else:
-        action.fault = parse_fault(ck, raw[verb], vpath, nodes, supported_faults)
+        action.fault = parse_fault(ck, raw[verb], vpath, nodes)
     return action
 
 

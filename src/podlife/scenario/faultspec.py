@@ -17,14 +17,11 @@ def node_list(nodes: list[str]) -> str:
     return f"nodes: {shown}, … ({len(nodes)} in all)" if len(nodes) > 10 else f"nodes: {shown}"
 
 
-def parse_fault(ck: Check, value: Any, path: str, nodes: list[str], supported: frozenset[str] | None) -> Fault:
+def parse_fault(ck: Check, value: Any, path: str, nodes: list[str]) -> Fault:
     spec = ck.mapping(value, path, optional=False)
     types = tuple(FAULTS)   # the one table of fault kinds (podlife.cluster.faults)
     ftype = ck.one_of(ck.required(spec, "type", path, f"a fault type, one of {', '.join(types)}"),
                       f"{path}.type", types, "fault type")
-    if supported is not None and ftype not in supported:
-        modelled = ", ".join(t for t in types if t in supported) or "none"
-        raise ck.error(f"{path}.type", f'fault type "{ftype}" is not modelled yet (modelled: {modelled})')
     required, optional = FAULTS[ftype].required, FAULTS[ftype].optional
     ck.known(spec, path, ("type",) + required + optional + ("for",))
     what = {"node": "a node name", "pod": "namespace/name or name", "container": "a container name",
@@ -63,4 +60,4 @@ def load_fault(spec: Any, nodes: list[str], origin: str = "fault") -> Fault:
     """One fault given outside a scenario (``podlife fault`` on a running cluster), checked as a scenario's
     fault action is: the same types, fields and node names."""
     raw = Raw(origin, {"fault": spec}, {}, {})
-    return parse_fault(Check(raw), spec, "fault", nodes, None)
+    return parse_fault(Check(raw), spec, "fault", nodes)

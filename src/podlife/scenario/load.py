@@ -62,7 +62,7 @@ from podlife.versions import normalize_version
 
 def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_version: str | None = None,
                   seed: int | None = None, until: str | None = None,
-                  supported_faults: frozenset[str] | None = None, text: str | None = None,
+                  text: str | None = None,
                   sources: Mapping[str, str] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raise ScenarioError on any invalid input.
 
@@ -73,7 +73,6 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
 
     ``overrides`` are ``PATH=VALUE`` strings (``--set``), applied in order to the raw YAML tree before
     validation; ``kubernetes_version``, ``seed`` and ``until`` then replace spec.kubernetesVersion/seed/until.
-    ``supported_faults``, when given, limits the fault types to those whose model exists.
     """
     try:
         text = read_text(path) if text is None else text
@@ -98,6 +97,6 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
                                ("seed", seed, "--seed"), ("until", until, "--until")):
         if value is not None:
             apply_keyword(raw, field, value, flag)
-    return scenario_spec(Check(raw), raw.data, supported_faults)
+    return scenario_spec(Check(raw), raw.data)
 
 

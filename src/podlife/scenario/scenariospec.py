@@ -29,7 +29,7 @@ _RFC3339 = re.compile(
 MAX_UNTIL = 7 * 24 * 3600.0          # the longest simulated span podlife runs (a week)
 
 
-def scenario_spec(ck: Check, data: Any, supported_faults: frozenset[str] | None) -> Scenario:
+def scenario_spec(ck: Check, data: Any) -> Scenario:
     top = ck.mapping(data, "", ("apiVersion", "kind", "metadata", "spec"), optional=False)
     api_version = ck.required(top, "apiVersion", "", f'"{API_VERSION}"')
     if api_version != API_VERSION:
@@ -68,7 +68,7 @@ def scenario_spec(ck: Check, data: Any, supported_faults: frozenset[str] | None)
         if isinstance(a, dict) and "join" in a:
             joined.extend(node_entry(ck, a["join"], f"spec.actions[{i}].join", joined, []))
     node_names = [n.name for n in joined]
-    actions = [parse_action(ck, a, f"spec.actions[{i}]", node_names, until, supported_faults)
+    actions = [parse_action(ck, a, f"spec.actions[{i}]", node_names, until)
                for i, a in enumerate(raw_actions)]
     pending += [(ck, a.manifest, f"spec.actions[{i}].{a.verb}") for i, a in enumerate(actions)
                 if a.manifest is not None]

@@ -48,10 +48,9 @@ DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"   # policy/v1 DisruptionBudgetCause
 
 
 def too_many_requests(message: str, cause: str) -> errors.ApiError:
-    """429 with the budget's DisruptionBudget cause (kept as ``detail``; kubectl prints only the message)."""
-    err = errors.ApiError(429, "TooManyRequests", message)
-    err.detail = cause   # type: ignore[attr-defined]
-    return err
+    """429 with the budget's DisruptionBudget cause in the Status's details (eviction.go: NewTooManyRequests
+    then Details.Causes += {Type: DisruptionBudgetCause}); kubectl prints only the message."""
+    return errors.ApiError(429, "TooManyRequests", message, [errors.FieldError("", DISRUPTION_BUDGET_CAUSE, cause)])
 
 
 def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, profile: Profile | None = None) -> None:
@@ -67,8 +66,8 @@ def evict(store: Any, namespace: str, name: str, by: str, grace: int | None, pro
         except errors.ApiError as e:
             rec["error"] = e.message
             rec["code"] = e.code
-            if getattr(e, "detail", None):
-                rec["causes"] = [{"type": DISRUPTION_BUDGET_CAUSE, "message": e.detail}]  # type: ignore[attr-defined]
+            if e.code == 429:
+                rec["causes"] = [{"type": c.type, "message": c.detail} for c in e.causes]
             raise
 
 

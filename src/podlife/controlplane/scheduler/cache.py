@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from podlife.api.defaults import pod_requests
+from podlife.api.hostports import ALL_IPS, host_ports
 from podlife.api.meta import Obj, kept
 from podlife.api.quantity import parse_quantity
 from podlife.api.selectors import Selector, compiled
@@ -96,18 +97,6 @@ def weighted_terms(spec: dict) -> tuple[tuple[Term, int], ...]:
 
 
 HARD_POD_AFFINITY_WEIGHT = 1   # InterPodAffinityArgs default
-ALL_IPS = "0.0.0.0"            # framework.DefaultBindAllHostIP
-
-
-def host_ports(spec: dict) -> tuple[tuple[str, str, int], ...]:
-    """nodeports.go getContainerPorts: (hostIP, protocol, hostPort) of the containers' host ports, sanitized as
-    HostPortInfo does (no IP: every IP, no protocol: TCP)."""
-    out = []
-    for c in spec.get("containers") or ():
-        for p in c.get("ports") or ():
-            if int(p.get("hostPort") or 0) > 0:
-                out.append((p.get("hostIP") or ALL_IPS, p.get("protocol") or "TCP", int(p["hostPort"])))
-    return tuple(out)
 
 
 def term_matches(term: Term, owner_ns: str, ns: str, labels: dict) -> bool:

@@ -21,7 +21,7 @@ Gen = Generator[simpy.Event, Any, Any]
 
 
 def container_spec(pod: Obj, name: str) -> Obj | None:
-    for field in ("initContainers", "containers"):
+    for field in ("initContainers", "containers", "ephemeralContainers"):
         for c in pod["spec"].get(field) or ():
             if c["name"] == name:
                 return c
@@ -29,7 +29,7 @@ def container_spec(pod: Obj, name: str) -> Obj | None:
 
 
 def field_path(pod: Obj, name: str) -> str:
-    for field in ("initContainers", "containers"):
+    for field in ("initContainers", "containers", "ephemeralContainers"):
         for c in pod["spec"].get(field) or ():
             if c["name"] == name:
                 return f"spec.{field}{{{name}}}"

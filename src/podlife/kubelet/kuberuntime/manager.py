@@ -11,10 +11,11 @@ import simpy
 
 from podlife.api.gofmt import go_quote
 from podlife.api.meta import Obj, pod_full_name
-from podlife.kubelet.envvars import environment_error
+from podlife.kubelet.envvars import environment_error, make_environment
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
 from podlife.kubelet.kuberuntime.ordering import TerminationOrdering, is_restartable_init
+from podlife.kubelet.subpaths import subpath_error
 from podlife.runtime.cri import EXITED, RUNNING, SANDBOX_READY, Container, RuntimeError_, Sandbox
 
 if TYPE_CHECKING:
@@ -208,6 +209,11 @@ class RuntimeManager:
             yield from self._restart(pod, sb, spec, c, result, before)
         latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
+        # SyncPod step 5: ephemeral containers never started are started before any init container, so that one
+        # can debug a pod stuck initializing; they are never restarted (computePodActions)
+        for ec in pod["spec"].get("ephemeralContainers") or ():
+            if ec["name"] not in latest:
+                yield from self._start(pod, sb, ec, 0, result)
         # init containers, one per sync, in order (computeInitContainerActions): the next starts once the
         # previous has completed or, for a sidecar, has started (running, startup probe passed)
         for ic in pod["spec"].get("initContainers") or ():
@@ -332,6 +338,9 @@ class RuntimeManager:
             return
         # generateContainerConfig: the environment needs its ConfigMaps and Secrets
         err = environment_error(kl.store, pod, spec)
+        if err is None:   # then makeMounts: the volume mounts' subpaths, expanded with the environment
+            err = subpath_error(spec, make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip],
+                                                       kl.node_spec.capacity))
         if err is not None:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
             self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
