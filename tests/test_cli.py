@@ -295,3 +295,25 @@ def test_one_run_collection_policy():
     before, during, collecting, after, enabled, frozen_after_run, frozen = out["library"]
     assert during == young_only and collecting and after == before != young_only and enabled
     assert not frozen_after_run and not frozen
+
+
+def test_a_created_pod_without_spec_is_refused_by_the_api_not_a_crash(tmp_path):
+    # found by test_fuzz_examples: the summary's assumptions read the spec of every pod a scenario writes
+    p = tmp_path / "nospec.yaml"
+    p.write_text(textwrap.dedent("""\
+        apiVersion: podlife/v1alpha1
+        kind: Scenario
+        metadata: {name: nospec}
+        spec:
+          until: 10s
+          actions:
+            - at: 1s
+              create: {apiVersion: v1, kind: Pod, metadata: {name: bare}}
+        """))
+    r = CliRunner().invoke(main, ["run", str(p), "--report", str(tmp_path / "r.json")])
+    assert r.exit_code == 0, r.output
+    assert "internal error" not in r.output
+    rep = json.loads((tmp_path / "r.json").read_text())
+    errors = [x for x in rep["records"] if x["type"] == "action" and x.get("error")]
+    # upstream's message: ValidatePodSpec requires spec.containers
+    assert [(x["t"], x["error"]) for x in errors] == [(1.0, 'Pod "bare" is invalid: spec.containers: Required value')]

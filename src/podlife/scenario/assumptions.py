@@ -98,9 +98,9 @@ def assumptions(sc: Scenario) -> list[dict[str, str]]:
             out += _storage_class(obj)
             continue
         pod = pod_like(obj)
-        if pod is None:
+        spec = pod.get("spec") if pod is not None else None
+        if pod is None or not isinstance(spec, dict):   # refused when it is written: nothing runs of it
             continue
-        spec = pod["spec"]
         named = {**pod, "metadata": {**(pod.get("metadata") or {}), "name": _pod_name(obj)}}
         for c in list(spec.get("initContainers") or ()) + list(spec.get("containers") or ()):
             if not isinstance(c, dict) or not c.get("name"):
