@@ -778,6 +778,8 @@ def test_ctrl_c_stops_every_container_gracefully_then_kills_at_the_grace_period(
                 command: ["sh", "-c", "trap '' TERM; sleep 3600 & wait; sleep 3600"]
             """)
         c.wait_for("both Running", lambda: "running" in c.state("polite") and "running" in c.state("stubborn"), 20)
+        # Running is the process started; its SIGTERM handler is set once it has printed "up"
+        c.wait_for("polite's handler set", lambda: "up" in c.kubectl("logs", "polite", check=False).stdout, 20)
         mains = [int(line.split()[1]) for line in (c.data_dir / "runtime" / "processes.journal").read_text()
                  .splitlines() if line.startswith("spawn ")]
         group = [(pid, start_time(pid)) for pid in processes_in_groups(mains)]
