@@ -127,6 +127,8 @@ def test_configmap_secret_downward_api_and_shared_empty_dir_at_their_mount_paths
                         "touch /etc/secret/x 2>/dev/null && echo rw || echo ro; "
                         "touch /shared/x 2>/dev/null && echo rw || echo ro")
     assert writes == "ro\nro\nrw\n"
+    # an emptyDir on the default medium is 0777, past the umask (pkg/volume/emptydir: setupDir)
+    assert cluster.sh("vols", "sidecar", "stat -c '%a' /data") == "777\n"
     assert not os.path.exists("/etc/config"), "the mount point was made on the host"
     # an update of the ConfigMap reaches the volume within the sync period (2 s here); a subPath does not
     cluster.kubectl("patch", "configmap", "app-config", "-p", '{"data": {"app.yaml": "level: debug\\n"}}')

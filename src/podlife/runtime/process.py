@@ -217,7 +217,11 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         os.makedirs(base, exist_ok=True)
         for vol in pod["spec"].get("volumes") or ():
             if "emptyDir" in vol:
-                os.makedirs(os.path.join(base, "volumes", vol["name"]), exist_ok=True)
+                # pkg/volume/emptydir/empty_dir.go: setupDir makes the directory 0777 and chmods it past the
+                # umask (the data directory above it stays private, 0700)
+                path = os.path.join(base, "volumes", vol["name"])
+                os.makedirs(path, exist_ok=True)
+                os.chmod(path, 0o777)
         return sb
 
     def set_up_volumes(self, pod: Obj, payloads: dict[str, atomicwriter.Payload]) -> None:
