@@ -14,6 +14,7 @@ import builtins
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import orjson
@@ -84,7 +85,7 @@ IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
 SHARED_PARTS = 4096   # distinct specs (labels, owner references) kept for sharing (Store._share)
 
 
-@dataclass
+@dataclass(slots=True)   # its fields are read for every watch event a watcher is handed
 class Watch:
     kind: str
     handler: Handler
@@ -102,6 +103,10 @@ class _HistoryEntry(NamedTuple):   # one per write: a tuple costs less to make t
     kind: str
     obj: Obj
     old: Obj | None
+
+
+# _HistoryEntry(*fields) without the Python __new__ a NamedTuple's constructor runs
+_history_entry = partial(tuple.__new__, _HistoryEntry)
 
 
 @dataclass
@@ -776,9 +781,10 @@ class Store:
             self.kernel.call_later(0.0, self._flush)
 
     def _flush(self) -> None:
+        pending = self._pending   # grows while handlers write; the same list until cleared below
         i = 0
-        while i < len(self._pending):
-            w, type_, obj, old = self._pending[i]
+        while i < len(pending):
+            w, type_, obj, old = pending[i]
             i += 1
             if isinstance(w, tuple):   # one event for every informer of its kind, in the order they were started
                 for x in w:
@@ -823,7 +829,7 @@ class Store:
             self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
-            rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
+            rec: dict[str, Any] = {"type": "api", "verb": verb, "object": ref(new), "by": by}   # emit's record
             if subresource:
                 rec["subresource"] = subresource
             if extra:
@@ -833,7 +839,7 @@ class Store:
                 spec = new.get("spec") or {}
                 rec["initContainers"] = [c["name"] for c in spec.get("initContainers") or ()]
                 rec["containers"] = [c["name"] for c in spec.get("containers") or ()]
-            self.trace.emit("api", **rec)
+            self.trace.add(rec)
         for r in status_records(kind, old, new):
             self.trace.add(r)
         self._publish(kind, ADDED if old is None else MODIFIED, new, old)
@@ -859,7 +865,7 @@ class Store:
         self._publish(kind, DELETED, gone, old)
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
-        self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        self._history.append(_history_entry((self._rv, type_, kind, obj, old)))
         self._deliver(kind, type_, obj, old)
         pause()   # the store is whole: a sliced run may let others in (podlife.engine.slices)
 
@@ -916,9 +922,9 @@ class Store:
             self._pods_by_node.setdefault(now, {})[key] = None
 
     def _new_uid(self, rng: Any = None) -> str:
-        b = (rng or self._uid_rng).getrandbits(128).to_bytes(16, "big")
-        h = b.hex()
-        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b[8] & 3]}{h[17:20]}-{h[20:32]}"
+        r = (rng or self._uid_rng).getrandbits(128)
+        h = f"{r:032x}"   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[(r >> 56) & 3]}{h[17:20]}-{h[20:32]}"
 
     def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:
         # staging/src/k8s.io/apiserver/pkg/storage/names/generate.go: prefix + 5 random characters
