@@ -654,6 +654,7 @@ class Store:
                 self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
             self._objects[kind][key] = obj
             self._unsorted.setdefault(kind, []).append(key)
+            self.writes[kind] += 1   # (readers' caches of the kind: podlife.kubelet.envvars)
             if kind == "Pod":
                 self._index_node(key, None, obj)
         self._rv = log.last_revision()
