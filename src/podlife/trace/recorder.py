@@ -58,21 +58,11 @@ class Trace:
             else:
                 self.sinks.append(sink)
 
-    # emit and add deliver the record themselves: a call fewer for each of a run's millions of records
     def emit(self, type_: str, **fields: Any) -> Record:
         now = self.kernel.now
         if now != self._t_at:   # records come in bursts at one instant (the same object): round it once
             self._t_at, self._t = now, round(now, 3)
-        rec = {"t": self._t, "type": type_, **fields}
-        if self.keep:
-            self.records.append(rec)
-        if self.sinks:
-            self._to_sinks(rec)
-        batch = self._batch
-        batch.append(rec)
-        if len(batch) >= BATCH and not self._holds:
-            self.drain()
-        return rec
+        return self._deliver({"t": self._t, "type": type_, **fields})
 
     def add(self, fields: dict[str, Any]) -> Record:
         """``emit(fields["type"], **rest)`` for a record already made as a mapping, its type first (the store's
@@ -80,23 +70,22 @@ class Trace:
         now = self.kernel.now
         if now != self._t_at:
             self._t_at, self._t = now, round(now, 3)
-        rec = {"t": self._t, **fields}
+        return self._deliver({"t": self._t, **fields})
+
+    def _deliver(self, rec: Record) -> Record:
         if self.keep:
             self.records.append(rec)
         if self.sinks:
-            self._to_sinks(rec)
+            if self._holds:
+                self._held.append(rec)
+            else:
+                for sink in self.sinks:
+                    sink(rec)
         batch = self._batch
         batch.append(rec)
         if len(batch) >= BATCH and not self._holds:
             self.drain()
         return rec
-
-    def _to_sinks(self, rec: Record) -> None:
-        if self._holds:
-            self._held.append(rec)
-        else:
-            for sink in self.sinks:
-                sink(rec)
 
     def drain(self) -> None:
         """Hand the records made so far to the Batched sinks (the run's end calls it; never within a hold, whose
