@@ -203,9 +203,11 @@ def main() -> int:
     _print(table)
     if others:
         print(f"the same sizes with --compare-src {a.compare_src}, both at once (one process per core):")
-        _print([("nodes", "pods", "wall s", "other wall s", "this / other", "peak RSS MiB", "other peak RSS MiB")] +
+        _print([("nodes", "pods", "wall s", "other wall s", "this / other", "CPU s", "other CPU s", "this / other",
+                 "peak RSS MiB", "other peak RSS MiB")] +
                [(f"{m['nodes']:,}", f"{m['pods']:,}", f"{m['wall']:.1f}", f"{o['wall']:.1f}",
-                 f"{m['wall'] / o['wall']:.3f}", f"{m['rss']:.0f}", f"{o['rss']:.0f}") for m, o in others])
+                 f"{m['wall'] / o['wall']:.3f}", f"{m['cpu']:.1f}", f"{o['cpu']:.1f}", f"{m['cpu'] / o['cpu']:.3f}",
+                 f"{m['rss']:.0f}", f"{o['rss']:.0f}") for m, o in others])
     return 0
 
 

@@ -98,12 +98,13 @@ def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
 
 
 def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = "full", keep_trace: bool = True,
-        sinks: Sequence[Callable[[Record], None] | Batched] = (), builder: Callable[..., Cluster] | None = None) -> Result:
+        sinks: Sequence[Callable[[Record], None] | Batched] = (),
+        builder: Callable[..., Cluster] | None = None) -> Result:
     """Run the scenario. ``trace_level`` (full, objects, summary) says which records are made; ``keep_trace``
-    whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made and keeps only the
-    ones its expectations look at). Below ``full``, or when the records are not kept, the run also counts its
-    figures (podlife.report.figures). ``builder`` makes the cluster (default ``build``, looked up at the call;
-    an imported cluster's: podlife.importer.restore.build)."""
+    whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made, or in lists to
+    ``Batched`` ones, and keeps only the ones its expectations look at). Below ``full``, or when the records are
+    not kept, the run also counts its figures (podlife.report.figures). ``builder`` makes the cluster (default
+    ``build``, looked up at the call; an imported cluster's: podlife.importer.restore.build)."""
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
