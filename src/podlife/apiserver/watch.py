@@ -24,7 +24,6 @@ from podlife.api.meta import Obj
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
 BOOKMARK_EVERY = 60.0
 _ALIVE_CHECK = 5.0   # how often an idle watch looks whether its client is still there
-_WRITE_BYTES = 256 * 1024   # at most this much of queued events is joined into one write
 
 
 class WatchStream:
@@ -77,20 +76,6 @@ class WatchStream:
             return b'{"type":"%s","object":%s}\n' % (type_.encode(), obj)
         return orjson.dumps({"type": type_, "object": obj}) + b"\n"
 
-    async def _send_pending(self, resp: web.StreamResponse) -> None:
-        """The events queued so far, several lines to a write (a chunk of the response): one write per event
-        costs a system call each, 1,000,000 of them for 100 watches of a 10,000-pod rollout. Clients read the
-        stream's objects whatever its chunks (apimachinery/pkg/util/framer NewJSONFramedReader)."""
-        while self._events:
-            lines, size = [], 0
-            while self._events and size < _WRITE_BYTES:
-                type_, obj = self._events.popleft()
-                line = self._line(type_, self.encode(type_, obj, self._first))
-                self._first = False
-                lines.append(line)
-                size += len(line)
-            await resp.write(b"".join(lines))
-
     async def serve(self, request: web.Request) -> web.StreamResponse:
         store = self.server.store
         error: ApiError | None = None
@@ -119,7 +104,10 @@ class WatchStream:
             if self.initial_events_end:
                 # KEP-3157 watch-list: the initial ADDED events end with a bookmark annotated
                 # k8s.io/initial-events-end (cacher.go)
-                await self._send_pending(resp)
+                while self._events:
+                    type_, obj = self._events.popleft()
+                    await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                    self._first = False
                 mark = self.bookmark_object(str(store.resource_version))
                 mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
                 await resp.write(self._line(BOOKMARK, mark))
@@ -140,7 +128,10 @@ class WatchStream:
             if deadline is not None:
                 next_bookmark = min(next_bookmark, deadline - 2.0)
         while True:
-            await self._send_pending(resp)
+            while self._events:
+                type_, obj = self._events.popleft()
+                await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                self._first = False
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return
@@ -157,10 +148,8 @@ class WatchStream:
             if self._events:
                 continue
             try:
-                # a timeout on this task, not wait_for's task of its own per wait (once per event delivered)
-                async with asyncio.timeout(max(wait, 0.0)):
-                    await self._ready.wait()
-            except TimeoutError:
+                await asyncio.wait_for(self._ready.wait(), timeout=max(wait, 0.0))
+            except asyncio.TimeoutError:
                 transport = request.transport
                 if transport is None or transport.is_closing():
                     return
