@@ -128,6 +128,7 @@ class Host:
         else:
             said.append(f"containers share this machine's mounts ({self.namespaces}): volumes are not mounted at "
                         f"their mountPath")
+        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
@@ -260,6 +261,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if bad is not None:
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
         argv = images.process_args(config.command, config.args, image)
+        argv = images.builtin_program(config.image, argv) or argv
         if not argv:
             known = "" if image is not None else (
                 f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
