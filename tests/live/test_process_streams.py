@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import fcntl
 import json
-import os
-import pty
-import select
 import socket
-import struct
 import subprocess
-import termios
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,7 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.live.test_process_runtime import ProcessCluster
+from tests.live.test_process_runtime import ProcessCluster, on_terminal
 
 EXEC = "/api/v1/namespaces/default/pods/shell/exec"
 LOG = "/api/v1/namespaces/default/pods/shell/log?container=app"
@@ -102,31 +96,10 @@ def test_kubectl_128_exec_speaks_spdy(cluster: Cluster128) -> None:
 
 
 def test_kubectl_128_exec_with_a_terminal_sends_its_size_on_the_resize_stream(cluster: Cluster128) -> None:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 77, 0, 0))
-    p: subprocess.Popen[bytes] | None = None
-    out = b""
-    try:
-        p = subprocess.Popen(["kubectl", "exec", "-it", "shell", "--", "sh", "-c",
-                              'until [ "$(stty size)" = "33 77" ]; do sleep 0.1; done; stty size; exit 4'],
-                             stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
-        os.close(slave)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if not select.select([master], [], [], 1)[0]:
-                continue
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        assert p.wait(timeout=10) == 4, out
-    finally:
-        os.close(master)
-        if p is not None:
-            p.kill()
+    code, out, _ = on_terminal(cluster, ["kubectl", "exec", "-it", "shell", "--", "sh", "-c",
+                                         'until [ "$(stty size)" = "33 77" ]; do sleep 0.1; done; stty size; exit 4'],
+                               33, 77)
+    assert code == 4, out
     assert out.decode().replace("\r\n", "\n").splitlines()[0] == "33 77"
 
 
