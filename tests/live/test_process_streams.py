@@ -179,6 +179,63 @@ def test_kubectl_128_port_forward_speaks_spdy(cluster: Cluster128) -> None:
     cluster.kubectl("delete", "pod", "web", "--wait=false")
 
 
+def _talker(cluster: Cluster128, name: str, go: Path) -> None:
+    """A pod that says "waiting" until ``go`` exists, then writes two lines on each stream and ends."""
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: {name}}}
+        spec:
+          restartPolicy: Never
+          terminationGracePeriodSeconds: 1
+          volumes: [{{name: host, hostPath: {{path: "{go.parent}"}}}}]
+          containers:
+          - name: app
+            image: busybox
+            command: ["sh", "-c", "until [ -e {go} ]; do echo waiting; sleep 0.1; done; echo out 1; sleep 0.2;
+                      echo err 1 >&2; sleep 0.2; echo out 2; sleep 0.2; echo err 2 >&2"]
+            volumeMounts: [{{name: host, mountPath: "{go.parent}"}}]
+        """)
+    cluster.wait_for(f"{name} Running", lambda: "running" in cluster.state(name), 30)
+
+
+def test_kubectl_128_attach_speaks_spdy_and_ends_with_the_process(cluster: Cluster128, tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    _talker(cluster, "talk", go)
+    p = subprocess.Popen(["kubectl", "attach", "talk"], env=cluster.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.readline() == "waiting\n"   # attached: what the process writes from now on comes
+    go.touch()
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0
+    # the main process's streams, apart, from the moment of attaching to its end (the kubelet's Success)
+    assert [line for line in out.splitlines() if line != "waiting"] == ["out 1", "out 2"]
+    assert err.splitlines()[-2:] == ["err 1", "err 2"]
+    # the log has all of it
+    assert cluster.kubectl("logs", "talk").stdout.endswith("out 1\nerr 1\nout 2\nerr 2\n")
+
+
+def test_attach_over_websocket(cluster: Cluster128, tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    _talker(cluster, "wstalk", go)
+
+    async def attach() -> list[tuple[str, Any]]:
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(
+                    cluster.url.replace("https://", "wss://") + "/api/v1/namespaces/default/pods/wstalk/attach"
+                    "?stdout=1&stderr=1", protocols=("v4.channel.k8s.io",), ssl=cluster.ssl,
+                    headers={"Authorization": f"Bearer {cluster.token}"}) as ws:
+                got = [(m.type.name, m.data) for m in (await ws.receive(), await ws.receive())]
+                go.touch()
+                return got + [(m.type.name, m.data) async for m in ws]
+    got = asyncio.run(asyncio.wait_for(attach(), 30))
+    assert got[:2] == [("BINARY", b"\x01"), ("BINARY", b"\x01waiting\n")]
+    said = [data for _, data in got[2:] if data != b"\x01waiting\n"]
+    assert said == [b"\x01out 1\n", b"\x02err 1\n", b"\x01out 2\n", b"\x02err 2\n",
+                    b'\x03{"metadata":{},"status":"Success"}']
+
+
 # ---- WebSocket: the conformance suite's exec and logs, the Python client ------------------------------------
 
 def test_exec_over_websocket_as_the_conformance_suite_does(cluster: Cluster128) -> None:

@@ -31,6 +31,7 @@ import signal
 import struct
 import termios
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
@@ -72,7 +73,25 @@ def _flag(q: Any, name: str) -> bool:
     return q.get(name) in ("true", "1")
 
 
-async def serve(server: Any, request: web.Request, t: Any, runtime: Any, pod: dict) -> web.StreamResponse:
+@dataclass
+class StreamOptions:
+    """What an exec or attach asks for (remotecommand.NewOptions), of which container."""
+    container: str
+    container_id: str    # of its running instance, "" when none runs
+    tty: bool
+    stdin: bool
+    stdout: bool
+    stderr: bool
+    protocol: str        # the SPDY protocol negotiated, "" over WebSocket
+
+    @property
+    def wanted(self) -> set[int]:
+        return {ch for ch, on in ((STDIN, self.stdin), (STDOUT, self.stdout), (STDERR, self.stderr)) if on}
+
+
+def stream_options(request: web.Request, t: Any, pod: dict) -> StreamOptions | web.Response:
+    """The container the request names (streamLocation's 400s) and the streams it asks for; for SPDY, the
+    protocol negotiated, or the refusal to answer."""
     q = request.query
     spec = pod.get("spec") or {}
     names = [c["name"] for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
@@ -82,53 +101,69 @@ async def serve(server: Any, request: web.Request, t: Any, runtime: Any, pod: di
                           f"[{' '.join(c['name'] for c in spec.get('containers') or [])}]")
     if container not in names:
         raise bad_request(f"container {container} is not valid for pod {t.name}")
-    phase = (pod.get("status") or {}).get("phase")
-    if phase in ("Succeeded", "Failed"):
-        raise bad_request(f"cannot exec into a container in a completed pod; current phase is {phase}")
-    command = q.getall("command", [])
-    if not command:
-        raise bad_request("you must specify at least 1 command")
-    tty, want_stdin, want_stdout = _flag(q, "tty"), _flag(q, "stdin"), _flag(q, "stdout")
-    want_stderr = _flag(q, "stderr") and not tty   # remotecommand.NewOptions: no stderr with a terminal
-    if not (want_stdin or want_stdout or _flag(q, "stderr")):
-        # pkg/registry/core/pod/strategy.go ExecLocation
+    tty, stdin, stdout = _flag(q, "tty"), _flag(q, "stdin"), _flag(q, "stdout")
+    if not (stdin or stdout or _flag(q, "stderr")):
+        # pkg/registry/core/pod/strategy.go streamParams
         raise bad_request("you must specify at least 1 of stdin, stdout, stderr")
     statuses = (pod.get("status") or {}).get("containerStatuses", []) + \
         (pod.get("status") or {}).get("initContainerStatuses", [])
     cid = next((s.get("containerID", "") for s in statuses if s["name"] == container
                 and "running" in (s.get("state") or {})), "").split("://", 1)[-1]
-    spdy = request.headers.get("Upgrade", "").lower() != "websocket"
-    chosen = spdyupgrade.negotiate(request, SPDY_PROTOCOLS) if spdy else ""
-    if isinstance(chosen, web.Response):
-        return chosen
-    try:
-        streams = runtime.open_exec(cid, command, want_stdin, tty) if cid else None
-    except RuntimeError_:
-        streams = None
-    if streams is None:
-        raise bad_request(f'container not found ("{container}")')
-    wanted = {ch for ch, on in ((STDIN, want_stdin), (STDOUT, want_stdout), (STDERR, want_stderr)) if on}
-    if spdy:
-        resp, link = await spdyupgrade.upgrade(request, chosen)
-        session = spdyupgrade.Session(link)
-        spdy_channels = SpdyChannels(session, chosen)
-        # the kubelet waits for the error stream and each it was asked for (v2+: and resize with a terminal)
-        expected = len(wanted) + 1 + (1 if tty and chosen in SPDY_PROTOCOLS[:2] else 0)
+    protocol = ""
+    if request.headers.get("Upgrade", "").lower() != "websocket":
+        chosen = spdyupgrade.negotiate(request, SPDY_PROTOCOLS)
+        if isinstance(chosen, web.Response):
+            return chosen
+        protocol = chosen
+    # remotecommand.NewOptions: no stderr with a terminal
+    return StreamOptions(container, cid, tty, stdin, stdout, _flag(q, "stderr") and not tty, protocol)
+
+
+async def open_channels(request: web.Request, opts: StreamOptions) -> tuple[web.StreamResponse, Channels | None]:
+    """Switch protocols and wait for the client's streams; (the response, the channels, None when the client
+    did not open its streams in time)."""
+    if opts.protocol:
+        resp, link = await spdyupgrade.upgrade(request, opts.protocol)
+        spdy_channels = SpdyChannels(spdyupgrade.Session(link), opts.protocol)
+        # the kubelet waits for the error stream and each it was asked for (v3+: and resize with a terminal)
+        expected = len(opts.wanted) + 1 + (1 if opts.tty and opts.protocol in SPDY_PROTOCOLS[:2] else 0)
         try:
             await asyncio.wait_for(spdy_channels.opened(expected), STREAM_CREATION_TIMEOUT)
         except asyncio.TimeoutError:   # "timed out waiting for client to create streams"
-            _discard(streams, runtime)
             link.close()
-            return resp
-        await _session(spdy_channels, streams, runtime, command, tty, wanted)
-        return resp
+            return resp, None
+        return resp, spdy_channels
     ws = web.WebSocketResponse(protocols=PROTOCOLS, max_msg_size=0)
     await ws.prepare(request)
-    ws_channels = WebSocketChannels(ws, wanted)
+    ws_channels = WebSocketChannels(ws, opts.wanted)
     # createWebSocketStreams: an empty message on the lowest channel written says the streams are open
-    await ws_channels.write(STDOUT if want_stdout else STDERR if want_stderr else ERROR, b"")
-    await _session(ws_channels, streams, runtime, command, tty, wanted)
-    return ws
+    await ws_channels.write(STDOUT if opts.stdout else STDERR if opts.stderr else ERROR, b"")
+    return ws, ws_channels
+
+
+async def serve(server: Any, request: web.Request, t: Any, runtime: Any, pod: dict) -> web.StreamResponse:
+    phase = (pod.get("status") or {}).get("phase")
+    if phase in ("Succeeded", "Failed"):
+        raise bad_request(f"cannot exec into a container in a completed pod; current phase is {phase}")
+    opts = stream_options(request, t, pod)
+    if isinstance(opts, web.Response):
+        return opts
+    command = request.query.getall("command", [])
+    if not command:
+        raise bad_request("you must specify at least 1 command")
+    try:
+        streams = runtime.open_exec(opts.container_id, command, opts.stdin, opts.tty) if opts.container_id \
+            else None
+    except RuntimeError_:
+        streams = None
+    if streams is None:
+        raise bad_request(f'container not found ("{opts.container}")')
+    resp, channels = await open_channels(request, opts)
+    if channels is None:
+        _discard(streams, runtime)
+    else:
+        await _session(channels, streams, runtime, command, opts.tty)
+    return resp
 
 
 class WebSocketChannels:
@@ -270,8 +305,7 @@ def _discard(streams: Any, runtime: Any) -> None:
             pass
 
 
-async def _session(ch: Channels, streams: Any, runtime: Any, command: list[str], tty: bool,
-                   wanted: set[int]) -> None:
+async def _session(ch: Channels, streams: Any, runtime: Any, command: list[str], tty: bool) -> None:
     sp = streams.spawn
     outputs = [asyncio.create_task(_pump(ch, streams.stdout, STDOUT))]
     if streams.stderr is not None:

@@ -96,6 +96,13 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             runtime = podexec.runtime_of(server, pod)
             if runtime is not None:   # the container is a real process (the process runtime)
                 return await podexec.serve(server, request, t, runtime, pod)
+        if sub == "attach" and upgrade:
+            from podlife.apiserver import podattach, podexec
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            runtime = podexec.runtime_of(server, pod)
+            if runtime is not None:
+                return await podattach.serve(request, t, runtime, pod)
         if sub == "portforward" and upgrade:
             from podlife.apiserver import podexec, podforward
 
