@@ -216,6 +216,30 @@ def test_kubectl_128_attach_speaks_spdy_and_ends_with_the_process(cluster: Clust
     assert cluster.kubectl("logs", "talk").stdout.endswith("out 1\nerr 1\nout 2\nerr 2\n")
 
 
+def test_kubectl_128_attach_stdin_reaches_a_container_created_with_stdin(cluster: Cluster128) -> None:
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: reader}
+        spec:
+          restartPolicy: Never
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            stdin: true
+            stdinOnce: true
+            command: ["sh", "-c", 'read line; echo "got $line"; read more || echo "end of stdin"']
+        """)
+    cluster.wait_for("reader Running", lambda: "running" in cluster.state("reader"), 30)
+    # kubectl's end of stdin closes the container's (stdinOnce): the second read sees it
+    p = subprocess.run(["kubectl", "attach", "-i", "reader"], input="hello\n", env=cluster.env,
+                       capture_output=True, text=True, timeout=30)
+    assert (p.returncode, p.stdout) == (0, "got hello\nend of stdin\n"), p.stderr
+    cluster.wait_for("reader Completed", lambda: (cluster.state("reader").get("terminated") or {}).get("exitCode")
+                     == 0, 30)
+
+
 def test_attach_over_websocket(cluster: Cluster128, tmp_path: Path) -> None:
     go = tmp_path / "go"
     _talker(cluster, "wstalk", go)

@@ -4,9 +4,9 @@ stdout and stderr, until it ends; then Success on the status channel and the con
 ServeAttach, containerd's attach to the container's IO). The output is tapped where the runtime copies it
 into the log file (podlife.runtime.crilog LogWriter), so the log keeps all of it.
 
-What is not: the container's stdin. The process runtime starts every process with its stdin closed
-(``stdin: true`` in the spec is not modelled), so what a client sends is dropped, as containerd drops stdin
-for a container created without it; a terminal (``tty: true``) is not allocated either.
+Stdin reaches the process when its container was created with ``stdin: true`` (the runtime gave it a pipe);
+the client's end of stdin, and with ``stdinOnce`` the end of the first attach, closes it, as containerd's
+attach does. Otherwise what the client sends is dropped. A ``tty: true`` terminal is not modelled.
 """
 
 from __future__ import annotations
@@ -26,26 +26,29 @@ async def serve(request: web.Request, t: Any, runtime: Any, pod: dict) -> web.St
     opts = podexec.stream_options(request, t, pod)
     if isinstance(opts, web.Response):
         return opts
-    found = runtime.log_file(opts.container_id) if opts.container_id else None
-    writer = found[1] if found is not None else None
-    if writer is None or writer.closed:
+    proc = runtime.procs.get(opts.container_id) if opts.container_id else None
+    if proc is None or proc.log is None or proc.log.closed:
         raise bad_request(f'container not found ("{opts.container}")')
+    writer = proc.log
     queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
     tap = lambda stream, data: queue.put_nowait((stream, data))   # noqa: E731
     writer.taps.append(tap)
+    stdin_once = bool(proc.config.spec.get("stdinOnce")) and opts.stdin
     try:
         resp, channels = await podexec.open_channels(request, opts)
         if channels is not None:
-            await _session(channels, queue)
+            await _session(channels, queue, proc if opts.stdin else None)
         return resp
     finally:
         if tap in writer.taps:
             writer.taps.remove(tap)
+        if stdin_once:
+            proc.close_stdin()
 
 
-async def _session(ch: podexec.Channels, queue: asyncio.Queue[tuple[str, bytes]]) -> None:
-    # the client's stdin and sizes are read and dropped; its going away ends the attach
-    gone = asyncio.create_task(_drain(ch))
+async def _session(ch: podexec.Channels, queue: asyncio.Queue[tuple[str, bytes]], proc: Any) -> None:
+    # what the client sends goes to the container's stdin (when it has one); its going away ends the attach
+    gone = asyncio.create_task(_feed(ch, proc))
     try:
         while True:
             got = asyncio.create_task(queue.get())
@@ -62,6 +65,11 @@ async def _session(ch: podexec.Channels, queue: asyncio.Queue[tuple[str, bytes]]
         gone.cancel()
 
 
-async def _drain(ch: podexec.Channels) -> None:
-    async for _ in ch.incoming():
-        pass
+async def _feed(ch: podexec.Channels, proc: Any) -> None:
+    async for channel, data in ch.incoming():
+        if proc is None or proc.stdin is None:
+            continue
+        if channel == podexec.STDIN:
+            await podexec.write_all(proc.stdin, data)
+        elif channel == podexec.CLOSE and data[:1] == bytes([podexec.STDIN]):
+            proc.close_stdin()

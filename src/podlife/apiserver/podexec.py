@@ -348,7 +348,7 @@ async def _feed(ch: Channels, streams: Any, tty: bool) -> None:
     """What the client sends: stdin, the end of stdin, terminal sizes."""
     async for channel, data in ch.incoming():
         if channel == STDIN and streams.stdin is not None:
-            await _write_all(streams.stdin, data)
+            await write_all(streams.stdin, data)
         elif channel == CLOSE and data[:1] == bytes([STDIN]) and streams.stdin is not None and not tty:
             os.close(streams.stdin)
             streams.stdin = None
@@ -361,7 +361,7 @@ async def _feed(ch: Channels, streams: Any, tty: bool) -> None:
                 continue
 
 
-async def _write_all(fd: int, data: bytes) -> None:
+async def write_all(fd: int, data: bytes) -> None:
     os.set_blocking(fd, False)
     while data:
         try:
