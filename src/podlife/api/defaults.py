@@ -336,7 +336,7 @@ def _default_job(obj: dict) -> None:
 # --- other kinds -------------------------------------------------------------------------
 
 
-def _externally_accessible(spec: dict) -> bool:
+def externally_accessible(spec: dict) -> bool:
     """pkg/api/v1/service.ExternallyAccessible."""
     t = spec.get("type")
     return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
@@ -359,7 +359,7 @@ def _default_service(obj: dict) -> None:
         _setdefault(port, "protocol", "TCP")
         if port.get("targetPort") in (None, 0, ""):
             port["targetPort"] = port.get("port")
-    if _externally_accessible(spec):
+    if externally_accessible(spec):
         _setdefault(spec, "externalTrafficPolicy", "Cluster")
     if spec.get("internalTrafficPolicy") is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
