@@ -26,6 +26,7 @@ from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
 from podlife.api.registry.csr import prepare_approval, validate_approval
+from podlife.api.registry.generic import keep_written_metadata
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -407,6 +408,7 @@ class Store:
         elif subresource == "approval":
             new = _revision(old)
             prepare_approval(new, old, obj, self.trace.timestamp())
+            keep_written_metadata(kind, new, obj)
         elif subresource == "ephemeralcontainers":
             new = _revision(old)
             ephemeral.prepare(new, old, obj)
