@@ -141,6 +141,22 @@ def test_events_written_through_events_k8s_io_match_source(frozen: Live) -> None
     assert [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"]
     _, others = frozen.json("GET", f"{NS}/events?fieldSelector=source%3Dfidelity-controller,reason%3DOther")
     assert others["items"] == []
+    # events.k8s.io names its own field labels (pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent):
+    # test/e2e/instrumentation/events.go lists with reportingController=
+    ev1 = "/apis/events.k8s.io/v1/namespaces/default/events"
+    for selector in ("reportingController%3Dfidelity-controller", "regarding.kind%3DPod,regarding.name%3Dx",
+                     "reason%3DTesting,type%3DNormal,metadata.name%3Dfrom-new-api",
+                     "regarding.namespace%3Ddefault,metadata.namespace%3Ddefault"):
+        code, found = frozen.json("GET", f"{ev1}?fieldSelector={selector}")
+        assert code == 200 and [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"], selector
+    _, none = frozen.json("GET", f"{ev1}?fieldSelector=reportingController!%3Dfidelity-controller,reason%3DTesting")
+    assert none["items"] == []
+    # the core names are not the group's: refused with the conversion func's message
+    for label in ("source", "involvedObject.name", "reportingComponent", "note"):
+        code, status = frozen.json("GET", f"{ev1}?fieldSelector={label}%3Dx")
+        assert (code, status["reason"], status["message"]) == (400, "BadRequest", f"field label not supported: {label}")
+    code, status = frozen.json("GET", f"{NS}/events?fieldSelector=reportingController%3Dx")
+    assert (code, status["message"]) == (400, "field label not supported: reportingController")
 
 
 def test_quota_status_written_by_a_client_is_reset_by_the_full_resync(frozen: Live) -> None:
