@@ -367,6 +367,14 @@ def _default_service(obj: dict) -> None:
         spec["allocateLoadBalancerNodePorts"] = True
 
 
+def _default_endpoints(obj: dict) -> None:
+    """SetDefaults_Endpoints: a port's protocol is TCP unless given."""
+    for subset in _as_list(obj.get("subsets")):
+        for port in _as_list(_as_dict(subset).get("ports")):
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
+
+
 def _default_namespace(obj: dict) -> None:
     """SetDefaults_Namespace, SetDefaults_NamespaceStatus and the registry's "kubernetes" finalizer.
 
@@ -498,6 +506,7 @@ _BY_KIND: dict[str, Callable[[dict], None]] = {
     "DaemonSet": _default_daemonset,
     "Job": _default_job,
     "Service": _default_service,
+    "Endpoints": _default_endpoints,
     "Namespace": _default_namespace,
     "Node": _default_node,
     "PriorityClass": _default_priority_class,
