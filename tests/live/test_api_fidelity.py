@@ -146,7 +146,7 @@ def test_events_written_through_events_k8s_io_match_source(frozen: Live) -> None
     ev1 = "/apis/events.k8s.io/v1/namespaces/default/events"
     for selector in ("reportingController%3Dfidelity-controller", "regarding.kind%3DPod,regarding.name%3Dx",
                      "reason%3DTesting,type%3DNormal,metadata.name%3Dfrom-new-api",
-                     "regarding.namespace%3Ddefault,metadata.namespace%3Ddefault"):
+                     "regarding.namespace%3Ddefault,metadata.namespace%3Ddefault,regarding.name%3Dx"):
         code, found = frozen.json("GET", f"{ev1}?fieldSelector={selector}")
         assert code == 200 and [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"], selector
     _, none = frozen.json("GET", f"{ev1}?fieldSelector=reportingController!%3Dfidelity-controller,reason%3DTesting")
