@@ -392,3 +392,24 @@ def test_clusterip_to_loadbalancer_without_a_cloud_and_back():
     assert back["spec"]["clusterIP"] == cip and "nodePort" not in back["spec"]["ports"][0]
     assert not {"externalTrafficPolicy", "allocateLoadBalancerNodePorts"} & set(back["spec"])
     assert back["status"] == {"loadBalancer": {}}
+
+
+def test_external_traffic_policy_with_external_ips_by_version():
+    """PR #119150 (1.29): a ClusterIP Service with externalIPs is externally accessible, so externalTrafficPolicy
+    is defaulted to Cluster and may be set; 1.28 allows it on NodePort and LoadBalancer only, with its own
+    message, and drops it when a NodePort becomes such a ClusterIP Service."""
+    new, old = _cluster("1.29"), _cluster("1.28")
+    assert _svc(new, "x", externalIPs=["192.0.2.1"])["spec"]["externalTrafficPolicy"] == "Cluster"
+    assert "externalTrafficPolicy" not in _svc(old, "x", externalIPs=["192.0.2.1"])["spec"]
+    with pytest.raises(ApiError) as e:
+        _svc(old, "y", externalIPs=["192.0.2.1"], externalTrafficPolicy="Local")
+    assert e.value.message == ('Service "y" is invalid: spec.externalTrafficPolicy: Invalid value: "Local": may only '
+                               "be set when `type` is 'NodePort' or 'LoadBalancer'")
+    with pytest.raises(ApiError) as e:
+        _svc(new, "y", externalTrafficPolicy="Local")
+    assert e.value.message == ('Service "y" is invalid: spec.externalTrafficPolicy: Invalid value: "Local": may only '
+                               "be set for externally-accessible services")
+    for c, kept in ((new, True), (old, False)):
+        _svc(c, "np", type="NodePort", externalIPs=["192.0.2.1"])
+        got = _read_modify_write(c, "np", type="ClusterIP")["spec"]
+        assert ("externalTrafficPolicy" in got) is kept

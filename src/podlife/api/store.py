@@ -332,7 +332,7 @@ class Store:
         if self.options.manage is not None:
             # the field manager sees the object as decoded (the scheme's defaults set), before admission and
             # the strategy fill server-set fields (handlers/create.go: UpdateNoErrors before rest.Create)
-            apply_defaults(obj)
+            apply_defaults(obj, self.profile)
             self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
@@ -399,7 +399,7 @@ class Store:
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
         if self.options.manage is not None:
-            apply_defaults(obj)   # as decoded (handlers/update.go)
+            apply_defaults(obj, self.profile)   # as decoded (handlers/update.go)
             self.options.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)

@@ -56,7 +56,7 @@ class Strategy:
 
     def prepare_for_create(self, obj: Obj, store: Store) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
-        defaults.apply_defaults(obj)
+        defaults.apply_defaults(obj, store.profile)
         drop_disabled_template_fields(obj, store.profile)
         for plugin in store.admission:   # each plugin looks only at its kinds
             plugin.admit(obj)
@@ -71,7 +71,7 @@ class Strategy:
 
     def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         """A write to the main resource keeps the stored status (status has its own subresource)."""
-        defaults.apply_defaults(new)
+        defaults.apply_defaults(new, store.profile)
         drop_disabled_template_fields(new, store.profile)
         if self.info.has_status:
             new["status"] = old.get("status", {})

@@ -31,6 +31,7 @@ from podlife.api.registry.generic import Strategy
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
+    from podlife.versions import Profile
 
 SERVICE_CLUSTER_IP_RANGE = ipaddress.ip_network("10.96.0.0/12")   # kubeadm's serviceSubnet default
 NODE_PORT_RANGE = (30000, 32767)                                 # --service-node-port-range default
@@ -101,7 +102,7 @@ def _node_port_set(spec: dict) -> set[Any]:
     return {p.get("nodePort") for p in _ports(spec) if p.get("nodePort")}
 
 
-def drop_type_dependent_fields(new: Obj, old: Obj) -> None:
+def drop_type_dependent_fields(new: Obj, old: Obj, profile: Profile) -> None:
     """pkg/registry/core/service/strategy.go dropTypeDependentFields (PrepareForUpdate): an update changing the
     type wipes what the old type had and the new one does not use, when the update left it as it was (a changed
     value stays, for validation to refuse). What is wiped is released by the allocators (they read the stored
@@ -131,8 +132,8 @@ def drop_type_dependent_fields(new: Obj, old: Obj) -> None:
             spec.pop("allocateLoadBalancerNodePorts")
         if spec.get("loadBalancerClass") == ospec.get("loadBalancerClass"):   # canSetLoadBalancerClass
             spec.pop("loadBalancerClass", None)
-    # ExternallyAccessible (needsExternalTrafficPolicy before PR #119150; podlife validates as after it)
-    if externally_accessible(ospec) and not externally_accessible(spec) and \
+    # ExternallyAccessible (needsExternalTrafficPolicy before PR #119150)
+    if externally_accessible(ospec, profile) and not externally_accessible(spec, profile) and \
             spec.get("externalTrafficPolicy") == ospec.get("externalTrafficPolicy"):
         spec.pop("externalTrafficPolicy", None)
     status = new.get("status")
@@ -404,7 +405,7 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         super().prepare_for_update(new, old, store)
-        drop_type_dependent_fields(new, old)
+        drop_type_dependent_fields(new, old, store.profile)
         if store is not None and hasattr(store, "kernel"):
             allocators(store).allocate(new, old)
 
