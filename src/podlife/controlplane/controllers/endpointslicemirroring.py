@@ -94,8 +94,14 @@ class EndpointSliceMirroringController:
         # slices it deletes; its own writes coming back through the watch bring no sync
         self.written: dict[str, str] = {}
         self.deleting: set[str] = set()
+        # the mirrored slices' names by Endpoints (what endpointSlicesMirroredForService would list), so that the
+        # sync of an Endpoints not to mirror (every selector Service's) reads no slices when it has none
+        self.names: dict[Key, set[str]] = {}
+        self.slice_key: dict[Key, Key] = {}   # a mirrored slice (namespace, name) -> its Endpoints
 
     def start(self) -> None:
+        for s in self.store.list("EndpointSlice"):
+            self._index(s, "ADDED")
         for ep in self.store.list("Endpoints"):
             if should_mirror(ep):
                 self.queue.add(_key(ep))
@@ -119,7 +125,21 @@ class EndpointSliceMirroringController:
         if should_mirror(ep) or (old is not None and type_ != DELETED and should_mirror(old)):
             self.queue.add(_key(ep))
 
+    def _index(self, s: Obj, type_: str) -> None:
+        md = s["metadata"]
+        at = (md.get("namespace", ""), md["name"])
+        was = self.slice_key.pop(at, None)
+        if was is not None:
+            self.names[was].discard(md["name"])
+            if not self.names[was]:
+                del self.names[was]
+        key = _owner(s)
+        if key is not None and type_ != DELETED:
+            self.slice_key[at] = key
+            self.names.setdefault(key, set()).add(md["name"])
+
     def _on_slice(self, type_: str, s: Obj, old: Obj | None) -> None:
+        self._index(s, type_)
         md = s["metadata"]
         labels = md.get("labels") or {}
         if old is not None and type_ != DELETED:
@@ -163,6 +183,8 @@ class EndpointSliceMirroringController:
         ep = self.store.try_get("Endpoints", ns, name)
         svc = self.store.try_get("Service", ns, name) if ep is not None and should_mirror(ep) else None
         if ep is None or svc is None or _has_selector(svc) or not should_mirror(ep):
+            if key not in self.names:
+                return   # none mirrored
             for s in self._mirrored(ns, name):   # deleteMirroredSlices
                 self._delete(s)
             return
@@ -240,6 +262,7 @@ class EndpointSliceMirroringController:
                         return
                     raise
                 self.written[made["metadata"]["uid"]] = made["metadata"]["resourceVersion"]
+                self._index(made, "ADDED")
         for new in to_update:
             made = self.store.update(new, by=COMPONENT)
             self.written[made["metadata"]["uid"]] = made["metadata"]["resourceVersion"]
@@ -299,6 +322,14 @@ class EndpointSliceMirroringController:
 
 def _mirrored_annotations(ep: Obj) -> dict[str, str]:
     return {k: v for k, v in (ep["metadata"].get("annotations") or {}).items() if k not in (TRIGGER_TIME, LAST_APPLIED)}
+
+
+def _owner(s: Obj) -> Key | None:
+    """The Endpoints a mirrored slice is for (its service-name label), None for a slice not mirrored."""
+    labels = s["metadata"].get("labels") or {}
+    if labels.get(LABEL_MANAGED_BY) != CONTROLLER_NAME or not labels.get(LABEL_SERVICE_NAME):
+        return None
+    return s["metadata"].get("namespace", ""), labels[LABEL_SERVICE_NAME]
 
 
 def _key(obj: Obj) -> Key:
