@@ -580,6 +580,16 @@ class Profile:
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "
                          "carry endpointslice.kubernetes.io/skip-mirror (KEP-752 EndpointSliceMirroring)"),
     ))
+    external_traffic_policy_external_ips: bool = rule(
+            "externalTrafficPolicy is allowed (and defaulted) on a ClusterIP Service with externalIPs", (
+        Change(18, False, "needsExternalTrafficPolicy: NodePort and LoadBalancer only"),
+        Change(29, True, "PR #119150: ExternallyAccessible (a ClusterIP Service with externalIPs too)"),
+    ))
+    endpointslice_mirroring: bool = rule("the endpointslice-mirroring-controller mirrors selectorless Services' "
+                                         "Endpoints into EndpointSlices", (
+        Change(18, False, "no such controller"),
+        Change(19, True, "KEP-752 EndpointSliceMirroring: pkg/controller/endpointslicemirroring (beta, no gate)"),
+    ))
     endpointslice_api: Literal["v1beta1", "v1"] = rule("EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),

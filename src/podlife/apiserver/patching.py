@@ -85,7 +85,7 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
         warnings += fieldvalidation.check_custom(r, result.object, m)
         fieldvalidation.custom_write(r, result.object)
     # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
-    defaults.apply_defaults(result.object)
+    defaults.apply_defaults(result.object, server.cluster.profile)
     out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
                               has_status=has_status)
     return out, warnings
@@ -97,7 +97,7 @@ def managed_on_write(server: Any, request: web.Request, target: Any, live: Obj, 
     decoded with the scheme's defaults before the field manager runs (handlers/create.go, update.go:
     UpdateNoErrors on the decoded object, before admission), so the defaults are the writer's fields."""
     r = target.resource
-    defaults.apply_defaults(new)
+    defaults.apply_defaults(new, server.cluster.profile)
     return fieldmanager.update(live, new, manager(request), fieldvalidation.type_schema(server, r),
                                server.cluster.trace.timestamp(), subresource=subresource or "",
                                has_status=any(s[0] == "status" for s in r.subresources))

@@ -395,7 +395,8 @@ class ApiServer:
             labels = _parse_labels(q["labelSelector"]) if q.get("labelSelector") else None
         except ValueError as e:
             raise bad_request(f"unable to parse requirement: {e}") from None
-        fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
+        text = q.get("fieldSelector", "")
+        fields = FieldSelector(t.resource.kind, text, t.resource.group) if text else None
         return Selection(labels, fields)
 
     def _list(self, request: web.Request, t: Target) -> web.Response:
