@@ -122,6 +122,10 @@ def _wrap_refs(s: Any) -> Any:
     return {"allOf": [{"$ref": s["$ref"]}], **out}
 
 
+_OBJECT_META_DESCRIPTION = ("Standard object's metadata. More info: https://git.k8s.io/community/contributors/"
+                            "devel/sig-architecture/api-conventions.md#metadata")
+
+
 def _reverse_group(group: str) -> str:
     return ".".join(reversed(group.split(".")))
 
@@ -145,7 +149,10 @@ def _custom(crds: Iterable[dict[str, Any]], ref_prefix: str) -> list[dict[str, A
                                    "this representation of an object."}
             props["kind"] = {"type": "string", "description": "Kind is a string value representing the REST "
                              "resource this object represents."}
-            props["metadata"] = {"$ref": ref_prefix + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+            # apiextensions-apiserver controller/openapi/builder buildKubeNative: the ObjectMeta reference with
+            # PartialObjectMetadata's description of it (kubectl explain <crd>.metadata shows it)
+            props["metadata"] = {"$ref": ref_prefix + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                                 "description": _OBJECT_META_DESCRIPTION}
             schema["x-kubernetes-group-version-kind"] = [{"group": group, "kind": kind, "version": version}]
             out.append({"name": f"{_reverse_group(group)}.{version}.{kind}", "group": group, "version": version,
                         "kind": kind, "plural": names.get("plural") or kind.lower() + "s",

@@ -22,6 +22,7 @@ import orjson
 from aiohttp import web
 
 from podlife.api import conversion, structural
+from podlife.api.duplicates import Body
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
@@ -584,12 +585,13 @@ class ApiServer:
         if t.resource.kind in CREATE_ONLY:
             _refuse_table(request)
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        body = Body()
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
             return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
-        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
         warnings += _unmodelled(obj)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
@@ -598,10 +600,11 @@ class ApiServer:
 
     async def _update(self, request: web.Request, t: Target, subresource: str | None = None) -> web.Response:
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        body = Body()
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body)
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
-        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions", body)
         if subresource is None:
             warnings += _unmodelled(obj)
         live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")

@@ -1,0 +1,227 @@
+"""fieldValidation=Strict|Warn|Ignore on the live API as upstream words it (KEP-2885; the conformance suite's
+test/e2e/apimachinery/field_validation.go and test/integration/apiserver/field_validation_test.go): unknown
+and duplicate fields of typed objects and custom resources, JSON and YAML bodies, server-side apply of custom
+resources (typed against the CRD's schema, then go-yaml's strict check of the body), and the apiextensions
+server's own rules for a custom resource (required properties, unqualified finalizers)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.live.conftest import Live
+
+GROUP = "strict.example.org"
+
+
+@pytest.fixture(scope="module")
+def api(live_factory) -> Live:
+    live = live_factory("1.32", clock="manual")
+    spec = {
+        "type": "object",
+        "properties": {
+            "size": {"type": "string"},
+            "slots": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["slot", "proto"],
+                      "items": {"type": "object", "required": ["slot", "proto"],
+                                "properties": {"slot": {"type": "integer"}, "proto": {"type": "string"},
+                                               "label": {"type": "string"}}}},
+            "inner": {"type": "object", "x-kubernetes-embedded-resource": True,
+                      "properties": {"metadata": {"type": "object"}, "data": {"type": "object"}}},
+        },
+    }
+    loose = {**spec, "x-kubernetes-preserve-unknown-fields": True}
+    for plural, kind, s in (("gadgets", "Gadget", spec), ("loose", "Loose", loose)):
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": f"{plural}.{GROUP}"},
+               "spec": {"group": GROUP, "scope": "Namespaced",
+                        "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+                        "versions": [{"name": "v1", "served": True, "storage": True,
+                                      "schema": {"openAPIV3Schema": {
+                                          "type": "object", "description": f"{kind} for strict decoding tests",
+                                          "properties": {"spec": s}}}}]}}
+        code, out = live.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        assert code == 201, out
+    return live
+
+
+def send(live: Live, method: str, path: str, body: str, content_type: str = "application/json"
+         ) -> tuple[int, list[str], dict]:
+    """The status, every Warning header's text (unquoted) and the JSON answer."""
+    req = urllib.request.Request(live.url + path, data=body.encode(), method=method,
+                                 headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            code, headers, raw = resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as e:
+        code, headers, raw = e.code, e.headers, e.read()
+    warnings = [json.loads(w.split(" - ", 1)[1]) for w in headers.get_all("Warning") or ()]
+    return code, warnings, json.loads(raw)
+
+
+DEPLOYMENT = """{"apiVersion": "apps/v1", "kind": "Deployment",
+ "metadata": {"name": "%s", "name": "%s", "bogusMeta": 1, "labels": {"run": "w"}},
+ "spec": {"zeta": 1, "replicas": 1, "replicas": 2, "zeta": 2, "selector": {"matchLabels": {"run": "w"}},
+  "template": {"metadata": {"labels": {"run": "w"}},
+   "spec": {"containers": [{"name": "w", "image": "busybox", "image": "busybox:1", "extra": true}]}}}}"""
+
+TYPED_JSON_ERRORS = ['duplicate field "metadata.name"', 'unknown field "metadata.bogusMeta"',
+                     'unknown field "spec.zeta"', 'duplicate field "spec.replicas"',
+                     'duplicate field "spec.template.spec.containers[0].image"',
+                     'unknown field "spec.template.spec.containers[0].extra"']
+
+
+def test_typed_json_strict_names_unknown_and_duplicate_fields_in_the_order_written(api):
+    # sigs.k8s.io/json: as met, each message once (zeta twice is one unknown field, never a duplicate)
+    code, _, out = send(api, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict",
+                        DEPLOYMENT % ("first", "w1"))
+    assert code == 400 and out["reason"] == "BadRequest"
+    assert out["message"] == ('Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: '
+                              + ", ".join(TYPED_JSON_ERRORS))
+
+
+def test_typed_json_warn_creates_the_object_with_one_warning_per_error(api):
+    code, warnings, out = send(api, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn",
+                               DEPLOYMENT % ("first", "w2"))
+    assert code == 201 and warnings == TYPED_JSON_ERRORS
+    assert out["metadata"]["name"] == "w2" and out["spec"]["replicas"] == 2   # the last one wins
+    assert "zeta" not in out["spec"]
+    code, warnings, _ = send(api, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Ignore",
+                             DEPLOYMENT % ("first", "w3"))
+    assert (code, warnings) == (201, [])
+
+
+TYPED_YAML = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: y1
+  name: y1
+  labels: {run: y}
+spec:
+  zeta: 1
+  replicas: 1
+  alpha: 2
+  replicas: 2
+  selector:
+    matchLabels: {run: y}
+  template:
+    metadata:
+      labels: {run: y}
+    spec:
+      containers:
+      - {name: y, image: busybox, image: busybox}
+"""
+
+
+def test_typed_yaml_puts_go_yaml_s_repeated_keys_first_then_unknown_fields_by_key(api):
+    path = "/apis/apps/v1/namespaces/default/deployments?fieldValidation="
+    code, _, out = send(api, "POST", path + "Strict", TYPED_YAML, "application/yaml")
+    assert code == 400
+    assert out["message"].endswith(
+        'strict decoding error: yaml: unmarshal errors:\n  line 5: key "name" already set in map\n'
+        '  line 11: key "replicas" already set in map\n  line 19: key "image" already set in map, '
+        'unknown field "spec.alpha", unknown field "spec.zeta"')
+    code, warnings, _ = send(api, "POST", path + "Warn", TYPED_YAML, "application/yaml")
+    assert code == 201
+    assert warnings == ['line 5: key "name" already set in map', 'line 11: key "replicas" already set in map',
+                        'line 19: key "image" already set in map', 'unknown field "spec.alpha"',
+                        'unknown field "spec.zeta"']
+
+
+GADGET = """{"apiVersion": "strict.example.org/v1", "kind": "%s",
+ "metadata": {"name": "%s", "stray": 1, "name": "%s"},
+ "spec": {"zz": 1, "size": "s", "size": "m", "aa": 2,
+  "slots": [{"slot": 1, "proto": "TCP", "label": "a", "label": "b", "junk": 1}],
+  "inner": {"apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t", "odd": true}, "data": {}}}}"""
+
+
+def test_custom_resource_json_strict_lists_duplicates_then_unknown_fields(api):
+    # customresource_handler.go: the serializer's duplicates; then metadata, pruned fields (sorted) and
+    # embedded metadata
+    code, _, out = send(api, "POST", f"/apis/{GROUP}/v1/namespaces/default/gadgets?fieldValidation=Strict",
+                        GADGET % ("Gadget", "g0", "g1"))
+    assert code == 400
+    assert out["message"] == (
+        'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: duplicate field '
+        '"metadata.name", duplicate field "spec.size", duplicate field "spec.slots[0].label", unknown field '
+        '"metadata.stray", unknown field "spec.aa", unknown field "spec.slots[0].junk", unknown field "spec.zz", '
+        'unknown field "spec.inner.metadata.odd"')
+
+
+def test_custom_resource_preserving_unknown_fields_still_reports_duplicates_and_metadata(api):
+    code, warnings, out = send(api, "POST", f"/apis/{GROUP}/v1/namespaces/default/loose?fieldValidation=Warn",
+                               GADGET % ("Loose", "l0", "l1"))
+    assert code == 201, out
+    assert warnings == ['duplicate field "metadata.name"', 'duplicate field "spec.size"',
+                        'duplicate field "spec.slots[0].label"', 'unknown field "metadata.stray"',
+                        'unknown field "spec.slots[0].junk"', 'unknown field "spec.inner.metadata.odd"']
+    assert out["spec"]["zz"] == 1 and out["spec"]["size"] == "m"
+
+
+def _apply(api: Live, plural: str, name: str, body: str, mode: str = "Strict") -> tuple[int, list[str], dict]:
+    return send(api, "PATCH", f"/apis/{GROUP}/v1/namespaces/default/{plural}/{name}?fieldManager=t&"
+                              f"fieldValidation={mode}", body, "application/apply-patch+yaml")
+
+
+def test_apply_of_a_custom_resource_is_typed_against_its_schema(api):
+    body = f"""apiVersion: {GROUP}/v1
+kind: Gadget
+metadata:
+  name: a1
+  wrong: 1
+top: 1
+spec:
+  inner:
+    kind: Thing
+    metadata: {{name: t, odd: 1}}
+"""
+    code, _, out = _apply(api, "gadgets", "a1", body, "Ignore")
+    assert code == 500
+    assert out["message"] == (
+        f"failed to create typed patch object (default/a1; {GROUP}/v1, Kind=Gadget): errors:\n"
+        "  .metadata.wrong: field not declared in schema\n  .top: field not declared in schema\n"
+        "  .spec.inner.metadata.odd: field not declared in schema")
+
+
+def test_apply_checks_repeated_keys_after_applying(api):
+    body = f"""apiVersion: {GROUP}/v1
+kind: Loose
+metadata:
+  name: a2
+spec:
+  size: s
+  size: m
+  other: x
+"""
+    code, _, out = _apply(api, "loose", "a2", body)
+    assert (code, out["message"]) == (400, 'error strict decoding YAML: error converting YAML to JSON: yaml: '
+                                            'unmarshal errors:\n  line 7: key "size" already set in map')
+    code, warnings, out = _apply(api, "loose", "a2", body, "Warn")
+    assert (code, warnings, out["spec"]) == (201, ['line 7: key "size" already set in map'],
+                                             {"size": "m", "other": "x"})
+
+
+def test_custom_resource_rules_required_properties_and_finalizers(api):
+    cr = {"apiVersion": f"{GROUP}/v1", "kind": "Gadget",
+          "metadata": {"name": "r1", "finalizers": ["cleanup", "gadgets.example.org", "example.org/done"]},
+          "spec": {"slots": [{"slot": 1}]}}
+    code, _, out = send(api, "POST", f"/apis/{GROUP}/v1/namespaces/default/gadgets", json.dumps(cr))
+    assert (code, out["message"]) == (422, f'Gadget.{GROUP} "r1" is invalid: spec.slots[0].proto: Required value')
+    cr["spec"]["slots"][0]["proto"] = "UDP"
+    code, warnings, out = send(api, "POST", f"/apis/{GROUP}/v1/namespaces/default/gadgets", json.dumps(cr))
+    assert code == 201, out
+    assert warnings == [
+        'metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name to avoid accidental conflicts '
+        'with other finalizer writers',
+        'metadata.finalizers: "gadgets.example.org": prefer a domain-qualified finalizer name including a path '
+        '(/) to avoid accidental conflicts with other finalizer writers']
+
+
+def test_kubectl_explain_describes_a_custom_resource_s_metadata(api):
+    out = api.kubectl("explain", "gadgets.metadata").stdout
+    assert "Standard object's metadata. More info:" in out and "creationTimestamp\t<string>" in out
+    out = api.kubectl("explain", "gadgets.spec.slots").stdout
+    assert "proto\t<string> -required-" in out
