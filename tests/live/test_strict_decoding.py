@@ -225,3 +225,59 @@ def test_kubectl_explain_describes_a_custom_resource_s_metadata(api):
     assert "Standard object's metadata. More info:" in out and "creationTimestamp\t<string>" in out
     out = api.kubectl("explain", "gadgets.spec.slots").stdout
     assert "proto\t<string> -required-" in out
+
+
+def _definitions(api: Live) -> dict:
+    code, _, raw = api.request("GET", "/openapi/v2")
+    assert code == 200
+    return json.loads(raw)["definitions"]
+
+
+def test_openapi_v2_publishes_each_served_version_as_the_e2e_suite_expects(api):
+    # crd_publish_openapi.go: definitionName is ToRESTFriendlyName("group/version/kind"); the definition minus
+    # apiVersion, kind, metadata and x-kubernetes-group-version-kind is the CRD's schema; a schema preserving
+    # unknown fields at its root is a bare object (builder.go buildKubeNative, v2)
+    body = {"description": "Widget for publishing tests", "type": "object",
+            "properties": {"spec": {"type": "object", "description": "Widget spec",
+                                    "properties": {"parts": {"type": "array", "items": {
+                                        "type": "object", "required": ["id"],
+                                        "properties": {"id": {"type": "string", "description": "Part id."}}}}}}}}
+    versions = [{"name": n, "served": True, "storage": n == "v1", "schema": {"openAPIV3Schema": s}}
+                for n, s in (("v1", body), ("v2", body),
+                             ("v3", {"type": "object", "x-kubernetes-preserve-unknown-fields": True}))]
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.publish.example.org"},
+           "spec": {"group": "publish.example.org", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"}, "versions": versions}}
+    assert api.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    defs = _definitions(api)
+    name = "org.example.publish.{}.Widget"
+    for version in ("v1", "v2"):
+        d = dict(defs[name.format(version)])
+        assert d.pop("x-kubernetes-group-version-kind") == [{"group": "publish.example.org", "kind": "Widget",
+                                                             "version": version}]
+        props = dict(d.pop("properties"))
+        assert props.pop("metadata")["description"].startswith("Standard object's metadata.")
+        assert sorted(props.pop(k)["type"] for k in ("apiVersion", "kind")) == ["string", "string"]
+        assert {**d, "properties": props} == body
+    assert defs[name.format("v3")] == {"type": "object", "x-kubernetes-group-version-kind": [
+        {"group": "publish.example.org", "kind": "Widget", "version": "v3"}]}
+
+    patch = [{"op": "test", "path": "/spec/versions/1/name", "value": "v2"},
+             {"op": "replace", "path": "/spec/versions/1/name", "value": "v2beta1"},
+             {"op": "replace", "path": "/spec/versions/2/served", "value": False}]
+    code, out = api.json("PATCH", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.publish.example.org",
+                         patch, content_type="application/json-patch+json")
+    assert code == 200, out
+    assert sorted(k for k in _definitions(api) if k.startswith("org.example.publish.")) == [
+        "org.example.publish.v1.Widget", "org.example.publish.v1.WidgetList",
+        "org.example.publish.v2beta1.Widget", "org.example.publish.v2beta1.WidgetList"]
+
+
+def test_kubectl_create_and_apply_refuse_a_custom_resource_without_a_required_property(api, tmp_path):
+    path = tmp_path / "cr.json"
+    path.write_text(json.dumps({"apiVersion": f"{GROUP}/v1", "kind": "Gadget", "metadata": {"name": "k1"},
+                                "spec": {"slots": [{"slot": 1}]}}))
+    for verb in ("create", "apply"):
+        p = api.kubectl(verb, "--validate=true", "-n", "default", "-f", str(path), check=False)
+        assert p.returncode == 1 and "spec.slots[0].proto: Required value" in p.stderr, p.stderr
