@@ -281,3 +281,26 @@ def test_kubectl_create_and_apply_refuse_a_custom_resource_without_a_required_pr
     for verb in ("create", "apply"):
         p = api.kubectl(verb, "--validate=true", "-n", "default", "-f", str(path), check=False)
         assert p.returncode == 1 and "spec.slots[0].proto: Required value" in p.stderr, p.stderr
+
+
+def test_a_patch_body_s_own_strict_errors_come_before_the_patched_object_s(api):
+    # handlers/patch.go: kjson.UnmarshalStrict of a merge / strategic merge patch into a map, of a JSON patch into
+    # []jsonPatchOp (prefixed "json patch"); then the patched object's unknown fields
+    dep = json.loads(DEPLOYMENT.replace('"zeta": 2, ', "").replace('"zeta": 1, ', "") % ("p1", "p1"))
+    dep["metadata"].pop("bogusMeta")
+    dep["spec"]["template"]["spec"]["containers"][0].pop("extra")
+    assert send(api, "POST", "/apis/apps/v1/namespaces/default/deployments", json.dumps(dep))[0] == 201
+    path = "/apis/apps/v1/namespaces/default/deployments/p1?fieldValidation="
+    merge = '{"spec": {"paused": true, "paused": false, "omega": 1, "minReadySeconds": 1, "minReadySeconds": 2}}'
+    expect = ['duplicate field "spec.paused"', 'duplicate field "spec.minReadySeconds"', 'unknown field "spec.omega"']
+    for ct in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+        code, _, out = send(api, "PATCH", path + "Strict", merge, ct)
+        assert code == 422 and out["message"].endswith("strict decoding error: " + ", ".join(expect)), out
+        code, warnings, _ = send(api, "PATCH", path + "Warn", merge, ct)
+        assert (code, warnings) == (200, expect)
+    ops = ('[{"op": "replace", "path": "/spec/paused", "value": true, "note": "x"},'
+           ' {"op": "add", "path": "/spec/omega", "path": "/spec/psi", "value": {"a": 1, "a": 2}}]')
+    code, warnings, out = send(api, "PATCH", path + "Warn", ops, "application/json-patch+json")
+    assert code == 200, out
+    assert warnings == ['json patch unknown field "[0].note"', 'json patch duplicate field "[1].path"',
+                        'json patch duplicate field "[1].value.a"', 'unknown field "spec.psi"']

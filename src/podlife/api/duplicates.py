@@ -11,6 +11,7 @@ Public API:
   a YAML node tree (gopkg.in/yaml.v2 decode.go d.mapping, reached through sigs.k8s.io/yaml YAMLToJSONStrict
   and UnmarshalStrict), in document order.
 - ``Body``: a create or update body's bytes and, for YAML, those lines (filled by ``bodies.decode``).
+- ``patch_duplicates(data, json_patch) -> list[str]``: the strict errors of a merge or JSON patch body itself.
 - ``yaml_error(lines) -> str``: those lines as go-yaml's TypeError prints them (``yaml: unmarshal errors:``
   and each line indented by two spaces).
 """
@@ -114,3 +115,37 @@ def yaml_duplicates(root: yaml.Node | None) -> list[str]:
 
 def yaml_error(lines: list[str]) -> str:
     return "yaml: unmarshal errors:\n" + "\n".join("  " + line for line in lines)
+
+
+_JSON_PATCH_FIELDS = ("op", "path", "from", "value")   # handlers/patch.go jsonPatchOp
+
+
+def patch_duplicates(data: bytes, json_patch: bool) -> list[str]:
+    """handlers/patch.go: the strict errors of a patch body itself, reported before the patched object's. A merge
+    or strategic merge patch is decoded into a map (its repeated keys); a JSON patch into []jsonPatchOp (fields
+    other than op, path, from and value, repeated ones, repeated keys inside a value), each prefixed
+    ``json patch``."""
+    if not json_patch:
+        tree = json_pairs(data)
+        return json_duplicates(tree) if tree is not None else []
+    try:
+        ops = json.loads(data, object_pairs_hook=Pairs)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(ops, list):
+        return []
+    out: list[str] = []
+    for i, op in enumerate(ops):
+        if not isinstance(op, Pairs):
+            continue
+        seen: set[str] = set()
+        for key, value in op:
+            if key not in _JSON_PATCH_FIELDS:
+                out.append(f'unknown field "[{i}].{key}"')
+                continue
+            if key in seen:
+                out.append(f'duplicate field "[{i}].{key}"')
+            seen.add(key)
+            if key == "value":
+                out += [e.replace('field "', f'field "[{i}].value.', 1) for e in json_duplicates(value)]
+    return ["json patch " + e for e in capped(out)]

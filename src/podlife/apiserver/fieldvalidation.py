@@ -122,10 +122,11 @@ def _custom_duplicates(body: Body | None) -> list[str]:
     return json_duplicates(tree) if tree is not None else []
 
 
-def check_custom(server: Any, r: Any, obj: Obj, m: str, body: Body | None = None) -> list[str]:
+def check_custom(server: Any, r: Any, obj: Obj, m: str, body: Body | None = None,
+                 first: list[str] | None = None) -> list[str]:
     """A custom resource against its version's schema: a value of the wrong type is 422; the serializer's
     duplicates, then the unknown fields (customresource_handler.go schemaCoercingDecoder) are 400 in Strict,
-    warnings in Warn."""
+    warnings in Warn. ``first``: a patch body's own strict errors, reported before the patched object's."""
     if m == fv.IGNORE or r.crd is None or not isinstance(obj.get("apiVersion"), str):
         return []
     errs = [e for e in schema.check(obj, 0, schema.custom_schemas(r.crd))
@@ -136,7 +137,7 @@ def check_custom(server: Any, r: Any, obj: Obj, m: str, body: Body | None = None
         name = (obj.get("metadata") or {}).get("name", "")
         raise ApiError(422, "Invalid", f'{r.kind}.{r.group} "{name}" is invalid: '
                                        f'{"; ".join(str(c) for c in causes)}', causes)
-    found = _custom_duplicates(body) + structural.unknown_fields(
+    found = list(first or ()) + _custom_duplicates(body) + structural.unknown_fields(
         obj, structural.version_schema(r.crd, r.version), schema.object_meta(server.minor))
     found = capped(found)
     if found and m == fv.STRICT:

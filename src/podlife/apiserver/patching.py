@@ -103,7 +103,7 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
     result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)
     warnings = list(result.warnings)
     if r.custom:
-        warnings += fieldvalidation.check_custom(server, r, result.object, m)
+        warnings += fieldvalidation.check_custom(server, r, result.object, m, first=result.strict)
         fieldvalidation.custom_write(r, result.object)
     # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
     defaults.apply_defaults(result.object)
