@@ -304,3 +304,20 @@ def test_a_patch_body_s_own_strict_errors_come_before_the_patched_object_s(api):
     assert code == 200, out
     assert warnings == ['json patch unknown field "[0].note"', 'json patch duplicate field "[1].path"',
                         'json patch duplicate field "[1].value.a"', 'unknown field "spec.psi"']
+
+
+def test_only_the_finalizers_a_write_adds_are_warned_about(api):
+    # strategy.go WarningsOnUpdate: the finalizers the new object has and the old one had not
+    base = f"/apis/{GROUP}/v1/namespaces/default/loose"
+    cr = {"apiVersion": f"{GROUP}/v1", "kind": "Loose", "metadata": {"name": "f1", "finalizers": ["keep"]}}
+    assert send(api, "POST", base, json.dumps(cr))[:2] == (201, [
+        'metadata.finalizers: "keep": prefer a domain-qualified finalizer name to avoid accidental conflicts with '
+        'other finalizer writers'])
+    patch = json.dumps({"metadata": {"finalizers": ["keep", "more", "example.org/fine"]}})
+    code, warnings, _ = send(api, "PATCH", base + "/f1", patch, "application/merge-patch+json")
+    assert (code, warnings) == (200, [
+        'metadata.finalizers: "more": prefer a domain-qualified finalizer name to avoid accidental conflicts with '
+        'other finalizer writers'])
+    code, warnings, out = send(api, "PATCH", base + "/f1", json.dumps({"metadata": {"finalizers": None}}),
+                               "application/merge-patch+json")
+    assert (code, warnings) == (200, []) and "finalizers" not in out["metadata"]

@@ -50,9 +50,19 @@ def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kin
     obj = decoding.untyped_numbers(obj)   # first: an integer beyond int64 decodes as a float64 (util/json)
     warnings = check_custom(server, r, obj, m, body)
     custom_write(r, obj)
-    if options_kind == "CreateOptions":   # customresource strategy.go WarningsOnCreate
-        warnings += custom_finalizer_warnings(list((obj.get("metadata") or {}).get("finalizers") or ()), None)
     return obj, warnings
+
+
+def strategy_warnings(r: Any, new: Obj, old: Obj | None, subresource: str | None) -> list[str]:
+    """A custom resource's strategy warnings (apiextensions-apiserver registry/customresource/strategy.go
+    WarningsOnCreate, WarningsOnUpdate): the finalizers a write adds that are not domain-qualified."""
+    if not r.custom or subresource is not None:
+        return []
+
+    def finalizers(o: Obj | None) -> list[Any]:
+        f = ((o or {}).get("metadata") or {}).get("finalizers")
+        return list(f) if isinstance(f, list) else []
+    return custom_finalizer_warnings(finalizers(new), finalizers(old) if old is not None else None)
 
 
 def custom_write(r: Any, obj: Obj) -> None:
