@@ -65,21 +65,25 @@ def join(path: str, key: str) -> str:
 
 def json_duplicates(tree: Any) -> list[str]:
     out: list[str] = []
-    stack: list[tuple[Any, str]] = [(tree, "")]
+    # depth first in document order: a repeated key is met after the values of the keys before it
+    stack: list[tuple[Any, str, str | None]] = [(tree, "", None)]   # (value, path, or an error to report)
     while stack:
         pause()
-        node, path = stack.pop()
-        children: list[tuple[Any, str]] = []
+        node, path, error = stack.pop()
+        if error is not None:
+            out.append(error)
+            continue
+        steps: list[tuple[Any, str, str | None]] = []
         if isinstance(node, Pairs):
             seen: set[str] = set()
             for key, value in node:
                 if key in seen:
-                    out.append(f'duplicate field "{join(path, key)}"')
+                    steps.append((None, "", f'duplicate field "{join(path, key)}"'))
                 seen.add(key)
-                children.append((value, join(path, key)))
+                steps.append((value, join(path, key), None))
         elif isinstance(node, list):
-            children = [(v, f"{path}[{i}]") for i, v in enumerate(node)]
-        stack += reversed(children)   # depth first, in document order
+            steps = [(v, f"{path}[{i}]", None) for i, v in enumerate(node)]
+        stack += reversed(steps)
     return capped(out)
 
 
@@ -89,27 +93,32 @@ def capped(errors: list[str]) -> list[str]:
 
 
 def yaml_duplicates(root: yaml.Node | None) -> list[str]:
+    """Each node once: go-yaml decodes an aliased mapping again at each alias (repeating its errors), podlife
+    reports them at the anchor only."""
     out: list[str] = []
     seen_nodes: set[int] = set()
-    stack: list[yaml.Node] = [root] if root is not None else []
+    stack: list[tuple[yaml.Node | None, str | None]] = [(root, None)] if root is not None else []
     while stack:
         pause()
-        node = stack.pop()
-        if id(node) in seen_nodes:   # an alias shares its node
+        node, error = stack.pop()
+        if error is not None:
+            out.append(error)
+            continue
+        if node is None or id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
-        children: list[yaml.Node] = []
+        steps: list[tuple[yaml.Node | None, str | None]] = []
         if isinstance(node, yaml.MappingNode):
             keys: set[tuple[str, Any]] = set()
             for k, v in node.value:
                 ident = (k.tag, k.value) if isinstance(k, yaml.ScalarNode) else (k.tag, id(k))
                 if ident in keys:
-                    out.append(f'line {k.start_mark.line + 1}: key "{k.value}" already set in map')
+                    steps.append((None, f'line {k.start_mark.line + 1}: key "{k.value}" already set in map'))
                 keys.add(ident)
-                children += [k, v]
+                steps += [(k, None), (v, None)]
         elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        stack += reversed(children)
+            steps = [(c, None) for c in node.value]
+        stack += reversed(steps)
     return out
 
 
