@@ -31,3 +31,17 @@ def test_a_json_patch_s_own_fields():
         'json patch duplicate field "[0].op"', 'json patch duplicate field "[0].value.v"',
         'json patch unknown field "[0].why"']
     assert patch_duplicates(b'{"spec": {"a": 1, "a": 2}}', json_patch=False) == ['duplicate field "spec.a"']
+
+
+def test_custom_finalizer_warnings_by_version_style():
+    from podlife.api.validation.objectmeta import custom_finalizer_warnings
+    from podlife.versions import profile
+
+    names = ["orphan", "a.example.org", "plain", "example.org/x"]
+    assert custom_finalizer_warnings(names, None, profile("1.28").custom_finalizer_warning) == []
+    tail = "to avoid accidental conflicts with other finalizer writers"
+    assert custom_finalizer_warnings(names, ["plain"], profile("1.32").custom_finalizer_warning) == [
+        f'metadata.finalizers: "a.example.org": prefer a domain-qualified finalizer name {tail}']
+    assert custom_finalizer_warnings(names, None, profile("1.33").custom_finalizer_warning) == [
+        f'metadata.finalizers: "a.example.org": prefer a domain-qualified finalizer name including a path (/) {tail}',
+        f'metadata.finalizers: "plain": prefer a domain-qualified finalizer name {tail}']

@@ -53,7 +53,7 @@ def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kin
     return obj, warnings
 
 
-def strategy_warnings(r: Any, new: Obj, old: Obj | None, subresource: str | None) -> list[str]:
+def strategy_warnings(server: Any, r: Any, new: Obj, old: Obj | None, subresource: str | None) -> list[str]:
     """A custom resource's strategy warnings (apiextensions-apiserver registry/customresource/strategy.go
     WarningsOnCreate, WarningsOnUpdate): the finalizers a write adds that are not domain-qualified."""
     if not r.custom or subresource is not None:
@@ -62,7 +62,8 @@ def strategy_warnings(r: Any, new: Obj, old: Obj | None, subresource: str | None
     def finalizers(o: Obj | None) -> list[Any]:
         f = ((o or {}).get("metadata") or {}).get("finalizers")
         return list(f) if isinstance(f, list) else []
-    return custom_finalizer_warnings(finalizers(new), finalizers(old) if old is not None else None)
+    return custom_finalizer_warnings(finalizers(new), finalizers(old) if old is not None else None,
+                                     server.cluster.profile.custom_finalizer_warning)
 
 
 def custom_write(r: Any, obj: Obj) -> None:

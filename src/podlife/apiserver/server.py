@@ -592,7 +592,7 @@ class ApiServer:
             return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
-        warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(t.resource, obj, None, None)
+        warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
@@ -610,7 +610,7 @@ class ApiServer:
         live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
         if live is None:
             raise self.store_not_found(t)
-        warnings += fieldvalidation.strategy_warnings(t.resource, obj, live, subresource)
+        warnings += fieldvalidation.strategy_warnings(self, t.resource, obj, live, subresource)
         obj = patching.managed_on_write(self, request, t, live, obj, subresource)
         out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
         self.clock.settle()
@@ -634,14 +634,14 @@ class ApiServer:
                 raise conflict(res, t.name or "", f"uid mismatch: the provided object specified uid {uid}, "
                                                          "and no existing object was found")
             obj = self._check_body(t, obj, name=t.name)
-            warnings += fieldvalidation.strategy_warnings(r, obj, None, subresource)
+            warnings += fieldvalidation.strategy_warnings(self, r, obj, None, subresource)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
         shown = self.out(r, current)
         new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
         new = self._check_body(t, new, name=t.name)
-        warnings += fieldvalidation.strategy_warnings(r, new, current, subresource)
+        warnings += fieldvalidation.strategy_warnings(self, r, new, current, subresource)
         # a patch is applied to the object it read: a concurrent write in between is a conflict, unless the
         # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
         # can come in between)

@@ -112,14 +112,18 @@ def kube_finalizer_errors(value: str, path: str) -> Errs:
     return []
 
 
-def custom_finalizer_warnings(finalizers: list, old: list | None, path: str = "metadata.finalizers") -> list[str]:
+def custom_finalizer_warnings(finalizers: list, old: list | None, style: str,
+                              path: str = "metadata.finalizers") -> list[str]:
     """apiextensions-apiserver registry/customresource/validator.go validateKubeFinalizerName, as warnings for the
-    finalizers a write adds (strategy.go generateWarningsFromObj), sorted."""
-    out = []
+    finalizers a write adds (strategy.go generateWarningsFromObj), sorted; ``style`` is the version's
+    ``custom_finalizer_warning`` (podlife.versions)."""
+    out: list[str] = []
+    if style == "none":
+        return out
     for f in sorted({str(f) for f in finalizers} - {str(f) for f in old or ()}):
         if "/" not in f and f not in STANDARD_FINALIZERS:
-            # the wording names the path (/) for a name that has a domain but no path (validator.go)
-            hint = " including a path (/)" if "." in f else ""
+            # newer versions name the path (/) for a name that has a domain but no path
+            hint = " including a path (/)" if style == "path" and "." in f else ""
             out.append(f"{path}: {go_quote(f)}: prefer a domain-qualified finalizer name{hint} to avoid accidental "
                        "conflicts with other finalizer writers")
     return out
