@@ -159,6 +159,9 @@ def test_custom_resource_preserving_unknown_fields_still_reports_duplicates_and_
                         'duplicate field "spec.slots[0].label"', 'unknown field "metadata.stray"',
                         'unknown field "spec.slots[0].junk"', 'unknown field "spec.inner.metadata.odd"']
     assert out["spec"]["zz"] == 1 and out["spec"]["size"] == "m"
+    # the metadata is decoded as an ObjectMeta (GetObjectMeta/SetObjectMeta, CoerceWithOptions): what it does not
+    # declare is dropped, in the root and in embedded resources
+    assert "stray" not in out["metadata"] and out["spec"]["inner"]["metadata"] == {"name": "t"}
 
 
 def _apply(api: Live, plural: str, name: str, body: str, mode: str = "Strict") -> tuple[int, list[str], dict]:

@@ -49,7 +49,7 @@ def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kin
         return decoding.untyped_numbers(obj), []
     obj = decoding.untyped_numbers(obj)   # first: an integer beyond int64 decodes as a float64 (util/json)
     warnings = check_custom(server, r, obj, m, body)
-    custom_write(r, obj)
+    custom_write(server, r, obj)
     return obj, warnings
 
 
@@ -66,17 +66,26 @@ def strategy_warnings(server: Any, r: Any, new: Obj, old: Obj | None, subresourc
                                      server.cluster.profile.custom_finalizer_warning)
 
 
-def custom_write(r: Any, obj: Obj) -> None:
+def custom_write(server: Any, r: Any, obj: Obj) -> None:
     """A custom resource body as the apiextensions server decodes and validates it, in place: unknown fields
-    pruned and the schema's defaults set (the decoder: pruning, then structural defaulting), then each missing
-    required property and each value outside its enum is 422 (pkg/registry/customresource/validator.go,
-    whatever the fieldValidation)."""
+    pruned, the metadata (the root's and each embedded resource's) decoded as an ObjectMeta, and the schema's
+    defaults set (customresource_handler.go unstructuredSchemaCoercer.apply, then structural defaulting), then
+    each missing required property and each value outside its enum is 422 (pkg/registry/customresource/
+    validator.go, whatever the fieldValidation)."""
     if r.crd is None:
         return
     s = structural.version_schema(r.crd, r.version)
+    metas: list[tuple[str, Any]] = [("metadata", obj.get("metadata"))]
+    if s is not None:
+        structural.prune(obj, s, metas=metas)
+    object_meta = schema.object_meta(server.minor)
+    for _, meta in metas:
+        if isinstance(meta, dict):
+            kept = fv.prune(meta, object_meta)
+            meta.clear()
+            meta.update(kept)
     if s is None:
         return
-    structural.prune(obj, s)
     structural.default(obj, s)
     errs = structural.required_errors(obj, s) + structural.enum_errors(obj, s)
     if errs:

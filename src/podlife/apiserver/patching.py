@@ -98,13 +98,13 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
                                         f"to proper version: {e}") from None
         out = decoding.untyped_numbers(out)
         if r.custom:
-            fieldvalidation.custom_write(r, out)
+            fieldvalidation.custom_write(server, r, out)
         return out, _apply_strict(repeated, m)
     result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)
     warnings = list(result.warnings)
     if r.custom:
         warnings += fieldvalidation.check_custom(server, r, result.object, m, first=result.strict)
-        fieldvalidation.custom_write(r, result.object)
+        fieldvalidation.custom_write(server, r, result.object)
     # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
     defaults.apply_defaults(result.object)
     out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
