@@ -553,6 +553,16 @@ class Profile:
         Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
         Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
     ), gate="ServerSideFieldValidation", on="Warn", off="Ignore")
+    custom_finalizer_warning: Literal["none", "unqualified", "path"] = rule(
+            "a write adding an unqualified finalizer to a custom resource gets a warning", (
+                Change(18, "none", "apiextensions registry/customresource strategy.go WarningsOnCreate/Update: nil"),
+                Change(29, "unqualified", "validator.go validateKubeFinalizerName as warnings: 'prefer a domain-"
+                                          "qualified finalizer name to avoid accidental conflicts with other "
+                                          "finalizer writers' (release unconfirmed: absent from 1.28's source, "
+                                          "seen from 1.29 clusters)"),
+                Change(33, "path", "a name with a '.' and no '/' gets '... finalizer name including a path (/) "
+                                   "...' (release unconfirmed: seen from 2025 clusters, not on 1.29-1.31 ones)"),
+            ))
     job_status_column: bool = rule("the Jobs table (kubectl get jobs) has a Status column", (
         Change(18, False, "pkg/printers/internalversion: Name, Completions, Duration, Age"),
         Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "

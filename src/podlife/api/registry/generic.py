@@ -87,10 +87,10 @@ class Strategy:
         keep_written_metadata(self.kind, new, written)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return validation.validate(obj, namespaced=self.info.namespaced)
+        return validation.validate(obj, namespaced=self.info.namespaced, custom=self.info.custom)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validation.validate(new, old=old, namespaced=self.info.namespaced)
+        return validation.validate(new, old=old, namespaced=self.info.namespaced, custom=self.info.custom)
 
     def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         """Grace period for a delete, or None when the kind is deleted at once."""
