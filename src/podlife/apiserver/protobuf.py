@@ -36,11 +36,15 @@ PROTOBUF = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
 
 # protobuf package of each API group-version the table covers
+# (custom resources have none: apiextensions-apiserver serves them as JSON and YAML only)
 _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
            "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
            "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
-           "certificates.k8s.io": "certificates", "events.k8s.io": "events",
-           "node.k8s.io": "node"}
+           "certificates.k8s.io": "certificates", "events.k8s.io": "events", "node.k8s.io": "node",
+           "admissionregistration.k8s.io": "admissionregistration", "apiextensions.k8s.io": "apiextensions",
+           "apiregistration.k8s.io": "apiregistration", "coordination.k8s.io": "coordination",
+           "discovery.k8s.io": "discovery", "flowcontrol.apiserver.k8s.io": "flowcontrol",
+           "resource.k8s.io": "resource", "storage.k8s.io": "storage"}
 
 
 class _Field:
@@ -143,8 +147,9 @@ def _scalar(typ: str, wire: int, v: Any) -> Any:
         return _signed(v, 32 if typ == "int32" else 64)
     if typ in ("uint32", "uint64"):
         return v
-    if typ == "double":
-        return struct.unpack("<d", v)[0]
+    if typ == "double":   # encoding/json writes an integral float64 without a fraction ("maximum": 10)
+        x = struct.unpack("<d", v)[0]
+        return int(x) if x.is_integer() and abs(x) < 1e21 else x
     if typ == "float":
         return struct.unpack("<f", v)[0]
     raise _Malformed(f"unknown type {typ}")
@@ -191,13 +196,43 @@ def _special(typ: str, buf: bytes) -> Any:
         raise _Malformed(f"{typ} does not hold JSON") from None
 
 
+def _schema_union(typ: str, buf: bytes) -> Any:
+    """apiextensions/v1 JSONSchemaProps unions, as their MarshalJSON writes them
+    (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/marshal.go)."""
+    schema: dict[str, Any] | None = None
+    others: list[Any] = []
+    allows = False
+    for num, wire, raw in _fields(buf):
+        if typ == "apiextensions/v1.JSON":
+            return json.loads(bytes(raw)) if num == 1 and raw else None
+        if typ == "apiextensions/v1.JSONSchemaPropsOrBool":
+            if num == 1:
+                allows = bool(raw)
+            elif num == 2:
+                schema = _message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+        elif num == 1:
+            schema = _message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+        elif num == 2:   # OrArray: more schemas; OrStringArray: property names
+            others.append(_message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+                          if typ == "apiextensions/v1.JSONSchemaPropsOrArray" else _scalar("string", wire, raw))
+    if typ == "apiextensions/v1.JSON":
+        return None
+    if typ == "apiextensions/v1.JSONSchemaPropsOrBool":
+        return schema if schema is not None else allows
+    return others if others else schema
+
+
 _SPECIAL = frozenset({"meta/v1.Time", "meta/v1.MicroTime", "meta/v1.Duration", "resource.Quantity",
                       "intstr.IntOrString", "runtime.RawExtension", "meta/v1.FieldsV1"})
+_UNIONS = frozenset({"apiextensions/v1.JSON", "apiextensions/v1.JSONSchemaPropsOrArray",
+                     "apiextensions/v1.JSONSchemaPropsOrBool", "apiextensions/v1.JSONSchemaPropsOrStringArray"})
 
 
 def _value(typ: str, wire: int, v: Any) -> Any:
     if typ in _SPECIAL:
         return _special(typ, bytes(v))
+    if typ in _UNIONS:
+        return _schema_union(typ, bytes(v))
     if typ in _table():
         return _message(typ, bytes(v))
     return _scalar(typ, wire, v)
@@ -207,8 +242,18 @@ def _zero(f: _Field) -> Any:
     if f.repeated or f.map:
         return None
     if f.type in _table():
-        return {}
+        return _message(f.type, b"")   # a struct's own fields without omitempty are written at their zero
     return {"string": "", "bool": False, "bytes": None}.get(f.type, 0 if f.type not in _SPECIAL else None)
+
+
+class _Structs:
+    """Go structs held by value: encoding/json writes them even when empty (a zero Time as null)."""
+
+    def __contains__(self, typ: object) -> bool:
+        return typ in _table() or typ in ("meta/v1.Time", "meta/v1.MicroTime")
+
+
+_STRUCTS = _Structs()
 
 
 def _message(typ: str, buf: bytes) -> dict[str, Any]:
@@ -224,8 +269,8 @@ def _message(typ: str, buf: bytes) -> dict[str, Any]:
             w, x = entry.get(2, (2, b""))
             values.setdefault(num, {})[key] = _value(f.type, w, x)
         elif f.repeated:
-            items = _packed(f.type, wire, raw) if f.type not in _table() and f.type not in _SPECIAL \
-                else [_value(f.type, wire, raw)]
+            items = [_value(f.type, wire, raw)] if f.type in _table() or f.type in _SPECIAL or f.type in _UNIONS \
+                else _packed(f.type, wire, raw)
             values.setdefault(num, []).extend(items)
         else:
             values[num] = _value(f.type, wire, raw)
@@ -233,7 +278,7 @@ def _message(typ: str, buf: bytes) -> dict[str, Any]:
     for num, f in spec.items():   # the table's order is the Go struct's
         if num in values:
             v = values[num]
-        elif f.always or (f.type in _table() and not f.pointer and not f.repeated and not f.map):
+        elif f.always or (not f.pointer and not f.repeated and not f.map and f.type in _STRUCTS):
             v = None if f.pointer else _zero(f)   # encoding/json writes these whether set or not
         else:
             continue

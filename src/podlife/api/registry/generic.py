@@ -55,6 +55,7 @@ class Strategy:
     def prepare_for_create(self, obj: Obj, store: Store) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
         defaults.apply_defaults(obj)
+        self._versioned_defaults(obj, store)
         drop_disabled_template_fields(obj, store.profile)
         for plugin in store.admission:   # each plugin looks only at its kinds
             plugin.admit(obj)
@@ -70,9 +71,15 @@ class Strategy:
     def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         """A write to the main resource keeps the stored status (status has its own subresource)."""
         defaults.apply_defaults(new)
+        self._versioned_defaults(new, store)
         drop_disabled_template_fields(new, store.profile)
         if self.info.has_status:
             new["status"] = old.get("status", {})
+
+    def _versioned_defaults(self, obj: Obj, store: Store) -> None:
+        """Defaulters whose fields depend on the release's feature gates."""
+        if self.kind == "CSIDriver" and store.profile is not None:
+            defaults.default_csi_driver(obj, store.profile.csi_driver_defaults)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, written: Obj) -> None:
         """``new`` is the stored object with the written status. The status strategies of these kinds reset only
