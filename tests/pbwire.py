@@ -15,20 +15,10 @@ import struct
 from datetime import datetime, timezone
 from typing import Any
 
+from podlife.apiserver.openapispec import _varint as varint   # the same base-128 varint
 from podlife.apiserver.protobuf import MAGIC, _message_name, _table
 
 _MISSING = object()
-
-
-def varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def field(num: int, payload: bytes | str) -> bytes:

@@ -103,6 +103,7 @@ def test_ingress_class_lifecycle(up: Live) -> None:
     assert code == 200 and got["spec"] == {"controller": "example.com/controller"}
     _, listed = up.json("GET", f"{base}?labelSelector=special-label%3Dgeneric")
     assert [i["metadata"]["name"] for i in listed["items"]] == ["ic-1", "ic-2"]
+    since = listed["metadata"]["resourceVersion"]
     code, patched = up.json("PATCH", f"{base}/ic-1", {"metadata": {"annotations": {"patched": "true"}}},
                             "application/merge-patch+json")
     assert code == 200 and patched["metadata"]["annotations"] == {"patched": "true"}
@@ -111,6 +112,12 @@ def test_ingress_class_lifecycle(up: Live) -> None:
     code, _, raw = up.request("PUT", f"{base}/ic-1", body, PB)
     assert code == 200, raw
     assert json.loads(raw)["metadata"]["annotations"] == {"patched": "true", "updated": "true"}
+    # the watch from the list's resourceVersion sees the patch and the update, both MODIFIED
+    code, _, raw = up.request("GET", f"{base}?watch=true&resourceVersion={since}&labelSelector=special-label%3Dgeneric"
+                                     "&timeoutSeconds=1")
+    events = [json.loads(line) for line in raw.splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["annotations"]) for e in events] == [
+        ("MODIFIED", {"patched": "true"}), ("MODIFIED", {"patched": "true", "updated": "true"})]
     assert up.json("DELETE", f"{base}/ic-1")[0] == 200
     assert up.json("DELETE", f"{base}?labelSelector=special-label%3Dgeneric")[0] == 200
     assert up.json("GET", f"{base}?labelSelector=special-label%3Dgeneric")[1]["items"] == []
