@@ -454,3 +454,14 @@ def test_round_trips_cover_every_newly_covered_kind():
              and (av.rpartition("/")[0] in NEW_GROUPS or (av, k) in NEW_IN_OLD_GROUPS)}
     assert newly - {(av, k) for av, k, _ in ROUND_TRIPS} - HAND_PINNED == set()
     assert NEW_IN_OLD_GROUPS <= newly
+
+
+def test_times_before_1000_keep_a_four_digit_year():
+    # e2e's Lease test: &metav1.MicroTime{Time: time.Time{}.Add(2 * time.Second)}
+    seconds = -62_135_596_800 + 2   # 0001-01-01T00:00:02Z
+    spec = field(3, number(1, seconds)) + field(4, number(1, seconds) + number(2, 5_000))
+    got = decode(envelope("coordination.k8s.io/v1", "Lease", META + field(2, spec)))
+    assert got["spec"] == {"acquireTime": "0001-01-01T00:00:02.000000Z", "renewTime": "0001-01-01T00:00:02.000005Z"}
+    condition = field(1, "Ready") + field(2, "True") + field(3, number(1, seconds))
+    got = decode(envelope("apiregistration.k8s.io/v1", "APIService", META + field(3, field(1, condition))))
+    assert got["status"]["conditions"][0]["lastTransitionTime"] == "0001-01-01T00:00:02Z"

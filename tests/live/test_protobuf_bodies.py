@@ -170,3 +170,26 @@ def test_custom_resource_protobuf_body_is_refused(up: Live) -> None:
     assert code == 415
     assert json.loads(raw)["message"] == ("the body of the request was in an unknown format - accepted media "
                                           "types include: application/json, application/yaml")
+
+
+def test_lease_as_e2e_test_writes_it(up: Live) -> None:
+    """test/e2e/common/node/lease.go "lease API should be available": MicroTimes at the Go zero time plus a few
+    seconds (year 1), read back equal, then an update, a strategic merge patch and a deletecollection."""
+    base = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    spec = {"holderIdentity": "holder", "leaseDurationSeconds": 30, "acquireTime": "0001-01-01T00:00:02.000000Z",
+            "renewTime": "0001-01-01T00:00:05.000000Z", "leaseTransitions": 0}
+    created = _post(up, base, encode("coordination.k8s.io/v1", "Lease", {"metadata": {"name": "lease"},
+                                                                         "spec": spec}))
+    assert created["spec"] == spec and up.json("GET", f"{base}/lease")[1]["spec"] == spec
+    created["spec"] = {**spec, "holderIdentity": "holder2", "acquireTime": "0001-01-01T00:00:20.000000Z",
+                       "leaseTransitions": 1}
+    code, _, raw = up.request("PUT", f"{base}/lease", encode("coordination.k8s.io/v1", "Lease", created), PB)
+    assert code == 200, raw
+    assert up.json("GET", f"{base}/lease")[1]["spec"] == created["spec"]
+    patch = {"spec": {"holderIdentity": "holder3", "acquireTime": "0001-01-01T00:00:50.000000Z"}}
+    code, patched = up.json("PATCH", f"{base}/lease", patch, "application/strategic-merge-patch+json")
+    assert code == 200 and patched["spec"]["acquireTime"] == "0001-01-01T00:00:50.000000Z", patched
+    _post(up, base, encode("coordination.k8s.io/v1", "Lease", {
+        "metadata": {"name": "lease2", "labels": {"deletecollection": "true"}}, "spec": spec}))
+    assert up.json("DELETE", f"{base}?labelSelector=deletecollection%3Dtrue")[0] == 200
+    assert [i["metadata"]["name"] for i in up.json("GET", base)[1]["items"]] == ["lease"]
