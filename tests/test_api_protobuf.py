@@ -465,3 +465,15 @@ def test_times_before_1000_keep_a_four_digit_year():
     condition = field(1, "Ready") + field(2, "True") + field(3, number(1, seconds))
     got = decode(envelope("apiregistration.k8s.io/v1", "APIService", META + field(3, field(1, condition))))
     assert got["status"]["conditions"][0]["lastTransitionTime"] == "0001-01-01T00:00:02Z"
+
+
+def test_fields_newer_than_the_table_are_skipped_and_said():
+    from podlife.apiserver.protobuf import dropped_warnings
+
+    spec = field(1, "example.com/c") + field(9, "from a newer release")
+    got = decode(envelope("networking.k8s.io/v1", "IngressClass", META + field(2, spec)))
+    assert got["spec"] == {"controller": "example.com/c"}
+    assert dropped_warnings() == ["networking/v1.IngressClassSpec, field 9: not known to podlife's protobuf table; "
+                                  "the value was dropped (send JSON to keep it)"]
+    decode(envelope("networking.k8s.io/v1", "IngressClass", META))
+    assert dropped_warnings() == []

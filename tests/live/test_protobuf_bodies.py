@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.live.conftest import Live
-from tests.pbwire import encode, envelope, field, number
+from tests.pbwire import encode, envelope, field, message, number
 
 PB = {"Content-Type": "application/vnd.kubernetes.protobuf"}
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
@@ -109,8 +109,13 @@ def test_ingress_class_lifecycle(up: Live) -> None:
     assert code == 200 and patched["metadata"]["annotations"] == {"patched": "true"}
     patched["metadata"]["annotations"]["updated"] = "true"
     body = encode("networking.k8s.io/v1", "IngressClass", patched)
-    code, _, raw = up.request("PUT", f"{base}/ic-1", body, PB)
-    assert code == 200, raw
+    code, headers, raw = up.request("PUT", f"{base}/ic-1", body, PB)
+    assert code == 200 and "Warning" not in headers, raw
+    fields = {k: v for k, v in json.loads(raw).items() if k not in ("apiVersion", "kind")}
+    newer = envelope("networking.k8s.io/v1", "IngressClass",
+                     message("networking/v1.IngressClass", fields) + field(9, "from a newer release"))
+    code, headers, raw = up.request("PUT", f"{base}/ic-1", newer, PB)
+    assert code == 200 and "networking/v1.IngressClass, field 9: not known to podlife" in headers["Warning"], raw
     assert json.loads(raw)["metadata"]["annotations"] == {"patched": "true", "updated": "true"}
     # the watch from the list's resourceVersion sees the patch and the update, both MODIFIED
     code, _, raw = up.request("GET", f"{base}?watch=true&resourceVersion={since}&labelSelector=special-label%3Dgeneric"
@@ -193,3 +198,50 @@ def test_lease_as_e2e_test_writes_it(up: Live) -> None:
         "metadata": {"name": "lease2", "labels": {"deletecollection": "true"}}, "spec": spec}))
     assert up.json("DELETE", f"{base}?labelSelector=deletecollection%3Dtrue")[0] == 200
     assert [i["metadata"]["name"] for i in up.json("GET", base)[1]["items"]] == ["lease"]
+
+
+def test_status_writes_and_other_conformance_kinds(up: Live) -> None:
+    """Status writes in protobuf (client-go UpdateStatus) on FlowSchema, ValidatingAdmissionPolicy and
+    PersistentVolume (test/e2e/apimachinery/flowcontrol.go, validatingadmissionpolicy.go,
+    test/e2e/storage/persistent_volumes.go), and an EndpointSlice as endpointslice.go creates it."""
+    fs = _post(up, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", encode(
+        "flowcontrol.apiserver.k8s.io/v1", "FlowSchema", {
+            "metadata": {"name": "e2e-fs"}, "spec": {
+                "priorityLevelConfiguration": {"name": "global-default"}, "matchingPrecedence": 1000,
+                "rules": [{"subjects": [{"kind": "User", "user": {"name": "e2e"}}],
+                           "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}}))
+    fs["status"] = {"conditions": [{"type": "StatusUpdated", "status": "True", "reason": "E2E", "message": "Set"}]}
+    code, _, raw = up.request("PUT", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/e2e-fs/status",
+                              encode("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", fs), PB)
+    assert code == 200, raw
+    assert json.loads(raw)["status"]["conditions"][0]["type"] == "StatusUpdated"
+    vap = _post(up, f"{ADMISSION}/validatingadmissionpolicies", encode(
+        "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", {
+            "metadata": {"name": "e2e-vap"}, "spec": {
+                "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": ["apps"],
+                                                        "apiVersions": ["v1"], "resources": ["deployments"]}]},
+                "validations": [{"expression": "object.spec.replicas > 1"}]}}))
+    assert (vap["spec"]["failurePolicy"], vap["spec"]["matchConstraints"]["matchPolicy"],
+            vap["spec"]["matchConstraints"]["resourceRules"][0]["scope"]) == ("Fail", "Equivalent", "*")
+    vap["status"] = {"conditions": [{"type": "Ready", "status": "True", "reason": "E2E", "message": "",
+                                     "lastTransitionTime": "2024-01-01T00:00:00Z"}]}
+    code, _, raw = up.request("PUT", f"{ADMISSION}/validatingadmissionpolicies/e2e-vap/status",
+                              encode("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", vap), PB)
+    assert code == 200, raw
+    assert json.loads(raw)["status"]["conditions"][0]["type"] == "Ready"
+    pv = _post(up, "/api/v1/persistentvolumes", encode("v1", "PersistentVolume", {
+        "metadata": {"name": "e2e-pv"}, "spec": {"capacity": {"storage": "3M"}, "accessModes": ["ReadWriteOnce"],
+                                                 "persistentVolumeReclaimPolicy": "Retain",
+                                                 "hostPath": {"path": "/tmp/e2e"}}}))
+    assert pv["spec"]["hostPath"] == {"path": "/tmp/e2e", "type": ""}   # SetDefaults_HostPathVolumeSource
+    pv = up.json("GET", "/api/v1/persistentvolumes/e2e-pv")[1]   # the PV controller may have written it since
+    pv["status"] = {"phase": "Available", "message": "updated by e2e"}
+    code, _, raw = up.request("PUT", "/api/v1/persistentvolumes/e2e-pv/status", encode("v1", "PersistentVolume", pv),
+                              PB)
+    assert code == 200, raw
+    assert json.loads(raw)["status"]["message"] == "updated by e2e"
+    slice_ = _post(up, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", encode(
+        "discovery.k8s.io/v1", "EndpointSlice", {
+            "metadata": {"name": "e2e-slice", "labels": {"kubernetes.io/service-name": "e2e"}},
+            "addressType": "IPv4", "endpoints": [{"addresses": ["1.2.3.4", "5.6.7.8"]}], "ports": None}))
+    assert (slice_["endpoints"], slice_["ports"]) == ([{"addresses": ["1.2.3.4", "5.6.7.8"], "conditions": {}}], None)

@@ -419,10 +419,13 @@ def _default_pvc(obj: dict) -> None:
 
 
 def _default_pv(obj: dict) -> None:
-    """SetDefaults_PersistentVolume: Retain unless given, Filesystem."""
+    """SetDefaults_PersistentVolume: Retain unless given, Filesystem; SetDefaults_HostPathVolumeSource on a
+    hostPath source as on a pod's volume (type "")."""
     spec = _child(obj, "spec")
     _setdefault(spec, "persistentVolumeReclaimPolicy", "Retain")
     _setdefault(spec, "volumeMode", "Filesystem")
+    if isinstance(spec.get("hostPath"), dict):
+        spec["hostPath"].setdefault("type", "")
 
 
 def _default_storage_class(obj: dict) -> None:

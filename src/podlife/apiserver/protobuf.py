@@ -13,6 +13,8 @@ Public API:
   ``ApiError``: 400 for a body that is not such an envelope, 415 (the JSON and YAML media types only) for a
   kind whose fields podlife does not know.
 - ``supported(api_version, kind) -> bool``.
+- ``dropped_warnings() -> list[str]``: the fields the last ``decode`` in this context skipped because the table
+  does not know their numbers (newer than the table), as Warning texts.
 
 The field table (``protobuf_fields.txt``) lists each message's field numbers with the JSON name, type and the
 Go field's pointer and omitempty flags, so that zero values come out as encoding/json writes them. Special
@@ -25,6 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
@@ -263,7 +266,10 @@ def _message(typ: str, buf: bytes) -> dict[str, Any]:
     for num, wire, raw in _fields(buf):
         f = spec.get(num)
         if f is None:
-            continue   # a field newer than the table (or of a group outside it)
+            # a field newer than the table: skipped, as a server of the table's version would (gogo's Unmarshal
+            # skips unknown fields), and said so
+            _DROPPED.get([]).append(f"{typ}, field {num}")
+            continue
         if f.map:
             entry = {n: (w, x) for n, w, x in _fields(bytes(raw))}
             key = _scalar("string", 2, entry[1][1]) if 1 in entry else ""
@@ -327,7 +333,18 @@ def go_duration(ns: int) -> str:
 
 # ------------------------------------------------------------------------------------------------ envelope
 
+# the fields of the body decode() last read (in this request's task) that the table does not know
+_DROPPED: ContextVar[list[str]] = ContextVar("protobuf_dropped")
+
+
+def dropped_warnings() -> list[str]:
+    """Warning texts for the fields the last decode() in this context skipped."""
+    return [f"{where}: not known to podlife's protobuf table; the value was dropped (send JSON to keep it)"
+            for where in _DROPPED.get([])]
+
+
 def decode(body: bytes) -> dict[str, Any]:
+    _DROPPED.set([])
     if not body.startswith(MAGIC):
         raise ApiError(400, "BadRequest", "provided object is not a protobuf message with the k8s magic prefix")
     try:
