@@ -356,7 +356,7 @@ ROUND_TRIPS: list[tuple[str, str, dict]] = [
         "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": ["a"]}]}]}),
     ("storage.k8s.io/v1", "StorageClass", {"metadata": X, "provisioner": ""}),
     ("storage.k8s.io/v1", "CSINode", {
-        "metadata": X, "spec": {"drivers": [{"name": "d", "nodeID": "n", "topologyKeys": None,
+        "metadata": X, "spec": {"drivers": [{"name": "d", "nodeID": "n", "topologyKeys": ["zone"],
                                              "allocatable": {"count": 0}}]}}),
     ("storage.k8s.io/v1", "VolumeAttachment", {
         "metadata": X, "spec": {"attacher": "a", "source": {"persistentVolumeName": "pv"}, "nodeName": "node-1"},
@@ -378,9 +378,9 @@ ROUND_TRIPS: list[tuple[str, str, dict]] = [
                          "containerRuntimeVersion": "", "kubeletVersion": "v1.33.0", "kubeProxyVersion": "",
                          "operatingSystem": "linux", "architecture": "amd64", "swap": {"capacity": 0}},
             "images": [{"names": ["nginx"], "sizeBytes": 1}], "volumesAttached": [{"name": "v", "devicePath": ""}],
-            "runtimeHandlers": [{"name": "", "features": {"recursiveReadOnlyMounts": True,
+            "runtimeHandlers": [{"name": "runc", "features": {"recursiveReadOnlyMounts": True,
                                                            "userNamespaces": False}}],
-            "features": {"supplementalGroupsPolicy": True}}}),
+            "features": {"supplementalGroupsPolicy": True}, "declaredFeatures": ["A"]}}),
     ("v1", "PersistentVolume", {
         "metadata": X, "spec": {
             "capacity": {"storage": "1Gi"}, "csi": {"driver": "d", "volumeHandle": "h", "readOnly": True,
