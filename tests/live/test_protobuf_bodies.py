@@ -175,6 +175,10 @@ def test_custom_resource_protobuf_body_is_refused(up: Live) -> None:
     assert code == 415
     assert json.loads(raw)["message"] == ("the body of the request was in an unknown format - accepted media "
                                           "types include: application/json, application/yaml")
+    # whatever the envelope names: the custom resource's endpoint has no protobuf serializer at all
+    body = envelope("v1", "ConfigMap", field(1, field(1, "c1")))
+    code, _, raw = up.request("PUT", "/apis/stable.example.com/v1/namespaces/default/crontabs/c1", body, PB)
+    assert (code, json.loads(raw)["reason"]) == (415, "UnsupportedMediaType")
 
 
 def test_lease_as_e2e_test_writes_it(up: Live) -> None:

@@ -584,7 +584,7 @@ class ApiServer:
         if t.resource.kind in CREATE_ONLY:
             _refuse_table(request)
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
             return self._json(reviews.review(obj), status=201)
@@ -598,7 +598,7 @@ class ApiServer:
 
     async def _update(self, request: web.Request, t: Target, subresource: str | None = None) -> web.Response:
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, t.resource.custom)
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
