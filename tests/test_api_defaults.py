@@ -425,3 +425,54 @@ def test_pod_requests_pod_level_resources_override():
 
 def test_pod_requests_empty_pod():
     assert pod_requests({"containers": [ctr()]}) == {}
+
+
+def test_webhook_configuration_defaults():
+    """admissionregistration/v1 SetDefaults_ValidatingWebhook / MutatingWebhook, SetDefaults_Rule and
+    SetDefaults_ServiceReference; what is set stays."""
+    hook = {"name": "h.example.com", "clientConfig": {"service": {"namespace": "n", "name": "s"}},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+            "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5}
+    validating = {"kind": "ValidatingWebhookConfiguration", "webhooks": [copy.deepcopy(hook)]}
+    apply_defaults(validating)
+    assert validating["webhooks"][0] == {**hook, "failurePolicy": "Fail", "matchPolicy": "Equivalent",
+                                         "namespaceSelector": {}, "objectSelector": {}, "timeoutSeconds": 5,
+                                         "clientConfig": {"service": {"namespace": "n", "name": "s", "port": 443}},
+                                         "rules": [{**hook["rules"][0], "scope": "*"}]}
+    mutating = {"kind": "MutatingWebhookConfiguration", "webhooks": [copy.deepcopy(hook)]}
+    apply_defaults(mutating)
+    assert mutating["webhooks"][0]["reinvocationPolicy"] == "Never"
+    assert "reinvocationPolicy" not in validating["webhooks"][0]
+
+
+def test_admission_policy_defaults():
+    policy = {"kind": "ValidatingAdmissionPolicy", "spec": {"matchConstraints": {"resourceRules": [{}]}}}
+    apply_defaults(policy)
+    assert policy["spec"] == {"failurePolicy": "Fail", "matchConstraints": {
+        "resourceRules": [{"scope": "*"}], "matchPolicy": "Equivalent", "namespaceSelector": {},
+        "objectSelector": {}}}
+    binding = {"kind": "ValidatingAdmissionPolicyBinding", "spec": {"policyName": "p", "paramRef": {"name": "c"}}}
+    apply_defaults(binding)
+    assert binding["spec"] == {"policyName": "p", "paramRef": {"name": "c", "parameterNotFoundAction": "Deny"}}
+
+
+@pytest.mark.parametrize("version,expected", [
+    ("1.19", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"]}),
+    ("1.27", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"],
+              "storageCapacity": False, "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False}),
+    ("1.33", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"],
+              "storageCapacity": False, "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
+              "seLinuxMount": False}),
+])
+def test_csi_driver_defaults_follow_the_release(version, expected):
+    """storage/v1 SetDefaults_CSIDriver: the fields its release's feature gates default; an explicit false and
+    a non-empty list stay."""
+    from podlife.api.defaults import default_csi_driver
+    from podlife.versions import profile
+
+    driver = {"kind": "CSIDriver", "spec": {}}
+    default_csi_driver(driver, profile(version).csi_driver_defaults)
+    assert driver["spec"] == expected
+    driver = {"kind": "CSIDriver", "spec": {"attachRequired": False, "volumeLifecycleModes": ["Ephemeral"]}}
+    default_csi_driver(driver, profile(version).csi_driver_defaults)
+    assert (driver["spec"]["attachRequired"], driver["spec"]["volumeLifecycleModes"]) == (False, ["Ephemeral"])
