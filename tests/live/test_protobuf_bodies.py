@@ -87,6 +87,10 @@ def test_webhook_configurations(up: Live) -> None:
         patched["webhooks"][0]["rules"][0]["operations"] = ["CREATE"]
         code, updated = up.json("PUT", f"{ADMISSION}/{kind}/{name}", patched)
         assert code == 200 and updated["webhooks"][0]["rules"][0]["operations"] == ["CREATE"], updated
+        # webhook.go "patching/updating a ... webhook should work": a JSON patch of the rule's operations
+        replace = [{"op": "replace", "path": "/webhooks/0/rules/0/operations", "value": ["UPDATE"]}]
+        code, patched = up.json("PATCH", f"{ADMISSION}/{kind}/{name}", replace, "application/json-patch+json")
+        assert code == 200 and patched["webhooks"][0]["rules"][0]["operations"] == ["UPDATE"], patched
         code, _ = up.json("DELETE", f"{ADMISSION}/{kind}?labelSelector=e2e-list-test-uuid%3Du1")
         assert code == 200
         assert up.json("GET", f"{ADMISSION}/{kind}/{name}")[0] == 404
