@@ -47,7 +47,7 @@ _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autosca
            "admissionregistration.k8s.io": "admissionregistration", "apiextensions.k8s.io": "apiextensions",
            "apiregistration.k8s.io": "apiregistration", "coordination.k8s.io": "coordination",
            "discovery.k8s.io": "discovery", "flowcontrol.apiserver.k8s.io": "flowcontrol",
-           "resource.k8s.io": "resource", "storage.k8s.io": "storage"}
+           "resource.k8s.io": "resource", "storage.k8s.io": "storage", "storagemigration.k8s.io": "storagemigration"}
 
 
 class _Field:
