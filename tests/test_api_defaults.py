@@ -476,3 +476,31 @@ def test_csi_driver_defaults_follow_the_release(version, expected):
     driver = {"kind": "CSIDriver", "spec": {"attachRequired": False, "volumeLifecycleModes": ["Ephemeral"]}}
     default_csi_driver(driver, profile(version).csi_driver_defaults)
     assert (driver["spec"]["attachRequired"], driver["spec"]["volumeLifecycleModes"]) == (False, ["Ephemeral"])
+
+
+class _Classes:
+    def __init__(self, *classes: tuple[str, str]) -> None:
+        self.classes = [{"metadata": {"name": n, "creationTimestamp": t, "annotations": {
+            "ingressclass.kubernetes.io/is-default-class": "true"}}} for n, t in classes]
+
+    def list(self, kind: str) -> list[dict]:
+        assert kind == "IngressClass"
+        return self.classes
+
+
+def test_default_ingress_class_by_release():
+    from podlife.api.admission import DefaultIngressClass
+    from podlife.api.errors import ApiError
+
+    store = _Classes(("old", "2024-01-01T00:00:00Z"), ("new-b", "2024-01-02T00:00:00Z"),
+                     ("new-a", "2024-01-02T00:00:00Z"))
+    ingress = {"kind": "Ingress", "metadata": {"name": "i"}, "spec": {}}
+    DefaultIngressClass(store, newest_wins=True).admit(ingress)
+    assert ingress["spec"]["ingressClassName"] == "new-a"   # the newest, then the lower name
+    with pytest.raises(ApiError) as e:   # before 1.25
+        DefaultIngressClass(store, newest_wins=False).admit({"kind": "Ingress", "metadata": {"name": "i"}})
+    assert (e.value.code, e.value.message) == (403, 'ingresses.networking.k8s.io "i" is forbidden: Internal error '
+                                                    'occurred: 3 default IngressClasses were found, only 1 allowed')
+    named = {"kind": "Ingress", "metadata": {"name": "i"}, "spec": {"ingressClassName": "mine"}}
+    DefaultIngressClass(store).admit(named)
+    assert named["spec"]["ingressClassName"] == "mine"

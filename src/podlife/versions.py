@@ -594,6 +594,11 @@ class Profile:
                     "ignoreStoreReadErrorWithClusterBreakingPotential"),
                "KEP-3926 DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential"),
     ))
+    default_ingress_class_newest_wins: bool = rule("DefaultIngressClass with several default IngressClasses", (
+        Change(18, False, "plugin/pkg/admission/network/defaultingressclass: \"N default IngressClasses were found, "
+                          "only 1 allowed\", the Ingress create is refused"),
+        Change(25, True, "PR #110974: the newest default is chosen, then the lower name"),
+    ))
     csi_driver_defaults: tuple[str, ...] = rule("CSIDriver spec fields SetDefaults_CSIDriver fills when unset", (
         Change(18, ("attachRequired", "podInfoOnMount", "volumeLifecycleModes"),
                "pkg/apis/storage/v1/defaults.go SetDefaults_CSIDriver (CSIInlineVolume beta, on, since 1.16)"),

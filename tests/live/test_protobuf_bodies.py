@@ -253,3 +253,22 @@ def test_status_writes_and_other_conformance_kinds(up: Live) -> None:
             "metadata": {"name": "e2e-slice", "labels": {"kubernetes.io/service-name": "e2e"}},
             "addressType": "IPv4", "endpoints": [{"addresses": ["1.2.3.4", "5.6.7.8"]}], "ports": None}))
     assert (slice_["endpoints"], slice_["ports"]) == ([{"addresses": ["1.2.3.4", "5.6.7.8"], "conditions": {}}], None)
+
+
+def test_default_ingress_class(up: Live) -> None:
+    """test/e2e/network/ingressclass.go [Serial]: an Ingress without a class gets the default IngressClass;
+    with two defaults created in the same second, the lower name (DefaultIngressClass admission, 1.25+)."""
+    for name in ("default-b", "default-a"):
+        _post(up, "/apis/networking.k8s.io/v1/ingressclasses", encode("networking.k8s.io/v1", "IngressClass", {
+            "metadata": {"name": name, "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+            "spec": {"controller": "example.com/c"}}))
+    ingresses = "/apis/networking.k8s.io/v1/namespaces/default/ingresses"
+    backend = {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}
+    got = _post(up, ingresses, encode("networking.k8s.io/v1", "Ingress", {"metadata": {"name": "plain"},
+                                                                          "spec": backend}))
+    assert got["spec"]["ingressClassName"] == "default-a"
+    annotated = {"metadata": {"name": "annotated", "annotations": {"kubernetes.io/ingress.class": "other"}},
+                 "spec": backend}
+    assert "ingressClassName" not in _post(up, ingresses, encode("networking.k8s.io/v1", "Ingress", annotated))["spec"]
+    for name in ("default-a", "default-b"):
+        up.json("DELETE", f"/apis/networking.k8s.io/v1/ingressclasses/{name}")
