@@ -450,6 +450,34 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
 
 
+def test_env_from_keys_that_are_not_shell_names_reach_a_busybox_sh(cluster: ProcessCluster) -> None:
+    # test/e2e/common/node/configmap.go "should be consumable via the environment": envFrom keys with '-'
+    # (IsEnvVarName allows them), read back through busybox's sh -c env, with and without a prefix
+    cluster.apply("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: dashed}
+        data: {data-1: value-1, data.2: value-2}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: dashed-env}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: registry.k8s.io/e2e-test-images/busybox:1.36.1-1
+            command: ["/bin/sh", "-c", "env"]
+            envFrom:
+            - configMapRef: {name: dashed}
+            - {prefix: p-, configMapRef: {name: dashed}}
+        """)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("dashed-env", "app"), 20)
+    lines = cluster.kubectl("logs", "dashed-env").stdout.splitlines()
+    assert {"data-1=value-1", "data.2=value-2", "p-data-1=value-1", "p-data.2=value-2"} <= set(lines)
+    cluster.kubectl("delete", "pod", "dashed-env", "--wait=false")
+
+
 def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_path: Path) -> None:
     (tmp_path / "only-here").touch()
     cluster.apply(f"""\

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import quantity
 from podlife.api.selectors import once
+
+if TYPE_CHECKING:
+    from podlife.versions import Profile
 
 NAMESPACED_KINDS = frozenset({
     "Pod", "Event", "Lease", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
@@ -336,13 +340,17 @@ def _default_job(obj: dict) -> None:
 # --- other kinds -------------------------------------------------------------------------
 
 
-def _externally_accessible(spec: dict) -> bool:
-    """pkg/api/v1/service.ExternallyAccessible."""
+def externally_accessible(spec: Mapping[str, Any], profile: Profile | None) -> bool:
+    """pkg/api/v1/service.ExternallyAccessible: whether externalTrafficPolicy applies (``profile`` None: the
+    newest rule); before 1.29 needsExternalTrafficPolicy, NodePort and LoadBalancer only."""
     t = spec.get("type")
-    return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
+    if t in ("LoadBalancer", "NodePort"):
+        return True
+    with_ips = profile is None or profile.external_traffic_policy_external_ips
+    return with_ips and t == "ClusterIP" and bool(spec.get("externalIPs"))
 
 
-def _default_service(obj: dict) -> None:
+def _default_service(obj: dict, profile: Profile | None = None) -> None:
     """SetDefaults_Service. clusterIP(s)/ipFamilies are allocated by the registry, not defaulted."""
     spec = _child(obj, "spec")
     _setdefault(spec, "sessionAffinity", "None")
@@ -359,12 +367,20 @@ def _default_service(obj: dict) -> None:
         _setdefault(port, "protocol", "TCP")
         if port.get("targetPort") in (None, 0, ""):
             port["targetPort"] = port.get("port")
-    if _externally_accessible(spec):
+    if externally_accessible(spec, profile):
         _setdefault(spec, "externalTrafficPolicy", "Cluster")
     if spec.get("internalTrafficPolicy") is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
     if spec["type"] == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
         spec["allocateLoadBalancerNodePorts"] = True
+
+
+def _default_endpoints(obj: dict) -> None:
+    """SetDefaults_Endpoints: a port's protocol is TCP unless given."""
+    for subset in _as_list(obj.get("subsets")):
+        for port in _as_list(_as_dict(subset).get("ports")):
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
 
 
 def _default_namespace(obj: dict) -> None:
@@ -497,20 +513,24 @@ _BY_KIND: dict[str, Callable[[dict], None]] = {
     "StatefulSet": _default_statefulset,
     "DaemonSet": _default_daemonset,
     "Job": _default_job,
-    "Service": _default_service,
+    "Endpoints": _default_endpoints,
     "Namespace": _default_namespace,
     "Node": _default_node,
     "PriorityClass": _default_priority_class,
 }
 
 
-def apply_defaults(obj: dict) -> None:
-    """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only)."""
+def apply_defaults(obj: dict, profile: Profile | None = None) -> None:
+    """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only), with
+    ``profile``'s rules where defaults differ by version (None: the newest)."""
     kind = obj.get("kind")
     if not isinstance(kind, str):
         return
     if kind in NAMESPACED_KINDS:
         _setdefault(_child(obj, "metadata"), "namespace", "default")
+    if kind == "Service":
+        _default_service(obj, profile)
+        return
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)

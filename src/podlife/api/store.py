@@ -27,6 +27,7 @@ from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
 from podlife.api.registry.csr import prepare_approval, validate_approval
+from podlife.api.registry.generic import keep_written_metadata
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -331,7 +332,7 @@ class Store:
         if self.options.manage is not None:
             # the field manager sees the object as decoded (the scheme's defaults set), before admission and
             # the strategy fill server-set fields (handlers/create.go: UpdateNoErrors before rest.Create)
-            apply_defaults(obj)
+            apply_defaults(obj, self.profile)
             self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
@@ -398,7 +399,7 @@ class Store:
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
         if self.options.manage is not None:
-            apply_defaults(obj)   # as decoded (handlers/update.go)
+            apply_defaults(obj, self.profile)   # as decoded (handlers/update.go)
             self.options.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)
@@ -407,6 +408,7 @@ class Store:
         elif subresource == "approval":
             new = _revision(old)
             prepare_approval(new, old, obj, self.trace.timestamp())
+            keep_written_metadata(kind, new, obj)
         elif subresource == "ephemeralcontainers":
             new = _revision(old)
             ephemeral.prepare(new, old, obj)

@@ -38,7 +38,7 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, images, mountns, network
+from podlife.runtime import atomicwriter, images, mountns, network, shells
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -73,6 +73,7 @@ class Host:
     _kill_now: list[Callable[[], None]] = field(default_factory=list)
     # None: each container gets a mount namespace of its own; else why it cannot (found at start)
     namespaces: str | None = "not started"
+    sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -122,6 +123,11 @@ class Host:
             pass
         self.log_attempts.update(_attempts_in(os.path.join(self.data_dir, "pods")))
         self.namespaces = mountns.available()
+        self.sh = shells.stand_in(self.data_dir)
+        if self.sh is not None:
+            said.append("busybox and alpine images' sh runs as this machine's bash under the name sh: this machine's "
+                        "sh (dash) drops environment variables whose names are not shell names, BusyBox ash keeps "
+                        "them")
         if self.namespaces is None:
             said.append("containers run in mount namespaces of their own: the machine's root read-only, volumes at "
                         "their mountPath")
@@ -259,7 +265,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         image, bad = images.image_config(config.image, config.pod["metadata"].get("annotations") or {})
         if bad is not None:
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
-        argv = images.process_args(config.command, config.args, image)
+        argv = shells.shell_argv(images.process_args(config.command, config.args, image),
+                                 images.repository(config.image), self.host.sh)
         if not argv:
             known = "" if image is not None else (
                 f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
@@ -357,6 +364,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     # ---- hooks and probes, for real ------------------------------------------------------------------
 
+    def _shell(self, p: _Process, cmd: list[str]) -> list[str]:
+        return shells.shell_argv(cmd, images.repository(p.config.image), self.host.sh)
+
     def exec_command(self, c: Container, cmd: list[str], timeout: float | None,
                      done: Callable[[int | None, str, bool], None]) -> None:
         """Run ``cmd`` in the container's environment and working directory; ``done(exit status or None when
@@ -385,6 +395,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             self.host.deliver(lambda: done(None, why, False))
             return
         r, w = os.pipe()
+        cmd = self._shell(p, cmd)
         sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)})   # the shim closes w
         p.execs.add(sp)
         timed_out = False
@@ -435,7 +446,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             streams = ExecStreams(None, out_r, err_r, in_w)
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
-        streams.spawn = sp = shim.spawn(cmd, env, p.cwd, c.id, False, fds, tty=tty)
+        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, fds, tty=tty)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
         return streams
