@@ -903,7 +903,8 @@ _DEPLOYMENT = ("{apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spe
 
 def test_an_update_is_checked_against_the_object_as_the_api_server_stored_it():
     # the pod was stored with what admission added (DefaultTolerationSeconds' tolerations, Priority's priority, the
-    # ServiceAccount's account and token volume): an apply whose spec leaves them out changes them, and the API server's pod update
+    # ServiceAccount's account and token volume): an apply whose spec leaves them out changes them, and the API
+    # server's pod update
     # validation (validation.go ValidatePodUpdate) names the tolerations first, as the run's own write would
     message = error("""\
         spec:
