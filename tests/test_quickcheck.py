@@ -98,3 +98,29 @@ def test_the_examples_valid_manifests_pass_without_jsonschema() -> None:
             assert schema._quick(30).valid(definition, obj) is True, obj
             passed += 1
     assert passed > 20
+
+
+def _kept_by_check_patch(errors: list[Any]) -> list[Any]:
+    """The errors schema.check_patch reports (it drops required fields and nulls: a patch deletes with null)."""
+    return [e for e in errors if e.validator != "required" and e.instance is not None
+            and not (e.validator in ("oneOf", "anyOf") and any(s.validator == "required" for s in e.context or ()))]
+
+
+def test_quickcheck_of_a_merge_patch_agrees_with_check_patch() -> None:
+    catalog = schema._catalog(30)
+    passed = 0
+    for obj in _manifests():
+        definition = catalog.get(GroupVersionKind(obj["apiVersion"], obj["kind"]))
+        if definition is None:
+            continue
+        for variant in _variants(obj):
+            if schema._out_of_range(variant) is not None:
+                continue
+            verdict = schema._quick(30, patch=True).valid(definition, variant)
+            kept = _kept_by_check_patch(list(schema._builtin_validator(30, definition)[0].iter_errors(variant)))
+            if verdict is True:
+                assert not kept, (definition, variant, [e.message for e in kept])
+                passed += 1
+            elif verdict is False:
+                assert kept, (definition, variant)
+    assert passed > 500

@@ -43,9 +43,13 @@ def _is_type(name: str, v: Any) -> Verdict:
 class QuickCheck:
     """Checks instances against one schema document's ``$defs`` with the format tests jsonschema is given."""
 
-    def __init__(self, defs: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> None:
+    def __init__(self, defs: dict[str, Any], formats: dict[str, Callable[[Any], bool]], patch: bool = False
+                 ) -> None:
+        """``patch``: as schema.check_patch reads jsonschema's errors, which drops those of ``required`` and those
+        at a null (a merge patch's delete): True is then "no error check_patch keeps"."""
         self.defs = defs
         self.formats = formats
+        self.patch = patch
 
     def valid(self, definition: str, instance: Any) -> Verdict:
         try:
@@ -54,6 +58,8 @@ class QuickCheck:
             return None
 
     def _check(self, schema: Any, v: Any) -> Verdict:
+        if self.patch and v is None:
+            return True
         if schema is True:
             return True
         if schema is False:
@@ -100,7 +106,7 @@ class QuickCheck:
                 return None
             return _all(self._check(want, item) for item in v)
         if key == "required":
-            return not isinstance(v, dict) or all(k in v for k in want)
+            return self.patch or not isinstance(v, dict) or all(k in v for k in want)
         if key == "enum":
             # jsonschema/_utils.py equal: a string equals only an equal string; None only None
             if isinstance(v, str):
@@ -117,6 +123,9 @@ class QuickCheck:
             except ValueError:
                 return False
         if key == "oneOf":
+            if self.patch:   # the branches as jsonschema sees them: exactly one valid, or jsonschema decides
+                strict = QuickCheck(self.defs, self.formats)
+                return True if [strict._check(branch, v) for branch in want].count(True) == 1 else None
             verdicts = [self._check(branch, v) for branch in want]
             if None in verdicts:
                 return None

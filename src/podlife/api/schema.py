@@ -214,6 +214,8 @@ def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
 def check_patch(patch: dict[str, Any], definition: str, minor: int) -> list[SchemaError]:
     """Strict decoding of a JSON merge patch: the fields it sets must exist with the right types (null deletes
     a field; required fields may be absent, the stored object has them)."""
+    if _quick(minor, patch=True).valid(definition, patch):
+        return []
     validator, names = _builtin_validator(minor, definition)
     out: list[SchemaError] = []
     for e in validator.iter_errors(patch):
@@ -348,9 +350,9 @@ def _builtin_validator(minor: int, definition: str) -> tuple[jsonschema.Validato
     return _validator(schema, registry=registry), names
 
 
-@lru_cache(maxsize=4)
-def _quick(minor: int) -> QuickCheck:
-    return QuickCheck(_definitions(minor)["$defs"], _FORMAT_TESTS)
+@lru_cache(maxsize=8)
+def _quick(minor: int, patch: bool = False) -> QuickCheck:
+    return QuickCheck(_definitions(minor)["$defs"], _FORMAT_TESTS, patch)
 
 
 @lru_cache(maxsize=64)
