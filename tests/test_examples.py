@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from podlife.importer.declared import named_dumps
 from podlife.scenario.load import load_scenario
 from podlife.scenario.run import run
 
@@ -19,16 +20,14 @@ def test_the_examples_are_found():
     assert len(SCENARIOS) >= 12
 
 
-# examples/import/: scenarios run on the cluster of its dump (podlife run --from examples/import/shop-dump.yaml)
-IMPORTED_DUMP = ROOT / "import" / "shop-dump.yaml"
-
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[str(p.relative_to(ROOT)) for p in SCENARIOS])
 def test_example_passes(path):
-    if path.parent == IMPORTED_DUMP.parent:
+    dumps = named_dumps(str(path), path.read_text())   # examples/import/: the cluster of the dump it names
+    if dumps:
         from podlife.importer import command
 
-        dump = command.read([str(IMPORTED_DUMP)])
+        dump = command.read(dumps)
         result = run(command.scenario(dump, str(path)), builder=command.builder(dump))
     else:
         result = run(load_scenario(str(path)))

@@ -557,3 +557,62 @@ def test_a_node_without_conditions_is_exit_2(tmp_path: Path) -> None:
                          "kubelet writes (kubectl get nodes -o yaml has them)\n"
     res = CliRunner().invoke(main, ["run", "--from", str(tmp_path / "node.yaml"), "examples/hello.yaml"])
     assert res.exit_code == 2, res.output
+
+
+# ---- a scenario that names its dump, and a dump run on its own ------------------------------------------
+
+def test_a_scenario_naming_its_dump_runs_as_with_from(tmp_path: Path) -> None:
+    named, given = tmp_path / "named.json", tmp_path / "given.json"
+    res = CliRunner().invoke(main, ["run", str(EXAMPLES / "zone-outage.yaml"), "--report", str(named)])
+    assert res.exit_code == 0, res.output
+    # --from replaces the dumps the scenario names (here by the same file)
+    res = CliRunner().invoke(main, ["run", "--from", str(SHOP), str(EXAMPLES / "zone-outage.yaml"), "--report",
+                                    str(given)])
+    assert res.exit_code == 0, res.output
+    assert named.read_bytes() == given.read_bytes()
+    # the path is the scenario's directory's, as objectsFrom's are
+    assert json.loads(named.read_text())["import"]["files"] == [str(SHOP)]
+
+
+def test_a_named_dump_that_is_missing_or_malformed_is_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(NOTHING + "  clusterFrom: [nowhere.yaml]\n")
+    res = CliRunner().invoke(main, ["run", str(path)])
+    assert res.exit_code == 2 and "nowhere.yaml" in res.output and "Traceback" not in res.output
+    path.write_text(NOTHING + "  clusterFrom: {a: 1}\n")
+    res = CliRunner().invoke(main, ["run", str(path)])
+    assert res.exit_code == 2
+    assert "spec.clusterFrom: expected a list of dump files or directories" in res.output
+
+
+def test_a_command_that_reads_no_dump_refuses_a_scenario_naming_one(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["explain", str(EXAMPLES / "zone-outage.yaml"), "--pod", "cache-1"])
+    assert res.exit_code == 2, res.output
+    assert "spec.clusterFrom: names cluster dumps, which only podlife run and podlife diff read" in res.output
+
+
+def test_diff_reads_the_dump_the_scenario_names() -> None:
+    res = CliRunner().invoke(main, ["diff", str(EXAMPLES / "upgrade.yaml"), "--against", "1.33"])
+    assert res.exit_code == 1, res.output
+    assert "parts at: 1.29: 225.000s" in res.output and "1.33: 235.000s" in res.output
+
+
+def test_a_dump_given_as_the_scenario_runs_its_cluster_on(tmp_path: Path) -> None:
+    out, ref = tmp_path / "r.json", tmp_path / "ref.json"
+    res = CliRunner().invoke(main, ["run", str(SHOP), "--report", str(out), "--until", "5m"])
+    assert res.exit_code == 0, res.output
+    assert f"warning: {SHOP}: a cluster dump: its cluster runs on from the instant it was taken" in res.output
+    nothing = tmp_path / "shop-dump.yaml"   # the name the wrapped scenario takes from the file
+    nothing.write_text(NOTHING.replace("nothing", "shop-dump"))
+    res = CliRunner().invoke(main, ["run", "--from", str(SHOP), str(nothing), "--report", str(ref)])
+    assert res.exit_code == 0, res.output
+    a, b = json.loads(out.read_text()), json.loads(ref.read_text())
+    assert a["import"] == b["import"] and a["whatIf"] == b["whatIf"] and a["import"]["pods"] > 0
+
+
+def test_plain_manifests_holding_a_node_are_not_a_dump() -> None:
+    from podlife.importer.declared import is_dump
+
+    node = "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n"
+    assert not is_dump(node)   # written by hand: no resourceVersion, so not read from a cluster
+    assert is_dump(node.replace("{name: n1}", "{name: n1, resourceVersion: '7'}"))

@@ -20,10 +20,8 @@ from podlife.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 DIGESTS = ROOT / "tests" / "data" / "samebytes.json"
 RECORD = os.environ.get("PODLIFE_RECORD_SAMEBYTES") == "1"
-# examples/import/ holds a dump its scenarios run on (run --from)
-IMPORTED_DUMP = "examples/import/shop-dump.yaml"
-EXAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.yaml")
-                  if str(p.relative_to(ROOT)) != IMPORTED_DUMP)
+# every example, examples/import/'s dump too (run on its own, its cluster goes on from the dump's instant)
+EXAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.yaml"))
 # the other commands that assemble a report, each once
 COMMANDS = {
     "diff seed-001 against 1.29": ["diff", "examples/seed-001-hung-container-kubelet-restart.yaml", "--against",
@@ -59,8 +57,6 @@ def _check(key: str, got: dict[str, str]) -> None:
 def test_example_outputs_unchanged(example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     args = ["run", example, "--report", f"{tmp_path}/report.json", "--klog", f"{tmp_path}/kubelet.log",
             "--html", f"{tmp_path}/report.html"]
-    if example.startswith("examples/import/"):
-        args += ["--from", IMPORTED_DUMP]
     _check(example, _outputs(args, tmp_path, monkeypatch))
 
 

@@ -318,3 +318,98 @@ def test_the_advertised_address_of_podlife_up(host, port, want):
     from podlife.apiserver.up import UpConfig, advertised_address
 
     assert advertised_address(UpConfig(host=host, port=port)) == want
+
+
+# ---- type changes (test/e2e/network/service.go "should be able to change the type from ... to ...") -------------
+
+
+def _read_modify_write(c: Cluster, name: str, **spec) -> dict:
+    """The e2e jig's UpdateService: get, change some fields, PUT the whole object back."""
+    svc = copy.deepcopy(c.store.get("Service", "default", name))
+    for k, v in spec.items():
+        if v is None:
+            svc["spec"].pop(k, None)
+        else:
+            svc["spec"][k] = v
+    return c.store.update(svc, by="user")
+
+
+def test_nodeport_to_externalname_drops_what_the_old_type_used_and_releases_it():
+    """The conformance test's update (it failed with 'spec.externalTrafficPolicy: Invalid value: "Cluster"').
+    dropTypeDependentFields: clusterIP(s), ipFamilies, ipFamilyPolicy, the node ports and externalTrafficPolicy
+    (all as read back by the client) go; the IP and node port are free for the next Service."""
+    c = _cluster("1.28")
+    np = _svc(c, "nodeport-service", type="NodePort", selector={"a": "b"})["spec"]
+    assert np["externalTrafficPolicy"] == "Cluster"
+    got = _read_modify_write(c, "nodeport-service", type="ExternalName",
+                             externalName="externalsvc.ns.svc.cluster.local")["spec"]
+    assert got == {"type": "ExternalName", "externalName": "externalsvc.ns.svc.cluster.local",
+                   "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 80}],
+                   "selector": {"a": "b"}, "sessionAffinity": "None",
+                   "internalTrafficPolicy": "Cluster"}   # not type-dependent: kept (ExternalName ignores it)
+    again = _svc(c, "again", type="NodePort", clusterIP=np["clusterIP"],
+                 ports=[{"name": "x", "port": 80, "nodePort": np["ports"][0]["nodePort"]}])["spec"]
+    assert again["clusterIP"] == np["clusterIP"]
+
+
+def test_a_changed_dependent_field_is_kept_for_validation_to_refuse():
+    """A field the update changed as well as the type is not wiped (rule c of dropTypeDependentFields)."""
+    c = _cluster("1.28")
+    _svc(c, "s", type="NodePort", selector={"a": "b"})
+    with pytest.raises(ApiError) as e:
+        _read_modify_write(c, "s", type="ExternalName", externalName="example.com", externalTrafficPolicy="Local")
+    assert 'spec.externalTrafficPolicy: Invalid value: "Local"' in e.value.message
+
+
+def test_externalname_to_clusterip_and_nodeport_allocate():
+    c = _cluster("1.28")
+    for name, to in (("e1", "ClusterIP"), ("e2", "NodePort")):
+        _svc(c, name, type="ExternalName", externalName="foo.example.com", ports=[])
+        got = _read_modify_write(c, name, type=to, externalName=None,
+                                 ports=[{"port": 80, "name": "http", "protocol": "TCP", "targetPort": 9376}])["spec"]
+        assert ipaddress.ip_address(got["clusterIP"]) in RANGE and got["clusterIPs"] == [got["clusterIP"]]
+        assert got["ipFamilies"] == ["IPv4"] and got["ipFamilyPolicy"] == "SingleStack"
+        assert got["internalTrafficPolicy"] == "Cluster"
+        if to == "NodePort":
+            assert 30000 <= got["ports"][0]["nodePort"] <= 32767 and got["externalTrafficPolicy"] == "Cluster"
+        else:
+            assert "nodePort" not in got["ports"][0] and "externalTrafficPolicy" not in got
+
+
+def test_clusterip_to_loadbalancer_without_a_cloud_and_back():
+    """No cloud provider: a LoadBalancer gets node ports and no ingress; back to ClusterIP, the node ports,
+    externalTrafficPolicy and allocateLoadBalancerNodePorts go, the cluster IP stays."""
+    c = _cluster("1.28")
+    cip = _svc(c, "lb", selector={"a": "b"})["spec"]["clusterIP"]
+    lb = _read_modify_write(c, "lb", type="LoadBalancer")
+    assert lb["spec"]["clusterIP"] == cip and lb["spec"]["allocateLoadBalancerNodePorts"] is True
+    assert 30000 <= lb["spec"]["ports"][0]["nodePort"] <= 32767 and lb["status"] == {"loadBalancer": {}}
+    # a status writer (a cloud's service controller) gives it an ingress; leaving LoadBalancer clears it
+    st = copy.deepcopy(lb)
+    st["status"] = {"loadBalancer": {"ingress": [{"ip": "192.0.2.7"}]}}
+    c.store.update(st, by="user", subresource="status")
+    back = _read_modify_write(c, "lb", type="ClusterIP")
+    assert back["spec"]["clusterIP"] == cip and "nodePort" not in back["spec"]["ports"][0]
+    assert not {"externalTrafficPolicy", "allocateLoadBalancerNodePorts"} & set(back["spec"])
+    assert back["status"] == {"loadBalancer": {}}
+
+
+def test_external_traffic_policy_with_external_ips_by_version():
+    """PR #119150 (1.29): a ClusterIP Service with externalIPs is externally accessible, so externalTrafficPolicy
+    is defaulted to Cluster and may be set; 1.28 allows it on NodePort and LoadBalancer only, with its own
+    message, and drops it when a NodePort becomes such a ClusterIP Service."""
+    new, old = _cluster("1.29"), _cluster("1.28")
+    assert _svc(new, "x", externalIPs=["192.0.2.1"])["spec"]["externalTrafficPolicy"] == "Cluster"
+    assert "externalTrafficPolicy" not in _svc(old, "x", externalIPs=["192.0.2.1"])["spec"]
+    with pytest.raises(ApiError) as e:
+        _svc(old, "y", externalIPs=["192.0.2.1"], externalTrafficPolicy="Local")
+    assert e.value.message == ('Service "y" is invalid: spec.externalTrafficPolicy: Invalid value: "Local": may only '
+                               "be set when `type` is 'NodePort' or 'LoadBalancer'")
+    with pytest.raises(ApiError) as e:
+        _svc(new, "y", externalTrafficPolicy="Local")
+    assert e.value.message == ('Service "y" is invalid: spec.externalTrafficPolicy: Invalid value: "Local": may only '
+                               "be set for externally-accessible services")
+    for c, kept in ((new, True), (old, False)):
+        _svc(c, "np", type="NodePort", externalIPs=["192.0.2.1"])
+        got = _read_modify_write(c, "np", type="ClusterIP")["spec"]
+        assert ("externalTrafficPolicy" in got) is kept

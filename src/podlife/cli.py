@@ -106,12 +106,24 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         text = decode_text(sys.stdin.buffer.read(), path) if scenario == "-" else read_text(scenario)
         sources = {}
         if not plain.is_scenario(text):
-            if scenario == "-":
-                sources[plain.STDIN] = text
-            text = plain.wrap(scenario, plain.delete_actions(deletes, path))
+            from podlife.importer import declared
+
+            if scenario != "-" and not deletes and declared.is_dump(text):
+                click.echo(f"warning: {scenario}: a cluster dump: its cluster runs on from the instant it was "
+                           f"taken, as with --from {scenario}", err=True)
+                dumps = dumps or (scenario,)
+                text = declared.scenario_around(scenario)
+            else:
+                if scenario == "-":
+                    sources[plain.STDIN] = text
+                text = plain.wrap(scenario, plain.delete_actions(deletes, path))
         elif deletes:
             raise ScenarioError(path, None, "--delete", "only for plain manifests; a Scenario lists its "
                                                         "deletes in spec.actions")
+        elif not dumps:
+            from podlife.importer.declared import named_dumps
+
+            dumps = named_dumps(path, text)
         builder = None
         if dumps:
             from podlife.importer import command as imported
@@ -228,6 +240,7 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
     from podlife.report.outputs import ReportWriter
     from podlife.scenario.load import load_scenario
     from podlife.scenario.run import run as run_scenario
+    from podlife.scenario.yamlread import read_text
 
     second_sets: list[object] = list(overrides)
     second: dict[str, object] = {"scenario": scenario, "kubernetes_version": kubernetes_version, "seed": seed,
@@ -246,10 +259,16 @@ def diff(scenario: str, against: tuple[str, ...], kubernetes_version: str | None
                 second[k] = v
 
     def side(path: str, sets: list[str], version: str | None, sd: int | None) -> Side:
-        if dumps:
+        from podlife.importer.declared import named_dumps
+
+        try:
+            files = dumps or named_dumps(path, read_text(path))
+        except OSError:
+            files = ()   # load_scenario says why it cannot be read
+        if files:
             from podlife.importer import command as imported
 
-            dump = imported.read(dumps)   # each side its own copy: a run keeps the objects it is given
+            dump = imported.read(files)   # each side its own copy: a run keeps the objects it is given
             sc = imported.scenario(dump, path, sets, kubernetes_version=version, seed=sd, until=until)
             writer = ReportWriter(sc, extend=imported.extender(dump))
             rep = writer.finish(run_scenario(sc, **writer.run_options(), builder=imported.builder(dump)))

@@ -553,6 +553,16 @@ class Profile:
         Change(18, "Ignore", "unknown fields are dropped while decoding; no fieldValidation parameter"),
         Change(25, "Warn", "KEP-2885 ServerSideFieldValidation beta (handlers/rest.go fieldValidation)"),
     ), gate="ServerSideFieldValidation", on="Warn", off="Ignore")
+    custom_finalizer_warning: Literal["none", "unqualified", "path"] = rule(
+            "a write adding an unqualified finalizer to a custom resource gets a warning", (
+                Change(18, "none", "apiextensions registry/customresource strategy.go WarningsOnCreate/Update: nil"),
+                Change(29, "unqualified", "validator.go validateKubeFinalizerName as warnings: 'prefer a domain-"
+                                          "qualified finalizer name to avoid accidental conflicts with other "
+                                          "finalizer writers' (release unconfirmed: absent from 1.28's source, "
+                                          "seen from 1.29 clusters)"),
+                Change(33, "path", "a name with a '.' and no '/' gets '... finalizer name including a path (/) "
+                                   "...' (release unconfirmed: seen from 2025 clusters, not on 1.29-1.31 ones)"),
+            ))
     job_status_column: bool = rule("the Jobs table (kubectl get jobs) has a Status column", (
         Change(18, False, "pkg/printers/internalversion: Name, Completions, Duration, Age"),
         Change(30, True, "PR #123226: Status (Complete, Failed, Terminating, Suspended, ..., else Running) "
@@ -580,6 +590,16 @@ class Profile:
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "
                          "carry endpointslice.kubernetes.io/skip-mirror (KEP-752 EndpointSliceMirroring)"),
     ))
+    external_traffic_policy_external_ips: bool = rule(
+            "externalTrafficPolicy is allowed (and defaulted) on a ClusterIP Service with externalIPs", (
+        Change(18, False, "needsExternalTrafficPolicy: NodePort and LoadBalancer only"),
+        Change(29, True, "PR #119150: ExternallyAccessible (a ClusterIP Service with externalIPs too)"),
+    ))
+    endpointslice_mirroring: bool = rule("the endpointslice-mirroring-controller mirrors selectorless Services' "
+                                         "Endpoints into EndpointSlices", (
+        Change(18, False, "no such controller"),
+        Change(19, True, "KEP-752 EndpointSliceMirroring: pkg/controller/endpointslicemirroring (beta, no gate)"),
+    ))
     endpointslice_api: Literal["v1beta1", "v1"] = rule("EndpointSlice version the controller writes", (
         Change(18, "v1beta1", "discovery.k8s.io/v1beta1: endpoints[].topology (hostname, zone, region)"),
         Change(21, "v1", "discovery.k8s.io/v1 GA: endpoints[].nodeName and zone"),
@@ -593,6 +613,24 @@ class Profile:
         Change(32, ("resourceVersionMatch", "fieldValidation", "sendInitialEvents",
                     "ignoreStoreReadErrorWithClusterBreakingPotential"),
                "KEP-3926 DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential"),
+    ))
+    default_ingress_class_newest_wins: bool = rule("DefaultIngressClass with several default IngressClasses", (
+        Change(18, False, "plugin/pkg/admission/network/defaultingressclass: \"N default IngressClasses were found, "
+                          "only 1 allowed\", the Ingress create is refused"),
+        Change(25, True, "PR #110974: the newest default is chosen, then the lower name"),
+    ))
+    csi_driver_defaults: tuple[str, ...] = rule("CSIDriver spec fields SetDefaults_CSIDriver fills when unset", (
+        Change(18, ("attachRequired", "podInfoOnMount", "volumeLifecycleModes"),
+               "pkg/apis/storage/v1/defaults.go SetDefaults_CSIDriver (CSIInlineVolume beta, on, since 1.16)"),
+        Change(20, ("attachRequired", "podInfoOnMount", "fsGroupPolicy", "volumeLifecycleModes"),
+               "CSIVolumeFSGroupPolicy beta (on by default) in 1.20: fsGroupPolicy ReadWriteOnceWithFSType"),
+        Change(21, ("attachRequired", "podInfoOnMount", "storageCapacity", "fsGroupPolicy", "volumeLifecycleModes",
+                    "requiresRepublish"),
+               "CSIStorageCapacity and CSIServiceAccountToken beta in 1.21: storageCapacity and requiresRepublish "
+               "false"),
+        Change(28, ("attachRequired", "podInfoOnMount", "storageCapacity", "fsGroupPolicy", "volumeLifecycleModes",
+                    "requiresRepublish", "seLinuxMount"),
+               "SELinuxMountReadWriteOncePod on by default from 1.28: seLinuxMount false"),
     ))
 
     def enabled(self, gate: str) -> bool:

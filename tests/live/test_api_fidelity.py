@@ -32,6 +32,14 @@ def _csr_pem(tmp_path: Path) -> str:
     return base64.b64encode(req.read_bytes()).decode()
 
 
+def _self_signed_pem(tmp_path: Path) -> bytes:
+    key, cert = tmp_path / "ck.pem", tmp_path / "c.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-subj", "/CN=e2e", "-days", "1", "-keyout", str(key), "-out", str(cert)], check=True,
+                   capture_output=True)
+    return cert.read_bytes()
+
+
 def test_kubectl_certificate_approve_writes_the_approval_subresource(frozen: Live, tmp_path: Path) -> None:
     body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
             "metadata": {"name": "fidelity-csr"},
@@ -48,11 +56,10 @@ def test_kubectl_certificate_approve_writes_the_approval_subresource(frozen: Liv
                     "message": "This CSR was approved by kubectl certificate approve.",
                     "lastUpdateTime": cond["lastUpdateTime"], "lastTransitionTime": now}
     assert [f["subresource"] for f in csr["metadata"]["managedFields"] if f.get("subresource")] == ["approval"]
-    # an approval write changes only the conditions (csrApprovalStrategy.PrepareForUpdate)
-    changed = {**csr, "spec": {**csr["spec"], "usages": ["digital signature"]}, "metadata": {
-        **csr["metadata"], "labels": {"x": "y"}}}
+    # an approval write changes only the conditions of spec and status (csrApprovalStrategy.PrepareForUpdate)
+    changed = {**csr, "spec": {**csr["spec"], "usages": ["digital signature"]}}
     code, after = frozen.json("PUT", f"{CSRS}/fidelity-csr/approval", changed)
-    assert code == 200 and after["spec"]["usages"] == ["client auth"] and "labels" not in after["metadata"]
+    assert code == 200 and after["spec"]["usages"] == ["client auth"]
     assert after["metadata"]["resourceVersion"] == csr["metadata"]["resourceVersion"]   # nothing changed
     # Approved and Denied together are refused (validateConditions)
     both = {**after, "status": {"conditions": [*after["status"]["conditions"],
@@ -69,6 +76,38 @@ def test_kubectl_certificate_approve_writes_the_approval_subresource(frozen: Liv
     assert listed["items"] == []
     assert frozen.kubectl("certificate", "deny", "fidelity-csr", check=False).stderr.strip() == \
         'error: certificate signing request "fidelity-csr" is already Approved'
+
+
+def test_csr_patches_keep_their_annotations_on_every_subresource(frozen: Live, tmp_path: Path) -> None:
+    """test/e2e/auth/certificates.go "should support CSR API operations": a merge patch of the CSR, of its
+    /approval and of its /status each carries a metadata annotation, and each is kept (the subresource strategies
+    reset spec and status, not metadata: csrApprovalStrategy, csrStatusStrategy PrepareForUpdate)."""
+    body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "e2e-csr"},
+            "spec": {"request": _csr_pem(tmp_path), "signerName": "example.com/e2e", "usages": ["digital signature"]}}
+    assert frozen.json("POST", CSRS, body)[0] == 201
+    merge = "application/merge-patch+json"
+    code, patched = frozen.json("PATCH", f"{CSRS}/e2e-csr", {"metadata": {"annotations": {"patched": "true"}}}, merge)
+    assert code == 200 and patched["metadata"]["annotations"] == {"patched": "true"}
+    code, approval = frozen.json("PATCH", f"{CSRS}/e2e-csr/approval", {
+        "metadata": {"annotations": {"patchedapproval": "true"}},
+        "status": {"conditions": [{"type": "ApprovalPatch", "status": "True", "reason": "e2e"}]}}, merge)
+    assert code == 200, approval
+    assert [c["type"] for c in approval["status"]["conditions"]] == ["ApprovalPatch"]
+    assert approval["metadata"]["annotations"] == {"patched": "true", "patchedapproval": "true"}
+    # approved first, as the e2e test does (a certificate may only be set on an approved CSR)
+    approval["status"]["conditions"].append({"type": "Approved", "status": "True", "reason": "E2E"})
+    assert frozen.json("PUT", f"{CSRS}/e2e-csr/approval", approval)[0] == 200
+    cert = base64.b64encode(_self_signed_pem(tmp_path)).decode()
+    code, status = frozen.json("PATCH", f"{CSRS}/e2e-csr/status", {
+        "metadata": {"annotations": {"patchedstatus": "true"}}, "status": {"certificate": cert}}, merge)
+    assert code == 200, status
+    assert status["metadata"]["annotations"] == {"patched": "true", "patchedapproval": "true", "patchedstatus": "true"}
+    # an update of /status with a label written along keeps it too
+    status["metadata"]["labels"] = {"updated": "true"}
+    code, updated = frozen.json("PUT", f"{CSRS}/e2e-csr/status", status)
+    assert code == 200 and updated["metadata"]["labels"] == {"updated": "true"}
+    assert frozen.json("GET", f"{CSRS}/e2e-csr")[1]["metadata"]["labels"] == {"updated": "true"}
 
 
 def test_eviction_refused_by_a_budget_names_its_cause(frozen: Live) -> None:
@@ -102,6 +141,22 @@ def test_events_written_through_events_k8s_io_match_source(frozen: Live) -> None
     assert [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"]
     _, others = frozen.json("GET", f"{NS}/events?fieldSelector=source%3Dfidelity-controller,reason%3DOther")
     assert others["items"] == []
+    # events.k8s.io names its own field labels (pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent):
+    # test/e2e/instrumentation/events.go lists with reportingController=
+    ev1 = "/apis/events.k8s.io/v1/namespaces/default/events"
+    for selector in ("reportingController%3Dfidelity-controller", "regarding.kind%3DPod,regarding.name%3Dx",
+                     "reason%3DTesting,type%3DNormal,metadata.name%3Dfrom-new-api",
+                     "regarding.namespace%3Ddefault,metadata.namespace%3Ddefault,regarding.name%3Dx"):
+        code, found = frozen.json("GET", f"{ev1}?fieldSelector={selector}")
+        assert code == 200 and [e["metadata"]["name"] for e in found["items"]] == ["from-new-api"], selector
+    _, none = frozen.json("GET", f"{ev1}?fieldSelector=reportingController!%3Dfidelity-controller,reason%3DTesting")
+    assert none["items"] == []
+    # the core names are not the group's: refused with the conversion func's message
+    for label in ("source", "involvedObject.name", "reportingComponent", "note"):
+        code, status = frozen.json("GET", f"{ev1}?fieldSelector={label}%3Dx")
+        assert (code, status["reason"], status["message"]) == (400, "BadRequest", f"field label not supported: {label}")
+    code, status = frozen.json("GET", f"{NS}/events?fieldSelector=reportingController%3Dx")
+    assert (code, status["message"]) == (400, "field label not supported: reportingController")
 
 
 def test_quota_status_written_by_a_client_is_reset_by_the_full_resync(frozen: Live) -> None:

@@ -450,6 +450,34 @@ def test_downward_api_environment_and_a_container_without_command(cluster: Proce
     cluster.kubectl("delete", "pod", "envs", "--wait=false")
 
 
+def test_env_from_keys_that_are_not_shell_names_reach_a_busybox_sh(cluster: ProcessCluster) -> None:
+    # test/e2e/common/node/configmap.go "should be consumable via the environment": envFrom keys with '-'
+    # (IsEnvVarName allows them), read back through busybox's sh -c env, with and without a prefix
+    cluster.apply("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: dashed}
+        data: {data-1: value-1, data.2: value-2}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: dashed-env}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: app
+            image: registry.k8s.io/e2e-test-images/busybox:1.36.1-1
+            command: ["/bin/sh", "-c", "env"]
+            envFrom:
+            - configMapRef: {name: dashed}
+            - {prefix: p-, configMapRef: {name: dashed}}
+        """)
+    cluster.wait_for("app done", lambda: "terminated" in cluster.state("dashed-env", "app"), 20)
+    lines = cluster.kubectl("logs", "dashed-env").stdout.splitlines()
+    assert {"data-1=value-1", "data.2=value-2", "p-data-1=value-1", "p-data.2=value-2"} <= set(lines)
+    cluster.kubectl("delete", "pod", "dashed-env", "--wait=false")
+
+
 def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_path: Path) -> None:
     (tmp_path / "only-here").touch()
     cluster.apply(f"""\
@@ -632,6 +660,34 @@ def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster
     cluster.kubectl("delete", "pod", "shell", "--wait=false")
 
 
+def on_terminal(cluster: ProcessCluster, argv: list[str], rows: int, cols: int) -> tuple[int, bytes, str]:
+    """Run ``argv`` on a pseudo-terminal of ``rows`` by ``cols``; (its exit code, what it wrote, the terminal)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    ours = os.ttyname(slave)
+    p: subprocess.Popen[bytes] | None = None
+    out = b""
+    try:
+        p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
+        os.close(slave)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if not select.select([master], [], [], 1)[0]:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:   # EIO: the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        return p.wait(timeout=10), out, ours
+    finally:
+        os.close(master)
+        if p is not None:
+            p.kill()
+
+
 def test_kubectl_exec_with_a_terminal(cluster: ProcessCluster) -> None:
     cluster.apply("""\
         apiVersion: v1
@@ -647,33 +703,10 @@ def test_kubectl_exec_with_a_terminal(cluster: ProcessCluster) -> None:
     cluster.wait_for("term Running", lambda: "running" in cluster.state("term"), 20)
     # kubectl uses a terminal only when its stdin is one: a pseudo-terminal of 40 rows by 100 columns, which
     # kubectl sends on the resize channel
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
-    ours = os.ttyname(slave)
-    p: subprocess.Popen[bytes] | None = None
-    try:
-        p = subprocess.Popen(["kubectl", "exec", "-it", "term", "--", "sh", "-c",
-                              'until [ "$(stty size)" = "40 100" ]; do sleep 0.1; done; tty; echo "$TERM"; '
-                              'stty size; exit 5'],
-                             stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
-        os.close(slave)
-        out = b""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if not select.select([master], [], [], 1)[0]:
-                continue
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:   # EIO: kubectl ended and closed the terminal
-                break
-            if not chunk:
-                break
-            out += chunk
-        assert p.wait(timeout=10) == 5, out
-    finally:
-        os.close(master)
-        if p is not None:
-            p.kill()
+    code, out, ours = on_terminal(cluster, ["kubectl", "exec", "-it", "term", "--", "sh", "-c",
+                                            'until [ "$(stty size)" = "40 100" ]; do sleep 0.1; done; tty; '
+                                            'echo "$TERM"; stty size; exit 5'], 40, 100)
+    assert code == 5, out
     lines = out.decode().replace("\r\n", "\n").splitlines()
     # the command ran on a terminal of its own, with TERM=xterm (containerd's execInternal sets it for a tty)
     # and kubectl's size

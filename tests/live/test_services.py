@@ -281,3 +281,126 @@ def test_endpoints_and_slices_for_pods_matching_a_service(live: Live) -> None:
     for s in named.items:
         disc.delete_namespaced_endpoint_slice(s.metadata.name, ns)
     check("example-named-port", ["pod1", "pod2"], 2)
+
+
+def test_conformance_type_change_and_mirroring_on_1_28(live_factory) -> None:
+    """Two conformance tests' API steps through the Python client on 1.28: "should be able to change the type
+    from NodePort to ExternalName" (the jig's get-modify-update; refused before with 'spec.externalTrafficPolicy:
+    Invalid value: "Cluster"') and "should mirror a custom Endpoints resource through create update and delete"
+    (endpointslicemirroring.go: polled every 2 s for 12 s; here the realtime clock is the server's)."""
+    from kubernetes import client
+
+    live = live_factory("1.28")
+    api = _client(live)
+    v1, discovery = client.CoreV1Api(api), client.DiscoveryV1Api(api)
+    v1.create_namespaced_service("default", {"metadata": {"name": "nodeport-service"}, "spec": {
+        "type": "NodePort", "selector": {"app": "x"}, "ports": [{"port": 80, "targetPort": 80, "protocol": "TCP"}]}})
+    svc = v1.read_namespaced_service("nodeport-service", "default")
+    svc.spec.type = "ExternalName"
+    svc.spec.external_name = "externalsvc.default.svc.cluster.local"
+    got = v1.replace_namespaced_service("nodeport-service", "default", svc)
+    assert got.spec.cluster_ip is None and got.spec.external_traffic_policy is None
+    assert [p.node_port for p in got.spec.ports] == [None]
+
+    v1.create_namespaced_service("default", {"metadata": {"name": "example-custom-endpoints"}, "spec": {
+        "ports": [{"name": "example", "port": 80, "protocol": "TCP"}]}})
+    endpoints = {"metadata": {"name": "example-custom-endpoints"},
+                 "subsets": [{"ports": [{"port": 80}], "addresses": [{"ip": "10.1.2.3"}]}]}
+    v1.create_namespaced_endpoints("default", endpoints)
+
+    def mirrored() -> list:
+        return discovery.list_namespaced_endpoint_slice(
+            "default", label_selector="kubernetes.io/service-name=example-custom-endpoints").items
+
+    def addresses() -> list:
+        return [[e.addresses for e in s.endpoints] for s in mirrored()]
+    live.wait_for("the mirrored slice", lambda: addresses() == [[["10.1.2.3"]]], timeout=12)
+    [s] = mirrored()
+    assert s.metadata.labels["endpointslice.kubernetes.io/managed-by"] == "endpointslicemirroring-controller.k8s.io"
+    assert [(p.name, p.port, p.protocol) for p in s.ports] == [("", 80, "TCP")]
+    endpoints["subsets"][0]["addresses"] = [{"ip": "10.2.3.4"}]
+    v1.replace_namespaced_endpoints("example-custom-endpoints", "default", endpoints)
+    live.wait_for("the update mirrored", lambda: addresses() == [[["10.2.3.4"]]], timeout=12)
+    v1.delete_namespaced_endpoints("example-custom-endpoints", "default")
+    live.wait_for("the slice gone", lambda: mirrored() == [], timeout=12)
+
+
+def _watched(live: Live, path: str, rv: str) -> list[tuple[str, dict]]:
+    """The events a watch from ``rv`` sees before its 1 s timeout."""
+    code, _, raw = live.request("GET", f"{path}&watch=true&resourceVersion={rv}&timeoutSeconds=1")
+    assert code == 200
+    return [(e["type"], e["object"]) for e in map(json.loads, raw.decode().splitlines()) if e]
+
+
+def test_service_and_endpoints_lifecycles_as_the_conformance_suite_drives_them(live_factory) -> None:
+    """The API steps of service.go's "should complete a service status lifecycle", "should test the lifecycle of
+    an Endpoint", "should delete a collection of services" and "should find a service from listing all
+    namespaces", on 1.28, with what each step checks."""
+    live = live_factory("1.28")
+    ns = "/api/v1/namespaces/default"
+    smp, merge = "application/strategic-merge-patch+json", "application/merge-patch+json"
+    _, listed = live.json("GET", "/api/v1/services?labelSelector=test-service-static%3Dtrue")
+    rv = listed["metadata"]["resourceVersion"]
+    svc = {"metadata": {"name": "test-service-e2e", "labels": {"test-service-static": "true"}},
+           "spec": {"type": "ClusterIP", "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 80}]}}
+    assert live.json("POST", f"{ns}/services", svc)[0] == 201
+    code, status = live.json("GET", f"{ns}/services/test-service-e2e/status")
+    assert code == 200 and status["status"] == {"loadBalancer": {}}
+    code, patched = live.json("PATCH", f"{ns}/services/test-service-e2e/status", {
+        "metadata": {"annotations": {"patchedstatus": "true"}},
+        "status": {"loadBalancer": {"ingress": [{"ip": "203.0.113.1"}]}}}, merge)
+    assert code == 200 and patched["metadata"]["annotations"] == {"patchedstatus": "true"}
+    assert patched["status"]["loadBalancer"] == {"ingress": [{"ip": "203.0.113.1"}]}
+    # UpdateStatus with a metav1.Condition the test leaves without lastTransitionTime (Go sends null)
+    patched["status"]["conditions"] = [{"type": "StatusUpdate", "status": "True", "reason": "E2E",
+                                        "message": "Set from e2e test", "lastTransitionTime": None}]
+    code, updated = live.json("PUT", f"{ns}/services/test-service-e2e/status", patched)
+    assert code == 200, updated
+    assert [(c["type"], c["reason"], c["message"]) for c in updated["status"]["conditions"]] == [
+        ("StatusUpdate", "E2E", "Set from e2e test")]
+    code, relabelled = live.json("PATCH", f"{ns}/services/test-service-e2e",
+                                 {"metadata": {"labels": {"test-service": "patched"}}}, smp)
+    assert code == 200
+    assert relabelled["metadata"]["labels"] == {"test-service-static": "true", "test-service": "patched"}
+    assert live.json("DELETE", f"{ns}/services/test-service-e2e")[0] == 200
+    seen = _watched(live, f"{ns}/services?labelSelector=test-service-static%3Dtrue", rv)
+    assert [t for t, _ in seen] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]
+    assert seen[1][1]["metadata"]["annotations"] == {"patchedstatus": "true"}
+    assert seen[-1][1]["metadata"]["labels"]["test-service-static"] == "true"
+
+    # the lifecycle of an Endpoint
+    _, listed = live.json("GET", "/api/v1/endpoints?labelSelector=test-endpoint-static%3Dtrue")
+    rv = listed["metadata"]["resourceVersion"]
+    ep = {"metadata": {"name": "testservice", "labels": {"test-endpoint-static": "true"}},
+          "subsets": [{"addresses": [{"ip": "10.0.0.24"}], "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}]}
+    assert live.json("POST", f"{ns}/endpoints", ep)[0] == 201
+    _, listed = live.json("GET", "/api/v1/endpoints?labelSelector=test-endpoint-static%3Dtrue")
+    [found] = listed["items"]
+    found["metadata"]["labels"]["test-service"] = "updated"
+    assert live.json("PUT", f"{ns}/endpoints/testservice", found)[0] == 200
+    code, ep = live.json("PATCH", f"{ns}/endpoints/testservice", {
+        "metadata": {"labels": {"test-service": "patched"}},
+        "subsets": [{"addresses": [{"ip": "10.0.0.25"}], "ports": [{"name": "http-test", "port": 8080}]}]}, smp)
+    assert code == 200 and ep["metadata"]["labels"]["test-service"] == "patched"
+    assert ep["subsets"] == [{"addresses": [{"ip": "10.0.0.25"}],
+                              "ports": [{"name": "http-test", "port": 8080, "protocol": "TCP"}]}]
+    code, _ = live.json("DELETE", f"{ns}/endpoints?labelSelector=test-endpoint-static%3Dtrue")
+    assert code == 200
+    seen = _watched(live, f"{ns}/endpoints?labelSelector=test-endpoint-static%3Dtrue", rv)
+    assert [t for t, _ in seen] == ["ADDED", "MODIFIED", "MODIFIED", "DELETED"]
+
+    # a collection of services deleted by label; the kubernetes Service found listing all namespaces
+    live.json("POST", "/api/v1/namespaces", {"metadata": {"name": "svc-collection"}})
+    for name, label, port in (("e2e-svc-a", "delete", 8001), ("e2e-svc-b", "delete", 8002),
+                              ("e2e-svc-c", "keep", 8003)):
+        assert live.json("POST", "/api/v1/namespaces/svc-collection/services", {
+            "metadata": {"name": name, "labels": {"e2e-test-service": label}},
+            "spec": {"type": "ClusterIP", "ports": [{"name": "http", "protocol": "TCP", "port": port,
+                                                     "targetPort": port}]}})[0] == 201
+    path = "/api/v1/namespaces/svc-collection/services"
+    assert len(live.json("GET", path)[1]["items"]) == 3
+    code, gone = live.json("DELETE", f"{path}?labelSelector=e2e-test-service%3Ddelete")
+    assert code == 200 and [s["metadata"]["name"] for s in gone["items"]] == ["e2e-svc-a", "e2e-svc-b"]
+    assert [s["metadata"]["name"] for s in live.json("GET", path)[1]["items"]] == ["e2e-svc-c"]
+    every = live.json("GET", "/api/v1/services")[1]["items"]
+    assert ("default", "kubernetes") in {(s["metadata"]["namespace"], s["metadata"]["name"]) for s in every}

@@ -83,9 +83,10 @@ def _measure(value: Any) -> tuple[int, bool]:
     return deepest, huge
 
 
-def parse_yaml(data: bytes | str) -> Any:
+def parse_yaml(data: bytes | str, duplicates: list[str] | None = None) -> Any:
     """YAML as sigs.k8s.io/yaml turns it into JSON (timestamps stay strings), read with the scenario loader's
-    composer and its alias budget; ``DecodeError`` worded as go-yaml."""
+    composer and its alias budget; ``DecodeError`` worded as go-yaml. ``duplicates`` receives go-yaml's strict
+    errors for repeated mapping keys (podlife.api.duplicates.yaml_duplicates)."""
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
     if text.count("[") + text.count("{") > MAX_DEPTH and _flow_depth(text) > MAX_DEPTH:
         # PyYAML's scanner takes time quadratic in the nesting of flow collections: refused before it reads
@@ -104,6 +105,10 @@ def parse_yaml(data: bytes | str) -> Any:
         if "*" in text and expanded_sizes(node)[id(node)] > MAX_YAML_VALUES:   # an alias is written *name
             # go-yaml decode.go: "document contains excessive aliasing"
             raise DecodeError("yaml: document contains excessive aliasing")
+        if duplicates is not None:
+            from podlife.api.duplicates import yaml_duplicates
+
+            duplicates += yaml_duplicates(node)
         try:
             value = loader.construct_document(node)
         except RecursionError:   # a recursive alias (&a [*a])

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from podlife.api import quantity
 from podlife.api.selectors import once
+
+if TYPE_CHECKING:
+    from podlife.versions import Profile
 
 NAMESPACED_KINDS = frozenset({
     "Pod", "Event", "Lease", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
@@ -336,13 +340,17 @@ def _default_job(obj: dict) -> None:
 # --- other kinds -------------------------------------------------------------------------
 
 
-def _externally_accessible(spec: dict) -> bool:
-    """pkg/api/v1/service.ExternallyAccessible."""
+def externally_accessible(spec: Mapping[str, Any], profile: Profile | None) -> bool:
+    """pkg/api/v1/service.ExternallyAccessible: whether externalTrafficPolicy applies (``profile`` None: the
+    newest rule); before 1.29 needsExternalTrafficPolicy, NodePort and LoadBalancer only."""
     t = spec.get("type")
-    return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
+    if t in ("LoadBalancer", "NodePort"):
+        return True
+    with_ips = profile is None or profile.external_traffic_policy_external_ips
+    return with_ips and t == "ClusterIP" and bool(spec.get("externalIPs"))
 
 
-def _default_service(obj: dict) -> None:
+def _default_service(obj: dict, profile: Profile | None = None) -> None:
     """SetDefaults_Service. clusterIP(s)/ipFamilies are allocated by the registry, not defaulted."""
     spec = _child(obj, "spec")
     _setdefault(spec, "sessionAffinity", "None")
@@ -359,12 +367,20 @@ def _default_service(obj: dict) -> None:
         _setdefault(port, "protocol", "TCP")
         if port.get("targetPort") in (None, 0, ""):
             port["targetPort"] = port.get("port")
-    if _externally_accessible(spec):
+    if externally_accessible(spec, profile):
         _setdefault(spec, "externalTrafficPolicy", "Cluster")
     if spec.get("internalTrafficPolicy") is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
     if spec["type"] == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
         spec["allocateLoadBalancerNodePorts"] = True
+
+
+def _default_endpoints(obj: dict) -> None:
+    """SetDefaults_Endpoints: a port's protocol is TCP unless given."""
+    for subset in _as_list(obj.get("subsets")):
+        for port in _as_list(_as_dict(subset).get("ports")):
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
 
 
 def _default_namespace(obj: dict) -> None:
@@ -419,10 +435,13 @@ def _default_pvc(obj: dict) -> None:
 
 
 def _default_pv(obj: dict) -> None:
-    """SetDefaults_PersistentVolume: Retain unless given, Filesystem."""
+    """SetDefaults_PersistentVolume: Retain unless given, Filesystem; SetDefaults_HostPathVolumeSource on a
+    hostPath source as on a pod's volume (type "")."""
     spec = _child(obj, "spec")
     _setdefault(spec, "persistentVolumeReclaimPolicy", "Retain")
     _setdefault(spec, "volumeMode", "Filesystem")
+    if isinstance(spec.get("hostPath"), dict):
+        spec["hostPath"].setdefault("type", "")
 
 
 def _default_storage_class(obj: dict) -> None:
@@ -481,6 +500,73 @@ def _default_role_binding(obj: dict) -> None:
             subject["apiGroup"] = "rbac.authorization.k8s.io"
 
 
+def _default_webhook(hook: dict, mutating: bool) -> None:
+    """admissionregistration/v1 SetDefaults_ValidatingWebhook / SetDefaults_MutatingWebhook, SetDefaults_Rule
+    (scope "*") and SetDefaults_ServiceReference (port 443) (pkg/apis/admissionregistration/v1/defaults.go)."""
+    _setdefault(hook, "failurePolicy", "Fail")
+    _setdefault(hook, "matchPolicy", "Equivalent")
+    _setdefault(hook, "namespaceSelector", {})
+    _setdefault(hook, "objectSelector", {})
+    _setdefault(hook, "timeoutSeconds", 10)
+    if mutating:
+        _setdefault(hook, "reinvocationPolicy", "Never")
+    for rule in _as_list(hook.get("rules")):
+        if isinstance(rule, dict):
+            _setdefault(rule, "scope", "*")
+    service = _as_dict(hook.get("clientConfig")).get("service")
+    if isinstance(service, dict):
+        _setdefault(service, "port", 443)
+
+
+def _default_webhook_configuration(obj: dict) -> None:
+    for hook in _as_list(obj.get("webhooks")):
+        if isinstance(hook, dict):
+            _default_webhook(hook, obj.get("kind") == "MutatingWebhookConfiguration")
+
+
+def _default_match_resources(match: object) -> None:
+    """admissionregistration/v1 SetDefaults_MatchResources (with SetDefaults_Rule on its rules)."""
+    if not isinstance(match, dict):
+        return
+    _setdefault(match, "matchPolicy", "Equivalent")
+    _setdefault(match, "namespaceSelector", {})
+    _setdefault(match, "objectSelector", {})
+    for key in ("resourceRules", "excludeResourceRules"):
+        for rule in _as_list(match.get(key)):
+            if isinstance(rule, dict):
+                _setdefault(rule, "scope", "*")
+
+
+def _default_admission_policy(obj: dict) -> None:
+    """SetDefaults_ValidatingAdmissionPolicySpec (failurePolicy Fail) / MutatingAdmissionPolicySpec, and
+    SetDefaults_ParamRef (parameterNotFoundAction Deny) on bindings."""
+    spec = _child(obj, "spec")
+    if obj.get("kind") in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
+        _setdefault(spec, "failurePolicy", "Fail")
+        _default_match_resources(spec.get("matchConstraints"))
+    else:
+        _default_match_resources(spec.get("matchResources"))
+        ref = spec.get("paramRef")
+        if isinstance(ref, dict):
+            _setdefault(ref, "parameterNotFoundAction", "Deny")
+
+
+_CSI_DRIVER_DEFAULTS: dict[str, object] = {
+    "attachRequired": True, "podInfoOnMount": False, "storageCapacity": False,
+    "fsGroupPolicy": "ReadWriteOnceWithFSType", "volumeLifecycleModes": ["Persistent"],
+    "requiresRepublish": False, "seLinuxMount": False}
+
+
+def default_csi_driver(obj: dict, fields: tuple[str, ...]) -> None:
+    """storage/v1 SetDefaults_CSIDriver: the fields the version defaults (``Profile.csi_driver_defaults``)."""
+    spec = _child(obj, "spec")
+    for name in fields:
+        current = spec.get(name)
+        if current is None or (name == "volumeLifecycleModes" and not current):   # len(...) == 0 there
+            value = _CSI_DRIVER_DEFAULTS[name]
+            spec[name] = list(value) if isinstance(value, list) else value
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
     "RoleBinding": _default_role_binding,
     "ClusterRoleBinding": _default_role_binding,
@@ -497,20 +583,32 @@ _BY_KIND: dict[str, Callable[[dict], None]] = {
     "StatefulSet": _default_statefulset,
     "DaemonSet": _default_daemonset,
     "Job": _default_job,
-    "Service": _default_service,
+    "Endpoints": _default_endpoints,
     "Namespace": _default_namespace,
     "Node": _default_node,
     "PriorityClass": _default_priority_class,
+    "ValidatingWebhookConfiguration": _default_webhook_configuration,
+    "MutatingWebhookConfiguration": _default_webhook_configuration,
+    "ValidatingAdmissionPolicy": _default_admission_policy,
+    "ValidatingAdmissionPolicyBinding": _default_admission_policy,
+    "MutatingAdmissionPolicy": _default_admission_policy,
+    "MutatingAdmissionPolicyBinding": _default_admission_policy,
 }
 
 
-def apply_defaults(obj: dict) -> None:
-    """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only)."""
+def apply_defaults(obj: dict, profile: Profile | None = None) -> None:
+    """Default ``obj`` in place as the API server does for its kind (unknown kinds: namespace only), with
+    ``profile``'s rules where defaults differ by version (None: the newest)."""
     kind = obj.get("kind")
     if not isinstance(kind, str):
         return
     if kind in NAMESPACED_KINDS:
         _setdefault(_child(obj, "metadata"), "namespace", "default")
+    if kind == "Service":
+        _default_service(obj, profile)
+        return
+    if kind == "CSIDriver" and profile is not None:   # the defaulted fields depend on the release's gates
+        default_csi_driver(obj, profile.csi_driver_defaults)
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from podlife.api.duplicates import Body, Pairs, capped, join, json_pairs, yaml_error
 from podlife.api.errors import ApiError
 from podlife.api.gofmt import go_quote, rfc3339
 from podlife.api.schema import TypeSchema
@@ -50,36 +51,77 @@ def directive(value: str | None, prof: Profile, options_kind: str = "CreateOptio
 
 def unknown_fields(obj: Any, schema: TypeSchema) -> list[str]:
     """runtime/converter.go and sigs.k8s.io/json strict decoding: fields a struct does not declare, depth first
-    in the object's own order."""
+    in the object's own order, each message once."""
     out: list[str] = []
     _walk(obj, schema, "", out)
-    return [f'unknown field "{p}"' for p in out]
+    return capped(out)
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+def strict_errors(obj: Any, schema: TypeSchema, body: Body | None = None) -> list[str]:
+    """The strict decoding errors of a create or update body (runtime/serializer/json/json.go Decode).
+
+    JSON: sigs.k8s.io/json UnmarshalStrict reports unknown and duplicate fields as it meets them (a repeated
+    field the struct does not declare is only unknown). YAML: the body is decoded from YAMLToJSON's output,
+    whose keys are sorted, and YAMLToJSONStrict's error about repeated keys comes first."""
+    if body is not None and body.yaml:
+        head = [yaml_error(body.yaml_lines)] if body.yaml_lines else []
+        return head + unknown_fields(_sorted_keys(obj), schema)
+    tree = json_pairs(body.data) if body is not None and body.data else None
+    return unknown_fields(tree if tree is not None else obj, schema)
+
+
+def as_warnings(errors: list[str]) -> list[str]:
+    """Strict errors as Warn sends them (handlers/rest.go addStrictDecodingWarnings): go-yaml's list of
+    errors becomes one warning a line."""
+    out: list[str] = []
+    for e in errors:
+        if e.startswith(YAML_ERRORS):
+            out += [line.strip() for line in e[len(YAML_ERRORS):].splitlines() if line.strip()]
+        else:
+            out.append(e)
+    return out
+
+
+YAML_ERRORS = "yaml: unmarshal errors:\n"
+
+
+def _sorted_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(v) for v in value]
+    return value
 
 
 def _walk(value: Any, schema: TypeSchema, path: str, out: list[str]) -> None:
     pause()   # a large body is walked in slices (podlife.engine.slices)
-    if isinstance(value, dict):
+    if isinstance(value, (dict, Pairs)):
+        items = value if isinstance(value, Pairs) else value.items()
+        seen: set[str] = set()
         if schema.is_struct:
-            for key, v in value.items():
+            for key, v in items:
                 hit = schema.field(key)
                 if hit is None:
-                    out.append(_join(path, key))
-                elif v is not None:
-                    _walk(v, hit[0], _join(path, key), out)
+                    out.append(f'unknown field "{join(path, key)}"')
+                    continue
+                if key in seen:
+                    out.append(f'duplicate field "{join(path, key)}"')
+                seen.add(key)
+                if v is not None:
+                    _walk(v, hit[0], join(path, key), out)
         elif schema.is_map:
             values = schema.values()
-            for key, v in value.items():
+            for key, v in items:
+                if key in seen:
+                    out.append(f'duplicate field "{join(path, key)}"')
+                seen.add(key)
                 if v is not None:
-                    _walk(v, values, _join(path, key), out)
+                    _walk(v, values, join(path, key), out)
     elif isinstance(value, list) and schema.is_list:
-        items = schema.items()
+        items_schema = schema.items()
         for i, v in enumerate(value):
             if v is not None:
-                _walk(v, items, f"{path}[{i}]", out)
+                _walk(v, items_schema, f"{path}[{i}]", out)
 
 
 def prune(value: Any, schema: TypeSchema) -> Any:
@@ -114,15 +156,16 @@ def strict_decoding_error(errors: list[str]) -> str:
     return "strict decoding error: " + ", ".join(errors)
 
 
-def decode_body(obj: dict[str, Any], schema: TypeSchema, mode: str) -> tuple[dict[str, Any], list[str]]:
+def decode_body(obj: dict[str, Any], schema: TypeSchema, mode: str, body: Body | None = None
+                ) -> tuple[dict[str, Any], list[str]]:
     """The body of a create or update (handlers/create.go, update.go: decoder.Decode, transformDecodeError)."""
-    errors = unknown_fields(obj, schema) if mode != IGNORE else []
+    errors = strict_errors(obj, schema, body) if mode != IGNORE else []
     if errors and mode == STRICT:
         kind = str(obj.get("kind", ""))
         version = str(obj.get("apiVersion", "")).rpartition("/")[2]
         raise ApiError(400, "BadRequest", f'{kind} in version "{version}" cannot be handled as a {schema.go_name}: '
                                           f"{strict_decoding_error(errors)}")
-    return prune(obj, schema), (errors if mode == WARN else [])
+    return prune(obj, schema), (as_warnings(errors) if mode == WARN else [])
 
 
 def patched_body(obj: dict[str, Any], schema: TypeSchema, mode: str, patch_value: str,

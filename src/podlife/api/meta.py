@@ -18,6 +18,7 @@ class KindInfo:
     namespaced: bool
     has_generation: bool   # metadata.generation is set on create and bumped on spec changes
     has_status: bool       # status is written through its own subresource
+    custom: bool = False   # a custom resource (its CRD's), validated by the apiextensions server's rules
 
 
 KINDS: dict[str, KindInfo] = {k.kind: k for k in (

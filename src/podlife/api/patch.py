@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from podlife.api import decoding
+from podlife.api.duplicates import patch_duplicates
 from podlife.api.errors import ApiError
 from podlife.api.fieldvalidation import IGNORE, patched_body
 from podlife.api.gofmt import go_json, go_quote, go_type, go_value
@@ -52,6 +53,7 @@ MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024   # apiserver server/config.go JSONP
 class Patched:
     object: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    strict: list[str] = field(default_factory=list)   # a custom resource's: the patch body's own strict errors
 
 
 def patch_types(custom: bool) -> list[str]:
@@ -86,6 +88,8 @@ def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schem
         raise ApiError(400, "BadRequest", str(e)) from None
     except ValueError:
         raise ApiError(400, "BadRequest", "invalid JSON patch") from None
+    # the body's own strict errors (repeated keys; a JSON patch's unknown op fields) come first
+    strict = patch_duplicates(patch, kind == JSON_PATCH) if validation != IGNORE else []
     current = copy.deepcopy(original)
     if kind == STRATEGIC_MERGE_PATCH:
         if not isinstance(doc, dict) and doc is not None:
@@ -97,16 +101,16 @@ def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schem
             result = _merge_map(current, patch_map, schema)
         except _SmpError as e:
             raise e.api_error() from None
-        return _finish(result, schema, validation, lambda: go_value(patch_map), smp=True, typed=typed)
+        return _finish(result, schema, validation, lambda: go_value(patch_map), strict, smp=True, typed=typed)
     if kind == MERGE_PATCH:
         result = merge_patch(current, doc)
     else:
         result = json_patch(current, doc)
-    return _finish(result, schema, validation, lambda: go_json(result), typed=typed)
+    return _finish(result, schema, validation, lambda: go_json(result), strict, typed=typed)
 
 
-def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any, smp: bool = False,
-            typed: bool = False) -> Patched:
+def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any, strict: list[str],
+            smp: bool = False, typed: bool = False) -> Patched:
     if not isinstance(result, dict):
         # the patched document must decode into the kind's type (runtime.DecodeInto)
         raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(go_json(result))}: '
@@ -116,9 +120,9 @@ def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any,
         raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: "": exceeded max depth of '
                                        f"{decoding.MAX_DEPTH}")
     if schema is None:
-        return Patched(decoding.untyped_numbers(result) if typed else result)
+        return Patched(decoding.untyped_numbers(result) if typed else result, strict=strict)
     if not typed:
-        obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "")
+        obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "", strict)
         return Patched(obj, warnings)
     # the patched object decoded into the Go type: the JSON of a JSON or merge patch (jsonPatcher
     # applyPatchToCurrentObject: runtime.DecodeInto), the map of a strategic merge patch (applyPatchToObject:
@@ -133,7 +137,7 @@ def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any,
         if err is not None:
             raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {go_quote(shown())}: {err}')
     decoding.untyped_numbers(result)
-    obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "")
+    obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "", strict)
     return Patched(obj, warnings)
 
 

@@ -738,3 +738,41 @@ def type_schema(minor: int, api_version: str, kind: str) -> TypeSchema | None:
         return None
     defs = _definitions(minor)["$defs"]
     return TypeSchema(defs, defs[definition], definition)
+
+
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+def object_meta(minor: int) -> TypeSchema:
+    """ObjectMeta's schema in this minor (a custom resource's metadata decodes into it)."""
+    defs = _definitions(minor)["$defs"]
+    return TypeSchema(defs, defs[OBJECT_META], OBJECT_META)
+
+
+def custom_type_schema(minor: int, raw: dict[str, Any] | None) -> TypeSchema | None:
+    """A custom resource version's openAPIV3Schema as the field manager's type converter sees it: the root and
+    each x-kubernetes-embedded-resource carry apiVersion, kind and an ObjectMeta metadata (kube-openapi
+    builder, apiextensions-apiserver pkg/controller/openapi/builder). None without a schema."""
+    if not isinstance(raw, dict):
+        return None
+    defs = _definitions(minor)["$defs"]
+    return TypeSchema(defs, _with_meta(raw, True))
+
+
+def _with_meta(s: Any, resource: bool) -> Any:
+    if not isinstance(s, dict):
+        return s
+    out = dict(s)
+    props = {k: _with_meta(v, bool(isinstance(v, dict) and v.get("x-kubernetes-embedded-resource")))
+             for k, v in (s.get("properties") or {}).items()} if isinstance(s.get("properties"), dict) else None
+    if resource:
+        props = props or {}
+        props.setdefault("apiVersion", {"type": "string"})
+        props.setdefault("kind", {"type": "string"})
+        props["metadata"] = {"$ref": f"#/$defs/{OBJECT_META}"}
+    if props is not None:
+        out["properties"] = props
+    for key in ("items", "additionalProperties"):
+        if isinstance(s.get(key), dict):
+            out[key] = _with_meta(s[key], bool(s[key].get("x-kubernetes-embedded-resource")))
+    return out

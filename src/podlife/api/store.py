@@ -11,6 +11,7 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 from __future__ import annotations
 
 import builtins
+from bisect import bisect_left
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
 from podlife.api.registry.csr import prepare_approval, validate_approval
+from podlife.api.registry.generic import keep_written_metadata
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -222,8 +224,14 @@ class Store:
             return []   # admission and controllers list kinds most clusters have none of, once per pod write
         if node is not None:
             keys = sorted(k for k in self._pods_by_node.get(node, ()) if namespace is None or k[0] == namespace)
+        elif namespace is None:
+            keys = self._keys(kind)
         else:
-            keys = [k for k in self._keys(kind) if namespace is None or k[0] == namespace]
+            # the keys are sorted by (namespace, name): a namespace's are one run, found by bisection rather
+            # than a scan of the kind (as etcd reads a namespace's range of keys); a namespace holds no NUL, so
+            # (namespace + NUL,) sorts after every key of the namespace and before any other namespace's
+            every = self._keys(kind)
+            keys = every[bisect_left(every, (namespace,)):bisect_left(every, (namespace + "\0",))]
         out = [self._fresh(kind, items[k]) for k in keys] if kind in self._materialized_kinds else \
             [items[k] for k in keys]
         return [o for o in out if where(o)] if where else out
@@ -331,7 +339,7 @@ class Store:
         if self.options.manage is not None:
             # the field manager sees the object as decoded (the scheme's defaults set), before admission and
             # the strategy fill server-set fields (handlers/create.go: UpdateNoErrors before rest.Create)
-            apply_defaults(obj)
+            apply_defaults(obj, self.profile)
             self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
         causes = self._validate(lambda: strategy.validate(obj))
@@ -398,7 +406,7 @@ class Store:
             raise _uid_precondition_failed(self.kinds[kind], key[0], md["name"], md["uid"], old["metadata"]["uid"])
         strategy = strategy_for(self._info(kind))
         if self.options.manage is not None:
-            apply_defaults(obj)   # as decoded (handlers/update.go)
+            apply_defaults(obj, self.profile)   # as decoded (handlers/update.go)
             self.options.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
             new = _revision(old)
@@ -407,6 +415,7 @@ class Store:
         elif subresource == "approval":
             new = _revision(old)
             prepare_approval(new, old, obj, self.trace.timestamp())
+            keep_written_metadata(kind, new, obj)
         elif subresource == "ephemeralcontainers":
             new = _revision(old)
             ephemeral.prepare(new, old, obj)

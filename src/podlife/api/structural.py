@@ -8,6 +8,8 @@ Public API:
 - ``prune(obj, schema)``: drops, in place, the fields the schema does not know (apiextensions-apiserver
   pkg/apiserver/schema/pruning/algorithm.go): kept under ``x-kubernetes-preserve-unknown-fields``, and
   apiVersion/kind/metadata at the root and in an ``x-kubernetes-embedded-resource``.
+- ``unknown_fields(obj, schema, object_meta) -> list[str]``: ``unknown field "spec.foo"`` for each field the
+  decoder drops, in upstream's order.
 - ``default(obj, schema)``: sets, in place, the schema's defaults where a field is absent or a non-nullable
   null (pkg/apiserver/schema/defaulting/algorithm.go Default); applied to request bodies and to every read
   from storage, so a default added to a CRD shows on objects stored before it.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from podlife.api.errors import FieldError
@@ -58,23 +61,54 @@ def _items(s: Schema | None) -> Schema | None:
     return i if isinstance(i, dict) else None
 
 
-def prune(x: Any, s: Schema | None, root: bool = True) -> None:
+def prune(x: Any, s: Schema | None, root: bool = True, path: str = "", pruned: list[str] | None = None,
+          metas: list[tuple[str, Any]] | None = None) -> None:
+    """``pruned`` receives the path of each field dropped (pruning/algorithm.go TrackUnknownFieldPaths), ``metas``
+    the path and value of each embedded resource's metadata (checked as an ObjectMeta, objectmeta/coerce.go)."""
     preserve = bool(s and s.get("x-kubernetes-preserve-unknown-fields"))
     embedded = bool(s and s.get("x-kubernetes-embedded-resource"))
     if isinstance(x, dict):
         props, extra = _props(s), _additional(s)
         for k in list(x):
+            p = _path(path, k)
             if (root or embedded) and k in _ROOT_FIELDS:
+                if k == "metadata" and not root and metas is not None:
+                    metas.append((p, x[k]))
                 continue
             if k in props and isinstance(props[k], dict):
-                prune(x[k], props[k], root=False)
+                prune(x[k], props[k], False, p, pruned, metas)
             elif extra is not None:
-                prune(x[k], extra, root=False)
+                prune(x[k], extra, False, p, pruned, metas)
             elif not preserve:
+                if pruned is not None:
+                    pruned.append(p)
                 del x[k]
     elif isinstance(x, list):
-        for v in x:
-            prune(v, _items(s), root=False)
+        for i, v in enumerate(x):
+            prune(v, _items(s), False, _path(path, i), pruned, metas)
+
+
+def unknown_fields(obj: dict[str, Any], s: Schema | None, object_meta: Any) -> list[str]:
+    """The unknown fields of a custom resource, in the order the apiextensions decoder reports them
+    (customresource_handler.go unstructuredSchemaCoercer.apply): the root metadata's (GetObjectMetaWithOptions),
+    then the pruned ones, sorted (PruneWithOptions), then those of embedded resources' metadata
+    (CoerceWithOptions). ``object_meta`` is the ObjectMeta TypeSchema."""
+    from podlife.api.fieldvalidation import unknown_fields as struct_unknown
+
+    def meta_errors(path: str, meta: Any) -> list[str]:
+        return [e.replace('field "', f'field "{path}.', 1) for e in struct_unknown(meta, object_meta)]
+
+    out = meta_errors("metadata", obj.get("metadata")) if isinstance(obj.get("metadata"), dict) else []
+    if s is None:
+        return out
+    pruned: list[str] = []
+    metas: list[tuple[str, Any]] = []
+    prune(copy.deepcopy(obj), s, pruned=pruned, metas=metas)
+    out += [f'unknown field "{p}"' for p in sorted(pruned)]
+    for path, meta in metas:
+        if isinstance(meta, dict):
+            out += meta_errors(path, meta)
+    return out
 
 
 def _non_nullable_null(v: Any, s: Schema | None) -> bool:
@@ -119,19 +153,44 @@ def _supported(v: Any) -> str:
 
 
 def enum_errors(x: Any, s: Schema | None, path: str = "") -> list[FieldError]:
-    if not isinstance(s, dict):
-        return []
-    out: list[FieldError] = []
+    return _value_errors(x, s, path, _enum_here)
+
+
+def required_errors(x: Any, s: Schema | None, path: str = "") -> list[FieldError]:
+    """``Required value`` for each ``required`` property an object lacks (kube-openapi validate object_validator,
+    turned into field.Required by apiextensions validation.go ValidateCustomResource), depth first; the root's
+    apiVersion, kind and metadata are not the schema's."""
+    return _value_errors(x, s, path, _required_here)
+
+
+def _enum_here(x: Any, s: Schema, path: str) -> list[FieldError]:
     enum = s.get("enum")
     if isinstance(enum, list) and x is not None and x not in enum:
         detail = "supported values: " + ", ".join(f'"{_supported(v)}"' for v in enum)
-        out.append(FieldError(path, "Unsupported value", detail, _supported(x)))
+        return [FieldError(path, "Unsupported value", detail, _supported(x))]
+    return []
+
+
+def _required_here(x: Any, s: Schema, path: str) -> list[FieldError]:
+    required = s.get("required")
+    if not isinstance(x, dict) or not isinstance(required, list):
+        return []
+    return [FieldError(_path(path, n), "Required value") for n in required if isinstance(n, str) and n not in x]
+
+
+def _value_errors(x: Any, s: Schema | None, path: str,
+                  here: Callable[[Any, Schema, str], list[FieldError]]) -> list[FieldError]:
+    if not isinstance(s, dict):
+        return []
+    out: list[FieldError] = here(x, s, path)
     if isinstance(x, dict):
         props, extra = _props(s), _additional(s)
         for k, v in x.items():
+            if path == "" and k in _ROOT_FIELDS:
+                continue
             sub = props.get(k) if isinstance(props.get(k), dict) else extra
-            out += enum_errors(v, sub, _path(path, k))
+            out += _value_errors(v, sub, _path(path, k), here)
     elif isinstance(x, list):
         for i, v in enumerate(x):
-            out += enum_errors(v, _items(s), _path(path, i))
+            out += _value_errors(v, _items(s), _path(path, i), here)
     return out

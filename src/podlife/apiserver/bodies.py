@@ -9,6 +9,7 @@ import orjson
 import yaml
 
 from podlife.api import decoding
+from podlife.api.duplicates import Body
 from podlife.api.errors import ApiError
 from podlife.apiserver.status import bad_request, unsupported_media
 
@@ -43,9 +44,14 @@ def media_type(content_type: str | None) -> str:
     return (content_type or JSON).split(";")[0].strip().lower() or JSON
 
 
-def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
-    """A create or update body as a dict, or ApiError 400 / 415."""
+def decode(data: bytes, content_type: str | None, expected_kind: str, body: Body | None = None,
+           custom: bool = False) -> Any:
+    """A create or update body as a dict, or ApiError 400 / 415; ``body`` receives what strict decoding needs
+    (podlife.api.duplicates.Body). A custom resource takes JSON and YAML only (apiextensions-apiserver's
+    crdHandler serializers), whatever the protobuf body holds."""
     mt = media_type(content_type)
+    if mt == PROTOBUF and custom:
+        raise unsupported_media([JSON, YAML])
     if mt == PROTOBUF:
         from podlife.apiserver import protobuf
 
@@ -54,7 +60,10 @@ def decode(data: bytes, content_type: str | None, expected_kind: str) -> Any:
         raise unsupported_media(WRITE_TYPES)
     unrecognized = f"the object provided is unrecognized (must be of type {expected_kind})"
     try:
-        obj = decoding.parse_json(data) if mt != YAML else decoding.parse_yaml(data)
+        if body is not None:
+            body.data, body.yaml = data, mt == YAML
+        obj = decoding.parse_json(data) if mt != YAML else decoding.parse_yaml(
+            data, body.yaml_lines if body is not None else None)
     except decoding.DecodeError as e:
         if mt == YAML:   # sigs.k8s.io/yaml YAMLToJSON, in the yaml serializer before anything else
             raise bad_request(f"{unrecognized}: error converting YAML to JSON: {e} ({_summary(data)})") from None

@@ -630,6 +630,16 @@ def _gvk_nn(obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}; {group}/{version}, Kind={obj.get('kind', '')}"
 
 
+def typed_patch(applied: dict[str, Any], t: _Type | TypeSchema | None) -> dict[Path, Any]:
+    """The apply configuration as a typed object (structuredmerge.go Apply: ObjectToTyped): a field the schema
+    does not declare is a 500 naming each (smd's errors, one per line after "errors:" when several)."""
+    try:
+        return _field_set(applied, t if isinstance(t, _Type) else _Type(t), strict=True)
+    except _SchemaError as e:
+        body = e.errors[0] if len(e.errors) == 1 else "errors:\n" + "\n".join("  " + x for x in e.errors)
+        raise ApiError(500, "", f"failed to create typed patch object ({_gvk_nn(applied)}): {body}") from None
+
+
 def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: TypeSchema | None, now: str,
           force: bool = False, subresource: str = "", has_status: bool = True) -> dict[str, Any]:
     live_api_version = live.get("apiVersion") if live else None
@@ -643,11 +653,7 @@ def apply(live: dict[str, Any], applied: dict[str, Any], manager: str, schema: T
         raise ApiError(500, "", "failed to decode managed fields: operation must be `Apply` or `Update`")
     t = _Type(schema)
     api_version = str(applied.get("apiVersion", ""))
-    try:
-        config_set = _field_set(applied, t, strict=True)
-    except _SchemaError as e:
-        body = e.errors[0] if len(e.errors) == 1 else "errors:\n" + "\n".join("  " + x for x in e.errors)
-        raise ApiError(500, "", f"failed to create typed patch object ({_gvk_nn(applied)}): {body}") from None
+    config_set = typed_patch(applied, t)
     base = _strip_managed(live) if live else {}
     if not entries and base:
         # skipnonapplied.go: what exists is first attributed to "before-first-apply"

@@ -43,6 +43,13 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
     # pkg/registry/certificates/certificates/strategy.go SelectableFields
     "CertificateSigningRequest": _COMMON + ("spec.signerName",),
 }
+# pkg/apis/events/v1/conversion.go (and v1beta1) AddFieldLabelConversionsForEvent: events.k8s.io names its
+# selectable fields after its own fields, each mapped onto the core field set ToSelectableFields builds
+_EVENTS_K8S_IO = {"regarding." + f: "involvedObject." + f
+                  for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")}
+_EVENTS_K8S_IO.update({"reportingController": "reportingComponent", "reason": "reason", "type": "type",
+                       "metadata.namespace": "metadata.namespace", "metadata.name": "metadata.name"})
+_BY_GROUP: dict[tuple[str, str], dict[str, str]] = {("events.k8s.io", "Event"): _EVENTS_K8S_IO}
 _ALIASES = {("Event", "source"): "source.component", ("Job", "status.successful"): "status.succeeded",
             ("Pod", "status.podIPs"): "status.podIP"}
 # The selectable field sets are built from the internal objects' Go fields, so an unset bool or integer reads
@@ -68,10 +75,11 @@ _READERS: dict[tuple[str, str], Callable[[Obj], str]] = {("Event", "source.compo
 
 
 class FieldSelector:
-    def __init__(self, kind: str, text: str) -> None:
+    def __init__(self, kind: str, text: str, group: str = "") -> None:
         self.reqs: list[tuple[Callable[[Obj], str], bool, str]] = []   # (read, equal?, value)
         self.equal: dict[str, str] = {}   # field → the value it must equal (what an index can answer)
-        allowed = SUPPORTED.get(kind, _COMMON)
+        converted = _BY_GROUP.get((group, kind))
+        allowed = tuple(converted) if converted is not None else SUPPORTED.get(kind, _COMMON)
         for part in (p.strip() for p in text.split(",") if p.strip()):
             if "!=" in part:
                 field, value, eq = *part.split("!=", 1), False
@@ -84,6 +92,8 @@ class FieldSelector:
             field = field.strip()
             if field not in allowed:
                 raise ApiError(400, "BadRequest", f'field label not supported: {field}')
+            if converted is not None:
+                field = converted[field]   # the group's label, as the core field set names it
             path = _ALIASES.get((kind, field), field)
             read = _READERS.get((kind, path)) or _get(path, _ZERO.get((kind, path), ""))
             self.reqs.append((read, eq, value.strip()))

@@ -14,8 +14,10 @@ from aiohttp import web
 
 from podlife.api import decoding, schema, structural
 from podlife.api import fieldvalidation as fv
+from podlife.api.duplicates import Body, capped, json_duplicates, json_pairs, yaml_error
 from podlife.api.errors import ApiError, FieldError, invalid
 from podlife.api.meta import Obj
+from podlife.api.validation.objectmeta import custom_finalizer_warnings
 
 
 def mode(server: Any, request: web.Request, options_kind: str) -> str:
@@ -33,34 +35,59 @@ def _path(p: tuple[str | int, ...]) -> str:
     return out
 
 
-def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kind: str) -> tuple[Obj, list[str]]:
-    """The body as it will be stored (pruned for built-in kinds) and the warnings to send."""
+def decode(server: Any, request: web.Request, target: Any, obj: Obj, options_kind: str,
+           body: Body | None = None) -> tuple[Obj, list[str]]:
+    """The body as it will be stored (pruned for built-in kinds) and the warnings to send; ``body`` is what
+    bodies.decode kept for strict decoding (repeated keys)."""
     m = mode(server, request, options_kind)
     r = target.resource
     if not r.custom:
         ts = schema.type_schema(server.minor, str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
         if ts is not None:
-            obj, warnings = fv.decode_body(obj, ts, m)
+            obj, warnings = fv.decode_body(obj, ts, m, body)
             return decoding.untyped_numbers(obj), warnings
         return decoding.untyped_numbers(obj), []
     obj = decoding.untyped_numbers(obj)   # first: an integer beyond int64 decodes as a float64 (util/json)
-    warnings = check_custom(r, obj, m)
-    custom_write(r, obj)
+    warnings = check_custom(server, r, obj, m, body)
+    custom_write(server, r, obj)
     return obj, warnings
 
 
-def custom_write(r: Any, obj: Obj) -> None:
+def strategy_warnings(server: Any, r: Any, new: Obj, old: Obj | None, subresource: str | None) -> list[str]:
+    """A custom resource's strategy warnings (apiextensions-apiserver registry/customresource/strategy.go
+    WarningsOnCreate, WarningsOnUpdate): the finalizers a write adds that are not domain-qualified."""
+    if not r.custom or subresource is not None:
+        return []
+
+    def finalizers(o: Obj | None) -> list[Any]:
+        f = ((o or {}).get("metadata") or {}).get("finalizers")
+        return list(f) if isinstance(f, list) else []
+    return custom_finalizer_warnings(finalizers(new), finalizers(old) if old is not None else None,
+                                     server.cluster.profile.custom_finalizer_warning)
+
+
+def custom_write(server: Any, r: Any, obj: Obj) -> None:
     """A custom resource body as the apiextensions server decodes and validates it, in place: unknown fields
-    pruned and the schema's defaults set (the decoder: pruning, then structural defaulting), then each value
-    outside its enum is 422 (pkg/registry/customresource/validator.go, whatever the fieldValidation)."""
+    pruned, the metadata (the root's and each embedded resource's) decoded as an ObjectMeta, and the schema's
+    defaults set (customresource_handler.go unstructuredSchemaCoercer.apply, then structural defaulting), then
+    each missing required property and each value outside its enum is 422 (pkg/registry/customresource/
+    validator.go, whatever the fieldValidation)."""
     if r.crd is None:
         return
     s = structural.version_schema(r.crd, r.version)
+    metas: list[tuple[str, Any]] = [("metadata", obj.get("metadata"))]
+    if s is not None:
+        structural.prune(obj, s, metas=metas)
+    object_meta = schema.object_meta(server.minor)
+    for _, meta in metas:
+        if isinstance(meta, dict):
+            kept = fv.prune(meta, object_meta)
+            meta.clear()
+            meta.update(kept)
     if s is None:
         return
-    structural.prune(obj, s)
     structural.default(obj, s)
-    errs = structural.enum_errors(obj, s)
+    errs = structural.required_errors(obj, s) + structural.enum_errors(obj, s)
     if errs:
         raise invalid(f"{r.kind}.{r.group}", str((obj.get("metadata") or {}).get("name", "")), errs)
 
@@ -104,21 +131,36 @@ def workload_size(r: Any, obj: Obj) -> None:
         raise invalid(f"{r.kind}{group}", str(name), causes)
 
 
-def check_custom(r: Any, obj: Obj, m: str) -> list[str]:
-    """A custom resource against its version's schema."""
+def _custom_duplicates(body: Body | None) -> list[str]:
+    """The serializer's strict errors for an unstructured body: repeated keys of every object (JSON,
+    sigs.k8s.io/json objectInterface), or go-yaml's list of them (YAML, YAMLToJSONStrict)."""
+    if body is None:
+        return []
+    if body.yaml:
+        return [yaml_error(body.yaml_lines)] if body.yaml_lines else []
+    tree = json_pairs(body.data) if body.data else None
+    return json_duplicates(tree) if tree is not None else []
+
+
+def check_custom(server: Any, r: Any, obj: Obj, m: str, body: Body | None = None,
+                 first: list[str] | None = None) -> list[str]:
+    """A custom resource against its version's schema: a value of the wrong type is 422; the serializer's
+    duplicates, then the unknown fields (customresource_handler.go schemaCoercingDecoder) are 400 in Strict,
+    warnings in Warn. ``first``: a patch body's own strict errors, reported before the patched object's."""
     if m == fv.IGNORE or r.crd is None or not isinstance(obj.get("apiVersion"), str):
         return []
     errs = [e for e in schema.check(obj, 0, schema.custom_schemas(r.crd))
-            if e.message != "required field missing" and " is not supported; expected one of " not in e.message]
-    unknown = [e for e in errs if e.message.startswith("unknown field")]
-    typed = [e for e in errs if e not in unknown]
-    if typed:
-        causes = [FieldError(_path(e.path), "Invalid value", e.message) for e in typed]
+            if e.message != "required field missing" and " is not supported; expected one of " not in e.message
+            and not e.message.startswith("unknown field")]
+    if errs:
+        causes = [FieldError(_path(e.path), "Invalid value", e.message) for e in errs]
         name = (obj.get("metadata") or {}).get("name", "")
         raise ApiError(422, "Invalid", f'{r.kind}.{r.group} "{name}" is invalid: '
                                        f'{"; ".join(str(c) for c in causes)}', causes)
-    found = [f'unknown field "{_path(e.path)}"' for e in unknown]
+    found = list(first or ()) + _custom_duplicates(body) + structural.unknown_fields(
+        obj, structural.version_schema(r.crd, r.version), schema.object_meta(server.minor))
+    found = capped(found)
     if found and m == fv.STRICT:
         raise ApiError(400, "BadRequest", f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: '
                                           f"{fv.strict_decoding_error(found)}")
-    return found
+    return fv.as_warnings(found)

@@ -122,11 +122,27 @@ def _wrap_refs(s: Any) -> Any:
     return {"allOf": [{"$ref": s["$ref"]}], **out}
 
 
+_OBJECT_META_DESCRIPTION = ("Standard object's metadata. More info: https://git.k8s.io/community/contributors/"
+                            "devel/sig-architecture/api-conventions.md#metadata")
+
+
+def _add_type_meta(schema: dict[str, Any], ref_prefix: str) -> None:
+    """builder.go addTypeMetaProperties, and the ObjectMeta reference with PartialObjectMetadata's description
+    of it (kubectl explain <crd>.metadata shows it)."""
+    props = schema.setdefault("properties", {})
+    props["apiVersion"] = {"type": "string", "description": "APIVersion defines the versioned schema of "
+                           "this representation of an object."}
+    props["kind"] = {"type": "string", "description": "Kind is a string value representing the REST "
+                     "resource this object represents."}
+    props["metadata"] = {"$ref": ref_prefix + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                         "description": _OBJECT_META_DESCRIPTION}
+
+
 def _reverse_group(group: str) -> str:
     return ".".join(reversed(group.split(".")))
 
 
-def _custom(crds: Iterable[dict[str, Any]], ref_prefix: str) -> list[dict[str, Any]]:
+def _custom(crds: Iterable[dict[str, Any]], ref_prefix: str, v2: bool = False) -> list[dict[str, Any]]:
     """Each served version of each CRD: its definition name, GVK, plural, scope and schema."""
     out = []
     for crd in crds:
@@ -139,13 +155,15 @@ def _custom(crds: Iterable[dict[str, Any]], ref_prefix: str) -> list[dict[str, A
             version = v.get("name", "")
             raw = ((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object",
                                                                          "x-kubernetes-preserve-unknown-fields": True}
-            schema = _v2_from_structural(raw)
-            props = schema.setdefault("properties", {})
-            props["apiVersion"] = {"type": "string", "description": "APIVersion defines the versioned schema of "
-                                   "this representation of an object."}
-            props["kind"] = {"type": "string", "description": "Kind is a string value representing the REST "
-                             "resource this object represents."}
-            props["metadata"] = {"$ref": ref_prefix + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+            if v2 and raw.get("x-kubernetes-preserve-unknown-fields"):
+                # controller/openapi/builder buildKubeNative: in v2 a schema preserving unknown fields at its root
+                # is published as a bare object, without even apiVersion, kind and metadata (kubectl would refuse
+                # any other field)
+                schema: dict[str, Any] = {"type": "object"}
+            else:
+                schema = _v2_from_structural(raw)
+                _add_type_meta(schema, ref_prefix)
+
             schema["x-kubernetes-group-version-kind"] = [{"group": group, "kind": kind, "version": version}]
             out.append({"name": f"{_reverse_group(group)}.{version}.{kind}", "group": group, "version": version,
                         "kind": kind, "plural": names.get("plural") or kind.lower() + "s",
@@ -531,7 +549,7 @@ def _custom_list(c: dict[str, Any], prefix: str) -> dict[str, Any]:
 def v2_document(minor: int, crds: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
     crds = list(crds)
     prefix = "#/definitions/"
-    custom = _custom(crds, prefix)
+    custom = _custom(crds, prefix, v2=True)
     resources = _resources(minor, crds)
     builder = _Builder(minor, _names(minor, custom), v3=False)
     paths = {**_discovery_paths(builder, resources, None), **_route_paths(builder, resources)}

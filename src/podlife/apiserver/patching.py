@@ -9,7 +9,10 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from podlife.api import decoding, defaults, errors
+from podlife.api import decoding, defaults, errors, structural
+from podlife.api.duplicates import yaml_error
+from podlife.api.fieldvalidation import IGNORE, STRICT
+from podlife.api.schema import custom_type_schema
 from podlife.api import patch as patches
 from podlife.api.errors import ApiError, FieldError
 from podlife.api.meta import Obj
@@ -36,10 +39,11 @@ def manager(request: web.Request, ptype: str | None = None) -> str:
     return name
 
 
-def decode_apply(data: bytes) -> Obj:
-    """handlers/patch.go applyPatcher: yaml.Unmarshal (sigs.k8s.io/yaml) of the body, with podlife's limits."""
+def decode_apply(data: bytes, duplicates: list[str] | None = None) -> Obj:
+    """handlers/patch.go applyPatcher: yaml.Unmarshal (sigs.k8s.io/yaml) of the body, with podlife's limits;
+    ``duplicates`` receives go-yaml's strict errors for repeated keys."""
     try:
-        doc = decoding.parse_yaml(data)
+        doc = decoding.parse_yaml(data, duplicates)
     except decoding.DecodeError as e:
         raise ApiError(400, "BadRequest", f"error decoding YAML: error converting YAML to JSON: {e}") from None
     except yaml.YAMLError as e:
@@ -47,6 +51,17 @@ def decode_apply(data: bytes) -> Obj:
     if not isinstance(doc, dict):
         raise ApiError(400, "BadRequest", "error decoding YAML: the apply configuration is not an object")
     return doc
+
+
+def _apply_strict(repeated: list[str], m: str) -> list[str]:
+    """handlers/patch.go applyPatcher, after the apply: yaml.UnmarshalStrict of the body, refused (Strict) or
+    warned about a line at a time (Warn)."""
+    if not repeated or m == IGNORE:
+        return []
+    if m == STRICT:
+        raise ApiError(400, "BadRequest", "error strict decoding YAML: error converting YAML to JSON: "
+                                          f"{yaml_error(repeated)}")
+    return list(repeated)
 
 
 def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Obj, data: bytes, ptype: str,
@@ -57,12 +72,19 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
     now = server.cluster.trace.timestamp()
     who = manager(request, ptype)
     has_status = any(s[0] == "status" for s in r.subresources)
+    m = fieldvalidation.mode(server, request, "PatchOptions")
     if ptype == APPLY:
-        applied = decode_apply(data)
+        repeated: list[str] = []
+        applied = decode_apply(data, repeated)
         # a bool query parameter is read with strconv.ParseBool (the Python client sends "True")
         force = request.query.get("force") in _PARSE_BOOL_TRUE
         if not live and r.namespaced and target.namespace:
             applied.setdefault("metadata", {}).setdefault("namespace", target.namespace)
+        if r.custom and r.crd is not None:
+            # the CR's type converter is built from its structural schema (customresource_handler.go): the
+            # typed configuration refuses undeclared fields, whatever the fieldValidation
+            fieldmanager.typed_patch(applied, custom_type_schema(server.minor, structural.version_schema(
+                r.crd, r.version)))
         out = fieldmanager.apply(shown, applied, who, schema, now, force=force, subresource=subresource or "",
                                  has_status=has_status)
         if schema is not None:
@@ -76,16 +98,15 @@ def patched(server: Any, request: web.Request, target: Any, live: Obj, shown: Ob
                                         f"to proper version: {e}") from None
         out = decoding.untyped_numbers(out)
         if r.custom:
-            fieldvalidation.custom_write(r, out)
-        return out, []
-    m = fieldvalidation.mode(server, request, "PatchOptions")
+            fieldvalidation.custom_write(server, r, out)
+        return out, _apply_strict(repeated, m)
     result = patches.apply_patch(shown, data, ptype, schema, m, typed=True)
     warnings = list(result.warnings)
     if r.custom:
-        warnings += fieldvalidation.check_custom(r, result.object, m)
-        fieldvalidation.custom_write(r, result.object)
+        warnings += fieldvalidation.check_custom(server, r, result.object, m, first=result.strict)
+        fieldvalidation.custom_write(server, r, result.object)
     # handlers/patch.go: the patched object is decoded and defaulted before the field manager sees it
-    defaults.apply_defaults(result.object)
+    defaults.apply_defaults(result.object, server.cluster.profile)
     out = fieldmanager.update(shown, result.object, who, schema, now, subresource=subresource or "",
                               has_status=has_status)
     return out, warnings
@@ -97,7 +118,7 @@ def managed_on_write(server: Any, request: web.Request, target: Any, live: Obj, 
     decoded with the scheme's defaults before the field manager runs (handlers/create.go, update.go:
     UpdateNoErrors on the decoded object, before admission), so the defaults are the writer's fields."""
     r = target.resource
-    defaults.apply_defaults(new)
+    defaults.apply_defaults(new, server.cluster.profile)
     return fieldmanager.update(live, new, manager(request), fieldvalidation.type_schema(server, r),
                                server.cluster.trace.timestamp(), subresource=subresource or "",
                                has_status=any(s[0] == "status" for s in r.subresources))

@@ -175,7 +175,7 @@ def kind_info(r: Resource) -> KindInfo:
     if r.kind in KINDS:
         return KINDS[r.kind]
     return KindInfo(r.kind, r.api_version, r.resource, r.namespaced, r.custom,
-                    any(s[0] == "status" for s in r.subresources) and not r.custom)
+                    any(s[0] == "status" for s in r.subresources) and not r.custom, r.custom)
 
 
 class Catalog:

@@ -22,6 +22,7 @@ import orjson
 from aiohttp import web
 
 from podlife.api import conversion, structural
+from podlife.api.duplicates import Body
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
@@ -373,12 +374,13 @@ class ApiServer:
         r = t.resource
         now = self.now()
         options = (r.group, r.version, version, include, now, self.catalog.generation if r.crd else 0)
+        cols, make = tables.row_maker(r.kind, now, version=version, include=include, crd=r.crd,
+                                      served_version=r.version, profile=self.cluster.profile)
 
-        def cached(o: Obj, make: Any) -> dict[str, Any]:
-            return self.cache.row(r.storage_kind, o, options, make)
-        doc = tables.table(r.kind, [self.out(r, o) for o in objs], now, version=version, profile=self.cluster.profile,
-                           include=include, crd=r.crd, served_version=r.version, list_meta=list_meta, cached=cached)
-        return self._json(doc)
+        def row(o: Obj) -> bytes:
+            return self.cache.row(r.storage_kind, o, options, lambda: orjson.dumps(make(self.out(r, o))))
+        rows = [row(o) for o in objs]
+        return self._bytes(tables.encoded_table(cols, rows, version=version, list_meta=list_meta) + b"\n")
 
     # -- reads
 
@@ -395,7 +397,8 @@ class ApiServer:
             labels = _parse_labels(q["labelSelector"]) if q.get("labelSelector") else None
         except ValueError as e:
             raise bad_request(f"unable to parse requirement: {e}") from None
-        fields = FieldSelector(t.resource.kind, q.get("fieldSelector", "")) if q.get("fieldSelector") else None
+        text = q.get("fieldSelector", "")
+        fields = FieldSelector(t.resource.kind, text, t.resource.group) if text else None
         return Selection(labels, fields)
 
     def _list(self, request: web.Request, t: Target) -> web.Response:
@@ -584,13 +587,15 @@ class ApiServer:
         if t.resource.kind in CREATE_ONLY:
             _refuse_table(request)
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        body = Body()
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
             return self._json(reviews.review(obj), status=201)
         dry = self._dry_run(request)
-        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions")
-        warnings += _unmodelled(obj)
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
+        warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)
+        warnings += _protobuf_dropped(request)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
         created = self.store.create(obj, by=self._user(request), dry_run=dry)
         self.clock.settle()
@@ -598,15 +603,18 @@ class ApiServer:
 
     async def _update(self, request: web.Request, t: Target, subresource: str | None = None) -> web.Response:
         data = await self._body(request)
-        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind)
+        body = Body()
+        obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj, name=t.name)
         dry = self._dry_run(request)
-        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions")
+        obj, warnings = fieldvalidation.decode(self, request, t, obj, "UpdateOptions", body)
+        warnings += _protobuf_dropped(request)
         if subresource is None:
             warnings += _unmodelled(obj)
         live = self.store.try_get(t.resource.storage_kind, t.namespace, t.name or "")
         if live is None:
             raise self.store_not_found(t)
+        warnings += fieldvalidation.strategy_warnings(self, t.resource, obj, live, subresource)
         obj = patching.managed_on_write(self, request, t, live, obj, subresource)
         out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
         self.clock.settle()
@@ -630,12 +638,14 @@ class ApiServer:
                 raise conflict(res, t.name or "", f"uid mismatch: the provided object specified uid {uid}, "
                                                          "and no existing object was found")
             obj = self._check_body(t, obj, name=t.name)
+            warnings += fieldvalidation.strategy_warnings(self, r, obj, None, subresource)
             created = self.store.create(obj, by=self._user(request), dry_run=dry)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
         shown = self.out(r, current)
         new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
         new = self._check_body(t, new, name=t.name)
+        warnings += fieldvalidation.strategy_warnings(self, r, new, current, subresource)
         # a patch is applied to the object it read: a concurrent write in between is a conflict, unless the
         # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
         # can come in between)
@@ -705,6 +715,15 @@ def _unmodelled(obj: Obj) -> list[str]:
     from podlife.api.fieldsupport import unmodelled
 
     return [f"{path}: {message}" for path, message in unmodelled(obj)]
+
+
+def _protobuf_dropped(request: web.Request) -> list[str]:
+    """The fields of a protobuf body whose numbers podlife's table lacks, said rather than silently lost."""
+    if bodies.media_type(request.headers.get("Content-Type")) != bodies.PROTOBUF:
+        return []
+    from podlife.apiserver import protobuf
+
+    return protobuf.dropped_warnings()
 
 
 def _parse_int(text: str, bits: int = 64) -> int:

@@ -18,6 +18,7 @@ from podlife.controlplane.controllers.daemonset import DaemonSetController
 from podlife.controlplane.controllers.deployment import DeploymentController
 from podlife.controlplane.controllers.disruption import DisruptionController
 from podlife.controlplane.controllers.endpointslice import EndpointsController, EndpointSliceController
+from podlife.controlplane.controllers.endpointslicemirroring import EndpointSliceMirroringController
 from podlife.controlplane.controllers.garbagecollector import GarbageCollector
 from podlife.controlplane.controllers.job import JobController
 from podlife.controlplane.controllers.kubernetesservice import KubernetesServiceController
@@ -68,9 +69,11 @@ class ControllerDescriptor:
     name: str
     new: Callable[[ControllerContext], Controller]
     required_gates: tuple[str, ...] = ()   # started only when every one is enabled (requiredFeatureGates)
+    since: Callable[[Profile], bool] | None = None   # the version rule of a controller newer than some releases
 
     def enabled(self, ctx: ControllerContext) -> bool:
-        return all(ctx.profile.enabled(g) for g in self.required_gates)
+        return all(ctx.profile.enabled(g) for g in self.required_gates) and (
+            self.since is None or self.since(ctx.profile))
 
 
 def _plain(cls: Callable[[Kernel, Trace, Store, Profile], Controller]) -> Callable[[ControllerContext], Controller]:
@@ -92,6 +95,8 @@ CONTROLLERS: tuple[ControllerDescriptor, ...] = (
     ControllerDescriptor("daemonset-controller", _plain(DaemonSetController)),
     ControllerDescriptor("endpoints-controller", _plain(EndpointsController)),
     ControllerDescriptor("endpointslice-controller", _plain(EndpointSliceController)),
+    ControllerDescriptor("endpointslice-mirroring-controller", _plain(EndpointSliceMirroringController),
+                         since=lambda p: p.endpointslice_mirroring),
     ControllerDescriptor("garbage-collector-controller", _plain(GarbageCollector)),
     ControllerDescriptor("serviceaccount-controller", _plain(ServiceAccountsController)),
     ControllerDescriptor("root-ca-certificate-publisher-controller", _plain(RootCACertPublisher)),

@@ -31,6 +31,12 @@ class Kernel(simpy.Environment):
         self.stream = stream
         self._rngs: dict[str, random.Random] = {}
         self._cancelled = 0  # cancelled timers still in the queue
+        # what the run assumed as it went (podlife.report shows them beside the scenario's assumptions)
+        self.notes: dict[str, dict[str, str]] = {}
+
+    def note(self, obj: str, text: str) -> None:
+        """An assumption the run made, once per object and text, in the order made."""
+        self.notes.setdefault(f"{obj}\0{text}", {"object": obj, "container": "", "assumption": text})
 
     def rng(self, component: str) -> random.Random:
         """A generator of its own per component, so one component's draws never shift another's."""

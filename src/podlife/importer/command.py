@@ -47,7 +47,8 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
     if kubernetes_version is None and spec.get("kubernetesVersion") is None and dump.version is not None:
         kubernetes_version = dump.version
     nodes = [{"name": n["metadata"]["name"]} for n in dump.of("Node")]
-    sets = [*overrides, "spec.cluster.nodes=" + orjson.dumps(nodes).decode(),
+    sets = [*overrides, "spec.clusterFrom=null",   # the dumps it names are these (declared.named_dumps)
+            "spec.cluster.nodes=" + orjson.dumps(nodes).decode(),
             "spec.startTime=" + dump.taken.strftime("%Y-%m-%dT%H:%M:%SZ")]
     sc = load_scenario(path, sets, kubernetes_version=kubernetes_version, seed=seed, until=until,
                        text=text)

@@ -44,7 +44,7 @@ def outcome(result: Result) -> Report:
     out = {
         "endSeconds": round(result.end, 3),
         "expectations": [v.as_dict() for v in result.verdicts],
-        "assumptions": assumptions(sc),
+        "assumptions": assumptions(sc) + list(result.cluster.kernel.notes.values()),
         "warnings": list(sc.warnings),
         # kubectl get pods at each --at instant and at the end, as the summary prints them
         "podTables": [{"t": round(t, 3), "rows": rows} for t, rows in result.pods_at],

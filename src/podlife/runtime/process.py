@@ -38,7 +38,7 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, images, mountns, network
+from podlife.runtime import atomicwriter, images, mountns, network, shells
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -73,6 +73,7 @@ class Host:
     _kill_now: list[Callable[[], None]] = field(default_factory=list)
     # None: each container gets a mount namespace of its own; else why it cannot (found at start)
     namespaces: str | None = "not started"
+    sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -122,12 +123,18 @@ class Host:
             pass
         self.log_attempts.update(_attempts_in(os.path.join(self.data_dir, "pods")))
         self.namespaces = mountns.available()
+        self.sh = shells.stand_in(self.data_dir)
+        if self.sh is not None:
+            said.append("busybox and alpine images' sh runs as this machine's bash under the name sh: this machine's "
+                        "sh (dash) drops environment variables whose names are not shell names, BusyBox ash keeps "
+                        "them")
         if self.namespaces is None:
             said.append("containers run in mount namespaces of their own: the machine's root read-only, volumes at "
                         "their mountPath")
         else:
             said.append(f"containers share this machine's mounts ({self.namespaces}): volumes are not mounted at "
                         f"their mountPath")
+        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
@@ -186,6 +193,16 @@ class _Process:
     execs: set[Spawn] = field(default_factory=set)
     ns: dict | None = None          # the mount namespace the supervisor builds (None: the machine's)
     from_image: bool = False        # the program came from the image's config, not the container's command
+    stdin: int | None = None        # podlife's end of the process's stdin (the container's ``stdin: true``)
+
+    def close_stdin(self) -> None:
+        """The end of the container's stdin (``stdinOnce`` after the first attach, or the process ended)."""
+        if self.stdin is not None:
+            try:
+                os.close(self.stdin)
+            except OSError:
+                pass
+            self.stdin = None
 
 
 @dataclass
@@ -260,6 +277,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if bad is not None:
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
         argv = images.process_args(config.command, config.args, image)
+        argv = images.builtin_program(config.image, argv) or shells.shell_argv(argv, images.repository(config.image),
+                                                                               self.host.sh)
         if not argv:
             known = "" if image is not None else (
                 f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
@@ -291,8 +310,13 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         err_r, err_w = os.pipe()
         p.log.attach(out_r, "stdout")
         p.log.attach(err_r, "stderr")
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, {"stdout": out_w, "stderr": err_w},
-                                  namespace=p.ns)
+        fds = {"stdout": out_w, "stderr": err_w}
+        if p.config.spec.get("stdin"):
+            # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
+            # ``tty: true`` container's terminal is not modelled)
+            fds["stdin"], p.stdin = os.pipe()
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns)
+        sp.exited.add_done_callback(lambda _f: p.close_stdin())
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
         sp.exited.add_done_callback(lambda f: self.host.deliver(lambda: self._process_exited(c, *f.result())))
@@ -357,6 +381,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     # ---- hooks and probes, for real ------------------------------------------------------------------
 
+    def _shell(self, p: _Process, cmd: list[str]) -> list[str]:
+        return shells.shell_argv(cmd, images.repository(p.config.image), self.host.sh)
+
     def exec_command(self, c: Container, cmd: list[str], timeout: float | None,
                      done: Callable[[int | None, str, bool], None]) -> None:
         """Run ``cmd`` in the container's environment and working directory; ``done(exit status or None when
@@ -385,6 +412,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             self.host.deliver(lambda: done(None, why, False))
             return
         r, w = os.pipe()
+        cmd = self._shell(p, cmd)
         sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)})   # the shim closes w
         p.execs.add(sp)
         timed_out = False
@@ -435,7 +463,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             streams = ExecStreams(None, out_r, err_r, in_w)
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
-        streams.spawn = sp = shim.spawn(cmd, env, p.cwd, c.id, False, fds, tty=tty)
+        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, fds, tty=tty)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
         return streams

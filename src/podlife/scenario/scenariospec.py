@@ -45,7 +45,12 @@ def scenario_spec(ck: Check, data: Any) -> Scenario:
         if meta.get("description") is not None else ""
 
     spec = ck.mapping(top.get("spec"), "spec", ("kubernetesVersion", "startTime", "seed", "until", "cluster",
-                                                "objects", "objectsFrom", "behaviors", "actions", "expect"))
+                                                "objects", "objectsFrom", "behaviors", "actions", "expect",
+                                                "clusterFrom"))
+    if spec.get("clusterFrom") is not None:   # podlife.importer.declared reads it, and sets it aside when it does
+        raise ck.error("spec.clusterFrom", "names cluster dumps, which only podlife run and podlife diff read; "
+                                           "expected this command's scenario without it (or its dump given to "
+                                           "podlife up --from)")
     # validated in the documented field order, so the first error reported is the first one in the file
     version = _version(ck, spec.get("kubernetesVersion"), "spec.kubernetesVersion")
     start_time = _start_time(ck, spec.get("startTime"), "spec.startTime")

@@ -39,6 +39,8 @@ _STATUS_KEEPS: dict[str, tuple[str, ...]] = {
     "Deployment": ("annotations",),
     "Job": ("labels", "annotations"),
     "CronJob": ("labels", "annotations"),
+    # pkg/registry/certificates/certificates/strategy.go csrStatusStrategy and csrApprovalStrategy
+    "CertificateSigningRequest": ("labels", "annotations"),
 }
 
 
@@ -54,7 +56,7 @@ class Strategy:
 
     def prepare_for_create(self, obj: Obj, store: Store) -> None:
         obj.setdefault("apiVersion", self.info.api_version)
-        defaults.apply_defaults(obj)
+        defaults.apply_defaults(obj, store.profile)
         drop_disabled_template_fields(obj, store.profile)
         for plugin in store.admission:   # each plugin looks only at its kinds
             plugin.admit(obj)
@@ -69,7 +71,7 @@ class Strategy:
 
     def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         """A write to the main resource keeps the stored status (status has its own subresource)."""
-        defaults.apply_defaults(new)
+        defaults.apply_defaults(new, store.profile)
         drop_disabled_template_fields(new, store.profile)
         if self.info.has_status:
             new["status"] = old.get("status", {})
@@ -82,25 +84,31 @@ class Strategy:
         strategy.go and pkg/registry/apps/{replicaset,statefulset,daemonset}/strategy.go *StatusStrategy,
         pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy (labels reset: the annotations carry the
         controller's revision)."""
-        fields = _STATUS_KEEPS.get(self.kind, ())
-        written_md, md = written.get("metadata") or {}, new["metadata"]
-        for f in fields:
-            if f in written_md:
-                value, stored = written_md[f], md.get(f)
-                # written as stored (the kubelet's status writes send the stored metadata back): the stored
-                # object is kept, shared with the revision before as _revision shares it, so that readers which
-                # compare revisions by identity (the informers' indexes) see labels that did not change
-                if value is not stored and not _same_map(value, stored):
-                    md[f] = clone(value)
-            else:
-                md.pop(f, None)
+        keep_written_metadata(self.kind, new, written)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return validation.validate(obj, namespaced=self.info.namespaced)
+        return validation.validate(obj, namespaced=self.info.namespaced, custom=self.info.custom)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validation.validate(new, old=old, namespaced=self.info.namespaced)
+        return validation.validate(new, old=old, namespaced=self.info.namespaced, custom=self.info.custom)
 
     def check_graceful_delete(self, obj: Obj, grace: int | None, negative_grace: NegativeGrace) -> int | None:
         """Grace period for a delete, or None when the kind is deleted at once."""
         return None
+
+
+def keep_written_metadata(kind: str, new: Obj, written: Obj) -> None:
+    """A subresource write (status, a CSR's approval) keeps the labels and annotations written with it: the
+    subresource strategies reset spec (and status), not metadata (see _STATUS_KEEPS)."""
+    fields = _STATUS_KEEPS.get(kind, ())
+    written_md, md = written.get("metadata") or {}, new["metadata"]
+    for f in fields:
+        if f in written_md:
+            value, stored = written_md[f], md.get(f)
+            # written as stored (the kubelet's status writes send the stored metadata back): the stored
+            # object is kept, shared with the revision before as _revision shares it, so that readers which
+            # compare revisions by identity (the informers' indexes) see labels that did not change
+            if value is not stored and not _same_map(value, stored):
+                md[f] = clone(value)
+        else:
+            md.pop(f, None)

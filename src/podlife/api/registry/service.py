@@ -24,12 +24,14 @@ import ipaddress
 from typing import TYPE_CHECKING, Any
 
 from podlife.api import errors
+from podlife.api.defaults import externally_accessible
 from podlife.api.errors import FieldError
 from podlife.api.meta import Obj
 from podlife.api.registry.generic import Strategy
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
+    from podlife.versions import Profile
 
 SERVICE_CLUSTER_IP_RANGE = ipaddress.ip_network("10.96.0.0/12")   # kubeadm's serviceSubnet default
 NODE_PORT_RANGE = (30000, 32767)                                 # --service-node-port-range default
@@ -90,6 +92,55 @@ def _needs_cluster_ip(spec: dict) -> bool:
 
 def _needs_node_ports(spec: dict) -> bool:
     return spec.get("type") in ("NodePort", "LoadBalancer")
+
+
+def _needs_hc_node_port(spec: dict) -> bool:
+    return spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+
+
+def _node_port_set(spec: dict) -> set[Any]:
+    return {p.get("nodePort") for p in _ports(spec) if p.get("nodePort")}
+
+
+def drop_type_dependent_fields(new: Obj, old: Obj, profile: Profile) -> None:
+    """pkg/registry/core/service/strategy.go dropTypeDependentFields (PrepareForUpdate): an update changing the
+    type wipes what the old type had and the new one does not use, when the update left it as it was (a changed
+    value stays, for validation to refuse). What is wiped is released by the allocators (they read the stored
+    Services)."""
+    spec, ospec = new.get("spec"), old.get("spec")
+    if not isinstance(spec, dict) or not isinstance(ospec, dict):
+        return
+    if _needs_cluster_ip(ospec) and not _needs_cluster_ip(spec):
+        if spec.get("clusterIP") == ospec.get("clusterIP") and \
+                (spec.get("clusterIPs") or []) == (ospec.get("clusterIPs") or []):   # sameClusterIPs
+            spec.pop("clusterIP", None)
+            spec.pop("clusterIPs", None)
+        if (spec.get("ipFamilies") or []) == (ospec.get("ipFamilies") or []):
+            spec.pop("ipFamilies", None)
+        if spec.get("ipFamilyPolicy") == ospec.get("ipFamilyPolicy"):
+            spec.pop("ipFamilyPolicy", None)
+    # sameNodePorts: no node port that the old Service did not have
+    if _needs_node_ports(ospec) and not _needs_node_ports(spec) and _node_port_set(spec) <= _node_port_set(ospec):
+        for p in _ports(spec):
+            p.pop("nodePort", None)
+    if _needs_hc_node_port(ospec) and not _needs_hc_node_port(spec) and \
+            spec.get("healthCheckNodePort") == ospec.get("healthCheckNodePort"):
+        spec.pop("healthCheckNodePort", None)
+    if ospec.get("type") == "LoadBalancer" and spec.get("type") != "LoadBalancer":
+        if spec.get("allocateLoadBalancerNodePorts") is not None and \
+                spec.get("allocateLoadBalancerNodePorts") == ospec.get("allocateLoadBalancerNodePorts"):
+            spec.pop("allocateLoadBalancerNodePorts")
+        if spec.get("loadBalancerClass") == ospec.get("loadBalancerClass"):   # canSetLoadBalancerClass
+            spec.pop("loadBalancerClass", None)
+    # ExternallyAccessible (needsExternalTrafficPolicy before PR #119150)
+    if externally_accessible(ospec, profile) and not externally_accessible(spec, profile) and \
+            spec.get("externalTrafficPolicy") == ospec.get("externalTrafficPolicy"):
+        spec.pop("externalTrafficPolicy", None)
+    status = new.get("status")
+    if spec.get("type") != "LoadBalancer" and isinstance(status, dict) and status.get("loadBalancer"):
+        # the load balancer status goes at once (LB de-provisioning is asynchronous, but not shown); the status
+        # is the stored one's, so replaced rather than changed
+        new["status"] = dict(status, loadBalancer={})
 
 
 def _ports(spec: dict) -> list[dict]:
@@ -156,13 +207,7 @@ class Allocators:
         if old is not None:
             self._keep_allocated(spec, ospec)
         if not _needs_cluster_ip(spec):
-            # dropTypeDependentFields: a Service becoming ExternalName loses what the allocator gave it
-            if old is not None and _needs_cluster_ip(ospec):
-                for f in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
-                    if spec.get(f) == ospec.get(f):
-                        spec.pop(f, None)
-            self._drop_node_ports(spec, ospec, old)
-            return
+            return   # what an ExternalName Service no longer needs went in drop_type_dependent_fields
         taken_ips, taken_ports = self._taken((md.get("namespace", ""), name) if old is not None else None)
         if not self._init_families(spec, old is not None and bool(ospec.get("ipFamilyPolicy")), ospec, name):
             return   # malformed clusterIPs: validation reports them
@@ -189,27 +234,16 @@ class Allocators:
                 cluster_ip = str(ipaddress.IPv4Address(self.base + index))
             spec["clusterIP"] = cluster_ip
             spec["clusterIPs"] = [cluster_ip]
-        if old is not None and _needs_node_ports(ospec) and not _needs_node_ports(spec):
-            # dropTypeDependentFields: externalTrafficPolicy and healthCheckNodePort go with the type, unless
-            # the update changed them
-            for f in ("externalTrafficPolicy", "healthCheckNodePort"):
-                if f in spec and spec.get(f) == ospec.get(f):
-                    del spec[f]
         if _needs_node_ports(spec):
             self._node_ports(spec, ospec if old is not None else None, taken_ports, name)
-        else:
-            self._drop_node_ports(spec, ospec, old)
         self._health_check_node_port(spec, ospec if old is not None else None, taken_ports)
 
     def _health_check_node_port(self, spec: dict, ospec: dict | None, taken: set[int]) -> None:
         """allocHealthCheckNodePort: a LoadBalancer Service with externalTrafficPolicy Local (NeedsHealthCheck)
         gets a health check node port from the node port range, kept across updates; without the need it goes."""
-        needs = spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
         had = (ospec or {}).get("healthCheckNodePort")
-        if not needs:
-            if had and spec.get("healthCheckNodePort") == had:
-                del spec["healthCheckNodePort"]
-            return
+        if not _needs_hc_node_port(spec):
+            return   # one kept from before went in drop_type_dependent_fields; one set is refused by validation
         want = spec.get("healthCheckNodePort")
         if not want and had:
             spec["healthCheckNodePort"] = had
@@ -328,14 +362,6 @@ class Allocators:
             taken.add(drawn)
             p["nodePort"] = by_port[p.get("port")] = self.port_base + drawn
 
-    @staticmethod
-    def _drop_node_ports(spec: dict, ospec: dict, old: Obj | None) -> None:
-        """A Service no longer of a node-port type releases its node ports (updateNodePorts)."""
-        if old is None or not _needs_node_ports(ospec):
-            return
-        for p in _ports(spec):
-            p.pop("nodePort", None)
-
 
 def allocators(store: Any) -> Allocators:
     alloc: Allocators | None = store.strategy_state.get("service-allocators")
@@ -379,6 +405,7 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_update(self, new: Obj, old: Obj, store: Store) -> None:
         super().prepare_for_update(new, old, store)
+        drop_type_dependent_fields(new, old, store.profile)
         if store is not None and hasattr(store, "kernel"):
             allocators(store).allocate(new, old)
 

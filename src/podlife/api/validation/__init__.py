@@ -86,10 +86,18 @@ _CREATE: dict[str, Callable[[Mapping], Errs]] = {
 }
 
 
-def validate(obj: Mapping, *, old: Mapping | None = None, namespaced: bool | None = None) -> Errs:
+def validate(obj: Mapping, *, old: Mapping | None = None, namespaced: bool | None = None,
+             custom: bool = False) -> Errs:
     """Validate a (defaulted) object on create, or on update when ``old`` is given. Kinds without a validator
     of their own (custom resources, most kinds podlife only stores) get ObjectMeta validation with a
-    DNS-subdomain name; ``namespaced`` is their scope."""
+    DNS-subdomain name; ``namespaced`` is their scope. A custom resource's metadata gets apimachinery's rules
+    only (apiextensions-apiserver registry/customresource/validator.go: ValidateObjectMetaAccessor), so an
+    unqualified finalizer is a warning there (custom_finalizer_warnings), not an error."""
+    if custom:
+        if old is not None:
+            return validate_object_meta_update(obj.get("metadata"), old.get("metadata"), kube_finalizers=False)
+        return validate_object_meta(obj.get("metadata"), namespaced=_namespaced(obj, namespaced),
+                                    name_fn=names.name_is_dns_subdomain, kube_finalizers=False)
     if old is not None:
         return validate_update(obj, old, namespaced=namespaced)
     if not isinstance(obj.get("kind"), str):

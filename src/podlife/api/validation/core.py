@@ -9,8 +9,10 @@ import binascii
 from collections.abc import Mapping
 
 from podlife.api import names, quantity, selectors
+from podlife.api.defaults import externally_accessible
 from podlife.api.errors import FieldError
 from podlife.api.names import config_key_errors
+from podlife.api.validation import options
 from podlife.api.validation.common import (
     DUPLICATE,
     FIELD_IMMUTABLE_ERROR_MSG,
@@ -191,12 +193,14 @@ def _validate_service_lb_fields(spec: Mapping, stype: str) -> Errs:
 
 def _validate_traffic_policies(spec: Mapping, stype: str) -> Errs:
     errs: Errs = []
-    external = stype in ("LoadBalancer", "NodePort") or (stype == "ClusterIP" and bool(spec.get("externalIPs")))
+    profile = options.rules()
     etp = spec.get("externalTrafficPolicy") or ""
-    if not external:
+    if not externally_accessible({**spec, "type": stype}, profile):
         if etp:
             errs.append(invalid("spec.externalTrafficPolicy", etp,
-                                "may only be set for externally-accessible services"))
+                                "may only be set for externally-accessible services"
+                                if profile.external_traffic_policy_external_ips else
+                                "may only be set when `type` is 'NodePort' or 'LoadBalancer'"))
     elif not etp:
         errs.append(required("spec.externalTrafficPolicy"))
     elif etp not in ("Cluster", "Local"):

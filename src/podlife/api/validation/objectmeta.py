@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from podlife.api import names, selectors
 from podlife.api.errors import FieldError
+from podlife.api.gofmt import go_quote
 from podlife.api.validation.common import (
     FIELD_IMMUTABLE_ERROR_MSG,
     Errs,
@@ -28,8 +29,9 @@ from podlife.engine.slices import pause
 STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 
 
-def validate_object_meta(meta: Mapping | None, *, namespaced: bool, name_fn: NameFn, path: str = "metadata") -> Errs:
-    """ValidateObjectMeta (+ core's validateKubeFinalizerName)."""
+def validate_object_meta(meta: Mapping | None, *, namespaced: bool, name_fn: NameFn, path: str = "metadata",
+                         kube_finalizers: bool = True) -> Errs:
+    """ValidateObjectMeta (+ core's validateKubeFinalizerName unless ``kube_finalizers`` is False)."""
     meta = as_dict(meta)
     errs: Errs = []
     name, generate_name = meta.get("name") or "", meta.get("generateName") or ""
@@ -40,11 +42,11 @@ def validate_object_meta(meta: Mapping | None, *, namespaced: bool, name_fn: Nam
             errs.append(required(f"{path}.name", "name or generateName is required"))
     else:
         errs += invalid_each(f"{path}.name", name, name_fn(name, False))
-    errs += _validate_meta_common(meta, namespaced, path)
+    errs += _validate_meta_common(meta, namespaced, path, kube_finalizers)
     return errs
 
 
-def _validate_meta_common(meta: Mapping, namespaced: bool, path: str) -> Errs:
+def _validate_meta_common(meta: Mapping, namespaced: bool, path: str, kube_finalizers: bool = True) -> Errs:
     errs: Errs = []
     ns = meta.get("namespace") or ""
     if namespaced:
@@ -58,7 +60,7 @@ def _validate_meta_common(meta: Mapping, namespaced: bool, path: str) -> Errs:
     errs += selectors.validate_labels(meta.get("labels"), f"{path}.labels")
     errs += validate_annotations(meta.get("annotations"), f"{path}.annotations")
     errs += _validate_owner_references(as_list(meta.get("ownerReferences")), f"{path}.ownerReferences")
-    errs += _validate_finalizers(as_list(meta.get("finalizers")), f"{path}.finalizers")
+    errs += _validate_finalizers(as_list(meta.get("finalizers")), f"{path}.finalizers", kube_finalizers)
     return errs
 
 
@@ -110,19 +112,36 @@ def kube_finalizer_errors(value: str, path: str) -> Errs:
     return []
 
 
-def _validate_finalizers(finalizers: list, path: str) -> Errs:
+def custom_finalizer_warnings(finalizers: list, old: list | None, style: str,
+                              path: str = "metadata.finalizers") -> list[str]:
+    """apiextensions-apiserver registry/customresource/validator.go validateKubeFinalizerName, as warnings for the
+    finalizers a write adds (strategy.go generateWarningsFromObj), sorted; ``style`` is the version's
+    ``custom_finalizer_warning`` (podlife.versions)."""
+    out: list[str] = []
+    if style == "none":
+        return out
+    for f in sorted({str(f) for f in finalizers} - {str(f) for f in old or ()}):
+        if "/" not in f and f not in STANDARD_FINALIZERS:
+            # newer versions name the path (/) for a name that has a domain but no path
+            hint = " including a path (/)" if style == "path" and "." in f else ""
+            out.append(f"{path}: {go_quote(f)}: prefer a domain-qualified finalizer name{hint} to avoid accidental "
+                       "conflicts with other finalizer writers")
+    return out
+
+
+def _validate_finalizers(finalizers: list, path: str, kube_finalizers: bool = True) -> Errs:
     errs: Errs = []
     for f in finalizers:
         errs += invalid_each(path, f, names.qualified_name_errors(str(f)))
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         errs.append(invalid(path, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"))
-    for i, f in enumerate(finalizers):
+    for i, f in enumerate(finalizers if kube_finalizers else ()):
         errs += kube_finalizer_errors(str(f), f"{path}[{i}]")
     return errs
 
 
 def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: str = "metadata", *,
-                                require_resource_version: bool = False) -> Errs:
+                                require_resource_version: bool = False, kube_finalizers: bool = True) -> Errs:
     """ValidateObjectMetaUpdate.
 
     Upstream's store fills in the stored resourceVersion for unconditional
@@ -149,7 +168,7 @@ def validate_object_meta_update(new: Mapping | None, old: Mapping | None, path: 
     errs += selectors.validate_labels(new.get("labels"), f"{path}.labels")
     errs += validate_annotations(new.get("annotations"), f"{path}.annotations")
     errs += _validate_owner_references(as_list(new.get("ownerReferences")), f"{path}.ownerReferences")
-    errs += _validate_finalizers(as_list(new.get("finalizers")), f"{path}.finalizers")
+    errs += _validate_finalizers(as_list(new.get("finalizers")), f"{path}.finalizers", kube_finalizers)
     return errs
 
 

@@ -40,6 +40,12 @@ class WorkQueue:
 
     BASE_DELAY = 0.005
     MAX_DELAY = 1000.0
+    # Components here react to each other at once; in a cluster each round of API calls and watch events takes
+    # milliseconds. A key processed this often at one instant is in a loop that would never let time pass
+    # (a StatefulSet pod the kubelet rejects, deleted and made again: test/e2e/apps/statefulset.go "Should
+    # recreate evicted statefulset"): it goes on LOOP_DELAY later, and the run says so.
+    LOOP_LIMIT = 100
+    LOOP_DELAY = 0.1
 
     def __init__(self, kernel: Kernel, process: Callable[[Any], None], *, sync: bool = False,
                  max_retries: int | None = None) -> None:
@@ -54,6 +60,9 @@ class WorkQueue:
         self._batch: set[Hashable] = set()  # taken by the running callback, not yet processed
         self._scheduled = False
         self._waiting: dict[Hashable, tuple[float, Any]] = {}
+        self._rounds: dict[Hashable, int] = {}   # keys processed at ``_instant``, and how often
+        self._instant = -1.0
+        self.name = getattr(process, "__qualname__", "").split(".")[0]   # the controller, for the note
         self._failures: dict[Hashable, int] = {}
 
     def __len__(self) -> int:
@@ -62,6 +71,12 @@ class WorkQueue:
     def add(self, key: Hashable) -> None:
         if key in self._batch:
             return  # queued and not processed yet: the dirty set keeps one
+        if self._instant == self.kernel.now and self._rounds.get(key, 0) >= self.LOOP_LIMIT:
+            ref = "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
+            self.kernel.note(ref, f"{self.name} processed it {self.LOOP_LIMIT} times at one instant, a loop of "
+                                  f"reactions; podlife gives each further round {self.LOOP_DELAY:g} s")
+            self.add_after(key, self.LOOP_DELAY)
+            return
         self._queue[key] = None
         if not self._scheduled:
             self._scheduled = True
@@ -121,8 +136,12 @@ class WorkQueue:
         batch = list(self._queue)
         self._queue.clear()
         self._batch = set(batch)
+        if self._instant != self.kernel.now:
+            self._instant = self.kernel.now
+            self._rounds.clear()
         for key in batch:
             self._batch.discard(key)
+            self._rounds[key] = self._rounds.get(key, 0) + 1
             self._process(key)
 
 

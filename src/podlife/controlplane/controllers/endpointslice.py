@@ -107,6 +107,11 @@ def find_port(pod: Obj, svc_port: Obj) -> int | None:
     return int(target) if target is not None else None
 
 
+def slice_prefix(name: str) -> str:
+    """getEndpointSlicePrefix: ``<name>-``, or the bare name when that is not a valid generateName."""
+    return f"{name}-" if not names.name_is_dns_subdomain(f"{name}-", True) else name
+
+
 def _address_type(ip: str) -> str:
     return "IPv6" if ":" in ip else "IPv4"
 
@@ -335,10 +340,9 @@ class EndpointSliceController(_ServiceIndex):
 
     def _new_slice(self, svc: Obj, ports: list[Obj], address_type: str) -> Obj:
         """newEndpointSlice (generateName getEndpointSlicePrefix: the bare name if <svc>- is invalid)."""
-        name = svc["metadata"]["name"]
-        prefix = f"{name}-" if not names.name_is_dns_subdomain(f"{name}-", True) else name
         return {"apiVersion": f"discovery.k8s.io/{self.api}", "kind": "EndpointSlice",
-                "metadata": {"generateName": prefix, "namespace": svc["metadata"]["namespace"],
+                "metadata": {"generateName": slice_prefix(svc["metadata"]["name"]),
+                             "namespace": svc["metadata"]["namespace"],
                              "labels": self._labels(svc), "ownerReferences": [controller_ref(svc)]},
                 "addressType": address_type, "endpoints": [], "ports": clone(ports)}
 
