@@ -68,23 +68,25 @@ def _variants(obj: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield out
 
 
-@pytest.mark.parametrize("minor", [25, 30])
-def test_quickcheck_agrees_with_jsonschema(minor: int) -> None:
+def _cases(minor: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(definition, variant) of every example manifest of a built-in kind, within int64."""
     catalog = schema._catalog(minor)
-    decided = {True: 0, False: 0, None: 0}
     for obj in _manifests():
         definition = catalog.get(GroupVersionKind(obj["apiVersion"], obj["kind"]))
-        if definition is None:
-            continue
-        for variant in _variants(obj):
-            if schema._out_of_range(variant) is not None:
-                continue
-            verdict = schema._quick(minor).valid(definition, variant)
-            validator, _ = schema._builtin_validator(minor, definition)
-            errors = list(validator.iter_errors(variant))
-            if verdict is not None:
-                assert verdict == (not errors), (definition, variant, [e.message for e in errors])
-            decided[verdict] += 1
+        if definition is not None:
+            yield from ((definition, v) for v in _variants(obj) if schema._out_of_range(v) is None)
+
+
+@pytest.mark.parametrize("minor", [25, 30])
+def test_quickcheck_agrees_with_jsonschema(minor: int) -> None:
+    decided = {True: 0, False: 0, None: 0}
+    for definition, variant in _cases(minor):
+        verdict = schema._quick(minor).valid(definition, variant)
+        validator, _ = schema._builtin_validator(minor, definition)
+        errors = list(validator.iter_errors(variant))
+        if verdict is not None:
+            assert verdict == (not errors), (definition, variant, [e.message for e in errors])
+        decided[verdict] += 1
     # every kind of verdict was reached, and most variants are decided here without jsonschema
     assert decided[True] > 100 and decided[False] > 500, decided
     assert decided[None] < decided[True] + decided[False], decided
@@ -107,20 +109,13 @@ def _kept_by_check_patch(errors: list[Any]) -> list[Any]:
 
 
 def test_quickcheck_of_a_merge_patch_agrees_with_check_patch() -> None:
-    catalog = schema._catalog(30)
     passed = 0
-    for obj in _manifests():
-        definition = catalog.get(GroupVersionKind(obj["apiVersion"], obj["kind"]))
-        if definition is None:
-            continue
-        for variant in _variants(obj):
-            if schema._out_of_range(variant) is not None:
-                continue
-            verdict = schema._quick(30, patch=True).valid(definition, variant)
-            kept = _kept_by_check_patch(list(schema._builtin_validator(30, definition)[0].iter_errors(variant)))
-            if verdict is True:
-                assert not kept, (definition, variant, [e.message for e in kept])
-                passed += 1
-            elif verdict is False:
-                assert kept, (definition, variant)
+    for definition, variant in _cases(30):
+        verdict = schema._quick(30, patch=True).valid(definition, variant)
+        kept = _kept_by_check_patch(list(schema._builtin_validator(30, definition)[0].iter_errors(variant)))
+        if verdict is True:
+            assert not kept, (definition, variant, [e.message for e in kept])
+            passed += 1
+        elif verdict is False:
+            assert kept, (definition, variant)
     assert passed > 500
