@@ -1,0 +1,380 @@
+"""Dynamic admission control: the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins
+(staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook).
+
+The API server's write path hands a ``Webhooks`` to the store (podlife.api.store ``create``/``update``): the
+store calls ``mutate`` after the built-in mutating plugins (the strategy's PrepareForCreate/Update) and
+``validate`` after validation, before the write, as upstream's create and update handlers order admission.
+A call is network I/O: the store's code runs in the write's greenlet (podlife.engine.slices), which hands the
+call's future to the event loop and resumes when it is done, so other clients' reads are served meanwhile
+(writes wait on the kernel's lock, as they wait on the write upstream).
+
+Only API requests are sent to webhooks: the writes of podlife's own controllers (a ReplicaSet's pods) go to
+the store directly. That is an assumption the response to a webhook configuration's create says, as a Warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import ssl
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import orjson
+
+from podlife.api.errors import ApiError
+from podlife.api.meta import Obj, clone
+from podlife.api.patch import json_patch
+from podlife.api.selectors import matches as selector_matches
+
+GROUP = "admissionregistration.k8s.io"
+# predicates/rules/rules.go IsExemptAdmissionConfigurationResource
+EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                          "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"})
+DEFAULT_TIMEOUT = 10   # admissionregistration/v1 defaults: timeoutSeconds 10
+ASSUMPTION = ("podlife: admission webhooks are called for API requests only; writes made by podlife's own "
+              "controllers (for example the pods of a ReplicaSet) are not sent to webhooks")
+
+
+@dataclass
+class Attributes:
+    """admission.Attributes of one request."""
+    operation: str                     # CREATE, UPDATE, DELETE
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    namespace: str
+    name: str
+    subresource: str
+    user: str
+    dry_run: bool
+    options: Obj
+    warnings: list[str] = field(default_factory=list)
+
+
+def configured(store: Any) -> bool:
+    return bool(store.list("MutatingWebhookConfiguration") or store.list("ValidatingWebhookConfiguration"))
+
+
+def _hooks(store: Any, kind: str) -> list[Obj]:
+    # generic/webhook.go: configurations sorted by name, each one's webhooks in their order
+    out: list[Obj] = []
+    for cfg in sorted(store.list(kind), key=lambda c: c["metadata"]["name"]):
+        out.extend(h for h in cfg.get("webhooks") or () if isinstance(h, dict))
+    return out
+
+
+# ---- matching: predicates/rules, predicates/namespace, predicates/object -------------------------------------
+
+def _wild(items: Any, value: str) -> bool:
+    return any(i == "*" or i == value for i in items or ())
+
+
+def rule_matches(rule: Obj, a: Attributes) -> bool:
+    """predicates/rules/rules.go Matcher.Matches."""
+    scope = rule.get("scope") or "*"
+    is_ns = a.group == "" and a.resource == "namespaces"
+    if scope == "Namespaced" and (is_ns or not a.namespace):
+        return False
+    if scope == "Cluster" and not (is_ns or not a.namespace):
+        return False
+    if not any(op in ("*", a.operation) for op in rule.get("operations") or ()):
+        return False
+    if not _wild(rule.get("apiGroups"), a.group) or not _wild(rule.get("apiVersions"), a.version):
+        return False
+    for res in rule.get("resources") or ():
+        name, _, sub = str(res).partition("/")
+        if (name == "*" or name == a.resource) and (sub == "*" or sub == a.subresource):
+            return True
+    return False
+
+
+def _selector_matches(selector: Any, labels: dict[str, str]) -> bool:
+    if not selector:
+        return True   # an empty selector matches everything
+    try:
+        return selector_matches(selector, labels)
+    except ValueError:
+        return False   # validation refuses such a configuration; one stored anyway matches nothing
+
+
+def _namespace_matches(hook: Obj, a: Attributes, store: Any, obj: Obj | None, old: Obj | None) -> bool:
+    """predicates/namespace/matcher.go MatchNamespaceSelector: a cluster-scoped object other than a namespace
+    always matches; a namespace is matched on its own labels; anything else on its namespace's."""
+    selector = hook.get("namespaceSelector")
+    if not selector:
+        return True
+    if a.group == "" and a.resource == "namespaces":
+        labels = ((obj or old or {}).get("metadata") or {}).get("labels") or {}
+    elif not a.namespaced or not a.namespace:
+        return True
+    else:
+        ns = store.try_get("Namespace", None, a.namespace)
+        labels = ((ns or {}).get("metadata") or {}).get("labels") or {}
+    return _selector_matches(selector, labels)
+
+
+def _object_matches(hook: Obj, obj: Obj | None, old: Obj | None) -> bool:
+    """predicates/object/matcher.go MatchObjectSelector: the new or the old object's labels."""
+    selector = hook.get("objectSelector")
+    if not selector:
+        return True
+    return any(o is not None and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})
+               for o in (obj, old))
+
+
+def matches(hook: Obj, a: Attributes, store: Any, obj: Obj | None, old: Obj | None) -> bool:
+    if a.group == GROUP and a.kind in EXEMPT_KINDS:
+        return False
+    # matchPolicy Equivalent would also match a rule naming another served version of the resource: podlife
+    # serves each resource in one version, so Exact and Equivalent match alike
+    return (any(rule_matches(r, a) for r in hook.get("rules") or () if isinstance(r, dict))
+            and _namespace_matches(hook, a, store, obj, old) and _object_matches(hook, obj, old))
+
+
+# ---- calling: request/admissionreview.go, util/webhook ---------------------------------------------------------
+
+class CallFailed(Exception):
+    """webhookutil.ErrCallingWebhook: the webhook could not be called, or answered nonsense."""
+
+
+def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str) -> Obj:
+    """request/admissionreview.go CreateV1AdmissionReview."""
+    gvk = {"group": a.group, "version": a.version, "kind": a.kind}
+    gvr = {"group": a.group, "version": a.version, "resource": a.resource}
+    req: Obj = {"uid": uid, "kind": gvk, "resource": gvr}
+    if a.subresource:
+        req["subResource"] = a.subresource
+    req.update({"requestKind": gvk, "requestResource": gvr})
+    if a.subresource:
+        req["requestSubResource"] = a.subresource
+    if a.name:
+        req["name"] = a.name
+    if a.namespace:
+        req["namespace"] = a.namespace
+    req.update({"operation": a.operation, "userInfo": {"username": a.user, "groups": ["system:authenticated"]},
+                "object": obj, "oldObject": old, "dryRun": a.dry_run, "options": a.options})
+    return {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": req}
+
+
+def _ssl_context(client: Obj) -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    bundle = client.get("caBundle")
+    if bundle:
+        ctx = ssl.create_default_context(cadata=base64.b64decode(bundle).decode("ascii", "replace"))
+    return ctx
+
+
+def _location(store: Any, client: Obj, live_pods: bool) -> tuple[str, str, str | None]:
+    """(the URL named in messages, the URL connected to, the TLS server name): clientConfig.url as it is;
+    clientConfig.service as the API server's service resolver finds it, https://NAME.NAMESPACE.svc:PORT/PATH
+    served by a ready endpoint of the Service's EndpointSlices (pkg/apiserver ResolveEndpoint)."""
+    if client.get("url"):
+        return client["url"], client["url"], None
+    svc_ref = client.get("service") or {}
+    ns, name = svc_ref.get("namespace") or "", svc_ref.get("name") or ""
+    port = int(svc_ref.get("port") or 443)
+    path = svc_ref.get("path") or ""
+    host = f"{name}.{ns}.svc"
+    shown = f"https://{host}:{port}{path}"
+    svc = store.try_get("Service", ns, name)
+    if svc is None:
+        raise CallFailed(f'failed to call webhook: service "{name}" not found')
+    chosen = next((p for p in (svc.get("spec") or {}).get("ports") or () if p.get("port") == port), None)
+    if chosen is None:
+        raise CallFailed(f'failed to call webhook: no service port {port} found for service "{name}"')
+    if not live_pods:
+        raise CallFailed(f'failed to call webhook: Post "{shown}?timeout=...": dial tcp {host}:{port}: connect: '
+                         "connection refused (podlife: the simulated runtime's pods serve nothing; a webhook "
+                         "behind a Service answers with podlife up --runtime process)")
+    for sl in store.list("EndpointSlice", ns):
+        if (sl["metadata"].get("labels") or {}).get("kubernetes.io/service-name") != name:
+            continue
+        target = next((p.get("port") for p in sl.get("ports") or ()
+                       if (p.get("name") or "") == (chosen.get("name") or "")), None)
+        for ep in sl.get("endpoints") or ():
+            if target is not None and (ep.get("conditions") or {}).get("ready", True) and ep.get("addresses"):
+                return shown, f"https://{ep['addresses'][0]}:{target}{path}", host
+    raise CallFailed(f'failed to call webhook: service "{ns}/{name}" has no ready endpoints')
+
+
+async def _post(shown: str, url: str, server_name: str | None, client: Obj, body: Obj, timeout: int) -> Obj:
+    # the request names its timeout in the query, as the rest client does (dispatcher.go callHook)
+    query = f"?timeout={timeout}s"
+    try:
+        ctx = _ssl_context(client)
+    except (ValueError, ssl.SSLError) as e:
+        raise CallFailed(f"could not get REST client: unable to load root certificates: {e}") from None
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(url + query, data=orjson.dumps(body), ssl=ctx, server_hostname=server_name,
+                                    headers={"Content-Type": "application/json", "Accept": "application/json"},
+                                    timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
+                data = await resp.read()
+                if resp.status >= 300:
+                    raise CallFailed(f"failed to call webhook: an error on the server ({data[:200]!r}) has "
+                                     f"prevented the request from succeeding")
+    except TimeoutError:
+        raise CallFailed(f'failed to call webhook: Post "{shown}{query}": context deadline exceeded') from None
+    except aiohttp.ClientConnectorCertificateError as e:
+        raise CallFailed(f'failed to call webhook: Post "{shown}{query}": tls: failed to verify certificate: '
+                         f"{e.certificate_error}") from None
+    except aiohttp.ClientConnectorError as e:
+        # as Go's dialer words it (net.OpError): "dial tcp HOST:PORT: connect: connection refused"
+        errno = e.os_error.errno
+        why = os.strerror(errno) if errno else str(e.os_error)
+        raise CallFailed(f'failed to call webhook: Post "{shown}{query}": dial tcp {e.host}:{e.port}: connect: '
+                         f"{why.lower()}") from None
+    except (aiohttp.ClientError, OSError) as e:
+        raise CallFailed(f'failed to call webhook: Post "{shown}{query}": {e}') from None
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise CallFailed("received invalid webhook response: the response is not JSON") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("response"), dict):
+        raise CallFailed("received invalid webhook response: webhook response was absent")
+    return doc
+
+
+async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj | None, live_pods: bool) -> Obj:
+    """dispatcher.go callHook: the review POSTed, the response checked (request/admissionreview.go
+    VerifyAdmissionResponse)."""
+    uid = str(uuid.uuid4())   # the review's identity only, never stored
+    client = hook.get("clientConfig") or {}
+    timeout = int(hook.get("timeoutSeconds") or DEFAULT_TIMEOUT)
+    shown, url, server_name = _location(store, client, live_pods)
+    doc = await _post(shown, url, server_name, client, review(a, obj, old, uid), timeout)
+    resp = doc["response"]
+    if doc.get("apiVersion") not in ("admission.k8s.io/v1", "admission.k8s.io/v1beta1") \
+            or doc.get("kind") != "AdmissionReview":
+        raise CallFailed(f'received invalid webhook response: expected webhook response of admission.k8s.io/v1, '
+                         f'Kind=AdmissionReview, got {doc.get("apiVersion")}, Kind={doc.get("kind")}')
+    if resp.get("uid") != uid:
+        raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", '
+                         f'got "{resp.get("uid")}"')
+    return resp
+
+
+def denied(name: str, result: Obj | None) -> ApiError:
+    """errors/statuserror.go ToStatusErr."""
+    result = result or {}
+    code = int(result.get("code") or 0)
+    code = code if code >= 400 else 400
+    denied_by = f'admission webhook "{name}" denied the request'
+    if result.get("message"):
+        message = f"{denied_by}: {result['message']}"
+    elif result.get("reason"):
+        message = f"{denied_by}: {result['reason']}"
+    else:
+        message = f"{denied_by} without explanation"
+    return ApiError(code, str(result.get("reason") or ""), message)
+
+
+def call_error(name: str, why: str) -> ApiError:
+    """A failing-closed call: apierrors.NewInternalError(ErrCallingWebhook)."""
+    return ApiError(500, "InternalError", f'Internal error occurred: failed calling webhook "{name}": {why}')
+
+
+class Webhooks:
+    """The two webhook plugins for one request."""
+
+    def __init__(self, store: Any, a: Attributes, live_pods: bool) -> None:
+        self.store = store
+        self.a = a
+        self.live_pods = live_pods
+
+    def _skip_dry_run(self, hook: Obj) -> bool:
+        """dispatcher.go: a dry-run request reaches only webhooks without side effects (None, NoneOnDryRun);
+        otherwise it is refused (NewDryRunUnsupportedErr)."""
+        if not self.a.dry_run:
+            return False
+        if hook.get("sideEffects") in ("None", "NoneOnDryRun"):
+            return False
+        raise ApiError(400, "BadRequest", f'admission webhook "{hook.get("name")}" does not support dry run')
+
+    def admit(self, obj: Obj, old: Obj | None) -> None:
+        """``mutate`` from the store's synchronous code, the object changed in place."""
+        from podlife.engine import slices
+
+        out = slices.wait(self.mutate(obj, old))
+        if out is not obj:
+            obj.clear()
+            obj.update(out)
+
+    def check(self, obj: Obj, old: Obj | None) -> None:
+        """``validate`` from the store's synchronous code."""
+        from podlife.engine import slices
+
+        slices.wait(self.validate(obj, old))
+
+    async def mutate(self, obj: Any, old: Obj | None) -> Any:
+        """mutating/dispatcher.go Dispatch: each matching webhook in order, its JSONPatch applied; with a
+        reinvocationPolicy IfNeeded webhook and a change after its call, those are called once more
+        (reinvocation.go)."""
+        hooks = _hooks(self.store, "MutatingWebhookConfiguration")
+        called: dict[int, Any] = {}   # index → the object it last saw
+        for rnd in (0, 1):
+            for i, hook in enumerate(hooks):
+                if rnd == 1 and (hook.get("reinvocationPolicy") != "IfNeeded" or i not in called
+                                 or called[i] == obj):
+                    continue
+                if not matches(hook, self.a, self.store, obj, old):
+                    continue
+                self._skip_dry_run(hook)
+                called[i] = obj if obj is None else clone(obj)
+                obj = await self._mutate_one(hook, obj, old)
+            if not any(h.get("reinvocationPolicy") == "IfNeeded" for h in hooks):
+                break
+        return obj
+
+    async def _mutate_one(self, hook: Obj, obj: Any, old: Obj | None) -> Any:
+        name = str(hook.get("name") or "")
+        try:
+            resp = await call(self.store, hook, self.a, obj, old, self.live_pods)
+        except CallFailed as e:
+            if hook.get("failurePolicy", "Fail") == "Ignore":
+                return obj   # failing open (dispatcher.go: klog "Failed calling webhook, failing open")
+            raise call_error(name, str(e)) from None
+        self.a.warnings.extend(str(w) for w in resp.get("warnings") or ())
+        if not resp.get("allowed"):
+            raise denied(name, resp.get("status"))
+        patch = resp.get("patch")
+        if not patch:
+            return obj
+        if self.a.operation == "DELETE":
+            raise ApiError(500, "InternalError", f'Internal error occurred: admission webhook "{name}" attempted '
+                                                 "to modify the object, which is not supported for this operation")
+        if resp.get("patchType") != "JSONPatch":
+            raise call_error(name, f'unsupported patch type "{resp.get("patchType")}"')
+        try:
+            ops = orjson.loads(base64.b64decode(patch))
+            return json_patch(clone(obj), ops)
+        except (ValueError, ApiError) as e:
+            # dispatcher.go: a patch that does not apply is apierrors.NewInternalError
+            raise ApiError(500, "InternalError", f"Internal error occurred: {getattr(e, 'message', e)}") from None
+
+    async def validate(self, obj: Obj | None, old: Obj | None) -> None:
+        """validating/dispatcher.go Dispatch: the matching webhooks called in parallel; the first refusal (in
+        the webhooks' order: podlife stays deterministic where upstream takes whichever comes first)."""
+        hooks = [h for h in _hooks(self.store, "ValidatingWebhookConfiguration")
+                 if matches(h, self.a, self.store, obj, old)]
+        for h in hooks:
+            self._skip_dry_run(h)
+        results = await asyncio.gather(*(self._validate_one(h, obj, old) for h in hooks))
+        for err in results:
+            if err is not None:
+                raise err
+
+    async def _validate_one(self, hook: Obj, obj: Obj | None, old: Obj | None) -> ApiError | None:
+        name = str(hook.get("name") or "")
+        try:
+            resp = await call(self.store, hook, self.a, obj, old, self.live_pods)
+        except CallFailed as e:
+            return None if hook.get("failurePolicy", "Fail") == "Ignore" else call_error(name, str(e))
+        self.a.warnings.extend(str(w) for w in resp.get("warnings") or ())
+        return None if resp.get("allowed") else denied(name, resp.get("status"))

@@ -1,0 +1,243 @@
+"""Admission webhooks in ``podlife up``: a small HTTPS webhook server in the test process (its own CA, made with
+``cryptography``), registered by URL, and the API server calling it on writes (staging/src/k8s.io/apiserver/pkg/
+admission/plugin/webhook), seen through kubectl and the raw API."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import http.server
+import ipaddress
+import json
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live.conftest import Live, write
+
+crypto = pytest.importorskip("cryptography")
+
+
+def _self_signed(tmp: Path) -> tuple[str, str, bytes]:
+    """A CA certificate that is also the server's (SAN localhost and 127.0.0.1): cert file, key file, PEM."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "podlife-webhook-test")])
+    now = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                         x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    (tmp / "tls.crt").write_bytes(pem)
+    (tmp / "tls.key").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                    serialization.PrivateFormat.PKCS8,
+                                                    serialization.NoEncryption()))
+    return str(tmp / "tls.crt"), str(tmp / "tls.key"), pem
+
+
+class Hook:
+    """The webhook server: each path an answer to an AdmissionReview; every review it gets is kept."""
+
+    def __init__(self, tmp: Path) -> None:
+        cert, key, self.pem = _self_signed(tmp)
+        self.reviews: list[tuple[str, dict[str, Any]]] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                path = self.path.split("?")[0]
+                outer.reviews.append((self.path, body["request"]))
+                resp = outer.answer(path, body["request"])
+                data = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                                   "response": resp}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def answer(path: str, req: dict[str, Any]) -> dict[str, Any]:
+        uid = req["uid"]
+        if path == "/deny":
+            return {"uid": uid, "allowed": False, "status": {"message": "no pods here", "code": 403}}
+        if path == "/mutate":
+            patch = [{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}]
+            return {"uid": uid, "allowed": True, "patchType": "JSONPatch",
+                    "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
+                    "warnings": ["mutated by the test webhook"]}
+        if path == "/slow":
+            time.sleep(3)
+        return {"uid": uid, "allowed": True}
+
+    def url(self, path: str) -> str:
+        return f"https://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def hook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hook]:
+    h = Hook(tmp_path_factory.mktemp("hook"))
+    yield h
+    h.stop()
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _config(kind: str, name: str, url: str, ca: bytes, resources: list[str], **extra: Any) -> dict[str, Any]:
+    hook: dict[str, Any] = {
+        "name": name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
+        "clientConfig": {"url": url, "caBundle": base64.b64encode(ca).decode()},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": resources}],
+        **extra}
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": name},
+            "webhooks": [hook]}
+
+
+def _apply(live: Live, tmp_path: Path, *objs: dict[str, Any]) -> None:
+    path = write(tmp_path, "objs.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objs)}))
+    live.kubectl("create", "-f", path)
+
+
+@pytest.fixture
+def cleanup(live: Live) -> Iterator[Callable[[str, str], None]]:
+    made: list[tuple[str, str]] = []
+    yield lambda kind, name: made.append((kind, name))
+    for kind, name in made:
+        live.kubectl("delete", kind, name, "--wait=false", check=False)
+
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+       "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+
+
+def test_validating_webhook_denies_in_selected_namespaces(live: Live, hook: Hook, tmp_path: Path,
+                                                         cleanup: Callable[[str, str], None]) -> None:
+    cfg = _config("ValidatingWebhookConfiguration", "deny.podlife.test", hook.url("/deny"), hook.pem, ["pods"],
+                  namespaceSelector={"matchLabels": {"webhook": "on"}})
+    cleanup("validatingwebhookconfiguration", "deny.podlife.test")
+    p = live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    # podlife says which writes are not sent to webhooks
+    assert "admission webhooks are called for API requests only" in p.stderr
+    live.kubectl("create", "namespace", "wh-on")
+    live.kubectl("label", "namespace", "wh-on", "webhook=on")
+    live.kubectl("create", "namespace", "wh-off")
+    cleanup("namespace", "wh-on")
+    cleanup("namespace", "wh-off")
+    pod = write(tmp_path, "pod.json", json.dumps(POD))
+    p = live.kubectl("create", "-n", "wh-on", "-f", pod, check=False)
+    assert p.returncode == 1
+    # no reason in the Status: kubectl names none, as against a real cluster
+    assert p.stderr.strip() == ('Error from server: error when creating "' + pod + '": admission '
+                                'webhook "deny.podlife.test" denied the request: no pods here')
+    code, body = live.json("POST", "/api/v1/namespaces/wh-on/pods", POD)
+    assert (code, body["message"], body.get("reason"), body["code"]) == (
+        403, 'admission webhook "deny.podlife.test" denied the request: no pods here', None, 403)
+    assert live.kubectl("get", "pods", "-n", "wh-on", "-o", "name").stdout == ""
+    live.kubectl("create", "-n", "wh-off", "-f", pod)   # the namespace does not match
+    req = hook.reviews[-2][1]
+    assert (req["operation"], req["namespace"], req["kind"], req["resource"], req["object"]["metadata"]["name"],
+            req["dryRun"], req["oldObject"]) == ("CREATE", "wh-on", {"group": "", "version": "v1", "kind": "Pod"},
+                                                 {"group": "", "version": "v1", "resource": "pods"}, "p", False, None)
+    assert hook.reviews[-1][0] == "/deny?timeout=10s"
+
+
+def test_mutating_webhook_patches_with_object_selector(live: Live, hook: Hook, tmp_path: Path,
+                                                       cleanup: Callable[[str, str], None]) -> None:
+    cfg = _config("MutatingWebhookConfiguration", "mutate.podlife.test", hook.url("/mutate"), hook.pem,
+                  ["configmaps"], objectSelector={"matchExpressions": [{"key": "skip", "operator": "DoesNotExist"}]},
+                  namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "default"}})
+    cleanup("mutatingwebhookconfiguration", "mutate.podlife.test")
+    live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    cleanup("configmap", "cm1")
+    cleanup("configmap", "cm2")
+    p = live.kubectl("create", "configmap", "cm1", "--from-literal=a=b")
+    assert "Warning: mutated by the test webhook" in p.stderr
+    got = json.loads(live.kubectl("get", "configmap", "cm1", "-o", "json").stdout)
+    assert got["metadata"]["labels"] == {"mutated": "yes"}
+    cm2 = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm2", "labels": {"skip": "1"}}}
+    live.kubectl("create", "-f", write(tmp_path, "cm2.json", json.dumps(cm2)))
+    got = json.loads(live.kubectl("get", "configmap", "cm2", "-o", "json").stdout)
+    assert got["metadata"]["labels"] == {"skip": "1"}
+
+
+def test_failure_policy_and_timeout(live: Live, hook: Hook, tmp_path: Path,
+                                    cleanup: Callable[[str, str], None]) -> None:
+    port = _closed_port()
+    fail = _config("ValidatingWebhookConfiguration", "fail.podlife.test", f"https://127.0.0.1:{port}/x",
+                   hook.pem, ["secrets"], failurePolicy="Fail")
+    ignore = _config("ValidatingWebhookConfiguration", "ignore.podlife.test", f"https://127.0.0.1:{port}/x",
+                     hook.pem, ["serviceaccounts"], failurePolicy="Ignore")
+    slow = _config("ValidatingWebhookConfiguration", "slow.podlife.test", hook.url("/slow"), hook.pem,
+                   ["persistentvolumeclaims"], timeoutSeconds=1)
+    for c in (fail, ignore, slow):
+        cleanup("validatingwebhookconfiguration", c["metadata"]["name"])
+    _apply(live, tmp_path, fail, ignore, slow)
+    code, body = live.json("POST", "/api/v1/namespaces/default/secrets",
+                           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}})
+    assert (code, body["reason"], body["message"]) == (
+        500, "InternalError", f'Internal error occurred: failed calling webhook "fail.podlife.test": failed to '
+                              f'call webhook: Post "https://127.0.0.1:{port}/x?timeout=10s": dial tcp '
+                              f"127.0.0.1:{port}: connect: connection refused")
+    cleanup("serviceaccount", "sa1")
+    live.kubectl("create", "serviceaccount", "sa1")   # failing open
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    code, body = live.json("POST", "/api/v1/namespaces/default/persistentvolumeclaims", claim)
+    assert (code, body["message"]) == (
+        500, 'Internal error occurred: failed calling webhook "slow.podlife.test": failed to call webhook: Post '
+             f'"{hook.url("/slow")}?timeout=1s": context deadline exceeded')
+    assert live.json("GET", "/api/v1/namespaces/default/persistentvolumeclaims/c")[0] == 404
+
+
+def test_webhook_configurations_are_never_sent_to_webhooks(live: Live, hook: Hook, tmp_path: Path) -> None:
+    """A webhook that fails closed on every write of everything: webhook configurations can still be written
+    and deleted (rules.go IsExemptAdmissionConfigurationResource), which is how a cluster is repaired."""
+    cfg = _config("ValidatingWebhookConfiguration", "all.podlife.test", f"https://127.0.0.1:{_closed_port()}/",
+                  hook.pem, ["*"])
+    cfg["webhooks"][0]["rules"] = [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"],
+                                    "resources": ["*/*"]}]
+    live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    other = _config("MutatingWebhookConfiguration", "other.podlife.test", hook.url("/mutate"), hook.pem, ["pods"])
+    live.kubectl("create", "-f", write(tmp_path, "other.json", json.dumps(other)))
+    p = live.kubectl("create", "configmap", "refused", check=False)
+    assert 'failed calling webhook "all.podlife.test"' in p.stderr
+    p = live.kubectl("delete", "configmap", "kube-root-ca.crt", check=False)
+    assert 'failed calling webhook "all.podlife.test"' in p.stderr
+    live.kubectl("delete", "mutatingwebhookconfiguration", "other.podlife.test")
+    live.kubectl("delete", "validatingwebhookconfiguration", "all.podlife.test")
+    live.kubectl("create", "configmap", "accepted")
+    live.kubectl("delete", "configmap", "accepted")
