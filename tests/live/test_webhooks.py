@@ -241,3 +241,109 @@ def test_webhook_configurations_are_never_sent_to_webhooks(live: Live, hook: Hoo
     live.kubectl("delete", "validatingwebhookconfiguration", "all.podlife.test")
     live.kubectl("create", "configmap", "accepted")
     live.kubectl("delete", "configmap", "accepted")
+
+
+def test_a_service_webhook_of_the_simulated_runtime_cannot_answer(live: Live, hook: Hook, tmp_path: Path,
+                                                                   cleanup: Callable[[str, str], None]) -> None:
+    """The simulated runtime's pods serve nothing: the call fails as against an unreachable webhook, and the
+    message says why."""
+    cfg = _config("ValidatingWebhookConfiguration", "svc.podlife.test", "", hook.pem, ["secrets"])
+    cfg["webhooks"][0]["clientConfig"] = {"service": {"namespace": "default", "name": "wh", "path": "/check"},
+                                          "caBundle": base64.b64encode(hook.pem).decode()}
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "wh"},
+           "spec": {"selector": {"app": "wh"}, "ports": [{"port": 443, "targetPort": 8443}]}}
+    cleanup("validatingwebhookconfiguration", "svc.podlife.test")
+    cleanup("service", "wh")
+    _apply(live, tmp_path, cfg, svc)
+    code, body = live.json("POST", "/api/v1/namespaces/default/secrets",
+                           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}})
+    assert (code, body["message"]) == (
+        500, 'Internal error occurred: failed calling webhook "svc.podlife.test": failed to call webhook: Post '
+             '"https://wh.default.svc:443/check?timeout=10s": dial tcp wh.default.svc:443: connect: connection '
+             "refused (podlife: the simulated runtime's pods serve nothing; a webhook behind a Service answers "
+             "with podlife up --runtime process)")
+
+
+# the webhook a pod runs: HTTPS on its pod address, the certificate and key from the environment
+POD_WEBHOOK = """
+import http.server, json, os, ssl
+d = "/certs"   # an emptyDir: the machine's root is read-only in the container
+for name in ("CERT", "KEY"):
+    open(os.path.join(d, name), "w").write(os.environ[name])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["request"]
+        out = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": req["uid"], "allowed": False,
+            "status": {"message": "refused by the pod at " + os.environ["POD_IP"], "code": 422}}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+s = http.server.HTTPServer((os.environ["POD_IP"], 8443), H)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(os.path.join(d, "CERT"), os.path.join(d, "KEY"))
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()
+"""
+
+
+def _service_cert(tmp: Path, host: str) -> tuple[bytes, bytes]:
+    """A self-signed CA certificate for ``host`` (the Service's DNS name the API server verifies)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(2).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+            .sign(key, hashes.SHA256()))
+    return (cert.public_bytes(serialization.Encoding.PEM),
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption()))
+
+
+def test_a_webhook_pod_behind_a_service_of_the_process_runtime(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from tests.live.test_process_runtime import ProcessCluster
+
+    tmp = tmp_path_factory.mktemp("proc")
+    cluster = ProcessCluster(tmp)
+    try:
+        cert, key = _service_cert(tmp, "wh.default.svc")
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "wh", "labels": {"app": "wh"}},
+               "spec": {"terminationGracePeriodSeconds": 1, "containers": [{
+                   "name": "hook", "image": "python:3", "command": ["python3", "-c", POD_WEBHOOK],
+                   "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+                           {"name": "CERT", "value": cert.decode()}, {"name": "KEY", "value": key.decode()}],
+                   "ports": [{"name": "https", "containerPort": 8443}],
+                   "volumeMounts": [{"name": "certs", "mountPath": "/certs"}],
+                   "readinessProbe": {"tcpSocket": {"port": "https"}, "periodSeconds": 1}}],
+                   "volumes": [{"name": "certs", "emptyDir": {}}]}}
+        svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "wh"},
+               "spec": {"selector": {"app": "wh"}, "ports": [{"port": 443, "targetPort": 8443}]}}
+        _apply(cluster, tmp, pod, svc)
+        try:
+            cluster.wait_for("wh Ready", lambda: cluster.ready("wh"), 30)
+        except AssertionError:
+            log = cluster.kubectl("logs", "wh", check=False).stdout
+            raise AssertionError(f"wh not Ready; its log:\n{log}") from None
+        cfg = _config("ValidatingWebhookConfiguration", "pod.podlife.test", "", cert, ["configmaps"])
+        cfg["webhooks"][0]["clientConfig"] = {"service": {"namespace": "default", "name": "wh", "path": "/v"},
+                                              "caBundle": base64.b64encode(cert).decode()}
+        cluster.kubectl("create", "-f", write(tmp, "cfg.json", json.dumps(cfg)))
+
+        def refused() -> str:
+            p = cluster.kubectl("create", "configmap", "c", check=False)
+            return p.stderr if p.returncode and "refused by the pod" in p.stderr else ""
+        # the EndpointSlice may lag the pod's readiness by a sync
+        err = cluster.wait_for("the webhook pod's answer", refused, 20)
+        ip = cluster.pod("wh")["status"]["podIP"]
+        assert err.strip() == ('error: failed to create configmap: admission webhook "pod.podlife.test" denied '
+                               f"the request: refused by the pod at {ip}")
+    finally:
+        cluster.stop()

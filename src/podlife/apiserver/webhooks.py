@@ -25,6 +25,7 @@ from typing import Any
 import aiohttp
 import orjson
 
+from podlife.api.conversion import CONVERSIONS
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.patch import json_patch
@@ -170,7 +171,7 @@ def _ssl_context(client: Obj) -> ssl.SSLContext:
     return ctx
 
 
-def _location(store: Any, client: Obj, live_pods: bool) -> tuple[str, str, str | None]:
+def _location(store: Any, client: Obj, live_pods: bool, timeout: int) -> tuple[str, str, str | None]:
     """(the URL named in messages, the URL connected to, the TLS server name): clientConfig.url as it is;
     clientConfig.service as the API server's service resolver finds it, https://NAME.NAMESPACE.svc:PORT/PATH
     served by a ready endpoint of the Service's EndpointSlices (pkg/apiserver ResolveEndpoint)."""
@@ -189,8 +190,8 @@ def _location(store: Any, client: Obj, live_pods: bool) -> tuple[str, str, str |
     if chosen is None:
         raise CallFailed(f'failed to call webhook: no service port {port} found for service "{name}"')
     if not live_pods:
-        raise CallFailed(f'failed to call webhook: Post "{shown}?timeout=...": dial tcp {host}:{port}: connect: '
-                         "connection refused (podlife: the simulated runtime's pods serve nothing; a webhook "
+        raise CallFailed(f'failed to call webhook: Post "{shown}?timeout={timeout}s": dial tcp {host}:{port}: '
+                         "connect: connection refused (podlife: the simulated runtime's pods serve nothing; a webhook "
                          "behind a Service answers with podlife up --runtime process)")
     for sl in store.list("EndpointSlice", ns):
         if (sl["metadata"].get("labels") or {}).get("kubernetes.io/service-name") != name:
@@ -247,7 +248,7 @@ async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj |
     uid = str(uuid.uuid4())   # the review's identity only, never stored
     client = hook.get("clientConfig") or {}
     timeout = int(hook.get("timeoutSeconds") or DEFAULT_TIMEOUT)
-    shown, url, server_name = _location(store, client, live_pods)
+    shown, url, server_name = _location(store, client, live_pods, timeout)
     doc = await _post(shown, url, server_name, client, review(a, obj, old, uid), timeout)
     resp = doc["response"]
     if doc.get("apiVersion") not in ("admission.k8s.io/v1", "admission.k8s.io/v1beta1") \
@@ -287,6 +288,14 @@ class Webhooks:
         self.store = store
         self.a = a
         self.live_pods = live_pods
+        # a resource served in another version than the one stored: webhooks see (and patch) the served form
+        self.conv = CONVERSIONS.get((a.group, a.version, a.kind))
+
+    def _served(self, obj: Any) -> Any:
+        return obj if obj is None or self.conv is None else self.conv[0](obj)
+
+    async def _call(self, hook: Obj, obj: Any, old: Obj | None) -> Obj:
+        return await call(self.store, hook, self.a, self._served(obj), self._served(old), self.live_pods)
 
     def _skip_dry_run(self, hook: Obj) -> bool:
         """dispatcher.go: a dry-run request reaches only webhooks without side effects (None, NoneOnDryRun);
@@ -317,17 +326,17 @@ class Webhooks:
         reinvocationPolicy IfNeeded webhook and a change after its call, those are called once more
         (reinvocation.go)."""
         hooks = _hooks(self.store, "MutatingWebhookConfiguration")
-        called: dict[int, Any] = {}   # index → the object it last saw
+        called: dict[int, Any] = {}   # index → the object as its last call left it
         for rnd in (0, 1):
             for i, hook in enumerate(hooks):
                 if rnd == 1 and (hook.get("reinvocationPolicy") != "IfNeeded" or i not in called
                                  or called[i] == obj):
-                    continue
+                    continue   # reinvoked only if a later webhook changed the object (reinvocation.go)
                 if not matches(hook, self.a, self.store, obj, old):
                     continue
                 self._skip_dry_run(hook)
-                called[i] = obj if obj is None else clone(obj)
                 obj = await self._mutate_one(hook, obj, old)
+                called[i] = obj if obj is None else clone(obj)
             if not any(h.get("reinvocationPolicy") == "IfNeeded" for h in hooks):
                 break
         return obj
@@ -335,7 +344,7 @@ class Webhooks:
     async def _mutate_one(self, hook: Obj, obj: Any, old: Obj | None) -> Any:
         name = str(hook.get("name") or "")
         try:
-            resp = await call(self.store, hook, self.a, obj, old, self.live_pods)
+            resp = await self._call(hook, obj, old)
         except CallFailed as e:
             if hook.get("failurePolicy", "Fail") == "Ignore":
                 return obj   # failing open (dispatcher.go: klog "Failed calling webhook, failing open")
@@ -353,7 +362,8 @@ class Webhooks:
             raise call_error(name, f'unsupported patch type "{resp.get("patchType")}"')
         try:
             ops = orjson.loads(base64.b64decode(patch))
-            return json_patch(clone(obj), ops)
+            patched = json_patch(clone(self._served(obj)), ops)
+            return patched if self.conv is None else self.conv[1](patched)
         except (ValueError, ApiError) as e:
             # dispatcher.go: a patch that does not apply is apierrors.NewInternalError
             raise ApiError(500, "InternalError", f"Internal error occurred: {getattr(e, 'message', e)}") from None
@@ -373,7 +383,7 @@ class Webhooks:
     async def _validate_one(self, hook: Obj, obj: Obj | None, old: Obj | None) -> ApiError | None:
         name = str(hook.get("name") or "")
         try:
-            resp = await call(self.store, hook, self.a, obj, old, self.live_pods)
+            resp = await self._call(hook, obj, old)
         except CallFailed as e:
             return None if hook.get("failurePolicy", "Fail") == "Ignore" else call_error(name, str(e))
         self.a.warnings.extend(str(w) for w in resp.get("warnings") or ())
