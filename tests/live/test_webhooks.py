@@ -347,3 +347,38 @@ def test_a_webhook_pod_behind_a_service_of_the_process_runtime(tmp_path_factory:
                                f"the request: refused by the pod at {ip}")
     finally:
         cluster.stop()
+
+
+def test_deletes_and_dry_runs(live: Live, hook: Hook, tmp_path: Path,
+                                               cleanup: Callable[[str, str], None]) -> None:
+    guard = _config("ValidatingWebhookConfiguration", "guard.podlife.test", hook.url("/deny"), hook.pem,
+                    ["configmaps"], objectSelector={"matchLabels": {"protect": "yes"}},
+                    matchConditions=[{"name": "always", "expression": "true"}])
+    guard["webhooks"][0]["rules"][0]["operations"] = ["DELETE"]
+    effects = _config("MutatingWebhookConfiguration", "effects.podlife.test", hook.url("/mutate"), hook.pem,
+                      ["services"], sideEffects="NoneOnDryRun")
+    cleanup("validatingwebhookconfiguration", "guard.podlife.test")
+    cleanup("mutatingwebhookconfiguration", "effects.podlife.test")
+    p = live.kubectl("create", "-f", write(tmp_path, "guard.json", json.dumps(guard)))
+    assert 'Warning: podlife: webhooks[].matchConditions are not evaluated: "guard.podlife.test" is called' \
+        in p.stderr
+    p = live.kubectl("create", "-f", write(tmp_path, "effects.json", json.dumps(effects)))
+    assert "admission webhooks are called for API requests only" in p.stderr
+    cleanup("configmap", "kept")
+    live.kubectl("create", "configmap", "kept")
+    live.kubectl("label", "configmap", "kept", "protect=yes")
+    code, body = live.json("DELETE", "/api/v1/namespaces/default/configmaps/kept")
+    assert (code, body["message"]) == (403, 'admission webhook "guard.podlife.test" denied the request: no pods here')
+    code, body = live.json("DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=protect%3Dyes")
+    assert code == 403
+    assert live.kubectl("get", "configmap", "kept", "-o", "name").stdout == "configmap/kept\n"
+    req = hook.reviews[-1][1]
+    assert (req["operation"], req["object"], req["oldObject"]["metadata"]["name"], req["options"]["kind"]) == (
+        "DELETE", None, "kept", "DeleteOptions")
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dry"}, "spec": {"ports": [{"port": 80}]}}
+    code, body = live.json("POST", "/api/v1/namespaces/default/services?dryRun=All", svc)
+    assert (code, body["metadata"]["labels"]) == (201, {"mutated": "yes"})
+    req = hook.reviews[-1][1]
+    assert (req["dryRun"], req["options"]) == (True, {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
+                                                      "dryRun": ["All"]})
+    assert live.json("GET", "/api/v1/namespaces/default/services/dry")[0] == 404

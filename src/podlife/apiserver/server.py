@@ -665,7 +665,7 @@ class ApiServer:
         r = t.resource
         if r.group == webhooks.GROUP and r.kind in ("MutatingWebhookConfiguration",
                                                     "ValidatingWebhookConfiguration") and operation != "DELETE":
-            warnings.append(webhooks.ASSUMPTION)
+            warnings += webhooks.config_warnings(obj)
         if not webhooks.configured(self.store):
             return None
         md = obj.get("metadata") or {}
@@ -735,6 +735,13 @@ class ApiServer:
         if not self._dry_run(request, body):
             for o in objs:
                 md = o["metadata"]
+                hooks = self._webhooks(request, Target(r, md.get("namespace"), md["name"], None), "DELETE", o,
+                                       False, [], options=body)
+                if hooks is not None:
+                    # registry/store.go DeleteCollection deletes each item through Delete, with its admission:
+                    # the first refusal is the answer
+                    await hooks.mutate(None, o)
+                    await hooks.validate(None, o)
                 try:
                     self.store.delete(r.storage_kind, md.get("namespace"), md["name"], by=self._user(request),
                                       options=opts)

@@ -58,6 +58,17 @@ class Attributes:
     warnings: list[str] = field(default_factory=list)
 
 
+def config_warnings(obj: Obj) -> list[str]:
+    """What podlife says when a webhook configuration is written: the writes it does not send, and the
+    matchConditions it does not evaluate."""
+    out = [ASSUMPTION]
+    for hook in obj.get("webhooks") or ():
+        if isinstance(hook, dict) and hook.get("matchConditions"):
+            out.append(f'podlife: webhooks[].matchConditions are not evaluated: "{hook.get("name")}" is called for '
+                       "every request its rules and selectors match")
+    return out
+
+
 def configured(store: Any) -> bool:
     return bool(store.list("MutatingWebhookConfiguration") or store.list("ValidatingWebhookConfiguration"))
 
