@@ -425,3 +425,82 @@ def test_pod_requests_pod_level_resources_override():
 
 def test_pod_requests_empty_pod():
     assert pod_requests({"containers": [ctr()]}) == {}
+
+
+def test_webhook_configuration_defaults():
+    """admissionregistration/v1 SetDefaults_ValidatingWebhook / MutatingWebhook, SetDefaults_Rule and
+    SetDefaults_ServiceReference; what is set stays."""
+    hook = {"name": "h.example.com", "clientConfig": {"service": {"namespace": "n", "name": "s"}},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+            "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5}
+    validating = {"kind": "ValidatingWebhookConfiguration", "webhooks": [copy.deepcopy(hook)]}
+    apply_defaults(validating)
+    assert validating["webhooks"][0] == {**hook, "failurePolicy": "Fail", "matchPolicy": "Equivalent",
+                                         "namespaceSelector": {}, "objectSelector": {}, "timeoutSeconds": 5,
+                                         "clientConfig": {"service": {"namespace": "n", "name": "s", "port": 443}},
+                                         "rules": [{**hook["rules"][0], "scope": "*"}]}
+    mutating = {"kind": "MutatingWebhookConfiguration", "webhooks": [copy.deepcopy(hook)]}
+    apply_defaults(mutating)
+    assert mutating["webhooks"][0]["reinvocationPolicy"] == "Never"
+    assert "reinvocationPolicy" not in validating["webhooks"][0]
+
+
+def test_admission_policy_defaults():
+    policy = {"kind": "ValidatingAdmissionPolicy", "spec": {"matchConstraints": {"resourceRules": [{}]}}}
+    apply_defaults(policy)
+    assert policy["spec"] == {"failurePolicy": "Fail", "matchConstraints": {
+        "resourceRules": [{"scope": "*"}], "matchPolicy": "Equivalent", "namespaceSelector": {},
+        "objectSelector": {}}}
+    binding = {"kind": "ValidatingAdmissionPolicyBinding", "spec": {"policyName": "p", "paramRef": {"name": "c"}}}
+    apply_defaults(binding)
+    assert binding["spec"] == {"policyName": "p", "paramRef": {"name": "c", "parameterNotFoundAction": "Deny"}}
+
+
+@pytest.mark.parametrize("version,expected", [
+    ("1.19", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"]}),
+    ("1.27", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"],
+              "storageCapacity": False, "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False}),
+    ("1.33", {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"],
+              "storageCapacity": False, "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
+              "seLinuxMount": False}),
+])
+def test_csi_driver_defaults_follow_the_release(version, expected):
+    """storage/v1 SetDefaults_CSIDriver: the fields its release's feature gates default; an explicit false and
+    a non-empty list stay."""
+    from podlife.api.defaults import default_csi_driver
+    from podlife.versions import profile
+
+    driver = {"kind": "CSIDriver", "spec": {}}
+    default_csi_driver(driver, profile(version).csi_driver_defaults)
+    assert driver["spec"] == expected
+    driver = {"kind": "CSIDriver", "spec": {"attachRequired": False, "volumeLifecycleModes": ["Ephemeral"]}}
+    default_csi_driver(driver, profile(version).csi_driver_defaults)
+    assert (driver["spec"]["attachRequired"], driver["spec"]["volumeLifecycleModes"]) == (False, ["Ephemeral"])
+
+
+class _Classes:
+    def __init__(self, *classes: tuple[str, str]) -> None:
+        self.classes = [{"metadata": {"name": n, "creationTimestamp": t, "annotations": {
+            "ingressclass.kubernetes.io/is-default-class": "true"}}} for n, t in classes]
+
+    def list(self, kind: str) -> list[dict]:
+        assert kind == "IngressClass"
+        return self.classes
+
+
+def test_default_ingress_class_by_release():
+    from podlife.api.admission import DefaultIngressClass
+    from podlife.api.errors import ApiError
+
+    store = _Classes(("old", "2024-01-01T00:00:00Z"), ("new-b", "2024-01-02T00:00:00Z"),
+                     ("new-a", "2024-01-02T00:00:00Z"))
+    ingress = {"kind": "Ingress", "metadata": {"name": "i"}, "spec": {}}
+    DefaultIngressClass(store, newest_wins=True).admit(ingress)
+    assert ingress["spec"]["ingressClassName"] == "new-a"   # the newest, then the lower name
+    with pytest.raises(ApiError) as e:   # before 1.25
+        DefaultIngressClass(store, newest_wins=False).admit({"kind": "Ingress", "metadata": {"name": "i"}})
+    assert (e.value.code, e.value.message) == (403, 'ingresses.networking.k8s.io "i" is forbidden: Internal error '
+                                                    'occurred: 3 default IngressClasses were found, only 1 allowed')
+    named = {"kind": "Ingress", "metadata": {"name": "i"}, "spec": {"ingressClassName": "mine"}}
+    DefaultIngressClass(store).admit(named)
+    assert named["spec"]["ingressClassName"] == "mine"

@@ -78,3 +78,28 @@ def test_the_servers_own_origin_passes(origin: str | None, host: str) -> None:
 def test_any_other_origin_is_refused(origin: str, host: str | None) -> None:
     err = check_origin(LOOPBACK, origin, host)
     assert err is not None and err.code == 403 and err.reason == "Forbidden" and f'"{origin}"' in err.message
+
+
+@pytest.mark.parametrize("origin, host", [
+    ("http://localhost", "127.0.0.1:6443"),            # Go's websocket clients (the conformance suite) name it
+    ("https://127.0.0.1", "127.0.0.1:6443"),
+    ("http://[::1]", "[::1]:6443"),
+])
+def test_a_loopback_origin_on_its_schemes_own_port_passes_on_a_loopback_host(origin: str, host: str) -> None:
+    assert check_origin(LOOPBACK, origin, host) is None
+
+
+@pytest.mark.parametrize("origin, host", [
+    ("http://localhost:8080", "127.0.0.1:6443"),       # another port of this machine: any user's server
+    ("http://localhost", None),
+    ("http://localhost.evil.example", "127.0.0.1:6443"),
+])
+def test_a_loopback_origin_on_another_port_stays_refused(origin: str, host: str | None) -> None:
+    err = check_origin(LOOPBACK, origin, host)
+    assert err is not None and err.code == 403
+
+
+def test_a_loopback_origin_is_refused_when_the_request_came_by_another_address() -> None:
+    served = Served.of("https", "0.0.0.0")
+    err = check_origin(served, "http://localhost", "192.168.1.20:6443")
+    assert err is not None and err.code == 403

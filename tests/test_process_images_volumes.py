@@ -64,3 +64,31 @@ def test_spdy_syn_stream_headers_are_read_with_the_dictionary() -> None:
     reply = codec.syn_reply(3)
     assert reply[:4] == bytes([0x80, 3, 0, 2])
     assert zlib.decompressobj(zdict=spdy3.DICTIONARY).decompress(reply[12:]) == b"\x00\x00\x00\x00"
+
+
+def test_the_pause_image_gets_the_built_in_pause() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    pause, err = images.image_config("registry.k8s.io/pause:3.9", {})
+    assert err is None and pause is not None
+    argv = images.builtin_program("registry.k8s.io/pause:3.9", images.process_args([], [], pause))
+    assert argv is not None and argv[:4] == [sys.executable, "-I", "-S", "-c"]
+    # only the pause image's own /pause; any other program or image runs as given
+    assert images.builtin_program("registry.k8s.io/pause:3.9", ["sh"]) is None
+    assert images.builtin_program("busybox", ["/pause"]) is None
+    # pause.c: -v prints the version; otherwise a warning (it is not PID 1), and SIGTERM ends it with 0
+    assert subprocess.run([*argv, "-v"], capture_output=True, text=True, timeout=30).stdout == "pause.c v3.9\n"
+    p = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    assert p.stderr is not None
+    assert p.stderr.readline() == "Warning: pause should be the first process\n"
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=30) == 0
+    assert p.stderr.read() == "Shutting down, got signal: Terminated\n"
+    p.stderr.close()
+
+
+def test_spdy_goaway_names_the_last_stream() -> None:
+    frame = spdy3.Codec.goaway(7)
+    assert frame == bytes([0x80, 3, 0, 7, 0, 0, 0, 8]) + (7).to_bytes(4, "big") + (0).to_bytes(4, "big")

@@ -614,6 +614,24 @@ class Profile:
                     "ignoreStoreReadErrorWithClusterBreakingPotential"),
                "KEP-3926 DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential"),
     ))
+    default_ingress_class_newest_wins: bool = rule("DefaultIngressClass with several default IngressClasses", (
+        Change(18, False, "plugin/pkg/admission/network/defaultingressclass: \"N default IngressClasses were found, "
+                          "only 1 allowed\", the Ingress create is refused"),
+        Change(25, True, "PR #110974: the newest default is chosen, then the lower name"),
+    ))
+    csi_driver_defaults: tuple[str, ...] = rule("CSIDriver spec fields SetDefaults_CSIDriver fills when unset", (
+        Change(18, ("attachRequired", "podInfoOnMount", "volumeLifecycleModes"),
+               "pkg/apis/storage/v1/defaults.go SetDefaults_CSIDriver (CSIInlineVolume beta, on, since 1.16)"),
+        Change(20, ("attachRequired", "podInfoOnMount", "fsGroupPolicy", "volumeLifecycleModes"),
+               "CSIVolumeFSGroupPolicy beta (on by default) in 1.20: fsGroupPolicy ReadWriteOnceWithFSType"),
+        Change(21, ("attachRequired", "podInfoOnMount", "storageCapacity", "fsGroupPolicy", "volumeLifecycleModes",
+                    "requiresRepublish"),
+               "CSIStorageCapacity and CSIServiceAccountToken beta in 1.21: storageCapacity and requiresRepublish "
+               "false"),
+        Change(28, ("attachRequired", "podInfoOnMount", "storageCapacity", "fsGroupPolicy", "volumeLifecycleModes",
+                    "requiresRepublish", "seLinuxMount"),
+               "SELinuxMountReadWriteOncePod on by default from 1.28: seLinuxMount false"),
+    ))
 
     def enabled(self, gate: str) -> bool:
         return self.gates.get(gate, False)

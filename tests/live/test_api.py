@@ -137,6 +137,37 @@ def test_logs_of_the_simulated_process(frozen: Live) -> None:
                                                        "podlife: process exited (exitCode 0)"]
 
 
+def test_logs_of_the_simulated_process_over_websocket(frozen: Live) -> None:
+    import asyncio
+
+    import aiohttp
+
+    frozen.json("POST", PODS, _pod("wslogged"))
+    frozen.advance("5s")
+
+    async def read(path: str) -> list[tuple[str, object]]:
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(frozen.url + path, protocols=("binary.k8s.io",)) as ws:
+                return [(m.type.name, m.data) async for m in ws]
+    line = b"podlife: process of container app started (simulated; its output is not modelled)\n"
+    # responsewriters.StreamObject over wsstream.Reader: an empty message, then the log as binary messages
+    assert asyncio.run(read(f"{PODS}/wslogged/log")) == [("BINARY", b""), ("BINARY", line)]
+
+    async def follow() -> list[tuple[str, object]]:
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(frozen.url + f"{PODS}/wslogged/log?follow=true",
+                                          protocols=("binary.k8s.io",)) as ws:
+                got = [(m.type.name, m.data) for m in (await ws.receive(), await ws.receive())]
+                await asyncio.to_thread(frozen.json, "DELETE", f"{PODS}/wslogged")
+                await asyncio.to_thread(frozen.advance, "5s")
+                return got + [(m.type.name, m.data) async for m in ws]
+    got = asyncio.run(follow())
+    assert got[:2] == [("BINARY", b""), ("BINARY", line)] and {kind for kind, _ in got} == {"BINARY"}
+    # the rest as the kernel moved (one message per step)
+    assert b"".join(data for _, data in got[2:]) == (  # type: ignore[misc]
+        b"podlife: received SIGTERM\npodlife: process exited (exitCode 0)\n")
+
+
 def test_namespace_finalization(frozen: Live) -> None:
     assert frozen.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                       "metadata": {"name": "team"}})[0] == 201

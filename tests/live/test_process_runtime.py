@@ -660,6 +660,34 @@ def test_kubectl_exec_runs_in_the_containers_environment(cluster: ProcessCluster
     cluster.kubectl("delete", "pod", "shell", "--wait=false")
 
 
+def on_terminal(cluster: ProcessCluster, argv: list[str], rows: int, cols: int) -> tuple[int, bytes, str]:
+    """Run ``argv`` on a pseudo-terminal of ``rows`` by ``cols``; (its exit code, what it wrote, the terminal)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    ours = os.ttyname(slave)
+    p: subprocess.Popen[bytes] | None = None
+    out = b""
+    try:
+        p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
+        os.close(slave)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if not select.select([master], [], [], 1)[0]:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:   # EIO: the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        return p.wait(timeout=10), out, ours
+    finally:
+        os.close(master)
+        if p is not None:
+            p.kill()
+
+
 def test_kubectl_exec_with_a_terminal(cluster: ProcessCluster) -> None:
     cluster.apply("""\
         apiVersion: v1
@@ -675,33 +703,10 @@ def test_kubectl_exec_with_a_terminal(cluster: ProcessCluster) -> None:
     cluster.wait_for("term Running", lambda: "running" in cluster.state("term"), 20)
     # kubectl uses a terminal only when its stdin is one: a pseudo-terminal of 40 rows by 100 columns, which
     # kubectl sends on the resize channel
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
-    ours = os.ttyname(slave)
-    p: subprocess.Popen[bytes] | None = None
-    try:
-        p = subprocess.Popen(["kubectl", "exec", "-it", "term", "--", "sh", "-c",
-                              'until [ "$(stty size)" = "40 100" ]; do sleep 0.1; done; tty; echo "$TERM"; '
-                              'stty size; exit 5'],
-                             stdin=slave, stdout=slave, stderr=slave, env=cluster.env, start_new_session=True)
-        os.close(slave)
-        out = b""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if not select.select([master], [], [], 1)[0]:
-                continue
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:   # EIO: kubectl ended and closed the terminal
-                break
-            if not chunk:
-                break
-            out += chunk
-        assert p.wait(timeout=10) == 5, out
-    finally:
-        os.close(master)
-        if p is not None:
-            p.kill()
+    code, out, ours = on_terminal(cluster, ["kubectl", "exec", "-it", "term", "--", "sh", "-c",
+                                            'until [ "$(stty size)" = "40 100" ]; do sleep 0.1; done; tty; '
+                                            'echo "$TERM"; stty size; exit 5'], 40, 100)
+    assert code == 5, out
     lines = out.decode().replace("\r\n", "\n").splitlines()
     # the command ran on a terminal of its own, with TERM=xterm (containerd's execInternal sets it for a tty)
     # and kubectl's size

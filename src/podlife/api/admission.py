@@ -124,6 +124,39 @@ class DefaultStorageClass:
             spec["storageClassName"] = sc["metadata"]["name"]
 
 
+DEFAULT_INGRESS_CLASS_ANNOTATION = "ingressclass.kubernetes.io/is-default-class"
+INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+
+
+class DefaultIngressClass:
+    """plugin/pkg/admission/network/defaultingressclass: an Ingress created with neither spec.ingressClassName
+    nor the kubernetes.io/ingress.class annotation gets the default IngressClass's name (the one annotated
+    ingressclass.kubernetes.io/is-default-class "true"). With several defaults the newest wins, then the lower
+    name, from 1.25 (PR #110974); before, the create is refused."""
+
+    def __init__(self, store: Any, newest_wins: bool = True) -> None:
+        self.store = store
+        self.newest_wins = newest_wins
+
+    def admit(self, obj: Obj) -> None:
+        if obj.get("kind") != "Ingress" or self.store is None:
+            return
+        spec = obj.setdefault("spec", {})
+        md = obj.get("metadata") or {}
+        if spec.get("ingressClassName") is not None or INGRESS_CLASS_ANNOTATION in (md.get("annotations") or {}):
+            return
+        found = [c for c in self.store.list("IngressClass")
+                 if (c["metadata"].get("annotations") or {}).get(DEFAULT_INGRESS_CLASS_ANNOTATION) == "true"]
+        if not found:
+            return
+        if len(found) > 1 and not self.newest_wins:
+            raise forbidden("ingresses.networking.k8s.io", md.get("name") or "",
+                            f"Internal error occurred: {len(found)} default IngressClasses were found, only 1 allowed")
+        found.sort(key=lambda c: c["metadata"]["name"])   # stable: the lower name first among equal timestamps
+        found.sort(key=lambda c: c["metadata"].get("creationTimestamp") or "", reverse=True)
+        spec["ingressClassName"] = found[0]["metadata"]["name"]
+
+
 PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection"
 PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection"
 
@@ -204,12 +237,13 @@ class Priority:
 
 
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
-                    preemption_policy: bool = True) -> list[Plugin]:
+                    preemption_policy: bool = True, ingress_class_newest_wins: bool = True) -> list[Plugin]:
     """The default-enabled admission plugins podlife models, in kube-apiserver's order (LimitRanger,
     ServiceAccount, DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass, Priority,
-    DefaultTolerationSeconds, then the validating ResourceQuota; all on by default in every modelled version:
-    pkg/kubeapiserver/options/plugins.go defaultOnPlugins). ``preemption_policy``: the
-    NonPreemptingPriority feature (versions rule priority_preemption_policy)."""
+    DefaultTolerationSeconds, DefaultIngressClass, then the validating ResourceQuota; all on by default in every
+    modelled version: pkg/kubeapiserver/options/plugins.go defaultOnPlugins). ``preemption_policy``: the
+    NonPreemptingPriority feature (versions rule priority_preemption_policy); ``ingress_class_newest_wins``:
+    versions rule default_ingress_class_newest_wins."""
     from podlife.api.limitranger import LimitRanger
     from podlife.api.resourcequota import ResourceQuota
     from podlife.api.runtimeclass import RuntimeClass
@@ -219,6 +253,7 @@ def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
             Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,
                                      config.defaultUnreachableTolerationSeconds),
+            DefaultIngressClass(store, ingress_class_newest_wins),
             ResourceQuota(store)]
 
 

@@ -435,10 +435,13 @@ def _default_pvc(obj: dict) -> None:
 
 
 def _default_pv(obj: dict) -> None:
-    """SetDefaults_PersistentVolume: Retain unless given, Filesystem."""
+    """SetDefaults_PersistentVolume: Retain unless given, Filesystem; SetDefaults_HostPathVolumeSource on a
+    hostPath source as on a pod's volume (type "")."""
     spec = _child(obj, "spec")
     _setdefault(spec, "persistentVolumeReclaimPolicy", "Retain")
     _setdefault(spec, "volumeMode", "Filesystem")
+    if isinstance(spec.get("hostPath"), dict):
+        spec["hostPath"].setdefault("type", "")
 
 
 def _default_storage_class(obj: dict) -> None:
@@ -497,6 +500,73 @@ def _default_role_binding(obj: dict) -> None:
             subject["apiGroup"] = "rbac.authorization.k8s.io"
 
 
+def _default_webhook(hook: dict, mutating: bool) -> None:
+    """admissionregistration/v1 SetDefaults_ValidatingWebhook / SetDefaults_MutatingWebhook, SetDefaults_Rule
+    (scope "*") and SetDefaults_ServiceReference (port 443) (pkg/apis/admissionregistration/v1/defaults.go)."""
+    _setdefault(hook, "failurePolicy", "Fail")
+    _setdefault(hook, "matchPolicy", "Equivalent")
+    _setdefault(hook, "namespaceSelector", {})
+    _setdefault(hook, "objectSelector", {})
+    _setdefault(hook, "timeoutSeconds", 10)
+    if mutating:
+        _setdefault(hook, "reinvocationPolicy", "Never")
+    for rule in _as_list(hook.get("rules")):
+        if isinstance(rule, dict):
+            _setdefault(rule, "scope", "*")
+    service = _as_dict(hook.get("clientConfig")).get("service")
+    if isinstance(service, dict):
+        _setdefault(service, "port", 443)
+
+
+def _default_webhook_configuration(obj: dict) -> None:
+    for hook in _as_list(obj.get("webhooks")):
+        if isinstance(hook, dict):
+            _default_webhook(hook, obj.get("kind") == "MutatingWebhookConfiguration")
+
+
+def _default_match_resources(match: object) -> None:
+    """admissionregistration/v1 SetDefaults_MatchResources (with SetDefaults_Rule on its rules)."""
+    if not isinstance(match, dict):
+        return
+    _setdefault(match, "matchPolicy", "Equivalent")
+    _setdefault(match, "namespaceSelector", {})
+    _setdefault(match, "objectSelector", {})
+    for key in ("resourceRules", "excludeResourceRules"):
+        for rule in _as_list(match.get(key)):
+            if isinstance(rule, dict):
+                _setdefault(rule, "scope", "*")
+
+
+def _default_admission_policy(obj: dict) -> None:
+    """SetDefaults_ValidatingAdmissionPolicySpec (failurePolicy Fail) / MutatingAdmissionPolicySpec, and
+    SetDefaults_ParamRef (parameterNotFoundAction Deny) on bindings."""
+    spec = _child(obj, "spec")
+    if obj.get("kind") in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
+        _setdefault(spec, "failurePolicy", "Fail")
+        _default_match_resources(spec.get("matchConstraints"))
+    else:
+        _default_match_resources(spec.get("matchResources"))
+        ref = spec.get("paramRef")
+        if isinstance(ref, dict):
+            _setdefault(ref, "parameterNotFoundAction", "Deny")
+
+
+_CSI_DRIVER_DEFAULTS: dict[str, object] = {
+    "attachRequired": True, "podInfoOnMount": False, "storageCapacity": False,
+    "fsGroupPolicy": "ReadWriteOnceWithFSType", "volumeLifecycleModes": ["Persistent"],
+    "requiresRepublish": False, "seLinuxMount": False}
+
+
+def default_csi_driver(obj: dict, fields: tuple[str, ...]) -> None:
+    """storage/v1 SetDefaults_CSIDriver: the fields the version defaults (``Profile.csi_driver_defaults``)."""
+    spec = _child(obj, "spec")
+    for name in fields:
+        current = spec.get(name)
+        if current is None or (name == "volumeLifecycleModes" and not current):   # len(...) == 0 there
+            value = _CSI_DRIVER_DEFAULTS[name]
+            spec[name] = list(value) if isinstance(value, list) else value
+
+
 _BY_KIND: dict[str, Callable[[dict], None]] = {
     "RoleBinding": _default_role_binding,
     "ClusterRoleBinding": _default_role_binding,
@@ -517,6 +587,12 @@ _BY_KIND: dict[str, Callable[[dict], None]] = {
     "Namespace": _default_namespace,
     "Node": _default_node,
     "PriorityClass": _default_priority_class,
+    "ValidatingWebhookConfiguration": _default_webhook_configuration,
+    "MutatingWebhookConfiguration": _default_webhook_configuration,
+    "ValidatingAdmissionPolicy": _default_admission_policy,
+    "ValidatingAdmissionPolicyBinding": _default_admission_policy,
+    "MutatingAdmissionPolicy": _default_admission_policy,
+    "MutatingAdmissionPolicyBinding": _default_admission_policy,
 }
 
 
@@ -531,6 +607,8 @@ def apply_defaults(obj: dict, profile: Profile | None = None) -> None:
     if kind == "Service":
         _default_service(obj, profile)
         return
+    if kind == "CSIDriver" and profile is not None:   # the defaulted fields depend on the release's gates
+        default_csi_driver(obj, profile.csi_driver_defaults)
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)

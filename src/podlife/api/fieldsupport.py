@@ -131,7 +131,7 @@ TABLES: dict[str, tuple[Rule, ...]] = {
     ),
     "container": (
         *_all(MODELLED, "args[] command[] envFrom[] image imagePullPolicy lifecycle livenessProbe readinessProbe "
-                        "startupProbe name ports[] restartPolicy restartPolicyRules[] stdin workingDir"),
+                        "startupProbe name ports[] restartPolicy restartPolicyRules[] stdin stdinOnce workingDir"),
         M("env[]"), *_all(MODELLED, "env[].name env[].value env[].valueFrom"),
         N("env[].valueFrom.fileKeyRef.*", "the variable is assumed read from the file (the kubelet's wait for "
           "the file is not modelled)"),
@@ -139,7 +139,7 @@ TABLES: dict[str, tuple[Rule, ...]] = {
         N("resources.claims[].*", "no dynamic resource allocation: the claim is assumed allocated and prepared"),
         # pkg/kubelet/kuberuntime: the runtime's view of the process, nothing that changes its life
         *_all(STORED, "securityContext terminationMessagePath terminationMessagePolicy volumeDevices[] "
-                      "volumeMounts[] resizePolicy[] stdinOnce tty"),
+                      "volumeMounts[] resizePolicy[] tty"),
         N("securityContext.runAsNonRoot", "the image is assumed to run as a non-root user (the kubelet's "
           "CreateContainerConfigError for an image that runs as root is not modelled)", when=IMAGE_USER),
     ),

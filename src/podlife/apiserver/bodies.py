@@ -44,10 +44,14 @@ def media_type(content_type: str | None) -> str:
     return (content_type or JSON).split(";")[0].strip().lower() or JSON
 
 
-def decode(data: bytes, content_type: str | None, expected_kind: str, body: Body | None = None) -> Any:
+def decode(data: bytes, content_type: str | None, expected_kind: str, body: Body | None = None,
+           custom: bool = False) -> Any:
     """A create or update body as a dict, or ApiError 400 / 415; ``body`` receives what strict decoding needs
-    (podlife.api.duplicates.Body)."""
+    (podlife.api.duplicates.Body). A custom resource takes JSON and YAML only (apiextensions-apiserver's
+    crdHandler serializers), whatever the protobuf body holds."""
     mt = media_type(content_type)
+    if mt == PROTOBUF and custom:
+        raise unsupported_media([JSON, YAML])
     if mt == PROTOBUF:
         from podlife.apiserver import protobuf
 

@@ -8,7 +8,8 @@ runs (an aiohttp middleware):
 - Host: the name the client connected to must be one this server answers to (localhost, 127.0.0.1, ::1, the
   --address and the names of its certificate). A rebound name (``Host: evil.example``) is refused.
 - Origin: a browser names the page's origin on every request that is not a plain GET/HEAD and on every WebSocket;
-  one that is not the server's own (scheme, host and port) is refused. kubectl and client libraries send none.
+  one that is not the server's own (scheme, host and port) is refused. kubectl and client libraries send none;
+  Go's websocket clients send ``http://localhost``, which a loopback server accepts (``_loopback_default``).
 - Content-Type: a write with a body must be JSON, YAML, protobuf or a patch type, as the API server accepts
   (negotiation.NewUnsupportedMediaTypeError); the types a page may send without a preflight (text/plain, forms)
   are refused, podlife's own endpoints included.
@@ -35,6 +36,7 @@ from podlife.apiserver.bodies import JSON, WRITE_TYPES
 from podlife.apiserver.status import status_body, unsupported_media
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+LOOPBACK_ADDRESSES = frozenset(LOOPBACK_NAMES)   # as _name gives them
 DEFAULT_PORTS = {"http": 80, "https": 443}
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # every body type some endpoint of the server decodes (bodies.decode, patch.patch_types); which one a given
@@ -152,12 +154,23 @@ def check_origin(served: Served, origin: str | None, host: str | None) -> ApiErr
     if origin is None:
         return None   # kubectl and client libraries; a browser names the origin of every write and WebSocket
     own = _origin(f"{served.scheme}://{host}") if host is not None else None
-    if own is not None and _origin(origin) == own:
+    theirs = _origin(origin)
+    if own is not None and theirs == own:
+        return None
+    if own is not None and theirs is not None and _loopback_default(theirs) and own[1] in LOOPBACK_ADDRESSES:
         return None
     mine = f"{served.scheme}://{host}" if host is not None else "its own"
     return ApiError(403, "Forbidden", f'cross-origin request from "{origin}" refused: podlife up serves only '
                                       f"requests from {mine} origin or without an Origin header (kubectl, "
                                       "client libraries)")
+
+
+def _loopback_default(origin: tuple[str, str, int | None]) -> bool:
+    """``http://localhost``: the Origin golang.org/x/net/websocket clients name by convention (the conformance
+    suite's websocket helper, test/e2e/framework/websocket), a loopback name on its scheme's own port. A page
+    there is served from this machine on a privileged port (80, 443), by whoever may bind one; a foreign
+    page, or another port of this machine, stays refused."""
+    return origin[1] in LOOPBACK_ADDRESSES and origin[2] == DEFAULT_PORTS[origin[0]]
 
 
 def check_media_type(request: web.Request) -> ApiError | None:

@@ -10,22 +10,24 @@ kubectl port-forward (1.31+, PortForwardWebsockets) tunnels SPDY in a WebSocket 
 stream and a data stream with the headers ``streamtype``, ``port`` and ``requestid``
 (pkg/kubelet/cri/streaming/portforward/httpstream.go); once both are there the pod's port is dialled and
 the data stream copied both ways; when the pod closes the connection, both streams are closed (FIN). A port
-that cannot be reached gets upstream's error text on the error stream. SPDY without WebSocket (the older
-kubectl's upgrade) is not served.
+that cannot be reached gets upstream's error text on the error stream. kubectl before 1.31 speaks the same
+streams in SPDY/3.1 straight on the connection (``serve_spdy``; podlife.apiserver.spdyupgrade).
 """
 
 from __future__ import annotations
 
 import asyncio
 import struct
+from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from podlife.apiserver import spdy3
+from podlife.apiserver import spdy3, spdyupgrade
 from podlife.apiserver.status import bad_request
 
-SPDY_TUNNEL = "SPDY/3.1+portforward.k8s.io"
+SPDY_PROTOCOL = "portforward.k8s.io"   # portforward.ProtocolV1Name
+SPDY_TUNNEL = f"SPDY/3.1+{SPDY_PROTOCOL}"
 PROTOCOLS = ("v4.channel.k8s.io", SPDY_TUNNEL)
 
 
@@ -43,7 +45,7 @@ async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
     ws = web.WebSocketResponse(protocols=PROTOCOLS, max_msg_size=0)
     await ws.prepare(request)
     if ws.ws_protocol == SPDY_TUNNEL:
-        await _spdy_session(ws, ip, pod)
+        await _spdy_session(spdyupgrade.Session(_WebSocketCarrier(ws)), ip, pod)
         return ws
     writers: dict[int, asyncio.StreamWriter] = {}
     tasks: list[asyncio.Task[Any]] = []
@@ -96,49 +98,79 @@ async def _close_when_done(ws: web.WebSocketResponse, tasks: list[asyncio.Task[A
     await ws.close()
 
 
-async def _spdy_session(ws: web.WebSocketResponse, ip: str, pod: dict) -> None:
-    codec = spdy3.Codec()
+class _WebSocketCarrier:
+    """The WebSocket's binary messages as the bytes of a SPDY connection."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+
+    @property
+    def closed(self) -> bool:
+        return self.ws.closed
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        async for msg in self.ws:
+            if msg.type == WSMsgType.BINARY:
+                yield msg.data
+
+    async def send(self, data: bytes) -> None:
+        if not self.ws.closed:
+            await self.ws.send_bytes(data)
+
+    def close(self) -> None:
+        pass   # the handler's return closes the WebSocket
+
+
+async def serve_spdy(request: web.Request, pod: dict) -> web.StreamResponse:
+    """kubectl port-forward before 1.31: SPDY/3.1 on the connection itself (protocol portforward.k8s.io)."""
+    chosen = spdyupgrade.negotiate(request, (SPDY_PROTOCOL,))
+    if isinstance(chosen, web.Response):
+        return chosen
+    resp, link = await spdyupgrade.upgrade(request, chosen)
+    try:
+        await _spdy_session(spdyupgrade.Session(link), (pod.get("status") or {}).get("podIP") or "", pod)
+    finally:
+        link.close()
+    return resp
+
+
+async def _spdy_session(session: spdyupgrade.Session, ip: str, pod: dict) -> None:
     pairs: dict[str, dict[str, int]] = {}              # requestid → {"error": stream, "data": stream}
     ports: dict[int, int] = {}                         # stream → port
     writers: dict[int, asyncio.StreamWriter] = {}      # data stream → the connection to the pod
     tasks: list[asyncio.Task[Any]] = []
     md = pod["metadata"]
     try:
-        async for msg in ws:
-            if msg.type != WSMsgType.BINARY:
-                continue
-            for f in codec.feed(msg.data):
-                if f.control and f.kind == spdy3.SYN_STREAM:
-                    await ws.send_bytes(codec.syn_reply(f.stream))
-                    h = f.headers or {}
-                    pair = pairs.setdefault(h.get("requestid", ""), {})
-                    pair[h.get("streamtype", "")] = f.stream
-                    ports[f.stream] = int(h.get("port", "0") or 0)
-                    if "error" in pair and "data" in pair:
-                        err, data = pair["error"], pair["data"]
-                        port = ports[data]
-                        try:
-                            reader, writer = await asyncio.open_connection(ip, port)
-                        except OSError as e:
-                            text = f"error forwarding port {port} to pod {md['name']}, uid {md['uid']}: {e}"
-                            await ws.send_bytes(codec.data(err, text.encode(), fin=True))
-                            await ws.send_bytes(codec.data(data, b"", fin=True))
-                            continue
-                        writers[data] = writer
-                        tasks.append(asyncio.create_task(_spdy_pump(ws, codec, reader, data, err)))
-                elif f.control and f.kind == spdy3.PING:
-                    await ws.send_bytes(codec.ping(f.payload))
-                elif f.control and f.kind == spdy3.RST_STREAM:
-                    w = writers.pop(f.stream, None)
-                    if w is not None:
-                        w.close()
-                elif not f.control and f.stream in writers:
-                    w = writers[f.stream]
-                    if f.payload:
-                        w.write(f.payload)
-                        await w.drain()
-                    if f.flags & spdy3.FLAG_FIN and w.can_write_eof():
-                        w.write_eof()
+        async for f in session.frames():
+            if f.control and f.kind == spdy3.SYN_STREAM:
+                await session.reply(f.stream)
+                h = f.headers or {}
+                pair = pairs.setdefault(h.get("requestid", ""), {})
+                pair[h.get("streamtype", "")] = f.stream
+                ports[f.stream] = int(h.get("port", "0") or 0)
+                if "error" in pair and "data" in pair:
+                    err, data = pair["error"], pair["data"]
+                    port = ports[data]
+                    try:
+                        reader, writer = await asyncio.open_connection(ip, port)
+                    except OSError as e:
+                        text = f"error forwarding port {port} to pod {md['name']}, uid {md['uid']}: {e}"
+                        await session.data(err, text.encode(), fin=True)
+                        await session.data(data, b"", fin=True)
+                        continue
+                    writers[data] = writer
+                    tasks.append(asyncio.create_task(_spdy_pump(session, reader, data, err)))
+            elif f.control and f.kind == spdy3.RST_STREAM:
+                w = writers.pop(f.stream, None)
+                if w is not None:
+                    w.close()
+            elif not f.control and f.stream in writers:
+                w = writers[f.stream]
+                if f.payload:
+                    w.write(f.payload)
+                    await w.drain()
+                if f.flags & spdy3.FLAG_FIN and w.can_write_eof():
+                    w.write_eof()
     finally:
         for task in tasks:
             task.cancel()
@@ -146,14 +178,13 @@ async def _spdy_session(ws: web.WebSocketResponse, ip: str, pod: dict) -> None:
             w.close()
 
 
-async def _spdy_pump(ws: web.WebSocketResponse, codec: spdy3.Codec, reader: asyncio.StreamReader, data: int,
-                     err: int) -> None:
+async def _spdy_pump(session: spdyupgrade.Session, reader: asyncio.StreamReader, data: int, err: int) -> None:
     """The pod's bytes onto the data stream; at their end, both streams closed (no error)."""
-    while not ws.closed:
+    while not session.link.closed:
         chunk = await reader.read(65536)
         if not chunk:
             break
-        await ws.send_bytes(codec.data(data, chunk))
-    if not ws.closed:
-        await ws.send_bytes(codec.data(data, b"", fin=True))
-        await ws.send_bytes(codec.data(err, b"", fin=True))
+        await session.data(data, chunk)
+    if not session.link.closed:
+        await session.data(data, b"", fin=True)
+        await session.data(err, b"", fin=True)

@@ -1,6 +1,7 @@
 """``pods/log`` for containers whose runtime writes their output (the process runtime): the kubelet's
 GetContainerLogs (pkg/kubelet/kubelet_pods.go validateContainerLogStatus, then ReadLogs of the container's
-CRI log file), streamed as it is read, so ``kubectl logs -f`` follows."""
+CRI log file), streamed as it is read, so ``kubectl logs -f`` follows (over HTTP or a WebSocket:
+podlife.apiserver.logstream)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from podlife.api.meta import Obj
+from podlife.apiserver.logstream import LogStream
 from podlife.apiserver.status import bad_request
 from podlife.kubelet.kuberuntime import logs
 from podlife.runtime.cri import RUNNING
@@ -53,18 +55,14 @@ def container_log(cluster: Any, pod: Obj, container: str, status: Obj, previous:
 async def serve(request: web.Request, source: LogSource) -> web.StreamResponse:
     # the log's times are the machine's (the process wrote them): sinceSeconds counts back from its clock
     opts = logs.options(request.query, datetime.now(timezone.utc))
-    resp = web.StreamResponse(headers={"Content-Type": "text/plain"})
-    if opts.follow:
-        resp.enable_chunked_encoding()
-    await resp.prepare(request)
+    out = await LogStream.open(request, opts.follow)
     writer = source.writer
     try:
         async for piece in logs.read_logs(source.path, opts, source.running,
                                           writer.changed if writer is not None else None):
-            await resp.write(piece)
+            await out.write(piece)
     except FileNotFoundError:
         pass
     except (ConnectionResetError, RuntimeError):
-        return resp   # the client went away
-    await resp.write_eof()
-    return resp
+        return out.resp   # the client went away
+    return await out.close()

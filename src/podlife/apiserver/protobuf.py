@@ -13,6 +13,8 @@ Public API:
   ``ApiError``: 400 for a body that is not such an envelope, 415 (the JSON and YAML media types only) for a
   kind whose fields podlife does not know.
 - ``supported(api_version, kind) -> bool``.
+- ``dropped_warnings() -> list[str]``: the fields the last ``decode`` in this context skipped because the table
+  does not know their numbers (newer than the table), as Warning texts.
 
 The field table (``protobuf_fields.txt``) lists each message's field numbers with the JSON name, type and the
 Go field's pointer and omitempty flags, so that zero values come out as encoding/json writes them. Special
@@ -25,6 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
@@ -36,11 +39,15 @@ PROTOBUF = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
 
 # protobuf package of each API group-version the table covers
+# (custom resources have none: apiextensions-apiserver serves them as JSON and YAML only)
 _GROUPS = {"": "core", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling", "policy": "policy",
            "authorization.k8s.io": "authorization", "authentication.k8s.io": "authentication",
            "rbac.authorization.k8s.io": "rbac", "scheduling.k8s.io": "scheduling", "networking.k8s.io": "networking",
-           "certificates.k8s.io": "certificates", "events.k8s.io": "events",
-           "node.k8s.io": "node"}
+           "certificates.k8s.io": "certificates", "events.k8s.io": "events", "node.k8s.io": "node",
+           "admissionregistration.k8s.io": "admissionregistration", "apiextensions.k8s.io": "apiextensions",
+           "apiregistration.k8s.io": "apiregistration", "coordination.k8s.io": "coordination",
+           "discovery.k8s.io": "discovery", "flowcontrol.apiserver.k8s.io": "flowcontrol",
+           "resource.k8s.io": "resource", "storage.k8s.io": "storage", "storagemigration.k8s.io": "storagemigration"}
 
 
 class _Field:
@@ -143,8 +150,9 @@ def _scalar(typ: str, wire: int, v: Any) -> Any:
         return _signed(v, 32 if typ == "int32" else 64)
     if typ in ("uint32", "uint64"):
         return v
-    if typ == "double":
-        return struct.unpack("<d", v)[0]
+    if typ == "double":   # encoding/json writes an integral float64 without a fraction ("maximum": 10)
+        x = struct.unpack("<d", v)[0]
+        return int(x) if x.is_integer() and abs(x) < 1e21 else x
     if typ == "float":
         return struct.unpack("<f", v)[0]
     raise _Malformed(f"unknown type {typ}")
@@ -170,9 +178,10 @@ def _special(typ: str, buf: bytes) -> Any:
         if not seconds and not nanos:
             return None
         t = datetime.fromtimestamp(seconds, tz=timezone.utc)
-        if typ == "meta/v1.Time":
-            return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-        return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos // 1000:06d}Z"
+        # RFC 3339 with a four-digit year (time.Time{}.Add(2*time.Second) is 0001-01-01T00:00:02Z, as e2e's Lease
+        # test sends it); strftime's %Y does not pad
+        text = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+        return text + "Z" if typ == "meta/v1.Time" else text + f".{nanos // 1000:06d}Z"
     if typ == "meta/v1.Duration":
         return go_duration(_signed(f.get(1, 0), 64))
     if typ == "resource.Quantity":
@@ -191,13 +200,43 @@ def _special(typ: str, buf: bytes) -> Any:
         raise _Malformed(f"{typ} does not hold JSON") from None
 
 
+def _schema_union(typ: str, buf: bytes) -> Any:
+    """apiextensions/v1 JSONSchemaProps unions, as their MarshalJSON writes them
+    (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/marshal.go)."""
+    schema: dict[str, Any] | None = None
+    others: list[Any] = []
+    allows = False
+    for num, wire, raw in _fields(buf):
+        if typ == "apiextensions/v1.JSON":
+            return json.loads(bytes(raw)) if num == 1 and raw else None
+        if typ == "apiextensions/v1.JSONSchemaPropsOrBool":
+            if num == 1:
+                allows = bool(raw)
+            elif num == 2:
+                schema = _message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+        elif num == 1:
+            schema = _message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+        elif num == 2:   # OrArray: more schemas; OrStringArray: property names
+            others.append(_message("apiextensions/v1.JSONSchemaProps", bytes(raw))
+                          if typ == "apiextensions/v1.JSONSchemaPropsOrArray" else _scalar("string", wire, raw))
+    if typ == "apiextensions/v1.JSON":
+        return None
+    if typ == "apiextensions/v1.JSONSchemaPropsOrBool":
+        return schema if schema is not None else allows
+    return others if others else schema
+
+
 _SPECIAL = frozenset({"meta/v1.Time", "meta/v1.MicroTime", "meta/v1.Duration", "resource.Quantity",
                       "intstr.IntOrString", "runtime.RawExtension", "meta/v1.FieldsV1"})
+_UNIONS = frozenset({"apiextensions/v1.JSON", "apiextensions/v1.JSONSchemaPropsOrArray",
+                     "apiextensions/v1.JSONSchemaPropsOrBool", "apiextensions/v1.JSONSchemaPropsOrStringArray"})
 
 
 def _value(typ: str, wire: int, v: Any) -> Any:
     if typ in _SPECIAL:
         return _special(typ, bytes(v))
+    if typ in _UNIONS:
+        return _schema_union(typ, bytes(v))
     if typ in _table():
         return _message(typ, bytes(v))
     return _scalar(typ, wire, v)
@@ -207,8 +246,18 @@ def _zero(f: _Field) -> Any:
     if f.repeated or f.map:
         return None
     if f.type in _table():
-        return {}
+        return _message(f.type, b"")   # a struct's own fields without omitempty are written at their zero
     return {"string": "", "bool": False, "bytes": None}.get(f.type, 0 if f.type not in _SPECIAL else None)
+
+
+class _Structs:
+    """Go structs held by value: encoding/json writes them even when empty (a zero Time as null)."""
+
+    def __contains__(self, typ: object) -> bool:
+        return typ in _table() or typ in ("meta/v1.Time", "meta/v1.MicroTime")
+
+
+_STRUCTS = _Structs()
 
 
 def _message(typ: str, buf: bytes) -> dict[str, Any]:
@@ -217,15 +266,18 @@ def _message(typ: str, buf: bytes) -> dict[str, Any]:
     for num, wire, raw in _fields(buf):
         f = spec.get(num)
         if f is None:
-            continue   # a field newer than the table (or of a group outside it)
+            # a field newer than the table: skipped, as a server of the table's version would (gogo's Unmarshal
+            # skips unknown fields), and said so
+            _DROPPED.get([]).append(f"{typ}, field {num}")
+            continue
         if f.map:
             entry = {n: (w, x) for n, w, x in _fields(bytes(raw))}
             key = _scalar("string", 2, entry[1][1]) if 1 in entry else ""
             w, x = entry.get(2, (2, b""))
             values.setdefault(num, {})[key] = _value(f.type, w, x)
         elif f.repeated:
-            items = _packed(f.type, wire, raw) if f.type not in _table() and f.type not in _SPECIAL \
-                else [_value(f.type, wire, raw)]
+            items = [_value(f.type, wire, raw)] if f.type in _table() or f.type in _SPECIAL or f.type in _UNIONS \
+                else _packed(f.type, wire, raw)
             values.setdefault(num, []).extend(items)
         else:
             values[num] = _value(f.type, wire, raw)
@@ -233,7 +285,7 @@ def _message(typ: str, buf: bytes) -> dict[str, Any]:
     for num, f in spec.items():   # the table's order is the Go struct's
         if num in values:
             v = values[num]
-        elif f.always or (f.type in _table() and not f.pointer and not f.repeated and not f.map):
+        elif f.always or (not f.pointer and not f.repeated and not f.map and f.type in _STRUCTS):
             v = None if f.pointer else _zero(f)   # encoding/json writes these whether set or not
         else:
             continue
@@ -281,7 +333,18 @@ def go_duration(ns: int) -> str:
 
 # ------------------------------------------------------------------------------------------------ envelope
 
+# the fields of the body decode() last read (in this request's task) that the table does not know
+_DROPPED: ContextVar[list[str]] = ContextVar("protobuf_dropped")
+
+
+def dropped_warnings() -> list[str]:
+    """Warning texts for the fields the last decode() in this context skipped."""
+    return [f"{where}: not known to podlife's protobuf table; the value was dropped (send JSON to keep it)"
+            for where in _DROPPED.get([])]
+
+
 def decode(body: bytes) -> dict[str, Any]:
+    _DROPPED.set([])
     if not body.startswith(MAGIC):
         raise ApiError(400, "BadRequest", "provided object is not a protobuf message with the k8s magic prefix")
     try:

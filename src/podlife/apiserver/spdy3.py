@@ -95,6 +95,10 @@ class Codec:
         return _control(RST_STREAM, 0, struct.pack(">II", stream, status))
 
     @staticmethod
+    def goaway(last_stream: int) -> bytes:
+        return _control(GOAWAY, 0, struct.pack(">II", last_stream, 0))   # status 0: OK
+
+    @staticmethod
     def ping(body: bytes) -> bytes:
         return _control(PING, 0, body)
 

@@ -16,7 +16,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.schema import type_schema
 from podlife.api.selectors import to_string
-from podlife.apiserver import bodies, fieldvalidation, patching
+from podlife.apiserver import bodies, fieldvalidation, logstream, patching
 from podlife.apiserver.status import bad_request, method_not_allowed
 from podlife.api.decoding import MAX_REPLICAS
 
@@ -78,7 +78,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             return await podlogs.serve(request, source)
         if request.query.get("follow") in ("true", "1"):
             return await _follow_log(server, request, t)
-        return _log(server, request, t)
+        return await _log(server, request, t)
     if sub == "proxy" and t.resource.resource in ("pods", "services"):
         from podlife.apiserver import podproxy
 
@@ -87,18 +87,29 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         where = podproxy.pod_location if t.resource.resource == "pods" else podproxy.service_location
         return await podproxy.forward(request, where(server, t.namespace, t.name), rest)
     if sub in ("exec", "attach", "portforward"):
-        if sub == "exec" and request.headers.get("Upgrade", "").lower() == "websocket":
+        # over WebSocket, or SPDY/3.1 straight on the connection (kubectl before 1.30)
+        upgrade = request.headers.get("Upgrade", "").lower() in ("websocket", "spdy/3.1")
+        if sub == "exec" and upgrade:
             from podlife.apiserver import podexec
 
             pod = server.store.get("Pod", t.namespace, t.name)
             runtime = podexec.runtime_of(server, pod)
             if runtime is not None:   # the container is a real process (the process runtime)
                 return await podexec.serve(server, request, t, runtime, pod)
-        if sub == "portforward" and request.headers.get("Upgrade", "").lower() == "websocket":
+        if sub == "attach" and upgrade:
+            from podlife.apiserver import podattach, podexec
+
+            pod = server.store.get("Pod", t.namespace, t.name)
+            runtime = podexec.runtime_of(server, pod)
+            if runtime is not None:
+                return await podattach.serve(request, t, runtime, pod)
+        if sub == "portforward" and upgrade:
             from podlife.apiserver import podexec, podforward
 
             pod = server.store.get("Pod", t.namespace, t.name)
             if podexec.runtime_of(server, pod) is not None:   # a real process listens (the process runtime)
+                if request.headers.get("Upgrade", "").lower() != "websocket":
+                    return await podforward.serve_spdy(request, pod)
                 return await podforward.serve(request, pod)
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
@@ -162,8 +173,13 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
 
 # ---- logs ----------------------------------------------------------------------------------------------------
 
-def _log(server: Any, request: web.Request, t: Any) -> web.Response:
-    return web.Response(text="".join(line + "\n" for line in _lines(server, request, t)), content_type="text/plain")
+async def _log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
+    text = "".join(line + "\n" for line in _lines(server, request, t))
+    if logstream.is_websocket(request):
+        out = await logstream.LogStream.open(request, False)
+        await out.write(text.encode())
+        return await out.close()
+    return web.Response(text=text, content_type="text/plain")
 
 
 async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamResponse:
@@ -176,9 +192,7 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
     pod = server.store.get("Pod", t.namespace, t.name)
     container = request.query.get("container") or (pod["spec"].get("containers") or [{}])[0].get("name", "")
     timestamps = request.query.get("timestamps") in ("true", "1")
-    resp = web.StreamResponse(headers={"Content-Type": "text/plain"})
-    resp.enable_chunked_encoding()
-    await resp.prepare(request)
+    resp = await logstream.LogStream.open(request, True)
     moved = asyncio.Event()
     server.clock.listeners.append(moved.set)
     await resp.write("".join(line + "\n" for line in first).encode())
@@ -206,7 +220,9 @@ async def _follow_log(server: Any, request: web.Request, t: Any) -> web.StreamRe
         pass
     finally:
         server.clock.listeners.remove(moved.set)
-    return resp
+    if request.transport is None or request.transport.is_closing():
+        return resp.resp
+    return await resp.close()
 
 
 def _lines(server: Any, request: web.Request, t: Any, tail: bool = True) -> list[str]:

@@ -37,7 +37,8 @@ def api_server_options(prof: Profile, api_server: ApiServerConfiguration, **hook
     StoreOptions, e.g. manage and log)."""
     return StoreOptions(profile=prof, history_size=api_server.watchHistorySize, served=schema.discovery(prof.minor),
                         admission=lambda store: admission.default_plugins(
-                            api_server, store, preemption_policy=prof.priority_preemption_policy), **hooks)
+                            api_server, store, preemption_policy=prof.priority_preemption_policy,
+                            ingress_class_newest_wins=prof.default_ingress_class_newest_wins), **hooks)
 
 
 class Cluster:

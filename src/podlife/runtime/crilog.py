@@ -37,6 +37,9 @@ class LogWriter:
         self._streams: dict[int, tuple[bytes, bytearray]] = {}
         self._waiters: list[asyncio.Future[None]] = []
         self.closed = False
+        # attached clients (pods/attach): each called with (stream, bytes) as the process writes them, and
+        # with ("", b"") once its streams are closed
+        self.taps: list[Callable[[str, bytes], None]] = []
 
     def attach(self, fd: int, stream: str) -> None:
         """Read ``fd`` (the read end of the pipe) from the running event loop until end of file."""
@@ -53,6 +56,8 @@ class LogWriter:
         except OSError:
             data = b""
         if data:
+            for tap in list(self.taps):
+                tap(name.decode(), data)
             pending += data
             self._write_lines(name, pending, eof=False)
         else:
@@ -95,6 +100,9 @@ class LogWriter:
             self._detach(fd)
         if not self._file.closed:
             self._file.close()
+        if not self.closed:
+            for tap in list(self.taps):
+                tap("", b"")
         self.closed = True
         self._notify()
 

@@ -13,6 +13,7 @@ container names it) to ``{"entrypoint": [...], "cmd": [...], "workingDir": "..."
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 
 ANNOTATION = "podlife.io/images"
@@ -96,3 +97,42 @@ def process_args(command: list[str], args: list[str], config: ImageConfig | None
         return command + args
     entry = list(config.entrypoint) if config is not None else []
     return entry + (args if args else list(config.cmd) if config is not None else [])
+
+
+# registry.k8s.io/pause has no program on this machine (its /pause is a static C binary of the image): podlife
+# runs a built-in that does what build/pause/linux/pause.c does — ``-v`` prints the version; otherwise it exits
+# 0 at SIGINT or SIGTERM (psignal's words on stderr), reaps children at SIGCHLD, warns that it is not PID 1
+# (after its handlers are in place, so that the warning says SIGTERM will be heard), and sleeps
+_PAUSE = r"""
+import os, signal, sys
+if any(a.lower() == "-v" for a in sys.argv[1:]):
+    print("pause.c %s")
+    sys.exit(0)
+def down(signo, frame):
+    os.write(2, ("Shutting down, got signal: %%s\n" %% signal.strsignal(signo)).encode())
+    os._exit(0)
+def reap(signo, frame):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+signal.signal(signal.SIGINT, down)
+signal.signal(signal.SIGTERM, down)
+signal.signal(signal.SIGCHLD, reap)
+if os.getpid() != 1:
+    os.write(2, b"Warning: pause should be the first process\n")
+while True:
+    signal.pause()
+"""
+PAUSE_NOTE = ("registry.k8s.io/pause runs podlife's built-in pause (this machine's Python: it sleeps until SIGINT "
+              "or SIGTERM, then exits 0, as pause.c)")
+
+
+def builtin_program(image: str, argv: list[str]) -> list[str] | None:
+    """The argv that stands in for an image's own program podlife provides itself (the pause image's
+    ``/pause``), else None."""
+    if repository(image) != "pause" or argv[:1] != ["/pause"]:
+        return None
+    tag = image.split("@", 1)[0].rsplit("/", 1)[-1].partition(":")[2] or "HEAD"
+    return [sys.executable, "-I", "-S", "-c", _PAUSE % f"v{tag}", *argv[1:]]

@@ -134,6 +134,7 @@ class Host:
         else:
             said.append(f"containers share this machine's mounts ({self.namespaces}): volumes are not mounted at "
                         f"their mountPath")
+        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
@@ -192,6 +193,16 @@ class _Process:
     execs: set[Spawn] = field(default_factory=set)
     ns: dict | None = None          # the mount namespace the supervisor builds (None: the machine's)
     from_image: bool = False        # the program came from the image's config, not the container's command
+    stdin: int | None = None        # podlife's end of the process's stdin (the container's ``stdin: true``)
+
+    def close_stdin(self) -> None:
+        """The end of the container's stdin (``stdinOnce`` after the first attach, or the process ended)."""
+        if self.stdin is not None:
+            try:
+                os.close(self.stdin)
+            except OSError:
+                pass
+            self.stdin = None
 
 
 @dataclass
@@ -265,8 +276,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         image, bad = images.image_config(config.image, config.pod["metadata"].get("annotations") or {})
         if bad is not None:
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
-        argv = shells.shell_argv(images.process_args(config.command, config.args, image),
-                                 images.repository(config.image), self.host.sh)
+        argv = images.process_args(config.command, config.args, image)
+        argv = images.builtin_program(config.image, argv) or shells.shell_argv(argv, images.repository(config.image),
+                                                                               self.host.sh)
         if not argv:
             known = "" if image is not None else (
                 f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
@@ -298,8 +310,13 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         err_r, err_w = os.pipe()
         p.log.attach(out_r, "stdout")
         p.log.attach(err_r, "stderr")
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, {"stdout": out_w, "stderr": err_w},
-                                  namespace=p.ns)
+        fds = {"stdout": out_w, "stderr": err_w}
+        if p.config.spec.get("stdin"):
+            # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
+            # ``tty: true`` container's terminal is not modelled)
+            fds["stdin"], p.stdin = os.pipe()
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns)
+        sp.exited.add_done_callback(lambda _f: p.close_stdin())
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
         sp.exited.add_done_callback(lambda f: self.host.deliver(lambda: self._process_exited(c, *f.result())))
