@@ -159,18 +159,14 @@ def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str) -> Obj:
     """request/admissionreview.go CreateV1AdmissionReview."""
     gvk = {"group": a.group, "version": a.version, "kind": a.kind}
     gvr = {"group": a.group, "version": a.version, "resource": a.resource}
-    req: Obj = {"uid": uid, "kind": gvk, "resource": gvr}
-    if a.subresource:
-        req["subResource"] = a.subresource
-    req.update({"requestKind": gvk, "requestResource": gvr})
-    if a.subresource:
-        req["requestSubResource"] = a.subresource
-    if a.name:
-        req["name"] = a.name
-    if a.namespace:
-        req["namespace"] = a.namespace
-    req.update({"operation": a.operation, "userInfo": {"username": a.user, "groups": ["system:authenticated"]},
-                "object": obj, "oldObject": old, "dryRun": a.dry_run, "options": a.options})
+    req: Obj = {"uid": uid, "kind": gvk, "resource": gvr, "subResource": a.subresource, "requestKind": gvk,
+                "requestResource": gvr, "requestSubResource": a.subresource, "name": a.name,
+                "namespace": a.namespace, "operation": a.operation,
+                "userInfo": {"username": a.user, "groups": ["system:authenticated"]},
+                "object": obj, "oldObject": old, "dryRun": a.dry_run, "options": a.options}
+    for key in ("subResource", "requestSubResource", "name", "namespace"):   # omitempty
+        if not req[key]:
+            del req[key]
     return {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": req}
 
 
