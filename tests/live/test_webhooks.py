@@ -91,6 +91,10 @@ class Hook:
             return {"uid": uid, "allowed": True, "patchType": "JSONPatch",
                     "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
                     "warnings": ["mutated by the test webhook"]}
+        if path == "/sidecar":   # a container, undefaulted, for the API server to default
+            patch = [{"op": "add", "path": "/spec/containers/-", "value": {"name": "sidecar", "image": "busybox"}}]
+            return {"uid": uid, "allowed": True, "patchType": "JSONPatch",
+                    "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
         if path == "/slow":
             time.sleep(3)
         return {"uid": uid, "allowed": True}
@@ -382,3 +386,28 @@ def test_deletes_and_dry_runs(live: Live, hook: Hook, tmp_path: Path,
     assert (req["dryRun"], req["options"]) == (True, {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
                                                       "dryRun": ["All"]})
     assert live.json("GET", "/api/v1/namespaces/default/services/dry")[0] == 404
+
+
+def test_a_patched_object_is_defaulted_and_a_reinvoked_webhook_sees_later_changes(
+        live: Live, hook: Hook, tmp_path: Path, cleanup: Callable[[str, str], None]) -> None:
+    """mutating/dispatcher.go: the patched object is defaulted; reinvocation.go: a webhook with
+    reinvocationPolicy IfNeeded is called once more when a later webhook changed the object."""
+    first = _config("MutatingWebhookConfiguration", "a-labels.podlife.test", hook.url("/mutate"), hook.pem,
+                    ["pods"], reinvocationPolicy="IfNeeded",
+                    namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "wh-sidecar"}})
+    second = _config("MutatingWebhookConfiguration", "b-sidecar.podlife.test", hook.url("/sidecar"), hook.pem,
+                     ["pods"], namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "wh-sidecar"}})
+    for c in (first, second):
+        cleanup("mutatingwebhookconfiguration", c["metadata"]["name"])
+    _apply(live, tmp_path, first, second)
+    live.kubectl("create", "namespace", "wh-sidecar")
+    cleanup("namespace", "wh-sidecar")
+    before = len(hook.reviews)
+    live.kubectl("create", "-n", "wh-sidecar", "-f", write(tmp_path, "pod.json", json.dumps(POD)))
+    assert [p.split("?")[0] for p, _ in hook.reviews[before:]] == ["/mutate", "/sidecar", "/mutate"]
+    # the reinvoked webhook saw the sidecar the later one added
+    assert [c["name"] for c in hook.reviews[-1][1]["object"]["spec"]["containers"]] == ["c", "sidecar"]
+    pod = json.loads(live.kubectl("get", "pod", "p", "-n", "wh-sidecar", "-o", "json").stdout)
+    sidecar = pod["spec"]["containers"][1]
+    assert (pod["metadata"]["labels"], sidecar["name"], sidecar["imagePullPolicy"],
+            sidecar["terminationMessagePath"]) == ({"mutated": "yes"}, "sidecar", "Always", "/dev/termination-log")

@@ -26,6 +26,7 @@ import aiohttp
 import orjson
 
 from podlife.api.conversion import CONVERSIONS
+from podlife.api.defaults import apply_defaults
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.patch import json_patch
@@ -370,10 +371,13 @@ class Webhooks:
         try:
             ops = orjson.loads(base64.b64decode(patch))
             patched = json_patch(clone(self._served(obj)), ops)
-            return patched if self.conv is None else self.conv[1](patched)
+            patched = patched if self.conv is None else self.conv[1](patched)
         except (ValueError, ApiError) as e:
             # dispatcher.go: a patch that does not apply is apierrors.NewInternalError
             raise ApiError(500, "InternalError", f"Internal error occurred: {getattr(e, 'message', e)}") from None
+        # dispatcher.go: the patched object is decoded again, and defaulted
+        apply_defaults(patched, self.store.profile)
+        return patched
 
     async def validate(self, obj: Obj | None, old: Obj | None) -> None:
         """validating/dispatcher.go Dispatch: the matching webhooks called in parallel; the first refusal (in
