@@ -411,3 +411,26 @@ def test_a_patched_object_is_defaulted_and_a_reinvoked_webhook_sees_later_change
     sidecar = pod["spec"]["containers"][1]
     assert (pod["metadata"]["labels"], sidecar["name"], sidecar["imagePullPolicy"],
             sidecar["terminationMessagePath"]) == ({"mutated": "yes"}, "sidecar", "Always", "/dev/termination-log")
+
+
+def test_connect_is_admitted_with_its_options(live: Live, hook: Hook, tmp_path: Path,
+                                              cleanup: Callable[[str, str], None]) -> None:
+    """handlers/rest.go ConnectResource: a pods/attach goes through admission as CONNECT, its object the
+    PodAttachOptions of the query, before the connection (the e2e test "should be able to deny attaching pod")."""
+    cfg = _config("ValidatingWebhookConfiguration", "attach.podlife.test", hook.url("/deny"), hook.pem,
+                  ["pods/attach"])
+    cfg["webhooks"][0]["rules"][0]["operations"] = ["CONNECT"]
+    cleanup("validatingwebhookconfiguration", "attach.podlife.test")
+    live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    code, _, raw = live.request("POST", "/api/v1/namespaces/default/pods/any/attach?container=c&stdin=true"
+                                        "&stdout=true")
+    assert (code, json.loads(raw)["message"]) == (
+        403, 'admission webhook "attach.podlife.test" denied the request: no pods here')
+    req = hook.reviews[-1][1]
+    assert (req["operation"], req["kind"], req["resource"]["resource"], req["subResource"], req["name"],
+            req["object"], "options" in req) == (
+        "CONNECT", {"group": "", "version": "v1", "kind": "PodAttachOptions"}, "pods", "attach", "any",
+        {"kind": "PodAttachOptions", "apiVersion": "v1", "stdin": True, "stdout": True, "container": "c"}, True)
+    # exec is another subresource: not matched
+    code, _, raw = live.request("POST", "/api/v1/namespaces/default/pods/any/exec?command=true")
+    assert code != 403

@@ -671,20 +671,35 @@ class ApiServer:
         if not webhooks.configured(self.store):
             return None
         md = obj.get("metadata") or {}
-        kind = options_kind or {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}.get(operation, "DeleteOptions")
-        opts: Obj = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
-        if dry:
-            opts["dryRun"] = ["All"]
-        if request.query.get("fieldManager"):
-            opts["fieldManager"] = request.query["fieldManager"]
-        if options:
-            opts.update({k: v for k, v in options.items() if k not in ("kind", "apiVersion")})
-        a = webhooks.Attributes(operation, r.group, r.version, r.resource, r.kind, r.namespaced,
+        opts: Obj | None = None   # a CONNECT's options are its object (handlers/rest.go ConnectResource)
+        if operation != "CONNECT":
+            kind = options_kind or {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}.get(operation,
+                                                                                             "DeleteOptions")
+            opts = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+            if dry:
+                opts["dryRun"] = ["All"]
+            if request.query.get("fieldManager"):
+                opts["fieldManager"] = request.query["fieldManager"]
+            if options:
+                opts.update({k: v for k, v in options.items() if k not in ("kind", "apiVersion")})
+        a = webhooks.Attributes(operation, r.group, r.version, r.resource,
+                                obj["kind"] if operation == "CONNECT" else r.kind, r.namespaced,
                                 (t.namespace or md.get("namespace") or "") if r.namespaced else "",
                                 t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
                                 warnings)
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
         return webhooks.Webhooks(self.store, a, live)
+
+    async def connect_admission(self, request: web.Request, t: Target) -> None:
+        """A CONNECT (exec, attach, portforward) goes through admission with its options as the object
+        (handlers/rest.go ConnectResource), before the connection is made."""
+        if not webhooks.configured(self.store):
+            return
+        opts = webhooks.connect_options(t.sub or "", request.query)
+        hooks = self._webhooks(request, t, "CONNECT", opts, False, [], t.sub)
+        assert hooks is not None
+        opts = await hooks.mutate(opts, None)
+        await hooks.validate(opts, None)
 
     def store_not_found(self, t: Target) -> ApiError:
         g = t.resource.group

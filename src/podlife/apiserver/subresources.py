@@ -87,6 +87,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         where = podproxy.pod_location if t.resource.resource == "pods" else podproxy.service_location
         return await podproxy.forward(request, where(server, t.namespace, t.name), rest)
     if sub in ("exec", "attach", "portforward"):
+        await server.connect_admission(request, t)
         # over WebSocket, or SPDY/3.1 straight on the connection (kubectl before 1.30)
         upgrade = request.headers.get("Upgrade", "").lower() in ("websocket", "spdy/3.1")
         if sub == "exec" and upgrade:

@@ -55,7 +55,7 @@ class Attributes:
     subresource: str
     user: str
     dry_run: bool
-    options: Obj
+    options: Obj | None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -68,6 +68,30 @@ def config_warnings(obj: Obj) -> list[str]:
             out.append(f'podlife: webhooks[].matchConditions are not evaluated: "{hook.get("name")}" is called for '
                        "every request its rules and selectors match")
     return out
+
+
+# the options kinds of the connect subresources (pkg/apis/core/v1 PodExecOptions, PodAttachOptions,
+# PodPortForwardOptions) and their query parameters
+_CONNECT = {"exec": "PodExecOptions", "attach": "PodAttachOptions", "portforward": "PodPortForwardOptions"}
+
+
+def connect_options(sub: str, query: Any) -> Obj:
+    """The options object a CONNECT is admitted with, from its query (the stream flags, container,
+    command, ports)."""
+    opts: Obj = {"kind": _CONNECT[sub], "apiVersion": "v1"}
+    if sub == "portforward":
+        ports = [int(p) for v in query.getall("ports", []) for p in v.split(",") if p.strip().isdigit()]
+        if ports:
+            opts["ports"] = ports
+        return opts
+    for flag in ("stdin", "stdout", "stderr", "tty"):
+        if query.get(flag) in ("true", "1"):
+            opts[flag] = True
+    if query.get("container"):
+        opts["container"] = query["container"]
+    if sub == "exec":
+        opts["command"] = query.getall("command", [])
+    return opts
 
 
 def configured(store: Any) -> bool:
