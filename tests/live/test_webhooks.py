@@ -95,6 +95,11 @@ class Hook:
             patch = [{"op": "add", "path": "/spec/containers/-", "value": {"name": "sidecar", "image": "busybox"}}]
             return {"uid": uid, "allowed": True, "patchType": "JSONPatch",
                     "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
+        if path == "/data":   # one field the schema has, one it does not (pruned)
+            patch = [{"op": "add", "path": "/data/kept", "value": "yes"},
+                     {"op": "add", "path": "/data/unknown", "value": "yes"}]
+            return {"uid": uid, "allowed": True, "patchType": "JSONPatch",
+                    "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
         if path == "/slow":
             time.sleep(3)
         return {"uid": uid, "allowed": True}
@@ -434,3 +439,27 @@ def test_connect_is_admitted_with_its_options(live: Live, hook: Hook, tmp_path: 
     # exec is another subresource: not matched
     code, _, raw = live.request("POST", "/api/v1/namespaces/default/pods/any/exec?command=true")
     assert code != 403
+
+
+def test_a_patched_custom_resource_is_pruned(live: Live, hook: Hook, tmp_path: Path,
+                                             cleanup: Callable[[str, str], None]) -> None:
+    """The e2e test "should mutate custom resource with pruning": a field the webhook adds outside the
+    schema is dropped, as decoding the patched object prunes it."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.podlife.test"},
+           "spec": {"group": "podlife.test", "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                        "type": "object", "properties": {"data": {"type": "object", "properties": {
+                            "given": {"type": "string"}, "kept": {"type": "string"}}}}}}}]}}
+    cfg = _config("MutatingWebhookConfiguration", "data.podlife.test", hook.url("/data"), hook.pem, ["gadgets"])
+    cfg["webhooks"][0]["rules"][0].update({"apiGroups": ["podlife.test"], "apiVersions": ["v1"]})
+    cleanup("customresourcedefinition", "gadgets.podlife.test")
+    cleanup("mutatingwebhookconfiguration", "data.podlife.test")
+    _apply(live, tmp_path, crd, cfg)
+    path = "/apis/podlife.test/v1/namespaces/default/gadgets"
+    live.wait_for("gadgets served", lambda: live.json("GET", path)[0] == 200)
+    code, body = live.json("POST", path, {"apiVersion": "podlife.test/v1", "kind": "Gadget",
+                                          "metadata": {"name": "g"}, "data": {"given": "1"}})
+    assert (code, body["data"]) == (201, {"given": "1", "kept": "yes"})
+    assert live.json("GET", path + "/g")[1]["data"] == {"given": "1", "kept": "yes"}

@@ -688,7 +688,8 @@ class ApiServer:
                                 t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
                                 warnings)
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
-        return webhooks.Webhooks(self.store, a, live)
+        decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None
+        return webhooks.Webhooks(self.store, a, live, decode)
 
     async def connect_admission(self, request: web.Request, t: Target) -> None:
         """A CONNECT (exec, attach, portforward) goes through admission with its options as the object

@@ -19,6 +19,7 @@ import base64
 import os
 import ssl
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -316,10 +317,12 @@ def call_error(name: str, why: str) -> ApiError:
 class Webhooks:
     """The two webhook plugins for one request."""
 
-    def __init__(self, store: Any, a: Attributes, live_pods: bool) -> None:
+    def __init__(self, store: Any, a: Attributes, live_pods: bool,
+                 decode: Callable[[Obj], None] | None = None) -> None:
         self.store = store
         self.a = a
         self.live_pods = live_pods
+        self.decode = decode   # a custom resource's decoding (pruning, defaulting), applied to a patched object
         # a resource served in another version than the one stored: webhooks see (and patch) the served form
         self.conv = CONVERSIONS.get((a.group, a.version, a.kind))
 
@@ -399,8 +402,10 @@ class Webhooks:
         except (ValueError, ApiError) as e:
             # dispatcher.go: a patch that does not apply is apierrors.NewInternalError
             raise ApiError(500, "InternalError", f"Internal error occurred: {getattr(e, 'message', e)}") from None
-        # dispatcher.go: the patched object is decoded again, and defaulted
+        # dispatcher.go: the patched object is decoded again (a custom resource pruned), and defaulted
         apply_defaults(patched, self.store.profile)
+        if self.decode is not None:
+            self.decode(patched)
         return patched
 
     async def validate(self, obj: Obj | None, old: Obj | None) -> None:
