@@ -178,6 +178,7 @@ def test_validating_webhook_denies_in_selected_namespaces(live: Live, hook: Hook
     assert live.kubectl("get", "pods", "-n", "wh-on", "-o", "name").stdout == ""
     live.kubectl("create", "-n", "wh-off", "-f", pod)   # the namespace does not match
     req = hook.reviews[-2][1]
+    assert req["object"]["metadata"]["uid"] and req["object"]["metadata"]["creationTimestamp"]
     assert (req["operation"], req["namespace"], req["kind"], req["resource"], req["object"]["metadata"]["name"],
             req["dryRun"], req["oldObject"]) == ("CREATE", "wh-on", {"group": "", "version": "v1", "kind": "Pod"},
                                                  {"group": "", "version": "v1", "resource": "pods"}, "p", False, None)

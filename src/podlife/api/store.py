@@ -347,9 +347,9 @@ class Store:
         key = (md.get("namespace", ""), md["name"])
         if key in self._objects[kind]:
             raise errors.already_exists(_resource(self._info(kind)), md["name"])
-        if webhooks is not None:
-            webhooks.check(obj, None)
         if dry_run:
+            if webhooks is not None:
+                webhooks.check(obj, None)
             return obj
         # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
         md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid(uids)
@@ -358,6 +358,9 @@ class Store:
             md["generation"] = 1
         md.pop("deletionTimestamp", None)
         md.pop("deletionGracePeriodSeconds", None)
+        if webhooks is not None:
+            # generic/registry/store.go Create: the validating webhooks see the object as it will be stored
+            webhooks.check(obj, None)
         self._commit(kind, key, None, obj, "create", by)
         return obj
 
