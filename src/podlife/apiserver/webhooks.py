@@ -181,7 +181,7 @@ class CallFailed(Exception):
     """webhookutil.ErrCallingWebhook: the webhook could not be called, or answered nonsense."""
 
 
-def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str) -> Obj:
+def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str, version: str = "v1") -> Obj:
     """request/admissionreview.go CreateV1AdmissionReview."""
     gvk = {"group": a.group, "version": a.version, "kind": a.kind}
     gvr = {"group": a.group, "version": a.version, "resource": a.resource}
@@ -193,7 +193,7 @@ def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str) -> Obj:
     for key in ("subResource", "requestSubResource", "name", "namespace"):   # omitempty
         if not req[key]:
             del req[key]
-    return {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": req}
+    return {"kind": "AdmissionReview", "apiVersion": f"admission.k8s.io/{version}", "request": req}
 
 
 def _ssl_context(client: Obj) -> ssl.SSLContext:
@@ -275,22 +275,28 @@ async def _post(shown: str, url: str, server_name: str | None, client: Obj, body
     return doc
 
 
-async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj | None, live_pods: bool) -> Obj:
+async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj | None, live_pods: bool,
+               mutating: bool) -> Obj:
     """dispatcher.go callHook: the review POSTed, the response checked (request/admissionreview.go
     VerifyAdmissionResponse)."""
     uid = str(uuid.uuid4())   # the review's identity only, never stored
     client = hook.get("clientConfig") or {}
     timeout = int(hook.get("timeoutSeconds") or DEFAULT_TIMEOUT)
     shown, url, server_name = _location(store, client, live_pods, timeout)
-    doc = await _post(shown, url, server_name, client, review(a, obj, old, uid), timeout)
+    # request/admissionreview.go: the first of the webhook's admissionReviewVersions the server speaks
+    version = next((v for v in hook.get("admissionReviewVersions") or () if v in ("v1", "v1beta1")), "v1")
+    doc = await _post(shown, url, server_name, client, review(a, obj, old, uid, version), timeout)
     resp = doc["response"]
-    if doc.get("apiVersion") not in ("admission.k8s.io/v1", "admission.k8s.io/v1beta1") \
-            or doc.get("kind") != "AdmissionReview":
-        raise CallFailed(f'received invalid webhook response: expected webhook response of admission.k8s.io/v1, '
-                         f'Kind=AdmissionReview, got {doc.get("apiVersion")}, Kind={doc.get("kind")}')
     if resp.get("uid") != uid:
         raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", '
                          f'got "{resp.get("uid")}"')
+    if doc.get("apiVersion") != f"admission.k8s.io/{version}" or doc.get("kind") != "AdmissionReview":
+        raise CallFailed(f"received invalid webhook response: expected webhook response of admission.k8s.io/"
+                         f'{version}, Kind=AdmissionReview, got {doc.get("apiVersion")}, Kind={doc.get("kind")}')
+    if mutating and bool(resp.get("patch")) != (resp.get("patchType") is not None):
+        given, missing = ("patch", "patchType") if resp.get("patch") else ("patchType", "patch")
+        raise CallFailed(f"received invalid webhook response: webhook returned response.{given} but not "
+                         f"response.{missing}")
     return resp
 
 
@@ -329,8 +335,8 @@ class Webhooks:
     def _served(self, obj: Any) -> Any:
         return obj if obj is None or self.conv is None else self.conv[0](obj)
 
-    async def _call(self, hook: Obj, obj: Any, old: Obj | None) -> Obj:
-        return await call(self.store, hook, self.a, self._served(obj), self._served(old), self.live_pods)
+    async def _call(self, hook: Obj, obj: Any, old: Obj | None, mutating: bool) -> Obj:
+        return await call(self.store, hook, self.a, self._served(obj), self._served(old), self.live_pods, mutating)
 
     def _skip_dry_run(self, hook: Obj) -> bool:
         """dispatcher.go: a dry-run request reaches only webhooks without side effects (None, NoneOnDryRun);
@@ -379,7 +385,7 @@ class Webhooks:
     async def _mutate_one(self, hook: Obj, obj: Any, old: Obj | None) -> Any:
         name = str(hook.get("name") or "")
         try:
-            resp = await self._call(hook, obj, old)
+            resp = await self._call(hook, obj, old, True)
         except CallFailed as e:
             if hook.get("failurePolicy", "Fail") == "Ignore":
                 return obj   # failing open (dispatcher.go: klog "Failed calling webhook, failing open")
@@ -390,18 +396,25 @@ class Webhooks:
         patch = resp.get("patch")
         if not patch:
             return obj
-        if self.a.operation == "DELETE":
+        try:
+            ops = orjson.loads(base64.b64decode(patch))
+        except ValueError as e:
+            raise ApiError(500, "InternalError", f"Internal error occurred: {e}") from None
+        if not ops:
+            return obj
+        if obj is None:   # a DELETE: nothing to patch
             raise ApiError(500, "InternalError", f'Internal error occurred: admission webhook "{name}" attempted '
                                                  "to modify the object, which is not supported for this operation")
         if resp.get("patchType") != "JSONPatch":
+            if hook.get("failurePolicy", "Fail") == "Ignore":
+                return obj   # an ErrCallingWebhook, as a failed call
             raise call_error(name, f'unsupported patch type "{resp.get("patchType")}"')
         try:
-            ops = orjson.loads(base64.b64decode(patch))
             patched = json_patch(clone(self._served(obj)), ops)
             patched = patched if self.conv is None else self.conv[1](patched)
-        except (ValueError, ApiError) as e:
+        except ApiError as e:
             # dispatcher.go: a patch that does not apply is apierrors.NewInternalError
-            raise ApiError(500, "InternalError", f"Internal error occurred: {getattr(e, 'message', e)}") from None
+            raise ApiError(500, "InternalError", f"Internal error occurred: {e.message}") from None
         # dispatcher.go: the patched object is decoded again (a custom resource pruned), and defaulted
         apply_defaults(patched, self.store.profile)
         if self.decode is not None:
@@ -423,7 +436,7 @@ class Webhooks:
     async def _validate_one(self, hook: Obj, obj: Obj | None, old: Obj | None) -> ApiError | None:
         name = str(hook.get("name") or "")
         try:
-            resp = await self._call(hook, obj, old)
+            resp = await self._call(hook, obj, old, False)
         except CallFailed as e:
             return None if hook.get("failurePolicy", "Fail") == "Ignore" else call_error(name, str(e))
         self.a.warnings.extend(str(w) for w in resp.get("warnings") or ())
