@@ -464,3 +464,17 @@ def test_a_patched_custom_resource_is_pruned(live: Live, hook: Hook, tmp_path: P
                                           "metadata": {"name": "g"}, "data": {"given": "1"}})
     assert (code, body["data"]) == (201, {"given": "1", "kept": "yes"})
     assert live.json("GET", path + "/g")[1]["data"] == {"given": "1", "kept": "yes"}
+
+
+def test_a_webhook_whose_certificate_the_ca_bundle_does_not_sign(live: Live, hook: Hook, tmp_path: Path,
+                                                                  cleanup: Callable[[str, str], None]) -> None:
+    other, _ = _service_cert(tmp_path, "elsewhere.podlife.test")
+    cfg = _config("ValidatingWebhookConfiguration", "tls.podlife.test", hook.url("/allow"), other, ["secrets"])
+    cleanup("validatingwebhookconfiguration", "tls.podlife.test")
+    live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    code, body = live.json("POST", "/api/v1/namespaces/default/secrets",
+                           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "tls"}})
+    assert (code, body["message"]) == (
+        500, 'Internal error occurred: failed calling webhook "tls.podlife.test": failed to call webhook: Post '
+             f'"{hook.url("/allow")}?timeout=10s": tls: failed to verify certificate: x509: certificate signed by '
+             "unknown authority")

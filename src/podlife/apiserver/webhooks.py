@@ -237,6 +237,16 @@ def _location(store: Any, client: Obj, live_pods: bool, timeout: int) -> tuple[s
     raise CallFailed(f'failed to call webhook: service "{ns}/{name}" has no ready endpoints')
 
 
+def _x509(err: Exception, host: str) -> str:
+    """An OpenSSL verification failure as Go's crypto/x509 words the common ones."""
+    code = getattr(err, "verify_code", None)
+    if code in (18, 19, 20, 21):   # self-signed, self-signed in chain, unknown issuer, unable to verify leaf
+        return "x509: certificate signed by unknown authority"
+    if code == 62:                 # X509_V_ERR_HOSTNAME_MISMATCH
+        return f"x509: certificate is not valid for {host}"
+    return str(getattr(err, "verify_message", None) or err)
+
+
 async def _post(shown: str, url: str, server_name: str | None, client: Obj, body: Obj, timeout: int) -> Obj:
     # the request names its timeout in the query, as the rest client does (dispatcher.go callHook)
     query = f"?timeout={timeout}s"
@@ -257,7 +267,7 @@ async def _post(shown: str, url: str, server_name: str | None, client: Obj, body
         raise CallFailed(f'failed to call webhook: Post "{shown}{query}": context deadline exceeded') from None
     except aiohttp.ClientConnectorCertificateError as e:
         raise CallFailed(f'failed to call webhook: Post "{shown}{query}": tls: failed to verify certificate: '
-                         f"{e.certificate_error}") from None
+                         f"{_x509(e.certificate_error, server_name or url)}") from None
     except aiohttp.ClientConnectorError as e:
         # as Go's dialer words it (net.OpError): "dial tcp HOST:PORT: connect: connection refused"
         errno = e.os_error.errno
