@@ -478,3 +478,28 @@ def test_a_webhook_whose_certificate_the_ca_bundle_does_not_sign(live: Live, hoo
         500, 'Internal error occurred: failed calling webhook "tls.podlife.test": failed to call webhook: Post '
              f'"{hook.url("/allow")}?timeout=10s": tls: failed to verify certificate: x509: certificate signed by '
              "unknown authority")
+
+
+def test_reads_are_served_while_a_webhook_is_called(live: Live, hook: Hook, tmp_path: Path,
+                                                    cleanup: Callable[[str, str], None]) -> None:
+    """The call is awaited on the event loop: a read during a slow webhook's 3 s is answered at once."""
+    cfg = _config("ValidatingWebhookConfiguration", "slow-ok.podlife.test", hook.url("/slow"), hook.pem,
+                  ["replicationcontrollers"], timeoutSeconds=10)
+    cleanup("validatingwebhookconfiguration", "slow-ok.podlife.test")
+    live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
+    before = len(hook.reviews)
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+          "spec": {"replicas": 0, "selector": {"a": "b"}, "template": {"metadata": {"labels": {"a": "b"}},
+                   "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    cleanup("replicationcontroller", "rc")
+    result: list[int] = []
+    writer = threading.Thread(target=lambda: result.append(
+        live.json("POST", "/api/v1/namespaces/default/replicationcontrollers", rc)[0]))
+    writer.start()
+    live.wait_for("the webhook called", lambda: len(hook.reviews) > before, 10)
+    started = time.monotonic()
+    assert live.json("GET", "/api/v1/namespaces")[0] == 200
+    took = time.monotonic() - started
+    writer.join(30)
+    assert result == [201]
+    assert took < 2.0, took   # the webhook answers 3 s after it was called
