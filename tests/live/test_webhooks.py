@@ -24,28 +24,35 @@ from tests.live.conftest import Live, write
 crypto = pytest.importorskip("cryptography")
 
 
-def _self_signed(tmp: Path) -> tuple[str, str, bytes]:
-    """A CA certificate that is also the server's (SAN localhost and 127.0.0.1): cert file, key file, PEM."""
+def _ca_cert(host: str, ip: str | None = None) -> tuple[bytes, bytes]:
+    """A self-signed CA certificate that is also the server's (its SANs ``host`` and ``ip``): cert and key PEM."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "podlife-webhook-test")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
     now = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    sans: list[x509.GeneralName] = [x509.DNSName(host)]
+    if ip is not None:
+        sans.append(x509.IPAddress(ipaddress.ip_address(ip)))
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=3650))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                         x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
+            .add_extension(x509.SubjectAlternativeName(sans), critical=False)
             .sign(key, hashes.SHA256()))
-    pem = cert.public_bytes(serialization.Encoding.PEM)
+    return (cert.public_bytes(serialization.Encoding.PEM),
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption()))
+
+
+def _self_signed(tmp: Path) -> tuple[str, str, bytes]:
+    """The test webhook's certificate (localhost, 127.0.0.1) as files: cert file, key file, and its PEM."""
+    pem, key = _ca_cert("localhost", "127.0.0.1")
     (tmp / "tls.crt").write_bytes(pem)
-    (tmp / "tls.key").write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                                    serialization.PrivateFormat.PKCS8,
-                                                    serialization.NoEncryption()))
+    (tmp / "tls.key").write_bytes(key)
     return str(tmp / "tls.crt"), str(tmp / "tls.key"), pem
 
 
@@ -298,33 +305,13 @@ s.serve_forever()
 """
 
 
-def _service_cert(tmp: Path, host: str) -> tuple[bytes, bytes]:
-    """A self-signed CA certificate for ``host`` (the Service's DNS name the API server verifies)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
-    now = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(2).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
-            .sign(key, hashes.SHA256()))
-    return (cert.public_bytes(serialization.Encoding.PEM),
-            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()))
-
-
 def test_a_webhook_pod_behind_a_service_of_the_process_runtime(tmp_path_factory: pytest.TempPathFactory) -> None:
     from tests.live.test_process_runtime import ProcessCluster
 
     tmp = tmp_path_factory.mktemp("proc")
     cluster = ProcessCluster(tmp)
     try:
-        cert, key = _service_cert(tmp, "wh.default.svc")
+        cert, key = _ca_cert("wh.default.svc")
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "wh", "labels": {"app": "wh"}},
                "spec": {"terminationGracePeriodSeconds": 1, "containers": [{
                    "name": "hook", "image": "python:3", "command": ["python3", "-c", POD_WEBHOOK],
@@ -468,7 +455,7 @@ def test_a_patched_custom_resource_is_pruned(live: Live, hook: Hook, tmp_path: P
 
 def test_a_webhook_whose_certificate_the_ca_bundle_does_not_sign(live: Live, hook: Hook, tmp_path: Path,
                                                                   cleanup: Callable[[str, str], None]) -> None:
-    other, _ = _service_cert(tmp_path, "elsewhere.podlife.test")
+    other, _ = _ca_cert("elsewhere.podlife.test")
     cfg = _config("ValidatingWebhookConfiguration", "tls.podlife.test", hook.url("/allow"), other, ["secrets"])
     cleanup("validatingwebhookconfiguration", "tls.podlife.test")
     live.kubectl("create", "-f", write(tmp_path, "cfg.json", json.dumps(cfg)))
