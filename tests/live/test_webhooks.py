@@ -490,3 +490,34 @@ def test_reads_are_served_while_a_webhook_is_called(live: Live, hook: Hook, tmp_
     writer.join(30)
     assert result == [201]
     assert took < 2.0, took   # the webhook answers 3 s after it was called
+
+
+def test_scale_and_eviction_are_sent_as_their_own_kinds(live: Live, hook: Hook, tmp_path: Path,
+                                                        cleanup: Callable[[str, str], None]) -> None:
+    cfg = _config("ValidatingWebhookConfiguration", "subs.podlife.test", hook.url("/deny"), hook.pem,
+                  ["replicationcontrollers/scale", "pods/eviction"],
+                  namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "wh-subs"}})
+    cfg["webhooks"][0]["rules"][0]["operations"] = ["*"]
+    cleanup("validatingwebhookconfiguration", "subs.podlife.test")
+    live.kubectl("create", "namespace", "wh-subs")
+    cleanup("namespace", "wh-subs")
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": "wh-subs"},
+          "spec": {"replicas": 0, "selector": {"a": "b"}, "template": {"metadata": {"labels": {"a": "b"}},
+                   "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    pod = {**POD, "metadata": {"name": "p", "namespace": "wh-subs"}}
+    _apply(live, tmp_path, cfg, rc, pod)
+    p = live.kubectl("scale", "-n", "wh-subs", "rc/rc", "--replicas=2", check=False)
+    assert 'admission webhook "subs.podlife.test" denied the request: no pods here' in p.stderr
+    req = hook.reviews[-1][1]
+    assert (req["operation"], req["kind"], req["resource"], req["subResource"], req["object"]["spec"],
+            req["oldObject"]["spec"]) == (
+        "UPDATE", {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+        {"group": "", "version": "v1", "resource": "replicationcontrollers"}, "scale", {"replicas": 2},
+        {"replicas": 0})
+    assert live.json("GET", "/api/v1/namespaces/wh-subs/replicationcontrollers/rc")[1]["spec"]["replicas"] == 0
+    code, body = live.json("POST", "/api/v1/namespaces/wh-subs/pods/p/eviction",
+                           {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"}})
+    assert (code, body["message"]) == (403, 'admission webhook "subs.podlife.test" denied the request: no pods here')
+    assert (hook.reviews[-1][1]["operation"], hook.reviews[-1][1]["kind"]) == (
+        "CREATE", {"group": "policy", "version": "v1", "kind": "Eviction"})
+    assert live.json("GET", "/api/v1/namespaces/wh-subs/pods/p")[0] == 200

@@ -702,14 +702,28 @@ class ApiServer:
                 opts["fieldManager"] = request.query["fieldManager"]
             if options:
                 opts.update({k: v for k, v in options.items() if k not in ("kind", "apiVersion")})
-        a = webhooks.Attributes(operation, r.group, r.version, r.resource,
-                                obj["kind"] if operation == "CONNECT" else r.kind, r.namespaced,
-                                (t.namespace or md.get("namespace") or "") if r.namespaced else "",
+        # a subresource of a kind of its own (Scale, Eviction, Binding, the connect options) is sent as that kind
+        sub_kind = (r.subresource(subresource) or ("",))[0] if subresource else ""
+        own = bool(sub_kind) and sub_kind != r.kind
+        a = webhooks.Attributes(operation, r.group, r.version, r.resource, obj["kind"] if own else r.kind,
+                                r.namespaced, (t.namespace or md.get("namespace") or "") if r.namespaced else "",
                                 t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
-                                warnings)
+                                warnings, obj.get("apiVersion") or "" if own else "")
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
         decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None
         return webhooks.Webhooks(self.store, a, live, decode)
+
+    async def subresource_admission(self, request: web.Request, t: Target, operation: str, obj: Obj,
+                                    old: Obj | None = None) -> Obj:
+        """A write to a subresource of its own kind (scale, eviction, binding) through the webhooks, its body
+        as the object (the handlers' admission of a create or update of the subresource)."""
+        if not webhooks.configured(self.store):
+            return obj
+        hooks = self._webhooks(request, t, operation, obj, self._dry_run(request), [], t.sub)
+        assert hooks is not None
+        obj = await hooks.mutate(obj, old)
+        await hooks.validate(obj, old)
+        return obj
 
     async def connect_admission(self, request: web.Request, t: Target) -> None:
         """A CONNECT (exec, attach, portforward) goes through admission with its options as the object

@@ -58,6 +58,7 @@ class Attributes:
     dry_run: bool
     options: Obj | None
     warnings: list[str] = field(default_factory=list)
+    kind_api_version: str = ""         # a subresource's own kind's (policy/v1 Eviction), else the resource's
 
 
 def config_warnings(obj: Obj) -> list[str]:
@@ -183,7 +184,8 @@ class CallFailed(Exception):
 
 def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str, version: str = "v1") -> Obj:
     """request/admissionreview.go CreateV1AdmissionReview."""
-    gvk = {"group": a.group, "version": a.version, "kind": a.kind}
+    group, _, version = (a.kind_api_version or f"{a.group}/{a.version}").rpartition("/")
+    gvk = {"group": group, "version": version, "kind": a.kind}
     gvr = {"group": a.group, "version": a.version, "resource": a.resource}
     req: Obj = {"uid": uid, "kind": gvk, "resource": gvr, "subResource": a.subresource, "requestKind": gvk,
                 "requestResource": gvr, "requestSubResource": a.subresource, "name": a.name,
