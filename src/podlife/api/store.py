@@ -312,9 +312,11 @@ class Store:
 
     # ---- writes ------------------------------------------------------------------------------------
 
-    def create(self, obj: Obj, by: str, dry_run: bool = False, uids: Any = None) -> Obj:
+    def create(self, obj: Obj, by: str, dry_run: bool = False, uids: Any = None, webhooks: Any = None) -> Obj:
         """``uids``: the random source of the UID when not the API server's shared one (a component's own
-        stream, so that objects added to every cluster leave the UIDs and names of the others as they were)."""
+        stream, so that objects added to every cluster leave the UIDs and names of the others as they were).
+        ``webhooks``: the request's admission webhooks (podlife.apiserver.webhooks), called after the built-in
+        mutating plugins and after validation, as upstream's create handler orders admission."""
         kind = obj.get("kind", "")
         info = self.kinds.get(kind) or self._served(kind, obj.get("apiVersion"))
         if info is None:
@@ -347,6 +349,9 @@ class Store:
             apply_defaults(obj, self.profile)
             self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
+        if webhooks is not None:
+            webhooks.admit(obj, None)
+            md = obj["metadata"]
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
@@ -355,6 +360,8 @@ class Store:
         if key in self._objects[kind]:
             raise errors.already_exists(_resource(self._info(kind)), md["name"])
         if dry_run:
+            if webhooks is not None:
+                webhooks.check(obj, None)
             return obj
         # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
         md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid(uids)
@@ -363,6 +370,9 @@ class Store:
             md["generation"] = 1
         md.pop("deletionTimestamp", None)
         md.pop("deletionGracePeriodSeconds", None)
+        if webhooks is not None:
+            # generic/registry/store.go Create: the validating webhooks see the object as it will be stored
+            webhooks.check(obj, None)
         self._commit(kind, key, None, obj, "create", by)
         return obj
 
@@ -392,9 +402,10 @@ class Store:
         return obj
 
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
-               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False) -> Obj:
+               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False,
+               webhooks: Any = None) -> Obj:
         """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency.
-        ``dry_run``: everything but the write (the API's dryRun=All)."""
+        ``dry_run``: everything but the write (the API's dryRun=All). ``webhooks``: as ``create``'s."""
         kind = obj["kind"]
         info = self.kinds[kind]
         md = obj["metadata"]
@@ -431,6 +442,8 @@ class Store:
         else:
             new = obj
             strategy.prepare_for_update(new, old, self)
+            if webhooks is not None:
+                webhooks.admit(new, old)
             # identity and server-owned metadata survive any update
             for f in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
                 if f in old["metadata"]:
@@ -452,6 +465,8 @@ class Store:
                 gen = old["metadata"]["generation"]
                 bump = kind == "Pod" and new.get("spec") != old.get("spec")
                 new["metadata"]["generation"] = gen + 1 if bump else gen
+        if subresource is not None and webhooks is not None:
+            webhooks.admit(new, old)
         if subresource == "status":
             causes = []
         elif subresource == "approval":
@@ -463,6 +478,8 @@ class Store:
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         fill_status(new, self.profile)
+        if webhooks is not None:
+            webhooks.check(new, old)
         if dry_run:
             return new
         nmd = new["metadata"]
