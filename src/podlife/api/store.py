@@ -30,6 +30,7 @@ from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
 from podlife.api.registry.csr import prepare_approval, validate_approval
 from podlife.api.registry.generic import keep_written_metadata
+from podlife.api.revisions import revision, same, unchanged
 from podlife.api.selectors import once
 from podlife.api.statusdiff import status_records
 from podlife.engine import Kernel
@@ -425,15 +426,15 @@ class Store:
             apply_defaults(obj, self.profile)   # as decoded (handlers/update.go)
             self.options.manage(kind, old, obj, by, subresource or "", self.trace.timestamp())
         if subresource == "status":
-            new = _revision(old)
+            new = revision(old)
             new["status"] = obj.get("status", {})
             strategy.prepare_for_status_update(new, old, obj)
         elif subresource == "approval":
-            new = _revision(old)
+            new = revision(old)
             prepare_approval(new, old, obj, self.trace.timestamp())
             keep_written_metadata(kind, new, obj)
         elif subresource == "ephemeralcontainers":
-            new = _revision(old)
+            new = revision(old)
             ephemeral.prepare(new, old, obj)
         elif subresource == "finalize":
             # namespaces/finalize: only spec.finalizers changes (pkg/registry/core/namespace namespaceFinalizeStrategy)
@@ -511,7 +512,7 @@ class Store:
             new["metadata"]["managedFields"] = obj["metadata"].get("managedFields")
             if new["metadata"]["managedFields"] is None:
                 del new["metadata"]["managedFields"]
-        if _unchanged(old, new):
+        if unchanged(old, new):
             # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate: an update whose encoded
             # object equals the stored bytes is not written (no new resourceVersion, no watch event, no audit of
             # a change); the stored object is the answer
@@ -534,7 +535,7 @@ class Store:
         if pod["spec"].get("nodeName"):
             raise errors.conflict("pods/binding", name, f"pod {name} is already assigned to node "
                                   f'"{pod["spec"]["nodeName"]}"')
-        new = _revision(pod)
+        new = revision(pod)
         new["spec"] = {**pod["spec"], "nodeName": node}
         new["status"] = dict(pod["status"])
         # setPodHostAndAnnotations: podutil.UpdatePodCondition(PodScheduled=True); the transition time is kept
@@ -606,7 +607,7 @@ class Store:
             grace = 1  # BeforeDelete: negative values are treated as 1 s on the delete path
         # only kinds whose strategy implements CheckGracefulDelete (pods) are deleted gracefully
         checked = strategy.check_graceful_delete(old, grace, self.profile.negative_grace)
-        new = _revision(old)
+        new = revision(old)
         nmd = new["metadata"]
         graceful = False
         if omd.get("deletionTimestamp"):
@@ -693,7 +694,7 @@ class Store:
             type_ = DELETED if r.deleted else MODIFIED if r.prev is not None else ADDED
             obj = r.obj
             if r.deleted:
-                obj = _revision(r.obj)
+                obj = revision(r.obj)
                 obj["metadata"]["resourceVersion"] = str(r.rv)
             self._history.append(_HistoryEntry(r.rv, type_, r.kind, obj, r.obj if r.deleted else old))
         self.log = log
@@ -887,7 +888,7 @@ class Store:
         self.trace.emit("deleted", object=ref(old))
         # a delete event carries the object at the revision of the delete (etcd3 watcher decodeObj of the
         # previous value with the event's revision), so a watch resumed from it does not see the delete again
-        gone = _revision(old)
+        gone = revision(old)
         gone["metadata"]["resourceVersion"] = str(self._rv)
         self._publish(kind, DELETED, gone, old)
 
@@ -932,7 +933,7 @@ class Store:
         for holder, part_name in ((pod, "spec"), (md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
             if part:
-                holder[part_name] = once(self._shared.setdefault(part_name, {}), part, _same,
+                holder[part_name] = once(self._shared.setdefault(part_name, {}), part, same,
                                          sort_keys=False, limit=SHARED_PARTS)
 
     def _index_node(self, key: Key, old: Obj | None, new: Obj | None) -> None:
@@ -966,33 +967,6 @@ class Store:
 
         when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
-
-
-def _unchanged(old: Obj, new: Obj) -> bool:
-    """Whether ``new`` would be stored as ``old`` is: the resourceVersion is not part of the stored bytes
-    (etcd3's versioner clears it before encoding), everything else is."""
-    if new.keys() != old.keys():
-        return False
-    for k, v in new.items():
-        if k != "metadata" and v != old[k]:
-            return False
-    nmd, omd = new["metadata"], old["metadata"]
-    if nmd.keys() - {"resourceVersion"} != omd.keys() - {"resourceVersion"}:
-        return False
-    return all(v == omd[k] for k, v in nmd.items() if k != "resourceVersion")
-
-
-def _same(part: Any) -> Any:
-    return part
-
-
-def _revision(obj: Obj) -> Obj:
-    """The next revision of a stored object, to be changed in its metadata or by replacing its other top-level
-    fields. Stored objects are never changed in place, so a revision shares what it does not replace with the
-    one before (a pod's spec across its status writes) instead of copying it."""
-    new = dict(obj)
-    new["metadata"] = dict(obj["metadata"])
-    return new
 
 
 def ensure_namespaces(store: Store, names: Iterable[str]) -> None:

@@ -61,9 +61,10 @@ class _ScratchStore(Store):
     apply, refused before the update is made)."""
 
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
-               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False) -> Obj:
+               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False,
+               webhooks: Any = None) -> Obj:
         try:
-            return super().update(obj, by, subresource, verb, extra, quiet, dry_run)
+            return super().update(obj, by, subresource, verb, extra, quiet, dry_run, webhooks)
         except ApiError as e:
             if e.reason == "Invalid":
                 raise _Invalid(e) from None
