@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podlife.apiserver.webhooks import Attributes, matches, rule_matches
+from podlife.apiserver.webhooks import Attributes, matches, review, rule_matches
 
 
 def _attrs(resource: str = "pods", sub: str = "", namespace: str = "default", op: str = "CREATE",
@@ -64,3 +64,13 @@ def test_webhook_configurations_are_exempt() -> None:
             a = _attrs(resource, namespace="", kind=kind, group="admissionregistration.k8s.io", op=op)
             assert not matches(hook, a, None, None, None)
     assert matches(hook, _attrs(), None, None, None)
+
+
+@pytest.mark.parametrize("review_version", ["v1", "v1beta1"])
+def test_review_names_its_own_version_not_the_kinds(review_version: str) -> None:
+    # request/admissionreview.go: the envelope is admission.k8s.io/<the version the webhook speaks>, whatever
+    # version the object's kind is served in (here a custom resource's v1alpha1)
+    a = _attrs("widgets", group="example.com", version="v1alpha1", kind="Widget")
+    doc = review(a, {"kind": "Widget"}, None, "uid-1", review_version)
+    assert doc["apiVersion"] == f"admission.k8s.io/{review_version}"
+    assert doc["request"]["kind"] == {"group": "example.com", "version": "v1alpha1", "kind": "Widget"}

@@ -184,8 +184,8 @@ class CallFailed(Exception):
 
 def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str, version: str = "v1") -> Obj:
     """request/admissionreview.go CreateV1AdmissionReview."""
-    group, _, version = (a.kind_api_version or f"{a.group}/{a.version}").rpartition("/")
-    gvk = {"group": group, "version": version, "kind": a.kind}
+    group, _, kind_version = (a.kind_api_version or f"{a.group}/{a.version}").rpartition("/")
+    gvk = {"group": group, "version": kind_version, "kind": a.kind}
     gvr = {"group": a.group, "version": a.version, "resource": a.resource}
     req: Obj = {"uid": uid, "kind": gvk, "resource": gvr, "subResource": a.subresource, "requestKind": gvk,
                 "requestResource": gvr, "requestSubResource": a.subresource, "name": a.name,
