@@ -199,11 +199,10 @@ def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str, version: s
 
 
 def _ssl_context(client: Obj) -> ssl.SSLContext:
-    ctx = ssl.create_default_context()
     bundle = client.get("caBundle")
     if bundle:
-        ctx = ssl.create_default_context(cadata=base64.b64decode(bundle).decode("ascii", "replace"))
-    return ctx
+        return ssl.create_default_context(cadata=base64.b64decode(bundle).decode("ascii", "replace"))
+    return ssl.create_default_context()
 
 
 def _location(store: Any, client: Obj, live_pods: bool, timeout: int) -> tuple[str, str, str | None]:
