@@ -159,10 +159,15 @@ def default_storage_class(store: Any, newest_wins: bool = True) -> Obj | None:
              if any((sc["metadata"].get("annotations") or {}).get(a) == "true" for a in DEFAULT_CLASS_ANNOTATIONS)]
     if len(found) > 1 and not newest_wins:
         return None
-    found.sort(key=lambda sc: (sc["metadata"].get("creationTimestamp", ""), sc["metadata"]["name"]))
-    newest = [sc for sc in found if sc["metadata"].get("creationTimestamp") == found[-1]["metadata"].get(
-        "creationTimestamp")] if found else []
-    return newest[0] if newest else None
+    return newest_default(found) if found else None
+
+
+def newest_default(found: list[Obj]) -> Obj:
+    """Among several objects annotated as the default: the newest, then the lower name (storageclass.go
+    GetDefaultClass from 1.26; defaultingressclass admission.go from 1.25, PR #110974)."""
+    newest = max(o["metadata"].get("creationTimestamp") or "" for o in found)
+    return min((o for o in found if (o["metadata"].get("creationTimestamp") or "") == newest),
+               key=lambda o: o["metadata"]["name"])
 
 
 class DefaultStorageClass:
@@ -212,9 +217,7 @@ class DefaultIngressClass:
         if len(found) > 1 and not self.newest_wins:
             raise forbidden("ingresses.networking.k8s.io", md.get("name") or "",
                             f"Internal error occurred: {len(found)} default IngressClasses were found, only 1 allowed")
-        found.sort(key=lambda c: c["metadata"]["name"])   # stable: the lower name first among equal timestamps
-        found.sort(key=lambda c: c["metadata"].get("creationTimestamp") or "", reverse=True)
-        spec["ingressClassName"] = found[0]["metadata"]["name"]
+        spec["ingressClassName"] = newest_default(found)["metadata"]["name"]
 
 
 PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection"
