@@ -7,7 +7,7 @@ pkg/serviceaccount/jwt.go AuthenticateToken and claims.go validator.Validate.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
@@ -25,10 +25,6 @@ GROUP_KIND = "TokenRequest.authentication.k8s.io"
 
 def _now(store: Any) -> datetime:
     return store.trace.start_time + timedelta(seconds=store.kernel.now)
-
-
-def _rfc3339(t: datetime) -> str:
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _bad_request(message: str) -> ApiError:
@@ -55,7 +51,7 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
         spec["audiences"] = list(API_AUDIENCES)
     md["name"], md["namespace"] = name, namespace
     now = _now(store)
-    md["creationTimestamp"] = _rfc3339(now)
+    md["creationTimestamp"] = store.trace.timestamp()
     req.pop("status", None)
     exp_s = spec["expirationSeconds"]
     if not isinstance(exp_s, int) or exp_s < MIN_EXPIRATION:
@@ -95,7 +91,7 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
     claims = {"sub": f"system:serviceaccount:{namespace}:{name}", "aud": list(spec["audiences"]), "iat": iat,
               "nbf": iat, "exp": iat + exp, "kubernetes.io": private}
     req["status"] = {"token": issuer_of(store).sign(claims),
-                     "expirationTimestamp": _rfc3339(now + timedelta(seconds=exp_s))}
+                     "expirationTimestamp": store.trace.timestamp(store.kernel.now + exp_s)}
     req["apiVersion"], req["kind"] = "authentication.k8s.io/v1", "TokenRequest"
     return req
 
