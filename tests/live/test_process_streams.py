@@ -133,7 +133,8 @@ def test_spdy_handshake_refusals_are_upstreams(cluster: Cluster128) -> None:
     # spdy.UpgradeResponse: the Connection header must ask for the upgrade
     code, _, body = _post(cluster, path, {"Connection": "close", "Upgrade": "SPDY/3.1",
                                           "X-Stream-Protocol-Version": "v4.channel.k8s.io"})
-    assert code == 400 and body.startswith(b"unable to upgrade: missing upgrade headers in request: {")
+    assert code == 400 and body.startswith(b"unable to upgrade: missing upgrade headers in request: http.Header{")
+    assert b'"Connection":[]string{"close"}' in body
     assert b"Bearer" not in body
     # no upgrade at all: the API server's proxy refuses before the kubelet
     code, _, body = _post(cluster, path, {})

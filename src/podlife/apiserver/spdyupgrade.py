@@ -19,6 +19,7 @@ from typing import Protocol
 
 from aiohttp import web
 
+from podlife.api.gofmt import go_quote
 from podlife.apiserver import spdy3
 
 PROTOCOL_HEADER = "X-Stream-Protocol-Version"
@@ -46,10 +47,22 @@ def negotiate(request: web.Request, server: tuple[str, ...]) -> str | web.Respon
                              f"[{' '.join(client)}], server accepts [{' '.join(server)}]",
                         {"X-Accepted-Stream-Protocol-Versions": ", ".join(server)})
     if not is_spdy_upgrade(request):
-        # the request's headers as the kubelet sees them (the API server's proxy has dropped the credentials)
-        seen = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
-        return _refusal(400, f"unable to upgrade: missing upgrade headers in request: {seen!r}")
+        # the request's headers as the kubelet sees them (the API server's proxy has dropped the credentials;
+        # Go's server keeps Host out of req.Header)
+        seen = [(k, v) for k, v in request.headers.items() if k.lower() not in ("authorization", "host")]
+        return _refusal(400, f"unable to upgrade: missing upgrade headers in request: {go_header(seen)}")
     return chosen
+
+
+def go_header(items: list[tuple[str, str]]) -> str:
+    """An http.Header as fmt's %#v prints it: canonical keys (textproto.CanonicalMIMEHeaderKey) sorted, each
+    with its values in order."""
+    grouped: dict[str, list[str]] = {}
+    for k, v in items:
+        key = "-".join(part[:1].upper() + part[1:].lower() for part in k.split("-"))
+        grouped.setdefault(key, []).append(v)
+    return "http.Header{" + ", ".join(
+        f"{go_quote(k)}:[]string{{{', '.join(go_quote(v) for v in grouped[k])}}}" for k in sorted(grouped)) + "}"
 
 
 class Link:
