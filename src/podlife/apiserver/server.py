@@ -717,24 +717,16 @@ class ApiServer:
                                     old: Obj | None = None) -> Obj:
         """A write to a subresource of its own kind (scale, eviction, binding) through the webhooks, its body
         as the object (the handlers' admission of a create or update of the subresource)."""
-        if not webhooks.configured(self.store):
-            return obj
         hooks = self._webhooks(request, t, operation, obj, self._dry_run(request), [], t.sub)
-        assert hooks is not None
-        obj = await hooks.mutate(obj, old)
-        await hooks.validate(obj, old)
-        return obj
+        return obj if hooks is None else await hooks.admission(obj, old)
 
     async def connect_admission(self, request: web.Request, t: Target) -> None:
         """A CONNECT (exec, attach, portforward) goes through admission with its options as the object
         (handlers/rest.go ConnectResource), before the connection is made."""
-        if not webhooks.configured(self.store):
-            return
         opts = webhooks.connect_options(t.sub or "", request.query)
         hooks = self._webhooks(request, t, "CONNECT", opts, False, [], t.sub)
-        assert hooks is not None
-        opts = await hooks.mutate(opts, None)
-        await hooks.validate(opts, None)
+        if hooks is not None:
+            await hooks.admission(opts, None)
 
     def store_not_found(self, t: Target) -> ApiError:
         g = t.resource.group
@@ -766,8 +758,7 @@ class ApiServer:
         hooks = self._webhooks(request, t, "DELETE", before, dry, warnings, options=body)
         if hooks is not None:
             # the delete handler's admission: object nil, oldObject the stored one (handlers/delete.go)
-            await hooks.mutate(None, before)
-            await hooks.validate(None, before)
+            await hooks.admission(None, before)
         if dry:
             return self._respond(before, r, 200, warnings)
         left = self.store.delete(r.storage_kind, t.namespace, t.name or "", by=self._user(request), options=opts)
@@ -792,8 +783,7 @@ class ApiServer:
                 if hooks is not None:
                     # registry/store.go DeleteCollection deletes each item through Delete, with its admission:
                     # the first refusal is the answer
-                    await hooks.mutate(None, o)
-                    await hooks.validate(None, o)
+                    await hooks.admission(None, o)
                 try:
                     self.store.delete(r.storage_kind, md.get("namespace"), md["name"], by=self._user(request),
                                       options=opts)

@@ -373,6 +373,13 @@ class Webhooks:
 
         slices.wait(self.validate(obj, old))
 
+    async def admission(self, obj: Any, old: Obj | None) -> Any:
+        """A request whose handler awaits admission itself (a delete, a connect, a subresource of its own kind):
+        the mutating webhooks, then the validating ones; the object as mutated."""
+        obj = await self.mutate(obj, old)
+        await self.validate(obj, old)
+        return obj
+
     async def mutate(self, obj: Any, old: Obj | None) -> Any:
         """mutating/dispatcher.go Dispatch: each matching webhook in order, its JSONPatch applied; with a
         reinvocationPolicy IfNeeded webhook and a change after its call, those are called once more
