@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podlife.apiserver.webhooks import Attributes, matches, review, rule_matches
+from podlife.apiserver.webhooks import Attributes, matches, response_type_error, review, rule_matches
 
 
 def _attrs(resource: str = "pods", sub: str = "", namespace: str = "default", op: str = "CREATE",
@@ -74,3 +74,27 @@ def test_review_names_its_own_version_not_the_kinds(review_version: str) -> None
     doc = review(a, {"kind": "Widget"}, None, "uid-1", review_version)
     assert doc["apiVersion"] == f"admission.k8s.io/{review_version}"
     assert doc["request"]["kind"] == {"group": "example.com", "version": "v1alpha1", "kind": "Widget"}
+
+
+@pytest.mark.parametrize(("response", "error"), [
+    ({"uid": "u", "allowed": True}, ""),
+    ({"uid": "u", "allowed": False, "status": {"code": 403, "message": "no"}, "warnings": ["w"]}, ""),
+    ({"uid": "u", "allowed": "yes"},
+     "json: cannot unmarshal string into Go struct field AdmissionResponse.response.allowed of type bool"),
+    ({"uid": 7, "allowed": True},
+     "json: cannot unmarshal number into Go struct field AdmissionResponse.response.uid of type types.UID"),
+    ({"uid": "u", "allowed": True, "patch": ["op"]},
+     "json: cannot unmarshal array into Go struct field AdmissionResponse.response.patch of type []uint8"),
+    ({"uid": "u", "allowed": False, "status": "denied"},
+     "json: cannot unmarshal string into Go struct field AdmissionResponse.response.status of type v1.Status"),
+    ({"uid": "u", "allowed": False, "status": {"code": "403"}},
+     "json: cannot unmarshal string into Go struct field Status.response.status.code of type int32"),
+    ({"uid": "u", "allowed": False, "status": {"code": 4.5}},
+     "json: cannot unmarshal number 4.5 into Go struct field Status.response.status.code of type int32"),
+    ({"uid": "u", "allowed": True, "warnings": ["ok", 3]},
+     "json: cannot unmarshal number into Go struct field AdmissionResponse.response.warnings of type string"),
+])
+def test_a_response_of_the_wrong_types_is_a_failed_call(response: dict[str, Any], error: str) -> None:
+    # the API server decodes the AdmissionReview into its Go types (dispatcher.go callHook: r.Do(ctx).Into);
+    # a value of another type is encoding/json's UnmarshalTypeError, not a crash
+    assert response_type_error(response) == error

@@ -283,7 +283,55 @@ async def _post(shown: str, url: str, server_name: str | None, client: Obj, body
         raise CallFailed("received invalid webhook response: the response is not JSON") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("response"), dict):
         raise CallFailed("received invalid webhook response: webhook response was absent")
+    wrong = response_type_error(doc["response"])
+    if wrong:
+        raise CallFailed(f"failed to call webhook: {wrong}")
     return doc
+
+
+# the AdmissionResponse fields podlife reads: (its parent field, its name, the Go struct holding it, its Go type,
+# the JSON values it takes)
+_RESPONSE_FIELDS: tuple[tuple[str, str, str, str, tuple[type, ...]], ...] = (
+    ("", "uid", "AdmissionResponse", "types.UID", (str,)),
+    ("", "allowed", "AdmissionResponse", "bool", (bool,)),
+    ("", "patch", "AdmissionResponse", "[]uint8", (str,)),
+    ("", "patchType", "AdmissionResponse", "v1.PatchType", (str,)),
+    ("", "warnings", "AdmissionResponse", "[]string", (list,)),
+    ("", "status", "AdmissionResponse", "v1.Status", (dict,)),
+    ("status", "code", "Status", "int32", (int,)),
+    ("status", "message", "Status", "string", (str,)),
+    ("status", "reason", "Status", "v1.StatusReason", (str,)),
+)
+
+
+def _json_kind(v: Any) -> str:
+    # encoding/json UnmarshalTypeError.Value: the JSON value's kind ("number 1.5" for a fraction into an int)
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number" if isinstance(v, int) else f"number {v!r}"
+    return "string" if isinstance(v, str) else "object" if isinstance(v, dict) else "array"
+
+
+def response_type_error(resp: Obj) -> str:
+    """The error the API server's typed decoding of an AdmissionReview meets first in the fields podlife reads
+    (encoding/json UnmarshalTypeError: 'json: cannot unmarshal KIND into Go struct field STRUCT.PATH of type
+    T'), "" when they decode."""
+    for parent, key, struct, go_type, ok in _RESPONSE_FIELDS:
+        holder = resp.get(parent) if parent else resp
+        if not isinstance(holder, dict):
+            continue
+        v = holder.get(key)
+        path = ".".join(("response", *([parent] if parent else []), key))
+        if v is not None and (not isinstance(v, ok) or (ok != (bool,) and isinstance(v, bool))):
+            return f"json: cannot unmarshal {_json_kind(v)} into Go struct field {struct}.{path} of type {go_type}"
+        if key == "warnings" and isinstance(v, list):
+            bad = next((w for w in v if w is not None and not isinstance(w, str)), None)
+            if bad is not None:
+                return f"json: cannot unmarshal {_json_kind(bad)} into Go struct field {struct}.{path} of type string"
+        if go_type == "int32" and isinstance(v, int) and not -(1 << 31) <= v < (1 << 31):
+            return f"json: cannot unmarshal number {v} into Go struct field {struct}.{path} of type int32"
+    return ""
 
 
 async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj | None, live_pods: bool,
