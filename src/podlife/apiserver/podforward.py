@@ -134,6 +134,23 @@ async def serve_spdy(request: web.Request, pod: dict) -> web.StreamResponse:
     return resp
 
 
+def stream_refusal(headers: dict[str, str]) -> str:
+    """pkg/kubelet/cri/streaming/portforward/httpstream.go httpStreamReceived: why a stream is refused, or ""."""
+    port = headers.get("port", "")
+    if not port:
+        return '"port" header is required'
+    if not (port.isascii() and port.isdigit()):
+        return f'unable to parse "{port}" as a port: strconv.ParseUint: parsing "{port}": invalid syntax'
+    if int(port) > 65535:
+        return f'unable to parse "{port}" as a port: strconv.ParseUint: parsing "{port}": value out of range'
+    if int(port) < 1:
+        return f'port "{port}" must be > 0'
+    kind = headers.get("streamtype", "")
+    if kind not in ("error", "data"):
+        return f'invalid stream type "{kind}"'
+    return ""
+
+
 async def _spdy_session(session: spdyupgrade.Session, ip: str, pod: dict) -> None:
     pairs: dict[str, dict[str, int]] = {}              # requestid → {"error": stream, "data": stream}
     ports: dict[int, int] = {}                         # stream → port
@@ -143,11 +160,15 @@ async def _spdy_session(session: spdyupgrade.Session, ip: str, pod: dict) -> Non
     try:
         async for f in session.frames():
             if f.control and f.kind == spdy3.SYN_STREAM:
-                await session.reply(f.stream)
                 h = f.headers or {}
+                if stream_refusal(h):
+                    # the kubelet's handler refuses it, and spdy connection.go newSpdyStream resets the stream
+                    await session.link.send(session.codec.rst(f.stream))
+                    continue
+                await session.reply(f.stream)
                 pair = pairs.setdefault(h.get("requestid", ""), {})
                 pair[h.get("streamtype", "")] = f.stream
-                ports[f.stream] = int(h.get("port", "0") or 0)
+                ports[f.stream] = int(h["port"])
                 if "error" in pair and "data" in pair:
                     err, data = pair["error"], pair["data"]
                     port = ports[data]
