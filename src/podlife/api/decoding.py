@@ -333,7 +333,8 @@ JSON_KINDS: dict[type, str] = {str: "string", list: "array", dict: "object"}
 _GO_KINDS: dict[type, str] = {str: "string", list: "slice", dict: "map"}
 
 
-def _json_kind(v: Any) -> str:
+def json_kind(v: Any) -> str:
+    """encoding/json UnmarshalTypeError.Value of a decoded value."""
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, (int, float)):
@@ -341,7 +342,7 @@ def _json_kind(v: Any) -> str:
     return JSON_KINDS.get(type(v), "null")
 
 
-def _literal(v: Any) -> str:
+def number_literal(v: Any) -> str:
     """A number as encoding/json names it ("number 1.5")."""
     return f"number {v!r}" if isinstance(v, float) else f"number {v}"
 
@@ -429,7 +430,7 @@ def _walk(value: Any, plan: _Plan, ctx: _Ctx, saved: list[str]) -> None:
     shape = plan.shape
     if shape == _STRUCT:
         if type(value) is not dict:
-            saved.append(ctx.error(_json_kind(value), plan.go))
+            saved.append(ctx.error(json_kind(value), plan.go))
             return
         for key, v in value.items():
             if v is not None:
@@ -439,13 +440,13 @@ def _walk(value: Any, plan: _Plan, ctx: _Ctx, saved: list[str]) -> None:
         return
     if shape == _MAP or shape == _LIST:
         if type(value) is not (dict if shape == _MAP else list):
-            saved.append(ctx.error(_json_kind(value), plan.go))
+            saved.append(ctx.error(json_kind(value), plan.go))
             return
         child = plan.child()
         if child.shape == _SCALAR and child.want == "string" and child.custom is None:
             for v in (value.values() if isinstance(value, dict) else value):   # labels, annotations, args: the hot case
                 if type(v) is not str and v is not None:
-                    saved.append(ctx.error(_json_kind(v), child.go))
+                    saved.append(ctx.error(json_kind(v), child.go))
             return
         for v in (value.values() if isinstance(value, dict) else value):
             _walk(v, child, ctx, saved)
@@ -459,19 +460,19 @@ def _walk(value: Any, plan: _Plan, ctx: _Ctx, saved: list[str]) -> None:
 def _scalar(value: Any, want: str | None, bounds: tuple[int, int]) -> str | None:
     """decode.go literalStore: what is wrong with a literal for a scalar Go type, as UnmarshalTypeError.Value."""
     if want == "string":
-        return None if type(value) is str else _json_kind(value)
+        return None if type(value) is str else json_kind(value)
     if want == "integer":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return _json_kind(value)
+            return json_kind(value)
         if isinstance(value, float) or not bounds[0] <= value <= bounds[1]:
-            return _literal(value)
+            return number_literal(value)
         return None
     if want == "number":
-        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else _json_kind(value)
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else json_kind(value)
     if want == "boolean":
-        return None if isinstance(value, bool) else _json_kind(value)
+        return None if isinstance(value, bool) else json_kind(value)
     if want in ("object", "array") and not isinstance(value, dict if want == "object" else list):
-        return _json_kind(value)
+        return json_kind(value)
     return None
 
 
@@ -481,14 +482,14 @@ def _custom(value: Any, custom: str, ctx: _Ctx) -> None:
         if isinstance(value, str):
             return
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _Fatal(ctx.error(_json_kind(value), "int32"))
+            raise _Fatal(ctx.error(json_kind(value), "int32"))
         if isinstance(value, float) or not INT32[0] <= value <= INT32[1]:
-            raise _Fatal(ctx.error(_literal(value), "int32"))
+            raise _Fatal(ctx.error(number_literal(value), "int32"))
     elif custom == "time":
         # metav1.Time.UnmarshalJSON: json.Unmarshal into a string first
         if not isinstance(value, str):
             raise _Fatal(ctx.error("number" if isinstance(value, (int, float)) and not isinstance(value, bool)
-                                   else _json_kind(value), "string"))
+                                   else json_kind(value), "string"))
     elif custom == "quantity":
         # resource.Quantity.UnmarshalJSON: ParseQuantity of the string, or of the literal's text
         from podlife.api.quantity import parse_quantity

@@ -94,7 +94,7 @@ def apply_patch(original: dict[str, Any], patch: bytes, content_type: str, schem
     if kind == STRATEGIC_MERGE_PATCH:
         if not isinstance(doc, dict) and doc is not None:
             # kjson.UnmarshalCaseSensitivePreserveInts into map[string]interface{}
-            raise ApiError(400, "BadRequest", f"json: cannot unmarshal {_json_kind(doc)} into Go value of type "
+            raise ApiError(400, "BadRequest", f"json: cannot unmarshal {decoding.json_kind(doc)} into Go value of type "
                                               "map[string]interface {}")
         patch_map = doc or {}
         try:
@@ -114,7 +114,7 @@ def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any,
     if not isinstance(result, dict):
         # the patched document must decode into the kind's type (runtime.DecodeInto)
         raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(go_json(result))}: '
-                                       f"json: cannot unmarshal {_json_kind(result)} into Go value of type "
+                                       f"json: cannot unmarshal {decoding.json_kind(result)} into Go value of type "
                                        "map[string]interface {}")
     if decoding.depth_of(result) > decoding.MAX_DEPTH:   # a JSON patch can move a value under itself
         raise ApiError(422, "Invalid", f' "" is invalid: patch: Invalid value: "": exceeded max depth of '
@@ -139,15 +139,6 @@ def _finish(result: Any, schema: TypeSchema | None, validation: str, shown: Any,
     decoding.untyped_numbers(result)
     obj, warnings = patched_body(result, schema, validation, shown() if validation != IGNORE else "", strict)
     return Patched(obj, warnings)
-
-
-def _json_kind(v: Any) -> str:
-    """encoding/json UnmarshalTypeError.Value."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    return decoding.JSON_KINDS.get(type(v), "null")
 
 
 # ------------------------------------------------------------------------------------------------ merge patch
@@ -209,11 +200,11 @@ def json_patch(doc: Any, ops: Any) -> Any:
     if ops is None:
         return doc
     if not isinstance(ops, list):
-        raise ApiError(400, "BadRequest", f"json: cannot unmarshal {_json_kind(ops)} into Go value of type "
+        raise ApiError(400, "BadRequest", f"json: cannot unmarshal {decoding.json_kind(ops)} into Go value of type "
                                           "jsonpatch.Patch")
     for op in ops:
         if not isinstance(op, dict) and op is not None:
-            raise ApiError(400, "BadRequest", f"json: cannot unmarshal {_json_kind(op)} into Go value of type "
+            raise ApiError(400, "BadRequest", f"json: cannot unmarshal {decoding.json_kind(op)} into Go value of type "
                                               "jsonpatch.Operation")
     if len(ops) > MAX_JSON_PATCH_OPERATIONS:
         raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "

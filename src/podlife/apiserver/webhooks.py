@@ -27,6 +27,7 @@ import aiohttp
 import orjson
 
 from podlife.api.conversion import CONVERSIONS
+from podlife.api.decoding import json_kind, number_literal
 from podlife.api.defaults import apply_defaults
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
@@ -304,15 +305,6 @@ _RESPONSE_FIELDS: tuple[tuple[str, str, str, str, tuple[type, ...]], ...] = (
 )
 
 
-def _json_kind(v: Any) -> str:
-    # encoding/json UnmarshalTypeError.Value: the JSON value's kind ("number 1.5" for a fraction into an int)
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number" if isinstance(v, int) else f"number {v!r}"
-    return "string" if isinstance(v, str) else "object" if isinstance(v, dict) else "array"
-
-
 def response_type_error(resp: Obj) -> str:
     """The error the API server's typed decoding of an AdmissionReview meets first in the fields podlife reads
     (encoding/json UnmarshalTypeError: 'json: cannot unmarshal KIND into Go struct field STRUCT.PATH of type
@@ -324,11 +316,12 @@ def response_type_error(resp: Obj) -> str:
         v = holder.get(key)
         path = ".".join(("response", *([parent] if parent else []), key))
         if v is not None and (not isinstance(v, ok) or (ok != (bool,) and isinstance(v, bool))):
-            return f"json: cannot unmarshal {_json_kind(v)} into Go struct field {struct}.{path} of type {go_type}"
+            kind = number_literal(v) if go_type == "int32" and isinstance(v, float) else json_kind(v)
+            return f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {go_type}"
         if key == "warnings" and isinstance(v, list):
             bad = next((w for w in v if w is not None and not isinstance(w, str)), None)
             if bad is not None:
-                return f"json: cannot unmarshal {_json_kind(bad)} into Go struct field {struct}.{path} of type string"
+                return f"json: cannot unmarshal {json_kind(bad)} into Go struct field {struct}.{path} of type string"
         if go_type == "int32" and isinstance(v, int) and not -(1 << 31) <= v < (1 << 31):
             return f"json: cannot unmarshal number {v} into Go struct field {struct}.{path} of type int32"
     return ""
