@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
-from podlife.apiserver import spdy3, spdyupgrade
+from podlife.apiserver import logstream, spdy3, spdyupgrade
 from podlife.apiserver.status import bad_request
 from podlife.runtime.cri import RuntimeError_
 from podlife.runtime.process import exec_error
@@ -110,7 +110,7 @@ def stream_options(request: web.Request, t: Any, pod: dict) -> StreamOptions | w
     cid = next((s.get("containerID", "") for s in statuses if s["name"] == container
                 and "running" in (s.get("state") or {})), "").split("://", 1)[-1]
     protocol = ""
-    if request.headers.get("Upgrade", "").lower() != "websocket":
+    if not logstream.is_websocket(request):
         chosen = spdyupgrade.negotiate(request, SPDY_PROTOCOLS)
         if isinstance(chosen, web.Response):
             return chosen

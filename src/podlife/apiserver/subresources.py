@@ -103,26 +103,17 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         await server.connect_admission(request, t)
         # over WebSocket, or SPDY/3.1 straight on the connection (kubectl before 1.30)
         upgrade = request.headers.get("Upgrade", "").lower() in ("websocket", "spdy/3.1")
-        if sub == "exec" and upgrade:
-            from podlife.apiserver import podexec
+        if upgrade:
+            from podlife.apiserver import podattach, podexec, podforward
 
             pod = server.store.get("Pod", t.namespace, t.name)
             runtime = podexec.runtime_of(server, pod)
             if runtime is not None:   # the container is a real process (the process runtime)
-                return await podexec.serve(server, request, t, runtime, pod)
-        if sub == "attach" and upgrade:
-            from podlife.apiserver import podattach, podexec
-
-            pod = server.store.get("Pod", t.namespace, t.name)
-            runtime = podexec.runtime_of(server, pod)
-            if runtime is not None:
-                return await podattach.serve(request, t, runtime, pod)
-        if sub == "portforward" and upgrade:
-            from podlife.apiserver import podexec, podforward
-
-            pod = server.store.get("Pod", t.namespace, t.name)
-            if podexec.runtime_of(server, pod) is not None:   # a real process listens (the process runtime)
-                if request.headers.get("Upgrade", "").lower() != "websocket":
+                if sub == "exec":
+                    return await podexec.serve(server, request, t, runtime, pod)
+                if sub == "attach":
+                    return await podattach.serve(request, t, runtime, pod)
+                if not logstream.is_websocket(request):
                     return await podforward.serve_spdy(request, pod)
                 return await podforward.serve(request, pod)
         raise bad_request("Upgrade request required")
