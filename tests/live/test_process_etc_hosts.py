@@ -111,11 +111,58 @@ def test_host_network_pod_has_the_machines_hostname_and_hosts_under_a_header(clu
           - name: app
             image: busybox
             command: ["sleep", "3600"]
+            env:
+            - {name: HOST_IP, valueFrom: {fieldRef: {fieldPath: status.hostIP}}}
+            - {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
         """)
-    running(cluster, "on-host")
+    ip = running(cluster, "on-host")
+    # kubelet_pods.go generateAPIPodStatus: a hostNetwork pod's IP is the node's, in the status and the downward API
+    # (test/e2e/common/node/downwardapi.go "if pod uses host network")
+    assert ip == cluster.pod("on-host")["status"]["hostIP"] and ip.startswith("127.0.") and ip.endswith(".1")
+    env = cluster.kubectl("exec", "on-host", "--", "sh", "-c", 'echo "$HOST_IP $POD_IP"').stdout
+    assert env == f"{ip} {ip}\n"
     hosts = cluster.kubectl("exec", "on-host", "--", "cat", "/etc/hosts").stdout
     assert hosts == ("# Kubernetes-managed hosts file (host network).\n" + machine_hosts()
                      + "\n# Entries added by HostAliases.\n10.1.2.3\talias\n")
     me = socket.gethostname()
     assert cluster.kubectl("exec", "on-host", "--", "sh", "-c", 'echo "$(hostname) $HOSTNAME"').stdout == f"{me} {me}\n"
     cluster.kubectl("delete", "pod", "on-host", "--wait=false")
+
+
+def test_downward_api_environment(cluster: ProcessCluster) -> None:
+    """test/e2e/common/node/downwardapi.go: the pod's name, namespace, IP, UID, the host IP and the container's
+    resources (limits defaulting to the node's allocatable) in the environment a container prints."""
+    def ref(name: str, path: str) -> str:
+        return f"- {{name: {name}, valueFrom: {{fieldRef: {{fieldPath: {path}}}}}}}"
+
+    def res(name: str, resource: str) -> str:
+        return f"- {{name: {name}, valueFrom: {{resourceFieldRef: {{resource: {resource}}}}}}}"
+    env = "\n            ".join([ref("POD_NAME", "metadata.name"), ref("POD_NAMESPACE", "metadata.namespace"),
+                                 ref("POD_IP", "status.podIP"), ref("HOST_IP", "status.hostIP"),
+                                 ref("POD_UID", "metadata.uid"), res("CPU_LIMIT", "limits.cpu"),
+                                 res("MEMORY_LIMIT", "limits.memory"), res("CPU_REQUEST", "requests.cpu"),
+                                 res("MEMORY_REQUEST", "requests.memory")])
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: dapi}}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: dapi-container
+            image: busybox
+            command: ["sh", "-c", "env"]
+            resources: {{requests: {{cpu: 250m, memory: 32Mi}}}}
+            env:
+            {env}
+        """)
+    cluster.wait_for("dapi Succeeded", lambda: cluster.pod("dapi").get("status", {}).get("phase") == "Succeeded", 30)
+    pod = cluster.pod("dapi")
+    lines = set(cluster.kubectl("logs", "dapi").stdout.splitlines())
+    # no limits: the node's allocatable (8 CPUs, 32Gi); requests rounded up to whole CPUs (ceil of 250m)
+    st = pod["status"]
+    assert {"POD_NAME=dapi", "POD_NAMESPACE=default", f"POD_IP={st['podIP']}", f"HOST_IP={st['hostIP']}",
+            f"POD_UID={pod['metadata']['uid']}", "CPU_LIMIT=8", f"MEMORY_LIMIT={32 << 30}", "CPU_REQUEST=1",
+            f"MEMORY_REQUEST={32 << 20}", "HOSTNAME=dapi"} <= lines
+    assert st["podIP"].rsplit(".", 1)[0] == st["hostIP"].rsplit(".", 1)[0] and st["podIP"] != st["hostIP"]
+    cluster.kubectl("delete", "pod", "dapi", "--wait=false")

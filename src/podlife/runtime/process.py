@@ -102,6 +102,7 @@ class Host:
         prefix = f"127.{block >> 8}.{block & 0xFF}"
         runtime = ProcessRuntime(kernel, trace, node, f"{prefix}.0/24", self)
         runtime.log_attempts = self.log_attempts
+        runtime.node_ip = f"{prefix}.1"
         self.runtimes.append(runtime)
         return runtime, f"{prefix}.0/24", f"{prefix}.1"
 
@@ -231,6 +232,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
     def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:
         super().__init__(kernel, trace, node, PROFILE, pod_cidr)
         self.host = host
+        self.node_ip = ""   # set by Host.node_runtime
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
 
@@ -304,8 +306,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         ns: dict | None = None
         if self.host.namespaces is None:
             mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
-            if hostsfile.should_mount(config.spec, [sandbox.ip] if sandbox.ip else []):
-                mounts.append(hosts_mount(config.pod, pod_dir, sandbox.ip))
+            if hostsfile.should_mount(config.spec, config.pod_ips):
+                mounts.append(hosts_mount(config.pod, pod_dir, config.pod_ips))
             scratch = os.path.join(self.host.data_dir, "runtime", "ns")
             os.makedirs(scratch, exist_ok=True)
             ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs}
@@ -562,7 +564,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def _ip(self, c: Container) -> str:
         sb = self.sandboxes.get(c.sandbox_id)
-        return sb.ip if sb is not None else ""
+        # a hostNetwork pod's sandbox has no address of its own: the pod's is the node's
+        return (sb.ip or self.node_ip) if sb is not None else ""
 
     def _user_agent(self) -> str:
         return f"kube-probe/1.{self.host.profile.minor}"
@@ -606,7 +609,7 @@ def volume_mounts(pod: Obj, spec: Obj, pod_dir: str, env: dict[str, str]) -> tup
     return mounts, tmpfs
 
 
-def hosts_mount(pod: Obj, pod_dir: str, pod_ip: str) -> dict:
+def hosts_mount(pod: Obj, pod_dir: str, pod_ips: list[str]) -> dict:
     """kubelet_pods.go makeHostsMount: the pod's hosts file, (re)written at each container's creation as
     ensureHostsFile does, mounted read-write at /etc/hosts. A hostNetwork pod's copies this machine's."""
     node_hosts = b""
@@ -615,7 +618,7 @@ def hosts_mount(pod: Obj, pod_dir: str, pod_ip: str) -> dict:
             node_hosts = f.read()
     path = os.path.join(pod_dir, hostsfile.FILE_NAME)
     with open(path, "wb") as f:
-        f.write(hostsfile.content(pod, [pod_ip], node_hosts))
+        f.write(hostsfile.content(pod, pod_ips, node_hosts))
     os.chmod(path, 0o644)
     return {"source": path, "target": hostsfile.ETC_HOSTS, "readonly": False, "file": True}
 

@@ -339,7 +339,7 @@ class RuntimeManager:
         # generateContainerConfig: the environment needs its ConfigMaps and Secrets
         err = environment_error(kl.store, pod, spec)
         if err is None:   # then makeMounts: the volume mounts' subpaths, expanded with the environment
-            err = subpath_error(spec, make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip],
+            err = subpath_error(spec, make_environment(kl.store, pod, spec, kl.pod_ips(pod, sb), [kl.node_ip],
                                                        kl.node_spec.capacity))
         if err is not None:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
