@@ -13,15 +13,10 @@ from __future__ import annotations
 import ctypes
 import os
 
-from podlife.runtime.mountns import MountError
+from podlife.runtime.mountns import check, setns
 
 CLONE_NEWUTS = 0x04000000
 _LIBC = ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, step: str) -> None:
-    if result != 0:
-        raise MountError(step, ctypes.get_errno())
 
 
 def available() -> str | None:
@@ -37,15 +32,11 @@ def available() -> str | None:
 
 def enter(hostname: str) -> None:
     """A UTS namespace of the calling process's own, named ``hostname``."""
-    _check(_LIBC.unshare(CLONE_NEWUTS), "unshare uts")
+    check(_LIBC.unshare(CLONE_NEWUTS), "unshare uts")
     name = hostname.encode()
-    _check(_LIBC.sethostname(name, len(name)), "sethostname")
+    check(_LIBC.sethostname(name, len(name)), "sethostname")
 
 
 def join(pid: int) -> None:
     """Enter the UTS namespace of the process ``pid`` (its container's main process)."""
-    fd = os.open(f"/proc/{pid}/ns/uts", os.O_RDONLY)
-    try:
-        _check(_LIBC.setns(fd, CLONE_NEWUTS), "setns uts")
-    finally:
-        os.close(fd)
+    setns(pid, "uts", CLONE_NEWUTS, "setns uts")
