@@ -246,6 +246,9 @@ def main() -> None:
     ap.add_argument("--listings", type=int, default=5, help="cluster-size mode: chunked listings of every pod")
     ap.add_argument("--watches", type=int, default=100, help="cluster-size mode: concurrent watches of all pods")
     ap.add_argument("--rollout", type=int, default=10_000, help="cluster-size mode: pods created under the watches")
+    ap.add_argument("--readers", type=int, default=4, help="cluster-size mode: processes reading the watches")
+    ap.add_argument("--dump", default="", help="cluster-size mode: serve this dump (generated there if missing, "
+                                               "kept)")
     ap.add_argument("--procs", type=int, default=0, help="Python client processes instead of wrk (0: wrk if on PATH, "
                                                       "else 2)")
     a = ap.parse_args()

@@ -959,3 +959,51 @@ def test_an_event_repeats_only_for_the_same_object_uid() -> None:
     rec.event(new, "Normal", "Scheduled", msg)
     events = store.list("Event", namespace="default")
     assert sorted((e["involvedObject"]["uid"], e["count"]) for e in events) == [("u-1", 2), ("u-2", 1)]
+
+
+def test_a_namespace_lists_its_own_objects_in_key_order_however_its_name_sorts() -> None:
+    """A namespace's objects are read as one range of the sorted keys (etcd3/store.go GetList reads the prefix
+    /registry/configmaps/NAMESPACE/); namespaces whose names start with another's, or sort between its keys as
+    strings, are not in it, before or after writes and deletes since the last list."""
+    store = make_store()
+    names = ("team", "team-1", "team-1-x", "team1", "te", "zz")
+    ensure_namespaces(store, list(names))
+    for ns in names:
+        for name in ("b", "a", "c"):
+            store.create({**configmap(name), "metadata": {"name": name, "namespace": ns}}, by="kubectl")
+
+    def listed(ns: str) -> list[tuple[str, str]]:
+        return [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in store.list("ConfigMap", ns)]
+    for ns in (*names, "default", "absent", "tea"):
+        want = sorted((ns, n) for n in ("a", "b", "c")) if ns in names else []
+        assert listed(ns) == want
+    store.delete("ConfigMap", "team-1", "b", by="kubectl")
+    store.create({**configmap("a0"), "metadata": {"name": "a0", "namespace": "team-1"}}, by="kubectl")
+    assert listed("team-1") == [("team-1", "a"), ("team-1", "a0"), ("team-1", "c")]
+    assert listed("team") == [("team", "a"), ("team", "b"), ("team", "c")]
+    assert [o["metadata"]["name"] for o in store.list("Namespace", "")] == sorted((*names, "default"))
+
+
+@pytest.mark.parametrize("batch", [1, 5, 200])
+def test_a_list_after_creates_and_deletes_holds_exactly_the_stored_keys_in_order(batch: int) -> None:
+    """Keys written since the last list are put in or taken out of the kept order (one by one when few,
+    merged or filtered when many), including a name deleted and created again, or created and deleted again,
+    between two lists: every list is the stored objects in key order, as sorting them all gives."""
+    import random
+
+    store = make_store()
+    ensure_namespaces(store, ["a", "b"])
+    rnd = random.Random(batch)
+    live: set[tuple[str, str]] = set()
+    for _ in range(1500 // batch):
+        for _ in range(batch):
+            ns, name = rnd.choice("ab"), f"cm-{rnd.randrange(120)}"
+            if (ns, name) in live:
+                store.delete("ConfigMap", ns, name, by="kubectl")
+                live.discard((ns, name))
+            else:
+                store.create({**configmap(name), "metadata": {"name": name, "namespace": ns}}, by="kubectl")
+                live.add((ns, name))
+        got = [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in store.list("ConfigMap")]
+        assert got == sorted(live)
+        assert [o["metadata"]["name"] for o in store.list("ConfigMap", "b")] == sorted(n for s, n in live if s == "b")

@@ -11,6 +11,7 @@ node's status (``phase``, ``condition``, ``container``, ``taint``), so the trace
 from __future__ import annotations
 
 import builtins
+from bisect import bisect_left
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -223,8 +224,14 @@ class Store:
             return []   # admission and controllers list kinds most clusters have none of, once per pod write
         if node is not None:
             keys = sorted(k for k in self._pods_by_node.get(node, ()) if namespace is None or k[0] == namespace)
+        elif namespace is None:
+            keys = self._keys(kind)
         else:
-            keys = [k for k in self._keys(kind) if namespace is None or k[0] == namespace]
+            # the keys are sorted by (namespace, name): a namespace's are one run, found by bisection rather
+            # than a scan of the kind (as etcd reads a namespace's range of keys); a namespace holds no NUL, so
+            # (namespace + NUL,) sorts after every key of the namespace and before any other namespace's
+            every = self._keys(kind)
+            keys = every[bisect_left(every, (namespace,)):bisect_left(every, (namespace + "\0",))]
         out = [self._fresh(kind, items[k]) for k in keys] if kind in self._materialized_kinds else \
             [items[k] for k in keys]
         return [o for o in out if where(o)] if where else out

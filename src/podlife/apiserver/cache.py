@@ -6,7 +6,7 @@
   ``fieldSelector=spec.nodeName=N``) reads only the objects it can match;
 - each object's JSON, made once per resourceVersion and reused by every GET, LIST and watch event that sends it
   (stored objects are never changed in place: a write stores a new dict with a new resourceVersion), and its
-  Table row, made once per resourceVersion, instant and Table options.
+  Table row's JSON, made once per resourceVersion, instant and Table options.
 
 A request reads after the clock has run everything due at its instant (podlife.engine.live), watch deliveries
 included, so what is indexed is what is stored.
@@ -85,7 +85,7 @@ class ReadCache:
         self.store = store
         self.kinds: dict[str, _KindCache] = {}
         self.json: dict[tuple[str, str, str], tuple[str, bytes]] = {}
-        self.rows: dict[tuple[str, str, str], tuple[str, Any, dict[str, Any]]] = {}
+        self.rows: dict[tuple[str, str, str], tuple[str, Any, bytes]] = {}
 
     def kind(self, kind: str) -> _KindCache:
         kc = self.kinds.get(kind)
@@ -106,9 +106,9 @@ class ReadCache:
         self.json[k] = (rv, data)
         return data
 
-    def row(self, kind: str, obj: Obj, options: Any, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The object's Table row for these options (served version, Table version, includeObject, the instant:
-        ages change with it), made once per resourceVersion and options."""
+    def row(self, kind: str, obj: Obj, options: Any, make: Callable[[], bytes]) -> bytes:
+        """The JSON of the object's Table row for these options (served version, Table version, includeObject,
+        the instant: ages change with it), made once per resourceVersion and options."""
         md = obj["metadata"]
         rv = md.get("resourceVersion", "")
         k = (kind, md.get("namespace", ""), md["name"])
@@ -116,7 +116,7 @@ class ReadCache:
         if hit is not None and hit[0] == rv and hit[1] == options:
             return hit[2]
         self.kind(kind)
-        row = make()
+        row = kept(make())
         self.rows[k] = (rv, options, row)
         return row
 

@@ -374,12 +374,13 @@ class ApiServer:
         r = t.resource
         now = self.now()
         options = (r.group, r.version, version, include, now, self.catalog.generation if r.crd else 0)
+        cols, make = tables.row_maker(r.kind, now, version=version, include=include, crd=r.crd,
+                                      served_version=r.version, profile=self.cluster.profile)
 
-        def cached(o: Obj, make: Any) -> dict[str, Any]:
-            return self.cache.row(r.storage_kind, o, options, make)
-        doc = tables.table(r.kind, [self.out(r, o) for o in objs], now, version=version, profile=self.cluster.profile,
-                           include=include, crd=r.crd, served_version=r.version, list_meta=list_meta, cached=cached)
-        return self._json(doc)
+        def row(o: Obj) -> bytes:
+            return self.cache.row(r.storage_kind, o, options, lambda: orjson.dumps(make(self.out(r, o))))
+        rows = [row(o) for o in objs]
+        return self._bytes(tables.encoded_table(cols, rows, version=version, list_meta=list_meta) + b"\n")
 
     # -- reads
 
