@@ -15,6 +15,7 @@ CLUSTER_DOMAIN = "cluster.local"
 ETC_HOSTS = "/etc/hosts"
 FILE_NAME = "etc-hosts"   # kubelet_pods.go getEtcHostsPath: <podDir>/etc-hosts
 HOSTNAME_MAX = 63         # truncatePodHostnameIfNeeded: 64 bytes with the terminating NUL
+FQDN_MAX = 64             # GetNodenameForKernel
 _HEADER = "# Kubernetes-managed hosts file.\n"
 _HEADER_HOST_NETWORK = "# Kubernetes-managed hosts file (host network).\n"
 _LOCALHOST = ("127.0.0.1\tlocalhost\n"
@@ -38,10 +39,20 @@ def hostname_and_domain(pod: Obj) -> tuple[str, str]:
 
 
 def kernel_hostname(pod: Obj) -> str:
-    """The UTS hostname of the pod's containers (pkg/util/node GetNodenameForKernel): the FQDN when
+    """The UTS hostname of the pod's containers (pkg/kubelet/util/util.go GetNodenameForKernel): the FQDN when
     setHostnameAsFQDN and the pod has a subdomain, else the short name."""
     hostname, domain = hostname_and_domain(pod)
     return f"{hostname}.{domain}" if pod["spec"].get("setHostnameAsFQDN") and domain else hostname
+
+
+def sandbox_config_error(pod: Obj) -> str | None:
+    """kuberuntime_sandbox.go generatePodSandboxConfig: GetNodenameForKernel's error for an FQDN longer than
+    the kernel's 64 characters (a hostNetwork pod's sandbox has no hostname of its own)."""
+    name = kernel_hostname(pod)
+    if pod["spec"].get("hostNetwork") or len(name) <= FQDN_MAX:
+        return None
+    return (f"failed to construct FQDN from pod hostname and cluster domain, FQDN {name} is too long "
+            f"({FQDN_MAX} characters is the max, {len(name)} characters requested)")
 
 
 def _alias_lines(aliases: list[Obj]) -> str:
