@@ -166,3 +166,25 @@ def test_downward_api_environment(cluster: ProcessCluster) -> None:
             f"MEMORY_REQUEST={32 << 20}", "HOSTNAME=dapi"} <= lines
     assert st["podIP"].rsplit(".", 1)[0] == st["hostIP"].rsplit(".", 1)[0] and st["podIP"] != st["hostIP"]
     cluster.kubectl("delete", "pod", "dapi", "--wait=false")
+
+
+def test_hosts_file_mount_point_made_in_a_volume_at_etc(cluster: ProcessCluster) -> None:
+    """A volume mounted at /etc lacks a hosts file: the mount point is made in it (as runc makes a missing one)."""
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: etc-volume}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: busybox
+            command: ["/bin/sleep", "3600"]
+            volumeMounts: [{name: etc, mountPath: /etc, readOnly: true}]
+          volumes: [{name: etc, emptyDir: {}}]
+        """)
+    ip = running(cluster, "etc-volume")
+    hosts = cluster.kubectl("exec", "etc-volume", "--", "/bin/cat", "/etc/hosts").stdout
+    assert hosts == LOCALHOST + f"{ip}\tetc-volume\n"
+    assert cluster.kubectl("exec", "etc-volume", "--", "/bin/ls", "/etc").stdout == "hosts\n"
+    cluster.kubectl("delete", "pod", "etc-volume", "--wait=false")

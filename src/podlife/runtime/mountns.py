@@ -134,9 +134,18 @@ def enter(mounts: list[dict], scratch: str) -> None:
             os.makedirs(where, exist_ok=True)
     for m in mounts:
         target = root + os.path.normpath(m["target"])
+        if not os.path.lexists(target):
+            # beneath an earlier volume (/etc/hosts in a volume at /etc): made in that volume, as runc makes a
+            # missing mount point; read-only remounts wait until every mount point is made
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if m.get("file"):
+                open(target, "a").close()
+            else:
+                os.mkdir(target)
         _mount(m["source"], target, None, MS_BIND | MS_REC)
+    for m in mounts:
         if m.get("readonly"):
-            _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            _mount(None, root + os.path.normpath(m["target"]), None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     os.chdir(root)
     check(_LIBC.syscall(_SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
