@@ -245,9 +245,12 @@ def test_verbs_subresources_and_response_codes_as_upstream():
     assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "patch", "post", "put"]
     assert summary("/api/v1/namespaces/{namespace}/services/{name}/proxy", "delete")[0] == \
         "connectCoreV1DeleteNamespacedServiceProxy"
-    # nodes/proxy and token are listed by discovery but not served: not documented (ephemeralcontainers and a
-    # CSR's approval are served, with upstream's operations)
-    assert not [p for p, _ in ops if p.endswith(("/nodes/{name}/proxy", "/token"))]
+    # nodes/proxy is listed by discovery but not served: not documented (ephemeralcontainers, a CSR's approval
+    # and a service account's token are served, with upstream's operations)
+    assert not [p for p, _ in ops if p.endswith("/nodes/{name}/proxy")]
+    token = "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"
+    assert [m for p, m in ops if p == token] == ["post"]
+    assert summary(token, "post") == ("createCoreV1NamespacedServiceAccountToken", "post", ["200", "201", "202", "401"])
     assert sorted(m for p, m in ops if p == pods + "/{name}/ephemeralcontainers") == ["get", "patch", "put"]
     assert summary(pods + "/{name}/ephemeralcontainers", "patch") == (
         "patchCoreV1NamespacedPodEphemeralcontainers", "patch", ["200", "201", "401"])

@@ -483,7 +483,7 @@ spec:
       containers:
       - {name: back-off, image: "busybox:1.36", command: [/bin/sh, -c, "sleep 5; exit 1"]}
   actions:
-  - {at: 60s, patch: pod/pod-back-off-image, mergePatch: {spec: {containers: [{name: back-off,
+  - {at: 60s, patch: pod/pod-back-off-image, strategicMergePatch: {spec: {containers: [{name: back-off,
      image: "nginx:1.27", command: [/bin/sh, -c, "sleep 5; exit 1"]}]}}}
 """
 

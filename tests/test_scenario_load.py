@@ -493,7 +493,7 @@ def test_metadata():
 def test_unknown_spec_field():
     assert error("spec:\n  actionz: []\n") == \
         "scenario.yaml:6: spec.actionz: unknown field; known fields: kubernetesVersion, startTime, seed, until, " \
-        "cluster, objects, objectsFrom, behaviors, actions, expect"
+        "cluster, objects, objectsFrom, clusterFrom, behaviors, actions, expect"
 
 
 def test_unknown_top_level_field():
@@ -903,7 +903,8 @@ _DEPLOYMENT = ("{apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spe
 
 def test_an_update_is_checked_against_the_object_as_the_api_server_stored_it():
     # the pod was stored with what admission added (DefaultTolerationSeconds' tolerations, Priority's priority, the
-    # ServiceAccount's account): an apply whose spec leaves them out changes them, and the API server's pod update
+    # ServiceAccount's account and token volume): an apply whose spec leaves them out changes them, and the API
+    # server's pod update
     # validation (validation.go ValidatePodUpdate) names the tolerations first, as the run's own write would
     message = error("""\
         spec:
@@ -915,8 +916,13 @@ def test_an_update_is_checked_against_the_object_as_the_api_server_stored_it():
     assert message.startswith('scenario.yaml:9: spec.actions[0].apply: Pod "p" is invalid: spec.tolerations: '
                               "Forbidden: existing toleration can not be modified except its tolerationSeconds; "
                               "spec: Forbidden: pod updates may not change fields other than")
-    assert message.endswith("spec.serviceAccountName: 'default' -> None (the API server refuses this update "
-                            "whenever it comes)")
+    # and the ServiceAccount plugin's token volume and its mount
+    assert "\n  spec.serviceAccountName: 'default' -> None\n" in message
+    assert "\n  spec.containers[0].volumeMounts: [{'mountPath': '/var/run/secrets/kubernetes.io/serviceaccount', " \
+           "'name': 'kube-api-access-" in message
+    last = message.splitlines()[-1]
+    assert last.startswith("  spec.volumes: [{'name': 'kube-api-access-") and \
+        last.endswith("-> None (the API server refuses this update whenever it comes)")
 
 
 def test_a_status_patch_keeps_the_stored_spec_so_it_is_not_refused_at_load():

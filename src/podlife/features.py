@@ -56,6 +56,8 @@ _PAGE = "kubernetes.io feature gate page (stages; last release)"
 GATES: tuple[Gate, ...] = (
     _g("AllowOverwriteTerminationGracePeriodSeconds", (32, False, DEPRECATED),
        source=f"{_KF} 1.32-1.33: added deprecated and off (PR #122890)"),
+    _g("BoundServiceAccountTokenVolume", (18, False, ALPHA), (21, True, BETA), (22, True, GA, True), last=23,
+       source=_PAGE),
     _g("CronJobControllerV2", (20, False, ALPHA), (21, True, BETA), (22, True, GA, True), last=23, source=_PAGE),
     _g("CronJobTimeZone", (24, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=28,
        source=f"{_KF} 1.25, 1.27, 1.28 (remove in 1.29)"),

@@ -585,6 +585,18 @@ class Profile:
         Change(21, True, "publisher.go DescriptionAnnotation (RootCAConfigMap GA; release unconfirmed, present "
                          "in 1.22+)"),
     ))
+    bound_service_account_token_volume: bool = rule(
+            "ServiceAccount admission mounts a projected kube-api-access-* volume (a bound token, kube-root-ca.crt "
+            "and the namespace) instead of the account's token Secret", (
+        Change(18, False, "plugin/pkg/admission/serviceaccount: the legacy token Secret volume (BoundServiceAccount"
+                          "TokenVolume alpha and off, 1.13-1.20)"),
+        Change(21, True, "KEP-1205 BoundServiceAccountTokenVolume beta, on by default (GA 1.22)"),
+    ), gate="BoundServiceAccountTokenVolume")
+    service_account_issuer_discovery: bool = rule(
+            "the API server serves /.well-known/openid-configuration and /openid/v1/jwks", (
+        Change(18, False, "ServiceAccountIssuerDiscovery alpha and off (1.18-1.19)"),
+        Change(20, True, "KEP-1393 ServiceAccountIssuerDiscovery beta, on by default (GA 1.21)"),
+    ))
     apiserver_endpointslice: bool = rule("the API server writes the EndpointSlice of default/kubernetes", (
         Change(18, False, "pkg/master/reconcilers: Endpoints only"),
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from podlife.api.corehelper import add_or_update_toleration
 from podlife.api.errors import forbidden
 from podlife.api.meta import Obj
+from podlife.api.names import random_suffix
 from podlife.config import ApiServerConfiguration
 
 TAINT_NOT_READY = "node.kubernetes.io/not-ready"
@@ -64,10 +65,22 @@ class ServiceAccount:
     "default" and must name an existing ServiceAccount of the pod's namespace (Forbidden otherwise). Mirror pods
     are left alone. The default account is created by the serviceaccounts controller as its namespace appears;
     the plugin retries the default one for a while (getServiceAccount), so a pod created in the same instant as
-    its namespace is admitted. Token volumes are not added (podlife mounts nothing)."""
+    its namespace is admitted.
 
-    def __init__(self, store: Any) -> None:
+    With BoundServiceAccountTokenVolume (``bound_token_volume``, versions rule
+    bound_service_account_token_volume) and automount on (the pod's automountServiceAccountToken, else the
+    account's, else true: shouldAutomount), every container and init container without a mount at
+    DefaultAPITokenMountPath gets one of the projected volume ``kube-api-access-<5 random>`` (mountServiceAccount
+    Token; a volume already named ``kube-api-access-*`` is reused). Ephemeral containers are not touched: they
+    are added through a subresource, which the plugin ignores. Before that gate the plugin mounted the account's
+    legacy token Secret and refused pods until the tokens controller made one; podlife models neither, so such
+    pods get no token volume (said in the README)."""
+
+    def __init__(self, store: Any, bound_token_volume: bool = True) -> None:
         self.store = store
+        self.bound_token_volume = bound_token_volume
+        # names.SimpleNameGenerator, from a stream of its own so other objects' names stay as they were
+        self.names = store.kernel.rng("admission:serviceaccount") if store is not None else None
 
     def admit(self, obj: Obj) -> None:
         if obj.get("kind") != "Pod" or self.store is None:
@@ -80,12 +93,59 @@ class ServiceAccount:
         spec["serviceAccountName"] = name
         spec["serviceAccount"] = name   # the deprecated field, as v1 conversion fills it
         ns = md.get("namespace") or "default"
-        if self.store.try_get("ServiceAccount", ns, name) is not None:
-            return
-        if name == DEFAULT_SERVICE_ACCOUNT and self.store.try_get("Namespace", None, ns) is not None:
-            return
-        raise forbidden("pods", md.get("name") or "", f"error looking up service account {ns}/{name}: "
-                                                      f'serviceaccount "{name}" not found')
+        sa = self.store.try_get("ServiceAccount", ns, name)
+        if sa is None and not (name == DEFAULT_SERVICE_ACCOUNT and
+                               self.store.try_get("Namespace", None, ns) is not None):
+            raise forbidden("pods", md.get("name") or "", f"error looking up service account {ns}/{name}: "
+                                                          f'serviceaccount "{name}" not found')
+        if self.bound_token_volume and should_automount(sa, spec):
+            mount_token_volume(spec, self.names)
+
+
+def should_automount(sa: Obj | None, spec: Obj) -> bool:
+    """admission.go shouldAutomount: the pod's preference wins, then the account's, else true."""
+    if spec.get("automountServiceAccountToken") is not None:
+        return bool(spec["automountServiceAccountToken"])
+    if sa is not None and sa.get("automountServiceAccountToken") is not None:
+        return bool(sa["automountServiceAccountToken"])
+    return True
+
+
+TOKEN_VOLUME_PREFIX = "kube-api-access-"                            # ServiceAccountVolumeName + "-"
+TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # DefaultAPITokenMountPath
+# pkg/serviceaccount/claims.go WarnOnlyBoundTokenExpirationSeconds: 1 h 7 s, so that the API server can tell
+# the injected volume's requests apart (and extend them)
+WARN_ONLY_EXPIRATION = 3607
+
+
+def token_volume_source() -> Obj:
+    """admission.go TokenVolumeSource: the token, the root CA bundle and the namespace. With defaultMode 0644,
+    the v1 default the stored pod is read back with (admission runs after the request's defaulting)."""
+    return {"sources": [
+        {"serviceAccountToken": {"path": "token", "expirationSeconds": WARN_ONLY_EXPIRATION}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace",
+                                    "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
+    ], "defaultMode": 0o644}
+
+
+def mount_token_volume(spec: Obj, rng: Any) -> None:
+    """admission.go mountServiceAccountToken, bound-token form."""
+    volumes = spec.get("volumes") or []
+    vol_name = next((v.get("name") for v in volumes if str(v.get("name", "")).startswith(TOKEN_VOLUME_PREFIX)), None)
+    has_volume = vol_name is not None
+    if vol_name is None:
+        vol_name = TOKEN_VOLUME_PREFIX + random_suffix(rng)
+    needs = False
+    for field in ("initContainers", "containers"):
+        for c in spec.get(field) or ():
+            mounts = c.get("volumeMounts") or []
+            if any(m.get("mountPath") == TOKEN_MOUNT_PATH for m in mounts):
+                continue   # an existing mount at the path prevents the token's
+            c["volumeMounts"] = [*mounts, {"name": vol_name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}]
+            needs = True
+    if needs and not has_volume:
+        spec["volumes"] = [*volumes, {"name": vol_name, "projected": token_volume_source()}]
 
 
 DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
@@ -237,18 +297,21 @@ class Priority:
 
 
 def default_plugins(config: ApiServerConfiguration, store: Any = None, *,
-                    preemption_policy: bool = True, ingress_class_newest_wins: bool = True) -> list[Plugin]:
+                    preemption_policy: bool = True, ingress_class_newest_wins: bool = True,
+                    bound_token_volume: bool = True) -> list[Plugin]:
     """The default-enabled admission plugins podlife models, in kube-apiserver's order (LimitRanger,
     ServiceAccount, DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass, Priority,
     DefaultTolerationSeconds, DefaultIngressClass, then the validating ResourceQuota; all on by default in every
     modelled version: pkg/kubeapiserver/options/plugins.go defaultOnPlugins). ``preemption_policy``: the
     NonPreemptingPriority feature (versions rule priority_preemption_policy); ``ingress_class_newest_wins``:
-    versions rule default_ingress_class_newest_wins."""
+    versions rule default_ingress_class_newest_wins; ``bound_token_volume``: the BoundServiceAccountTokenVolume
+    feature (rule bound_service_account_token_volume)."""
     from podlife.api.limitranger import LimitRanger
     from podlife.api.resourcequota import ResourceQuota
     from podlife.api.runtimeclass import RuntimeClass
 
-    return [LimitRanger(store), ServiceAccount(store), DefaultStorageClass(store), StorageObjectInUseProtection(),
+    return [LimitRanger(store), ServiceAccount(store, bound_token_volume), DefaultStorageClass(store),
+            StorageObjectInUseProtection(),
             RuntimeClass(store),
             Priority(store, preemption_policy),
             DefaultTolerationSeconds(config.defaultNotReadyTolerationSeconds,

@@ -12,6 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
+
+NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
+
+
+def random_suffix(rng: Any, n: int = 5) -> str:
+    """utilrand.String(n), drawn from ``rng`` (a seeded generator): the tail of names.SimpleNameGenerator."""
+    return "".join(rng.choice(NAME_CHARS) for _ in range(n))
+
 
 # --- message builders (util/validation: MaxLenError, RegexError, ...) -------
 

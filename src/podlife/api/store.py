@@ -21,6 +21,7 @@ import orjson
 
 from podlife.api import errors, validation
 from podlife.api.defaults import apply_defaults
+from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
 from podlife.api.gozero import fill_status
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from podlife.versions import Profile
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
-_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
 
 Handler = Callable[[str, Obj, "Obj | None"], None]
 Key = tuple[str, str]  # (namespace or "", name)
@@ -932,7 +932,7 @@ class Store:
     def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:
         # staging/src/k8s.io/apiserver/pkg/storage/names/generate.go: prefix + 5 random characters
         for _ in range(8):
-            name = prefix + "".join(self._uid_rng.choice(_NAME_CHARS) for _ in range(5))
+            name = prefix + random_suffix(self._uid_rng)
             if (namespace, name) not in self._objects[kind]:
                 return name
         raise errors.ApiError(500, "InternalError", "could not generate a unique name")

@@ -1,17 +1,22 @@
 """Requests that are answered rather than stored: access and token reviews (pkg/registry/authorization,
 pkg/registry/authentication). podlife serves one user, allowed everything: there is no RBAC to model the
-answer."""
+answer. A TokenReview authenticates the service account tokens the cluster signed (checked as the API server
+checks them: podlife.api.registry.tokenrequest) and the server's own bearer token; any other token is refused."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from podlife.api.meta import Obj, clone
+from podlife.api.registry import tokenrequest
 
 REVIEWS = frozenset({"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview",
                      "SelfSubjectRulesReview", "SelfSubjectReview", "TokenReview"})
 USER = {"username": "podlife-admin", "groups": ["system:masters", "system:authenticated"]}
 
 
-def review(obj: Obj) -> Obj:
+def review(obj: Obj, store: Any, admin_token: str | None) -> Obj:
+    """``admin_token``: the server's bearer token (None when it asks for none)."""
     out = clone(obj)
     out.setdefault("metadata", {})
     kind = obj.get("kind")
@@ -21,7 +26,14 @@ def review(obj: Obj) -> Obj:
     elif kind == "SelfSubjectReview":
         out["status"] = {"userInfo": USER}
     elif kind == "TokenReview":
-        out["status"] = {"authenticated": True, "user": USER}
+        spec = obj.get("spec") or {}
+        token = str(spec.get("token") or "")
+        status = tokenrequest.review(store, token, spec.get("audiences")) if token else None
+        if status is None:
+            admin = admin_token is not None and token == admin_token
+            # the union authenticator's answer when no authenticator knows the token
+            status = {"authenticated": True, "user": USER} if admin else {"user": {}, "error": "invalid bearer token"}
+        out["status"] = status
     else:
         out["status"] = {"allowed": True}
     return out

@@ -17,10 +17,10 @@ from podlife.api.errors import ApiError
 from podlife.apiserver.resources import Resource
 from podlife.apiserver.status import method_not_allowed, not_found_path
 
-# the subresources podlife serves (podlife.apiserver.subresources); the catalog also names token (discovery
-# lists it as upstream does) but its requests are 405 here; nodes/proxy too (podproxy)
+# the subresources podlife serves (podlife.apiserver.subresources); the catalog also names nodes/proxy
+# (discovery lists it as upstream does) but its requests are 405 here (podproxy)
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "binding", "eviction", "log", "exec", "attach", "portforward",
-                                 "finalize", "proxy", "approval", "ephemeralcontainers"})
+                                 "finalize", "proxy", "approval", "ephemeralcontainers", "token"})
 # installer.go: the connecter subresources answer GET and POST as "connect"
 CONNECT = frozenset({"exec", "attach", "portforward"})
 PROXIED = frozenset({"pods", "services"})   # the proxy subresources podlife serves (podproxy); not nodes/proxy

@@ -27,6 +27,7 @@ from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
+from podlife.api import satokens
 from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
@@ -204,13 +205,18 @@ class ApiServer:
     async def _route(self, request: web.Request) -> web.StreamResponse:
         parts = [p for p in request.path.split("/") if p]
         if not parts:
+            oidc = [satokens.DISCOVERY_PATH, satokens.JWKS_PATH] \
+                if self.cluster.profile.service_account_issuer_discovery else []
             return self._json({"paths": ["/api", "/api/v1", "/apis", "/openapi/v2", "/openapi/v3", "/version",
-                                         "/healthz", "/livez", "/readyz"]})
+                                         "/healthz", "/livez", "/readyz", *oidc]})
         head = parts[0]
         if head in ("healthz", "livez", "readyz"):
             return web.Response(text="ok", content_type="text/plain")
         if head == "version":
             return self._json(self.version())
+        if request.path in (satokens.DISCOVERY_PATH, satokens.JWKS_PATH) and \
+                self.cluster.profile.service_account_issuer_discovery:
+            return self._issuer_discovery(request)
         if head == "openapi":
             from podlife.apiserver import openapi
 
@@ -247,6 +253,19 @@ class ApiServer:
             return await self._resource(request, target)
         except ApiError as e:
             return self._error(e, target)
+
+    def _issuer_discovery(self, request: web.Request) -> web.Response:
+        """pkg/routes/openidmetadata.go: the issuer's OIDC discovery document and its keys, GET only, cacheable
+        for an hour."""
+        if request.method != "GET":
+            raise method_not_allowed(request.method, request.path)
+        issuer = satokens.issuer_of(self.store)
+        if request.path == satokens.JWKS_PATH:
+            resp = self._json(issuer.jwks(), content_type="application/jwk-set+json")
+        else:
+            resp = self._json(issuer.openid_configuration(satokens.ISSUER + satokens.JWKS_PATH))
+        resp.headers["Cache-Control"] = "public, max-age=3600"
+        return resp
 
     def _discovery(self, request: web.Request, legacy: bool) -> web.Response:
         wanted = discovery.negotiate_aggregated(request.headers.get("Accept", ""))
@@ -591,7 +610,7 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
-            return self._json(reviews.review(obj), status=201)
+            return self._json(reviews.review(obj, self.store, self.token), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
         warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)

@@ -1,4 +1,4 @@
-"""Subresources: status, scale, binding, eviction, log and a namespace's finalize.
+"""Subresources: status, scale, binding, eviction, log, a namespace's finalize and a service account's token.
 
 scale is autoscaling/v1 Scale over spec.replicas (pkg/registry/apps/deployment/storage ScaleREST), binding
 sets a pod's node (pods/binding), eviction goes through podlife.api.registry.eviction, log renders what the
@@ -68,6 +68,15 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
             server.clock.settle()
         return server._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, status=201)
+    if sub == "token" and m == "POST":
+        from podlife.api.registry.tokenrequest import create_token
+
+        body = bodies.decode(await server._body(request), request.headers.get("Content-Type"), "TokenRequest")
+        token_type = type_schema(server.minor, "authentication.k8s.io/v1", "TokenRequest")
+        if token_type is not None:   # decoded into authentication.k8s.io/v1 TokenRequest as any create body
+            fieldvalidation.check_types({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", **body},
+                                        token_type)
+        return server._json(create_token(server.store, t.namespace, t.name, body), status=201)
     if sub == "log" and m == "GET":
         from podlife.apiserver import podlogs
 

@@ -38,7 +38,8 @@ def api_server_options(prof: Profile, api_server: ApiServerConfiguration, **hook
     return StoreOptions(profile=prof, history_size=api_server.watchHistorySize, served=schema.discovery(prof.minor),
                         admission=lambda store: admission.default_plugins(
                             api_server, store, preemption_policy=prof.priority_preemption_policy,
-                            ingress_class_newest_wins=prof.default_ingress_class_newest_wins), **hooks)
+                            ingress_class_newest_wins=prof.default_ingress_class_newest_wins,
+                            bound_token_volume=prof.bound_service_account_token_volume), **hooks)
 
 
 class Cluster:

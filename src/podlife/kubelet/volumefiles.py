@@ -4,13 +4,14 @@ pkg/volume/downwardapi CollectData, pkg/volume/projected collectData). A runtime
 (the process runtime) writes them; the simulated ones do not ask.
 
 A payload maps a relative path to (content, mode). Modes: the item's ``mode``, else the volume's
-``defaultMode`` (0644 when unset: configMap/secret/downwardAPI/projected defaulting). The projected service
-account token is a placeholder: podlife issues no service-account tokens (said in the file itself).
+``defaultMode`` (0644 when unset: configMap/secret/downwardAPI/projected defaulting). A projected service
+account token is the one the kubelet's token manager requests (podlife.kubelet.tokens).
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 from podlife.api.meta import Obj
@@ -18,7 +19,6 @@ from podlife.kubelet.envvars import field_value, resource_value
 
 DEFAULT_MODE = 0o644
 Payload = dict[str, tuple[bytes, int]]
-PLACEHOLDER_TOKEN = b"podlife-placeholder-token.podlife-issues-no-service-account-tokens.not-a-jwt"
 
 
 class PayloadError(Exception):
@@ -70,8 +70,9 @@ def _downward(pod: Obj, items: list[Obj], default_mode: int, pod_ips: list[str],
 
 
 def volume_payload(store: Any, pod: Obj, volume: Obj, pod_ips: list[str], host_ips: list[str],
-                   capacity: dict[str, str]) -> Payload | None:
-    """The volume's files, or None for a volume that is not made of API data (emptyDir, hostPath, …)."""
+                   capacity: dict[str, str], token: Callable[[Obj], bytes]) -> Payload | None:
+    """The volume's files, or None for a volume that is not made of API data (emptyDir, hostPath, …).
+    ``token``: a serviceAccountToken projection's token (the token manager's)."""
     ns = pod["metadata"].get("namespace", "default")
     if "configMap" in volume:
         src = volume["configMap"] or {}
@@ -99,7 +100,8 @@ def volume_payload(store: Any, pod: Obj, volume: Obj, pod_ips: list[str], host_i
                 out.update(_downward(pod, (source["downwardAPI"] or {}).get("items") or [], mode, pod_ips, host_ips,
                                      capacity))
             elif "serviceAccountToken" in source:
-                out[(source["serviceAccountToken"] or {}).get("path", "token")] = (PLACEHOLDER_TOKEN, mode)
+                sat = source["serviceAccountToken"] or {}
+                out[sat.get("path", "token")] = (token(sat), mode)
         return out
     return None
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from podlife.api.errors import ApiError
 from podlife.api.meta import Obj
+from podlife.kubelet.tokens import TokenManager
 from podlife.kubelet.volumefiles import Payload, PayloadError, volume_payload
 
 if TYPE_CHECKING:
@@ -56,6 +58,13 @@ class VolumeManager:
         self.mounted: set[str] = set()                  # pod UIDs whose volumes are all mounted
         self._retry: dict[str, tuple[float, Any]] = {}  # uid → (current backoff, pending call)
         self._refresh: dict[str, Any] = {}              # uid → the next periodic remount (writes_volumes)
+        self._tokens: TokenManager | None = None        # made when a writes_volumes runtime first needs a token
+
+    @property
+    def tokens(self) -> TokenManager:
+        if self._tokens is None:
+            self._tokens = TokenManager(self.kl.store, self.kl.kernel.rng(f"kubelet-tokens:{self.kl.node_name}"))
+        return self._tokens
 
     def wait_for_attach_and_mount(self, pod: Obj) -> bool:
         """True when every volume is mounted; otherwise the reconciler keeps trying and syncs the pod later."""
@@ -74,6 +83,8 @@ class VolumeManager:
         call = self._refresh.pop(uid, None)
         if call is not None:
             self.kl.kernel.cancel(call)
+        if self._tokens is not None:
+            self._tokens.forget(uid)
 
     def _attempt(self, uid: str, backoff: float) -> None:
         kl = self.kl
@@ -107,9 +118,12 @@ class VolumeManager:
             err = mount_error(kl.store, ns, vol)
             if err is None and kl.runtime.writes_volumes:
                 try:
-                    payload = volume_payload(kl.store, pod, vol, [], [kl.node_ip], kl.node_spec.capacity)
+                    payload = volume_payload(kl.store, pod, vol, [], [kl.node_ip], kl.node_spec.capacity,
+                                             lambda source: self.tokens.token(pod, source))
                 except PayloadError as e:
                     err = str(e)
+                except ApiError as e:   # the TokenRequest failed (projected.go: "failed to fetch token: …")
+                    err = f"failed to fetch token: {e.message}"
                 else:
                     if payload is not None:
                         payloads[vol.get("name", "")] = payload

@@ -45,8 +45,8 @@ def scenario_spec(ck: Check, data: Any) -> Scenario:
         if meta.get("description") is not None else ""
 
     spec = ck.mapping(top.get("spec"), "spec", ("kubernetesVersion", "startTime", "seed", "until", "cluster",
-                                                "objects", "objectsFrom", "behaviors", "actions", "expect",
-                                                "clusterFrom"))
+                                                "objects", "objectsFrom", "clusterFrom", "behaviors", "actions",
+                                                "expect"))
     if spec.get("clusterFrom") is not None:   # podlife.importer.declared reads it, and sets it aside when it does
         raise ck.error("spec.clusterFrom", "names cluster dumps, which only podlife run and podlife diff read; "
                                            "expected this command's scenario without it (or its dump given to "
