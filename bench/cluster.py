@@ -84,11 +84,21 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
     # a sink that counts the records it is given at C speed: next(counter, record) takes one from the counter
     counter = itertools.count()
     count = functools.partial(next, counter)
+    try:   # sinks that take the records in lists (older checkouts: one record a call)
+        from podlife.trace.recorder import Batched
+    except ImportError:
+        Batched = None
+
+    def count_all(batch: list) -> None:
+        records[0] += len(batch)
 
     def go() -> dict:
         if hasattr(reporting, "outcome") and trace != "full":
             out = stream.NdjsonReport(report_path, {**reporting.header(sc), "trace": trace})
-            sinks = [count] + ([out.record] if trace != "summary" else [])
+            if Batched is not None:
+                sinks = [Batched(count_all)] + ([Batched(out.records)] if trace != "summary" else [])
+            else:
+                sinks = [count] + ([out.record] if trace != "summary" else [])
             result = runner.run(sc, trace_level=trace, keep_trace=False, sinks=sinks)
             if hasattr(kernel, "one_run_done"):   # older checkouts froze the heap after the run here
                 kernel.one_run_done()
@@ -97,7 +107,8 @@ def measure(nodes: int, pods: int, per_deployment: int, seed: int, trace: str, r
             encoded = "encoded" in inspect.signature(objects).parameters
             out.finish((objects(encoded=True) if encoded else objects()) if trace != "summary" else iter(()),
                        reporting.outcome(result))
-            records[0] = next(counter)
+            if Batched is None:
+                records[0] = next(counter)
             return result.figures or {}
         result = runner.run(sc)
         if hasattr(kernel, "one_run_done"):
@@ -192,9 +203,11 @@ def main() -> int:
     _print(table)
     if others:
         print(f"the same sizes with --compare-src {a.compare_src}, both at once (one process per core):")
-        _print([("nodes", "pods", "wall s", "other wall s", "this / other", "peak RSS MiB", "other peak RSS MiB")] +
+        _print([("nodes", "pods", "wall s", "other wall s", "this / other", "CPU s", "other CPU s", "this / other",
+                 "peak RSS MiB", "other peak RSS MiB")] +
                [(f"{m['nodes']:,}", f"{m['pods']:,}", f"{m['wall']:.1f}", f"{o['wall']:.1f}",
-                 f"{m['wall'] / o['wall']:.3f}", f"{m['rss']:.0f}", f"{o['rss']:.0f}") for m, o in others])
+                 f"{m['wall'] / o['wall']:.3f}", f"{m['cpu']:.1f}", f"{o['cpu']:.1f}", f"{m['cpu'] / o['cpu']:.3f}",
+                 f"{m['rss']:.0f}", f"{o['rss']:.0f}") for m, o in others])
     return 0
 
 

@@ -9,8 +9,13 @@ from podlife.kubelet.envvars import expand, make_environment
 
 
 class Store:
+    """What the environment reads of podlife.api.store.Store: its objects, its writes per kind and its readers'
+    caches (the Services' variables are kept there while no Service is written)."""
+
     def __init__(self, *objs: dict) -> None:
         self.objs = {(o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objs}
+        self.writes: dict[str, int] = {}
+        self.informer_caches: dict[str, object] = {}
 
     def try_get(self, kind: str, ns: str, name: str) -> dict | None:
         return self.objs.get((kind, ns, name))
@@ -114,3 +119,30 @@ def test_service_links_follow_the_container_s_own_variables_and_feed_references(
                                                "KUBERNETES_PORT_443_TCP_ADDR", "KUBERNETES_PORT_443_TCP_PORT",
                                                "KUBERNETES_PORT_443_TCP_PROTO", "KUBERNETES_SERVICE_HOST",
                                                "KUBERNETES_SERVICE_PORT", "KUBERNETES_SERVICE_PORT_HTTPS"]
+
+
+def test_service_variables_follow_the_services_written_between_two_containers() -> None:
+    """The Services' variables are kept while no Service is written: a Service created, then deleted, shows in
+    the next container's environment and then leaves it, as a fresh reading of the Services gives."""
+    from datetime import datetime, timezone
+
+    from podlife.cluster import Cluster
+    from podlife.cluster.spec import NodeSpec
+
+    c = Cluster(version="1.32", seed=0, start_time=datetime(2025, 1, 1, tzinfo=timezone.utc), nodes=[NodeSpec("n1")])
+    pod = {"metadata": {"name": "p", "namespace": "default", "uid": "u-2"}, "spec": {"nodeName": "n1"}}
+
+    def names() -> list[str]:
+        return [k for k, _v in make_environment(c.store, pod, {"name": "c"}, [], [], {})]
+
+    before = names()
+    assert before[:2] == ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"]
+    assert names() == before
+    c.store.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "cart-db", "namespace": "default"},
+                    "spec": {"ports": [{"name": "sql", "port": 5432}]}}, by="user")
+    assert [n for n in names() if n not in before] == [
+        "CART_DB_SERVICE_HOST", "CART_DB_SERVICE_PORT", "CART_DB_SERVICE_PORT_SQL", "CART_DB_PORT",
+        "CART_DB_PORT_5432_TCP", "CART_DB_PORT_5432_TCP_PROTO", "CART_DB_PORT_5432_TCP_PORT",
+        "CART_DB_PORT_5432_TCP_ADDR"]
+    c.store.delete("Service", "default", "cart-db", by="user")
+    assert names() == before

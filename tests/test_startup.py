@@ -18,9 +18,11 @@ NEVER = ("numpy", "bokeh", "dask", "distributed", "pyarrow", "aiohttp", "kuberne
          "podlife.apiserver", "podlife.sweep", "podlife.report.html")
 # what a run loads only where its scenario needs it: kubernetes-validate's own package (its schema files are
 # read without it), RE2 (patterns), cronsim and zoneinfo (CronJobs), numpy.random (many tied nodes), the
-# strategic merge patch and kubectl drain (their actions), rich (a quiet run that passes prints nothing)
+# strategic merge patch and kubectl drain (their actions), rich (a quiet run that passes prints nothing),
+# jsonschema and referencing (manifests that api.quickcheck passes), importlib.metadata (SimPy's __version__)
 NOT_FOR_A_SMALL_RUN = ("kubernetes_validate", "re2", "cronsim", "zoneinfo", "numpy.random", "podlife.api.patch",
-                       "podlife.kubectl", "rich", "importlib_resources", "packaging")
+                       "podlife.kubectl", "rich", "importlib_resources", "packaging", "jsonschema", "referencing",
+                       "importlib.metadata")
 
 
 def _modules_after(tmp_path: Path, *args: str) -> set[str]:
@@ -88,3 +90,25 @@ spec:
 """)
     modules = _modules_after(tmp_path, "run", str(scenario), "--quiet")
     assert {"cronsim", "zoneinfo", "podlife.controlplane.controllers.cronjob"} <= modules
+
+
+def test_a_manifest_with_an_error_is_checked_by_jsonschema(tmp_path: Path) -> None:
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text("""\
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  kubernetesVersion: "1.30"
+  until: 1m
+  cluster:
+    nodes: [{name: node-1}]
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: p}
+    spec:
+      containers: [{name: c, image: busybox, ports: [{containerPort: "80"}]}]
+""")
+    modules = _modules_after(tmp_path, "run", str(scenario), "--quiet")
+    assert "jsonschema" in modules   # which names the error (exit 2)

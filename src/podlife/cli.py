@@ -88,6 +88,9 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
         quiet: bool, trace_level: str, deletes: tuple[str, ...], dumps: tuple[str, ...]) -> None:
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
+    from podlife.engine.simpyload import import_simpy
+
+    import_simpy()   # first, before the model's modules import it
     from podlife.report.outputs import Outputs, ReportWriter
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError

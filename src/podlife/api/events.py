@@ -42,12 +42,12 @@ class EventRecorder:
             involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.trace
         involved_ref = ref(obj)
+        # emit("event", ...)'s record, made whole for trace.add (no keywords packed and unpacked)
+        rec = {"type": "event", "object": involved_ref, "eventType": type_, "reason": reason, "message": message,
+               "source": self._source_name}
         if field_path:
-            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                       source=self._source_name, fieldPath=field_path)
-        else:
-            trace.emit("event", object=involved_ref, eventType=type_, reason=reason, message=message,
-                       source=self._source_name)
+            rec["fieldPath"] = field_path
+        trace.add(rec)
         if self.log is not None and trace.logs:   # the component's log lines are made at --trace full only
             self.log(involved, type_, reason, message)
         ns = md.get("namespace") or "default"

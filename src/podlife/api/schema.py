@@ -19,14 +19,16 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import jsonschema
 import orjson
-from referencing import Registry, Resource
 
 from podlife.api.meta import KindInfo, builtin_kind_info
+from podlife.api.quickcheck import QuickCheck
 from podlife.versions import SCHEMA_CHANGES, SCHEMA_FLOOR
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
 
@@ -171,9 +173,9 @@ class ServedKind:
     api_versions: tuple[str, ...]
 
 
-def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
-    """What kubectl resolves a resource name to (pod, pods, po, Pod; a CRD's plural, singular, kind and short
-    names): each lower-cased name → the served kind."""
+@lru_cache(maxsize=4)
+def _builtin_kind_names(minor: int) -> dict[str, ServedKind]:
+    """kind_names of the built-in kinds (the same for every scenario of a minor: kept; do not modify)."""
     from podlife.api.meta import CLUSTER_SCOPED, KINDS, kind_aliases, plural
 
     out: dict[str, ServedKind] = {}
@@ -187,6 +189,13 @@ def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
                             tuple(sorted(g.api_version for g in gvks)))
         for name in (kind.lower(), plural(kind), *kind_aliases(kind)):
             out.setdefault(name, served)
+    return out
+
+
+def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
+    """What kubectl resolves a resource name to (pod, pods, po, Pod; a CRD's plural, singular, kind and short
+    names): each lower-cased name → the served kind."""
+    out = dict(_builtin_kind_names(minor))
     for crd in crds:
         spec = spec_ if isinstance(spec_ := crd.get("spec"), dict) else {}
         names = names_ if isinstance(names_ := spec.get("names"), dict) else {}
@@ -205,6 +214,8 @@ def kind_names(minor: int, crds: list[dict[str, Any]]) -> dict[str, ServedKind]:
 def check_patch(patch: dict[str, Any], definition: str, minor: int) -> list[SchemaError]:
     """Strict decoding of a JSON merge patch: the fields it sets must exist with the right types (null deletes
     a field; required fields may be absent, the stored object has them)."""
+    if _quick(minor, patch=True).valid(definition, patch):
+        return []
     validator, names = _builtin_validator(minor, definition)
     out: list[SchemaError] = []
     for e in validator.iter_errors(patch):
@@ -222,16 +233,30 @@ def served_versions(minor: int, kind: str) -> list[str]:
     return sorted(g.api_version for g in _catalog(minor) if g.kind == kind)
 
 
-def _format_checker() -> jsonschema.FormatChecker:
-    checker = jsonschema.FormatChecker(formats=())
-    for fmt, (lo, hi) in _INT_RANGES.items():
-        # (a float with no fraction is an "integer" to JSON Schema: 1.0e+308 must not pass as an int32; upstream,
-        # kubectl's YAML-to-JSON writes it as 1e+308, which does not decode into an integer field at all)
-        checker.checks(fmt)(lambda v, lo=lo, hi=hi: not isinstance(v, (int, float)) or isinstance(v, bool)
-                            or lo <= v <= hi)
-    checker.checks("quantity", raises=ValueError)(_quantity)
+def _int_in(lo: int, hi: int) -> Callable[[Any], bool]:
+    # (a float with no fraction is an "integer" to JSON Schema: 1.0e+308 must not pass as an int32; upstream,
+    # kubectl's YAML-to-JSON writes it as 1e+308, which does not decode into an integer field at all)
+    return lambda v: not isinstance(v, (int, float)) or isinstance(v, bool) or lo <= v <= hi
+
+
+def _date_time(v: Any) -> bool:
     # metav1.Time's UnmarshalJSON parses RFC 3339 at decoding
-    checker.checks("date-time")(lambda v: not isinstance(v, str) or bool(_RFC3339.fullmatch(v)))
+    return not isinstance(v, str) or bool(_RFC3339.fullmatch(v))
+
+
+def _format_tests() -> dict[str, Callable[[Any], bool]]:
+    """The formats decoding checks; ``quantity`` raises ValueError with upstream's message."""
+    tests = {fmt: _int_in(lo, hi) for fmt, (lo, hi) in _INT_RANGES.items()}
+    return {**tests, "quantity": _quantity, "date-time": _date_time}
+
+
+@lru_cache(maxsize=1)
+def _format_checker() -> jsonschema.FormatChecker:
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    for fmt, test in _FORMAT_TESTS.items():
+        checker.checks(fmt, raises=ValueError if fmt == "quantity" else ())(test)
     return checker
 
 
@@ -247,7 +272,7 @@ def _quantity(value: Any) -> bool:
     return True
 
 
-_FORMATS = _format_checker()
+_FORMAT_TESTS = _format_tests()
 
 # ------------------------------------------------------------------------------------------------ patterns
 
@@ -285,30 +310,49 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
     """The ``pattern`` keyword (jsonschema/_keywords.py pattern) with RE2 in place of Python's re."""
     if validator.is_type(instance, "string") and pattern_error(pattern) is None \
             and not _regex(pattern).search(instance):
+        import jsonschema
+
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+@lru_cache(maxsize=1)
+def _validator_class() -> type[jsonschema.Validator]:
+    """Draft 2020-12 with RE2 patterns; jsonschema is imported here, on the first manifest QuickCheck does not
+    pass or the first custom resource (most small runs never do: a fifth of their start-up)."""
+    import jsonschema
+
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
 
 
+def _validator(schema: dict[str, Any], **kwargs: Any) -> jsonschema.Validator:
+    return _validator_class()(schema, format_checker=_format_checker(), **kwargs)
+
+
+@lru_cache(maxsize=1)
 def _schema_format_checker() -> jsonschema.FormatChecker:
     """The metaschema's format checks, with ``regex`` meaning RE2 (which has \\pL and no look-ahead)."""
+    import jsonschema
+
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
     checker.checks("regex")(lambda v: not isinstance(v, str) or pattern_error(v) is None)
     return checker
 
 
-_SCHEMA_FORMATS = _schema_format_checker()
-
-
 @lru_cache(maxsize=256)
 def _builtin_validator(minor: int, definition: str) -> tuple[jsonschema.Validator, dict[int, str]]:
+    from referencing import Registry, Resource
+
     doc = _definitions(minor)
     registry = Resource.from_contents(doc) @ Registry()
     schema = {"$ref": f"{doc['$id']}#/$defs/{definition}"}
     names = {id(d): n for n, d in doc["$defs"].items()}
-    return _Validator(schema, registry=registry, format_checker=_FORMATS), names
+    return _validator(schema, registry=registry), names
+
+
+@lru_cache(maxsize=8)
+def _quick(minor: int, patch: bool = False) -> QuickCheck:
+    return QuickCheck(_definitions(minor)["$defs"], _FORMAT_TESTS, patch)
 
 
 @lru_cache(maxsize=64)
@@ -356,11 +400,12 @@ def check(obj: dict[str, Any], minor: int, custom: dict[GroupVersionKind, dict[s
     gvk = GroupVersionKind(obj["apiVersion"], obj["kind"])
     try:
         if custom and gvk in custom:
-            validator = _Validator(custom[gvk], format_checker=_FORMATS)
-            return _errors(validator, obj, {}, gvk.kind)
+            return _errors(_validator(custom[gvk]), obj, {}, gvk.kind)
         definition = _catalog(minor).get(gvk)
         if definition is None:
             return [SchemaError(("apiVersion",), unknown_kind_message(gvk, minor, custom))]
+        if _quick(minor).valid(definition, obj):
+            return []
         validator, names = _builtin_validator(minor, definition)
         return _errors(validator, obj, names, definition.rpartition(".")[2], minor)
     except RecursionError:   # jsonschema recurses a few frames per level (a CRD's schema is two levels a field)
@@ -559,8 +604,10 @@ _SUBSCHEMAS = ("properties", "items", "additionalProperties", "allOf", "anyOf", 
 def _schema_problem(structural: dict[str, Any]) -> str | None:
     """What makes a structural schema unusable, or None. The metaschema check recurses about ten frames per
     level, so a schema nested a hundred levels deep (which upstream accepts) is checked node by node."""
+    import jsonschema
+
     try:
-        _Validator.check_schema(structural, format_checker=_SCHEMA_FORMATS)
+        _validator_class().check_schema(structural, format_checker=_schema_format_checker())
         return None
     except jsonschema.SchemaError as e:
         return e.message
@@ -581,7 +628,7 @@ def _schema_problem(structural: dict[str, Any]) -> str | None:
             elif sub is not None:
                 shallow[key] = sub
         try:
-            _Validator.check_schema(shallow, format_checker=_SCHEMA_FORMATS)
+            _validator_class().check_schema(shallow, format_checker=_schema_format_checker())
         except jsonschema.SchemaError as e:
             return e.message
     return None

@@ -47,9 +47,13 @@ def _taints(obj: Obj | None) -> list[tuple[str, str]]:
 
 
 def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
+    if kind not in ("Pod", "Node"):   # most writes (Events, Leases): no conditions, no records, no calls
+        st = new.get("status")
+        was = old.get("status") if old is not None else None
+        if not (isinstance(st, dict) and st.get("conditions")) and \
+                not (isinstance(was, dict) and was.get("conditions")):
+            return []
     was_st, now_st = _status(old), _status(new)
-    if kind not in ("Pod", "Node") and not now_st.get("conditions") and not was_st.get("conditions"):
-        return []
     out: list[dict[str, Any]] = []
     r = ref(new)
     # equal lists give no records: such a list is not read (a write leaves most of a status as it was)

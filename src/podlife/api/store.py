@@ -15,6 +15,7 @@ from bisect import bisect_left
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import orjson
@@ -86,7 +87,7 @@ IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
 SHARED_PARTS = 4096   # distinct specs (labels, owner references) kept for sharing (Store._share)
 
 
-@dataclass
+@dataclass(slots=True)   # its fields are read for every watch event a watcher is handed
 class Watch:
     kind: str
     handler: Handler
@@ -104,6 +105,10 @@ class _HistoryEntry(NamedTuple):   # one per write: a tuple costs less to make t
     kind: str
     obj: Obj
     old: Obj | None
+
+
+# _HistoryEntry(*fields) without the Python __new__ a NamedTuple's constructor runs
+_history_entry = partial(tuple.__new__, _HistoryEntry)
 
 
 @dataclass
@@ -307,9 +312,11 @@ class Store:
 
     # ---- writes ------------------------------------------------------------------------------------
 
-    def create(self, obj: Obj, by: str, dry_run: bool = False, uids: Any = None) -> Obj:
+    def create(self, obj: Obj, by: str, dry_run: bool = False, uids: Any = None, webhooks: Any = None) -> Obj:
         """``uids``: the random source of the UID when not the API server's shared one (a component's own
-        stream, so that objects added to every cluster leave the UIDs and names of the others as they were)."""
+        stream, so that objects added to every cluster leave the UIDs and names of the others as they were).
+        ``webhooks``: the request's admission webhooks (podlife.apiserver.webhooks), called after the built-in
+        mutating plugins and after validation, as upstream's create handler orders admission."""
         kind = obj.get("kind", "")
         info = self.kinds.get(kind) or self._served(kind, obj.get("apiVersion"))
         if info is None:
@@ -342,6 +349,9 @@ class Store:
             apply_defaults(obj, self.profile)
             self.options.manage(kind, None, obj, by, "", self.trace.timestamp())
         strategy.prepare_for_create(obj, self)
+        if webhooks is not None:
+            webhooks.admit(obj, None)
+            md = obj["metadata"]
         causes = self._validate(lambda: strategy.validate(obj))
         if causes:
             raise errors.invalid(kind, md.get("name", ""), causes)
@@ -350,6 +360,8 @@ class Store:
         if key in self._objects[kind]:
             raise errors.already_exists(_resource(self._info(kind)), md["name"])
         if dry_run:
+            if webhooks is not None:
+                webhooks.check(obj, None)
             return obj
         # a strategy that fills the UID before validation (FillObjectMetaSystemFields; the Job strategy needs it)
         md["uid"] = md["uid"] if getattr(strategy, "fills_uid", False) else self._new_uid(uids)
@@ -358,6 +370,9 @@ class Store:
             md["generation"] = 1
         md.pop("deletionTimestamp", None)
         md.pop("deletionGracePeriodSeconds", None)
+        if webhooks is not None:
+            # generic/registry/store.go Create: the validating webhooks see the object as it will be stored
+            webhooks.check(obj, None)
         self._commit(kind, key, None, obj, "create", by)
         return obj
 
@@ -387,9 +402,10 @@ class Store:
         return obj
 
     def update(self, obj: Obj, by: str, subresource: str | None = None, verb: str = "update",
-               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False) -> Obj:
+               extra: dict[str, Any] | None = None, quiet: bool = False, dry_run: bool = False,
+               webhooks: Any = None) -> Obj:
         """Replace an object (``subresource="status"`` writes only its status), with optimistic concurrency.
-        ``dry_run``: everything but the write (the API's dryRun=All)."""
+        ``dry_run``: everything but the write (the API's dryRun=All). ``webhooks``: as ``create``'s."""
         kind = obj["kind"]
         info = self.kinds[kind]
         md = obj["metadata"]
@@ -426,6 +442,8 @@ class Store:
         else:
             new = obj
             strategy.prepare_for_update(new, old, self)
+            if webhooks is not None:
+                webhooks.admit(new, old)
             # identity and server-owned metadata survive any update
             for f in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
                 if f in old["metadata"]:
@@ -447,6 +465,8 @@ class Store:
                 gen = old["metadata"]["generation"]
                 bump = kind == "Pod" and new.get("spec") != old.get("spec")
                 new["metadata"]["generation"] = gen + 1 if bump else gen
+        if subresource is not None and webhooks is not None:
+            webhooks.admit(new, old)
         if subresource == "status":
             causes = []
         elif subresource == "approval":
@@ -458,6 +478,8 @@ class Store:
         if causes:
             raise errors.invalid(kind, md["name"], causes)
         fill_status(new, self.profile)
+        if webhooks is not None:
+            webhooks.check(new, old)
         if dry_run:
             return new
         nmd = new["metadata"]
@@ -658,6 +680,7 @@ class Store:
                 self.kinds[kind] = builtin_kind_info(kind, obj.get("apiVersion", "v1"))
             self._objects[kind][key] = obj
             self._unsorted.setdefault(kind, []).append(key)
+            self.writes[kind] += 1   # (readers' caches of the kind: podlife.kubelet.envvars)
             if kind == "Pod":
                 self._index_node(key, None, obj)
         self._rv = log.last_revision()
@@ -785,9 +808,10 @@ class Store:
             self.kernel.call_later(0.0, self._flush)
 
     def _flush(self) -> None:
+        pending = self._pending   # grows while handlers write; the same list until cleared below
         i = 0
-        while i < len(self._pending):
-            w, type_, obj, old = self._pending[i]
+        while i < len(pending):
+            w, type_, obj, old = pending[i]
             i += 1
             if isinstance(w, tuple):   # one event for every informer of its kind, in the order they were started
                 for x in w:
@@ -832,7 +856,7 @@ class Store:
             self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
-            rec: dict[str, Any] = {"verb": verb, "object": ref(new), "by": by}
+            rec: dict[str, Any] = {"type": "api", "verb": verb, "object": ref(new), "by": by}   # emit's record
             if subresource:
                 rec["subresource"] = subresource
             if extra:
@@ -842,7 +866,7 @@ class Store:
                 spec = new.get("spec") or {}
                 rec["initContainers"] = [c["name"] for c in spec.get("initContainers") or ()]
                 rec["containers"] = [c["name"] for c in spec.get("containers") or ()]
-            self.trace.emit("api", **rec)
+            self.trace.add(rec)
         for r in status_records(kind, old, new):
             self.trace.add(r)
         self._publish(kind, ADDED if old is None else MODIFIED, new, old)
@@ -868,7 +892,7 @@ class Store:
         self._publish(kind, DELETED, gone, old)
 
     def _publish(self, kind: str, type_: str, obj: Obj, old: Obj | None) -> None:
-        self._history.append(_HistoryEntry(self._rv, type_, kind, obj, old))
+        self._history.append(_history_entry((self._rv, type_, kind, obj, old)))
         self._deliver(kind, type_, obj, old)
         pause()   # the store is whole: a sliced run may let others in (podlife.engine.slices)
 
@@ -925,9 +949,9 @@ class Store:
             self._pods_by_node.setdefault(now, {})[key] = None
 
     def _new_uid(self, rng: Any = None) -> str:
-        b = (rng or self._uid_rng).getrandbits(128).to_bytes(16, "big")
-        h = b.hex()
-        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b[8] & 3]}{h[17:20]}-{h[20:32]}"
+        r = (rng or self._uid_rng).getrandbits(128)
+        h = f"{r:032x}"   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[(r >> 56) & 3]}{h[17:20]}-{h[20:32]}"
 
     def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:
         # staging/src/k8s.io/apiserver/pkg/storage/names/generate.go: prefix + 5 random characters

@@ -28,7 +28,7 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
-from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables
+from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.pages import Pages, page_key
@@ -616,7 +616,8 @@ class ApiServer:
         warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)
         warnings += _protobuf_dropped(request)
         obj = patching.managed_on_write(self, request, t, {}, obj, None)
-        created = self.store.create(obj, by=self._user(request), dry_run=dry)
+        hooks = self._webhooks(request, t, "CREATE", obj, dry, warnings)
+        created = self.store.create(obj, by=self._user(request), dry_run=dry, webhooks=hooks)
         self.clock.settle()
         return self._respond(created, t.resource, 201, warnings)
 
@@ -635,7 +636,8 @@ class ApiServer:
             raise self.store_not_found(t)
         warnings += fieldvalidation.strategy_warnings(self, t.resource, obj, live, subresource)
         obj = patching.managed_on_write(self, request, t, live, obj, subresource)
-        out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry)
+        hooks = self._webhooks(request, t, "UPDATE", obj, dry, warnings, subresource)
+        out = self.store.update(obj, by=self._user(request), subresource=subresource, dry_run=dry, webhooks=hooks)
         self.clock.settle()
         return self._respond(out, t.resource, 200, warnings)
 
@@ -658,7 +660,8 @@ class ApiServer:
                                                          "and no existing object was found")
             obj = self._check_body(t, obj, name=t.name)
             warnings += fieldvalidation.strategy_warnings(self, r, obj, None, subresource)
-            created = self.store.create(obj, by=self._user(request), dry_run=dry)
+            hooks = self._webhooks(request, t, "CREATE", obj, dry, warnings)
+            created = self.store.create(obj, by=self._user(request), dry_run=dry, webhooks=hooks)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
         shown = self.out(r, current)
@@ -669,9 +672,69 @@ class ApiServer:
         # patch names no resourceVersion (handlers/patch.go retries those on the new object; here nothing
         # can come in between)
         new["metadata"].setdefault("resourceVersion", current["metadata"]["resourceVersion"])
-        out = self.store.update(new, by=self._user(request), subresource=subresource, verb="patch", dry_run=dry)
+        hooks = self._webhooks(request, t, "UPDATE", new, dry, warnings, subresource, "PatchOptions")
+        out = self.store.update(new, by=self._user(request), subresource=subresource, verb="patch", dry_run=dry,
+                                webhooks=hooks)
         self.clock.settle()
         return self._respond(out, r, 200, warnings)
+
+    def _webhooks(self, request: web.Request, t: Target, operation: str, obj: Obj, dry: bool,
+                  warnings: list[str], subresource: str | None = None, options_kind: str = "",
+                  options: Obj | None = None) -> webhooks.Webhooks | None:
+        """The request's admission webhooks, or None when no webhook configuration is stored. Their Warning
+        headers are added to ``warnings`` as they answer; a webhook configuration written is answered with
+        the assumption podlife makes about them (webhooks.ASSUMPTION)."""
+        r = t.resource
+        if r.group == webhooks.GROUP and r.kind in ("MutatingWebhookConfiguration",
+                                                    "ValidatingWebhookConfiguration") and operation != "DELETE":
+            warnings += webhooks.config_warnings(obj)
+        if not webhooks.configured(self.store):
+            return None
+        md = obj.get("metadata") or {}
+        opts: Obj | None = None   # a CONNECT's options are its object (handlers/rest.go ConnectResource)
+        if operation != "CONNECT":
+            kind = options_kind or {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}.get(operation,
+                                                                                             "DeleteOptions")
+            opts = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+            if dry:
+                opts["dryRun"] = ["All"]
+            if request.query.get("fieldManager"):
+                opts["fieldManager"] = request.query["fieldManager"]
+            if options:
+                opts.update({k: v for k, v in options.items() if k not in ("kind", "apiVersion")})
+        # a subresource of a kind of its own (Scale, Eviction, Binding, the connect options) is sent as that kind
+        sub_kind = (r.subresource(subresource) or ("",))[0] if subresource else ""
+        own = bool(sub_kind) and sub_kind != r.kind
+        a = webhooks.Attributes(operation, r.group, r.version, r.resource, obj["kind"] if own else r.kind,
+                                r.namespaced, (t.namespace or md.get("namespace") or "") if r.namespaced else "",
+                                t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
+                                warnings, obj.get("apiVersion") or "" if own else "")
+        live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
+        decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None
+        return webhooks.Webhooks(self.store, a, live, decode)
+
+    async def subresource_admission(self, request: web.Request, t: Target, operation: str, obj: Obj,
+                                    old: Obj | None = None) -> Obj:
+        """A write to a subresource of its own kind (scale, eviction, binding) through the webhooks, its body
+        as the object (the handlers' admission of a create or update of the subresource)."""
+        if not webhooks.configured(self.store):
+            return obj
+        hooks = self._webhooks(request, t, operation, obj, self._dry_run(request), [], t.sub)
+        assert hooks is not None
+        obj = await hooks.mutate(obj, old)
+        await hooks.validate(obj, old)
+        return obj
+
+    async def connect_admission(self, request: web.Request, t: Target) -> None:
+        """A CONNECT (exec, attach, portforward) goes through admission with its options as the object
+        (handlers/rest.go ConnectResource), before the connection is made."""
+        if not webhooks.configured(self.store):
+            return
+        opts = webhooks.connect_options(t.sub or "", request.query)
+        hooks = self._webhooks(request, t, "CONNECT", opts, False, [], t.sub)
+        assert hooks is not None
+        opts = await hooks.mutate(opts, None)
+        await hooks.validate(opts, None)
 
     def store_not_found(self, t: Target) -> ApiError:
         g = t.resource.group
@@ -697,16 +760,22 @@ class ApiServer:
         body = bodies.options(await self._body(request), content_type=request.headers.get("Content-Type"))
         opts = self._delete_options(request, body)
         r = t.resource
-        if self._dry_run(request, body):
-            obj = self.store.get(r.storage_kind, t.namespace, t.name or "")
-            return self._json(self.out(r, obj))
+        dry = self._dry_run(request, body)
         before = self.store.get(r.storage_kind, t.namespace, t.name or "")
+        warnings: list[str] = []
+        hooks = self._webhooks(request, t, "DELETE", before, dry, warnings, options=body)
+        if hooks is not None:
+            # the delete handler's admission: object nil, oldObject the stored one (handlers/delete.go)
+            await hooks.mutate(None, before)
+            await hooks.validate(None, before)
+        if dry:
+            return self._respond(before, r, 200, warnings)
         left = self.store.delete(r.storage_kind, t.namespace, t.name or "", by=self._user(request), options=opts)
         self.clock.settle()
         if left is not None:
-            return self._json(self.out(r, left))
+            return self._respond(left, r, 200, warnings)
         if r.kind in RETURNS_DELETED:
-            return self._json(self.out(r, before))
+            return self._respond(before, r, 200, warnings)
         return self._json(success(t.name or "", r.group, r.resource, before["metadata"].get("uid")))
 
     async def _delete_collection(self, request: web.Request, t: Target) -> web.Response:
@@ -718,6 +787,13 @@ class ApiServer:
         if not self._dry_run(request, body):
             for o in objs:
                 md = o["metadata"]
+                hooks = self._webhooks(request, Target(r, md.get("namespace"), md["name"], None), "DELETE", o,
+                                       False, [], options=body)
+                if hooks is not None:
+                    # registry/store.go DeleteCollection deletes each item through Delete, with its admission:
+                    # the first refusal is the answer
+                    await hooks.mutate(None, o)
+                    await hooks.validate(None, o)
                 try:
                     self.store.delete(r.storage_kind, md.get("namespace"), md["name"], by=self._user(request),
                                       options=opts)

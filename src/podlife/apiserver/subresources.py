@@ -41,6 +41,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         binding_type = type_schema(server.minor, "v1", "Binding")
         if binding_type is not None:
             fieldvalidation.check_types({"apiVersion": "v1", "kind": "Binding", **body}, binding_type)
+        body = await server.subresource_admission(request, t, "CREATE", {"kind": "Binding", "apiVersion": "v1",
+                                                                         **body})
         node = (body.get("target") or {}).get("name")
         if not node:
             raise ApiError(422, "Invalid", f'Binding.meta "{t.name}" is invalid: target.name: Required value')
@@ -56,6 +58,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         eviction_type = type_schema(server.minor, "policy/v1", "Eviction")
         if eviction_type is not None:   # decoded into policy/v1 Eviction as any create body
             fieldvalidation.check_types({"apiVersion": "policy/v1", "kind": "Eviction", **body}, eviction_type)
+        body = await server.subresource_admission(request, t, "CREATE", {"kind": "Eviction",
+                                                                         "apiVersion": "policy/v1", **body})
         opts = body.get("deleteOptions") or {}
         name = (body.get("metadata") or {}).get("name")
         if name and name != t.name:
@@ -96,6 +100,7 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
         where = podproxy.pod_location if t.resource.resource == "pods" else podproxy.service_location
         return await podproxy.forward(request, where(server, t.namespace, t.name), rest)
     if sub in ("exec", "attach", "portforward"):
+        await server.connect_admission(request, t)
         # over WebSocket, or SPDY/3.1 straight on the connection (kubectl before 1.30)
         upgrade = request.headers.get("Upgrade", "").lower() in ("websocket", "spdy/3.1")
         if sub == "exec" and upgrade:
@@ -160,6 +165,8 @@ async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:
                                   "Ignore", typed=True).object
     else:
         raise method_not_allowed(request.method, "Scale")
+    new = await server.subresource_admission(request, t, "UPDATE", {"kind": "Scale", "apiVersion": "autoscaling/v1",
+                                                                    **new}, current)
     replicas = (new.get("spec") or {}).get("replicas")
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise ApiError(422, "Invalid", f'Scale.autoscaling "{t.name}" is invalid: spec.replicas: Invalid value: '

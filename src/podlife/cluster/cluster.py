@@ -23,7 +23,7 @@ from podlife.controlplane.metrics import MetricsServer
 from podlife.controlplane.scheduler.scheduler import Scheduler
 from podlife.engine import Kernel
 from podlife.runtime.behavior import BehaviorRule
-from podlife.trace.recorder import Record, Trace
+from podlife.trace.recorder import Batched, Record, Trace
 from podlife.versions import Profile, profile
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class Cluster:
                  controller_manager: ControllerManagerConfiguration | None = None,
                  api_server: ApiServerConfiguration | None = None,
                  behaviors: tuple[BehaviorRule, ...] = (), trace_level: str = "full", keep_trace: bool = True,
-                 trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+                 trace_sinks: Sequence[Callable[[Record], None] | Batched] = (), process_host: Any = None,
                  persisted: Persisted | None = None, manage: Any = None,
                  feature_gates: dict[str, bool] | None = None, api_address: tuple[str, int] | None = None) -> None:
         """``process_host``: podlife up --runtime process (podlife.runtime.process.Host). ``persisted``: the
@@ -62,7 +62,7 @@ class Cluster:
         self.resumed = resume = persisted is not None and persisted.resume
         self.kernel = Kernel(seed, start=persisted.now, stream=persisted.stream) if persisted else Kernel(seed)
         self.trace = Trace(self.kernel, start_time, trace_level, keep_trace)
-        self.trace.sinks.extend(trace_sinks)
+        self.trace.attach(trace_sinks)
         self.api_server_config = api_server or ApiServerConfiguration()
         cm = self.controller_manager_config = controller_manager or ControllerManagerConfiguration()
         if cm.nodeMonitorGracePeriod is None:

@@ -117,6 +117,20 @@ async def run(fn: Callable[..., T], *args: Any, on_pause: Callable[[], None] | N
             _abandoned.append(g)
 
 
+def wait(awaitable: Any) -> Any:
+    """Await from the sliced work's synchronous code (the store calling an admission webhook): the awaitable
+    runs as a task on the loop, which serves others meanwhile, and the work resumes with its result."""
+    import asyncio
+
+    g = _driver
+    if g is None or g is not _current():
+        raise RuntimeError("slices.wait outside sliced work")
+    task = asyncio.ensure_future(awaitable)
+    assert g.parent is not None
+    g.parent.switch(_Await(task))
+    return task.result()
+
+
 async def run_coroutine(coro: Coroutine[Any, Any, T], on_pause: Callable[[], None] | None = None) -> T:
     """A coroutine whose synchronous parts run in slices (an API request: its awaits are few and short)."""
     return await run(_drive, coro, on_pause=on_pause)

@@ -24,7 +24,7 @@ from podlife.cluster.spec import NodeSpec, default_pod_cidr
 if TYPE_CHECKING:
     from podlife.kubelet.kubelet import Kubelet
     from podlife.scenario.model import Scenario
-    from podlife.trace.recorder import Record
+    from podlife.trace.recorder import Batched, Record
 
 Obj = dict[str, Any]
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
@@ -249,7 +249,7 @@ def _container(cluster: Cluster, kl: Kubelet, pod: Obj, sandbox_id: str, spec: O
 
 
 def build(sc: Scenario, dump: Dump, *, trace_level: str = "full", keep_trace: bool = True,
-          trace_sinks: Sequence[Callable[[Record], None]] = (), start_time: datetime | None = None,
+          trace_sinks: Sequence[Callable[[Record], None] | Batched] = (), start_time: datetime | None = None,
           **extra: Any) -> Cluster:
     """podlife.scenario.run.build for a scenario run on an imported cluster: the scenario's cluster settings
     (kubelet, controller-manager, scheduler configuration, feature gates), the dump's nodes and objects."""

@@ -108,6 +108,16 @@ def service_env(store: Any, pod: Obj) -> dict[str, str]:
     port, and the Docker link variables NAME_PORT, NAME_PORT_<port>_<PROTO>{,_PROTO,_PORT,_ADDR}."""
     ns = pod["metadata"].get("namespace", "default")
     links = (pod.get("spec") or {}).get("enableServiceLinks", True) is not False
+    # they change only when a Service does: made once per namespace and links until a Service is written
+    cache = store.informer_caches.setdefault("service env", {})
+    writes = store.writes.get("Service", 0)
+    kept = cache.get((ns, links))
+    if kept is None or kept[0] != writes:
+        kept = cache[(ns, links)] = (writes, _service_env(store, ns, links))
+    return dict(kept[1])
+
+
+def _service_env(store: Any, ns: str, links: bool) -> dict[str, str]:
     chosen: dict[str, Obj] = {}
     for svc in store.list("Service", MASTER_SERVICE_NAMESPACE):
         if svc["metadata"]["name"] in MASTER_SERVICES and _ip_set(svc):

@@ -74,6 +74,13 @@ class Figures:
             if r["reason"] in EVICTION_REASONS:
                 self._evicted(obj, r["t"])
 
+    def add_all(self, records: list[dict[str, Any]]) -> None:
+        """``add`` for each record (a Batched trace sink), past those of a type it does not read."""
+        add = self.add
+        for r in records:
+            if r["type"] in _COUNTED_TYPES:
+                add(r)
+
     def _evicted(self, obj: str, t: float) -> None:
         self.evicted[obj] = None
         if self.first_eviction is None:

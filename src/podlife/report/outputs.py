@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from podlife.report import stream
 from podlife.report.assemble import Report, header, outcome, report
+from podlife.trace.recorder import Batched
 
 if TYPE_CHECKING:
     from podlife.scenario.model import Scenario
@@ -58,17 +59,17 @@ class ReportWriter:
         self.sc = sc
         self.outputs = outputs
         self.extend = extend
-        self.sinks: list[Callable[[Record], None]] = []
+        self.sinks: list[Callable[[Record], None] | Batched] = []
         self._ndjson: stream.NdjsonReport | None = None
         self._klog: stream.KlogStream | None = None
         if outputs.streamed:
             self._ndjson = stream.NdjsonReport(outputs.report,  # type: ignore[arg-type]
                                                {**header(sc), "trace": outputs.trace_level})
             if outputs.trace_level != "summary":
-                self.sinks.append(self._ndjson.record)
+                self.sinks.append(Batched(self._ndjson.records))
         if outputs.klog and not outputs.keep:
             self._klog = stream.KlogStream(outputs.klog, sc.start_time)
-            self.sinks.append(self._klog.record)
+            self.sinks.append(Batched(self._klog.records))
 
     def run_options(self) -> dict[str, Any]:
         """The keywords of podlife.scenario.run.run that record what the outputs need."""

@@ -49,6 +49,10 @@ class NdjsonReport:
 
     record = _line   # the trace sink: one line per record
 
+    def records(self, recs: list[Record]) -> None:
+        """``record`` for each of ``recs`` (a Batched trace sink), in one write."""
+        self.f.write(b"".join(map(record_line, recs)))
+
     def finish(self, objects: Iterable[dict[str, Any] | bytes], outcome: dict[str, Any]) -> None:
         """``objects``: each a dict, or its compact JSON (written as it is)."""
         write = self.f.write
@@ -72,6 +76,11 @@ class KlogStream:
         if rec["type"] == "log":
             self.f.write(klog.line(rec, self.start_time))
             self.f.write("\n")
+
+    def records(self, recs: list[Record]) -> None:
+        for rec in recs:
+            if rec["type"] == "log":
+                self.record(rec)
 
     def close(self) -> None:
         self.f.close()

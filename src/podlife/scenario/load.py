@@ -49,7 +49,9 @@ Choices made where the format page is silent (they belong in its documentation):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldcheck import Check
@@ -78,16 +80,8 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
         text = read_text(path) if text is None else text
     except OSError as exc:
         raise ScenarioError(path, None, "", f"cannot read the scenario: {exc.strerror or exc}") from None
-    nodes = compose(text, path)
-    if not nodes:
-        raise ScenarioError(path, None, "", "the file is empty; expected a Scenario (apiVersion: "
-                                            f"{API_VERSION}, kind: Scenario)")
-    if len(nodes) > 1:
-        raise ScenarioError(path, nodes[1].start_mark.line + 1, "",
-                            "expected one YAML document (a Scenario), found another one here")
-    lines: dict[str, int] = {"": nodes[0].start_mark.line + 1}
-    texts: dict[str, str] = {}
-    raw = Raw(path, Builder(path, lines, texts).tree(nodes[0]), lines, texts)
+    data, lines, texts = _parsed(path, text)
+    raw = Raw(path, data, lines, texts)
     raw.sources = sources or {}
     for expr in overrides:
         apply_set(raw, expr)
@@ -100,3 +94,50 @@ def load_scenario(path: str, overrides: Sequence[str] = (), *, kubernetes_versio
     return scenario_spec(Check(raw), raw.data)
 
 
+
+
+Parsed = tuple[Any, dict[str, int], dict[str, str]]
+# the documents read more than once in this process (a sweep loads its scenario once a point: composing the YAML,
+# in pure Python for its lines, is two thirds of loading), by file and text; the oldest goes past _PARSED_KEPT
+_parsed_kept: dict[tuple[str, str], Parsed | None] = {}
+_PARSED_KEPT = 4
+
+
+def _parsed(path: str, text: str) -> Parsed:
+    """The scenario document as plain data with the line of each field path and the text of each scalar. From
+    its second reading on, a deep copy of the kept result (aliases stay shared as YAML built them), which the
+    caller may override as it likes."""
+    key = (path, text)
+    kept = _parsed_kept.get(key)
+    if kept is not None:
+        try:
+            return _copy(kept)
+        except RecursionError:   # deeper than copying can follow from here: read afresh
+            pass
+    nodes = compose(text, path)
+    if not nodes:
+        raise ScenarioError(path, None, "", "the file is empty; expected a Scenario (apiVersion: "
+                                            f"{API_VERSION}, kind: Scenario)")
+    if len(nodes) > 1:
+        raise ScenarioError(path, nodes[1].start_mark.line + 1, "",
+                            "expected one YAML document (a Scenario), found another one here")
+    lines: dict[str, int] = {"": nodes[0].start_mark.line + 1}
+    texts: dict[str, str] = {}
+    data = Builder(path, lines, texts).tree(nodes[0])
+    if key not in _parsed_kept:   # the first reading: only remembered
+        _parsed_kept[key] = None
+    elif kept is None:            # the second: kept, and the caller gets a copy
+        try:
+            copied = _copy((data, lines, texts))
+        except RecursionError:
+            return data, lines, texts
+        _parsed_kept[key] = (data, lines, texts)
+        return copied
+    while len(_parsed_kept) > _PARSED_KEPT:
+        del _parsed_kept[next(iter(_parsed_kept))]
+    return data, lines, texts
+
+
+def _copy(parsed: Parsed) -> Parsed:
+    data, lines, texts = parsed
+    return copy.deepcopy(data), dict(lines), dict(texts)

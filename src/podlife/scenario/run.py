@@ -16,7 +16,7 @@ from podlife.scenario.actions import USER, apply_action
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.expectations import Verdict, evaluate, object_ref
 from podlife.scenario.model import HORIZON_SECONDS, Manifest, Scenario, Source
-from podlife.trace.recorder import Record
+from podlife.trace.recorder import Batched, Record
 
 if TYPE_CHECKING:
     from podlife.api.storage import Persisted
@@ -74,7 +74,7 @@ def _template_path(obj: dict[str, Any]) -> str:
 
 
 def build(sc: Scenario, *, trace_level: str = "full", keep_trace: bool = True,
-          trace_sinks: Sequence[Callable[[Record], None]] = (), process_host: Any = None,
+          trace_sinks: Sequence[Callable[[Record], None] | Batched] = (), process_host: Any = None,
           persisted: Persisted | None = None, manage: Any = None,
           api_address: tuple[str, int] | None = None) -> Cluster:
     c = sc.cluster
@@ -98,12 +98,13 @@ def pod_table(cluster: Cluster, t: float) -> list[dict[str, Any]]:
 
 
 def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = "full", keep_trace: bool = True,
-        sinks: Sequence[Callable[[Record], None]] = (), builder: Callable[..., Cluster] | None = None) -> Result:
+        sinks: Sequence[Callable[[Record], None] | Batched] = (),
+        builder: Callable[..., Cluster] | None = None) -> Result:
     """Run the scenario. ``trace_level`` (full, objects, summary) says which records are made; ``keep_trace``
-    whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made and keeps only the
-    ones its expectations look at). Below ``full``, or when the records are not kept, the run also counts its
-    figures (podlife.report.figures). ``builder`` makes the cluster (default ``build``, looked up at the call;
-    an imported cluster's: podlife.importer.restore.build)."""
+    whether they are kept in memory (a streamed run hands them to ``sinks`` as they are made, or in lists to
+    ``Batched`` ones, and keeps only the ones its expectations look at). Below ``full``, or when the records are
+    not kept, the run also counts its figures (podlife.report.figures). ``builder`` makes the cluster (default
+    ``build``, looked up at the call; an imported cluster's: podlife.importer.restore.build)."""
     for m in sc.objects:
         _check_behaviors(m)
     for a in sc.actions:
@@ -114,11 +115,11 @@ def run(sc: Scenario, pods_at: list[float] | None = None, *, trace_level: str = 
 
 
 def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace: bool,
-         sinks: Sequence[Callable[[Record], None]], builder: Callable[..., Cluster] | None = None) -> Result:
+         sinks: Sequence[Callable[[Record], None] | Batched], builder: Callable[..., Cluster] | None = None) -> Result:
     all_sinks = list(sinks)
     figures = Figures() if trace_level != "full" or not keep_trace else None
     if figures is not None:
-        all_sinks.append(figures.add)
+        all_sinks.append(Batched(figures.add_all))
     watched: list[Record] = []
     if not keep_trace and sc.expect:
         # expectations judge the records of their objects only: those are all a streamed run keeps
@@ -156,6 +157,7 @@ def _run(sc: Scenario, pods_at: list[float] | None, trace_level: str, keep_trace
                 tables.append((t, pod_table(cluster, t)))
             kernel.step()
         end = kernel.now if kernel.idle() else MAX_SECONDS
+    trace.drain()
     cluster.materialize()
     verdicts = [evaluate(e, trace.records if keep_trace else watched, end) for e in sc.expect]
     tables.append((end, pod_table(cluster, end)))

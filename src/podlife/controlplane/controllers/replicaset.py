@@ -363,7 +363,9 @@ class ReplicaSetController:
     def _update_pod(self, old: Obj, cur: Obj) -> None:
         if cur["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
             return
-        label_changed = (cur["metadata"].get("labels") or {}) != (old["metadata"].get("labels") or {})
+        labels, old_labels = cur["metadata"].get("labels"), old["metadata"].get("labels")
+        # a revision shares the labels a write left alone: the same object, no comparison
+        label_changed = labels is not old_labels and (labels or {}) != (old_labels or {})
         if cur["metadata"].get("deletionTimestamp"):
             # a graceful delete sets deletionTimestamp first: replace the pod now, not when it is gone
             self._delete_pod(cur)
@@ -381,7 +383,7 @@ class ReplicaSetController:
                 return
             self.queue.add(_key(rs))
             mrs = int(rs["spec"].get("minReadySeconds") or 0)
-            if not is_pod_ready(old) and is_pod_ready(cur) and mrs > 0:
+            if mrs > 0 and not is_pod_ready(old) and is_pod_ready(cur):
                 # "Add a second to avoid milliseconds skew in AddAfter" (issue #39785)
                 self.queue.add_after(_key(rs), mrs + 1.0)
             return

@@ -36,12 +36,15 @@ def field_path(pod: Obj, name: str) -> str:
     return ""
 
 
-def generate_container_config(kl: Kubelet, pod: Obj, spec: Obj, sb: Sandbox, attempt: int) -> ContainerConfig:
+def generate_container_config(kl: Kubelet, pod: Obj, spec: Obj, sb: Sandbox, attempt: int,
+                              env: list[tuple[str, str]] | None = None) -> ContainerConfig:
     """generateContainerConfig: the environment (makeEnvironmentVariables), then the command and args with
     their $(VAR) references expanded (ExpandContainerCommandAndArgs), the log path <name>/<restartCount>.log
-    (BuildContainerLogsPath); lifecycle.stopSignal where the version passes it (ContainerStopSignals, 1.37+)."""
+    (BuildContainerLogsPath); lifecycle.stopSignal where the version passes it (ContainerStopSignals, 1.37+).
+    ``env``: the environment, when the caller has just made it."""
     pod_ips = kl.pod_ips(pod, sb)
-    env = make_environment(kl.store, pod, spec, pod_ips, [kl.node_ip], kl.node_spec.capacity)
+    if env is None:
+        env = make_environment(kl.store, pod, spec, pod_ips, [kl.node_ip], kl.node_spec.capacity)
     values = dict(env)
     stop = ((spec.get("lifecycle") or {}).get("stopSignal") or "") if kl.profile.container_stop_signals else ""
     return ContainerConfig(spec["name"], spec.get("image", ""), attempt,

@@ -342,16 +342,18 @@ class RuntimeManager:
             return
         # generateContainerConfig: the environment needs its ConfigMaps and Secrets
         err = environment_error(kl.store, pod, spec)
+        env = None
         if err is None:   # then makeMounts: the volume mounts' subpaths, expanded with the environment
-            err = subpath_error(spec, make_environment(kl.store, pod, spec, kl.pod_ips(pod, sb), [kl.node_ip],
-                                                       kl.node_spec.capacity))
+            env = make_environment(kl.store, pod, spec, kl.pod_ips(pod, sb), [kl.node_ip], kl.node_spec.capacity)
+            err = subpath_error(spec, env)
         if err is not None:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
             self.reasons[(uid, name)] = ("CreateContainerConfigError", err)
             sr.fail(*self.reasons[(uid, name)])
             return
         try:
-            c = yield from kl.runtime.create_container(sb, generate_container_config(kl, pod, spec, sb, attempt))
+            # (the environment made just above, at this instant, from the same objects)
+            c = yield from kl.runtime.create_container(sb, generate_container_config(kl, pod, spec, sb, attempt, env))
         except RuntimeError_ as e:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {e}")
             self.reasons[(uid, name)] = ("CreateContainerError", str(e))
