@@ -36,7 +36,7 @@ from podlife.kubelet.status.generate import conditions, container_status, get_ph
 from podlife.kubelet.status.manager import StatusManager
 from podlife.kubelet.volumemanager import VolumeManager
 from podlife.cluster.contracts import NodeRuntime
-from podlife.runtime.cri import Container
+from podlife.runtime.cri import Container, Sandbox
 from podlife.trace.recorder import Trace
 from podlife.versions import Profile
 
@@ -240,6 +240,11 @@ class Kubelet:
         self.trace.emit("log", component="kubelet", node=self.node_name,
                         severity=logsites.severity(site, self.profile.structured_logs), file=file, line=line,
                         message=message)
+
+    def pod_ips(self, pod: Obj, sb: Sandbox) -> list[str]:
+        """The pod's IPs the kubelet generates container configs with: a hostNetwork pod's are the node's
+        (kubelet.go SyncPod takes podStatus.IPs from generateAPIPodStatus, which gives it the host IPs)."""
+        return [self.node_ip] if pod["spec"].get("hostNetwork") else [sb.ip]
 
     def container_ctx(self, pod: Obj, c: Container) -> dict[str, Any]:
         scheme = self.runtime.profile.id_scheme
@@ -530,7 +535,7 @@ class Kubelet:
             status["hostIPs"] = [{"ip": self.node_ip}]
         if self.profile.pod_observed_generation and pod["metadata"].get("generation"):
             status["observedGeneration"] = pod["metadata"]["generation"]   # the spec this status was made from
-        ip = sb.ip if sb else prev_status.get("podIP")
+        ip = self.pod_ips(pod, sb)[0] if sb else prev_status.get("podIP")
         if ip:
             status["podIP"] = ip
             status["podIPs"] = [{"ip": ip}]

@@ -68,6 +68,8 @@ class IPAM:
             pass
 
     def release(self, ip: str) -> None:
+        if not ip:
+            return   # a hostNetwork pod's sandbox: none was allocated
         self._used.discard(int.from_bytes(socket.inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
 
 
@@ -145,11 +147,16 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         if self.profile.sandbox_seconds:
             yield self.kernel.timeout(self.profile.sandbox_seconds)
         md = pod["metadata"]
-        sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], self.ipam.allocate(),
+        # containerd getIPs: a sandbox in the node's network namespace gets no address (CNI is not called); the
+        # kubelet reports the node's IPs as the pod's (kubelet_pods.go generateAPIPodStatus)
+        host_network = bool(pod["spec"].get("hostNetwork"))
+        sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"],
+                     "" if host_network else self.ipam.allocate(),
                      created_at=self.kernel.now, log_directory=f"{md['namespace']}_{md['name']}_{md['uid']}")
         self.sandboxes[sb.id] = sb
         self._sandboxes_by_pod.setdefault(sb.pod_uid, {})[sb.id] = sb
-        self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} ip {sb.ip}")
+        self._record(sb.pod_ref, "", "create", f"sandbox {sb.id[:13]} " + ("host network" if host_network
+                                                                            else f"ip {sb.ip}"))
         self._changed(sb.pod_uid)
         return sb
 
@@ -298,6 +305,8 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     def adopt_sandbox(self, pod: Obj, ip: str | None, created_at: float, ready: bool) -> Sandbox:
         """A sandbox the node already had, with the IP the pod was given (held in IPAM while it is ready)."""
         md = pod["metadata"]
+        if pod["spec"].get("hostNetwork"):
+            ip = None   # the node's address, not one of the pod CIDR's
         if ip and ready:
             self.ipam.reserve(ip)
         sb = Sandbox(self._new_id(), md["uid"], ref(pod), md["namespace"], md["name"], ip or "",

@@ -46,6 +46,7 @@ class ContainerConfig:
     pod: Any
     spec: Any
     stop_signal: str = ""     # lifecycle.stopSignal where the version passes it; "": the image's (SIGTERM)
+    pod_ips: list[str] = field(default_factory=list)   # those makeMounts wrote the pod's /etc/hosts with
 
 
 @dataclass

@@ -44,13 +44,13 @@ class MountError(OSError):
         self.step = step
 
 
-def _check(result: int, step: str) -> None:
+def check(result: int, step: str) -> None:
     if result != 0:
         raise MountError(step, ctypes.get_errno())
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(_LIBC.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
+    check(_LIBC.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
                        ctypes.c_ulong(flags), data.encode() if data else None), f"mount {target}")
 
 
@@ -104,7 +104,7 @@ def _shadow(host: str, dest: str, shadowed: set[str], root_dev: int) -> None:
 def enter(mounts: list[dict], scratch: str) -> None:
     """Build the container's namespace and pivot into it. ``mounts``: {"source", "target", "readonly",
     "file"} in the kubelet's order; ``scratch`` an existing directory on the host to mount the tmpfs on."""
-    _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
+    check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
     root = os.path.join(scratch, "root")
@@ -134,23 +134,37 @@ def enter(mounts: list[dict], scratch: str) -> None:
             os.makedirs(where, exist_ok=True)
     for m in mounts:
         target = root + os.path.normpath(m["target"])
+        if not os.path.lexists(target):
+            # beneath an earlier volume (/etc/hosts in a volume at /etc): made in that volume, as runc makes a
+            # missing mount point; read-only remounts wait until every mount point is made
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if m.get("file"):
+                open(target, "a").close()
+            else:
+                os.mkdir(target)
         _mount(m["source"], target, None, MS_BIND | MS_REC)
+    for m in mounts:
         if m.get("readonly"):
-            _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            _mount(None, root + os.path.normpath(m["target"]), None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     os.chdir(root)
-    _check(_LIBC.syscall(_SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
-    _check(_LIBC.umount2(b".", MNT_DETACH), "umount old root")
+    check(_LIBC.syscall(_SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
+    check(_LIBC.umount2(b".", MNT_DETACH), "umount old root")
     os.chdir("/")
+
+
+def setns(pid: int, kind: str, flag: int, step: str) -> None:
+    """Enter the ``kind`` namespace (``mnt``, ``uts``) of the process ``pid``."""
+    fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)
+    try:
+        check(_LIBC.setns(fd, flag), step)
+    finally:
+        os.close(fd)
 
 
 def join(pid: int) -> None:
     """Enter the mount namespace of the container whose main process is ``pid``."""
-    fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY)
-    try:
-        _check(_LIBC.setns(fd, CLONE_NEWNS), "setns")
-    finally:
-        os.close(fd)
+    setns(pid, "mnt", CLONE_NEWNS, "setns")
 
 
 def memory_medium(path: str) -> None:
@@ -162,5 +176,5 @@ def memory_medium(path: str) -> None:
 
 def own_namespace() -> None:
     """The supervisor's own private mount namespace."""
-    _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
+    check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)

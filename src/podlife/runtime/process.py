@@ -29,6 +29,7 @@ import functools
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -37,8 +38,9 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
+from podlife.kubelet import hostsfile
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, images, mountns, network, shells
+from podlife.runtime import atomicwriter, images, mountns, network, shells, utsns
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -73,6 +75,7 @@ class Host:
     _kill_now: list[Callable[[], None]] = field(default_factory=list)
     # None: each container gets a mount namespace of its own; else why it cannot (found at start)
     namespaces: str | None = "not started"
+    uts: str | None = "not started"   # the same for UTS namespaces (the pod's hostname)
     sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
 
     def pod_dir(self, sandbox: Sandbox) -> str:
@@ -99,6 +102,7 @@ class Host:
         prefix = f"127.{block >> 8}.{block & 0xFF}"
         runtime = ProcessRuntime(kernel, trace, node, f"{prefix}.0/24", self)
         runtime.log_attempts = self.log_attempts
+        runtime.node_ip = f"{prefix}.1"
         self.runtimes.append(runtime)
         return runtime, f"{prefix}.0/24", f"{prefix}.1"
 
@@ -128,12 +132,17 @@ class Host:
             said.append("busybox and alpine images' sh runs as this machine's bash under the name sh: this machine's "
                         "sh (dash) drops environment variables whose names are not shell names, BusyBox ash keeps "
                         "them")
+        self.uts = self.namespaces if self.namespaces is not None else utsns.available()
         if self.namespaces is None:
             said.append("containers run in mount namespaces of their own: the machine's root read-only, volumes at "
-                        "their mountPath")
+                        "their mountPath, the kubelet-managed /etc/hosts at /etc/hosts")
+            if self.uts is None:
+                said.append("containers run in UTS namespaces of their own: hostname prints the pod's hostname")
+            else:
+                said.append(f"containers have this machine's hostname ({self.uts}); HOSTNAME is the pod's")
         else:
-            said.append(f"containers share this machine's mounts ({self.namespaces}): volumes are not mounted at "
-                        f"their mountPath")
+            said.append(f"containers share this machine's mounts and hostname ({self.namespaces}): volumes and "
+                        f"the kubelet-managed /etc/hosts are not mounted at their mountPath")
         said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
@@ -223,6 +232,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
     def __init__(self, kernel: Kernel, trace: Trace, node: str, pod_cidr: str, host: Host) -> None:
         super().__init__(kernel, trace, node, PROFILE, pod_cidr)
         self.host = host
+        self.node_ip = ""   # set by Host.node_runtime
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
 
@@ -286,16 +296,23 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: no command specified{known}')
         env = {k: os.environ[k] for k in BASE_ENVIRONMENT if k in os.environ}
         env.setdefault("PATH", os.defpath)
-        env["HOSTNAME"] = config.pod["spec"].get("hostname") or config.pod["metadata"]["name"]
+        host_network = bool(config.pod["spec"].get("hostNetwork"))
+        # containerd: HOSTNAME is the sandbox's hostname, the node's for a hostNetwork pod
+        hostname = hostsfile.kernel_hostname(config.pod)
+        env["HOSTNAME"] = socket.gethostname() if host_network else hostname
         env.update(config.env)
         pod_dir = self.host.pod_dir(sandbox)
         workdir = config.working_dir or (image.working_dir if image is not None else "")
-        ns = None
+        ns: dict | None = None
         if self.host.namespaces is None:
             mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
+            if hostsfile.should_mount(config.spec, config.pod_ips):
+                mounts.append(hosts_mount(config.pod, pod_dir, config.pod_ips))
             scratch = os.path.join(self.host.data_dir, "runtime", "ns")
             os.makedirs(scratch, exist_ok=True)
             ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs}
+            if self.host.uts is None and not host_network:
+                ns["hostname"] = hostname
             cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
         else:
             cwd = config.working_dir or pod_dir
@@ -547,7 +564,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def _ip(self, c: Container) -> str:
         sb = self.sandboxes.get(c.sandbox_id)
-        return sb.ip if sb is not None else ""
+        # a hostNetwork pod's sandbox has no address of its own: the pod's is the node's
+        return (sb.ip or self.node_ip) if sb is not None else ""
 
     def _user_agent(self) -> str:
         return f"kube-probe/1.{self.host.profile.minor}"
@@ -589,6 +607,20 @@ def volume_mounts(pod: Obj, spec: Obj, pod_dir: str, env: dict[str, str]) -> tup
                        "file": os.path.isfile(source)})
     mounts.sort(key=lambda m: len([p for p in m["target"].split("/") if p]))
     return mounts, tmpfs
+
+
+def hosts_mount(pod: Obj, pod_dir: str, pod_ips: list[str]) -> dict:
+    """kubelet_pods.go makeHostsMount: the pod's hosts file, (re)written at each container's creation as
+    ensureHostsFile does, mounted read-write at /etc/hosts. A hostNetwork pod's copies this machine's."""
+    node_hosts = b""
+    if pod["spec"].get("hostNetwork"):
+        with open(hostsfile.ETC_HOSTS, "rb") as f:
+            node_hosts = f.read()
+    path = os.path.join(pod_dir, hostsfile.FILE_NAME)
+    with open(path, "wb") as f:
+        f.write(hostsfile.content(pod, pod_ips, node_hosts))
+    os.chmod(path, 0o644)
+    return {"source": path, "target": hostsfile.ETC_HOSTS, "readonly": False, "file": True}
 
 
 def _attempts_in(pods_dir: str) -> dict[tuple[str, str], int]:

@@ -25,8 +25,8 @@ Requests (podlife → supervisor), answers and events (supervisor → podlife):
   ``{"op": "failed", "ref": R, "error": TEXT, "errno": N, "what": "exec" | "chdir"}``. When the ``main`` process
   of a container exits, everything else of that container (its group, its exec'd commands) is killed, as a
   container's processes die with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}``
-  the container's main process gets a mount namespace of its own (podlife.runtime.mountns) and its other
-  processes join it.
+  the container's main process gets a mount namespace of its own (podlife.runtime.mountns), with ``"hostname"``
+  a UTS namespace too (podlife.runtime.utsns), and its other processes join them.
 - ``{"op": "signal", "ref": R, "signal": N, "group": BOOL}``: to the process, or to its whole group.
 - ``{"op": "exited", "ref": R, "pid": PID, "code": N, "signal": N}``: a process ended (``code`` is the
   exit status, ``signal`` the signal that killed it, or 0).
@@ -48,7 +48,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from podlife.runtime import mountns
+from podlife.runtime import mountns, utsns
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -244,7 +244,10 @@ class Supervisor:
                 what = "mount"
                 if ns:
                     mountns.enter(ns["mounts"], ns["scratch"])
+                    if ns.get("hostname"):
+                        utsns.enter(ns["hostname"])
                 elif join is not None:
+                    utsns.join(join)   # the host's own for a container without one: a no-op
                     mountns.join(join)
                 what = "lookup"
                 program = _resolve(argv[0], env.get("PATH", os.defpath))

@@ -42,14 +42,15 @@ def generate_container_config(kl: Kubelet, pod: Obj, spec: Obj, sb: Sandbox, att
     their $(VAR) references expanded (ExpandContainerCommandAndArgs), the log path <name>/<restartCount>.log
     (BuildContainerLogsPath); lifecycle.stopSignal where the version passes it (ContainerStopSignals, 1.37+).
     ``env``: the environment, when the caller has just made it."""
+    pod_ips = kl.pod_ips(pod, sb)
     if env is None:
-        env = make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip], kl.node_spec.capacity)
+        env = make_environment(kl.store, pod, spec, pod_ips, [kl.node_ip], kl.node_spec.capacity)
     values = dict(env)
     stop = ((spec.get("lifecycle") or {}).get("stopSignal") or "") if kl.profile.container_stop_signals else ""
     return ContainerConfig(spec["name"], spec.get("image", ""), attempt,
                            [expand(a, values) for a in spec.get("command") or ()],
                            [expand(a, values) for a in spec.get("args") or ()], env, spec.get("workingDir", ""),
-                           f"{spec['name']}/{attempt}.log", pod, spec, stop)
+                           f"{spec['name']}/{attempt}.log", pod, spec, stop, pod_ips)
 
 
 def execute_prestop(kl: Kubelet, pod: Obj, c: Container, spec: Obj, grace: int) -> Gen:

@@ -11,6 +11,7 @@ import simpy
 
 from podlife.api.gofmt import go_quote
 from podlife.api.meta import Obj, pod_full_name
+from podlife.kubelet import hostsfile
 from podlife.kubelet.envvars import environment_error, make_environment
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
@@ -166,6 +167,9 @@ class RuntimeManager:
         if sb is None:
             kl.log("no_sandbox", pod)
             try:
+                bad = hostsfile.sandbox_config_error(pod)   # createPodSandbox: generatePodSandboxConfig first
+                if bad is not None:
+                    raise RuntimeError_(bad)
                 sb = yield from kl.runtime.run_pod_sandbox(pod)
             except RuntimeError_ as e:
                 kl.events.pod_event(pod, "Warning", "FailedCreatePodSandBox",
@@ -340,7 +344,7 @@ class RuntimeManager:
         err = environment_error(kl.store, pod, spec)
         env = None
         if err is None:   # then makeMounts: the volume mounts' subpaths, expanded with the environment
-            env = make_environment(kl.store, pod, spec, [sb.ip], [kl.node_ip], kl.node_spec.capacity)
+            env = make_environment(kl.store, pod, spec, kl.pod_ips(pod, sb), [kl.node_ip], kl.node_spec.capacity)
             err = subpath_error(spec, env)
         if err is not None:
             kl.events.container_event(pod, name, "Warning", "Failed", f"Error: {err}")
