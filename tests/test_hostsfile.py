@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from podlife.kubelet import hostsfile
+from podlife.runtime import hostsfile
 from tests.helpers import records, run_text
 
 HEADER = ("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"

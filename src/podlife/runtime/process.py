@@ -38,9 +38,8 @@ import simpy
 from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.kubelet import hostsfile
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, images, mountns, network, shells, utsns
+from podlife.runtime import atomicwriter, hostsfile, images, mountns, network, shells, utsns
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox

@@ -11,7 +11,7 @@ import simpy
 
 from podlife.api.gofmt import go_quote
 from podlife.api.meta import Obj, pod_full_name
-from podlife.kubelet import hostsfile
+from podlife.runtime import hostsfile
 from podlife.kubelet.envvars import environment_error, make_environment
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container

@@ -1,7 +1,8 @@
 """The pod's hostname and the kubelet-managed /etc/hosts (pkg/kubelet/kubelet_pods.go:
 GeneratePodHostNameAndDomain, truncatePodHostnameIfNeeded, makeHostsMount, ensureHostsFile,
 managedHostsFileContent, nodeHostsFileContent, hostsEntriesFromHostAliases). A runtime that puts files on disk
-(the process runtime) writes the file and mounts it; the simulated ones do not ask.
+(the process runtime) writes the file and mounts it; the simulated ones do not ask. It lives beside the runtimes
+that use it, below the kubelet, whose sandbox config (kuberuntime) reads the hostname from it too.
 
 The cluster domain is ``cluster.local`` (kubeadm's default, cmd/kubeadm/app/constants DefaultServiceDNSDomain;
 podlife has no kubelet ``clusterDomain`` setting): it appears only in the line of a pod with a subdomain.
