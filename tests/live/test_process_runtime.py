@@ -478,6 +478,37 @@ def test_env_from_keys_that_are_not_shell_names_reach_a_busybox_sh(cluster: Proc
     cluster.kubectl("delete", "pod", "dashed-env", "--wait=false")
 
 
+def test_run_as_user_group_and_supplemental_groups(cluster: ProcessCluster) -> None:
+    # test/e2e/node/security_context.go and common/node/security_context.go: id -u / id -g in a busybox container,
+    # the container's securityContext over the pod's, fsGroup and supplementalGroups among the groups; exec runs
+    # as the same user
+    if os.geteuid() != 0:
+        pytest.skip("only root can run a process as another user")
+    cluster.apply("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: ids}
+        spec:
+          securityContext: {runAsUser: 1001, runAsGroup: 2001, supplementalGroups: [3001], fsGroup: 4001}
+          containers:
+          - name: pod-level
+            image: busybox
+            command: ["sh", "-c", "echo uid=$(id -u) gid=$(id -g) groups=$(id -G); sleep 600"]
+          - name: own
+            image: busybox
+            command: ["sh", "-c", "echo uid=$(id -u) gid=$(id -g); sleep 600"]
+            securityContext: {runAsUser: 65534, runAsGroup: 65534}
+        """)
+    cluster.wait_for("both running", lambda: all("running" in cluster.state("ids", c) for c in ("pod-level", "own")),
+                     30)
+    cluster.wait_for("output", lambda: cluster.kubectl("logs", "ids", "-c", "own").stdout.strip() != "", 20)
+    assert cluster.kubectl("logs", "ids", "-c", "pod-level").stdout.split() == [
+        "uid=1001", "gid=2001", "groups=2001", "3001", "4001"]
+    assert cluster.kubectl("logs", "ids", "-c", "own").stdout.split() == ["uid=65534", "gid=65534"]
+    assert cluster.kubectl("exec", "ids", "-c", "own", "--", "id", "-u").stdout.strip() == "65534"
+    cluster.kubectl("delete", "pod", "ids", "--wait=false")
+
+
 def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_path: Path) -> None:
     (tmp_path / "only-here").touch()
     cluster.apply(f"""\

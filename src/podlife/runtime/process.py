@@ -128,7 +128,7 @@ class Host:
         self.namespaces = mountns.available()
         self.sh = shells.stand_in(self.data_dir)
         if self.sh is not None:
-            said.append("busybox and alpine images' sh runs as this machine's bash under the name sh: this machine's "
+            said.append("busybox and alpine images' sh runs as this machine's bash: this machine's "
                         "sh (dash) drops environment variables whose names are not shell names, BusyBox ash keeps "
                         "them")
         self.uts = self.namespaces if self.namespaces is not None else utsns.available()
@@ -201,6 +201,7 @@ class _Process:
     execs: set[Spawn] = field(default_factory=set)
     ns: dict | None = None          # the mount namespace the supervisor builds (None: the machine's)
     from_image: bool = False        # the program came from the image's config, not the container's command
+    user: dict | None = None        # whom its processes run as (None: podlife's own user)
     stdin: int | None = None        # podlife's end of the process's stdin (the container's ``stdin: true``)
 
     def close_stdin(self) -> None:
@@ -315,7 +316,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
         else:
             cwd = config.working_dir or pod_dir
-        self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command)
+        self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command,
+                                    user=process_user(config.pod, config.spec, image))
         yield from ()
 
     def _launch(self, c: Container) -> Call:
@@ -331,7 +333,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
             # ``tty: true`` container's terminal is not modelled)
             fds["stdin"], p.stdin = os.pipe()
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns)
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns, user=p.user)
         sp.exited.add_done_callback(lambda _f: p.close_stdin())
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
@@ -429,7 +431,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             return
         r, w = os.pipe()
         cmd = self._shell(p, cmd)
-        sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)})   # the shim closes w
+        sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)},   # the shim closes w
+                        user=p.user)
         p.execs.add(sp)
         timed_out = False
         try:
@@ -479,7 +482,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             streams = ExecStreams(None, out_r, err_r, in_w)
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
-        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, fds, tty=tty)
+        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, fds, tty=tty, user=p.user)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
         return streams
@@ -680,6 +683,29 @@ def _start_error(program: str, cwd: str, e: BaseException) -> str:
     """containerd's StartContainer error for a container process runc could not start."""
     return ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
             f"failed: unable to start container process: {_reason(program, cwd, e)}: unknown")
+
+
+def process_user(pod: Obj, spec: Obj, image: images.ImageConfig | None) -> dict | None:
+    """Whom the container's processes run as (kuberuntime_container_linux.go: the container's securityContext over
+    the pod's; else the image's numeric USER; supplementalGroups and fsGroup become its groups, as
+    generateLinuxContainerConfig and containerd's WithAdditionalGIDs do). None: podlife's own user, when nothing is
+    asked or podlife is not root and so cannot switch (the README says so). A named USER is not looked up: this
+    machine's /etc/passwd is not the image's."""
+    psc = pod["spec"].get("securityContext") or {}
+    csc = spec.get("securityContext") or {}
+    uid = csc.get("runAsUser", psc.get("runAsUser"))
+    gid = csc.get("runAsGroup", psc.get("runAsGroup"))
+    if uid is None and image is not None and image.user:
+        name, _, group = image.user.partition(":")
+        uid = int(name) if name.isdigit() else None
+        if gid is None and group.isdigit():
+            gid = int(group)
+    groups = [int(g) for g in psc.get("supplementalGroups") or []]
+    if psc.get("fsGroup") is not None:
+        groups.append(int(psc["fsGroup"]))
+    if (uid is None and gid is None and not groups) or os.geteuid() != 0:
+        return None
+    return {"uid": int(uid or 0), "gid": int(gid or 0), "groups": sorted(set(groups))}
 
 
 def exec_error(program: str, cwd: str, e: BaseException) -> str:

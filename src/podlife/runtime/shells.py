@@ -5,8 +5,7 @@ commands it runs, names that are not shell identifiers included: the kubelet all
 (``envFrom`` keys such as ``data-1``: apimachinery validation.IsEnvVarName), and the conformance test
 ``ConfigMap should be consumable via the environment`` (test/e2e/common/node/configmap.go) reads them back
 through ``sh -c env`` in busybox 1.36. Debian's ``/bin/sh`` (dash, and Debian's busybox 1.35 too) drops them;
-bash does not, also when it runs under the name ``sh`` (POSIX mode). So where this machine's ``sh`` is dash,
-such an image's ``sh`` runs as bash under the name ``sh``."""
+bash does not. So where this machine's ``sh`` is dash, such an image's ``sh`` runs as bash."""
 
 from __future__ import annotations
 
@@ -18,20 +17,14 @@ _SH = frozenset({"sh", "/bin/sh", "ash", "/bin/ash"})
 
 
 def stand_in(data_dir: str) -> str | None:
-    """The path of bash under the name ``sh`` (made once in ``data_dir``), or None when this machine's ``sh``
-    keeps those variables itself or there is no bash."""
+    """This machine's bash, or None when this machine's ``sh`` keeps those variables itself or there is no bash.
+    It runs as itself, not under the name ``sh`` from a link in the private data directory, which a container
+    running as another user (runAsUser) could not reach; bash passes the variables on in either mode."""
     sh = shutil.which("sh")
     bash = shutil.which("bash")
     if sh is None or bash is None or os.path.basename(os.path.realpath(sh)) != "dash":
         return None
-    folder = os.path.join(data_dir, "runtime", "shells")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    link = os.path.join(folder, "sh")
-    if os.path.realpath(link) != os.path.realpath(bash):
-        if os.path.lexists(link):
-            os.unlink(link)
-        os.symlink(os.path.realpath(bash), link)
-    return link
+    return os.path.realpath(bash)
 
 
 def shell_argv(argv: list[str], repository: str, sh: str | None) -> list[str]:

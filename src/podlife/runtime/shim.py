@@ -106,7 +106,8 @@ class Shim:
         return self._sock is not None
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: str, container: str, main: bool,
-              fds: dict[str, int], tty: bool = False, namespace: dict | None = None) -> Spawn:
+              fds: dict[str, int], tty: bool = False, namespace: dict | None = None,
+              user: dict | None = None) -> Spawn:
         """Start a process in a new session. The descriptors in ``fds`` (stdin/stdout/stderr) become the shim's
         to close once they are passed on."""
         loop = asyncio.get_running_loop()
@@ -118,6 +119,8 @@ class Shim:
                "main": main, "tty": tty, "fds": names}
         if namespace is not None or self.namespaces:
             msg["namespace"] = namespace or {}   # a main process builds it; the others join their container's
+        if user is not None:
+            msg["user"] = user   # {"uid", "gid", "groups"}: whom the process runs as
         self._send(msg, [fds[n] for n in names])
         return sp
 

@@ -194,7 +194,7 @@ class Supervisor:
             join = self.main_pid.get(container)
         try:
             pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given,
-                                  bool(msg.get("tty")), ns if msg.get("main") else None, join)
+                                  bool(msg.get("tty")), ns if msg.get("main") else None, join, msg.get("user"))
         except _StartError as e:
             send(self.sock, {"op": "failed", "ref": ref, "error": e.strerror, "errno": e.errno, "what": e.what})
             return
@@ -211,7 +211,7 @@ class Supervisor:
         send(self.sock, {"op": "spawned", "ref": ref, "pid": pid})
 
     def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool,
-                   ns: dict | None = None, join: int | None = None) -> int:
+                   ns: dict | None = None, join: int | None = None, user: dict | None = None) -> int:
         """fork, then in the child: a new session, the parent-death signal, the given stdio (with ``tty``, its
         stdin is a terminal that becomes the session's controlling terminal), the container's mount namespace
         (``ns``: build it; ``join``: the pid of the process whose namespace to enter), the working directory,
@@ -249,6 +249,11 @@ class Supervisor:
                 elif join is not None:
                     utsns.join(join)   # the host's own for a container without one: a no-op
                     mountns.join(join)
+                if user is not None:   # runc's finalizeNamespace: groups, then gid, then uid
+                    what = "setuid"
+                    os.setgroups(user.get("groups") or [])
+                    os.setgid(user["gid"])
+                    os.setuid(user["uid"])
                 what = "lookup"
                 program = _resolve(argv[0], env.get("PATH", os.defpath))
                 what = "chdir"
