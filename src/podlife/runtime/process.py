@@ -430,9 +430,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             self.host.deliver(lambda: done(None, why, False))
             return
         r, w = os.pipe()
-        cmd = self._shell(p, cmd)
-        sp = shim.spawn(cmd, p.env, p.cwd, c.id, False, {"stdout": w, "stderr": os.dup(w)},   # the shim closes w
-                        user=p.user)
+        sp = shim.spawn(self._shell(p, cmd), p.env, p.cwd, c.id, False,   # the shim closes w
+                        {"stdout": w, "stderr": os.dup(w)}, user=p.user)
         p.execs.add(sp)
         timed_out = False
         try:
