@@ -1,0 +1,60 @@
+"""Caches keyed by a pod spec without its token volume's name (api.speckey): replicas whose specs differ in that
+name alone share the answers that do not read it, and nothing else is taken for the same."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from podlife.api import admission
+from podlife.api.speckey import name_free
+from podlife.api.validation import core_pod
+from podlife.controlplane.scheduler.cache import NodeCache
+
+from tests.helpers import newest_rules  # noqa: F401  (a fixture)
+
+
+def _spec(volume: str, mount: str | None = None, cpu: str = "100m") -> dict:
+    return {"containers": [{"name": "c", "image": "app:1", "resources": {"requests": {"cpu": cpu}},
+                            "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+                            "volumeMounts": [{"name": mount or volume, "readOnly": True,
+                                              "mountPath": admission.TOKEN_MOUNT_PATH}]}],
+            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
+            "volumes": [{"name": volume, "projected": admission.token_volume_source()}]}
+
+
+def test_name_free_takes_out_one_generated_name_only() -> None:
+    a, b = orjson.dumps(_spec("kube-api-access-bcdfg")), orjson.dumps(_spec("kube-api-access-x2z9q"))
+    assert name_free(a) == name_free(b) != a
+    assert name_free(a).startswith(b"\0") and b"bcdfg" not in name_free(a)
+    assert name_free(a) != name_free(orjson.dumps(_spec("kube-api-access-x2z9q", cpu="200m")))
+    # two different names, a name not of the generated form (a vowel, a length), the prefix inside another
+    # string: the JSON as it is
+    for json in (orjson.dumps(_spec("kube-api-access-bcdfg", mount="kube-api-access-bcdfh")),
+                 orjson.dumps(_spec("kube-api-access-bcdfa")), orjson.dumps(_spec("kube-api-access-bcdfgh")),
+                 b'{"a":"kube-api-access-bcdfg","b":"x kube-api-access-bcdfg"}',
+                 b'{"a":"x\\"kube-api-access-bcdfg"}', b'{"a":1}'):
+        assert name_free(json) is json
+
+
+@pytest.mark.usefixtures("newest_rules")
+def test_validation_keeps_only_clean_answers_across_names() -> None:
+    core_pod._SPEC_ERRORS.clear()
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg")) == []
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-x2z9q")) == []
+    assert len(core_pod._SPEC_ERRORS) == 1
+    # errors are not kept under a key without the name (they could name it)
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg", cpu="-1"))
+    assert len(core_pod._SPEC_ERRORS) == 1
+    # a mount of a volume that is not there: an error naming it, worked out for each name
+    bad = [core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg", mount=f"kube-api-access-{s}"))
+           for s in ("bcdfh", "bcdfj")]
+    assert [e.value for errs in bad for e in errs if "volumeMounts" in e.path] == \
+        ["kube-api-access-bcdfh", "kube-api-access-bcdfj"]
+
+
+def test_scheduler_spec_facts_shared_across_names() -> None:
+    cache = NodeCache()
+    one, two = cache.spec_facts(_spec("kube-api-access-bcdfg")), cache.spec_facts(_spec("kube-api-access-x2z9q"))
+    assert one is two and one.req["cpu"] == 100
+    assert cache.spec_facts(_spec("kube-api-access-x2z9q", cpu="200m")) is not one
