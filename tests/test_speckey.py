@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from podlife.api import admission
-from podlife.api.speckey import name_free
+from podlife.api.speckey import graft, name_free
 from podlife.api.validation import core_pod
 from podlife.controlplane.scheduler.cache import NodeCache
 
@@ -58,3 +58,13 @@ def test_scheduler_spec_facts_shared_across_names() -> None:
     one, two = cache.spec_facts(_spec("kube-api-access-bcdfg")), cache.spec_facts(_spec("kube-api-access-x2z9q"))
     assert one is two and one.req["cpu"] == 100
     assert cache.spec_facts(_spec("kube-api-access-x2z9q", cpu="200m")) is not one
+
+
+def test_graft_shares_every_part_but_the_paths_to_the_name() -> None:
+    model, spec = _spec("kube-api-access-bcdfg"), _spec("kube-api-access-x2z9q")
+    out = graft(spec, model)
+    assert orjson.dumps(out) == orjson.dumps(spec)
+    assert out["volumes"][0]["projected"] is model["volumes"][0]["projected"]
+    assert out["containers"][0]["resources"] is model["containers"][0]["resources"]
+    assert out["volumes"][0] is not model["volumes"][0]
+    assert graft(model, model) is model

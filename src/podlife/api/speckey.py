@@ -9,6 +9,8 @@ the spec by :func:`name_free`, its JSON with the name taken out.
 
 from __future__ import annotations
 
+from typing import Any
+
 from podlife.api.names import NAME_CHARS
 
 _PREFIX = b"kube-api-access-"   # admission.TOKEN_VOLUME_PREFIX
@@ -32,3 +34,17 @@ def name_free(json: bytes) -> bytes:
             or json.count(name) != mentions:   # 92: a backslash (an escaped quote inside another string)
         return json
     return b"\0" + json.replace(name, _HOLE)
+
+
+def graft(value: Any, model: Any) -> Any:
+    """``value`` rebuilt on ``model``'s parts: every part equal to the model's at the same place is the model's
+    own object, so replicas whose specs have one key (``name_free``) hold a few dicts of their own (the paths to
+    their name) instead of a whole spec each. Only for a model with the same key (the same JSON but for the
+    name: the same keys in the same order, the same types), and for data never changed in place."""
+    if value == model:
+        return model
+    if isinstance(value, dict):
+        return {k: graft(v, model[k]) for k, v in value.items()}
+    if isinstance(value, list):
+        return [graft(v, m) for v, m in zip(value, model)]
+    return value

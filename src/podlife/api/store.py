@@ -23,8 +23,9 @@ import orjson
 from podlife.api import errors, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
-from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
 from podlife.api.packed import PackedObjects, key_order
+from podlife.api.speckey import graft, name_free
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -928,9 +929,25 @@ class Store:
         """Pods made from one template differ in little but their names and status, so the parts that are
         alike (spec, labels, owner references: the same JSON, keys in the same order) are kept once and shared
         between them, as stored objects are never changed in place: a 150,000-pod cluster holds a few thousand
-        specs instead of 150,000."""
+        specs instead of 150,000. Their specs differ in the token volume's name (speckey.name_free): a spec
+        alike but for it is grafted on the first one's parts."""
         md = pod["metadata"]
-        for holder, part_name in ((pod, "spec"), (md, "labels"), (md, "ownerReferences")):
+        spec = pod.get("spec")
+        try:
+            json = orjson.dumps(spec) if spec else None
+        except TypeError:
+            json = None
+        if json is not None:
+            key = name_free(json)
+            specs = self._shared.setdefault("spec", {})
+            model = specs.get(key)
+            if model is None:
+                if len(specs) > SHARED_PARTS:
+                    specs.clear()
+                specs[kept(key)] = spec
+            else:
+                pod["spec"] = model if key is json else graft(spec, model)
+        for holder, part_name in ((md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
             if part:
                 holder[part_name] = once(self._shared.setdefault(part_name, {}), part, same,
