@@ -44,7 +44,7 @@ def graft(value: Any, model: Any) -> Any:
     if value == model:
         return model
     if isinstance(value, dict):
-        return {k: graft(v, model[k]) for k, v in value.items()}
+        return {k: m if v == m else graft(v, m) for k, v, m in zip(value, value.values(), model.values())}
     if isinstance(value, list):
-        return [graft(v, m) for v, m in zip(value, model)]
+        return [m if v == m else graft(v, m) for v, m in zip(value, model)]
     return value
