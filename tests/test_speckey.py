@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from podlife.api import admission
-from podlife.api.speckey import graft, name_free
+from podlife.api.speckey import graft, name_free, name_paths, split
 from podlife.api.validation import core_pod
 from podlife.controlplane.scheduler.cache import NodeCache
 
@@ -62,9 +62,48 @@ def test_scheduler_spec_facts_shared_across_names() -> None:
 
 def test_graft_shares_every_part_but_the_paths_to_the_name() -> None:
     model, spec = _spec("kube-api-access-bcdfg"), _spec("kube-api-access-x2z9q")
-    out = graft(spec, model)
+    key, name = split(orjson.dumps(spec))
+    assert (key, name) == (split(orjson.dumps(model))[0], "kube-api-access-x2z9q")
+    paths = name_paths(model, "kube-api-access-bcdfg")
+    assert paths == [("containers", 0, "volumeMounts", 0, "name"), ("volumes", 0, "name")]
+    out = graft(model, paths, name)
     assert orjson.dumps(out) == orjson.dumps(spec)
+    assert orjson.dumps(model) == orjson.dumps(_spec("kube-api-access-bcdfg"))   # the model is left alone
     assert out["volumes"][0]["projected"] is model["volumes"][0]["projected"]
     assert out["containers"][0]["resources"] is model["containers"][0]["resources"]
+    assert out["restartPolicy"] is model["restartPolicy"]
     assert out["volumes"][0] is not model["volumes"][0]
-    assert graft(model, model) is model
+    # the name also as a key, or inside another string: no paths (such specs are not shared)
+    assert name_paths({**model, "nodeSelector": {"kube-api-access-bcdfg": "x"}}, "kube-api-access-bcdfg") is None
+    assert name_paths({**model, "x": 'a"kube-api-access-bcdfg'}, "kube-api-access-bcdfg") is None
+
+
+def test_store_shares_replicas_specs() -> None:
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import run
+
+    sc = load_scenario("s.yaml", text="""
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: s}
+spec:
+  until: 1m
+  cluster: {nodes: [{name: n1}]}
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: c, image: nginx}]}
+""")
+    pods = run(sc).cluster.store.list("Pod")
+    names = {p["spec"]["volumes"][0]["name"] for p in pods}
+    assert len(pods) == 3 and len(names) == 3 and all(n.startswith("kube-api-access-") for n in names)
+    first, *rest = pods
+    for p in rest:
+        assert p["spec"]["volumes"][0]["projected"] is first["spec"]["volumes"][0]["projected"]
+        assert p["spec"]["containers"][0]["volumeMounts"][0]["name"] == p["spec"]["volumes"][0]["name"]

@@ -25,7 +25,7 @@ from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
 from podlife.api.packed import PackedObjects, key_order
-from podlife.api.speckey import graft, name_free
+from podlife.api.speckey import graft, name_paths, split
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -929,8 +929,8 @@ class Store:
         """Pods made from one template differ in little but their names and status, so the parts that are
         alike (spec, labels, owner references: the same JSON, keys in the same order) are kept once and shared
         between them, as stored objects are never changed in place: a 150,000-pod cluster holds a few thousand
-        specs instead of 150,000. Their specs differ in the token volume's name (speckey.name_free): a spec
-        alike but for it is grafted on the first one's parts."""
+        specs instead of 150,000. Their specs differ in the token volume's name (speckey.split): a spec alike
+        but for it is the first one's with the name in its own copies of the containers on the way to it."""
         md = pod["metadata"]
         spec = pod.get("spec")
         try:
@@ -938,15 +938,17 @@ class Store:
         except TypeError:
             json = None
         if json is not None:
-            key = name_free(json)
+            key, name = split(json)
             specs = self._shared.setdefault("spec", {})
-            model = specs.get(key)
-            if model is None:
+            found = specs.get(key)
+            if found is None:
                 if len(specs) > SHARED_PARTS:
                     specs.clear()
-                specs[kept(key)] = spec
-            else:
-                pod["spec"] = model if key is json else graft(spec, model)
+                specs[kept(key)] = (spec, name_paths(spec, name) if name is not None else None)
+            elif name is None:
+                pod["spec"] = found[0]
+            elif found[1] is not None:
+                pod["spec"] = graft(found[0], found[1], name)
         for holder, part_name in ((md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
             if part:
