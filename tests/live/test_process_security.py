@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -190,3 +192,39 @@ def test_the_pause_image_runs_as_a_non_root_user_until_its_active_deadline(clust
     cluster.kubectl("patch", "pod", "deadline", "-p", '{"spec":{"activeDeadlineSeconds":5}}')
     cluster.wait_for("deadline exceeded", lambda: cluster.phase("deadline") == "Failed", 30)
     assert cluster.pod("deadline")["status"]["reason"] == "DeadlineExceeded"
+
+
+def test_the_httpd_and_nginx_images_serve_their_index_on_port_80(cluster: Cluster) -> None:
+    # statefulset.go (httpd:2.4.38-4, readiness httpGet :80/index.html) and rc.go (nginx:1.14-4): the image's own
+    # program serves its document root's index.html on port 80 of the pod, exits 0 at SIGTERM
+    for name, image in (("httpd", "registry.k8s.io/e2e-test-images/httpd:2.4.38-4"),
+                        ("nginx", "registry.k8s.io/e2e-test-images/nginx:1.14-4")):
+        cluster.apply(f"""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: {name}}}
+            spec:
+              containers:
+              - name: webserver
+                image: {image}
+                readinessProbe: {{httpGet: {{path: /index.html, port: 80}}, periodSeconds: 1}}
+            """)
+    for name in ("httpd", "nginx"):
+        cluster.wait_for(f"{name} ready", lambda name=name: cluster.pod(name).get("status", {}).get(
+            "containerStatuses", [{}])[0].get("ready"), 30)
+    httpd_ip = cluster.pod("httpd")["status"]["podIP"]
+    with urllib.request.urlopen(f"http://{httpd_ip}/index.html", timeout=10) as resp:
+        assert (resp.status, resp.headers["Server"], resp.read()) == (
+            200, "Apache/2.4.38 (Unix)", b"<html><body><h1>It works!</h1></body></html>\n")
+    assert cluster.kubectl("exec", "httpd", "--", "cat", "/usr/local/apache2/htdocs/index.html").stdout == \
+        "<html><body><h1>It works!</h1></body></html>\n"
+    assert "<h1>Welcome to nginx!</h1>" in cluster.kubectl("exec", "nginx", "--", "cat",
+                                                           "/usr/share/nginx/html/index.html").stdout
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"http://{httpd_ip}/nothing.html", timeout=10)
+    assert missing.value.code == 404
+    cluster.kubectl("delete", "pod", "httpd", "nginx", "--wait=false")
+    for name in ("httpd", "nginx"):
+        cluster.wait_for(f"{name} stopped", lambda name=name: "terminated" in (
+            cluster.pod(name).get("status", {}).get("containerStatuses", [{}])[0].get("state") or {})
+            or not cluster.pod(name), 30)

@@ -39,7 +39,8 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, capabilities, hostsfile, images, mountns, network, shells, termination, utsns
+from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, shells, termination,
+                             utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -149,7 +150,8 @@ class Host:
         else:
             said.append(f"containers share this machine's mounts and hostname ({self.namespaces}): volumes and "
                         f"the kubelet-managed /etc/hosts are not mounted at their mountPath")
-        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
+        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}; "
+                    f"{webservers.NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
@@ -332,6 +334,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if builtin is None and program is None:
             argv = shells.shell_argv(argv, images.repository(config.image), self.host.sh)
         pod_dir = self.host.pod_dir(sandbox)
+        web = webservers.stand_in(config.image, argv)
+        web_root = webservers.document_root(pod_dir, config.name, c.id, web) if web is not None else ""
         term_path = ""
         workdir = config.working_dir or (image.working_dir if image is not None else "")
         ns: dict | None = None
@@ -342,6 +346,12 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             if config.spec.get("terminationMessagePath"):
                 term_path, mount = termination.make_file(pod_dir, config.name, c.id, config.spec)
                 mounts.append(mount)
+            if web is not None:
+                # the image's document root, unless a volume is mounted there or above it
+                if not any(web.docroot == m["target"].rstrip("/") or web.docroot.startswith(m["target"].rstrip("/")
+                                                                                        + "/") for m in mounts):
+                    mounts.append({"source": web_root, "target": web.docroot, "readonly": False, "file": False})
+                argv = webservers.program(web, web.docroot, "" if host_network else sandbox.ip)
             scratch = os.path.join(self.host.data_dir, "runtime", "ns")
             os.makedirs(scratch, exist_ok=True)
             ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs,
@@ -351,6 +361,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
         else:
             cwd = config.working_dir or pod_dir
+            if web is not None:
+                argv = webservers.program(web, web_root, "" if host_network else sandbox.ip)
         self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command,
                                     user=process_user(config.pod, config.spec, image), program=program,
                                     security=capabilities.security(config.spec), term_path=term_path)
