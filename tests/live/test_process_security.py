@@ -236,3 +236,16 @@ def test_the_httpd_and_nginx_images_serve_their_index_on_port_80(cluster: Cluste
         cluster.wait_for(f"{name} stopped", lambda name=name: "terminated" in (
             cluster.pod(name).get("status", {}).get("containerStatuses", [{}])[0].get("state") or {})
             or not cluster.pod(name), 30)
+
+
+def test_a_container_that_cannot_start_under_restart_policy_never_stays_terminated(cluster: Cluster) -> None:
+    # convertToAPIContainerStatuses: a container that will not be restarted keeps its terminated state (StartError,
+    # 128, containerd's message), not RunContainerError's waiting, so the pod's end leaves it as it is
+    cluster.apply(_pod("nostart", f"""\
+            image: {BUSYBOX}
+            command: ["/no-such-program"]"""))
+    term = cluster.finished("nostart", "Failed")
+    assert (term["exitCode"], term["reason"]) == (128, "StartError")
+    assert term["message"] == (
+        "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+        'failed: unable to start container process: exec: "/no-such-program": no such file or directory: unknown')

@@ -68,8 +68,12 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
     elif c.state == EXITED:
         term = _terminated(kl, c)
         st["containerID"] = kl.runtime.container_id(c)
-        if waiting_reason and waiting_reason[0] in ("CrashLoopBackOff", "PostStartHookError", "ImagePullBackOff",
-                                                    "ErrImagePull", "RunContainerError"):
+        # convertToAPIContainerStatuses: only a container ShouldContainerBeRestarted is Waiting with the reason
+        # of its failed start; under restartPolicy Never (and no policy of its own) it stays terminated
+        never = pod["spec"].get("restartPolicy") == "Never" and not spec.get("restartPolicy") and not (
+            kl.profile.container_restart_rules and spec.get("restartPolicyRules"))
+        if waiting_reason and not never and waiting_reason[0] in (
+                "CrashLoopBackOff", "PostStartHookError", "ImagePullBackOff", "ErrImagePull", "RunContainerError"):
             st["state"] = {"waiting": _waiting(*waiting_reason)}
             last = {"terminated": term}
         else:
