@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -49,6 +49,10 @@ class Frames:
         return line
 
 
+
+class _Ended(Exception):
+    """The watch ended early (its error sent)."""
+
 class WatchStream:
     """One watch request. ``matches(obj)`` applies the selectors; ``encode(type, obj, first)`` renders the
     event's object (the object itself, converted, or a Table); ``shared`` names that encoding when it does not
@@ -57,7 +61,8 @@ class WatchStream:
     def __init__(self, server: Any, kind: str, namespace: str | None, matches: Callable[[Obj], bool],
                  encode: Callable[[str, Obj, bool], Any], bookmark_object: Callable[[str], Any],
                  since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False,
-                 shared: Any = None, frames: Frames | None = None) -> None:
+                 prepare: Callable[[Obj], Awaitable[None]] | None = None, shared: Any = None,
+                 frames: Frames | None = None) -> None:
         self.server = server
         self.kind = kind
         self.namespace = namespace
@@ -68,12 +73,14 @@ class WatchStream:
         self.bookmarks = bookmarks
         self.timeout = timeout
         self.initial_events_end = initial_events_end   # sendInitialEvents: a bookmark marks their end
+        self.prepare = prepare   # awaited before an object is encoded (a custom resource's conversion webhook)
         self._events: deque[tuple[str, Obj]] = deque()
         self._ready = asyncio.Event()
         self._watch: Any = None
         self._first = True
         self._timed_out = False
-        self.shared = shared if frames is not None else None
+        # (a watch that prepares its objects, a custom resource's, encodes its own)
+        self.shared = shared if frames is not None and prepare is None else None
         self.frames = frames
 
     def _on_change(self, type_: str, obj: Obj, old: Obj | None) -> None:
@@ -146,7 +153,7 @@ class WatchStream:
                 mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
                 await resp.write(self._line(BOOKMARK, mark))
             await self._stream(request, resp)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except (ConnectionResetError, asyncio.CancelledError, _Ended):
             pass
         finally:
             if self._watch is not None:
@@ -161,6 +168,15 @@ class WatchStream:
             lines: list[bytes] = []
             while self._events and len(lines) < WRITE_EVENTS:
                 type_, obj = self._events.popleft()
+                if self.prepare is not None:
+                    try:
+                        await self.prepare(obj)
+                    except ApiError as e:   # the watch ends with the error as its last event
+                        from podlife.apiserver.status import status_body
+
+                        lines.append(self._line(ERROR, status_body(e)))
+                        await resp.write(b"".join(lines))
+                        raise _Ended from None
                 lines.append(self._event(type_, obj))
             await resp.write(lines[0] if len(lines) == 1 else b"".join(lines))
 
