@@ -88,13 +88,7 @@ def main() -> None:
                               stdout=subprocess.DEVNULL, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(120):
-            try:
-                wait_up(base)
-                break
-            except SystemExit:
-                if server.poll() is not None:
-                    raise
+        ac.wait_served(server, base, wait_up)
         print(f"[{tag}] served in {time.perf_counter() - t:.0f} s", flush=True)
         cpu = ac.server_cpu(server.pid)
         for name in a.phases.split(","):
@@ -111,11 +105,7 @@ def main() -> None:
                 spy.wait(60)
         print(f"[{tag}] server RSS %.0f MB, peak %.0f MB" % ac.memory_mb(server.pid))
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        ac.stop(server)
 
 
 if __name__ == "__main__":
