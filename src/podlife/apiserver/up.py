@@ -317,15 +317,19 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
     processes = cluster.process_host
+    network: Any = None
     ready = False
     try:
         ssl_ctx, ca = _tls(cfg.host) if tls else (None, None)
         site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
         await site.start()
+        port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
         if processes is not None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
-        port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
+            network = _service_network(cfg, cluster, port)
+            for line in await network.start():
+                out(f"podlife: {line}")
         # for snapshots (podlife.apiserver.snapshots): the listener a restore hands over, the connections it cuts
         api.listening = site._server
         api.connections = lambda: list(runner.server.connections) if runner.server is not None else []
@@ -346,12 +350,22 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             snapshots.close(api)
         if processes is not None:
             await _stop_processes(cfg, processes, out if ready else (lambda line: None))
+        if network is not None:
+            network.stop()
         remove_temporary(cfg)
         api.trace.close()
         if data is not None:
             data.close()
         if ready and not api.handed_over:
             out("podlife: stopped")
+
+
+def _service_network(cfg: UpConfig, cluster: Cluster, port: int) -> Any:
+    """kube-proxy and cluster DNS beside the process runtime (podlife.runtime.servicenet)."""
+    from podlife.runtime.servicenet import ServiceNetwork, listen_address
+
+    return ServiceNetwork(cluster.store, cluster.kernel, cluster.process_host, advertised_address(cfg),
+                          listen_address(cfg.host, port))
 
 
 def _ready(cfg: UpConfig, cluster: Cluster, data: Any, url: str, path: str, out: Any) -> None:
