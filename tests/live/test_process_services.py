@@ -33,20 +33,21 @@ SERVER = ("import http.server, os\n"
           "http.server.HTTPServer((os.environ['POD_IP'], 8080), H).serve_forever()\n")
 
 
-def _pod(name: str) -> str:
+def _pod(name: str, app: str = "echo", program: str = SERVER) -> str:
+    """A pod running a Python program given its pod IP; ready once it listens on TCP 8080 (the echo server)."""
+    probe = "    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}\n" if program == SERVER else ""
     return f"""\
 apiVersion: v1
 kind: Pod
-metadata: {{name: {name}, labels: {{app: echo}}}}
+metadata: {{name: {name}, labels: {{app: {app}}}}}
 spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
     image: python
-    command: ["python3", "-c", {json.dumps(SERVER)}]
+    command: ["python3", "-c", {json.dumps(program)}]
     env: [{{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}]
-    readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
-"""
+""" + probe
 
 
 def _dead_pid() -> int:
@@ -131,32 +132,22 @@ UDP_SERVER = ("import os, socket\n"
 
 
 def test_udp_service_and_node_port(cluster: ProcessCluster) -> None:
-    cluster.apply(f"""\
-apiVersion: v1
-kind: Pod
-metadata: {{name: udp, labels: {{app: udp}}}}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: python
-    command: ["python3", "-c", {json.dumps(UDP_SERVER)}]
-    env: [{{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}]
+    cluster.apply(_pod("udp", "udp", UDP_SERVER) + """\
 ---
 apiVersion: v1
 kind: Service
-metadata: {{name: udp}}
+metadata: {name: udp}
 spec:
-  selector: {{app: udp}}
-  ports: [{{name: dns, port: 5300, targetPort: 5353, protocol: UDP}}]
+  selector: {app: udp}
+  ports: [{name: dns, port: 5300, targetPort: 5353, protocol: UDP}]
 ---
 apiVersion: v1
 kind: Service
-metadata: {{name: echo-np}}
+metadata: {name: echo-np}
 spec:
   type: NodePort
-  selector: {{app: echo}}
-  ports: [{{port: 80, targetPort: 8080}}]
+  selector: {app: echo}
+  ports: [{port: 80, targetPort: 8080}]
 """)
     ip = cluster_ip(cluster, "udp")
     cluster.wait_for("udp ready", lambda: cluster.ready("udp"), 60)
@@ -220,8 +211,8 @@ spec:
     assert out.returncode == 2 and out.stdout == ""   # NXDOMAIN: getent's "key not found"
     # and the Service answers by its name from inside the pod
     cluster.wait_for("echo ready", lambda: cluster.ready("echo-a"), 60)
-    out = cluster.kubectl("exec", "client", "--", "wget", "-qO-", "http://named:8081/").stdout
-    assert out in ("echo-a", "echo-b")
+    answer = cluster.kubectl("exec", "client", "--", "wget", "-qO-", "http://named:8081/").stdout
+    assert answer in ("echo-a", "echo-b")
 
 
 def test_a_second_instance_says_what_the_first_holds_and_stop_removes_its_interface(
