@@ -54,7 +54,7 @@ class VirtualServer:
     affinity: float | None             # persistence timeout in seconds; None: no session affinity
     next: int = 0                      # the round robin's position
     sticky: dict[str, tuple[Endpoint, float]] = field(default_factory=dict)   # client IP -> (endpoint, expiry)
-    listener: Any = None               # asyncio.Server or DatagramTransport while it has endpoints
+    listener: Any = None               # asyncio.Server or DatagramTransport (at first the bound socket)
 
     def pick(self, client: str, now: float) -> Endpoint | None:
         if not self.endpoints:
@@ -204,23 +204,28 @@ class ServiceProxy:
             return
         self.said.pop(key, None)
         loop = asyncio.get_running_loop()
-        if proto == "TCP":
-            vs.listener = True   # taken at once: the server is made in a task
+        # the socket is bound now; the asyncio server around it is made in a task, and until then the bare
+        # socket is the listener (closed at once if the virtual server goes meanwhile)
+        vs.listener = sock
 
-            async def serve() -> None:
-                server = await asyncio.start_server(lambda r, w: self._connection(vs, r, w), sock=sock)
-                if vs.listener is True:
-                    vs.listener = server
+        async def serve() -> None:
+            try:
+                if proto == "TCP":
+                    made: Any = await asyncio.start_server(lambda r, w: self._connection(vs, r, w), sock=sock)
                 else:
-                    server.close()
-            loop.create_task(serve())
-        else:
-            vs.listener = _UdpRelay.open(loop, sock, vs, self.rewrite)
+                    made, _ = await loop.create_datagram_endpoint(lambda: _UdpRelay(vs, self.rewrite), sock=sock)
+            except (OSError, ValueError):
+                return   # closed before it was served
+            if vs.listener is sock:
+                vs.listener = made
+            else:
+                made.close()
+        loop.create_task(serve())
 
     @staticmethod
     def _close(vs: VirtualServer) -> None:
         listener, vs.listener = vs.listener, None
-        if listener is not None and listener is not True:
+        if listener is not None:
             listener.close()
 
     async def _connection(self, vs: VirtualServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -267,21 +272,6 @@ class _UdpRelay(asyncio.DatagramProtocol):
         self.rewrite = rewrite
         self.transport: asyncio.DatagramTransport | None = None
         self.flows: dict[tuple[str, int], tuple[asyncio.DatagramTransport | None, list[bytes], float]] = {}
-
-    @classmethod
-    def open(cls, loop: asyncio.AbstractEventLoop, sock: socket.socket, vs: VirtualServer,
-             rewrite: Callable[[Endpoint], Endpoint]) -> Any:
-        relay = cls(vs, rewrite)
-        vs.listener = True
-
-        async def make() -> None:
-            transport, _ = await loop.create_datagram_endpoint(lambda: relay, sock=sock)
-            if vs.listener is True:
-                vs.listener = transport
-            else:
-                transport.close()
-        loop.create_task(make())
-        return True
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport

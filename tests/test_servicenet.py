@@ -4,12 +4,15 @@ specification (github.com/kubernetes/dns docs/specification.md), and kube-proxy'
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 from dnslib import DNSRecord, RCODE  # type: ignore[import-untyped]
 
 from podlife.runtime.clusterdns import Answers, ClusterView, kube_dns_service, upstream_servers
-from podlife.runtime.serviceproxy import virtual_servers
+from podlife.runtime.servicelink import ServiceLink
+from podlife.runtime.serviceproxy import ServiceProxy, virtual_servers
 
 SOA = "cluster.local. 30 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. 77 7200 1800 86400 30"
 
@@ -135,3 +138,49 @@ def test_round_robin_and_client_ip_persistence() -> None:
     assert vs.pick("c1", 40.0) == a                                   # expired: the round robin's turn
     vs.endpoints = []
     assert vs.pick("c1", 41.0) is None
+
+
+class LoopbackLink(ServiceLink):
+    """The Service addresses are loopback ones here (Linux answers all of 127/8): nothing to put on a link."""
+
+    def add(self, ip: str) -> str | None:
+        self.addresses.add(ip)
+        return None
+
+    def remove(self, ip: str) -> None:
+        self.addresses.discard(ip)
+
+
+def test_proxy_follows_endpoints_that_come_go_and_come_back_before_the_loop_turns() -> None:
+    async def run() -> None:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"from the endpoint " + await reader.read(5))
+            await writer.drain()
+            writer.close()
+        backend = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = backend.sockets[0].getsockname()[1]
+        service = svc("web", cluster_ip="127.0.77.1")
+        ready = [eps("web", {"addresses": ["127.0.0.1"], "conditions": {"ready": True}})]
+        ready[0]["ports"][0]["port"] = port
+        state: dict[str, list[Any]] = {"slices": ready}
+        proxy = ServiceProxy(LoopbackLink(), lambda: ([service], state["slices"], []), set(), set())
+        # opened, closed and opened again in one turn of the loop: the second bind must not find the first
+        proxy.sync()
+        state["slices"] = []
+        proxy.sync()
+        state["slices"] = ready
+        proxy.sync()
+        await asyncio.sleep(0.05)
+        assert proxy.said == {}
+        reader, writer = await asyncio.open_connection("127.0.77.1", 80)
+        writer.write(b"hello")
+        assert await reader.read() == b"from the endpoint hello"
+        writer.close()
+        # no endpoints: the port is closed, a connection refused
+        state["slices"] = []
+        proxy.sync()
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.77.1", 80)
+        proxy.close()
+        backend.close()
+    asyncio.run(run())
