@@ -224,6 +224,23 @@ def test_a_second_instance_says_what_the_first_holds_and_stop_removes_its_interf
             "address already in use; another podlife up?): pods use this machine's resolver") in c.output()
     assert ("podlife.kube-proxy: 10.96.0.1:443/TCP of Service default/kubernetes is not served: in use by another "
             "program (another podlife up?)") in c.output()
+    # its kubelets have no clusterDNS: a ClusterFirst pod falls back to Default, with upstream's events
+    c.apply("""\
+apiVersion: v1
+kind: Pod
+metadata: {name: fallback}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: c, image: busybox, command: ["sleep", "3600"]}
+""")
+    c.wait_for("fallback running", lambda: "running" in c.state("fallback"), 30)
+    host_file = Path("/etc/resolv.conf").read_bytes()
+    expected = poddns.content(poddns.parse_resolv_conf(host_file.decode()), host_file)
+    assert c.kubectl("exec", "fallback", "--", "cat", "/etc/resolv.conf").stdout == expected.decode()
+    uid = c.pod("fallback")["metadata"]["uid"]
+    missing = [(e["type"], e["message"]) for e in c.events("fallback") if e["reason"] == "MissingClusterDNS"]
+    assert missing == [("Warning", f'pod: "fallback_default({uid})". {poddns.MISSING_CLUSTER_DNS}')]
     name = f"{servicelink.PREFIX}{c.proc.pid}"
     assert servicelink.exists(name)
     assert c.stop() == 0

@@ -237,6 +237,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.node_ip = ""   # set by Host.node_runtime
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
+        self._dns_events: dict[str, list[tuple[str, str]]] = {}
 
     # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
 
@@ -256,7 +257,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def _write_resolv_conf(self, pod: Obj, base: str) -> None:
         """The sandbox's resolv.conf, from the kubelet's GetPodDNS (podlife.runtime.poddns), written once per
-        sandbox as containerd's setupSandboxFiles does; its Warning events go to the log."""
+        sandbox as containerd's setupSandboxFiles does; its Warning events are the kubelet's to record."""
         try:
             with open(poddns.RESOLV_CONF, "rb") as f:
                 host_file = f.read()
@@ -264,9 +265,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             host_file = b""
         cfg, events = poddns.pod_dns(pod, poddns.parse_resolv_conf(host_file.decode("utf-8", "replace")),
                                      self.host.cluster_dns)
-        md = pod["metadata"]
-        for reason, message in events:
-            log.warning("pod %s/%s: %s: %s", md["namespace"], md["name"], reason, message)
+        self._dns_events[pod["metadata"]["uid"]] = events
         path = os.path.join(base, poddns.FILE_NAME)
         with open(path, "wb") as f:
             f.write(poddns.content(cfg, host_file))
@@ -284,6 +283,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                             md["namespace"], md["name"], base, self.host.namespaces)
         for name, payload in payloads.items():
             atomicwriter.write(os.path.join(base, name), payload)
+
+    def dns_events(self, pod_uid: str) -> list[tuple[str, str]]:
+        return self._dns_events.pop(pod_uid, [])
 
     def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
         """The container's log file and, while its process writes to it, the writer."""
