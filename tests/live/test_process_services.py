@@ -30,12 +30,12 @@ SERVER = ("import http.server, os\n"
           "        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers()\n"
           "        self.wfile.write(body)\n"
           "    def log_message(self, *a): pass\n"
-          "http.server.HTTPServer((os.environ['POD_IP'], 8080), H).serve_forever()\n")
+          "http.server.HTTPServer((os.environ['POD_IP'], 28080), H).serve_forever()\n")
 
 
 def _pod(name: str, app: str = "echo", program: str = SERVER) -> str:
-    """A pod running a Python program given its pod IP; ready once it listens on TCP 8080 (the echo server)."""
-    probe = "    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}\n" if program == SERVER else ""
+    """A pod running a Python program given its pod IP; ready once it listens on TCP 28080 (the echo server)."""
+    probe = "    readinessProbe: {tcpSocket: {port: 28080}, periodSeconds: 1}\n" if program == SERVER else ""
     return f"""\
 apiVersion: v1
 kind: Pod
@@ -88,6 +88,11 @@ def test_start_removes_a_crashed_instances_interface_and_makes_its_own(cluster: 
         cluster.output()
     assert not servicelink.exists(leftover)
     assert servicelink.exists(f"{servicelink.PREFIX}{cluster.proc.pid}")
+    # default/kubernetes reaches the API server (its endpoint is the stand-in 10.0.0.2:6443 on loopback), whose
+    # certificate names the ClusterIP, as kubeadm's does
+    req = urllib.request.Request("https://10.96.0.1/version", headers={"Authorization": f"Bearer {cluster.token}"})
+    with urllib.request.urlopen(req, timeout=10, context=cluster.ssl) as r:
+        assert json.loads(r.read())["gitVersion"].startswith("v1.")
     dns = json.loads(cluster.kubectl("get", "service", "kube-dns", "-n", "kube-system", "-o", "json").stdout)
     assert dns["spec"]["clusterIP"] == "10.96.0.10"
     assert [(p["name"], p["port"], p["protocol"]) for p in dns["spec"]["ports"]] == \
@@ -102,7 +107,7 @@ kind: Service
 metadata: {name: echo}
 spec:
   selector: {app: echo}
-  ports: [{name: http, port: 80, targetPort: 8080}]
+  ports: [{name: http, port: 80, targetPort: 28080}]
 """)
     ip = cluster_ip(cluster, "echo")
     cluster.wait_for("both ready", lambda: cluster.ready("echo-a") and cluster.ready("echo-b"), 60)
@@ -126,7 +131,7 @@ spec:
 
 
 UDP_SERVER = ("import os, socket\n"
-              "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((os.environ['POD_IP'], 5353))\n"
+              "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((os.environ['POD_IP'], 25353))\n"
               "while True:\n"
               "    data, addr = s.recvfrom(512); s.sendto(os.environ['HOSTNAME'].encode() + b' ' + data, addr)\n")
 
@@ -139,7 +144,7 @@ kind: Service
 metadata: {name: udp}
 spec:
   selector: {app: udp}
-  ports: [{name: dns, port: 5300, targetPort: 5353, protocol: UDP}]
+  ports: [{name: dns, port: 5300, targetPort: 25353, protocol: UDP}]
 ---
 apiVersion: v1
 kind: Service
@@ -147,7 +152,7 @@ metadata: {name: echo-np}
 spec:
   type: NodePort
   selector: {app: echo}
-  ports: [{port: 80, targetPort: 8080}]
+  ports: [{port: 80, targetPort: 28080}]
 """)
     ip = cluster_ip(cluster, "udp")
     cluster.wait_for("udp ready", lambda: cluster.ready("udp"), 60)
@@ -170,7 +175,7 @@ kind: Service
 metadata: {name: nobody}
 spec:
   selector: {app: nobody}
-  ports: [{port: 81, targetPort: 8080}]
+  ports: [{port: 81, targetPort: 28080}]
 """)
     ip = cluster_ip(cluster, "nobody")
     time.sleep(0.5)
@@ -193,7 +198,7 @@ kind: Service
 metadata: {name: named}
 spec:
   selector: {app: echo}
-  ports: [{name: http, port: 8081, targetPort: 8080}]
+  ports: [{name: http, port: 8081, targetPort: 28080}]
 """)
     cluster.wait_for("client running", lambda: "running" in cluster.state("client"), 30)
     ip = cluster_ip(cluster, "named")
