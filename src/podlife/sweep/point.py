@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import dataclasses
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podlife.report.figures import Figures
 from podlife.sweep.points import SEED_KEY, VERSION_KEY
+
+if TYPE_CHECKING:
+    from podlife.report.assemble import Report
+    from podlife.scenario.model import Scenario
+    from podlife.scenario.run import Result
+
+# a batch's points that differ only in their seed share one loading of the scenario: (the --set values, the
+# version, whether a seed is given) -> the Scenario as loaded for the first of them, never run
+Loaded = dict[tuple[tuple[str, ...], Any, bool], "Scenario"]
+_SEEDS = range(2 ** 63)   # the seeds spec.seed accepts (fieldcheck.Check.integer: >= 0, an int64)
 
 _FIGURES = ("pods", "deleteToStoppedSeconds", "deleteToRemovedSeconds", "startupP50Seconds", "startupP99Seconds",
             "podsEvicted")
@@ -22,23 +35,52 @@ def figures(rep: dict[str, Any]) -> dict[str, Any]:
     return {k: result[k] for k in _FIGURES}
 
 
-def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until: str | None = None
-              ) -> dict[str, Any]:
-    """Run one point; a failure is a row with its error, never an exception."""
-    from podlife.report.outputs import ReportWriter
-    from podlife.scenario.errors import ScenarioError
+def _scenario(scenario: str, sets: list[str], point: dict[str, Any], until: str | None,
+              loaded: Loaded | None) -> Scenario:
+    """The point's Scenario, as ``podlife run --set ... --kubernetes-version ... --seed ...`` loads it. A seed is
+    read into Scenario.seed and nothing else (scenariospec), so a point whose other values an earlier point of the
+    batch had gets a copy of that point's Scenario with its own seed, without reading and validating the file
+    again (a fifth of a small scenario's point). A copy, because a run changes the Scenario it is given. A seed
+    the file would refuse is loaded, to be refused with the file's message."""
     from podlife.scenario.load import load_scenario
+
+    seed = point.get(SEED_KEY)
+    key = (tuple(sets), point.get(VERSION_KEY), seed is None)
+    if loaded is None or not (seed is None or (type(seed) is int and seed in _SEEDS)):
+        loaded = None   # neither taken nor kept
+    elif (kept := loaded.get(key)) is not None:
+        with contextlib.suppress(RecursionError):   # deeper than copying can follow: loaded afresh below
+            sc = copy.deepcopy(kept)
+            return sc if seed is None else dataclasses.replace(sc, seed=seed)
+    sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY), seed=seed, until=until)
+    if loaded is not None:
+        with contextlib.suppress(RecursionError):
+            loaded[key] = copy.deepcopy(sc)
+    return sc
+
+
+def point_run(scenario: str, sets: list[str], point: dict[str, Any], until: str | None = None,
+              loaded: Loaded | None = None) -> tuple[Result, Report]:
+    """The run of one point and its report, as ``podlife run`` makes them."""
+    from podlife.report.outputs import ReportWriter
     from podlife.scenario.run import run
+
+    writer = ReportWriter(_scenario(scenario, sets, point, until, loaded))
+    result = run(writer.sc, **writer.run_options())
+    return result, writer.finish(result)
+
+
+def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until: str | None = None,
+              loaded: Loaded | None = None) -> dict[str, Any]:
+    """Run one point; a failure is a row with its error, never an exception. ``loaded`` keeps the scenarios
+    loaded for earlier points of the same sweep (_scenario)."""
+    from podlife.scenario.errors import ScenarioError
 
     sets = list(base_sets) + [f"{k}={v}" for k, v in point.items() if k not in (VERSION_KEY, SEED_KEY)]
     row: dict[str, Any] = dict(point)
     start = time.perf_counter()
     try:
-        sc = load_scenario(scenario, sets, kubernetes_version=point.get(VERSION_KEY),
-                           seed=point.get(SEED_KEY), until=until)
-        writer = ReportWriter(sc)
-        result = run(sc, **writer.run_options())
-        rep = writer.finish(result)
+        result, rep = point_run(scenario, sets, point, until, loaded)
         row["exit"] = 0 if result.passed else 1
         row["error"] = None
         for i, v in enumerate(result.verdicts):
@@ -55,5 +97,13 @@ def run_point(scenario: str, base_sets: list[str], point: dict[str, Any], until:
 
 def run_batch(scenario: str, base_sets: list[str], batch: list[tuple[int, dict[str, Any]]],
               until: str | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Several points in one task: an engine's per-task cost is paid once per batch."""
-    return [(i, run_point(scenario, base_sets, p, until)) for i, p in batch]
+    """Several points in one task: an engine's per-task cost is paid once per batch, and the scenario is read
+    once per batch and per set of values other than the seed (_scenario)."""
+    from podlife.engine.gcpolicy import one_point
+
+    loaded: Loaded = {}
+    rows = []
+    for i, p in batch:
+        with one_point():
+            rows.append((i, run_point(scenario, base_sets, p, until, loaded)))
+    return rows
