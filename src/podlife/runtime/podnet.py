@@ -137,15 +137,13 @@ class PodNetwork:
         if why is not None:
             return None, why
         live: set[int] = set()
+        dead: set[int] = set()
         for d in _json(["link", "show", "type", "bridge"]):
             m = _BRIDGE.match(d.get("ifname", ""))
-            if m is None:
-                continue
-            alive = _owner_alive(d.get("ifalias", ""))
-            if alive is False:
-                _remove_instance(int(m.group(1)))
-            else:
-                live.add(int(m.group(1)))
+            if m is not None:
+                (dead if _owner_alive(d.get("ifalias", "")) is False else live).add(int(m.group(1)))
+        for tag in sorted(dead - live):
+            _remove_instance(tag)
         taken = _taken_networks()
         order = list(range(len(OCTETS)))
         if preferred is not None and 0 <= preferred < len(OCTETS):

@@ -342,7 +342,12 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
     def netns_fd(self, sandbox_id: str) -> int | None:
         """An open descriptor of the sandbox's network namespace, for a process to join; None: the host's."""
         path = self.netns.get(sandbox_id)
-        return os.open(path, os.O_RDONLY | os.O_CLOEXEC) if path else None
+        if not path:
+            return None
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:   # removed behind podlife's back: the process must not run in the host's instead
+            raise RuntimeError_(f"failed to open network namespace {path}: {e.strerror}") from None
 
     def dial(self, pod: Obj) -> Callable[[int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]:
         """How port-forward reaches the pod's port: containerd's portForward dials localhost:PORT inside the
@@ -427,18 +432,18 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
     def _launch(self, c: Container) -> Call:
         p = self.procs[c.id]
         shim = self._shim()
+        net = self._pod_network(c)   # first: nothing to close if it fails
         p.log = LogWriter(os.path.join(self.host.pod_dir(self.sandboxes[c.sandbox_id]), c.log_path))
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         p.log.attach(out_r, "stdout")
         p.log.attach(err_r, "stderr")
-        fds = {"stdout": out_w, "stderr": err_w}
+        fds = {"stdout": out_w, "stderr": err_w, **net}
         if p.config.spec.get("stdin"):
             # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
             # ``tty: true`` container's terminal is not modelled)
             fds["stdin"], p.stdin = os.pipe()
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, self._in_pod_network(c, fds), namespace=p.ns,
-                                  user=p.user)
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns, user=p.user)
         sp.exited.add_done_callback(lambda _f: p.close_stdin())
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
@@ -497,10 +502,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             for sandbox_id in gone:
                 asyncio.get_running_loop().create_task(net.remove(sandbox_id))
 
-    def _in_pod_network(self, c: Container, fds: dict[str, int]) -> dict[str, int]:
-        """``fds`` with the pod's network namespace for the process to join (the shim closes it once sent)."""
+    def _pod_network(self, c: Container) -> dict[str, int]:
+        """The descriptor of the pod's network namespace for a process to join (the shim closes it once sent)."""
         netns = self.netns_fd(c.sandbox_id)
-        return fds if netns is None else {**fds, "netns": netns}
+        return {} if netns is None else {"netns": netns}
 
     def _send(self, p: _Process, sig: int, group: bool) -> None:
         """A signal to the container's process (or its group); with no supervisor, nothing is left to signal."""
@@ -544,9 +549,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             why = str(e)
             self.host.deliver(lambda: done(None, why, False))
             return
+        net = self._pod_network(c)
         r, w = os.pipe()
         sp = shim.spawn(self._shell(p, cmd), p.env, p.cwd, c.id, False,   # the shim closes w
-                        self._in_pod_network(c, {"stdout": w, "stderr": os.dup(w)}), user=p.user)
+                        {"stdout": w, "stderr": os.dup(w), **net}, user=p.user)
         p.execs.add(sp)
         timed_out = False
         try:
@@ -582,6 +588,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if c is None or p is None or not c.process_running:
             raise RuntimeError_(f"container {container_id} is not running")
         shim = self._shim()
+        net = self._pod_network(c)
         if tty:
             master, slave = os.openpty()
             fds = {"stdin": slave, "stdout": os.dup(slave), "stderr": os.dup(slave)}
@@ -596,7 +603,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             streams = ExecStreams(None, out_r, err_r, in_w)
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
-        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, self._in_pod_network(c, fds),
+        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, {**fds, **net},
                                         tty=tty, user=p.user)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
