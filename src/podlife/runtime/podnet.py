@@ -128,6 +128,7 @@ class PodNetwork:
     tag: int
     octet: int
     bridges: dict[int, str] = field(default_factory=dict)   # node index → bridge name
+    owner: int = field(default_factory=os.getpid)   # the podlife up process, named in the bridges' alias
 
     @classmethod
     def claim(cls, preferred: int | None) -> tuple[PodNetwork | None, str]:
@@ -176,9 +177,8 @@ class PodNetwork:
         if index > 255:
             return "the process runtime's pod network has /24s for 256 nodes"
         br = f"pl{self.tag}-br{index}"
-        pid = os.getpid()
         code, err = _run(["-batch", "-"], f"link add name {br} type bridge\n"
-                                          f"link set {br} alias podlife:{pid}:{start_time(pid)}\n"
+                                          f"link set {br} alias podlife:{self.owner}:{start_time(self.owner)}\n"
                                           f"addr add {self.gateway(index)}/24 dev {br}\n"
                                           f"link set {br} up\n")
         if code != 0:

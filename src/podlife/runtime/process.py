@@ -143,9 +143,10 @@ class Host:
 
     def release_network(self) -> None:
         """Remove every namespace, veth and bridge of this instance (podlife up is ending)."""
+        if self.network is None or self.network.owner != os.getpid():
+            return   # (a forked child's exit: the network is its parent's)
         net, self.network = self.network, None   # once: the number may be another instance's afterwards
-        if net is not None:
-            net.remove_all()
+        net.remove_all()
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
