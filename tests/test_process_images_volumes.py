@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from pathlib import Path
 
@@ -69,12 +70,16 @@ def test_spdy_syn_stream_headers_are_read_with_the_dictionary() -> None:
 def test_the_pause_image_gets_the_built_in_pause() -> None:
     import signal
     import subprocess
-    import sys
 
     pause, err = images.image_config("registry.k8s.io/pause:3.9", {})
     assert err is None and pause is not None
     argv = images.builtin_program("registry.k8s.io/pause:3.9", images.process_args([], [], pause))
-    assert argv is not None and argv[:4] == [sys.executable, "-I", "-S", "-c"]
+    # a Python any user may start (a pod with runAsUser: 1000, as pods.go's activeDeadlineSeconds test runs it)
+    assert argv is not None and argv[:4] == [images.python_for_everyone(), "-I", "-S", "-c"]
+    every = images.python_for_everyone()
+    assert os.stat(every).st_mode & stat.S_IXOTH and os.path.samefile(
+        subprocess.run([every, "-I", "-S", "-c", "import sys; print(sys.executable)"], capture_output=True,
+                       text=True, timeout=30).stdout.strip(), every)
     # only the pause image's own /pause; any other program or image runs as given
     assert images.builtin_program("registry.k8s.io/pause:3.9", ["sh"]) is None
     assert images.builtin_program("busybox", ["/pause"]) is None
@@ -92,3 +97,18 @@ def test_the_pause_image_gets_the_built_in_pause() -> None:
 def test_spdy_goaway_names_the_last_stream() -> None:
     frame = spdy3.Codec.goaway(7)
     assert frame == bytes([0x80, 3, 0, 7, 0, 0, 0, 8]) + (7).to_bytes(4, "big") + (0).to_bytes(4, "big")
+
+
+def test_the_nonewprivs_image_gets_a_built_in_nnp() -> None:
+    # security_context.go AllowPrivilegeEscalation: /nnp prints "Effective uid: N"; set-user-ID root, so 0 unless
+    # the process has no_new_privs (a child started here has not: podlife sets it only in a container)
+    import subprocess
+
+    nnp, err = images.image_config("registry.k8s.io/e2e-test-images/nonewprivs:1.3", {})
+    assert err is None and nnp is not None
+    argv = images.builtin_program("registry.k8s.io/e2e-test-images/nonewprivs:1.3",
+                                  images.process_args([], [], nnp))
+    assert argv is not None and argv[:2] == ["/bin/sh", "-c"]
+    assert subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout == "Effective uid: 0\n"
+    assert images.builtin_program("registry.k8s.io/e2e-test-images/nonewprivs:1.3", ["sh"]) is None
+

@@ -122,11 +122,13 @@ def test_configmap_secret_downward_api_and_shared_empty_dir_at_their_mount_paths
     assert first == "..data/app.yaml" and data.startswith("..20")
     # the sidecar sees the app's file in the emptyDir shared between them, at its own mount path
     assert cluster.sh("vols", "sidecar", "cat /data/greeting") == "hello\n"
-    # read-only: the host root and the API-data volumes; the emptyDir is writable
-    writes = cluster.sh("vols", "app", "touch /etc/x 2>/dev/null && echo rw || echo ro; "
+    # read-only: the machine's directories bound in the root and the API-data volumes; writable: the root itself
+    # (no readOnlyRootFilesystem: the container's own, as an image's writable layer is) and the emptyDir
+    writes = cluster.sh("vols", "app", "touch /usr/x 2>/dev/null && echo rw || echo ro; "
                         "touch /etc/secret/x 2>/dev/null && echo rw || echo ro; "
-                        "touch /shared/x 2>/dev/null && echo rw || echo ro")
-    assert writes == "ro\nro\nrw\n"
+                        "touch /shared/x 2>/dev/null && echo rw || echo ro; "
+                        "touch /x 2>/dev/null && echo rw || echo ro")
+    assert writes == "ro\nro\nrw\nrw\n"
     # an emptyDir on the default medium is 0777, past the umask (pkg/volume/emptydir: setupDir)
     assert cluster.sh("vols", "sidecar", "stat -c '%a' /data") == "777\n"
     assert not os.path.exists("/etc/config"), "the mount point was made on the host"

@@ -56,37 +56,45 @@ def _self_signed(tmp: Path) -> tuple[str, str, bytes]:
     return str(tmp / "tls.crt"), str(tmp / "tls.key"), pem
 
 
+def serve_json(tmp: Path, answer: Callable[[str, dict[str, Any]], dict[str, Any]]
+               ) -> tuple[http.server.ThreadingHTTPServer, bytes]:
+    """An HTTPS server on 127.0.0.1 (its certificate ``_self_signed``'s) answering each POSTed JSON document with
+    ``answer(path with query, document)``: the server (started) and its certificate's PEM."""
+    cert, key, pem = _self_signed(tmp)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            data = json.dumps(answer(self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                              ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, pem
+
+
 class Hook:
     """The webhook server: each path an answer to an AdmissionReview; every review it gets is kept."""
 
     def __init__(self, tmp: Path) -> None:
-        cert, key, self.pem = _self_signed(tmp)
         self.reviews: list[tuple[str, dict[str, Any]]] = []
-        outer = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                path = self.path.split("?")[0]
-                outer.reviews.append((self.path, body["request"]))
-                resp = outer.answer(path, body["request"])
-                data = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                                   "response": resp}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(cert, key)
-        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        def review(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            self.reviews.append((path, body["request"]))
+            return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                    "response": self.answer(path.split("?")[0], body["request"])}
+        self.server, self.pem = serve_json(tmp, review)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     @staticmethod
     def answer(path: str, req: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
 from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
+from podlife.apiserver.crconversion import Converter
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
 from podlife.apiserver.pages import Pages, page_key
@@ -105,6 +106,7 @@ class ApiServer:
         self.cache = ReadCache(self.store)
         self.pages = Pages()   # the selections of chunked LISTs in progress
         self._defaulting: dict[tuple[Any, Any, str], dict[str, Any] | None] = {}
+        self.conversions = Converter()   # custom resources read at another version (podlife.apiserver.crconversion)
         self.clock = clock
         self.token = token
         self.max_body = max_body
@@ -320,6 +322,8 @@ class ApiServer:
             if m == "GET":
                 if q.get("watch") in ("true", "1"):
                     return await self._watch(request, t)
+                if t.resource.crd is not None:
+                    await self.convertible(t.resource, self.store.list(t.resource.storage_kind, t.namespace))
                 return self._list(request, t)
             if m == "POST":
                 return await self._create(request, t)
@@ -327,6 +331,9 @@ class ApiServer:
                 return await self._delete_collection(request, t)
             raise method_not_allowed(m, t.resource.kind)
         if m == "GET":
+            if t.resource.crd is not None:
+                found = self.store.try_get(t.resource.storage_kind, t.namespace, t.name)
+                await self.convertible(t.resource, [found] if found is not None else [])
             return self._get(request, t)
         if m == "PUT":
             return await self._update(request, t)
@@ -341,11 +348,20 @@ class ApiServer:
     def now(self):
         return self.cluster.trace.start_time + timedelta(seconds=self.cluster.kernel.now)
 
+    async def convertible(self, r: Resource, objs: list[Obj]) -> None:
+        """Custom resources about to be shown at ``r``'s version: the conversion webhook called for those kept at
+        another version (then ``out`` finds its answers)."""
+        if r.crd is not None:
+            live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
+            await self.conversions.prepare(self.store, r.crd, objs, r.api_version, live)
+
     def out(self, r: Resource, obj: Obj) -> Obj:
         """The stored object as the served version shows it."""
         conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
         if conv is not None:
             return conv[0](obj)
+        if r.crd is not None:
+            obj = self.conversions.convert(r.crd, obj, r.api_version)
         s = self._defaulting_schema(r)
         if s is not None:
             # a custom resource is defaulted when read from storage too (apiextensions-apiserver
@@ -371,7 +387,8 @@ class ApiServer:
 
     def encoded(self, r: Resource, obj: Obj) -> bytes:
         """The stored object's JSON as the served version shows it (made once per resourceVersion)."""
-        if (r.group, r.version, r.kind) in conversion.CONVERSIONS or self._defaulting_schema(r) is not None:
+        if ((r.group, r.version, r.kind) in conversion.CONVERSIONS or self._defaulting_schema(r) is not None
+                or (r.crd is not None and obj.get("apiVersion") != r.api_version)):
             return orjson.dumps(self.out(r, obj))
         return self.cache.encoded(r.storage_kind, obj)
 
@@ -510,8 +527,12 @@ class ApiServer:
         def bookmark(rv_: str) -> Any:
             return {"kind": r.kind, "apiVersion": r.api_version, "metadata": {"resourceVersion": rv_}}
 
+        async def prepare(obj: Obj) -> None:
+            await self.convertible(r, [obj])
+
         stream = WatchStream(self, r.storage_kind, t.namespace, matches, encode, bookmark, since,
-                             q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial)
+                             q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial,
+                             prepare if r.crd is not None else None)
         return await stream.serve(request)
 
     # -- writes
@@ -664,6 +685,7 @@ class ApiServer:
             created = self.store.create(obj, by=self._user(request), dry_run=dry, webhooks=hooks)
             self.clock.settle()
             return self._respond(created, r, 201, warnings)
+        await self.convertible(r, [current])
         shown = self.out(r, current)
         new, warnings = patching.patched(self, request, t, current, clone(shown), data, ptype, subresource)
         new = self._check_body(t, new, name=t.name)

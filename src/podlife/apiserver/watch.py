@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -26,14 +26,18 @@ BOOKMARK_EVERY = 60.0
 _ALIVE_CHECK = 5.0   # how often an idle watch looks whether its client is still there
 
 
+
+class _Ended(Exception):
+    """The watch ended early (its error sent)."""
+
 class WatchStream:
     """One watch request. ``matches(obj)`` applies the selectors; ``encode(type, obj, first)`` renders the
     event's object (the object itself, converted, or a Table)."""
 
     def __init__(self, server: Any, kind: str, namespace: str | None, matches: Callable[[Obj], bool],
                  encode: Callable[[str, Obj, bool], Any], bookmark_object: Callable[[str], Any],
-                 since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False
-                 ) -> None:
+                 since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False,
+                 prepare: Callable[[Obj], Awaitable[None]] | None = None) -> None:
         self.server = server
         self.kind = kind
         self.namespace = namespace
@@ -44,6 +48,7 @@ class WatchStream:
         self.bookmarks = bookmarks
         self.timeout = timeout
         self.initial_events_end = initial_events_end   # sendInitialEvents: a bookmark marks their end
+        self.prepare = prepare   # awaited before an object is encoded (a custom resource's conversion webhook)
         self._events: deque[tuple[str, Obj]] = deque()
         self._ready = asyncio.Event()
         self._watch: Any = None
@@ -106,18 +111,29 @@ class WatchStream:
                 # k8s.io/initial-events-end (cacher.go)
                 while self._events:
                     type_, obj = self._events.popleft()
-                    await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                    await self._send(resp, type_, obj)
                     self._first = False
                 mark = self.bookmark_object(str(store.resource_version))
                 mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
                 await resp.write(self._line(BOOKMARK, mark))
             await self._stream(request, resp)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except (ConnectionResetError, asyncio.CancelledError, _Ended):
             pass
         finally:
             if self._watch is not None:
                 store.unwatch(self._watch)
         return resp
+
+    async def _send(self, resp: web.StreamResponse, type_: str, obj: Obj) -> None:
+        if self.prepare is not None:
+            try:
+                await self.prepare(obj)
+            except ApiError as e:   # the watch ends with the error as its last event
+                from podlife.apiserver.status import status_body
+
+                await resp.write(self._line(ERROR, status_body(e)))
+                raise _Ended from None
+        await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
 
     async def _stream(self, request: web.Request, resp: web.StreamResponse) -> None:
         start = time.monotonic()
@@ -130,7 +146,7 @@ class WatchStream:
         while True:
             while self._events:
                 type_, obj = self._events.popleft()
-                await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                await self._send(resp, type_, obj)
                 self._first = False
             now = time.monotonic()
             if deadline is not None and now >= deadline:

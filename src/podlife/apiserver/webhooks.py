@@ -206,7 +206,7 @@ def _ssl_context(client: Obj) -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-def _location(store: Any, client: Obj, live_pods: bool, timeout: int) -> tuple[str, str, str | None]:
+def location(store: Any, client: Obj, live_pods: bool, timeout: int) -> tuple[str, str, str | None]:
     """(the URL named in messages, the URL connected to, the TLS server name): clientConfig.url as it is;
     clientConfig.service as the API server's service resolver finds it, https://NAME.NAMESPACE.svc:PORT/PATH
     served by a ready endpoint of the Service's EndpointSlices (pkg/apiserver ResolveEndpoint)."""
@@ -249,7 +249,9 @@ def _x509(err: Exception, host: str) -> str:
     return str(getattr(err, "verify_message", None) or err)
 
 
-async def _post(shown: str, url: str, server_name: str | None, client: Obj, body: Obj, timeout: int) -> Obj:
+async def post(shown: str, url: str, server_name: str | None, client: Obj, body: Obj, timeout: int,
+               admission: bool = True) -> Obj:
+    """POST a review (an AdmissionReview, or with ``admission`` False a ConversionReview); its answer."""
     # the request names its timeout in the query, as the rest client does (dispatcher.go callHook)
     query = f"?timeout={timeout}s"
     try:
@@ -284,7 +286,7 @@ async def _post(shown: str, url: str, server_name: str | None, client: Obj, body
         raise CallFailed("received invalid webhook response: the response is not JSON") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("response"), dict):
         raise CallFailed("received invalid webhook response: webhook response was absent")
-    wrong = response_type_error(doc["response"])
+    wrong = response_type_error(doc["response"]) if admission else ""
     if wrong:
         raise CallFailed(f"failed to call webhook: {wrong}")
     return doc
@@ -334,10 +336,10 @@ async def call(store: Any, hook: Obj, a: Attributes, obj: Obj | None, old: Obj |
     uid = str(uuid.uuid4())   # the review's identity only, never stored
     client = hook.get("clientConfig") or {}
     timeout = int(hook.get("timeoutSeconds") or DEFAULT_TIMEOUT)
-    shown, url, server_name = _location(store, client, live_pods, timeout)
+    shown, url, server_name = location(store, client, live_pods, timeout)
     # request/admissionreview.go: the first of the webhook's admissionReviewVersions the server speaks
     version = next((v for v in hook.get("admissionReviewVersions") or () if v in ("v1", "v1beta1")), "v1")
-    doc = await _post(shown, url, server_name, client, review(a, obj, old, uid, version), timeout)
+    doc = await post(shown, url, server_name, client, review(a, obj, old, uid, version), timeout)
     resp = doc["response"]
     if resp.get("uid") != uid:
         raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", '

@@ -47,6 +47,7 @@ class ContainerRuntime(Protocol):
     def pod_sandboxes(self, pod_uid: str) -> list[Sandbox]: ...   # ListPodSandbox, filtered by pod
     def pod_containers(self, pod_uid: str) -> list[Container]: ...  # ListContainers, filtered by pod
     def container_id(self, c: Container) -> str: ...              # kubecontainer.ContainerID: scheme://id
+    def termination_message(self, c: Container) -> str: ...       # an exited container's status message
     def list_blocked(self) -> bool: ...                           # a relist would not return
     def inspect_blocked(self) -> bool: ...                        # inspecting every container would not
     def run_pod_sandbox(self, pod: Obj) -> Call: ...

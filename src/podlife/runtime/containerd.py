@@ -113,6 +113,11 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     def container_id(self, c: Container) -> str:
         return f"{self.profile.id_scheme}://{c.id}"
 
+    def termination_message(self, c: Container) -> str:
+        """The message of an exited container's status: the runtime's own (why a start failed); a simulated
+        container writes no termination-log file and no log to fall back to."""
+        return c.message
+
     def list_containers(self) -> list[Container]:
         return list(self.containers.values())
 

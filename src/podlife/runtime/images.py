@@ -12,7 +12,11 @@ container names it) to ``{"entrypoint": [...], "cmd": [...], "workingDir": "..."
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import shutil
+import stat
 import sys
 from dataclasses import dataclass
 
@@ -126,13 +130,45 @@ while True:
     signal.pause()
 """
 PAUSE_NOTE = ("registry.k8s.io/pause runs podlife's built-in pause (this machine's Python: it sleeps until SIGINT "
-              "or SIGTERM, then exits 0, as pause.c)")
+              "or SIGTERM, then exits 0, as pause.c); e2e-test-images/nonewprivs runs a built-in /nnp that prints "
+              "the effective uid its set-user-ID-root program would have: 0, or the process's own uid where "
+              "no_new_privs is set")
+
+# e2e-test-images/nonewprivs's /nnp (test/images/nonewprivs/nnp.c) prints geteuid() and is set-user-ID root, so
+# it prints 0 unless the process has no_new_privs (allowPrivilegeEscalation: false), when execve ignores the
+# set-user-ID bit. A script cannot be set-user-ID: the built-in reads the real no_new_privs flag instead (which
+# grep inherits). A shell script, not Python: podlife's Python may be in a directory other users cannot enter
+_NNP = ('if grep -q "^NoNewPrivs:[[:space:]]*1" /proc/self/status; then echo "Effective uid: $(id -u)"; '
+        'else echo "Effective uid: 0"; fi')
 
 
 def builtin_program(image: str, argv: list[str]) -> list[str] | None:
     """The argv that stands in for an image's own program podlife provides itself (the pause image's
-    ``/pause``), else None."""
+    ``/pause``, the nonewprivs image's ``/nnp``), else None."""
+    if repository(image) == "e2e-test-images/nonewprivs" and argv[:1] == ["/nnp"]:
+        return ["/bin/sh", "-c", _NNP, "/nnp", *argv[1:]]
     if repository(image) != "pause" or argv[:1] != ["/pause"]:
         return None
     tag = image.split("@", 1)[0].rsplit("/", 1)[-1].partition(":")[2] or "HEAD"
-    return [sys.executable, "-I", "-S", "-c", _PAUSE % f"v{tag}", *argv[1:]]
+    return [python_for_everyone(), "-I", "-S", "-c", _PAUSE % f"v{tag}", *argv[1:]]
+
+
+def _everyone_runs(path: str) -> bool:
+    """Every directory on the way to ``path`` searchable, and the file executable, by any user."""
+    parts = path.split("/")
+    try:
+        return all(os.stat("/".join(parts[:i]) or "/").st_mode & stat.S_IXOTH for i in range(1, len(parts) + 1))
+    except OSError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def python_for_everyone() -> str:
+    """A Python a container running as any user (runAsUser) can start: podlife's own where it can (its
+    -I -S mode needs nothing of podlife's environment), else this machine's python3 (podlife's may live in a
+    directory only root enters, such as /root/.pyenv)."""
+    own = os.path.realpath(sys.executable)
+    if _everyone_runs(own):
+        return own
+    system = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+    return os.path.realpath(system) if system and _everyone_runs(os.path.realpath(system)) else own

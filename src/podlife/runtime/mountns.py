@@ -1,6 +1,7 @@
 """A container's own mount namespace, built between fork and exec in the supervisor's child (as runc builds
-one): the host's root file system read-only beneath, the host's other mounts (/proc, /dev, /sys, …) bound as
-they are, and the pod's volumes bound at their mount paths.
+one): the host's root file system read-only beneath a root directory of the container's own (writable, as an
+image's top layer is, unless securityContext.readOnlyRootFilesystem), the host's other mounts (/proc, /dev,
+/sys, …) bound as they are, and the pod's volumes bound at their mount paths.
 
 How: unshare(CLONE_NEWNS) and make every mount private (nothing leaks back to the host); the new root is a
 directory on a tmpfs scratch holding a bind of each entry of the host's ``/`` (recursive, so /proc, /dev and
@@ -8,7 +9,7 @@ the rest come along; read-only where it is the root file system), except that a 
 mount point the host lacks (``/`` for ``/test-volume``, ``/etc`` for ``/etc/config``) is itself made of binds
 of its entries, one level down, with the mount point added. Binds rather than an overlay of ``/``: an overlay
 does not see files the host creates after it is mounted. Then each volume mount (readOnly: remounted
-read-only), the new root read-only, and pivot_root into it as runc does (``pivot_root(".", ".")``, then the
+read-only), the new root read-only where asked, and pivot_root into it as runc does (``pivot_root(".", ".")``, then the
 old root detached). An exec'd command (kubectl exec, probes, hooks) joins the container's namespace with setns.
 Mounts the host makes later (beneath a bound entry) reach the container only if they propagate: they do not,
 as every mount is private.
@@ -101,9 +102,12 @@ def _shadow(host: str, dest: str, shadowed: set[str], root_dev: int) -> None:
             _mount(None, dp, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
 
 
-def enter(mounts: list[dict], scratch: str) -> None:
+def enter(mounts: list[dict], scratch: str, read_only_root: bool = True) -> None:
     """Build the container's namespace and pivot into it. ``mounts``: {"source", "target", "readonly",
-    "file"} in the kubelet's order; ``scratch`` an existing directory on the host to mount the tmpfs on."""
+    "file"} in the kubelet's order; ``scratch`` an existing directory on the host to mount the tmpfs on.
+    ``read_only_root`` (securityContext.readOnlyRootFilesystem): the new root itself read-only; without it the
+    root directory is the container's own, writable (``touch /checkfile`` works, as in an image's writable
+    layer), while the host's directories bound in it (/usr, /etc, …) stay read-only."""
     check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
@@ -146,7 +150,8 @@ def enter(mounts: list[dict], scratch: str) -> None:
     for m in mounts:
         if m.get("readonly"):
             _mount(None, root + os.path.normpath(m["target"]), None, MS_REMOUNT | MS_BIND | MS_RDONLY)
-    _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    if read_only_root:
+        _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     os.chdir(root)
     check(_LIBC.syscall(_SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
     check(_LIBC.umount2(b".", MNT_DETACH), "umount old root")

@@ -39,7 +39,8 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import atomicwriter, hostsfile, images, mountns, network, shells, utsns
+from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, shells, termination,
+                             utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -76,6 +77,7 @@ class Host:
     namespaces: str | None = "not started"
     uts: str | None = "not started"   # the same for UTS namespaces (the pod's hostname)
     sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
+    busybox: str | None = None   # this machine's BusyBox, which runs an ash image's sh when it can
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -127,14 +129,20 @@ class Host:
         self.log_attempts.update(_attempts_in(os.path.join(self.data_dir, "pods")))
         self.namespaces = mountns.available()
         self.sh = shells.stand_in(self.data_dir)
+        self.busybox = shells.busybox()
+        if self.busybox is not None:
+            said.append(f"busybox and alpine images' sh runs as this machine's BusyBox ash ({self.busybox})")
         if self.sh is not None:
-            said.append("busybox and alpine images' sh runs as this machine's bash: this machine's "
+            said.append(("where a container's environment has names that are not shell names, " if self.busybox
+                         else "") + "busybox and alpine images' sh runs as this machine's bash: this machine's "
                         "sh (dash) drops environment variables whose names are not shell names, BusyBox ash keeps "
                         "them")
         self.uts = self.namespaces if self.namespaces is not None else utsns.available()
         if self.namespaces is None:
-            said.append("containers run in mount namespaces of their own: the machine's root read-only, volumes at "
-                        "their mountPath, the kubelet-managed /etc/hosts at /etc/hosts")
+            said.append("containers run in mount namespaces of their own: a root directory of their own (read-only "
+                        "with readOnlyRootFilesystem) holding the machine's directories read-only, volumes at "
+                        "their mountPath, the kubelet-managed /etc/hosts at /etc/hosts; not privileged: containerd's "
+                        "default capabilities")
             if self.uts is None:
                 said.append("containers run in UTS namespaces of their own: hostname prints the pod's hostname")
             else:
@@ -142,7 +150,8 @@ class Host:
         else:
             said.append(f"containers share this machine's mounts and hostname ({self.namespaces}): volumes and "
                         f"the kubelet-managed /etc/hosts are not mounted at their mountPath")
-        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}")
+        said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}; "
+                    f"{webservers.NOTE}")
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
@@ -202,6 +211,10 @@ class _Process:
     ns: dict | None = None          # the mount namespace the supervisor builds (None: the machine's)
     from_image: bool = False        # the program came from the image's config, not the container's command
     user: dict | None = None        # whom its processes run as (None: podlife's own user)
+    program: str | None = None      # the file its argv[0] runs (BusyBox for an ash image's sh), None: argv[0]
+    security: dict | None = None    # its capabilities and no_new_privs (podlife.runtime.capabilities)
+    term_path: str = ""             # the host file mounted at its terminationMessagePath ("": none)
+    term_message: str | None = None   # its termination message, once read after it exited
     stdin: int | None = None        # podlife's end of the process's stdin (the container's ``stdin: true``)
 
     def close_stdin(self) -> None:
@@ -273,6 +286,21 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             return None
         return os.path.join(self.host.pod_dir(sb), c.log_path), (p.log if p is not None else None)
 
+    def termination_message(self, c: Container) -> str:
+        """The runtime's message, then the container's own (podlife.runtime.termination), read once the
+        container has exited and its log is complete."""
+        p = self.procs.get(c.id)
+        if p is None or c.state != EXITED or c.reason == "StartError":
+            return c.message
+        if p.term_message is None:
+            sb = self.sandboxes.get(c.sandbox_id)
+            log_path = os.path.join(self.host.pod_dir(sb), c.log_path) if sb is not None else ""
+            text = termination.message(p.term_path, p.config.spec, c.exit_code, c.reason, log_path)
+            if p.log is not None and not p.log.closed:
+                return ": ".join(m for m in (c.message, text) if m)   # the log may still grow: read it again
+            p.term_message = text
+        return ": ".join(m for m in (c.message, p.term_message) if m)
+
     # ---- the layer below: real processes -----------------------------------------------------------
 
     def _behavior(self, config: ContainerConfig) -> Behavior:
@@ -287,9 +315,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if bad is not None:
             raise RuntimeError_(f'failed to generate container "{c.id}" spec: {bad}')
         argv = images.process_args(config.command, config.args, image)
-        argv = images.builtin_program(config.image, argv) or shells.shell_argv(argv, images.repository(config.image),
-                                                                               self.host.sh)
-        if not argv:
+        builtin = images.builtin_program(config.image, argv)
+        if not argv and builtin is None:
             known = "" if image is not None else (
                 f'; podlife knows no ENTRYPOINT/CMD of image "{config.image}": give the container a command, or '
                 f"declare the image in the pod annotation {images.ANNOTATION}")
@@ -301,23 +328,44 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         hostname = hostsfile.kernel_hostname(config.pod)
         env["HOSTNAME"] = socket.gethostname() if host_network else hostname
         env.update(config.env)
+        argv = builtin or argv
+        program = None if builtin else shells.ash_program(argv, images.repository(config.image), self.host.busybox,
+                                                          env)
+        if builtin is None and program is None:
+            argv = shells.shell_argv(argv, images.repository(config.image), self.host.sh)
         pod_dir = self.host.pod_dir(sandbox)
+        web = webservers.stand_in(config.image, argv)
+        web_root = webservers.document_root(pod_dir, config.name, c.id, web) if web is not None else ""
+        term_path = ""
         workdir = config.working_dir or (image.working_dir if image is not None else "")
         ns: dict | None = None
         if self.host.namespaces is None:
             mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
             if hostsfile.should_mount(config.spec, config.pod_ips):
                 mounts.append(hosts_mount(config.pod, pod_dir, config.pod_ips))
+            if config.spec.get("terminationMessagePath"):
+                term_path, mount = termination.make_file(pod_dir, config.name, c.id, config.spec)
+                mounts.append(mount)
+            if web is not None:
+                # the image's document root, unless a volume is mounted there or above it
+                if not any(web.docroot == m["target"].rstrip("/") or web.docroot.startswith(m["target"].rstrip("/")
+                                                                                        + "/") for m in mounts):
+                    mounts.append({"source": web_root, "target": web.docroot, "readonly": False, "file": False})
+                argv = webservers.program(web, web.docroot, "" if host_network else sandbox.ip)
             scratch = os.path.join(self.host.data_dir, "runtime", "ns")
             os.makedirs(scratch, exist_ok=True)
-            ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs}
+            ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs,
+                  "readOnlyRoot": bool((config.spec.get("securityContext") or {}).get("readOnlyRootFilesystem"))}
             if self.host.uts is None and not host_network:
                 ns["hostname"] = hostname
             cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
         else:
             cwd = config.working_dir or pod_dir
+            if web is not None:
+                argv = webservers.program(web, web_root, "" if host_network else sandbox.ip)
         self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command,
-                                    user=process_user(config.pod, config.spec, image))
+                                    user=process_user(config.pod, config.spec, image), program=program,
+                                    security=capabilities.security(config.spec), term_path=term_path)
         yield from ()
 
     def _launch(self, c: Container) -> Call:
@@ -333,7 +381,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
             # ``tty: true`` container's terminal is not modelled)
             fds["stdin"], p.stdin = os.pipe()
-        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns, user=p.user)
+        sp = p.spawn = shim.spawn(p.argv, p.env, p.cwd, c.id, True, fds, namespace=p.ns, user=p.user,
+                                  security=p.security, program=p.program)
         sp.exited.add_done_callback(lambda _f: p.close_stdin())
         started = self.kernel.event()
         sp.started.add_done_callback(lambda f: self.host.deliver(lambda: started.succeed(f.exception())))
@@ -399,8 +448,11 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     # ---- hooks and probes, for real ------------------------------------------------------------------
 
-    def _shell(self, p: _Process, cmd: list[str]) -> list[str]:
-        return shells.shell_argv(cmd, images.repository(p.config.image), self.host.sh)
+    def _shell(self, p: _Process, cmd: list[str], env: dict[str, str]) -> tuple[list[str], str | None]:
+        """An exec'd command's argv and program, its shell chosen as the container's (podlife.runtime.shells)."""
+        repo = images.repository(p.config.image)
+        program = shells.ash_program(cmd, repo, self.host.busybox, env)
+        return (cmd, program) if program else (shells.shell_argv(cmd, repo, self.host.sh), None)
 
     def exec_command(self, c: Container, cmd: list[str], timeout: float | None,
                      done: Callable[[int | None, str, bool], None]) -> None:
@@ -430,8 +482,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             self.host.deliver(lambda: done(None, why, False))
             return
         r, w = os.pipe()
-        sp = shim.spawn(self._shell(p, cmd), p.env, p.cwd, c.id, False,   # the shim closes w
-                        {"stdout": w, "stderr": os.dup(w)}, user=p.user)
+        argv, program = self._shell(p, cmd, p.env)
+        sp = shim.spawn(argv, p.env, p.cwd, c.id, False,   # the shim closes w
+                        {"stdout": w, "stderr": os.dup(w)}, user=p.user, security=p.security, program=program)
         p.execs.add(sp)
         timed_out = False
         try:
@@ -481,7 +534,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             streams = ExecStreams(None, out_r, err_r, in_w)
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
-        streams.spawn = sp = shim.spawn(self._shell(p, cmd), env, p.cwd, c.id, False, fds, tty=tty, user=p.user)
+        argv, program = self._shell(p, cmd, env)
+        streams.spawn = sp = shim.spawn(argv, env, p.cwd, c.id, False, fds, tty=tty, user=p.user,
+                                        security=p.security, program=program)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))
         return streams
@@ -541,14 +596,12 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
         async def check() -> None:
             try:
-                if "httpGet" in probe and (probe["httpGet"] or {}).get("scheme", "HTTP").upper() == "HTTPS":
-                    result = ("Failure", "the process runtime does not probe over HTTPS")
-                elif "httpGet" in probe:
+                if "httpGet" in probe:
                     http = probe["httpGet"] or {}
                     result = await network.http_probe(http.get("host") or host,
                                                       network.resolve_port(http.get("port"), spec),
                                                       http.get("path", ""), http.get("httpHeaders") or [], timeout,
-                                                      self._user_agent())
+                                                      self._user_agent(), http.get("scheme") or "HTTP")
                 elif "tcpSocket" in probe:
                     tcp = probe["tcpSocket"] or {}
                     result = await network.tcp_check(tcp.get("host") or host,

@@ -5,11 +5,13 @@ commands it runs, names that are not shell identifiers included: the kubelet all
 (``envFrom`` keys such as ``data-1``: apimachinery validation.IsEnvVarName), and the conformance test
 ``ConfigMap should be consumable via the environment`` (test/e2e/common/node/configmap.go) reads them back
 through ``sh -c env`` in busybox 1.36. Debian's ``/bin/sh`` (dash, and Debian's busybox 1.35 too) drops them;
-bash does not. So where this machine's ``sh`` is dash, such an image's ``sh`` runs as bash."""
+bash does not. So such an image's ``sh`` runs as this machine's BusyBox ash (its messages are the image's), or,
+when the container's environment has such names and this machine's ``sh`` is dash, as bash."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 ASH_IMAGES = frozenset({"busybox", "e2e-test-images/busybox", "alpine"})   # images.repository() names
@@ -32,3 +34,24 @@ def shell_argv(argv: list[str], repository: str, sh: str | None) -> list[str]:
     if sh is None or not argv or argv[0] not in _SH or repository not in ASH_IMAGES:
         return argv
     return [sh, *argv[1:]]
+
+
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def busybox() -> str | None:
+    """This machine's BusyBox, whose ash speaks as the images' own sh does (``/bin/sh: can't create /file:
+    Read-only file system``, which test/e2e/common/node/kubelet.go reads back from the log)."""
+    path = shutil.which("busybox")
+    return os.path.realpath(path) if path else None
+
+
+def ash_program(argv: list[str], repository: str, busybox_path: str | None, env: dict[str, str]) -> str | None:
+    """The program to run an ash image's sh as (under its own name ``argv[0]``, so that its messages name
+    ``/bin/sh`` or ``sh`` as the image's would): this machine's BusyBox, unless the environment holds names
+    that are not shell names, which Debian's BusyBox drops (then the bash of ``stand_in`` runs it)."""
+    if busybox_path is None or not argv or argv[0] not in _SH or repository not in ASH_IMAGES:
+        return None
+    if not all(_SHELL_NAME.match(k) for k in env):
+        return None
+    return busybox_path

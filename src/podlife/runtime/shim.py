@@ -107,9 +107,10 @@ class Shim:
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: str, container: str, main: bool,
               fds: dict[str, int], tty: bool = False, namespace: dict | None = None,
-              user: dict | None = None) -> Spawn:
+              user: dict | None = None, security: dict | None = None, program: str | None = None) -> Spawn:
         """Start a process in a new session. The descriptors in ``fds`` (stdin/stdout/stderr) become the shim's
-        to close once they are passed on."""
+        to close once they are passed on. ``security``: its capabilities and no_new_privs
+        (podlife.runtime.capabilities); ``program``: the file to run under the name ``argv[0]``."""
         loop = asyncio.get_running_loop()
         self._next_ref += 1
         sp = Spawn(self._next_ref, loop.create_future(), loop.create_future())
@@ -121,6 +122,10 @@ class Shim:
             msg["namespace"] = namespace or {}   # a main process builds it; the others join their container's
         if user is not None:
             msg["user"] = user   # {"uid", "gid", "groups"}: whom the process runs as
+        if security is not None:
+            msg["security"] = security
+        if program is not None:
+            msg["program"] = program
         self._send(msg, [fds[n] for n in names])
         return sp
 

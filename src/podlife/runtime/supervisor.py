@@ -48,7 +48,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from podlife.runtime import mountns, utsns
+from podlife.runtime import capabilities, mountns, utsns
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -194,7 +194,8 @@ class Supervisor:
             join = self.main_pid.get(container)
         try:
             pid = self._fork_exec(msg["argv"], msg.get("env") or {}, msg.get("cwd") or "/", given,
-                                  bool(msg.get("tty")), ns if msg.get("main") else None, join, msg.get("user"))
+                                  bool(msg.get("tty")), ns if msg.get("main") else None, join, msg.get("user"),
+                                  msg.get("security"), msg.get("program"))
         except _StartError as e:
             send(self.sock, {"op": "failed", "ref": ref, "error": e.strerror, "errno": e.errno, "what": e.what})
             return
@@ -211,11 +212,14 @@ class Supervisor:
         send(self.sock, {"op": "spawned", "ref": ref, "pid": pid})
 
     def _fork_exec(self, argv: list[str], env: dict[str, str], cwd: str, fds: dict[str, int], tty: bool,
-                   ns: dict | None = None, join: int | None = None, user: dict | None = None) -> int:
+                   ns: dict | None = None, join: int | None = None, user: dict | None = None,
+                   security: dict | None = None, program: str | None = None) -> int:
         """fork, then in the child: a new session, the parent-death signal, the given stdio (with ``tty``, its
         stdin is a terminal that becomes the session's controlling terminal), the container's mount namespace
-        (``ns``: build it; ``join``: the pid of the process whose namespace to enter), the working directory,
-        exec. An error before exec comes back through a close-on-exec pipe, as subprocess does."""
+        (``ns``: build it; ``join``: the pid of the process whose namespace to enter), its capabilities and
+        no_new_privs (``security``), its user, the working directory, exec (of ``program`` when given, under
+        the name ``argv[0]``). An error before exec comes back through a close-on-exec pipe, as subprocess
+        does."""
         if ns:
             for path in ns.get("tmpfs") or ():
                 try:
@@ -243,19 +247,22 @@ class Supervisor:
                 signal.pthread_sigmask(signal.SIG_SETMASK, [])
                 what = "mount"
                 if ns:
-                    mountns.enter(ns["mounts"], ns["scratch"])
+                    mountns.enter(ns["mounts"], ns["scratch"], ns.get("readOnlyRoot", True))
                     if ns.get("hostname"):
                         utsns.enter(ns["hostname"])
                 elif join is not None:
                     utsns.join(join)   # the host's own for a container without one: a no-op
                     mountns.join(join)
+                if security is not None:
+                    what = "capabilities"
+                    capabilities.apply(security)
                 if user is not None:   # runc's finalizeNamespace: groups, then gid, then uid
                     what = "setuid"
                     os.setgroups(user.get("groups") or [])
                     os.setgid(user["gid"])
                     os.setuid(user["uid"])
                 what = "lookup"
-                program = _resolve(argv[0], env.get("PATH", os.defpath))
+                program = program or _resolve(argv[0], env.get("PATH", os.defpath))
                 what = "chdir"
                 os.chdir(cwd)
                 what = "exec"

@@ -66,11 +66,14 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
         st["started"] = started
         st["containerID"] = kl.runtime.container_id(c)
     elif c.state == EXITED:
-        term = {"exitCode": c.exit_code, "reason": c.reason, "startedAt": _ts(kl, c.started_at),
-                "finishedAt": _ts(kl, c.finished_at), "containerID": kl.runtime.container_id(c)}
+        term = _terminated(kl, c)
         st["containerID"] = kl.runtime.container_id(c)
-        if waiting_reason and waiting_reason[0] in ("CrashLoopBackOff", "PostStartHookError", "ImagePullBackOff",
-                                                    "ErrImagePull", "RunContainerError"):
+        # convertToAPIContainerStatuses: only a container ShouldContainerBeRestarted is Waiting with the reason
+        # of its failed start; under restartPolicy Never (and no policy of its own) it stays terminated
+        never = pod["spec"].get("restartPolicy") == "Never" and not spec.get("restartPolicy") and not (
+            kl.profile.container_restart_rules and spec.get("restartPolicyRules"))
+        if waiting_reason and not never and waiting_reason[0] in (
+                "CrashLoopBackOff", "PostStartHookError", "ImagePullBackOff", "ErrImagePull", "RunContainerError"):
             st["state"] = {"waiting": _waiting(*waiting_reason)}
             last = {"terminated": term}
         else:
@@ -84,9 +87,7 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
         if old is not None and old.get("restartCount", 0) <= st["restartCount"]:
             last = dict(old.get("lastState") or {})
     if not last and prev is not None and prev.state == EXITED:
-        last = {"terminated": {"exitCode": prev.exit_code, "reason": prev.reason,
-                               "startedAt": _ts(kl, prev.started_at), "finishedAt": _ts(kl, prev.finished_at),
-                               "containerID": kl.runtime.container_id(prev)}}
+        last = {"terminated": _terminated(kl, prev)}
     st["lastState"] = last
     if c is not None and c.image_id:
         # a container adopted from a dump (podlife.importer): what its node reported that podlife does not model
@@ -101,6 +102,18 @@ def container_status(kl: Kubelet, pod: Obj, spec: Obj, c: Container | None, prev
         # KEP-4960: the effective stop signal (podlife knows the spec's; an image's STOPSIGNAL it cannot see)
         st["stopSignal"] = signal
     return st
+
+
+def _terminated(kl: Kubelet, c: Container) -> Obj:
+    """ContainerStateTerminated of an exited container, in the API's field order; its message is the runtime's
+    then the container's own (kuberuntime_container.go getPodContainerStatuses)."""
+    term: dict[str, Any] = {"exitCode": c.exit_code, "reason": c.reason}
+    message = kl.runtime.termination_message(c)
+    if message:
+        term["message"] = message
+    term.update(startedAt=_ts(kl, c.started_at), finishedAt=_ts(kl, c.finished_at),
+                containerID=kl.runtime.container_id(c))
+    return term
 
 
 def _old_status(kl: Kubelet, pod: Obj, name: str) -> Obj | None:
