@@ -22,18 +22,9 @@ pytestmark = pytest.mark.skipif(event_loader() is None, reason="PyYAML without l
 
 def _python(text: str) -> list[yaml.Node] | None:
     try:
-        loader = Loader(text)
-    except yaml.YAMLError:   # the reader refuses control characters
+        return list(yaml.compose_all(text, Loader=Loader))
+    except (yaml.YAMLError, RecursionError):   # the reader refuses control characters, the parser bad syntax
         return None
-    try:
-        nodes = []
-        while loader.check_node():
-            nodes.append(loader.get_node())
-        return nodes
-    except (yaml.YAMLError, RecursionError):
-        return None
-    finally:
-        loader.dispose()
 
 
 def _shape(node: yaml.Node, seen: dict[int, int]) -> Any:
