@@ -792,7 +792,19 @@ DROPPED_FIELD_GATES: dict[DroppedField, str] = {
 
 def profile(version: str, gates: Mapping[str, bool] | None = None) -> Profile:
     """The rules of ``version`` with ``gates`` set over the release's defaults (a gate the release refuses,
-    or a version podlife does not model, is a ValueError)."""
+    or a version podlife does not model, is a ValueError). A Profile is immutable and depends on nothing else,
+    so one is made once per version and gates (a cluster asks for four; a sweep builds one cluster a point)."""
+    key = (version, tuple(sorted((gates or {}).items())))
+    made = _profiles.get(key)
+    if made is None:
+        made = _profiles[key] = _profile(version, gates)
+    return made
+
+
+_profiles: dict[tuple[str, tuple[tuple[str, bool], ...]], Profile] = {}
+
+
+def _profile(version: str, gates: Mapping[str, bool] | None) -> Profile:
     from podlife import features
 
     if version not in MODELLED_VERSIONS:
