@@ -23,8 +23,9 @@ import orjson
 from podlife.api import errors, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
-from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
 from podlife.api.packed import PackedObjects, key_order
+from podlife.api.speckey import graft, name_paths, split
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -944,9 +945,27 @@ class Store:
         """Pods made from one template differ in little but their names and status, so the parts that are
         alike (spec, labels, owner references: the same JSON, keys in the same order) are kept once and shared
         between them, as stored objects are never changed in place: a 150,000-pod cluster holds a few thousand
-        specs instead of 150,000."""
+        specs instead of 150,000. Their specs differ in the token volume's name (speckey.split): a spec alike
+        but for it is the first one's with the name in its own copies of the containers on the way to it."""
         md = pod["metadata"]
-        for holder, part_name in ((pod, "spec"), (md, "labels"), (md, "ownerReferences")):
+        spec = pod.get("spec")
+        try:
+            json = orjson.dumps(spec) if spec else None
+        except TypeError:
+            json = None
+        if json is not None:
+            key, name = split(json)
+            specs = self._shared.setdefault("spec", {})
+            found = specs.get(key)
+            if found is None:
+                if len(specs) > SHARED_PARTS:
+                    specs.clear()
+                specs[kept(key)] = (spec, name_paths(spec, name) if name is not None else None)
+            elif name is None:
+                pod["spec"] = found[0]
+            elif found[1] is not None:
+                pod["spec"] = graft(found[0], found[1], name)
+        for holder, part_name in ((md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
             if part:
                 holder[part_name] = once(self._shared.setdefault(part_name, {}), part, same,

@@ -33,6 +33,7 @@ import yaml
 
 from podlife.api.meta import Obj
 from podlife.api.quantity import to_bytes
+from podlife.api.speckey import name_free
 
 ANNOTATION = "podlife/behavior"
 _FIELDS = {"startSeconds", "exitAfterSeconds", "exitCode", "onTerm", "termSeconds", "readySeconds",
@@ -272,7 +273,7 @@ def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ())
     reads: the container, the annotation, the name the rules' pod patterns see, whether the pod expects the
     container to complete, and the rules."""
     md = pod.get("metadata") or {}
-    key = (orjson.dumps(container), (md.get("annotations") or {}).get(ANNOTATION),
+    key = (name_free(orjson.dumps(container)), (md.get("annotations") or {}).get(ANNOTATION),
            (md.get("name") or md.get("generateName") or "") if rules else "", _expects_completion(pod, container),
            rules)
     known = _known.get(key)

@@ -13,6 +13,7 @@ import orjson
 from podlife.api import names, selectors
 from podlife.api.errors import FieldError
 from podlife.api.meta import kept
+from podlife.api.speckey import name_free
 from podlife.api.validation import options
 from podlife.api.validation.common import (
     DUPLICATE,
@@ -265,16 +266,22 @@ _SPEC_ERRORS_KEPT = 1024
 def validate_pod_spec(spec: Mapping | None, path: str = "spec", *, is_pod: bool = True) -> Errs:
     """ValidatePodSpec; ``is_pod`` is PodValidationOptions.ResourceIsPod (False for templates). A function of
     the spec's content (and the feature gates) alone, and the pods of a workload share their template's spec:
-    the answer is kept per distinct spec (its JSON, key order included)."""
+    the answer is kept per distinct spec (its JSON, key order included). Pods differ in their token volume's
+    name (speckey.name_free): a spec is valid whatever that name, so for them only "no errors" is kept (errors
+    could name it)."""
     try:
-        key = (orjson.dumps(spec), path, is_pod, options.rules())
+        json = orjson.dumps(spec)
     except TypeError:
         return _validate_pod_spec(spec, path, is_pod)
+    free = name_free(json)
+    key = (free, path, is_pod, options.rules())
     errs = _SPEC_ERRORS.get(key)
     if errs is None:
-        if len(_SPEC_ERRORS) >= _SPEC_ERRORS_KEPT:
-            _SPEC_ERRORS.clear()
-        errs = _SPEC_ERRORS[(kept(key[0]), *key[1:])] = _validate_pod_spec(spec, path, is_pod)
+        errs = _validate_pod_spec(spec, path, is_pod)
+        if not errs or free is json:
+            if len(_SPEC_ERRORS) >= _SPEC_ERRORS_KEPT:
+                _SPEC_ERRORS.clear()
+            _SPEC_ERRORS[(kept(free), *key[1:])] = errs
     return list(errs)
 
 

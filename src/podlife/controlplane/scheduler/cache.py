@@ -29,6 +29,7 @@ from podlife.api.hostports import ALL_IPS, host_ports
 from podlife.api.meta import Obj, kept
 from podlife.api.quantity import parse_quantity
 from podlife.api.selectors import Selector, compiled
+from podlife.api.speckey import name_free
 
 RESOURCES = ("cpu", "memory", "ephemeral-storage")
 FIT = (*RESOURCES, "pods")   # the rows of the stacked fit arrays (requested "pods": the pods on the node)
@@ -274,7 +275,8 @@ class NodeCache:
     def spec_facts(self, spec: dict) -> SpecFacts:
         """The facts of a pod spec, worked out once per distinct spec (replicas share theirs; nodeName aside)."""
         try:
-            key = orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"}, option=orjson.OPT_SORT_KEYS)
+            key = name_free(orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"},
+                                         option=orjson.OPT_SORT_KEYS))   # SpecFacts do not read volume names
         except TypeError:
             return SpecFacts(spec)
         facts = self._facts.get(key)

@@ -21,8 +21,18 @@ import orjson
 
 from podlife.api.meta import Obj, kept
 from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
-from podlife.controlplane.scheduler.cache import (HOSTNAME, RESOURCES, ZONE, NodeCache, NodeInfo, PodCounter,
-                                                  SpecFacts, selector_key, term_matches)
+from podlife.api.speckey import name_free
+from podlife.controlplane.scheduler.cache import (
+    HOSTNAME,
+    RESOURCES,
+    ZONE,
+    NodeCache,
+    NodeInfo,
+    PodCounter,
+    SpecFacts,
+    selector_key,
+    term_matches,
+)
 
 MAX_NODE_SCORE = 100
 # schedule_one.go
@@ -250,7 +260,7 @@ def template(cache: NodeCache, pod: Obj) -> PodTemplate:
         return same[2]
     try:
         key: Any = (ns, orjson.dumps(labels, option=orjson.OPT_SORT_KEYS),
-                    orjson.dumps(spec, option=orjson.OPT_SORT_KEYS))
+                    name_free(orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)))   # no plugin reads the name
     except TypeError:
         key = None
     t = cache.templates.get(key) if key is not None else None

@@ -1,0 +1,109 @@
+"""Caches keyed by a pod spec without its token volume's name (api.speckey): replicas whose specs differ in that
+name alone share the answers that do not read it, and nothing else is taken for the same."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from podlife.api import admission
+from podlife.api.speckey import graft, name_free, name_paths, split
+from podlife.api.validation import core_pod
+from podlife.controlplane.scheduler.cache import NodeCache
+
+from tests.helpers import newest_rules  # noqa: F401  (a fixture)
+
+
+def _spec(volume: str, mount: str | None = None, cpu: str = "100m") -> dict:
+    return {"containers": [{"name": "c", "image": "app:1", "resources": {"requests": {"cpu": cpu}},
+                            "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+                            "volumeMounts": [{"name": mount or volume, "readOnly": True,
+                                              "mountPath": admission.TOKEN_MOUNT_PATH}]}],
+            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
+            "volumes": [{"name": volume, "projected": admission.token_volume_source()}]}
+
+
+def test_name_free_takes_out_one_generated_name_only() -> None:
+    a, b = orjson.dumps(_spec("kube-api-access-bcdfg")), orjson.dumps(_spec("kube-api-access-x2z9q"))
+    assert name_free(a) == name_free(b) != a
+    assert name_free(a).startswith(b"\0") and b"bcdfg" not in name_free(a)
+    assert name_free(a) != name_free(orjson.dumps(_spec("kube-api-access-x2z9q", cpu="200m")))
+    # two different names, a name not of the generated form (a vowel, a length), the prefix inside another
+    # string: the JSON as it is
+    for json in (orjson.dumps(_spec("kube-api-access-bcdfg", mount="kube-api-access-bcdfh")),
+                 orjson.dumps(_spec("kube-api-access-bcdfa")), orjson.dumps(_spec("kube-api-access-bcdfgh")),
+                 b'{"a":"kube-api-access-bcdfg","b":"x kube-api-access-bcdfg"}',
+                 b'{"a":"x\\"kube-api-access-bcdfg"}', b'{"a":1}'):
+        assert name_free(json) is json
+
+
+@pytest.mark.usefixtures("newest_rules")
+def test_validation_keeps_only_clean_answers_across_names() -> None:
+    core_pod._SPEC_ERRORS.clear()
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg")) == []
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-x2z9q")) == []
+    assert len(core_pod._SPEC_ERRORS) == 1
+    # errors are not kept under a key without the name (they could name it)
+    assert core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg", cpu="-1"))
+    assert len(core_pod._SPEC_ERRORS) == 1
+    # a mount of a volume that is not there: an error naming it, worked out for each name
+    bad = [core_pod.validate_pod_spec(_spec("kube-api-access-bcdfg", mount=f"kube-api-access-{s}"))
+           for s in ("bcdfh", "bcdfj")]
+    assert [e.value for errs in bad for e in errs if "volumeMounts" in e.path] == \
+        ["kube-api-access-bcdfh", "kube-api-access-bcdfj"]
+
+
+def test_scheduler_spec_facts_shared_across_names() -> None:
+    cache = NodeCache()
+    one, two = cache.spec_facts(_spec("kube-api-access-bcdfg")), cache.spec_facts(_spec("kube-api-access-x2z9q"))
+    assert one is two and one.req["cpu"] == 100
+    assert cache.spec_facts(_spec("kube-api-access-x2z9q", cpu="200m")) is not one
+
+
+def test_graft_shares_every_part_but_the_paths_to_the_name() -> None:
+    model, spec = _spec("kube-api-access-bcdfg"), _spec("kube-api-access-x2z9q")
+    key, name = split(orjson.dumps(spec))
+    assert (key, name) == (split(orjson.dumps(model))[0], "kube-api-access-x2z9q")
+    paths = name_paths(model, "kube-api-access-bcdfg")
+    assert paths == [("containers", 0, "volumeMounts", 0, "name"), ("volumes", 0, "name")]
+    out = graft(model, paths, name)
+    assert orjson.dumps(out) == orjson.dumps(spec)
+    assert orjson.dumps(model) == orjson.dumps(_spec("kube-api-access-bcdfg"))   # the model is left alone
+    assert out["volumes"][0]["projected"] is model["volumes"][0]["projected"]
+    assert out["containers"][0]["resources"] is model["containers"][0]["resources"]
+    assert out["restartPolicy"] is model["restartPolicy"]
+    assert out["volumes"][0] is not model["volumes"][0]
+    # the name also as a key, or inside another string: no paths (such specs are not shared)
+    assert name_paths({**model, "nodeSelector": {"kube-api-access-bcdfg": "x"}}, "kube-api-access-bcdfg") is None
+    assert name_paths({**model, "x": 'a"kube-api-access-bcdfg'}, "kube-api-access-bcdfg") is None
+
+
+def test_store_shares_replicas_specs() -> None:
+    from podlife.scenario.load import load_scenario
+    from podlife.scenario.run import run
+
+    sc = load_scenario("s.yaml", text="""
+apiVersion: podlife/v1alpha1
+kind: Scenario
+metadata: {name: s}
+spec:
+  until: 1m
+  cluster: {nodes: [{name: n1}]}
+  objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: c, image: nginx}]}
+""")
+    pods = run(sc).cluster.store.list("Pod")
+    names = {p["spec"]["volumes"][0]["name"] for p in pods}
+    assert len(pods) == 3 and len(names) == 3 and all(n.startswith("kube-api-access-") for n in names)
+    first, *rest = pods
+    for p in rest:
+        assert p["spec"]["volumes"][0]["projected"] is first["spec"]["volumes"][0]["projected"]
+        assert p["spec"]["containers"][0]["volumeMounts"][0]["name"] == p["spec"]["volumes"][0]["name"]
