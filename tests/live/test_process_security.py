@@ -124,6 +124,48 @@ def test_a_read_only_root_refuses_a_write_with_busyboxs_words(cluster: Cluster) 
     cluster.kubectl("delete", "pod", "ro", "--wait=false")
 
 
+def test_tmp_is_the_containers_own_writable_and_private_and_goes_with_it(cluster: Cluster) -> None:
+    # statefulset.go "should perform rolling updates and roll backs of template modifications" moves the
+    # httpd's index.html to /tmp: a container's /tmp is its image's, writable and its own
+    name = f"podlife-privtmp-{os.getpid()}"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: tmp}}
+        spec:
+          containers:
+          - {{name: a, image: {BUSYBOX}, command: ["sleep", "240"]}}
+          - {{name: b, image: {BUSYBOX}, command: ["sleep", "240"]}}
+        """)
+    cluster.wait_for("tmp running", lambda: cluster.running("tmp"), 30)
+    assert cluster.sh("tmp", "a", f"echo a > /tmp/{name} && echo a > /var/tmp/{name} && cat /tmp/{name} "
+                                  f"/var/tmp/{name} && stat -c %a /tmp /var/tmp") == "a\na\n1777\n1777\n"
+    assert cluster.sh("tmp", "b", f"for f in /tmp/{name} /var/tmp/{name}; do [ -e $f ] || echo no $f; done; "
+                                  f"echo b > /tmp/{name}; cat /tmp/{name}") == (
+        f"no /tmp/{name}\nno /var/tmp/{name}\nb\n")
+    assert not os.path.exists(f"/tmp/{name}") and not os.path.exists(f"/var/tmp/{name}")
+    pods = cluster.tmp / "data" / "pods"
+    # in the pod's directory: containers/<name>/<id>-rootfs/
+    kept = sorted((p.relative_to(pods).parts[1:], p.read_text()) for p in pods.rglob(name))
+    assert [(k[:2], k[2].endswith("-rootfs"), k[3:], text) for k, text in kept] == [
+        (("containers", "a"), True, ("tmp", name), "a\n"), (("containers", "a"), True, ("var", "tmp", name), "a\n"),
+        (("containers", "b"), True, ("tmp", name), "b\n")]
+    cluster.kubectl("delete", "pod", "tmp", "--grace-period=1")
+    cluster.wait_for("tmp's /tmp removed", lambda: not list(pods.glob("*/containers/a/*-rootfs")), 30)
+
+
+def test_a_read_only_root_makes_tmp_read_only(cluster: Cluster) -> None:
+    # readOnlyRootFilesystem: the image's /tmp is part of the root file system (BusyBox ash's message)
+    if shells.busybox() is None:
+        pytest.skip("no busybox on this machine")
+    cluster.apply(_pod("ro-tmp", f"""\
+            image: {BUSYBOX}
+            command: ["/bin/sh", "-c", "echo test > /tmp/file"]
+            securityContext: {{readOnlyRootFilesystem: true}}"""))
+    assert cluster.finished("ro-tmp", "Failed")["exitCode"] == 1
+    assert cluster.kubectl("logs", "ro-tmp").stdout == "/bin/sh: can't create /tmp/file: Read-only file system\n"
+
+
 def test_a_writable_root_takes_a_new_file_and_a_read_only_one_fails_the_container(cluster: Cluster) -> None:
     # security_context.go readOnlyRootFilesystem=false / true with "touch checkfile" (in the root, the working
     # directory): Succeeded, and Failed
