@@ -256,8 +256,28 @@ def watch_rollout(base: str, ns: str, watches: int, pods: int, readers: int = 4,
     return lat, seen, created, cpu
 
 
-def run(a: Any, pct: Any, free_port: Any, wait_up: Any) -> None:
+def wait_served(server: subprocess.Popen[bytes], base: str, wait_up: Any) -> None:
+    """Until ``base`` answers (serving a large dump takes minutes); the server's exit ends the wait."""
+    for _ in range(40):
+        try:
+            wait_up(base)
+            return
+        except SystemExit:
+            if server.poll() is not None:
+                raise
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
     import signal
+
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def run(a: Any, pct: Any, free_port: Any, wait_up: Any) -> None:
     import tempfile
 
     tmp = tempfile.mkdtemp(prefix="podlife-bench-")
@@ -276,13 +296,7 @@ def run(a: Any, pct: Any, free_port: Any, wait_up: Any) -> None:
                                os.path.join(tmp, "kubeconfig")], stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(40):
-            try:
-                wait_up(base)
-                break
-            except SystemExit:
-                if server.poll() is not None:
-                    raise
+        wait_served(server, base, wait_up)
         print(f"podlife up --from the dump served in {time.perf_counter() - t:.0f} s; server RSS "
               "%.0f MB (peak %.0f MB)" % memory_mb(server.pid), flush=True)
         if not a.dump:
@@ -310,8 +324,4 @@ def run(a: Any, pct: Any, free_port: Any, wait_up: Any) -> None:
               f"readers' {client:.1f} s", flush=True)
         print("server RSS at the end %.0f MB, peak %.0f MB (goal ≤ 6 GB)" % memory_mb(server.pid))
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)

@@ -21,6 +21,9 @@ def test_after_a_key_is_the_suffix_when_the_keys_ascend() -> None:
     assert sel.after("a/p1") == [objs[1], objs[2]]
     assert sel.after("a/p2") == _fresh(objs, "a/p2") == [objs[2]]
     assert sel.after("b/p1") == []
+    # a page of ``limit`` needs one more object than it shows, to tell whether another page follows
+    assert sel.after("a/p1", 1) == [objs[1], objs[2]] and sel.after("", 1) == [objs[0], objs[1]]
+    assert sel.after("a/p2", 5) == [objs[2]]
 
 
 def test_keys_out_of_order_are_filtered_as_a_fresh_read_does() -> None:

@@ -43,3 +43,21 @@ def test_the_index_answers_equalities_exactly_once_every_write_reached_it() -> N
     assert not store.delivering() and cache.exact(eq)
     assert cache.select("Pod", "default", eq, {}) == []
     assert [o["metadata"]["name"] for o in cache.select("Pod", "default", parse("app=db"), {})] == ["a", "b"]
+
+
+def test_a_read_at_a_revision_is_the_stored_objects_while_nothing_of_the_kind_was_written_since() -> None:
+    """Store.current_at lets a continued LIST read the kind as stored instead of undoing the history."""
+    kernel = Kernel(seed=0)
+    store = Store(kernel, Trace(kernel, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                  StoreOptions(profile=version_profile(NEWEST), admission=no_admission))
+    ensure_namespaces(store, ["default"])
+    store.create(_pod("a"), by="test")
+    kernel.run()
+    at = store.resource_version
+    store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}},
+                 by="test")
+    assert store.current_at("Pod", at) and not store.current_at("ConfigMap", at)
+    store.create(_pod("b"), by="test")
+    assert not store.current_at("Pod", at)
+    assert sorted(store.snapshot("Pod", at) or {}) == [("default", "a")]
+    assert store.current_at("Pod", store.resource_version)

@@ -61,12 +61,21 @@ def _since(now: datetime, ts: str | None) -> str:
     return human_duration((now - parse_time(ts)).total_seconds())
 
 
+def _later(a: str | None, b: str | None) -> str | None:
+    return b if b and (a is None or parse_time(b) > parse_time(a)) else a
+
+
 def pod_row(pod: Obj, now: datetime) -> dict[str, str]:
     """pkg/printers/internalversion/printers.go: printPod (its READY, STATUS, RESTARTS and AGE columns)."""
+    return dict(zip(COLUMNS, pod_cells(pod, now)))
+
+
+def pod_cells(pod: Obj, now: datetime) -> tuple[str, str, str, str, str, str]:
+    """pod_row's values in COLUMNS order (a Table's rows are made from them, one a pod: kept lean)."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
-    conditions = status.get("conditions") or []
+    conditions = status.get("conditions") or ()
     phase = status.get("phase") or ""
-    total = len(spec.get("containers") or [])
+    total = len(spec.get("containers") or ())
     ready = 0
     restarts = 0
     sidecar_restarts = 0
@@ -76,21 +85,20 @@ def pod_row(pod: Obj, now: datetime) -> dict[str, str]:
     for c in conditions:
         if c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated":
             reason = "SchedulingGated"
-    init_specs = {c["name"]: c for c in spec.get("initContainers") or []}
-    total += sum(1 for c in init_specs.values() if _restartable(c))
-
-    def later(a: str | None, b: str | None) -> str | None:
-        return b if b and (a is None or parse_time(b) > parse_time(a)) else a
+    init_list = spec.get("initContainers")
+    init_specs = {c["name"]: c for c in init_list} if init_list else {}
+    if init_specs:
+        total += sum(1 for c in init_specs.values() if _restartable(c))
 
     initializing = False
-    for i, cs in enumerate(status.get("initContainerStatuses") or []):
+    for i, cs in enumerate(status.get("initContainerStatuses") or ()):
         restarts += int(cs.get("restartCount") or 0)
         finished = ((cs.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
-        last_restart = later(last_restart, finished)
+        last_restart = _later(last_restart, finished)
         sidecar = _restartable(init_specs.get(cs.get("name", "")))
         if sidecar:
             sidecar_restarts += int(cs.get("restartCount") or 0)
-            last_sidecar_restart = later(last_sidecar_restart, finished)
+            last_sidecar_restart = _later(last_sidecar_restart, finished)
         state = cs.get("state") or {}
         term, wait = state.get("terminated"), state.get("waiting")
         if term is not None and term.get("exitCode") == 0:
@@ -107,18 +115,19 @@ def pod_row(pod: Obj, now: datetime) -> dict[str, str]:
         elif wait is not None and wait.get("reason") and wait["reason"] != "PodInitializing":
             reason = "Init:" + wait["reason"]
         else:
-            reason = f"Init:{i}/{len(spec.get('initContainers') or [])}"
+            reason = f"Init:{i}/{len(init_list or ())}"
         initializing = True
         break
 
-    initialized = any(c.get("type") == "Initialized" and c.get("status") == "True" for c in conditions)
-    if not initializing or initialized:
+    # (Initialized is only looked at while an init container still runs)
+    if not initializing or any(c.get("type") == "Initialized" and c.get("status") == "True" for c in conditions):
         restarts, last_restart = sidecar_restarts, last_sidecar_restart
         has_running = False
-        for cs in reversed(status.get("containerStatuses") or []):
+        for cs in reversed(status.get("containerStatuses") or ()):
             restarts += int(cs.get("restartCount") or 0)
-            last_restart = later(last_restart, ((cs.get("lastState") or {}).get("terminated") or {})
-                                 .get("finishedAt"))
+            last = cs.get("lastState")
+            if last:
+                last_restart = _later(last_restart, (last.get("terminated") or {}).get("finishedAt"))
             state = cs.get("state") or {}
             term, wait = state.get("terminated"), state.get("waiting")
             if wait is not None and wait.get("reason"):
@@ -134,17 +143,18 @@ def pod_row(pod: Obj, now: datetime) -> dict[str, str]:
             pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
             reason = "Running" if pod_ready else "NotReady"
 
-    deleting = pod["metadata"].get("deletionTimestamp")
-    if deleting and status.get("reason") == NODE_UNREACHABLE_POD_REASON:
-        reason = "Unknown"
-    elif deleting and phase not in ("Succeeded", "Failed"):
-        reason = "Terminating"
+    md = pod["metadata"]
+    deleting = md.get("deletionTimestamp")
+    if deleting:
+        if status.get("reason") == NODE_UNREACHABLE_POD_REASON:
+            reason = "Unknown"
+        elif phase not in ("Succeeded", "Failed"):
+            reason = "Terminating"
     shown_restarts = str(restarts)
     if restarts and last_restart:
         shown_restarts = f"{restarts} ({_since(now, last_restart)} ago)"
-    return {"NAME": pod["metadata"]["name"], "READY": f"{ready}/{total}", "STATUS": reason,
-            "RESTARTS": shown_restarts, "AGE": _since(now, pod["metadata"].get("creationTimestamp")),
-            "NODE": spec.get("nodeName") or "<none>"}
+    return (md["name"], f"{ready}/{total}", reason, shown_restarts, _since(now, md.get("creationTimestamp")),
+            spec.get("nodeName") or "<none>")
 
 
 COLUMNS = ("NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE")

@@ -332,3 +332,54 @@ def test_table_of_a_create_only_kind_is_not_acceptable(frozen: Live) -> None:
     code, _, _ = frozen.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", review,
                                 headers={"Accept": TABLE, "Content-Type": "application/json"})
     assert code == 406
+
+
+def test_a_repeated_list_is_answered_as_the_state_stands(frozen: Live) -> None:
+    """A LIST repeated at the same state is answered with the bytes it had (podlife.apiserver.cache); any write,
+    of that kind or another, and a move of the clock (a Table's ages) make it new."""
+    ns = "/api/v1/namespaces/relist/pods"
+    assert frozen.json("POST", "/api/v1/namespaces", {"metadata": {"name": "relist"}})[0] == 201
+    assert frozen.json("POST", ns, _pod("one"))[0] == 201
+    _, _, first = frozen.request("GET", ns, headers={"Accept": TABLE})
+    _, _, again = frozen.request("GET", ns, headers={"Accept": TABLE})
+    assert first == again and [r["cells"][0] for r in json.loads(first)["rows"]] == ["one"]
+    assert frozen.json("POST", ns, _pod("two"))[0] == 201
+    _, _, table = _get(frozen, ns, TABLE)
+    assert [r["cells"][0] for r in table["rows"]] == ["one", "two"]
+    rv = table["metadata"]["resourceVersion"]
+    assert frozen.json("POST", "/api/v1/namespaces/relist/configmaps", {"metadata": {"name": "c"}})[0] == 201
+    _, _, later = _get(frozen, ns, TABLE)
+    assert int(later["metadata"]["resourceVersion"]) > int(rv)
+    ages = [r["cells"][4] for r in later["rows"]]
+    frozen.advance("3m")
+    _, _, aged = _get(frozen, ns, TABLE)
+    assert [r["cells"][4] for r in aged["rows"]] != ages and [r["cells"][4] for r in aged["rows"]][0].startswith("3m")
+    _, plain = frozen.json("GET", ns)
+    assert [p["metadata"]["name"] for p in plain["items"]] == ["one", "two"]
+
+
+def test_watches_replaying_several_revisions_of_one_object_send_each_revision(frozen: Live) -> None:
+    """Every watch sends each event's own revision of the object, in order, the same bytes for each watch (the
+    lines are made once per event and shared: podlife.apiserver.watch.Frames)."""
+    code, created = frozen.json("POST", PODS, _pod("revs"))
+    assert code == 201
+    rvs = [created["metadata"]["resourceVersion"]]   # then the scheduler's and the kubelet's writes
+    for i in range(3):
+        code, patched = frozen.json("PATCH", f"{PODS}/revs", {"metadata": {"labels": {"step": str(i)}}},
+                                    "application/merge-patch+json")
+        assert code == 200
+        rvs.append(patched["metadata"]["resourceVersion"])
+    since = int(rvs[0]) - 1
+    streams = []
+    for _ in range(2):
+        code, _, raw = frozen.request(
+            "GET", f"{PODS}?watch=true&fieldSelector=metadata.name%3Drevs&resourceVersion={since}&timeoutSeconds=1")
+        assert code == 200
+        streams.append(raw)
+    assert streams[0] == streams[1]
+    events = [json.loads(line) for line in streams[0].splitlines()]
+    seen = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
+    assert seen == sorted(set(seen)) and (events[0]["type"], seen[0]) == ("ADDED", int(rvs[0]))
+    assert {e["type"] for e in events[1:]} == {"MODIFIED"} and seen[-3:] == [int(rv) for rv in rvs[1:]]
+    assert [e["object"]["metadata"].get("labels", {}).get("step") for e in events[-4:]] == [None, "0", "1", "2"]
+    frozen.json("DELETE", f"{PODS}/revs?gracePeriodSeconds=0")

@@ -169,7 +169,8 @@ def test_downward_api_environment(cluster: ProcessCluster) -> None:
 
 
 def test_hosts_file_mount_point_made_in_a_volume_at_etc(cluster: ProcessCluster) -> None:
-    """A volume mounted at /etc lacks a hosts file: the mount point is made in it (as runc makes a missing one)."""
+    """A volume mounted at /etc lacks a hosts file: the mount point is made in it (as runc makes a missing one),
+    and the same for the pod's resolv.conf (podlife.runtime.poddns)."""
     cluster.apply("""\
         apiVersion: v1
         kind: Pod
@@ -186,5 +187,5 @@ def test_hosts_file_mount_point_made_in_a_volume_at_etc(cluster: ProcessCluster)
     ip = running(cluster, "etc-volume")
     hosts = cluster.kubectl("exec", "etc-volume", "--", "/bin/cat", "/etc/hosts").stdout
     assert hosts == LOCALHOST + f"{ip}\tetc-volume\n"
-    assert cluster.kubectl("exec", "etc-volume", "--", "/bin/ls", "/etc").stdout == "hosts\n"
+    assert cluster.kubectl("exec", "etc-volume", "--", "/bin/ls", "/etc").stdout == "hosts\nresolv.conf\n"
     cluster.kubectl("delete", "pod", "etc-volume", "--wait=false")

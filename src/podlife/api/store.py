@@ -781,6 +781,22 @@ class Store:
                 items[key] = h.old   # MODIFIED: the object before; DELETED: the object as removed
         return items
 
+    def computed(self, kind: str) -> bool:
+        """Whether reading the kind can bring computed state up to date (a write: add_materializer)."""
+        return kind in self._materialized_kinds
+
+    def current_at(self, kind: str, rv: int) -> bool:
+        """Whether the kind's objects as stored now are what it held at resourceVersion ``rv`` (nothing of the
+        kind written since and no computed state), so a read at ``rv`` can be served by ``list``."""
+        if kind in self._materialized_kinds or not self.kept(rv):
+            return False
+        for h in reversed(self._history):
+            if h.rv <= rv:
+                return True
+            if h.kind == kind:
+                return False
+        return True
+
     def unwatch(self, w: Watch) -> None:
         """End a watch and forget it (a watch request whose client went away)."""
         w.stop()

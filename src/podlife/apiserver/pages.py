@@ -31,10 +31,12 @@ class Selected:
     keys: list[str]
     ascending: bool   # the keys are in increasing order, so the objects after a key are a suffix
 
-    def after(self, key: str) -> list[Obj]:
-        """The objects whose key sorts after ``key``, in order."""
+    def after(self, key: str, limit: int = 0) -> list[Obj]:
+        """The objects whose key sorts after ``key``, in order; with ``limit``, no more than limit + 1 of them
+        (enough to tell whether a page is the last)."""
         if self.ascending:
-            return self.objs[bisect_right(self.keys, key):]
+            at = bisect_right(self.keys, key)
+            return self.objs[at:at + limit + 1] if limit > 0 else self.objs[at:]
         return [o for k, o in zip(self.keys, self.objs) if k > key]
 
 

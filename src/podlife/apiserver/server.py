@@ -45,7 +45,7 @@ from podlife.apiserver.status import (
     too_large,
     warning_header,
 )
-from podlife.apiserver.watch import WatchStream
+from podlife.apiserver.watch import Frames, WatchStream
 from podlife.engine import slices
 
 log = logging.getLogger("podlife.apiserver")
@@ -105,6 +105,7 @@ class ApiServer:
         self.store: Store = cluster.store
         self.cache = ReadCache(self.store)
         self.pages = Pages()   # the selections of chunked LISTs in progress
+        self.frames = Frames()   # watch events' lines, shared by the watches of one encoding
         self._defaulting: dict[tuple[Any, Any, str], dict[str, Any] | None] = {}
         self.conversions = Converter()   # custom resources read at another version (podlife.apiserver.crconversion)
         self.clock = clock
@@ -413,9 +414,10 @@ class ApiServer:
         cols, make = tables.row_maker(r.kind, now, version=version, include=include, crd=r.crd,
                                       served_version=r.version, profile=self.cluster.profile)
 
-        def row(o: Obj) -> bytes:
-            return self.cache.row(r.storage_kind, o, options, lambda: orjson.dumps(make(self.out(r, o))))
-        rows = [row(o) for o in objs]
+        if (r.group, r.version, r.kind) in conversion.CONVERSIONS or r.crd is not None:
+            rows = self.cache.table_rows(r.storage_kind, objs, options, lambda o: orjson.dumps(make(self.out(r, o))))
+        else:   # (out() is the stored object itself)
+            rows = self.cache.table_rows(r.storage_kind, objs, options, lambda o: orjson.dumps(make(o)))
         return self._bytes(tables.encoded_table(cols, rows, version=version, list_meta=list_meta) + b"\n")
 
     # -- reads
@@ -440,6 +442,26 @@ class ApiServer:
     def _list(self, request: web.Request, t: Target) -> web.Response:
         q = request.query
         _list_options(q)
+        # the same LIST at the same state (no write anywhere since, the same instant for a Table's ages, no
+        # watch event waiting for the indexes) is answered with the bytes it had: clients that poll a quiet
+        # cluster (50 of them listing one namespace) cost one list per write, not one per request (not a custom
+        # resource's: a conversion webhook answers it)
+        kind = t.resource.storage_kind
+        tv = self._wants_table(request)
+        key = None
+        if not self.store.delivering() and not self.store.computed(kind) and t.resource.crd is None:
+            key = (request.path, request.query_string, tv, self.store.resource_version, self.store.writes[kind],
+                   self.now() if tv else None, self.catalog.generation)
+            body = self.cache.body(key)
+            if body is not None:
+                return self._bytes(body)
+        resp = self._list_body(request, t, tv)
+        if key is not None and isinstance(resp.body, bytes):
+            self.cache.keep_body(key, resp.body)
+        return resp
+
+    def _list_body(self, request: web.Request, t: Target, tv: str | None) -> web.Response:
+        q = request.query
         matches = self._selectors(request, t)
         kind = t.resource.storage_kind
         start = q.get("continue")
@@ -459,12 +481,18 @@ class ApiServer:
             at_rv = at
 
             def read() -> list[Obj]:
+                if self.store.current_at(kind, at_rv):
+                    # nothing of the kind written since: the stored objects, in the key order kept (no copy and
+                    # sort of them all)
+                    objs = self.store.list(kind, t.namespace)
+                    return [o for o in objs if matches(o)] if matches else objs
                 items = self.store.snapshot(kind, at_rv) or {}
                 objs = [items[k] for k in sorted(items) if t.namespace is None or k[0] == t.namespace]
                 return [o for o in objs if matches(o)]
             selected = self.pages.selected(
                 (kind, at, t.namespace, q.get("labelSelector", ""), q.get("fieldSelector", "")), read)
-            objs = selected.after(key) if start else selected.objs
+            objs = selected.after(key, max(_parse_int(q["limit"]), 0) if q.get("limit") else 0) if start else \
+                selected.objs
             start = None   # the objects after the token's key are taken
         else:
             cached = self.cache.select(kind, t.namespace, matches.labels,
@@ -487,7 +515,6 @@ class ApiServer:
             meta["continue"] = _encode_continue(page_key(objs[-1]), rv)
             meta["remainingItemCount"] = None
         meta = {k: v for k, v in meta.items() if v is not None}
-        tv = self._wants_table(request)
         if tv:
             return self._table(request, t, objs, tv, meta)
         r = t.resource
@@ -530,9 +557,12 @@ class ApiServer:
         async def prepare(obj: Obj) -> None:
             await self.convertible(r, [obj])
 
+        # a plain JSON event is the same bytes for every watch of this served version (not a custom resource's:
+        # those are converted, and prepared, per watch)
+        shared = None if tv or r.crd is not None else (r.group, r.version, r.kind)
         stream = WatchStream(self, r.storage_kind, t.namespace, matches, encode, bookmark, since,
                              q.get("allowWatchBookmarks") in ("true", "1"), timeout, initial,
-                             prepare if r.crd is not None else None)
+                             prepare if r.crd is not None else None, shared, self.frames)
         return await stream.serve(request)
 
     # -- writes

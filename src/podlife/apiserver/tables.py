@@ -1,8 +1,8 @@
 """Table conversion (meta.k8s.io Table): the columns kubectl prints for each resource.
 
 The column sets follow pkg/printers/internalversion/printers.go (AddHandlers: one column definition list per
-kind, priority 1 = shown with -o wide). Pods use podlife.printers.pod_row, the function that also writes the
-summary's tables. A kind without its own printer gets the default table (Name, Created At;
+kind, priority 1 = shown with -o wide). Pods use podlife.printers.pod_cells (pod_row's values), what also
+writes the summary's tables. A kind without its own printer gets the default table (Name, Created At;
 staging/src/k8s.io/apiserver/pkg/registry/rest/table.go), a custom resource its CRD's additionalPrinterColumns
 (staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor).
 """
@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from podlife.api.meta import Obj, get_condition
-from podlife.printers import human_duration, parse_time, pod_row
+from podlife.printers import human_duration, parse_time, pod_cells
 from podlife.versions import Profile
 
 Column = tuple[str, str, int, str]   # name, type, priority, format
@@ -44,15 +44,15 @@ def _selector(sel: Obj | None) -> str:
 
 
 def _pod(o: Obj, now: datetime) -> Row:
-    r = pod_row(o, now)
+    name, ready, status, restarts, age, node = pod_cells(o, now)
     st = o.get("status") or {}
-    gates = (o.get("spec") or {}).get("readinessGates") or []
+    gates = (o.get("spec") or {}).get("readinessGates")
     gate_cell = "<none>"
     if gates:
         conds = {c.get("type"): c.get("status") for c in st.get("conditions") or ()}
         gate_cell = f"{sum(conds.get(g.get('conditionType')) == 'True' for g in gates)}/{len(gates)}"
-    return [r["NAME"], r["READY"], r["STATUS"], r["RESTARTS"], r["AGE"], st.get("podIP") or "<none>",
-            r["NODE"], st.get("nominatedNodeName") or "<none>", gate_cell]
+    return [name, ready, status, restarts, age, st.get("podIP") or "<none>", node,
+            st.get("nominatedNodeName") or "<none>", gate_cell]
 
 
 def _node(o: Obj, now: datetime) -> Row:

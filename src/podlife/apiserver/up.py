@@ -78,9 +78,18 @@ def served_securely(cfg: UpConfig) -> bool:
     return secure(cfg.host, cfg.tls) or cfg.runtime == "process"
 
 
-def certificate_names(host: str) -> tuple[str, ...]:
-    """The subjectAltNames of the self-signed certificate: the address and the loopback names."""
-    return (host, "127.0.0.1", "::1", "localhost")
+def certificate_names(host: str, in_cluster: bool = False) -> tuple[str, ...]:
+    """The subjectAltNames of the self-signed certificate: the address and the loopback names; with ``in_cluster``
+    (the process runtime, whose pods reach the API server by the `kubernetes` Service) also the names and the
+    ClusterIP kubeadm gives the API server's certificate (cmd/kubeadm/app/util/pkiutil GetAPIServerAltNames)."""
+    names: tuple[str, ...] = (host, "127.0.0.1", "::1", "localhost")
+    if in_cluster:
+        from podlife.api.registry.service import first_service_ip
+        from podlife.runtime.hostsfile import CLUSTER_DOMAIN
+
+        names += ("kubernetes", "kubernetes.default", "kubernetes.default.svc",
+                  f"kubernetes.default.svc.{CLUSTER_DOMAIN}", first_service_ip())
+    return names
 
 
 def build_cluster(cfg: UpConfig) -> Cluster:
@@ -233,20 +242,20 @@ def remove_temporary(cfg: UpConfig) -> None:
         shutil.rmtree(cfg.data_dir, ignore_errors=True)
 
 
-def _self_signed(host: str, directory: str) -> tuple[str, str]:
+def _self_signed(names: tuple[str, ...], directory: str) -> tuple[str, str]:
     cert, key = os.path.join(directory, "apiserver.crt"), os.path.join(directory, "apiserver.key")
-    san = ",".join(f"IP:{n}" if _is_ip(n) else f"DNS:{n}" for n in dict.fromkeys(certificate_names(host)))
+    san = ",".join(f"IP:{n}" if _is_ip(n) else f"DNS:{n}" for n in dict.fromkeys(names))
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-subj",
                     "/CN=podlife-apiserver", "-addext", f"subjectAltName={san}",
                     "-keyout", key, "-out", cert], check=True, capture_output=True)
     return cert, key
 
 
-def _tls(host: str) -> tuple[ssl.SSLContext, bytes]:
+def _tls(names: tuple[str, ...]) -> tuple[ssl.SSLContext, bytes]:
     """The server's TLS context and its certificate (PEM). The key is on disk only while it is loaded: its
     private temporary directory is gone before the server answers, whatever happens."""
     with tempfile.TemporaryDirectory(prefix="podlife-up-") as tmp:
-        cert, key = _self_signed(host, tmp)
+        cert, key = _self_signed(names, tmp)
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(cert, key)
         return ctx, Path(cert).read_bytes()
@@ -295,7 +304,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     tls = served_securely(cfg)
     token = secrets.token_urlsafe(32) if tls else None
     scheme = "https" if tls else "http"
-    served = Served.of(scheme, cfg.host, certificate_names(cfg.host) if tls else ())
+    names = certificate_names(cfg.host, in_cluster=cfg.runtime == "process")
+    served = Served.of(scheme, cfg.host, names if tls else ())
     api = ApiServer(cluster, clock, token=token, host=f"{cfg.host}:{cfg.port}", served=served,
                     trace_file=data.file(TRACE_FILE) if data is not None else None)
     if data is not None:
@@ -317,15 +327,19 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     runner = web.AppRunner(api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
     processes = cluster.process_host
+    network: Any = None
     ready = False
     try:
-        ssl_ctx, ca = _tls(cfg.host) if tls else (None, None)
+        ssl_ctx, ca = _tls(names) if tls else (None, None)
         site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
         await site.start()
+        port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
         if processes is not None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
-        port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
+            network = _service_network(cfg, cluster, port)
+            for line in await network.start():
+                out(f"podlife: {line}")
         # for snapshots (podlife.apiserver.snapshots): the listener a restore hands over, the connections it cuts
         api.listening = site._server
         api.connections = lambda: list(runner.server.connections) if runner.server is not None else []
@@ -346,12 +360,22 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             snapshots.close(api)
         if processes is not None:
             await _stop_processes(cfg, processes, out if ready else (lambda line: None))
+        if network is not None:
+            network.stop()
         remove_temporary(cfg)
         api.trace.close()
         if data is not None:
             data.close()
         if ready and not api.handed_over:
             out("podlife: stopped")
+
+
+def _service_network(cfg: UpConfig, cluster: Cluster, port: int) -> Any:
+    """kube-proxy and cluster DNS beside the process runtime (podlife.runtime.servicenet)."""
+    from podlife.runtime.servicenet import ServiceNetwork, listen_address
+
+    return ServiceNetwork(cluster.store, cluster.kernel, cluster.process_host, advertised_address(cfg),
+                          listen_address(cfg.host, port))
 
 
 def _ready(cfg: UpConfig, cluster: Cluster, data: Any, url: str, path: str, out: Any) -> None:

@@ -24,6 +24,29 @@ from podlife.api.meta import Obj
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
 BOOKMARK_EVERY = 60.0
 _ALIVE_CHECK = 5.0   # how often an idle watch looks whether its client is still there
+WRITE_EVENTS = 256   # queued events sent in one write at most (a replay of every pod is not one buffer)
+FRAMES_KEPT = 4096   # encoded events kept for the other watches of the same encoding
+
+
+class Frames:
+    """Each event's line, encoded once for all the watches that send it the same way (the cacher's
+    cachingObject: one serialization per event and encoding, whatever the number of watchers). Keyed by the
+    event's type and stored object (stored objects are never changed in place; the object is kept with its
+    line, so its id cannot be reused while the entry lives); the oldest are dropped beyond FRAMES_KEPT."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[Any, str, int], tuple[Obj, bytes]] = {}
+
+    def line(self, encoding: Any, type_: str, obj: Obj, make: Callable[[], bytes]) -> bytes:
+        key = (encoding, type_, id(obj))
+        hit = self._lines.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        line = make()
+        self._lines[key] = (obj, line)
+        if len(self._lines) > FRAMES_KEPT:
+            del self._lines[next(iter(self._lines))]
+        return line
 
 
 
@@ -32,12 +55,14 @@ class _Ended(Exception):
 
 class WatchStream:
     """One watch request. ``matches(obj)`` applies the selectors; ``encode(type, obj, first)`` renders the
-    event's object (the object itself, converted, or a Table)."""
+    event's object (the object itself, converted, or a Table); ``shared`` names that encoding when it does not
+    depend on the watch (not a Table), so its lines are made once for every such watch (``frames``)."""
 
     def __init__(self, server: Any, kind: str, namespace: str | None, matches: Callable[[Obj], bool],
                  encode: Callable[[str, Obj, bool], Any], bookmark_object: Callable[[str], Any],
                  since: int | None, bookmarks: bool, timeout: float | None, initial_events_end: bool = False,
-                 prepare: Callable[[Obj], Awaitable[None]] | None = None) -> None:
+                 prepare: Callable[[Obj], Awaitable[None]] | None = None, shared: Any = None,
+                 frames: Frames | None = None) -> None:
         self.server = server
         self.kind = kind
         self.namespace = namespace
@@ -53,6 +78,10 @@ class WatchStream:
         self._ready = asyncio.Event()
         self._watch: Any = None
         self._first = True
+        self._timed_out = False
+        # (a watch that prepares its objects, a custom resource's, encodes its own)
+        self.shared = shared if frames is not None and prepare is None else None
+        self.frames = frames
 
     def _on_change(self, type_: str, obj: Obj, old: Obj | None) -> None:
         now = self.matches(obj) if type_ != DELETED else False
@@ -75,6 +104,16 @@ class WatchStream:
     def _push(self, type_: str, obj: Obj) -> None:
         self._events.append((type_, obj))
         self._ready.set()
+
+    def _event(self, type_: str, obj: Obj) -> bytes:
+        """The event's line as this watch sends it."""
+        if self.shared is not None and self.frames is not None:
+            line = self.frames.line(self.shared, type_, obj,
+                                    lambda: self._line(type_, self.encode(type_, obj, False)))
+        else:
+            line = self._line(type_, self.encode(type_, obj, self._first))
+        self._first = False
+        return line
 
     def _line(self, type_: str, obj: Any) -> bytes:
         if isinstance(obj, bytes):   # the object's JSON, made once (podlife.apiserver.cache)
@@ -109,10 +148,7 @@ class WatchStream:
             if self.initial_events_end:
                 # KEP-3157 watch-list: the initial ADDED events end with a bookmark annotated
                 # k8s.io/initial-events-end (cacher.go)
-                while self._events:
-                    type_, obj = self._events.popleft()
-                    await self._send(resp, type_, obj)
-                    self._first = False
+                await self._drain(resp)
                 mark = self.bookmark_object(str(store.resource_version))
                 mark["metadata"]["annotations"] = {"k8s.io/initial-events-end": "true"}
                 await resp.write(self._line(BOOKMARK, mark))
@@ -124,16 +160,25 @@ class WatchStream:
                 store.unwatch(self._watch)
         return resp
 
-    async def _send(self, resp: web.StreamResponse, type_: str, obj: Obj) -> None:
-        if self.prepare is not None:
-            try:
-                await self.prepare(obj)
-            except ApiError as e:   # the watch ends with the error as its last event
-                from podlife.apiserver.status import status_body
+    async def _drain(self, resp: web.StreamResponse) -> None:
+        """Send the queued events, in order, one write (one chunk of the stream) per up to WRITE_EVENTS of them:
+        upstream flushes only when no event is left queued (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/
+        watch.go HandleHTTP: ``if len(ch) == 0 { flusher.Flush() }``)."""
+        while self._events:
+            lines: list[bytes] = []
+            while self._events and len(lines) < WRITE_EVENTS:
+                type_, obj = self._events.popleft()
+                if self.prepare is not None:
+                    try:
+                        await self.prepare(obj)
+                    except ApiError as e:   # the watch ends with the error as its last event
+                        from podlife.apiserver.status import status_body
 
-                await resp.write(self._line(ERROR, status_body(e)))
-                raise _Ended from None
-        await resp.write(self._line(type_, self.encode(type_, obj, self._first)))
+                        lines.append(self._line(ERROR, status_body(e)))
+                        await resp.write(b"".join(lines))
+                        raise _Ended from None
+                lines.append(self._event(type_, obj))
+            await resp.write(lines[0] if len(lines) == 1 else b"".join(lines))
 
     async def _stream(self, request: web.Request, resp: web.StreamResponse) -> None:
         start = time.monotonic()
@@ -144,10 +189,7 @@ class WatchStream:
             if deadline is not None:
                 next_bookmark = min(next_bookmark, deadline - 2.0)
         while True:
-            while self._events:
-                type_, obj = self._events.popleft()
-                await self._send(resp, type_, obj)
-                self._first = False
+            await self._drain(resp)
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return
@@ -163,9 +205,18 @@ class WatchStream:
             self._ready.clear()
             if self._events:
                 continue
+            # a timer rather than asyncio.wait_for (a task and two futures per wake-up of each watch)
+            timer = asyncio.get_running_loop().call_later(max(wait, 0.0), self._time_up)
             try:
-                await asyncio.wait_for(self._ready.wait(), timeout=max(wait, 0.0))
-            except asyncio.TimeoutError:
+                await self._ready.wait()
+            finally:
+                timer.cancel()
+            if self._timed_out:
+                self._timed_out = False
                 transport = request.transport
                 if transport is None or transport.is_closing():
                     return
+
+    def _time_up(self) -> None:
+        self._timed_out = True
+        self._ready.set()

@@ -280,6 +280,10 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
     def set_up_volumes(self, pod: Obj, payloads: dict[str, dict[str, tuple[bytes, int]]]) -> None:
         """Only a runtime that ``writes_volumes`` is handed volume files."""
 
+    def dns_events(self, pod_uid: str) -> list[tuple[str, str]]:
+        """A simulated sandbox has no resolv.conf: the pod's DNS settings are not modelled."""
+        return []
+
     def log_file(self, container_id: str) -> tuple[str, Any] | None:
         """The container's CRI log file and its writer while one writes to it: a simulated process writes none."""
         return None

@@ -26,6 +26,20 @@ def timestamp(ns: int | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{frac:09d}Z"
 
 
+def parse_line(line: bytes) -> tuple[bytes, bytes] | None:
+    """parseCRILog (pkg/kubelet/kuberuntime/logs/logs.go): (timestamp, content) of one line of the file, the
+    newline of a partial piece dropped; None for a line that is not a CRI line of stdout or stderr."""
+    try:
+        ts, stream, tag, content = line.split(b" ", 3)
+    except ValueError:
+        return None   # not a CRI line (upstream logs the parse error and goes on)
+    if stream not in (b"stdout", b"stderr"):
+        return None
+    if tag.split(b":")[0] == b"P" and content.endswith(b"\n"):
+        content = content[:-1]
+    return ts, content
+
+
 class LogWriter:
     """Copies a container's stdout and stderr pipes into its log file."""
 

@@ -7,9 +7,9 @@ started by the supervisor (podlife.runtime.supervisor), in a mount namespace of 
 allows it (podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's
 volumes at their mount paths); each pod has a loopback address of its node's range as its IP, and a directory
 under the data directory (``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data
-volumes written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format). StopContainer sends
-the stop signal to the process, waits out the grace period and SIGKILLs the group; exit codes come from the
-process (128 + the signal for one killed by a signal), and when the container's main process ends everything
+volumes written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI
+format). StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the group;
+exit codes come from the process (128 + the signal for one killed by a signal), and when the container's main process ends everything
 else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run their command
 in the container's namespace, environment and working directory; HTTP and TCP ones connect to the pod's
 address.
@@ -39,8 +39,8 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, privatetmp, shells,
-                             termination, utsns, webservers)
+from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, privatetmp,
+                             shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -78,6 +78,8 @@ class Host:
     uts: str | None = "not started"   # the same for UTS namespaces (the pod's hostname)
     sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
     busybox: str | None = None   # this machine's BusyBox, which runs an ash image's sh when it can
+    # the kubelets' clusterDNS (podlife.runtime.clusterdns sets it when it serves); empty: ClusterFirst falls back
+    cluster_dns: list[str] = field(default_factory=list)
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -250,6 +252,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.node_ip = ""   # set by Host.node_runtime
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
+        self._dns_events: dict[str, list[tuple[str, str]]] = {}
 
     # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
 
@@ -264,7 +267,24 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 path = os.path.join(base, "volumes", vol["name"])
                 os.makedirs(path, exist_ok=True)
                 os.chmod(path, 0o777)
+        self._write_resolv_conf(pod, base)
         return sb
+
+    def _write_resolv_conf(self, pod: Obj, base: str) -> None:
+        """The sandbox's resolv.conf, from the kubelet's GetPodDNS (podlife.runtime.poddns), written once per
+        sandbox as containerd's setupSandboxFiles does; its Warning events are the kubelet's to record."""
+        try:
+            with open(poddns.RESOLV_CONF, "rb") as f:
+                host_file = f.read()
+        except OSError:
+            host_file = b""
+        cfg, events = poddns.pod_dns(pod, poddns.parse_resolv_conf(host_file.decode("utf-8", "replace")),
+                                     self.host.cluster_dns)
+        self._dns_events[pod["metadata"]["uid"]] = events
+        path = os.path.join(base, poddns.FILE_NAME)
+        with open(path, "wb") as f:
+            f.write(poddns.content(cfg, host_file))
+        os.chmod(path, 0o644)
 
     def set_up_volumes(self, pod: Obj, payloads: dict[str, atomicwriter.Payload]) -> None:
         """The kubelet's SetUp of the pod's API-data volumes: each written with the atomic writer into
@@ -278,6 +298,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                             md["namespace"], md["name"], base, self.host.namespaces)
         for name, payload in payloads.items():
             atomicwriter.write(os.path.join(base, name), payload)
+
+    def dns_events(self, pod_uid: str) -> list[tuple[str, str]]:
+        return self._dns_events.pop(pod_uid, [])
 
     def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
         """The container's log file and, while its process writes to it, the writer."""
@@ -346,6 +369,11 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
             if hostsfile.should_mount(config.spec, config.pod_ips):
                 mounts.append(hosts_mount(config.pod, pod_dir, config.pod_ips))
+            resolv = os.path.join(pod_dir, poddns.FILE_NAME)
+            if poddns.should_mount(config.spec) and os.path.exists(resolv):
+                # containerd's WithPodResolvConf: the sandbox's file at /etc/resolv.conf, read-only for a
+                # read-only root filesystem (podlife: read-write as /etc/hosts)
+                mounts.append({"source": resolv, "target": poddns.RESOLV_CONF, "readonly": False, "file": True})
             if config.spec.get("terminationMessagePath"):
                 term_path, mount = termination.make_file(pod_dir, config.name, c.id, config.spec)
                 mounts.append(mount)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from podlife.api.meta import Obj
-from podlife.kubelet.kuberuntime.logs import LogOptions, _render
+from podlife.runtime.crilog import parse_line
 
 MAX_FILE = 4 * 1024          # kubecontainer.MaxContainerTerminationMessageLength
 MAX_LOG_BYTES = 2 * 1024     # kubecontainer.MaxContainerTerminationMessageLogLength
@@ -44,13 +44,12 @@ def _read_at_most(path: str, limit: int) -> bytes:
 def from_logs(log_path: str) -> str:
     """readLastStringFromContainerLogs: the last lines of the log as ``kubectl logs --tail 80 --limit-bytes
     2048`` prints them."""
-    opts = LogOptions(tail=MAX_LOG_LINES, limit_bytes=MAX_LOG_BYTES)
     try:
         with open(log_path, "rb") as f:
             lines = f.read().splitlines(keepends=True)
     except OSError as e:
         return f"Error on reading termination message from logs: {e}"
-    out = b"".join(x for x in (_render(line, opts) for line in lines[-MAX_LOG_LINES:]) if x is not None)
+    out = b"".join(parsed[1] for parsed in map(parse_line, lines[-MAX_LOG_LINES:]) if parsed is not None)
     return out[:MAX_LOG_BYTES].decode("utf-8", "replace")
 
 

@@ -293,6 +293,7 @@ class ReplicaSetController:
         # informer caches and indexes
         self.rss: dict[Key, Obj] = {}
         self.rs_by_owner: dict[str, set[Key]] = {}          # controller (Deployment) uid -> RS keys
+        self.rs_by_ns: dict[str, set[Key]] = {}             # namespace -> RS keys (the informer's namespace index)
         self.index = shared_pod_index(store)                # pods by uid, by controller uid, orphans
         self.tallies: dict[str, _Tally] = {}                # RS uid -> status figures of its pods
 
@@ -308,11 +309,13 @@ class ReplicaSetController:
     def _index_rs(self, rs: Obj | None, old: Obj | None) -> None:
         if old is not None:
             self.rss.pop(_key(old), None)
+            self.rs_by_ns.get(_key(old)[0], set()).discard(_key(old))
             o = owner_of(old)
             if o is not None:
                 self.rs_by_owner.get(o.get("uid", ""), set()).discard(_key(old))
         if rs is not None:
             self.rss[_key(rs)] = rs
+            self.rs_by_ns.setdefault(_key(rs)[0], set()).add(_key(rs))
             o = owner_of(rs)
             if o is not None:
                 self.rs_by_owner.setdefault(o.get("uid", ""), set()).add(_key(rs))
@@ -439,7 +442,7 @@ class ReplicaSetController:
         """GetPodReplicaSets: the ReplicaSets of the pod's namespace whose selector matches its labels."""
         ns, labels = pod["metadata"]["namespace"], pod["metadata"].get("labels") or {}
         out = []
-        for key in sorted(k for k in self.rss if k[0] == ns):
+        for key in sorted(self.rs_by_ns.get(ns, ())):
             rs = self.rss[key]
             sel = self._selector(rs)
             if not sel.empty() and sel.matches(labels):

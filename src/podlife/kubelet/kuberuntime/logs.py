@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from podlife.runtime.crilog import timestamp
+from podlife.runtime.crilog import parse_line, timestamp
 
 FORCE_CHECK = 1.0   # logForceCheckPeriod
 
@@ -59,16 +59,10 @@ def _parse_time(text: str) -> datetime | None:
 
 def _render(line: bytes, opts: LogOptions) -> bytes | None:
     """parseCRILog + logWriter.write for one line of the file (None: left out)."""
-    try:
-        ts, stream, tag, content = line.split(b" ", 3)
-    except ValueError:
-        return None   # not a CRI line (upstream logs the parse error and goes on)
-    if stream not in (b"stdout", b"stderr"):
+    parsed = parse_line(line)
+    if parsed is None or (opts.since and parsed[0].decode() < opts.since):
         return None
-    if opts.since and ts.decode() < opts.since:
-        return None
-    if tag.split(b":")[0] == b"P" and content.endswith(b"\n"):
-        content = content[:-1]
+    ts, content = parsed
     return ts + b" " + content if opts.timestamps else content
 
 

@@ -11,7 +11,7 @@ import simpy
 
 from podlife.api.gofmt import go_quote
 from podlife.api.meta import Obj, pod_full_name
-from podlife.runtime import hostsfile
+from podlife.runtime import hostsfile, poddns
 from podlife.kubelet.envvars import environment_error, make_environment
 from podlife.kubelet.restartpolicy import could_restart_all, restarts, restarts_all
 from podlife.kubelet.kuberuntime.container import MINIMUM_GRACE_PERIOD, generate_container_config, kill_container
@@ -171,6 +171,12 @@ class RuntimeManager:
                 if bad is not None:
                     raise RuntimeError_(bad)
                 sb = yield from kl.runtime.run_pod_sandbox(pod)
+                # generatePodSandboxConfig -> GetPodDNS: its events (the process runtime computes the settings
+                # as it writes the file, podlife.runtime.poddns); MissingClusterDNS goes to the node too
+                for reason, message in kl.runtime.dns_events(uid):
+                    if reason == "MissingClusterDNS":
+                        kl.events.node_event("Warning", reason, poddns.MISSING_CLUSTER_DNS)
+                    kl.events.pod_event(pod, "Warning", reason, message)
             except RuntimeError_ as e:
                 kl.events.pod_event(pod, "Warning", "FailedCreatePodSandBox",
                                     f"Failed to create pod sandbox: {e}")
