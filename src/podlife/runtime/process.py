@@ -2,17 +2,17 @@
 whose containers are real local processes (``podlife up --runtime process``).
 
 What is real: a container's process (``command`` + ``args``, or its image's ENTRYPOINT/CMD from
-podlife.runtime.images) runs with its resolved environment in a session and process group of their own,
-started by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine
-allows it (podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's
-volumes at their mount paths); each pod has a loopback address of its node's range as its IP, and a directory
-under the data directory (``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data
-volumes written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI
-format). StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the group;
-exit codes come from the process (128 + the signal for one killed by a signal), and when the container's main process ends everything
-else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run their command
-in the container's namespace, environment and working directory; HTTP and TCP ones connect to the pod's
-address.
+podlife.runtime.images) runs with its resolved environment in a session and process group of their own, started
+by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine allows it
+(podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's volumes at
+their mount paths); each pod has a loopback address of its node's range as its IP, and a directory under the
+data directory (``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data volumes
+written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format).
+StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the group; exit
+codes come from the process (128 + the signal for one killed by a signal), and when the container's main process
+ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run
+their command in the container's namespace, environment and working directory; HTTP and TCP ones connect to the
+pod's address.
 
 What is not: images (not pulled; the program comes from this machine), PID/network/user namespaces and
 cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
