@@ -5,6 +5,7 @@ line, start to exit"). Checked by the modules a fresh process holds after the co
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +20,11 @@ NEVER = ("numpy", "bokeh", "dask", "distributed", "pyarrow", "aiohttp", "kuberne
 # what a run loads only where its scenario needs it: kubernetes-validate's own package (its schema files are
 # read without it), RE2 (patterns), cronsim and zoneinfo (CronJobs), numpy.random (many tied nodes), the
 # strategic merge patch and kubectl drain (their actions), rich (a quiet run that passes prints nothing),
-# jsonschema and referencing (manifests that api.quickcheck passes), importlib.metadata (SimPy's __version__)
+# jsonschema and referencing (manifests that api.quickcheck passes), importlib.metadata (SimPy's __version__),
+# socket (the runtime's pod IPs need only _socket's two address functions), hashlib (OpenSSL, for SHA-256 of seeds)
 NOT_FOR_A_SMALL_RUN = ("kubernetes_validate", "re2", "cronsim", "zoneinfo", "numpy.random", "podlife.api.patch",
                        "podlife.kubectl", "rich", "importlib_resources", "packaging", "jsonschema", "referencing",
-                       "importlib.metadata")
+                       "importlib.metadata", "socket", "selectors", "hashlib", "_hashlib")
 
 
 def _modules_after(tmp_path: Path, *args: str) -> set[str]:
@@ -49,10 +51,11 @@ def test_help_loads_neither_the_model_nor_rich(tmp_path: Path) -> None:
 
 
 def test_versions_loads_only_the_tables(tmp_path: Path) -> None:
+    # written to a pipe: plain text, laid out as rich would without rich (tests/test_plaintable.py)
     modules = _modules_after(tmp_path, "versions")
     assert _loaded(modules, NEVER + ("simpy", "jsonschema", "yaml", "podlife.engine.kernel", "podlife.cluster",
-                                     "podlife.scenario")) == []
-    assert "rich.table" in modules and "podlife.versions" in modules   # it did run
+                                     "podlife.scenario", "rich")) == []
+    assert "podlife.report.plaintable" in modules and "podlife.versions" in modules   # it did run
 
 
 @pytest.mark.parametrize("example", ["seed-000-native-sidecar.yaml", "seed-003-pod-creation-flow.yaml"])
@@ -60,6 +63,22 @@ def test_a_small_run_loads_what_it_uses(tmp_path: Path, example: str) -> None:
     modules = _modules_after(tmp_path, "run", f"examples/{example}", "--quiet")
     assert "podlife.cluster" in modules and "numpy" in modules   # it did run (the scheduler's arrays)
     assert _loaded(modules, tuple(n for n in NEVER if n != "numpy") + NOT_FOR_A_SMALL_RUN) == []
+
+
+def test_numpy_starts_no_blas_threads(tmp_path: Path) -> None:
+    # OpenBLAS starts a thread per core as numpy loads (CPU a run does not use: podlife calls no BLAS routine);
+    # the scheduler loads it with one, and leaves the environment its children inherit as it found it
+    code = ("import os, sys\n"
+            "sys.argv = ['podlife', 'run', 'examples/seed-003-pod-creation-flow.yaml', '--quiet']\n"
+            "from podlife.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'numpy' in sys.modules\n"
+            "print(len(os.listdir('/proc/self/task')), 'OPENBLAS_NUM_THREADS' in os.environ)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                                            "OMP_NUM_THREADS")}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert proc.stdout.split() == ["1", "False"], proc.stderr
 
 
 def test_what_a_run_defers_is_loaded_when_needed(tmp_path: Path) -> None:

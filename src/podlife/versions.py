@@ -85,7 +85,9 @@ def rule(summary: str, changes: tuple[Change[T], ...], *, gate: str | tuple[str,
     return cast(T, field(metadata={"rule": spec}))
 
 
-@dataclass(frozen=True, eq=False)
+# __init__ and __repr__ written out: dataclass would compile them for the hundred-odd rule fields at every start
+# of podlife (about 25M instructions, 2 % of a small run)
+@dataclass(frozen=True, eq=False, init=False, repr=False)
 class Profile:
     """The behaviour of one Kubernetes minor version with its feature gates (defaults, or the values a
     scenario sets): ``profile(version, gates)`` makes one. After the version and its gates, every field is a
@@ -96,6 +98,19 @@ class Profile:
     gates: Mapping[str, bool]        # every modelled gate the release knows, with the scenario's values
     set_gates: Mapping[str, bool]    # the gates set against the release's defaults
     dropped_fields: frozenset[DroppedField]   # DROPPED_FIELD_GATES keys whose gate exists and is off
+
+    def __init__(self, version: str, minor: int, gates: Mapping[str, bool], set_gates: Mapping[str, bool],
+                 dropped_fields: frozenset[DroppedField], **rules: Any) -> None:
+        if rules.keys() != _RULE_NAMES:
+            missing, unknown = sorted(_RULE_NAMES - rules.keys()), sorted(rules.keys() - _RULE_NAMES)
+            raise TypeError(f"Profile(): missing rules {missing}, unknown rules {unknown}")
+        assign = object.__setattr__   # frozen
+        for name, value in (("version", version), ("minor", minor), ("gates", gates), ("set_gates", set_gates),
+                            ("dropped_fields", dropped_fields), *rules.items()):
+            assign(self, name, value)
+
+    def __repr__(self) -> str:   # dataclass's
+        return f"{type(self).__qualname__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields(self))})"
 
     grace_override: Literal["after-prestop-unclamped", "effective-after-prestop", "before-prestop"] = rule(
         "where killContainer applies a grace-period override", (
@@ -656,6 +671,7 @@ class Profile:
 
 # the table's rows, in its order (``podlife versions``, ``podlife explain``)
 RULES: tuple[Rule, ...] = tuple(replace(r, name=f.name) for f in fields(Profile) if (r := f.metadata.get("rule")))
+_RULE_NAMES = frozenset(r.name for r in RULES)
 
 
 # --- API schema differences ----------------------------------------------------------------------------
@@ -776,7 +792,19 @@ DROPPED_FIELD_GATES: dict[DroppedField, str] = {
 
 def profile(version: str, gates: Mapping[str, bool] | None = None) -> Profile:
     """The rules of ``version`` with ``gates`` set over the release's defaults (a gate the release refuses,
-    or a version podlife does not model, is a ValueError)."""
+    or a version podlife does not model, is a ValueError). A Profile is immutable and depends on nothing else,
+    so one is made once per version and gates (a cluster asks for four; a sweep builds one cluster a point)."""
+    key = (version, tuple(sorted((gates or {}).items())))
+    made = _profiles.get(key)
+    if made is None:
+        made = _profiles[key] = _profile(version, gates)
+    return made
+
+
+_profiles: dict[tuple[str, tuple[tuple[str, bool], ...]], Profile] = {}
+
+
+def _profile(version: str, gates: Mapping[str, bool] | None) -> Profile:
     from podlife import features
 
     if version not in MODELLED_VERSIONS:

@@ -4,6 +4,8 @@ Expected contents are upstream's (pkg/kubelet/kubelet_pods.go managedHostsFileCo
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,7 +120,9 @@ def test_host_network_pod_has_the_machines_hostname_and_hosts_under_a_header(clu
     ip = running(cluster, "on-host")
     # kubelet_pods.go generateAPIPodStatus: a hostNetwork pod's IP is the node's, in the status and the downward API
     # (test/e2e/common/node/downwardapi.go "if pod uses host network")
-    assert ip == cluster.pod("on-host")["status"]["hostIP"] and ip.startswith("127.0.") and ip.endswith(".1")
+    node = json.loads(cluster.kubectl("get", "node", cluster.pod("on-host")["spec"]["nodeName"], "-o", "json").stdout)
+    # podlife's node address: .1 of the node's podCIDR (the pod network's gateway, or a loopback address)
+    assert ip == cluster.pod("on-host")["status"]["hostIP"] == str(ipaddress.ip_network(node["spec"]["podCIDR"])[1])
     env = cluster.kubectl("exec", "on-host", "--", "sh", "-c", 'echo "$HOST_IP $POD_IP"').stdout
     assert env == f"{ip} {ip}\n"
     hosts = cluster.kubectl("exec", "on-host", "--", "cat", "/etc/hosts").stdout

@@ -4,6 +4,7 @@ exit codes, hooks, probes and logs. Every wait polls with a deadline; nothing sl
 from __future__ import annotations
 
 import fcntl
+import ipaddress
 import json
 import os
 import pty
@@ -103,7 +104,9 @@ def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluste
         """)
     cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
     ip = cluster.pod("web")["status"]["podIP"]
-    assert ip.startswith("127.0.")
+    node = json.loads(cluster.kubectl("get", "node", cluster.pod("web")["spec"]["nodeName"], "-o", "json").stdout)
+    # an address of its node's podCIDR, from .2 (.1 is the node's)
+    assert ipaddress.ip_address(ip) in list(ipaddress.ip_network(node["spec"]["podCIDR"]).hosts())[1:]
     cluster.wait_for("a failed readiness probe", lambda: cluster.records("event", "web", reason="Unhealthy"), 20)
     assert not cluster.ready("web"), "Ready before anything listens"
     listen.touch()

@@ -152,9 +152,8 @@ def test_kubectl_128_port_forward_speaks_spdy(cluster: Cluster128) -> None:
           containers:
           - name: app
             image: busybox
-            # on the pod's own address: without a network namespace, 0.0.0.0 is the machine's
-            command: ["sh", "-c", "cd /www && echo served > index.html && exec python3 -m http.server --bind $IP 8000"]
-            env: [{name: IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            # on every address of the pod's network namespace: port-forward dials its localhost
+            command: ["sh", "-c", "cd /www && echo served > index.html && exec python3 -m http.server 8000"]
             volumeMounts: [{name: www, mountPath: /www}]
         """)
     cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 30)

@@ -280,9 +280,9 @@ def test_official_python_client_port_forward_reaches_the_pods_http_server(cluste
           containers:
           - name: web
             image: python:3
+            # every address of the pod's network namespace: port-forward dials its localhost
             command: ["sh", "-c", "echo forwarded > /srv/index.html;
-                                   exec python3 -m http.server 8081 --bind $(POD_IP) --directory /srv"]
-            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+                                   exec python3 -m http.server 8081 --directory /srv"]
             readinessProbe: {tcpSocket: {port: 8081}, periodSeconds: 1}
             volumeMounts: [{name: srv, mountPath: /srv}]
           volumes: [{name: srv, emptyDir: {}}]
@@ -321,8 +321,7 @@ def test_kubectl_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> 
           - name: web
             image: python:3
             command: ["sh", "-c", "echo through kubectl > /srv/index.html;
-                                   exec python3 -m http.server 8082 --bind $(POD_IP) --directory /srv"]
-            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+                                   exec python3 -m http.server 8082 --directory /srv"]
             readinessProbe: {tcpSocket: {port: 8082}, periodSeconds: 1}
             volumeMounts: [{name: srv, mountPath: /srv}]
           volumes: [{name: srv, emptyDir: {}}]

@@ -11,11 +11,12 @@ Claims are read on the model's clock (the trace's start time plus the virtual ti
 from __future__ import annotations
 
 import base64
-import hashlib
 import weakref
 from typing import Any
 
 import orjson
+
+from podlife.engine.sha256 import sha256
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 API_AUDIENCES = (ISSUER,)
@@ -48,7 +49,7 @@ class Issuer:
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         der = self.key.public_key().public_bytes(serialization.Encoding.DER,
                                                  serialization.PublicFormat.SubjectPublicKeyInfo)
-        self.kid = _b64(hashlib.sha256(der).digest())   # jwt.go keyIDFromPublicKey
+        self.kid = _b64(sha256(der).digest())   # jwt.go keyIDFromPublicKey
 
     def sign(self, claims: dict[str, Any]) -> str:
         """jwt.go GenerateToken: go-jose serializes the merged claims as a map, so keys come sorted."""

@@ -2,8 +2,9 @@
 pkg/kubelet/cri/streaming/portforward/websocket.go (subprotocols v4.channel.k8s.io, or none; the official
 Python client speaks it). Each port of the ``ports`` query has two channels, data (2i) and error (2i+1); the
 first message on each carries the port number (2 bytes, little endian); then bytes flow both ways on the
-data channel between the client and a TCP connection to the pod's address and port (upstream dials the port
-inside the pod's network namespace; a process runtime pod's network is its loopback address).
+data channel between the client and a TCP connection to the pod's port, made by the runtime's ``dial``
+(containerd dials localhost:PORT inside the sandbox's network namespace, as the process runtime does where pods
+have one; else the pod's address).
 
 kubectl port-forward (1.31+, PortForwardWebsockets) tunnels SPDY in a WebSocket (subprotocol
 ``SPDY/3.1+portforward.k8s.io``; podlife.apiserver.spdy3 frames it): per local connection it opens an error
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -29,9 +30,10 @@ from podlife.apiserver.status import bad_request
 SPDY_PROTOCOL = "portforward.k8s.io"   # portforward.ProtocolV1Name
 SPDY_TUNNEL = f"SPDY/3.1+{SPDY_PROTOCOL}"
 PROTOCOLS = ("v4.channel.k8s.io", SPDY_TUNNEL)
+Dial = Callable[[int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]   # port → connection
 
 
-async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
+async def serve(request: web.Request, pod: dict, dial: Dial) -> web.StreamResponse:
     ports: list[int] = []
     tunnel = SPDY_TUNNEL in request.headers.get("Sec-WebSocket-Protocol", "")
     for value in request.query.getall("ports", []):
@@ -41,11 +43,10 @@ async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
             ports.append(int(part))
     if not ports and not tunnel:   # kubectl names its ports in each stream's headers instead
         raise bad_request('query parameter "port" is required')
-    ip = (pod.get("status") or {}).get("podIP") or ""
     ws = web.WebSocketResponse(protocols=PROTOCOLS, max_msg_size=0)
     await ws.prepare(request)
     if ws.ws_protocol == SPDY_TUNNEL:
-        await _spdy_session(spdyupgrade.Session(_WebSocketCarrier(ws)), ip, pod)
+        await _spdy_session(spdyupgrade.Session(_WebSocketCarrier(ws)), dial, pod)
         return ws
     writers: dict[int, asyncio.StreamWriter] = {}
     tasks: list[asyncio.Task[Any]] = []
@@ -54,7 +55,7 @@ async def serve(request: web.Request, pod: dict) -> web.StreamResponse:
         await ws.send_bytes(bytes([2 * i]) + prefix)
         await ws.send_bytes(bytes([2 * i + 1]) + prefix)
         try:
-            reader, writer = await asyncio.open_connection(ip, port)
+            reader, writer = await dial(port)
         except OSError as e:
             # portforward.go: the error channel says why the port could not be reached
             await ws.send_bytes(bytes([2 * i + 1]) + f"error forwarding port {port} to pod: {e}".encode())
@@ -121,14 +122,14 @@ class _WebSocketCarrier:
         pass   # the handler's return closes the WebSocket
 
 
-async def serve_spdy(request: web.Request, pod: dict) -> web.StreamResponse:
+async def serve_spdy(request: web.Request, pod: dict, dial: Dial) -> web.StreamResponse:
     """kubectl port-forward before 1.31: SPDY/3.1 on the connection itself (protocol portforward.k8s.io)."""
     chosen = spdyupgrade.negotiate(request, (SPDY_PROTOCOL,))
     if isinstance(chosen, web.Response):
         return chosen
     resp, link = await spdyupgrade.upgrade(request, chosen)
     try:
-        await _spdy_session(spdyupgrade.Session(link), (pod.get("status") or {}).get("podIP") or "", pod)
+        await _spdy_session(spdyupgrade.Session(link), dial, pod)
     finally:
         link.close()
     return resp
@@ -151,7 +152,7 @@ def stream_refusal(headers: dict[str, str]) -> str:
     return ""
 
 
-async def _spdy_session(session: spdyupgrade.Session, ip: str, pod: dict) -> None:
+async def _spdy_session(session: spdyupgrade.Session, dial: Dial, pod: dict) -> None:
     pairs: dict[str, dict[str, int]] = {}              # requestid → {"error": stream, "data": stream}
     ports: dict[int, int] = {}                         # stream → port
     writers: dict[int, asyncio.StreamWriter] = {}      # data stream → the connection to the pod
@@ -173,7 +174,7 @@ async def _spdy_session(session: spdyupgrade.Session, ip: str, pod: dict) -> Non
                     err, data = pair["error"], pair["data"]
                     port = ports[data]
                     try:
-                        reader, writer = await asyncio.open_connection(ip, port)
+                        reader, writer = await dial(port)
                     except OSError as e:
                         text = f"error forwarding port {port} to pod {md['name']}, uid {md['uid']}: {e}"
                         await session.data(err, text.encode(), fin=True)

@@ -114,8 +114,8 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
                 if sub == "attach":
                     return await podattach.serve(request, t, runtime, pod)
                 if not logstream.is_websocket(request):
-                    return await podforward.serve_spdy(request, pod)
-                return await podforward.serve(request, pod)
+                    return await podforward.serve_spdy(request, pod, runtime.dial(pod))
+                return await podforward.serve(request, pod, runtime.dial(pod))
         raise bad_request("Upgrade request required")
     raise method_not_allowed(m, f"{t.resource.resource}/{sub}")
 

@@ -44,6 +44,25 @@ def few_collections() -> Iterator[None]:
             gc.enable()
 
 
+
+@contextmanager
+def one_point() -> Iterator[None]:
+    """The collection policy of one point of a sweep, in a process that runs point after point (a sweep's
+    worker, or its plain loop): no collection while the point loads, runs and makes its row, as in the
+    ``podlife`` command's run (one_run_process), then one young collection once the point's objects are
+    garbage. Everything the point made is young then, so that collection traces the point's cluster once, to
+    free its cycles, and nothing older: none of the collections at CPython's thresholds in the middle of the
+    report (which traced the cluster while it was still alive), and none of the whole heap, which in a Dask
+    worker is mostly Dask's."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        if enabled:
+            gc.enable()
+
 def one_run_process() -> None:
     """The collection policy of a process that loads one scenario, runs it, writes its report and exits (the
     ``podlife`` command). The young threshold of ``few_collections`` holds for the whole process: put back to

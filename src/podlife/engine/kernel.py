@@ -6,7 +6,6 @@ Model code asks the kernel for the time and for randomness; it never reads the w
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Callable, Generator
 from typing import Any
@@ -15,6 +14,7 @@ import simpy
 
 from podlife.engine.gcpolicy import (YOUNG_COLLECTION_THRESHOLD, at_exit, few_collections,  # noqa: F401
                                       one_run_process)
+from podlife.engine.sha256 import sha256
 
 Process = Generator[simpy.Event, Any, Any]
 
@@ -43,7 +43,7 @@ class Kernel(simpy.Environment):
         r = self._rngs.get(component)
         if r is None:
             name = f"{self.seed}/{component}" if not self.stream else f"{self.seed}/{self.stream}/{component}"
-            digest = hashlib.sha256(name.encode()).digest()
+            digest = sha256(name.encode()).digest()
             r = self._rngs[component] = random.Random(int.from_bytes(digest[:8], "big"))
         return r
 

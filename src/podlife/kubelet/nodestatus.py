@@ -7,12 +7,12 @@ fact (``last_heartbeat``), and the objects are brought up to date only when some
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import TYPE_CHECKING
 
 from podlife.api.meta import Obj, clone
 from podlife.api.quantity import parse_quantity
+from podlife.engine.sha256 import sha256
 
 # a simulated node has no kernel; a plausible release string, so clients that print it have one
 KERNEL_VERSION = "6.8.0-podlife"
@@ -22,7 +22,7 @@ def system_ids(seed: int, node: str) -> dict[str, str]:
     """NodeSystemInfo's machineID, systemUUID and bootID (staging/src/k8s.io/api/core/v1/types.go: not
     omitempty, so every client expects them): /etc/machine-id's 32 hex digits, the DMI product UUID and the
     kernel's boot_id, drawn from the seed and the node's name so a run's are the same every time."""
-    digest = hashlib.sha256(f"{seed}/nodeinfo/{node}".encode()).hexdigest()
+    digest = sha256(f"{seed}/nodeinfo/{node}".encode()).hexdigest()
 
     def uuid(h: str) -> str:
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}"

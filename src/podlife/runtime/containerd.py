@@ -11,7 +11,8 @@ The same layer answers the container's side of hooks and probes (``run_hook``, `
 from __future__ import annotations
 
 import ipaddress
-import socket
+# the C half of the socket module: socket itself (its selectors and enums) is not needed for these two
+from _socket import inet_aton, inet_ntoa
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +58,7 @@ class IPAM:
             self._next = self._first if ip >= self._last else ip + 1
             if ip not in self._used:
                 self._used.add(ip)
-                return socket.inet_ntoa(ip.to_bytes(4, "big")) if self._v4 else str(ipaddress.ip_address(ip))
+                return inet_ntoa(ip.to_bytes(4, "big")) if self._v4 else str(ipaddress.ip_address(ip))
         raise RuntimeError_("failed to allocate for range 0: no IP addresses available in range set")
 
     def reserve(self, ip: str) -> None:
@@ -70,7 +71,7 @@ class IPAM:
     def release(self, ip: str) -> None:
         if not ip:
             return   # a hostNetwork pod's sandbox: none was allocated
-        self._used.discard(int.from_bytes(socket.inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
+        self._used.discard(int.from_bytes(inet_aton(ip), "big") if self._v4 else int(ipaddress.ip_address(ip)))
 
 
 class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):

@@ -185,6 +185,18 @@ def memory_medium(path: str) -> None:
         _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0777")
 
 
+def detach_under(directory: str) -> None:
+    """Lazily unmount every mount point below ``directory`` in this (private) mount namespace."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4] for line in f if len(line.split()) > 4]
+    except OSError:
+        return
+    for point in sorted(points, reverse=True):
+        if point.startswith(directory.rstrip("/") + "/"):
+            _LIBC.umount2(point.encode(), MNT_DETACH)
+
+
 def own_namespace() -> None:
     """The supervisor's own private mount namespace."""
     check(_LIBC.unshare(CLONE_NEWNS), "unshare")

@@ -38,22 +38,23 @@ def resolve_port(port: int | str | None, container: Obj) -> int:
     return number
 
 
-def _dial_error(host: str, port: int, e: BaseException) -> str:
+def dial_error(host: str, port: int, e: BaseException, net: str = "tcp") -> str:
+    """Go's net.Dial error text (``net``: the network it was asked for, tcp, tcp4 or tcp6)."""
     addr = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if isinstance(e, asyncio.TimeoutError):
-        return f"dial tcp {addr}: i/o timeout"
+        return f"dial {net} {addr}: i/o timeout"
     num = getattr(e, "errno", None)
     text = {errno.ECONNREFUSED: "connection refused", errno.EHOSTUNREACH: "no route to host",
             errno.ENETUNREACH: "network is unreachable", errno.EADDRNOTAVAIL: "cannot assign requested address",
             errno.ECONNRESET: "connection reset by peer"}.get(num or 0)
-    return f"dial tcp {addr}: connect: {text or (os.strerror(num) if num else str(e)).lower()}"
+    return f"dial {net} {addr}: connect: {text or (os.strerror(num) if num else str(e)).lower()}"
 
 
 async def tcp_check(host: str, port: int, timeout: float) -> tuple[str, str]:
     try:
         _reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
     except (OSError, asyncio.TimeoutError) as e:
-        return FAILURE, _dial_error(host, port, e)
+        return FAILURE, dial_error(host, port, e)
     writer.close()
     return SUCCESS, ""
 
@@ -96,7 +97,7 @@ async def _get(host: str, port: int, path: str, headers: list[Obj], user_agent: 
     except ssl.SSLError as e:
         return None, f'Get "{url}": remote error: tls: {e.reason or e}'
     except OSError as e:
-        return None, f'Get "{url}": {_dial_error(host, port, e)}'
+        return None, f'Get "{url}": {dial_error(host, port, e)}'
     try:
         given = {h.get("name", "").lower(): str(h.get("value", "")) for h in headers}
         lines = [f"GET {path} HTTP/1.1", f"Host: {given.pop('host', f'{host}:{port}')}",

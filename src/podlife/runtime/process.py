@@ -2,19 +2,20 @@
 whose containers are real local processes (``podlife up --runtime process``).
 
 What is real: a container's process (``command`` + ``args``, or its image's ENTRYPOINT/CMD from
-podlife.runtime.images) runs with its resolved environment in a session and process group of their own, started
-by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine allows it
-(podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's volumes at
-their mount paths); each pod has a loopback address of its node's range as its IP, and a directory under the
-data directory (``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data volumes
-written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format).
-StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the group; exit
-codes come from the process (128 + the signal for one killed by a signal), and when the container's main process
-ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and probes run
-their command in the container's namespace, environment and working directory; HTTP and TCP ones connect to the
-pod's address.
+podlife.runtime.images) runs with its resolved environment in a session and process group of their own,
+started by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine
+allows it (podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's
+volumes at their mount paths); each pod that is not hostNetwork has a network namespace of its own with an
+address of its node's podCIDR where the machine allows it (podlife.runtime.podnet; else a loopback address of
+its node's range), and a directory under the data directory (``pods/<namespace>_<name>_<uid>``) with its
+volumes (``volumes/<name>``; API-data volumes written by the atomic writer) and its containers' logs
+(``<container>/<restartCount>.log``, CRI format). StopContainer sends the stop signal to the process, waits out
+the grace period and SIGKILLs the group; exit codes come from the process (128 + the signal for one killed by a
+signal), and when the container's main process ends everything else in its group dies with it, as in a
+container whose PID 1 exits. Exec hooks and probes run their command in the container's namespace, environment
+and working directory; HTTP and TCP ones connect to the pod's address.
 
-What is not: images (not pulled; the program comes from this machine), PID/network/user namespaces and
+What is not: images (not pulled; the program comes from this machine), PID and user namespaces and
 cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
 their default action), usage metrics (eviction and autoscaling see none).
 
@@ -24,13 +25,14 @@ Outcomes arrive from the event loop: ``deliver`` brings each into the kernel at 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import errno
 import functools
 import logging
 import os
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import simpy
@@ -39,8 +41,8 @@ from podlife.api.meta import Obj
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, privatetmp,
-                             shells, termination, utsns, webservers)
+from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
+                             privatetmp, shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -80,6 +82,9 @@ class Host:
     busybox: str | None = None   # this machine's BusyBox, which runs an ash image's sh when it can
     # the kubelets' clusterDNS (podlife.runtime.clusterdns sets it when it serves); empty: ClusterFirst falls back
     cluster_dns: list[str] = field(default_factory=list)
+    # the pods' network namespaces (podlife.runtime.podnet), claimed with the first node; else why not
+    network: podnet.PodNetwork | None = None
+    no_network: str = "not claimed"
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -96,18 +101,56 @@ class Host:
         return running_supervisor(self.journal())
 
     def node_runtime(self, kernel: Kernel, trace: Trace, node: str, index: int) -> tuple[ProcessRuntime, str, str]:
-        """The runtime of the index-th node (from 0), its pod CIDR and its address: node i has the loopback
-        block 127.0.(i+1).0/24 (then 127.1.0.0/24 …), is itself .1 and gives its pods .2 onwards, so pods of
-        different nodes never share an address."""
-        block = index + 1
-        if block > 0xFFFF:
-            raise ValueError("the process runtime has loopback addresses for 65,535 nodes")
-        prefix = f"127.{block >> 8}.{block & 0xFF}"
-        runtime = ProcessRuntime(kernel, trace, node, f"{prefix}.0/24", self)
+        """The runtime of the index-th node (from 0), its pod CIDR and its address. With network namespaces
+        (podlife.runtime.podnet) node i has the /24 10.<octet>.i.0/24 of this instance's /16 and is the gateway
+        .1 of its bridge; without, the loopback block 127.0.(i+1).0/24 (then 127.1.0.0/24 …), itself .1. Pods
+        get .2 onwards, so pods of different nodes never share an address."""
+        if self.network is None and self.no_network == "not claimed":
+            self._claim_network()
+        if self.network is not None:
+            err = self.network.add_node(index)
+            if err is not None:
+                raise ValueError(f"node {node}: {err}")
+            cidr, node_ip = self.network.cidr(index), self.network.gateway(index)
+        else:
+            block = index + 1
+            if block > 0xFFFF:
+                raise ValueError("the process runtime has loopback addresses for 65,535 nodes")
+            prefix = f"127.{block >> 8}.{block & 0xFF}"
+            cidr, node_ip = f"{prefix}.0/24", f"{prefix}.1"
+        runtime = ProcessRuntime(kernel, trace, node, cidr, self)
         runtime.log_attempts = self.log_attempts
-        runtime.node_ip = f"{prefix}.1"
+        runtime.node_ip = node_ip
+        runtime.index = index
         self.runtimes.append(runtime)
-        return runtime, f"{prefix}.0/24", f"{prefix}.1"
+        return runtime, cidr, node_ip
+
+    def _claim_network(self) -> None:
+        """This instance's pod network, unless another podlife up works in this data directory (this one will
+        not start: nothing of the machine is touched). The instance number this data directory had is tried
+        first, so a restart keeps the nodes' podCIDRs."""
+        if self.in_use():
+            self.no_network = "the data directory is in use"
+            return
+        mark = os.path.join(self.data_dir, "runtime", "network-instance")
+        try:
+            with open(mark) as f:
+                preferred: int | None = int(f.read().strip())
+        except (OSError, ValueError):
+            preferred = None
+        self.network, self.no_network = podnet.PodNetwork.claim(preferred)
+        if self.network is not None:
+            atexit.register(self.release_network)   # whatever way podlife up ends short of SIGKILL
+            os.makedirs(os.path.dirname(mark), exist_ok=True)
+            with open(mark, "w") as f:
+                f.write(f"{self.network.tag}\n")
+
+    def release_network(self) -> None:
+        """Remove every namespace, veth and bridge of this instance (podlife up is ending)."""
+        if self.network is None or self.network.owner != os.getpid():
+            return   # (a forked child's exit: the network is its parent's)
+        net, self.network = self.network, None   # once: the number may be another instance's afterwards
+        net.remove_all()
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -155,9 +198,20 @@ class Host:
                         f"the kubelet-managed /etc/hosts are not mounted at their mountPath")
         said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}; "
                     f"{webservers.NOTE}")
+        said.append(self._network_line())
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
+
+    def _network_line(self) -> str:
+        net = self.network
+        if net is not None:
+            first, last = net.bridges[min(net.bridges)], net.bridges[max(net.bridges)]
+            return (f"pods get network namespaces of their own: eth0 on node i's bridge ({first}"
+                    f"{'' if first == last else ' … ' + last}) with an address of 10.{net.octet}.i.0/24 and a "
+                    f"default route via its .1, the node's address; hostNetwork pods use the node's")
+        return (f"pods share this machine's network namespace ({self.no_network}): each has a loopback address "
+                f"127.x.y.z, and processes of different pods that bind the same port on 0.0.0.0 collide")
 
     async def stop(self) -> int:
         """Stop every container process: the stop signal now, SIGKILL for the group at the end of its pod's
@@ -165,6 +219,7 @@ class Host:
         how many were running."""
         shim = self.shim
         if shim is None:
+            self.release_network()
             return 0
         loop = asyncio.get_running_loop()
         waits: list[asyncio.Future[tuple[int, int]]] = []
@@ -190,6 +245,7 @@ class Host:
             for p in rt.procs.values():
                 if p.log is not None:
                     p.log.close()
+        await asyncio.get_running_loop().run_in_executor(None, self.release_network)
         return len(waits)
 
     def kill_now(self) -> None:
@@ -250,6 +306,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         super().__init__(kernel, trace, node, PROFILE, pod_cidr)
         self.host = host
         self.node_ip = ""   # set by Host.node_runtime
+        self.index = 0      # the node's, ditto
+        self.netns: dict[str, str] = {}   # sandbox id → its network namespace's path
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
         self._dns_events: dict[str, list[tuple[str, str]]] = {}
@@ -268,7 +326,59 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 os.makedirs(path, exist_ok=True)
                 os.chmod(path, 0o777)
         self._write_resolv_conf(pod, base)
+        net = self.host.network
+        if net is None or not sb.ip:
+            return sb
+        # sandbox_run.go: the namespace, then CNI ADD (setupPodNetwork); a failure fails RunPodSandbox, and
+        # what was made of the sandbox goes
+        made = self.kernel.event()
+        task = asyncio.get_running_loop().create_task(net.add(sb.id, self.index, sb.ip))
+        task.add_done_callback(lambda f: self.host.deliver(lambda: made.succeed(f.result())))
+        err = yield made
+        if err is not None:
+            yield from self.remove_pod_sandbox(sb.id)
+            raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="bridge" '
+                                f'name="podlife" failed (add): {err}')
+        self.netns[sb.id] = net.netns_path(sb.id)
         return sb
+
+    def stop_pod_sandbox(self, sandbox_id: str) -> Call:
+        yield from super().stop_pod_sandbox(sandbox_id)
+        yield from self._tear_down(sandbox_id)   # sandbox_stop.go: teardownPodNetwork, then the netns removed
+
+    def remove_pod_sandbox(self, sandbox_id: str) -> Call:
+        yield from self._tear_down(sandbox_id)
+        yield from super().remove_pod_sandbox(sandbox_id)
+
+    def _tear_down(self, sandbox_id: str) -> Call:
+        net = self.host.network
+        if self.netns.pop(sandbox_id, None) is None or net is None:
+            return
+        gone = self.kernel.event()
+        task = asyncio.get_running_loop().create_task(net.remove(sandbox_id))
+        task.add_done_callback(lambda _f: self.host.deliver(lambda: gone.succeed()))
+        yield gone
+
+    def netns_fd(self, sandbox_id: str) -> int | None:
+        """An open descriptor of the sandbox's network namespace, for a process to join; None: the host's."""
+        path = self.netns.get(sandbox_id)
+        if not path:
+            return None
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:   # removed behind podlife's back: the process must not run in the host's instead
+            raise RuntimeError_(f"failed to open network namespace {path}: {e.strerror}") from None
+
+    def dial(self, pod: Obj) -> Callable[[int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]:
+        """How port-forward reaches the pod's port: containerd's portForward dials localhost:PORT inside the
+        sandbox's network namespace (sandbox_portforward_linux.go); a pod without one (hostNetwork, or no
+        namespaces here) is reached at its address."""
+        ready = [sb for sb in self.pod_sandboxes(pod["metadata"]["uid"]) if sb.id in self.netns]
+        if not ready:
+            ip = (pod.get("status") or {}).get("podIP") or ""
+            return lambda port: asyncio.open_connection(ip, port)
+        sandbox_id, path = ready[-1].id, self.netns[ready[-1].id]
+        return lambda port: podnet.open_connection_in(path, sandbox_id, port)
 
     def _write_resolv_conf(self, pod: Obj, base: str) -> None:
         """The sandbox's resolv.conf, from the kubelet's GetPodDNS (podlife.runtime.poddns), written once per
@@ -412,12 +522,13 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
     def _launch(self, c: Container) -> Call:
         p = self.procs[c.id]
         shim = self._shim()
+        net = self._pod_network(c)   # first: nothing to close if it fails
         p.log = LogWriter(os.path.join(self.host.pod_dir(self.sandboxes[c.sandbox_id]), c.log_path))
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         p.log.attach(out_r, "stdout")
         p.log.attach(err_r, "stderr")
-        fds = {"stdout": out_w, "stderr": err_w}
+        fds = {"stdout": out_w, "stderr": err_w, **net}
         if p.config.spec.get("stdin"):
             # containerd: a container created with stdin gets a pipe that attach writes into (no terminal: a
             # ``tty: true`` container's terminal is not modelled)
@@ -480,6 +591,16 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 self._send(p, signal.SIGKILL, group=True)
         super().power_off()
         self.procs.clear()
+        net, gone = self.host.network, list(self.netns)
+        self.netns.clear()
+        if net is not None:
+            for sandbox_id in gone:
+                asyncio.get_running_loop().create_task(net.remove(sandbox_id))
+
+    def _pod_network(self, c: Container) -> dict[str, int]:
+        """The descriptor of the pod's network namespace for a process to join (the shim closes it once sent)."""
+        netns = self.netns_fd(c.sandbox_id)
+        return {} if netns is None else {"netns": netns}
 
     def _send(self, p: _Process, sig: int, group: bool) -> None:
         """A signal to the container's process (or its group); with no supervisor, nothing is left to signal."""
@@ -526,10 +647,11 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             why = str(e)
             self.host.deliver(lambda: done(None, why, False))
             return
+        net = self._pod_network(c)
         r, w = os.pipe()
         argv, program = self._shell(p, cmd, p.env)
         sp = shim.spawn(argv, p.env, p.cwd, c.id, False,   # the shim closes w
-                        {"stdout": w, "stderr": os.dup(w)}, user=p.user, security=p.security, program=program)
+                        {"stdout": w, "stderr": os.dup(w), **net}, user=p.user, security=p.security, program=program)
         p.execs.add(sp)
         timed_out = False
         try:
@@ -565,6 +687,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         if c is None or p is None or not c.process_running:
             raise RuntimeError_(f"container {container_id} is not running")
         shim = self._shim()
+        net = self._pod_network(c)
         if tty:
             master, slave = os.openpty()
             fds = {"stdin": slave, "stdout": os.dup(slave), "stderr": os.dup(slave)}
@@ -580,7 +703,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         # containerd execInternal: a terminal comes with TERM=xterm
         env = {**p.env, "TERM": "xterm"} if tty else p.env
         argv, program = self._shell(p, cmd, env)
-        streams.spawn = sp = shim.spawn(argv, env, p.cwd, c.id, False, fds, tty=tty, user=p.user,
+        streams.spawn = sp = shim.spawn(argv, env, p.cwd, c.id, False, {**fds, **net}, tty=tty, user=p.user,
                                         security=p.security, program=program)
         p.execs.add(sp)
         sp.exited.add_done_callback(lambda _f: p.execs.discard(sp))

@@ -26,7 +26,8 @@ Requests (podlife → supervisor), answers and events (supervisor → podlife):
   of a container exits, everything else of that container (its group, its exec'd commands) is killed, as a
   container's processes die with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}``
   the container's main process gets a mount namespace of its own (podlife.runtime.mountns), with ``"hostname"``
-  a UTS namespace too (podlife.runtime.utsns), and its other processes join them.
+  a UTS namespace too (podlife.runtime.utsns), and its other processes join them. A ``netns`` descriptor in
+  ``fds`` is a pod's network namespace (podlife.runtime.podnet), which the process joins first.
 - ``{"op": "signal", "ref": R, "signal": N, "group": BOOL}``: to the process, or to its whole group.
 - ``{"op": "exited", "ref": R, "pid": PID, "code": N, "signal": N}``: a process ended (``code`` is the
   exit status, ``signal`` the signal that killed it, or 0).
@@ -50,10 +51,11 @@ from dataclasses import dataclass, field
 
 from podlife.runtime import capabilities, mountns, utsns
 
+CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 1 << 20
-MAX_FDS = 3
+MAX_FDS = 4   # stdin, stdout, stderr, and the pod's network namespace
 COMPACT_AFTER = 10_000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -245,6 +247,10 @@ class Supervisor:
                 for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
                     signal.signal(sig, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, [])
+                if "netns" in fds:   # the pod's network namespace (podlife.runtime.podnet), joined by every process
+                    what = "netns"
+                    mountns.check(_LIBC.setns(fds["netns"], CLONE_NEWNET), "setns net")
+                    os.close(fds["netns"])
                 what = "mount"
                 if ns:
                     mountns.enter(ns["mounts"], ns["scratch"], ns.get("readOnlyRoot", True))
@@ -396,6 +402,9 @@ def main(argv: list[str]) -> int:
     if len(argv) > 3 and argv[3] == "namespaces":
         # a mount namespace of the supervisor's own: the tmpfs of memory-medium emptyDirs go with it
         mountns.own_namespace()
+        # its copies of the pod network namespaces' bind mounts would keep those namespaces alive after
+        # ``ip netns del`` (podlife.runtime.podnet): they go from here
+        mountns.detach_under("/run/netns")
     sup = Supervisor(sock, Journal(journal_path))
     try:
         send(sock, {"op": "ready", "pid": os.getpid()})
