@@ -96,9 +96,11 @@ def test_http_server_becomes_ready_only_once_its_readiness_probe_succeeds(cluste
             - name: POD_IP
               valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}
             - {{name: LISTEN, value: "{listen}"}}
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
             readinessProbe:
               httpGet: {{path: /, port: 8080}}
               periodSeconds: 1
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("web Running", lambda: "running" in cluster.state("web"), 20)
     ip = cluster.pod("web")["status"]["podIP"]
@@ -276,7 +278,7 @@ def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_cont
                                    touch started healthy; sleep 3; rm healthy; exec sleep 3600"]
             env: [{{name: START, value: "{start}"}}]
             workingDir: /work
-            volumeMounts: [{{name: work, mountPath: /work}}]
+            volumeMounts: [{{name: work, mountPath: /work}}, {{name: host, mountPath: "{tmp_path}"}}]
             startupProbe:
               exec: {{command: ["test", "-f", "started"]}}
               periodSeconds: 1
@@ -285,7 +287,7 @@ def test_exec_probes_gate_startup_and_a_failing_liveness_probe_restarts_the_cont
               exec: {{command: ["sh", "-c", "test -f healthy || {{ echo no healthy file; exit 1; }}"]}}
               periodSeconds: 1
               failureThreshold: 2
-          volumes: [{{name: work, emptyDir: {{}}}}]
+          volumes: [{{name: work, emptyDir: {{}}}}, {{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("a failed startup probe", lambda: cluster.records("event", "probed", reason="Unhealthy"), 20)
     start.touch()
@@ -525,6 +527,8 @@ def test_working_dir_is_the_processes_directory(cluster: ProcessCluster, tmp_pat
             image: busybox
             command: ["sh", "-c", "pwd; ls"]
             workingDir: "{tmp_path}"
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
         """)
     cluster.wait_for("app done", lambda: "terminated" in cluster.state("workdir"), 20)
     assert cluster.kubectl("logs", "workdir").stdout == f"{tmp_path}\nonly-here\n"

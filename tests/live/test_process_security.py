@@ -111,17 +111,49 @@ def test_a_long_log_gives_its_last_80_lines_at_most_2048_bytes(cluster: Cluster)
     assert term["message"] == "".join(f"{i:099d}\n" for i in range(30))[:2048]
 
 
-def test_a_read_only_root_refuses_a_write_with_busyboxs_words(cluster: Cluster) -> None:
-    # kubelet.go "should not write to root filesystem": the log is exactly BusyBox ash's message
+@pytest.mark.parametrize(("name", "path"), [("ro", "/file"), ("ro-tmp", "/tmp/file")])
+def test_a_read_only_root_refuses_a_write_with_busyboxs_words(cluster: Cluster, name: str, path: str) -> None:
+    # kubelet.go "should not write to root filesystem": the log is exactly BusyBox ash's message; /tmp too, as
+    # the image's /tmp is part of its root file system
     if shells.busybox() is None:
         pytest.skip("no busybox on this machine")
-    cluster.apply(_pod("ro", f"""\
+    cluster.apply(_pod(name, f"""\
             image: {BUSYBOX}
-            command: ["/bin/sh", "-c", "echo test > /file; sleep 240"]
+            command: ["/bin/sh", "-c", "echo test > {path}; sleep 240"]
             securityContext: {{readOnlyRootFilesystem: true}}"""))
-    cluster.wait_for("ro's log", lambda: cluster.kubectl("logs", "ro", check=False).stdout != "", 30)
-    assert cluster.kubectl("logs", "ro").stdout == "/bin/sh: can't create /file: Read-only file system\n"
-    cluster.kubectl("delete", "pod", "ro", "--wait=false")
+    cluster.wait_for(f"{name}'s log", lambda: cluster.kubectl("logs", name, check=False).stdout != "", 30)
+    assert cluster.kubectl("logs", name).stdout == f"/bin/sh: can't create {path}: Read-only file system\n"
+    cluster.kubectl("delete", "pod", name, "--wait=false")
+
+
+def test_tmp_is_the_containers_own_writable_and_private_and_goes_with_it(cluster: Cluster) -> None:
+    # statefulset.go "should perform rolling updates and roll backs of template modifications" moves the
+    # httpd's index.html to /tmp: a container's /tmp is its image's, writable and its own
+    name = f"podlife-privtmp-{os.getpid()}"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: tmp}}
+        spec:
+          containers:
+          - {{name: a, image: {BUSYBOX}, command: ["sleep", "240"]}}
+          - {{name: b, image: {BUSYBOX}, command: ["sleep", "240"]}}
+        """)
+    cluster.wait_for("tmp running", lambda: cluster.running("tmp"), 30)
+    assert cluster.sh("tmp", "a", f"echo a > /tmp/{name} && echo a > /var/tmp/{name} && cat /tmp/{name} "
+                                  f"/var/tmp/{name} && stat -c %a /tmp /var/tmp") == "a\na\n1777\n1777\n"
+    assert cluster.sh("tmp", "b", f"for f in /tmp/{name} /var/tmp/{name}; do [ -e $f ] || echo no $f; done; "
+                                  f"echo b > /tmp/{name}; cat /tmp/{name}") == (
+        f"no /tmp/{name}\nno /var/tmp/{name}\nb\n")
+    assert not os.path.exists(f"/tmp/{name}") and not os.path.exists(f"/var/tmp/{name}")
+    pods = cluster.tmp / "data" / "pods"
+    # in the pod's directory: containers/<name>/<id>-rootfs/
+    kept = sorted((p.relative_to(pods).parts[1:], p.read_text()) for p in pods.rglob(name))
+    assert [(k[:2], k[2].endswith("-rootfs"), k[3:], text) for k, text in kept] == [
+        (("containers", "a"), True, ("tmp", name), "a\n"), (("containers", "a"), True, ("var", "tmp", name), "a\n"),
+        (("containers", "b"), True, ("tmp", name), "b\n")]
+    cluster.kubectl("delete", "pod", "tmp", "--grace-period=1")
+    cluster.wait_for("tmp's /tmp removed", lambda: not list(pods.glob("*/containers/a/*-rootfs")), 30)
 
 
 def test_a_writable_root_takes_a_new_file_and_a_read_only_one_fails_the_container(cluster: Cluster) -> None:

@@ -1,7 +1,8 @@
 """A container's own mount namespace, built between fork and exec in the supervisor's child (as runc builds
 one): the host's root file system read-only beneath a root directory of the container's own (writable, as an
 image's top layer is, unless securityContext.readOnlyRootFilesystem), the host's other mounts (/proc, /dev,
-/sys, …) bound as they are, and the pod's volumes bound at their mount paths.
+/sys, …) bound as they are, the container's own /tmp and /var/tmp (podlife.runtime.privatetmp: the first
+mounts it is handed) and the pod's volumes bound at their mount paths.
 
 How: unshare(CLONE_NEWNS) and make every mount private (nothing leaks back to the host); the new root is a
 directory on a tmpfs scratch holding a bind of each entry of the host's ``/`` (recursive, so /proc, /dev and
@@ -76,6 +77,11 @@ def _existing_ancestor(path: str) -> str:
     return path
 
 
+def _beneath(path: str, top: str) -> bool:
+    top = os.path.normpath(top)
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
 def _shadow(host: str, dest: str, shadowed: set[str], root_dev: int) -> None:
     """Fill ``dest`` (a directory on the scratch tmpfs) with every entry of ``host``: a directory that holds a
     missing mount point is shadowed the same way, one level down; anything else is bound (recursively, so the
@@ -117,10 +123,10 @@ def enter(mounts: list[dict], scratch: str, read_only_root: bool = True) -> None
     # the directories that hold a mount point the host lacks are shadowed: a tmpfs directory of binds
     shadowed = {"/"}
     missing = []
-    for m in mounts:
+    for i, m in enumerate(mounts):
         target = os.path.normpath(m["target"])
-        if os.path.lexists(target):
-            continue
+        if os.path.lexists(target) or any(_beneath(target, e["target"]) for e in mounts[:i]):
+            continue   # (beneath an earlier mount: made in it below, nothing of the host's to shadow)
         missing.append(m)
         a = _existing_ancestor(target)
         while True:

@@ -4,16 +4,16 @@ whose containers are real local processes (``podlife up --runtime process``).
 What is real: a container's process (``command`` + ``args``, or its image's ENTRYPOINT/CMD from
 podlife.runtime.images) runs with its resolved environment in a session and process group of their own,
 started by the supervisor (podlife.runtime.supervisor), in a mount namespace of its own where the machine
-allows it (podlife.runtime.mountns: the host root read-only, the pod's volumes at their mount paths); each pod
-that is not hostNetwork has a network namespace of its own with an address of its node's podCIDR where the
-machine allows it (podlife.runtime.podnet; else a loopback address of its node's range), and a directory under
-the data directory (``pods/<namespace>_<name>_<uid>``) with its volumes (``volumes/<name>``; API-data volumes
-written by the atomic writer) and its containers' logs (``<container>/<restartCount>.log``, CRI format).
-StopContainer sends the stop signal to the process, waits out the grace period and SIGKILLs the group; exit
-codes come from the process (128 + the signal for one killed by a signal), and when the container's main
-process ends everything else in its group dies with it, as in a container whose PID 1 exits. Exec hooks and
-probes run their command in the container's namespace, environment and working directory; HTTP and TCP ones
-connect to the pod's address.
+allows it (podlife.runtime.mountns: the host root read-only, /tmp and /var/tmp the container's own, the pod's
+volumes at their mount paths); each pod that is not hostNetwork has a network namespace of its own with an
+address of its node's podCIDR where the machine allows it (podlife.runtime.podnet; else a loopback address of
+its node's range), and a directory under the data directory (``pods/<namespace>_<name>_<uid>``) with its
+volumes (``volumes/<name>``; API-data volumes written by the atomic writer) and its containers' logs
+(``<container>/<restartCount>.log``, CRI format). StopContainer sends the stop signal to the process, waits out
+the grace period and SIGKILLs the group; exit codes come from the process (128 + the signal for one killed by a
+signal), and when the container's main process ends everything else in its group dies with it, as in a
+container whose PID 1 exits. Exec hooks and probes run their command in the container's namespace, environment
+and working directory; HTTP and TCP ones connect to the pod's address.
 
 What is not: images (not pulled; the program comes from this machine), PID and user namespaces and
 cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
@@ -42,7 +42,7 @@ from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDo
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
 from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
-                             shells, termination, utsns, webservers)
+                             privatetmp, shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -185,7 +185,8 @@ class Host:
         self.uts = self.namespaces if self.namespaces is not None else utsns.available()
         if self.namespaces is None:
             said.append("containers run in mount namespaces of their own: a root directory of their own (read-only "
-                        "with readOnlyRootFilesystem) holding the machine's directories read-only, volumes at "
+                        "with readOnlyRootFilesystem) holding the machine's directories read-only, a /tmp and "
+                        "/var/tmp of their own (in the pod's directory, removed when the container ends), volumes at "
                         "their mountPath, the kubelet-managed /etc/hosts at /etc/hosts; not privileged: containerd's "
                         "default capabilities")
             if self.uts is None:
@@ -274,6 +275,7 @@ class _Process:
     term_path: str = ""             # the host file mounted at its terminationMessagePath ("": none)
     term_message: str | None = None   # its termination message, once read after it exited
     stdin: int | None = None        # podlife's end of the process's stdin (the container's ``stdin: true``)
+    root_dir: str = ""              # its own root files, /tmp and /var/tmp (podlife.runtime.privatetmp; "": none)
 
     def close_stdin(self) -> None:
         """The end of the container's stdin (``stdinOnce`` after the first attach, or the process ended)."""
@@ -472,6 +474,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         term_path = ""
         workdir = config.working_dir or (image.working_dir if image is not None else "")
         ns: dict | None = None
+        root_dir = ""
         if self.host.namespaces is None:
             mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
             if hostsfile.should_mount(config.spec, config.pod_ips):
@@ -492,8 +495,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 argv = webservers.program(web, web.docroot, "" if host_network else sandbox.ip)
             scratch = os.path.join(self.host.data_dir, "runtime", "ns")
             os.makedirs(scratch, exist_ok=True)
-            ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs,
-                  "readOnlyRoot": bool((config.spec.get("securityContext") or {}).get("readOnlyRootFilesystem"))}
+            read_only_root = bool((config.spec.get("securityContext") or {}).get("readOnlyRootFilesystem"))
+            root_dir = privatetmp.root_dir(pod_dir, config.name, c.id)
+            mounts = privatetmp.mounts(root_dir, read_only_root, mounts) + mounts
+            ns = {"mounts": mounts, "scratch": scratch, "tmpfs": tmpfs, "readOnlyRoot": read_only_root}
             if self.host.uts is None and not host_network:
                 ns["hostname"] = hostname
             cwd = workdir or "/"   # containerd: the image's WORKDIR, else /
@@ -503,8 +508,16 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 argv = webservers.program(web, web_root, "" if host_network else sandbox.ip)
         self.procs[c.id] = _Process(config, argv, env, cwd, ns=ns, from_image=not config.command,
                                     user=process_user(config.pod, config.spec, image), program=program,
-                                    security=capabilities.security(config.spec), term_path=term_path)
+                                    security=capabilities.security(config.spec), term_path=term_path,
+                                    root_dir=root_dir)
         yield from ()
+
+    def remove_container(self, container_id: str) -> Call:
+        """containerd's RemoveContainer, which removes the container's snapshot: its own /tmp and /var/tmp."""
+        p = self.procs.get(container_id)
+        yield from super().remove_container(container_id)
+        if p is not None:
+            privatetmp.remove(p.root_dir)
 
     def _launch(self, c: Container) -> Call:
         p = self.procs[c.id]
@@ -535,6 +548,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             c.state, c.exit_code, c.reason, c.message = EXITED, START_FAILED_EXIT, "StartError", message
             c.finished_at = self.kernel.now
             p.log.close()
+            privatetmp.remove(p.root_dir)
             self._record(c.pod_ref, c.name, "exit", f"exitCode {START_FAILED_EXIT} (StartError)")
             self._changed(c.pod_uid)
             raise RuntimeError_(message)
@@ -553,6 +567,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             p.early_exit = (code, sig)
             return
         status = 128 + sig if sig else code
+        # the instance's files go with its namespace (its writable root, a tmpfs, already has): podlife's kubelet
+        # removes no container (no container GC), and nothing can read them once its processes are gone
+        privatetmp.remove(p.root_dir)
         # (the supervisor has killed the rest of the container: its group and its exec'd commands)
         self._exit(c, status, p.kill_reason or ("Completed" if status == 0 else "Error"))
         if p.gone is not None and not p.gone.triggered:
