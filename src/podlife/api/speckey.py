@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from podlife.api.meta import kept
 from podlife.api.names import NAME_CHARS
 
 _PREFIX = b"kube-api-access-"   # admission.TOKEN_VOLUME_PREFIX
@@ -84,3 +85,22 @@ def graft(model: dict, paths: list[Path], name: str) -> dict:
             new = child
         new[path[-1]] = name
     return out
+
+
+def share_spec(specs: dict[bytes, Any], spec: dict, limit: int) -> dict:
+    """The spec to store (Store._share): the first alike spec itself, or, when only the token volume's name
+    differs, the first one's with the name grafted in; ``specs`` keeps up to ``limit`` first specs by key."""
+    try:
+        json = orjson.dumps(spec)
+    except TypeError:
+        return spec
+    key, name = split(json)
+    found = specs.get(key)
+    if found is None:
+        if len(specs) > limit:
+            specs.clear()
+        specs[kept(key)] = (spec, name_paths(spec, name) if name is not None else None)
+        return spec
+    if name is None:
+        return found[0]
+    return graft(found[0], found[1], name) if found[1] is not None else spec

@@ -23,9 +23,9 @@ import orjson
 from podlife.api import errors, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
-from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, kept, ref
+from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
-from podlife.api.speckey import graft, name_paths, split
+from podlife.api.speckey import share_spec
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -948,23 +948,8 @@ class Store:
         specs instead of 150,000. Their specs differ in the token volume's name (speckey.split): a spec alike
         but for it is the first one's with the name in its own copies of the containers on the way to it."""
         md = pod["metadata"]
-        spec = pod.get("spec")
-        try:
-            json = orjson.dumps(spec) if spec else None
-        except TypeError:
-            json = None
-        if json is not None:
-            key, name = split(json)
-            specs = self._shared.setdefault("spec", {})
-            found = specs.get(key)
-            if found is None:
-                if len(specs) > SHARED_PARTS:
-                    specs.clear()
-                specs[kept(key)] = (spec, name_paths(spec, name) if name is not None else None)
-            elif name is None:
-                pod["spec"] = found[0]
-            elif found[1] is not None:
-                pod["spec"] = graft(found[0], found[1], name)
+        if pod.get("spec"):
+            pod["spec"] = share_spec(self._shared.setdefault("spec", {}), pod["spec"], SHARED_PARTS)
         for holder, part_name in ((md, "labels"), (md, "ownerReferences")):
             part = holder.get(part_name)
             if part:
