@@ -342,3 +342,22 @@ def test_the_pause_image_runs_podlifes_built_in_pause(cluster: Cluster128) -> No
     assert time.time() - start < 15
     assert [r["signal"] for r in cluster.records("signal", "paused")] == ["SIGTERM"]
     assert [r["detail"] for r in cluster.records("runtime", "paused", op="exit")] == ["exitCode 0"]
+
+
+def test_exec_and_logs_reach_an_ephemeral_container(cluster: Cluster128) -> None:
+    """The conformance suite's Ephemeral Containers tests: an ephemeral container added with kubectl debug is a
+    container of the pod for exec and logs (pkg/registry/core/pod/strategy.go podHasContainerWithName visits
+    ephemeral containers too)."""
+    cluster.kubectl("debug", "shell", "--image=busybox", "-c", "debugger", "--",
+                    "sh", "-c", "echo debugger is up; sleep 3600")
+
+    def running() -> bool:
+        pod = json.loads(cluster.kubectl("get", "pod", "shell", "-o", "json").stdout)
+        return any(s["name"] == "debugger" and "running" in s["state"]
+                   for s in pod["status"].get("ephemeralContainerStatuses") or ())
+    cluster.wait_for("debugger running", running, 30)
+    p = cluster.kubectl("exec", "shell", "-c", "debugger", "--", "sh", "-c", "echo from the debugger")
+    assert p.stdout == "from the debugger\n"
+    assert cluster.kubectl("logs", "shell", "-c", "debugger").stdout == "debugger is up\n"
+    missing = cluster.kubectl("exec", "shell", "-c", "nobody", "--", "true", check=False)
+    assert missing.stderr == ('Error from server (BadRequest): container nobody is not valid for pod shell\n')

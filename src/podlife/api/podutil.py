@@ -78,3 +78,16 @@ def drop_disabled_pod_fields(pod_spec: Obj, profile: Profile | None) -> None:
     drop_sleep_action(pod_spec, profile)
     if pod_spec.get("schedulingGates") and not profile.scheduling_gates:
         del pod_spec["schedulingGates"]
+
+
+def container_names(spec: Obj) -> list[str]:
+    """Every container's name, init and ephemeral ones too (pkg/api/v1/pod/util.go VisitContainers with
+    AllContainers), as the pod strategy's podHasContainerWithName checks a streaming request's container."""
+    kinds = ("initContainers", "containers", "ephemeralContainers")
+    return [c["name"] for k in kinds for c in spec.get(k) or ()]
+
+
+def container_statuses(status: Obj) -> list[Obj]:
+    """Every container status: regular, init and ephemeral (ValidateContainerLogStatus looks in all three)."""
+    kinds = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
+    return [s for k in kinds for s in status.get(k) or ()]

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
+from podlife.api.podutil import container_names, container_statuses
 from podlife.apiserver import logstream, spdy3, spdyupgrade
 from podlife.apiserver.status import bad_request
 from podlife.runtime.cri import RuntimeError_
@@ -94,7 +95,7 @@ def stream_options(request: web.Request, t: Any, pod: dict) -> StreamOptions | w
     protocol negotiated, or the refusal to answer."""
     q = request.query
     spec = pod.get("spec") or {}
-    names = [c["name"] for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
+    names = container_names(spec)
     container = q.get("container") or (names[0] if len(spec.get("containers") or []) == 1 else "")
     if not container:
         raise bad_request(f"a container name must be specified for pod {t.name}, choose one of: "
@@ -105,8 +106,7 @@ def stream_options(request: web.Request, t: Any, pod: dict) -> StreamOptions | w
     if not (stdin or stdout or _flag(q, "stderr")):
         # pkg/registry/core/pod/strategy.go streamParams
         raise bad_request("you must specify at least 1 of stdin, stdout, stderr")
-    statuses = (pod.get("status") or {}).get("containerStatuses", []) + \
-        (pod.get("status") or {}).get("initContainerStatuses", [])
+    statuses = container_statuses(pod.get("status") or {})
     cid = next((s.get("containerID", "") for s in statuses if s["name"] == container
                 and "running" in (s.get("state") or {})), "").split("://", 1)[-1]
     protocol = ""

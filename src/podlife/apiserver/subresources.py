@@ -14,6 +14,7 @@ from aiohttp import web
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
+from podlife.api.podutil import container_names, container_statuses
 from podlife.api.schema import type_schema
 from podlife.api.selectors import to_string
 from podlife.apiserver import bodies, fieldvalidation, logstream, patching
@@ -252,7 +253,7 @@ def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Ob
     q = request.query
     pod = server.store.get("Pod", t.namespace, t.name)
     spec = pod.get("spec") or {}
-    names = [c["name"] for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
+    names = container_names(spec)
     container = q.get("container")
     if not container:
         regular = [c["name"] for c in spec.get("containers") or []]
@@ -262,8 +263,7 @@ def _log_target(server: Any, request: web.Request, t: Any) -> tuple[Obj, str, Ob
         container = regular[0]
     if container not in names:
         raise bad_request(f"container {container} is not valid for pod {t.name}")
-    statuses = {s["name"]: s for s in (pod.get("status") or {}).get("containerStatuses") or []}
-    statuses.update({s["name"]: s for s in (pod.get("status") or {}).get("initContainerStatuses") or []})
+    statuses = {s["name"]: s for s in container_statuses(pod.get("status") or {})}
     st = statuses.get(container) or {}
     waiting = (st.get("state") or {}).get("waiting")
     if waiting is not None and not st.get("lastState", {}).get("terminated"):
