@@ -209,7 +209,8 @@ class Host:
             first, last = net.bridges[min(net.bridges)], net.bridges[max(net.bridges)]
             return (f"pods get network namespaces of their own: eth0 on node i's bridge ({first}"
                     f"{'' if first == last else ' … ' + last}) with an address of 10.{net.octet}.i.0/24 and a "
-                    f"default route via its .1, the node's address; hostNetwork pods use the node's")
+                    f"default route via its .1, the node's address; hostNetwork pods use the node's; a container's "
+                    f"hostPort is not mapped to it (the CNI portmap plugin is not modelled): reach it at its pod IP")
         return (f"pods share this machine's network namespace ({self.no_network}): each has a loopback address "
                 f"127.x.y.z, and processes of different pods that bind the same port on 0.0.0.0 collide")
 
