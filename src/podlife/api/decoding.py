@@ -29,7 +29,7 @@ import yaml
 
 from podlife.api import gofmt
 from podlife.api.schema import TypeSchema
-from podlife.api.yamlread import MAX_YAML_VALUES, Loader, expanded_sizes
+from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes
 from podlife.engine.slices import pause
 
 MAX_DEPTH = 200          # levels of nesting a body may have (the store's JSON encoder stops at 254)
@@ -131,30 +131,9 @@ def _body_loader() -> type:
     """The scenario loader's YAML reading (timestamps stay strings), with mapping keys as their text. libyaml
     reads the events when it is there (several times faster on a large body, and it stops at 1,000 levels on
     its own); the nodes are composed in Python, whose recursion limit ends a deep document cleanly."""
-    from yaml.composer import Composer
-    from yaml.constructor import SafeConstructor
-    from yaml.resolver import Resolver
+    base = event_loader() or Loader
 
-    try:
-        from yaml._yaml import CParser
-    except ImportError:   # PyYAML built without libyaml
-        bases: tuple[type, ...] = (Loader,)
-    else:
-        bases = (CParser, Composer, SafeConstructor, Resolver)
-
-    class BodyLoader(*bases):  # type: ignore[misc]
-        yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
-
-        def __init__(self, stream: str) -> None:
-            if bases[0] is Loader:
-                # yaml is untyped: mypy finds object.__init__ on a class whose base is Any
-                Loader.__init__(self, stream)  # type: ignore[call-arg]
-                return
-            CParser.__init__(self, stream)
-            Composer.__init__(self)
-            SafeConstructor.__init__(self)
-            Resolver.__init__(self)
-
+    class BodyLoader(base):  # type: ignore[misc,valid-type]
         def compose_node(self, parent: Any, index: Any) -> Any:
             pause()   # a large body is read in slices (podlife.engine.slices)
             return super().compose_node(parent, index)
@@ -162,11 +141,6 @@ def _body_loader() -> type:
         def construct_object(self, node: Any, deep: bool = False) -> Any:
             pause()
             return super().construct_object(node, deep)
-
-        if bases[0] is not Loader:   # Python's composer over libyaml's events
-            check_node = Composer.check_node
-            get_node = Composer.get_node
-            get_single_node = Composer.get_single_node
 
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
             # go-yaml keeps 1 and true apart as keys (Python's dict would merge them); YAMLToJSON makes both text

@@ -38,6 +38,7 @@ def event_loader() -> type | None:
         yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
         check_node = yaml.composer.Composer.check_node
         get_node = yaml.composer.Composer.get_node
+        get_single_node = yaml.composer.Composer.get_single_node
 
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
