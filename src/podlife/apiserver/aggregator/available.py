@@ -95,6 +95,7 @@ class AvailableController:
         self._dirty: set[str] = set()
         self._running: set[str] = set()
         self._failures: dict[str, int] = {}
+        self._retrying: set[str] = set()   # names with a back-off retry pending (one each, as the work queue's)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def start(self) -> None:
@@ -133,7 +134,9 @@ class AvailableController:
         except RuntimeError:
             return   # not serving (yet): start() queues them all
         if after:
-            self._spawn(self._later(name, after))
+            if name not in self._retrying:
+                self._retrying.add(name)
+                self._spawn(self._later(name, after))
             return
         self._dirty.add(name)
         if name not in self._running:
@@ -142,6 +145,7 @@ class AvailableController:
 
     async def _later(self, name: str, after: float) -> None:
         await asyncio.sleep(after)
+        self._retrying.discard(name)
         self.queue(name)
 
     async def _resync(self) -> None:
