@@ -91,7 +91,7 @@ def test_local_apiservices_and_the_simulated_runtime(live_factory: Callable[...,
     assert (code, headers["Content-Type"], body) == (503, "text/plain; charset=utf-8", b"service unavailable\n")
     # listed in legacy discovery whether available or not (handler_apis.go), stale in aggregated discovery
     groups = [g["name"] for g in live.json("GET", "/apis")[1]["groups"]]
-    assert groups[-2:] == ["flowcontrol.apiserver.k8s.io", "wardle.example.com"]
+    assert groups[-2:] == ["discovery.k8s.io", "wardle.example.com"]   # 16200 > 2000 > custom groups (1000)
     code, _, raw = live.request("GET", "/apis", headers={"Accept": AGGREGATED})
     entry = json.loads(raw)["items"][-1]
     assert entry == {"metadata": {"name": "wardle.example.com", "creationTimestamp": None},
@@ -201,6 +201,16 @@ def _extension_server(live: Live, tmp: Path) -> None:
                  "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
                  "extra": {"authentication.kubernetes.io/pod-name": ["ext"],
                            "authentication.kubernetes.io/pod-uid": [pod_obj["metadata"]["uid"]]}}}
+    # the extension server's own calls: its token is a user of the API server, and kube-root-ca.crt verifies it
+    code, _, raw = live.request("GET", "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+                                headers={"Authorization": f"Bearer {echo['token']}"})
+    assert code == 200, raw
+    assert live.request("GET", "/api/v1/namespaces", headers={"Authorization": "Bearer a.b.c"})[0] == 401
+    root_ca = live.json("GET", "/api/v1/namespaces/default/configmaps/kube-root-ca.crt")[1]["data"]["ca.crt"]
+    import yaml
+
+    kubeconfig = yaml.safe_load(Path(live.kubeconfig).read_text())
+    assert root_ca == base64.b64decode(kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"]).decode()
     code, sar = live.json("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
         "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
         "spec": {"user": "system:serviceaccount:default:default", "groups": review["status"]["user"]["groups"],

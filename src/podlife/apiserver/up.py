@@ -335,6 +335,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         await site.start()
         port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
         api.aggregator.start()
+        if ca is not None:
+            clock.deliver(lambda: _publish_root_ca(cluster, ca))
         if processes is not None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
@@ -370,6 +372,15 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             data.close()
         if ready and not api.handed_over:
             out("podlife: stopped")
+
+
+def _publish_root_ca(cluster: Cluster, ca: bytes) -> None:
+    """The served certificate as kube-root-ca.crt's ca.crt (podlife.controlplane.controllers.rootcacertpublisher)."""
+    from podlife.controlplane.controllers.rootcacertpublisher import RootCACertPublisher
+
+    for ctrl in cluster.controllers:
+        if isinstance(ctrl, RootCACertPublisher):
+            ctrl.publish(ca.decode())
 
 
 def _service_network(cfg: UpConfig, cluster: Cluster, port: int) -> Any:

@@ -55,7 +55,8 @@ class Aggregator:
         found = self.store.try_get("APIService", None, registration.name_of(parts[2], parts[3]))
         return found if found is not None and (found.get("spec") or {}).get("service") else None
 
-    async def serve(self, request: web.Request, apiservice: Obj, user: tuple[str, list[str]]) -> web.StreamResponse:
+    async def serve(self, request: web.Request, apiservice: Obj,
+                    user: tuple[str, list[str], dict[str, list[str]]]) -> web.StreamResponse:
         return await self.proxy.serve(request, apiservice, user)
 
     def _extension(self) -> dict[str, list[Obj]]:

@@ -56,7 +56,8 @@ class Proxy:
         if self._session is not None:
             await self._session.close()
 
-    async def serve(self, request: web.Request, apiservice: Obj, user: tuple[str, list[str]]) -> web.StreamResponse:
+    async def serve(self, request: web.Request, apiservice: Obj,
+                    user: tuple[str, list[str], dict[str, list[str]]]) -> web.StreamResponse:
         spec = apiservice.get("spec") or {}
         ref = spec.get("service") or {}
         if not available(apiservice):
@@ -76,7 +77,7 @@ class Proxy:
         # the body streams on with the length it came with (chunked when it came chunked)
         headers = [(k, v) for k, v in request.headers.items()
                    if (k.lower() not in _DROP or k.lower() == "content-length") and not k.lower().startswith(_REMOTE)]
-        headers += user_headers(user[0], user[1], {})
+        headers += user_headers(*user)
         if self._session is None:
             self._session = aiohttp.ClientSession(auto_decompress=False)
         body = request.content if request.can_read_body else None

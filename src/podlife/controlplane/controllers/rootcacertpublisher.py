@@ -6,7 +6,9 @@ its data and description annotation are put back when changed.
 
 podlife has no cluster CA, so ``ca.crt`` is a fixed placeholder PEM block (PLACEHOLDER_CA): it has the shape of a
 certificate but is not one, and the same in every cluster and run. A client that verifies the API server with
-it fails; the certificate ``podlife up --tls`` serves is in the kubeconfig it writes.
+it fails. ``podlife up`` serving TLS (--tls, --runtime process) publishes the certificate it serves instead
+(``publish``): it is self-signed, so it is its own CA, and names kubernetes.default.svc and the Service's
+ClusterIP, so a pod's in-cluster client verifies the API server as it would a kubeadm cluster's.
 """
 
 from __future__ import annotations
@@ -53,6 +55,13 @@ class RootCACertPublisher:
             self._sync(ns["metadata"]["name"])
         self.store.watch("Namespace", self._on_namespace)
         self.store.watch("ConfigMap", self._on_configmap)
+
+    def publish(self, ca: str) -> None:
+        """Another bundle in every namespace's ConfigMap from now on."""
+        self.ca = ca
+        if self.enabled:
+            for ns in self.store.list("Namespace"):
+                self._sync(ns["metadata"]["name"])
 
     def _on_namespace(self, type_: str, ns: Obj, old: Obj | None) -> None:
         if type_ != DELETED:
