@@ -579,6 +579,72 @@ def test_an_http_prestop_hook_reaches_the_pods_own_server(cluster: ProcessCluste
     assert hooks == [("preStop", "started"), ("preStop", "completed")]
 
 
+NOTES_HOOK_REQUESTS = """\
+import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(os.environ["MARKS"], "a") as f:
+            h = self.headers
+            f.write(f"{self.path} {h['User-Agent']} {h['X-Hook']} {h['Authorization']}\\n")
+        self.send_response(200)
+        self.end_headers()
+http.server.HTTPServer((os.environ["POD_IP"], 8080), H).serve_forever()
+"""
+
+
+def test_an_https_hook_answered_by_an_http_server_is_sent_again_over_http(cluster: ProcessCluster,
+                                                                          tmp_path: Path) -> None:
+    # lifecycle/handlers.go (ConsistentHTTPGetHandlers, 1.26 on): the request a probe would send, scheme and
+    # headers included; an HTTP answer to HTTPS is retried as HTTP without Authorization, and the pod gets a
+    # LifecycleHTTPFallback Warning. The server is another pod, ready first (as in test/e2e/common/node
+    # lifecycle_hook.go): a postStart hook is sent as soon as its container starts
+    marks = tmp_path / "marks"
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: hook-server}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(NOTES_HOOK_REQUESTS)}]
+            env:
+            - {{name: MARKS, value: "{marks}"}}
+            - {{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
+            readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
+        """)
+    cluster.wait_for("hook-server Ready", lambda: cluster.ready("hook-server"), 20)
+    ip = cluster.pod("hook-server")["status"]["podIP"]
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: fallback}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: registry.k8s.io/pause:3.9
+            lifecycle:
+              postStart:
+                httpGet:
+                  host: {ip}
+                  path: /poststart
+                  port: 8080
+                  scheme: HTTPS
+                  httpHeaders: [{{name: X-Hook, value: start}}, {{name: Authorization, value: Bearer t}}]
+        """)
+    cluster.wait_for("fallback Ready", lambda: cluster.ready("fallback"), 20)
+    minor = VERSION.split(".")[1]
+    assert marks.read_text() == f"/poststart kube-lifecycle/1.{minor} start None\n"
+    fallbacks = [e for e in cluster.events("fallback") if e["reason"] == "LifecycleHTTPFallback"]
+    assert [(e["type"], e["message"]) for e in fallbacks] == [
+        ("Warning", f"request to HTTPS lifecycle hook {ip}:8080 got HTTP response, retry with HTTP succeeded")]
+    cluster.kubectl("delete", "pod", "fallback", "hook-server", "--wait=false")
+
+
 def test_the_behavior_annotation_has_no_effect_on_a_process(cluster: ProcessCluster) -> None:
     # modelled, this container would start 60 s late and exit 7; the process exits 5 at once
     cluster.apply("""\
