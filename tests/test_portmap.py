@@ -38,6 +38,7 @@ def test_where_the_dnat_rule_matches() -> None:
     assert addresses(PortMapping(1, 2, "TCP", "127.0.0.1"), node) == ["127.0.0.1"]
     assert addresses(PortMapping(1, 2, "UDP", "192.0.2.7"), node) == ["192.0.2.7"]
     assert addresses(PortMapping(1, 2, "TCP", "::1"), node) == []                        # the other family
+    assert addresses(PortMapping(1, 2, "TCP", "localhost"), node) == []                  # no address: ditto
 
 
 def free_port(kind: int) -> int:
@@ -46,12 +47,12 @@ def free_port(kind: int) -> int:
         return int(s.getsockname()[1])
 
 
-async def tcp_server(ip: str, prefix: bytes) -> asyncio.Server:
+async def tcp_server(ip: str, port: int, prefix: bytes) -> asyncio.Server:
     async def answer(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
         w.write(prefix + await r.readline())
         await w.drain()
         w.close()
-    return await asyncio.start_server(answer, ip, 8080)
+    return await asyncio.start_server(answer, ip, port)
 
 
 async def tcp(ip: str, port: int) -> bytes:
@@ -66,9 +67,9 @@ async def tcp(ip: str, port: int) -> bytes:
 
 
 async def _forwarding() -> dict[str, Any]:
-    """Pods are servers on 127.0.0.5 and 127.0.0.9 (TCP and UDP 8080), their node's address is 127.0.0.6."""
-    tcp_port, udp_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
-    servers = [await tcp_server("127.0.0.5", b"tcp:"), await tcp_server("127.0.0.9", b"newer:")]
+    """Pods are servers on 127.0.0.5 and 127.0.0.9 (TCP and UDP), their node's address is 127.0.0.6."""
+    tcp_port, udp_port, pp = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
+    servers = [await tcp_server("127.0.0.5", pp, b"tcp:"), await tcp_server("127.0.0.9", pp, b"newer:")]
     loop = asyncio.get_running_loop()
 
     class Echo(asyncio.DatagramProtocol):
@@ -77,7 +78,7 @@ async def _forwarding() -> dict[str, Any]:
 
         def datagram_received(self, data: bytes, addr: Any) -> None:
             self.t.sendto(b"udp:" + data, addr)
-    udp, _ = await loop.create_datagram_endpoint(Echo, local_addr=("127.0.0.5", 8080))
+    udp, _ = await loop.create_datagram_endpoint(Echo, local_addr=("127.0.0.5", pp))
 
     async def udp_ask(ip: str) -> bytes:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -94,14 +95,14 @@ async def _forwarding() -> dict[str, Any]:
             s.close()
     out: dict[str, Any] = {}
     ports = PortMap()
-    assert ports.add("sb1", pod([{"containerPort": 8080, "hostPort": tcp_port},
-                                 {"containerPort": 8080, "hostPort": udp_port, "protocol": "UDP",
+    assert ports.add("sb1", pod([{"containerPort": pp, "hostPort": tcp_port},
+                                 {"containerPort": pp, "hostPort": udp_port, "protocol": "UDP",
                                   "hostIP": "127.0.0.6"}]), "127.0.0.5", "127.0.0.6") is None
     await asyncio.sleep(0.05)   # the asyncio servers are made in tasks
     out["tcp"] = [await tcp("127.0.0.6", tcp_port), await tcp("127.0.0.1", tcp_port)]
     out["udp"] = [await udp_ask("127.0.0.6"), await udp_ask("127.0.0.1")]
     # a newer sandbox of the node maps the same TCP port on localhost: it gets it, until it goes
-    assert ports.add("sb3", pod([{"containerPort": 8080, "hostPort": tcp_port, "hostIP": "127.0.0.1"}]),
+    assert ports.add("sb3", pod([{"containerPort": pp, "hostPort": tcp_port, "hostIP": "127.0.0.1"}]),
                      "127.0.0.9", "127.0.0.6") is None
     out["newer"] = [await tcp("127.0.0.6", tcp_port), await tcp("127.0.0.1", tcp_port)]
     ports.remove("sb3")
@@ -135,12 +136,13 @@ def test_tcp_and_udp_forwarded_the_latest_wins_bind_failure_and_teardown() -> No
         "gone": [b"refused", b"refused", b"refused"]}
 
 
-def test_sctp_and_another_nodes_loopback_port_are_not_mapped_and_said(caplog: pytest.LogCaptureFixture) -> None:
+def test_what_is_not_mapped_or_taken_over_is_said(caplog: pytest.LogCaptureFixture) -> None:
     port = free_port(socket.SOCK_STREAM)
 
     async def run() -> dict[str, list[tuple[str, int]]]:
         ports = PortMap()
-        assert ports.add("sb", pod([{"containerPort": 9, "hostPort": 9, "protocol": "SCTP"}]), "127.0.0.5",
+        assert ports.add("sb", pod([{"containerPort": 9, "hostPort": 9, "protocol": "SCTP"},
+                                    {"containerPort": 9, "hostPort": 9, "hostIP": "::1"}]), "127.0.0.5",
                          "127.0.0.6") is None
         # two nodes' pods with the same hostPort and no hostIP: each node's address, 127.0.0.1 the latest's
         assert ports.add("n0", pod([{"containerPort": 1, "hostPort": port}]), "127.0.0.5", "127.0.0.6") is None
@@ -153,5 +155,6 @@ def test_sctp_and_another_nodes_loopback_port_are_not_mapped_and_said(caplog: py
                                   "127.0.0.1:True": [("127.0.0.7", 2)]}
     assert [r.getMessage() for r in caplog.records] == [
         "hostPort 9/SCTP of pod shop/web is not mapped: podlife forwards TCP and UDP host ports",
+        "hostPort 9/TCP of pod shop/web is not mapped: its hostIP '::1' is not an IPv4 address (the pod's)",
         f"127.0.0.1:{port}/TCP now goes to pod shop/web, no longer to pod shop/web of another node (the nodes "
         "share this machine's addresses)"]

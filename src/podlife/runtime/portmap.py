@@ -63,11 +63,15 @@ def port_mappings(pod: Obj) -> list[PortMapping]:
 
 
 def addresses(m: PortMapping, node_ip: str) -> list[str]:
-    """Where fillDnatRules's rule matches, on an IPv4 pod: the hostIP; none for an IPv6 one; with no hostIP or an
-    unspecified one, every local address, which here is the node's address and localhost."""
+    """Where fillDnatRules's rule matches, on an IPv4 pod: the hostIP; none for an IPv6 one or one that is no
+    address at all (the API does not validate hostIP; net.ParseIP's nil counts as IPv6 there); with no hostIP
+    or an unspecified one, every local address, which here is the node's address and localhost."""
     if not m.host_ip:
         return [node_ip, LOCALHOST]
-    ip = ipaddress.ip_address(m.host_ip)
+    try:
+        ip = ipaddress.ip_address(m.host_ip)
+    except ValueError:
+        return []
     if ip.version != 4:
         return []
     return [node_ip, LOCALHOST] if ip.is_unspecified else [m.host_ip]
@@ -107,7 +111,11 @@ class PortMap:
                             m.host_port, m.protocol, owner)
                 continue
             ep = (pod_ip, m.container_port)
-            for ip in addresses(m, node_ip):
+            where = addresses(m, node_ip)
+            if not where:
+                log.warning("hostPort %d/%s of pod %s is not mapped: its hostIP %r is not an IPv4 address (the "
+                            "pod's)", m.host_port, m.protocol, owner, m.host_ip)
+            for ip in where:
                 key = (ip, m.host_port, m.protocol)
                 held = self.listeners.get(key)
                 if held is None:
