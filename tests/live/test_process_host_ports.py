@@ -90,18 +90,23 @@ def test_a_tcp_host_port_answers_on_the_nodes_address_and_localhost(cluster: Pro
     assert get(f"10.{octet}.0.1", port) == "error: [Errno 111] Connection refused"
 
 
-def test_a_udp_host_port_on_the_nodes_address_alone(cluster: ProcessCluster) -> None:
+def test_one_host_port_three_pods_by_host_ip_and_protocol(cluster: ProcessCluster) -> None:
     _tag, octet = instance(cluster)
-    port = free_port()
-    cluster.apply(host_port_pod("udp-hp", "node-1", {"hostPort": port, "protocol": "UDP",
-                                                      "hostIP": f"10.{octet}.0.1"}, UDP_SERVER))
-    cluster.wait_for("udp-hp running", lambda: "running" in cluster.state("udp-hp"), 40)
+    node, port = f"10.{octet}.0.1", free_port()
+    cluster.apply(host_port_pod("on-lo", "node-1", {"hostPort": port, "hostIP": "127.0.0.1"}))
+    cluster.apply(host_port_pod("on-node", "node-1", {"hostPort": port, "hostIP": node}))
+    cluster.apply(host_port_pod("on-udp", "node-1", {"hostPort": port, "protocol": "UDP", "hostIP": node},
+                                UDP_SERVER))
+    cluster.wait_for("on-lo and on-node ready, on-udp running", lambda: cluster.ready("on-lo") and
+                     cluster.ready("on-node") and "running" in cluster.state("on-udp"), 40)
     assert cluster.wait_for("an answer", lambda: (lambda a: a if not a.startswith("error") else None)(
-        ask_udp(f"10.{octet}.0.1", port)), 20) == "udp-hp got hostname"
-    # with a hostIP, portmap's rule matches that destination alone: nothing answers on localhost
-    assert ask_udp("127.0.0.1", port) == "error: Connection refused"
-    cluster.kubectl("delete", "pod", "udp-hp", "--wait=true")
-    assert ask_udp(f"10.{octet}.0.1", port) == "error: Connection refused"
+        ask_udp(node, port)), 20) == "on-udp got hostname"
+    # each mapping's rule matches its own destination and protocol alone
+    assert [get("127.0.0.1", port), get(node, port), ask_udp("127.0.0.1", port)] == [
+        "on-lo", "on-node", "error: Connection refused"]
+    cluster.kubectl("delete", "pod", "on-udp", "on-node", "--wait=true")
+    assert [get("127.0.0.1", port), get(node, port), ask_udp(node, port)] == [
+        "on-lo", "error: [Errno 111] Connection refused", "error: Connection refused"]
 
 
 def test_a_port_another_program_holds_fails_the_sandbox_until_it_is_free(cluster: ProcessCluster) -> None:

@@ -148,6 +148,7 @@ class PortMap:
             held.holders = [h for h in held.holders if h[0] != sandbox_id]
             if held.holders:
                 held.vs.endpoints, held.vs.service = [held.holders[-1][1]], held.holders[-1][2]
+                forget_flows(held.vs)
             else:
                 unlisten(held.vs)
                 del self.listeners[key]

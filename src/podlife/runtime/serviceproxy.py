@@ -50,7 +50,7 @@ VirtualKey = tuple[str, int, str]  # (address, port, protocol)
 class VirtualServer:
     """One IPVS virtual server: where a Service port is reached, and its real servers."""
 
-    service: str                       # namespace/name, for what is said
+    service: str                       # namespace/name (of the pod, for a host port), for what is said
     endpoints: list[Endpoint]
     affinity: float | None             # persistence timeout in seconds; None: no session affinity
     next: int = 0                      # the round robin's position
