@@ -331,12 +331,12 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     ready = False
     try:
         ssl_ctx, ca = _tls(names) if tls else (None, None)
+        if ca is not None:
+            _publish_root_ca(cluster, ca)
         site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
         api.aggregator.start()
-        if ca is not None:
-            clock.deliver(lambda: _publish_root_ca(cluster, ca))
         if processes is not None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
@@ -375,7 +375,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
 
 
 def _publish_root_ca(cluster: Cluster, ca: bytes) -> None:
-    """The served certificate as kube-root-ca.crt's ca.crt (podlife.controlplane.controllers.rootcacertpublisher)."""
+    """kube-root-ca.crt in every namespace is the certificate served, which verifies it (a self-signed certificate
+    is its own root), as the cluster CA a kube-apiserver's certificate is signed by."""
     from podlife.controlplane.controllers.rootcacertpublisher import RootCACertPublisher
 
     for ctrl in cluster.controllers:

@@ -4,11 +4,9 @@ Every live namespace holds the ConfigMap ``kube-root-ca.crt`` whose ``ca.crt`` i
 (RootCAConfigMap, on by default from 1.20). It is created when a namespace appears, recreated when deleted, and
 its data and description annotation are put back when changed.
 
-podlife has no cluster CA, so ``ca.crt`` is a fixed placeholder PEM block (PLACEHOLDER_CA): it has the shape of a
-certificate but is not one, and the same in every cluster and run. A client that verifies the API server with
-it fails. ``podlife up`` serving TLS (--tls, --runtime process) publishes the certificate it serves instead
-(``publish``): it is self-signed, so it is its own CA, and names kubernetes.default.svc and the Service's
-ClusterIP, so a pod's in-cluster client verifies the API server as it would a kubeadm cluster's.
+A simulated cluster has no CA, so ``ca.crt`` is a fixed placeholder PEM block (PLACEHOLDER_CA): it has the shape
+of a certificate but is not one, and the same in every cluster and run. ``podlife up`` serving TLS publishes the
+certificate it serves instead (``publish``), so that in-cluster clients (a pod's kube-api-access volume) verify it.
 """
 
 from __future__ import annotations
@@ -56,9 +54,9 @@ class RootCACertPublisher:
         self.store.watch("Namespace", self._on_namespace)
         self.store.watch("ConfigMap", self._on_configmap)
 
-    def publish(self, ca: str) -> None:
-        """Another bundle in every namespace's ConfigMap from now on."""
-        self.ca = ca
+    def publish(self, bundle: str) -> None:
+        """The CA bundle changed (controller.go: the publisher syncs every namespace when its root CA changes)."""
+        self.ca = bundle
         if self.enabled:
             for ns in self.store.list("Namespace"):
                 self._sync(ns["metadata"]["name"])
