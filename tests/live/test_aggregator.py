@@ -64,6 +64,27 @@ def test_local_apiservices_and_the_simulated_runtime(live_factory: Callable[...,
     assert [{k: v for k, v in c.items() if k != "lastTransitionTime"} for c in apps["status"]["conditions"]] == [
         {"type": "Available", "status": "True", "reason": "Local",
          "message": "Local APIServices are always available"}]
+    # a CustomResourceDefinition's served versions get theirs, for as long as it serves them
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmos.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                    "versions": [{"name": v, "served": True, "storage": v == "v1", "schema": {"openAPIV3Schema": {
+                        "type": "object", "x-kubernetes-preserve-unknown-fields": True}}} for v in ("v1", "v2")]}}
+    _create(live, tmp_path, crd)
+    code, v2 = live.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v2.example.com")
+    assert (code, v2["metadata"]["labels"], v2["spec"]) == (
+        200, {"kube-aggregator.kubernetes.io/automanaged": "true"},
+        {"group": "example.com", "version": "v2", "groupPriorityMinimum": 1000, "versionPriority": 100})
+    assert v2["status"]["conditions"][0]["reason"] == "Local"
+    live.kubectl("patch", "crd", "gizmos.example.com", "--type=json", "-p",
+                 '[{"op": "replace", "path": "/spec/versions/1/served", "value": false}]')
+    assert live.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v2.example.com")[0] == 404
+    assert live.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.example.com")[0] == 200
+    live.kubectl("delete", "crd", "gizmos.example.com")
+    live.wait_for("v1.example.com gone",
+                  lambda: live.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.example.com")[0] == 404)
+
     # ValidateAPIService: the name is version.group
     bad = _apiservice()
     bad["metadata"]["name"] = "v1.wardle.example.com"

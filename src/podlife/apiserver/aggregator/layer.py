@@ -12,6 +12,7 @@ from aiohttp import web
 from podlife.api.meta import Obj
 from podlife.apiserver.aggregator import frontproxy, groups, registration
 from podlife.apiserver.aggregator.available import AvailableController
+from podlife.apiserver.aggregator.crdregistration import CRDRegistration
 from podlife.apiserver.aggregator.proxy import Proxy
 
 log = logging.getLogger("podlife.kube-aggregator")
@@ -25,6 +26,7 @@ class Aggregator:
         self.proxy = Proxy(self.store, None)
         self.controller: AvailableController | None = None
         registration.register(self.store, api.catalog.groups(), api.cluster.trace.timestamp())
+        CRDRegistration(self.store, api.cluster.trace.timestamp).start()
 
     def start(self) -> None:
         """From the running event loop, when the server is about to answer."""
