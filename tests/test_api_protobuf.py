@@ -338,6 +338,28 @@ ROUND_TRIPS: list[tuple[str, str, dict]] = [
         "status": {}}),
     ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", {
         "metadata": X, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0}}, "status": {}}),
+    # the beta versions (field numbers as v1's; v1beta1/v1beta2 name field 1 assuredConcurrencyShares, and it and
+    # v1beta3's are not pointers: a zero is written)
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "FlowSchema", {
+        "metadata": X, "spec": {
+            "priorityLevelConfiguration": {"name": "global-default"}, "matchingPrecedence": 9900,
+            "distinguisherMethod": {"type": "ByNamespace"},
+            "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:serviceaccounts"}}],
+                       "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
+                                          "clusterScope": True, "namespaces": ["*"]}]}]},
+        "status": {"conditions": [{"type": "Dangling", "status": "False", "lastTransitionTime": None,
+                                   "reason": "Found", "message": "m"}]}}) for v in ("v1beta1", "v1beta2", "v1beta3")),
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "PriorityLevelConfiguration", {
+        "metadata": X, "spec": {"type": "Limited", "limited": {
+            shares: 0, "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 6,
+                                                                      "queueLengthLimit": 50}},
+            "lendablePercent": 50, "borrowingLimitPercent": 20}},
+        "status": {}}) for v, shares in (("v1beta1", "assuredConcurrencyShares"),
+                                         ("v1beta2", "assuredConcurrencyShares"),
+                                         ("v1beta3", "nominalConcurrencyShares"))),
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "PriorityLevelConfiguration", {
+        "metadata": X, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0, "lendablePercent": 0}},
+        "status": {}}) for v in ("v1beta2", "v1beta3")),
     ("networking.k8s.io/v1", "IngressClass", {"metadata": X, "spec": {"controller": "c"}}),
     ("networking.k8s.io/v1", "NetworkPolicy", {
         "metadata": X, "spec": {

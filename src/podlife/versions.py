@@ -850,3 +850,24 @@ def describe() -> list[tuple[str, str, str, str, str]]:
 
 def _show(value: Any) -> str:
     return (", ".join(sorted(value)) or "none") if isinstance(value, frozenset) else str(value)
+
+
+# --- API versions served by default ---------------------------------------------------------------------------
+# GA versions are served from the minor whose schema has them. Alpha versions never are by default. Beta versions:
+# those that existed before 1.24 stayed on by default until removed, and the few listed in
+# pkg/controlplane/instance.go legacyBetaEnabledByDefaultResources (KEP-3136: betas new from 1.24 are off);
+# the beta versions podlife serves (of kinds it serves in another version it converts to, or stores as given),
+# (group, version) -> (first minor, last minor) served by default
+SERVED_BETAS: dict[tuple[str, str], tuple[int, int]] = {
+    # pkg/registry/flowcontrol/rest/storage_flowcontrol.go; APF beta in 1.20, v1beta2 in 1.23, v1beta3 in 1.26
+    # (in legacyBetaEnabledByDefaultResources); removed in 1.26, 1.29 and 1.32 (deprecation guide)
+    ("flowcontrol.apiserver.k8s.io", "v1beta1"): (20, 25),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2"): (23, 28),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3"): (26, 31),
+}
+
+
+def beta_served(group: str, version: str, minor: int) -> bool:
+    """Whether a beta group version is served by default at ``minor`` (SERVED_BETAS)."""
+    span = SERVED_BETAS.get((group, version))
+    return span is not None and span[0] <= minor <= span[1]

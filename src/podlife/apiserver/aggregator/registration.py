@@ -37,6 +37,9 @@ PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
     ("node.k8s.io", "v1"): (16300, 15),
     ("discovery.k8s.io", "v1"): (16200, 15),
     ("flowcontrol.apiserver.k8s.io", "v1"): (16100, 21),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3"): (16100, 18),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2"): (16100, 15),
+    ("flowcontrol.apiserver.k8s.io", "v1beta1"): (16100, 12),
     # GA versions newer than the tables read: the group's priority there, the version above its betas' (resource
     # v1beta2 15, storagemigration v1beta1 9)
     ("resource.k8s.io", "v1"): (16200, 21),

@@ -1,0 +1,131 @@
+"""flowcontrol.apiserver.k8s.io is served in the versions upstream serves by default at each minor (issue 25):
+1.28 serves v1beta3 (preferred) and v1beta2, 1.29 v1 (preferred) and v1beta3, 1.32 v1 only
+(pkg/controlplane/instance.go legacyBetaEnabledByDefaultResources; the deprecation guide's removals). An object
+written in one version reads back in another with PriorityLevelConfiguration's concurrency shares renamed
+(pkg/apis/flowcontrol/v1beta2/conversion.go) and v1beta3's zero-preserving annotation (v1beta3/conversion.go)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.live.conftest import Live
+
+G = "/apis/flowcontrol.apiserver.k8s.io"
+
+
+@pytest.fixture(scope="module")
+def v128(live_factory: Callable[..., Live]) -> Live:
+    return live_factory("1.28", clock="manual")
+
+
+@pytest.fixture(scope="module")
+def v129(live_factory: Callable[..., Live]) -> Live:
+    return live_factory("1.29", clock="manual")
+
+
+def _plc(api_version: str, shares_field: str, shares: int, name: str) -> dict:
+    return {"apiVersion": f"flowcontrol.apiserver.k8s.io/{api_version}", "kind": "PriorityLevelConfiguration",
+            "metadata": {"name": name},
+            "spec": {"type": "Limited", "limited": {shares_field: shares, "lendablePercent": 10,
+                                                    "limitResponse": {"type": "Reject"}}}}
+
+
+def test_discovery_at_128_lists_v1beta3_preferred_then_v1beta2(v128: Live) -> None:
+    code, group = v128.json("GET", G)
+    assert code == 200
+    assert [v["version"] for v in group["versions"]] == ["v1beta3", "v1beta2"]
+    assert group["preferredVersion"] == {"groupVersion": "flowcontrol.apiserver.k8s.io/v1beta3", "version": "v1beta3"}
+    code, apis = v128.json("GET", "/apis")
+    entry = next(g for g in apis["groups"] if g["name"] == "flowcontrol.apiserver.k8s.io")
+    assert (entry["versions"], entry["preferredVersion"]) == (group["versions"], group["preferredVersion"])
+    for version in ("v1beta3", "v1beta2"):
+        code, rl = v128.json("GET", f"{G}/{version}")
+        assert code == 200
+        assert sorted(r["name"] for r in rl["resources"]) == [
+            "flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status"]
+    assert v128.json("GET", f"{G}/v1")[0] == 404
+    assert v128.json("GET", f"{G}/v1/flowschemas")[0] == 404
+    assert v128.json("GET", f"{G}/v1beta1/flowschemas")[0] == 404
+
+
+def test_plc_written_in_v1beta2_reads_back_renamed_in_v1beta3(v128: Live) -> None:
+    code, made = v128.json("POST", f"{G}/v1beta2/prioritylevelconfigurations",
+                           _plc("v1beta2", "assuredConcurrencyShares", 7, "pl-b2"))
+    assert code == 201, made
+    assert made["apiVersion"] == "flowcontrol.apiserver.k8s.io/v1beta2"
+    assert made["spec"]["limited"] == {"assuredConcurrencyShares": 7, "lendablePercent": 10,
+                                       "limitResponse": {"type": "Reject"}}
+    code, b3 = v128.json("GET", f"{G}/v1beta3/prioritylevelconfigurations/pl-b2")
+    assert code == 200
+    assert b3["apiVersion"] == "flowcontrol.apiserver.k8s.io/v1beta3"
+    assert b3["spec"] == {"type": "Limited", "limited": {"nominalConcurrencyShares": 7, "lendablePercent": 10,
+                                                         "limitResponse": {"type": "Reject"}}}
+    assert b3["metadata"]["uid"] == made["metadata"]["uid"]
+    # and an update in v1beta3 shows in v1beta2
+    b3["spec"]["limited"]["nominalConcurrencyShares"] = 9
+    code, put = v128.json("PUT", f"{G}/v1beta3/prioritylevelconfigurations/pl-b2", b3)
+    assert code == 200, put
+    code, b2 = v128.json("GET", f"{G}/v1beta2/prioritylevelconfigurations/pl-b2")
+    assert b2["spec"]["limited"]["assuredConcurrencyShares"] == 9
+    assert "nominalConcurrencyShares" not in b2["spec"]["limited"]
+
+
+def test_flowschema_list_and_watch_in_both_versions(v128: Live) -> None:
+    fs = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1beta3", "kind": "FlowSchema", "metadata": {"name": "fs-b3"},
+          "spec": {"priorityLevelConfiguration": {"name": "pl-b2"}, "matchingPrecedence": 500,
+                   "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:authenticated"}}],
+                              "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}]}}
+    code, made = v128.json("POST", f"{G}/v1beta3/flowschemas", fs)
+    assert code == 201, made
+    for version in ("v1beta2", "v1beta3"):
+        code, lst = v128.json("GET", f"{G}/{version}/flowschemas")
+        assert code == 200
+        assert lst["kind"] == "FlowSchemaList" and lst["apiVersion"] == f"flowcontrol.apiserver.k8s.io/{version}"
+        item = next(i for i in lst["items"] if i["metadata"]["name"] == "fs-b3")
+        assert item["spec"] == fs["spec"]
+        code, _, raw = v128.request("GET", f"{G}/{version}/flowschemas?watch=true&resourceVersion=0"
+                                           "&timeoutSeconds=1")
+        assert code == 200
+        events = [json.loads(line) for line in raw.splitlines() if line]
+        added = next(e["object"] for e in events if e["object"]["metadata"]["name"] == "fs-b3")
+        assert {e["type"] for e in events} == {"ADDED"}
+        assert added["apiVersion"] == f"flowcontrol.apiserver.k8s.io/{version}"
+        assert added["spec"] == fs["spec"]
+
+
+def test_129_serves_v1_preferred_and_v1beta3_not_v1beta2(v129: Live) -> None:
+    code, group = v129.json("GET", G)
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta3"]
+    assert group["preferredVersion"]["version"] == "v1"
+    assert v129.json("GET", f"{G}/v1beta2/flowschemas")[0] == 404
+    assert v129.json("GET", f"{G}/v1beta3/flowschemas")[0] == 200
+
+
+def test_129_v1_zero_shares_carry_v1beta3_annotation(v129: Live) -> None:
+    from kubernetes import client, config
+
+    api = client.FlowcontrolApiserverV1Api(config.new_client_from_config(v129.kubeconfig))
+    body = _plc("v1", "nominalConcurrencyShares", 0, "pl-zero")
+    made = api.create_priority_level_configuration(body)
+    assert made.spec.limited.nominal_concurrency_shares == 0
+    code, b3 = v129.json("GET", f"{G}/v1beta3/prioritylevelconfigurations/pl-zero")
+    assert code == 200
+    assert b3["metadata"]["annotations"] == {"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares": ""}
+    assert b3["spec"]["limited"]["nominalConcurrencyShares"] == 0
+    # written back in v1beta3 with the annotation, v1 shows neither it nor a defaulted 30
+    code, put = v129.json("PUT", f"{G}/v1beta3/prioritylevelconfigurations/pl-zero", b3)
+    assert code == 200, put
+    back = api.read_priority_level_configuration("pl-zero")
+    assert back.metadata.annotations is None
+    assert back.spec.limited.nominal_concurrency_shares == 0
+
+
+def test_132_serves_v1_only(live_factory: Callable[..., Live]) -> None:
+    v132 = live_factory("1.32", clock="manual")
+    code, group = v132.json("GET", G)
+    assert [v["version"] for v in group["versions"]] == ["v1"]
+    assert v132.json("GET", f"{G}/v1beta3/flowschemas")[0] == 404
+    assert v132.json("GET", f"{G}/v1/flowschemas")[0] == 200
