@@ -129,3 +129,21 @@ def test_132_serves_v1_only(live_factory: Callable[..., Live]) -> None:
     assert [v["version"] for v in group["versions"]] == ["v1"]
     assert v132.json("GET", f"{G}/v1beta3/flowschemas")[0] == 404
     assert v132.json("GET", f"{G}/v1/flowschemas")[0] == 200
+
+
+def test_128_mandatory_configuration_is_created_at_start(v128: Live) -> None:
+    code, pl = v128.json("GET", f"{G}/v1beta3/prioritylevelconfigurations/catch-all")
+    assert code == 200
+    assert pl["metadata"]["annotations"] == {"apf.kubernetes.io/autoupdate-spec": "true"}
+    assert pl["spec"] == {"type": "Limited", "limited": {"nominalConcurrencyShares": 5, "lendablePercent": 0,
+                                                         "limitResponse": {"type": "Reject"}}}
+    code, pl2 = v128.json("GET", f"{G}/v1beta2/prioritylevelconfigurations/catch-all")
+    assert pl2["spec"]["limited"]["assuredConcurrencyShares"] == 5
+    code, ex = v128.json("GET", f"{G}/v1beta3/prioritylevelconfigurations/exempt")
+    assert ex["spec"] == {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0, "lendablePercent": 0}}
+    code, fss = v128.json("GET", f"{G}/v1beta3/flowschemas")
+    by_name = {f["metadata"]["name"]: f["spec"] for f in fss["items"]}
+    assert by_name["exempt"]["matchingPrecedence"] == 1
+    assert by_name["exempt"]["rules"][0]["subjects"] == [{"kind": "Group", "group": {"name": "system:masters"}}]
+    assert by_name["catch-all"]["matchingPrecedence"] == 10000
+    assert by_name["catch-all"]["distinguisherMethod"] == {"type": "ByUser"}

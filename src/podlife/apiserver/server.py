@@ -29,7 +29,8 @@ from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
 from podlife.api.registry.tokenrequest import review as satoken_review
-from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
+from podlife.apiserver import (bodies, browser, crds, discovery, fieldvalidation, flowcontrolboot, patching, reviews,
+                               tables, webhooks)
 from podlife.apiserver.crconversion import Converter
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
@@ -121,6 +122,7 @@ class ApiServer:
         for r in self.catalog.builtin:
             if r.kind not in self.store.kinds and r.kind not in KINDS:
                 self.store.kinds[r.kind] = kind_info(r)
+        flowcontrolboot.ensure(self.store, self.minor)
         self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
         self.crds.start()
         from podlife.apiserver.aggregator.layer import Aggregator
