@@ -360,6 +360,16 @@ ROUND_TRIPS: list[tuple[str, str, dict]] = [
     *((f"flowcontrol.apiserver.k8s.io/{v}", "PriorityLevelConfiguration", {
         "metadata": X, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0, "lendablePercent": 0}},
         "status": {}}) for v in ("v1beta2", "v1beta3")),
+    # beta versions served until 1.21 and 1.26, with their v1's field numbers (v1beta1 Lease has no strategy)
+    ("coordination.k8s.io/v1beta1", "Lease", {
+        "metadata": X, "spec": {"holderIdentity": "h", "leaseDurationSeconds": 40,
+                                "renewTime": "2021-05-01T10:00:00.500000Z", "leaseTransitions": 2}}),
+    ("storage.k8s.io/v1beta1", "StorageClass", {
+        "metadata": X, "provisioner": "example.com/p", "parameters": {"type": "ssd"}, "reclaimPolicy": "Delete",
+        "volumeBindingMode": "Immediate", "allowVolumeExpansion": True}),
+    ("storage.k8s.io/v1beta1", "CSIStorageCapacity", {
+        "metadata": X, "nodeTopology": {"matchLabels": {"zone": "a"}}, "storageClassName": "sc",
+        "capacity": "10Gi"}),
     ("networking.k8s.io/v1", "IngressClass", {"metadata": X, "spec": {"controller": "c"}}),
     ("networking.k8s.io/v1", "NetworkPolicy", {
         "metadata": X, "spec": {

@@ -147,3 +147,44 @@ def test_128_mandatory_configuration_is_created_at_start(v128: Live) -> None:
     assert by_name["exempt"]["rules"][0]["subjects"] == [{"kind": "Group", "group": {"name": "system:masters"}}]
     assert by_name["catch-all"]["matchingPrecedence"] == 10000
     assert by_name["catch-all"]["distinguisherMethod"] == {"type": "ByUser"}
+
+
+# ---- the other beta versions upstream served by default (podlife.versions.SERVED_BETAS)
+
+def test_121_serves_the_betas_removed_in_122_and_125(live_factory: Callable[..., Live]) -> None:
+    v121 = live_factory("1.21", clock="manual")
+    code, rbac = v121.json("GET", "/apis/rbac.authorization.k8s.io")
+    assert [v["version"] for v in rbac["versions"]] == ["v1", "v1beta1"]
+    assert rbac["preferredVersion"]["version"] == "v1"
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1beta1", "kind": "Role", "metadata": {"name": "r"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
+    code, made = v121.json("POST", "/apis/rbac.authorization.k8s.io/v1beta1/namespaces/default/roles", role)
+    assert code == 201, made
+    assert made["apiVersion"] == "rbac.authorization.k8s.io/v1beta1"
+    code, v1 = v121.json("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/r")
+    assert (v1["apiVersion"], v1["rules"], v1["metadata"]["uid"]) == (
+        "rbac.authorization.k8s.io/v1", role["rules"], made["metadata"]["uid"])
+    code, lst = v121.json("GET", "/apis/rbac.authorization.k8s.io/v1beta1/namespaces/default/roles")
+    assert [(i["apiVersion"], i["metadata"]["name"]) for i in lst["items"]] == [
+        ("rbac.authorization.k8s.io/v1beta1", "r")]
+    # batch/v1beta1 CronJobs are the stored batch/v1 ones
+    cj = {"apiVersion": "batch/v1beta1", "kind": "CronJob", "metadata": {"name": "cj"},
+          "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+              "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}}}
+    code, made = v121.json("POST", "/apis/batch/v1beta1/namespaces/default/cronjobs", cj)
+    assert code == 201, made
+    assert made["apiVersion"] == "batch/v1beta1" and made["spec"]["concurrencyPolicy"] == "Allow"
+    code, v1 = v121.json("GET", "/apis/batch/v1/namespaces/default/cronjobs/cj")
+    assert (v1["apiVersion"], v1["spec"]) == ("batch/v1", made["spec"])
+    code, auto = v121.json("GET", "/apis/autoscaling")
+    assert [v["version"] for v in auto["versions"]] == ["v1", "v2beta2"]
+
+
+def test_122_and_126_no_longer_serve_them(live_factory: Callable[..., Live]) -> None:
+    v122 = live_factory("1.22", clock="manual")
+    assert v122.json("GET", "/apis/rbac.authorization.k8s.io/v1beta1/namespaces/default/roles")[0] == 404
+    assert v122.json("GET", "/apis/batch/v1beta1/namespaces/default/cronjobs")[0] == 200
+    v126 = live_factory("1.26", clock="manual")
+    assert v126.json("GET", "/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers")[0] == 404
+    assert v126.json("GET", "/apis/storage.k8s.io/v1beta1/csistoragecapacities")[0] == 200
+    assert v126.json("GET", "/apis/batch/v1beta1/namespaces/default/cronjobs")[0] == 404

@@ -20,6 +20,9 @@ from collections.abc import Callable
 
 from podlife.api.meta import Obj, clone
 
+# (stored → served, served → stored)
+Conversion = tuple[Callable[[Obj], Obj], Callable[[Obj], Obj]]
+
 # ---- Events --------------------------------------------------------------------------------------------------
 
 # events.k8s.io field → core/v1 field
@@ -146,17 +149,52 @@ def _shares_field(version: str) -> str:
     return "assuredConcurrencyShares" if version in _ASSURED else "nominalConcurrencyShares"
 
 
-Conversion = tuple[Callable[[Obj], Obj], Callable[[Obj], Obj]]
+# ---- beta versions with the fields of the stored one ----------------------------------------------------------
+
+def relabel(obj: Obj, api_version: str) -> Obj:
+    """A kind whose beta version has the same fields as the version stored (the generated conversions only
+    copy): only apiVersion changes."""
+    return obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
+
+
+def to_hpa_v2beta2(v2: Obj) -> Obj:
+    """autoscaling/v2beta2 has v2's fields, but its status's currentReplicas and conditions have no omitempty
+    (staging/src/k8s.io/api/autoscaling/v2beta2/types.go): a zero and an empty list are written."""
+    out = relabel(v2, "autoscaling/v2beta2")
+    status = out.get("status")
+    if isinstance(status, dict) and ("currentReplicas" not in status or "conditions" not in status):
+        order = ("observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas", "currentMetrics",
+                 "conditions")
+        zero = {"currentReplicas": 0, "conditions": None}
+        out["status"] = {k: status.get(k, zero.get(k)) for k in order if k in status or k in zero}
+        out["status"].update((k, v) for k, v in status.items() if k not in out["status"])
+    return out
+
+
+def _relabelled(served: str, stored: str) -> Conversion:
+    return (lambda obj: relabel(obj, served)), (lambda obj: relabel(obj, stored))
+
 
 # (group, version, kind) served → (stored → served, served → stored)
 CONVERSIONS: dict[tuple[str, str, str], Conversion] = {
     ("events.k8s.io", "v1", "Event"): (to_events_v1, from_events_v1),
     ("autoscaling", "v1", "HorizontalPodAutoscaler"): (to_hpa_v1, from_hpa_v1),
+    # the same fields (staging/src/k8s.io/api: v2beta2 became v2, batch/v1beta1's CronJob batch/v1's; the
+    # v1beta1 Lease, PriorityClass and StorageClass are their v1's)
+    ("autoscaling", "v2beta2", "HorizontalPodAutoscaler"): (to_hpa_v2beta2, lambda o: relabel(o, "autoscaling/v2")),
+    ("batch", "v1beta1", "CronJob"): _relabelled("batch/v1beta1", "batch/v1"),
+    ("coordination.k8s.io", "v1beta1", "Lease"): _relabelled("coordination.k8s.io/v1beta1", "coordination.k8s.io/v1"),
+    ("scheduling.k8s.io", "v1beta1", "PriorityClass"): _relabelled("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "StorageClass"): _relabelled("storage.k8s.io/v1beta1", "storage.k8s.io/v1"),
 }
 # kinds served in several versions of their group, converted between any two: kind → (group, to version)
 VERSIONED: dict[str, tuple[str, Callable[[Obj, str], Obj]]] = {
     "FlowSchema": (FLOWCONTROL, to_flowcontrol),
     "PriorityLevelConfiguration": (FLOWCONTROL, to_flowcontrol),
+    # rbac.authorization.k8s.io/v1beta1 and storage.k8s.io/v1beta1 CSIStorageCapacity: v1's fields
+    **dict.fromkeys(("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"),
+                    ("rbac.authorization.k8s.io", relabel)),
+    "CSIStorageCapacity": ("storage.k8s.io", relabel),
 }
 
 

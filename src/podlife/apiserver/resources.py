@@ -13,6 +13,7 @@ Custom resources are served for each served version of a stored CustomResourceDe
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -129,15 +130,16 @@ def version_priority(v: str) -> tuple[int, int, int]:
     return (stage, int(m.group(1)), int(m.group(3) or 0))
 
 
-def _served(group: str, version: str, minor: int) -> bool:
+def _served(api_version: str, kind: str, minor: int) -> bool:
+    group, _, version = api_version.rpartition("/")
     stage = version_priority(version)[0]
-    return stage == 2 or (stage == 1 and versions.beta_served(group, version, minor))
+    return stage == 2 or (stage == 1 and versions.beta_served(group, version, kind, minor))
 
 
 @lru_cache(maxsize=8)
 def builtin_resources(minor: int) -> tuple[Resource, ...]:
     out: list[Resource] = []
-    served = sorted((g for g in schema.builtin_kinds(minor) if _served(*g.api_version.rpartition("/")[::2], minor)),
+    served = sorted((g for g in schema.builtin_kinds(minor) if _served(g.api_version, g.kind, minor)),
                     key=lambda g: (g.kind, g.api_version))
     # a kind outside the model is stored in its preferred version (the group's highest by version priority)
     stored: dict[str, str] = {}
@@ -146,6 +148,7 @@ def builtin_resources(minor: int) -> tuple[Resource, ...]:
         if best is None or version_priority(gvk.api_version.rpartition("/")[2]) > version_priority(
                 best.rpartition("/")[2]):
             stored[gvk.kind] = gvk.api_version
+    several = Counter(g.kind for g in served)
     for gvk in served:
         kind, api_version = gvk.kind, gvk.api_version
         if kind in SUBRESOURCE_KINDS:
@@ -164,7 +167,8 @@ def builtin_resources(minor: int) -> tuple[Resource, ...]:
             short = ("ev",)
         out.append(Resource(group, version, resource, kind, info.namespaced, verbs, short,
                             ("all",) if resource in CATEGORY_ALL else (), subs, kind,
-                            stored_version=store_as, conversion=converter(group, version, kind, store_as)))
+                            stored_version=store_as,
+                            conversion=converter(group, version, kind, store_as) if several[kind] > 1 else None))
     return tuple(out)
 
 
