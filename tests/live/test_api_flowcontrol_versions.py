@@ -188,3 +188,20 @@ def test_122_and_126_no_longer_serve_them(live_factory: Callable[..., Live]) -> 
     assert v126.json("GET", "/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers")[0] == 404
     assert v126.json("GET", "/apis/storage.k8s.io/v1beta1/csistoragecapacities")[0] == 200
     assert v126.json("GET", "/apis/batch/v1beta1/namespaces/default/cronjobs")[0] == 404
+
+
+def test_128_status_apply_as_the_apf_config_consumer_does(v128: Live) -> None:
+    """k8s.io/apiserver's APF config controller (an extension server's too) server-side applies each FlowSchema's
+    Dangling condition to flowschemas/status in v1beta3 at 1.28."""
+    cond = {"type": "Dangling", "status": "False", "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "Found",
+            "message": 'This FlowSchema references the PriorityLevelConfiguration object named "exempt" and it '
+                       "exists"}
+    body = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1beta3", "kind": "FlowSchema",
+            "metadata": {"name": "exempt"}, "status": {"conditions": [cond]}}
+    code, _, raw = v128.request(
+        "PATCH", f"{G}/v1beta3/flowschemas/exempt/status?fieldManager=api-priority-and-fairness-config-consumer-v1"
+                 "&force=true", json.dumps(body).encode(), {"Content-Type": "application/apply-patch+yaml"})
+    assert code == 200, raw
+    code, b2 = v128.json("GET", f"{G}/v1beta2/flowschemas/exempt")
+    assert b2["status"] == {"conditions": [cond]}
+    assert b2["spec"]["matchingPrecedence"] == 1
