@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
-import hmac
 import logging
 import traceback
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
+from podlife.apiserver import authn
 from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
 from podlife.apiserver.crconversion import Converter
 from podlife.apiserver.cache import ReadCache
@@ -131,8 +131,8 @@ class ApiServer:
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         try:
-            if self.token is not None and not self._authorized(request):
-                raise ApiError(401, "Unauthorized", "Unauthorized")
+            request[authn.USER_KEY] = authn.authenticate(request.headers.get("Authorization", ""), self.store,
+                                                         self.token)
             if request.method == "POST" and request.path == "/podlife/stop":
                 # as a signal: not queued behind a write whose reaction is under way (it is cut short)
                 return await self._route(request)
@@ -159,10 +159,6 @@ class ApiServer:
         resp = await self._route(request)
         self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
         return resp
-
-    def _authorized(self, request: web.Request) -> bool:
-        auth = request.headers.get("Authorization", "")
-        return auth.startswith("Bearer ") and hmac.compare_digest(auth[7:].strip(), self.token or "")
 
     def _json(self, body: Any, status: int = 200, content_type: str = "application/json") -> web.Response:
         # the API server's JSON serializer is a json.Encoder: each body ends with a newline
@@ -227,6 +223,7 @@ class ApiServer:
         if head == "podlife":
             from podlife.apiserver import control
 
+            authn.require_admin(request[authn.USER_KEY], request.method, request.path)
             return await control.serve(self, request, parts[1:])
         if head == "api":
             if len(parts) == 1:
@@ -661,7 +658,7 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
-            return self._json(reviews.review(obj, self.store, self.token), status=201)
+            return self._json(reviews.review(obj, self.store, self.token, request[authn.USER_KEY]), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
         warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)

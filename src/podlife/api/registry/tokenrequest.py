@@ -121,10 +121,14 @@ def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
     if not auds:
         raise TokenError(f"token audiences {_go_quote(token_auds)} is invalid for the target audiences "
                          f"{_go_quote(requested)}")
-    if now > claims.get("exp", 0) + LEEWAY:
-        raise TokenError("service account token has expired")
-    if now + LEEWAY < claims.get("nbf", 0):
+    # go-jose jwt.Claims.ValidateWithLeeway, in its order; an absent claim is not checked
+    nbf, exp, iat = claims.get("nbf"), claims.get("exp"), claims.get("iat")
+    if isinstance(nbf, (int, float)) and now + LEEWAY < nbf:
         raise TokenError("service account token is not valid yet")
+    if isinstance(exp, (int, float)) and now - LEEWAY > exp:
+        raise TokenError("service account token has expired")
+    if isinstance(iat, (int, float)) and now + LEEWAY < iat:
+        raise TokenError("service account token is issued in the future")
     k8s = claims.get("kubernetes.io") or {}
     ns, saref = k8s.get("namespace", ""), k8s.get("serviceaccount") or {}
     deleted_before = store.kernel.now - LEEWAY   # on the store's clock, as its timestamps are read
