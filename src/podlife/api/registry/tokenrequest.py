@@ -121,7 +121,8 @@ def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
     if not auds:
         raise TokenError(f"token audiences {_go_quote(token_auds)} is invalid for the target audiences "
                          f"{_go_quote(requested)}")
-    # go-jose jwt.Claims.ValidateWithLeeway, in its order; an absent claim is not checked
+    # go-jose jwt.Claims.ValidateWithLeeway, in its order; an absent claim is not checked (claims.go Validate's
+    # messages; the issued-in-the-future one is 1.28's: podlife's iat never runs ahead of its clock)
     nbf, exp, iat = claims.get("nbf"), claims.get("exp"), claims.get("iat")
     if isinstance(nbf, (int, float)) and now + LEEWAY < nbf:
         raise TokenError("service account token is not valid yet")
