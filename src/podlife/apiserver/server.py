@@ -756,7 +756,7 @@ class ApiServer:
         own = bool(sub_kind) and sub_kind != r.kind
         a = webhooks.Attributes(operation, r.group, r.version, r.resource, obj["kind"] if own else r.kind,
                                 r.namespaced, (t.namespace or md.get("namespace") or "") if r.namespaced else "",
-                                t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
+                                t.name or md.get("name") or "", subresource or "", request[authn.USER_KEY], dry, opts,
                                 warnings, obj.get("apiVersion") or "" if own else "")
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
         decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None
