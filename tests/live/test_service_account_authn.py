@@ -169,3 +169,36 @@ def test_open_server_checks_the_issuers_tokens(live_factory: Callable[..., Live]
     assert me.username == "podlife-admin"
     head, body, sig = token.split(".")
     assert _refused(live, f"{head}.{body}.{sig[:-4]}AAAA") == (401, UNAUTHORIZED)
+
+
+def test_jti_and_node_info_from_1_30(live_factory: Callable[..., Live]) -> None:
+    """1.30 (ServiceAccountTokenJTI, ServiceAccountTokenPodNodeInfo beta and on): a pod-bound token carries a jti
+    and the pod's node, and its user has them as the credential-id, node-name and node-uid extras
+    (serviceaccount/util.go UserInfo). 1.28's user has the pod alone (test_bound_token_authenticates_as_its_account)."""
+    import re
+
+    from kubernetes import client
+
+    live = live_factory("1.30", speed=10.0)
+    admin = client.CoreV1Api(_admin(live))
+    live.wait_for("default account", lambda: admin.list_namespaced_service_account("default").items)
+    pod = admin.create_namespaced_pod("default", {"metadata": {"name": "placed"}, "spec": {
+        "containers": [{"name": "c", "image": "nginx"}]}})
+    node_name = live.wait_for("scheduled", lambda: admin.read_namespaced_pod("placed", "default").spec.node_name)
+    node = admin.read_node(node_name)
+    token = _token(live, "default", {"expirationSeconds": 600, "boundObjectRef": {
+        "kind": "Pod", "apiVersion": "v1", "name": "placed"}})
+    claims = _part(token, 1)
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", claims["jti"])
+    assert claims["kubernetes.io"]["node"] == {"name": node_name, "uid": node.metadata.uid}
+    me = _whoami(live, token)
+    assert me.extra == {"authentication.kubernetes.io/credential-id": [f"JTI={claims['jti']}"],
+                        "authentication.kubernetes.io/node-name": [node_name],
+                        "authentication.kubernetes.io/node-uid": [node.metadata.uid],
+                        "authentication.kubernetes.io/pod-name": ["placed"],
+                        "authentication.kubernetes.io/pod-uid": [pod.metadata.uid]}
+    # an unbound token: the jti alone
+    unbound = _token(live, "default", {"expirationSeconds": 600})
+    assert "node" not in _part(unbound, 1)["kubernetes.io"]
+    assert _whoami(live, unbound).extra == {
+        "authentication.kubernetes.io/credential-id": [f"JTI={_part(unbound, 1)['jti']}"]}
