@@ -9,7 +9,9 @@ on PYTHONPATH. With ``--compare-src DIR`` (another checkout's src/, e.g. from ``
 command and tree: the median and the minimum over ``--reps`` runs of wall time and of CPU time (user + system
 of the child, from wait4). The host is shared: the minimum is the least disturbed run, the median the usual
 one. Both trees' sources are compiled to bytecode first (this machine sets PYTHONDONTWRITEBYTECODE, which would
-otherwise make every start compile podlife's sources again, about 0.2 s).
+otherwise make every start compile podlife's sources again, about 0.2 s), and each command runs once first with
+bytecode writing allowed, which keeps the methods of its dataclasses compiled (podlife.engine.dataclasscode) as
+an installed podlife's first run does.
 
 ``--instructions`` also counts the instructions each command executes once under valgrind's cachegrind
 (``--cache-sim=no``, PYTHONHASHSEED=0): a measure the host's load does not reach (about 30 times slower).
@@ -43,9 +45,11 @@ def commands(only: str | None) -> list[tuple[str, list[str]]]:
     return out
 
 
-def once(src: str, args: list[str]) -> tuple[float, float]:
+def once(src: str, args: list[str], write_bytecode: bool = False) -> tuple[float, float]:
     """Wall and CPU seconds of one ``python -m podlife.cli ARGS`` with SRC first on the path."""
     env = dict(os.environ, PYTHONPATH=src)
+    if write_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "podlife.cli", *args], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -82,6 +86,8 @@ def main() -> None:
         trees.append(("other", str(Path(a.compare_src).resolve())))
     for _, src in trees:
         compileall.compile_dir(src, quiet=1)
+        for _, args in commands(a.only):
+            once(src, args, write_bytecode=True)
     print(f"{a.reps} runs of each command per tree, alternating; seconds, median / min; "
           f"load average {os.getloadavg()[0]:.1f} at the start")
     head = f"{'command':52}"

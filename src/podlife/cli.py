@@ -23,10 +23,13 @@ def main() -> None:
 
 def entry() -> None:
     """The ``podlife`` executable: ``main`` in a process of its own, which collects garbage as one model run
-    wants and leaves its heap to the operating system at exit (podlife.engine.gcpolicy.one_run_process)."""
+    wants and leaves its heap to the operating system at exit (podlife.engine.gcpolicy.one_run_process), and whose
+    dataclasses' methods come compiled from the last run (podlife.engine.dataclasscode)."""
+    from podlife.engine import dataclasscode
     from podlife.engine.gcpolicy import at_exit, one_run_process
 
     one_run_process()
+    dataclasscode.install()
     try:
         main()
     finally:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import orjson
 
-from podlife.api import errors, validation
+from podlife.api import errors, metatime, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
@@ -983,9 +983,7 @@ class Store:
         raise errors.ApiError(500, "InternalError", "could not generate a unique name")
 
     def _parse_time(self, ts: str) -> float:
-        from datetime import datetime
-
-        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
+        when = metatime.parse(ts).replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
 
 
