@@ -747,10 +747,19 @@ def versions() -> None:
             sys.stdout.write("".join(p for p in parts if p is not None))
             return
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     console.print(head)
+    styles = plaintable.terminal_styles(console)
+    if styles is not None:   # a terminal: rich's styles, from rich, on the same layout
+        tables = (plaintable.render(columns, rows, console.width, styles=styles),
+                  plaintable.render(gate_columns, gate_rows, console.width, title=gate_title, styles=styles))
+        if None not in tables:
+            console.file.write("".join(t for t in tables if t is not None))
+            console.file.flush()
+            return
+    from rich.table import Table
+
     table = Table(*columns)
     for row in rows:
         table.add_row(*row)
