@@ -193,6 +193,29 @@ def test_root_ca_configmap_kept(live: Live) -> None:
                   == first.data)
 
 
+
+def test_root_ca_verifies_the_api_server(live_factory: Callable[..., Live]) -> None:
+    """kube-root-ca.crt "can be used to verify the kube-apiserver" (publisher.go's description): its ca.crt is the
+    certificate podlife up --tls serves, the one its kubeconfig trusts, and a TLS handshake verified by it alone
+    passes. (Without TLS it is the placeholder, test_root_ca_configmap_kept.)"""
+    import ssl
+    import urllib.request
+
+    import yaml
+    from kubernetes import client
+
+    live = live_factory("1.28", extra=("--tls",))
+    v1 = client.CoreV1Api(_client(live))
+    ca = v1.read_namespaced_config_map("kube-root-ca.crt", "default").data["ca.crt"]
+    with open(live.kubeconfig, encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    cluster, token = config["clusters"][0]["cluster"], config["users"][0]["user"]["token"]
+    assert ca.encode() == base64.b64decode(cluster["certificate-authority-data"])
+    ctx = ssl.create_default_context(cadata=ca)
+    request = urllib.request.Request(cluster["server"] + "/livez", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, context=ctx) as resp:
+        assert resp.read() == b"ok"
+
 # ---- the process runtime: the files a container reads ------------------------------------------------------
 
 PROCESS_CLUSTER = """\

@@ -331,6 +331,8 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
     ready = False
     try:
         ssl_ctx, ca = _tls(names) if tls else (None, None)
+        if ca is not None:
+            _publish_root_ca(cluster, ca)
         site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
@@ -368,6 +370,16 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
             data.close()
         if ready and not api.handed_over:
             out("podlife: stopped")
+
+
+def _publish_root_ca(cluster: Cluster, ca: bytes) -> None:
+    """kube-root-ca.crt in every namespace is the certificate served, which verifies it (a self-signed certificate
+    is its own root), as the cluster CA a kube-apiserver's certificate is signed by."""
+    from podlife.controlplane.controllers.rootcacertpublisher import RootCACertPublisher
+
+    for ctrl in cluster.controllers:
+        if isinstance(ctrl, RootCACertPublisher):
+            ctrl.publish(ca.decode())
 
 
 def _service_network(cfg: UpConfig, cluster: Cluster, port: int) -> Any:

@@ -42,7 +42,7 @@ from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDo
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
 from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
-                             privatetmp, shells, termination, utsns, webservers)
+                             portmap, privatetmp, shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -85,6 +85,7 @@ class Host:
     # the pods' network namespaces (podlife.runtime.podnet), claimed with the first node; else why not
     network: podnet.PodNetwork | None = None
     no_network: str = "not claimed"
+    ports: portmap.PortMap = field(default_factory=portmap.PortMap)   # the sandboxes' host ports
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -210,7 +211,8 @@ class Host:
             return (f"pods get network namespaces of their own: eth0 on node i's bridge ({first}"
                     f"{'' if first == last else ' … ' + last}) with an address of 10.{net.octet}.i.0/24 and a "
                     f"default route via its .1, the node's address; hostNetwork pods use the node's; a container's "
-                    f"hostPort is not mapped to it (the CNI portmap plugin is not modelled): reach it at its pod IP")
+                    f"hostPort is forwarded to the pod as the CNI portmap plugin maps it, from its hostIP or else the "
+                    f"node's address and 127.0.0.1 (TCP and UDP; SCTP host ports are not mapped)")
         return (f"pods share this machine's network namespace ({self.no_network}): each has a loopback address "
                 f"127.x.y.z, and processes of different pods that bind the same port on 0.0.0.0 collide")
 
@@ -219,6 +221,7 @@ class Host:
         grace period (or at once, from ``kill_now``); then the supervisor ends, killing anything left. Returns
         how many were running."""
         shim = self.shim
+        self.ports.close()
         if shim is None:
             self.release_network()
             return 0
@@ -341,6 +344,13 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="bridge" '
                                 f'name="podlife" failed (add): {err}')
         self.netns[sb.id] = net.netns_path(sb.id)
+        # the chain's next plugin, portmap, with the pod's port mappings (sandbox_run.go toCNIPortMappings); its
+        # failure fails CNI ADD as the bridge's does (libcni api.go AddNetworkList: 'plugin %s failed (add)')
+        err = self.host.ports.add(sb.id, pod, sb.ip, self.node_ip)
+        if err is not None:
+            yield from self.remove_pod_sandbox(sb.id)
+            raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="portmap" '
+                                f'name="podlife" failed (add): {err}')
         return sb
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
@@ -355,6 +365,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         net = self.host.network
         if self.netns.pop(sandbox_id, None) is None or net is None:
             return
+        self.host.ports.remove(sandbox_id)   # CNI DEL runs the chain backwards: portmap first
         gone = self.kernel.event()
         task = asyncio.get_running_loop().create_task(net.remove(sandbox_id))
         task.add_done_callback(lambda _f: self.host.deliver(lambda: gone.succeed()))
@@ -596,6 +607,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.netns.clear()
         if net is not None:
             for sandbox_id in gone:
+                self.host.ports.remove(sandbox_id)
                 asyncio.get_running_loop().create_task(net.remove(sandbox_id))
 
     def _pod_network(self, c: Container) -> dict[str, int]:

@@ -4,9 +4,9 @@ Every live namespace holds the ConfigMap ``kube-root-ca.crt`` whose ``ca.crt`` i
 (RootCAConfigMap, on by default from 1.20). It is created when a namespace appears, recreated when deleted, and
 its data and description annotation are put back when changed.
 
-podlife has no cluster CA, so ``ca.crt`` is a fixed placeholder PEM block (PLACEHOLDER_CA): it has the shape of a
-certificate but is not one, and the same in every cluster and run. A client that verifies the API server with
-it fails; the certificate ``podlife up --tls`` serves is in the kubeconfig it writes.
+A simulated cluster has no CA, so ``ca.crt`` is a fixed placeholder PEM block (PLACEHOLDER_CA): it has the shape
+of a certificate but is not one, and the same in every cluster and run. ``podlife up`` serving TLS publishes the
+certificate it serves instead (``publish``), so that in-cluster clients (a pod's kube-api-access volume) verify it.
 """
 
 from __future__ import annotations
@@ -53,6 +53,13 @@ class RootCACertPublisher:
             self._sync(ns["metadata"]["name"])
         self.store.watch("Namespace", self._on_namespace)
         self.store.watch("ConfigMap", self._on_configmap)
+
+    def publish(self, bundle: str) -> None:
+        """The CA bundle changed (controller.go: the publisher syncs every namespace when its root CA changes)."""
+        self.ca = bundle
+        if self.enabled:
+            for ns in self.store.list("Namespace"):
+                self._sync(ns["metadata"]["name"])
 
     def _on_namespace(self, type_: str, ns: Obj, old: Obj | None) -> None:
         if type_ != DELETED:
