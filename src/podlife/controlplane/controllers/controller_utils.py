@@ -150,6 +150,8 @@ class WorkQueue:
 
 @dataclass
 class _Expectation:
+    """The creations and deletions a controller still expects to see for one object."""
+
     add: int
     delete: int
     timestamp: float
