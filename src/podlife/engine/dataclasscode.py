@@ -1,16 +1,16 @@
 """The methods ``@dataclass`` writes, compiled once and kept, as Python keeps a module's bytecode.
 
-Python's dataclasses writes each class's ``__init__``, ``__repr__``, ``__eq__`` (a frozen class's also
-``__hash__``, ``__setattr__``, ``__delattr__``) as source text and compiles it with ``exec`` whenever the class is
-made: for the 74 dataclasses of a small run about 105M instructions, a tenth of ``podlife run`` from start to exit
-(bench/README.md, "The command line, start to exit"). The text depends only on the class's fields and options, so
-the code compiled from it is the same in every process. ``install`` gives dataclasses an ``exec`` that takes the
-code for a text from a table kept in ``__pycache__`` beside podlife's bytecode, compiled as ``exec`` compiles it
-(no ``__future__`` flags inherited: dataclasses.py has none), and runs it as before; a text not in the table is
-compiled then and the table written again at exit. The table follows Python's own rules for bytecode: the
-interpreter's cache tag in its name, its magic number at the start (another interpreter ignores it), not written
-under PYTHONDONTWRITEBYTECODE, kept under PYTHONPYCACHEPREFIX when set; an unreadable or foreign table is ignored,
-one that cannot be written is not kept. Only the ``podlife`` command installs it (podlife.cli.entry).
+Python's dataclasses writes each class's ``__init__``, ``__repr__``, ``__eq__`` (a frozen class's also ``__hash__``,
+``__setattr__``, ``__delattr__``) as source text and compiles it with ``exec`` whenever the class is made: for the
+74 dataclasses of a small run about 300 compilations, 186M instructions, a sixth of ``podlife run`` from start to
+exit (bench/README.md, "The command line, start to exit"). The text depends only on the class's fields and options,
+so the code compiled from it is the same in every process. ``install`` gives dataclasses an ``exec`` that takes the
+code for a text from a table kept in ``__pycache__`` beside podlife's bytecode, compiled as ``exec`` compiles it (no
+``__future__`` flags inherited: dataclasses.py has none), and runs it as before; a text not in the table is compiled
+then and the table written again at exit. The table follows Python's own rules for bytecode: the interpreter's cache
+tag in its name, its magic number at the start (another interpreter ignores it), not written under
+PYTHONDONTWRITEBYTECODE, kept under PYTHONPYCACHEPREFIX when set; an unreadable or foreign table is ignored, one
+that cannot be written is not kept. Only the ``podlife`` command installs it (podlife.cli.entry).
 tests/test_dataclasscode.py checks that every podlife dataclass gets the same methods with the table as without.
 """
 
