@@ -15,6 +15,13 @@ REVIEWS = frozenset({"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSub
 USER = {"username": "podlife-admin", "groups": ["system:masters", "system:authenticated"]}
 
 
+def user_info(user: Obj | None) -> tuple[str, list[str], dict[str, list[str]]]:
+    """(name, groups, extra) of a TokenReview's user, or of the server's own user for None."""
+    u: Obj = user if user is not None else dict(USER)
+    extra = u.get("extra") or {}
+    return str(u.get("username", "")), list(u.get("groups") or []), {k: list(v) for k, v in extra.items()}
+
+
 def review(obj: Obj, store: Any, admin_token: str | None) -> Obj:
     """``admin_token``: the server's bearer token (None when it asks for none)."""
     out = clone(obj)

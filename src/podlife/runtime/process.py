@@ -315,6 +315,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
         self._dns_events: dict[str, list[tuple[str, str]]] = {}
+        self._hook_events: dict[str, list[tuple[str, str]]] = {}
 
     # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
 
@@ -423,6 +424,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def dns_events(self, pod_uid: str) -> list[tuple[str, str]]:
         return self._dns_events.pop(pod_uid, [])
+
+    def hook_events(self, container_id: str) -> list[tuple[str, str]]:
+        """The Warning events of the container's last hook (LifecycleHTTPFallback), for the kubelet to record."""
+        return self._hook_events.pop(container_id, [])
 
     def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
         """The container's log file and, while its process writes to it, the writer."""
@@ -741,6 +746,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         elif "httpGet" in handler:
             http = handler["httpGet"] or {}
             ip = self._ip(c)
+            like_probe = self.host.profile.lifecycle_http_like_probe
 
             async def get() -> None:
                 try:
@@ -749,10 +755,33 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                     why = str(e)
                     self.host.deliver(lambda: ev.succeed(why))
                     return
-                # the kubelet's HTTP client for hooks has no timeout of its own
-                code, text = await network.http_get(http.get("host") or ip, port, http.get("path", ""),
-                                                    http.get("httpHeaders") or [], None, self._user_agent())
-                self.host.deliver(lambda: ev.succeed(text if code is None else ""))
+                host = http.get("host") or ip
+                path = http.get("path", "")
+                # lifecycle/handlers.go runHTTPHandler; the HTTP client for hooks has no timeout of its own
+                if not like_probe:   # the deprecated path: http://host:port/ + path, nothing else of the action
+                    code, text = await network.http_get(host, port, "/" + path, [], None, "Go-http-client/1.1")
+                    self.host.deliver(lambda: ev.succeed(text if code is None else ""))
+                    return
+                scheme = http.get("scheme") or "HTTP"
+                headers = http.get("httpHeaders") or []
+                agent = f"kube-lifecycle/1.{self.host.profile.minor}"
+                code, text = await network.http_get(host, port, path, headers, None, agent, scheme)
+                fallback = ""
+                if code is None and text.endswith(network.HTTP_TO_HTTPS):
+                    # an HTTP server answered: asked again over HTTP, without an Authorization header
+                    plain = [h for h in headers if str(h.get("name", "")).lower() != "authorization"]
+                    retry, _ = await network.http_get(host, port, path, plain, None, agent)
+                    if retry is not None:
+                        code, text = retry, ""
+                        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                        fallback = (f"request to HTTPS lifecycle hook {where} got HTTP response, retry with "
+                                    "HTTP succeeded")
+
+                def answer() -> None:
+                    if fallback:
+                        self._hook_events.setdefault(c.id, []).append(("LifecycleHTTPFallback", fallback))
+                    ev.succeed(text if code is None else "")
+                self.host.deliver(answer)
             asyncio.get_running_loop().create_task(get())
         else:
             ev.succeed("")
