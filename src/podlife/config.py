@@ -21,6 +21,8 @@ def _f(default: Any, kind: str) -> Any:
 
 @dataclass
 class KubeletConfiguration:
+    """The kubelet's configuration (KubeletConfiguration) with upstream's defaults."""
+
     # pkg/kubelet/apis/config/v1beta1/defaults.go
     syncFrequency: float = _f(60.0, "positive duration")
     nodeStatusUpdateFrequency: float = _f(10.0, "positive duration")
@@ -45,6 +47,8 @@ class KubeletConfiguration:
 
 @dataclass
 class ControllerManagerConfiguration:
+    """kube-controller-manager's options with upstream's defaults."""
+
     # cmd/kube-controller-manager/app/options; nodeMonitorGracePeriod default is per version (40s, 50s from 1.32)
     nodeMonitorGracePeriod: float | None = _f(None, "positive duration")
     nodeMonitorPeriod: float = _f(5.0, "positive duration")
@@ -59,6 +63,8 @@ class ControllerManagerConfiguration:
 
 @dataclass
 class ApiServerConfiguration:
+    """kube-apiserver's options with upstream's defaults."""
+
     # plugin/pkg/admission/defaulttolerationseconds
     defaultNotReadyTolerationSeconds: int = _f(300, "int64")
     defaultUnreachableTolerationSeconds: int = _f(300, "int64")
@@ -67,6 +73,8 @@ class ApiServerConfiguration:
 
 @dataclass
 class SchedulerConfiguration:
+    """kube-scheduler's configuration with upstream's defaults."""
+
     # pkg/scheduler/apis/config/v1 defaults
     podInitialBackoffSeconds: int = _f(1, "positive int64")
     podMaxBackoffSeconds: int = _f(10, "int64")

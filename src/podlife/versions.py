@@ -38,6 +38,8 @@ NegativeGrace = Literal["flows-through", "treated-as-one"]
 
 @dataclass(frozen=True)
 class Change(Generic[T]):
+    """A rule's value from one minor version on."""
+
     since: int        # first minor with this value
     value: T
     source: str       # upstream PR or file that made the change
@@ -45,6 +47,8 @@ class Change(Generic[T]):
 
 @dataclass(frozen=True)
 class Rule:
+    """A behaviour that differs between versions: its values over the minors."""
+
     name: str
     summary: str
     changes: tuple[Change[Any], ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
@@ -701,6 +705,8 @@ SCHEMA_FLOOR = 25
 
 @dataclass(frozen=True)
 class SchemaChange:
+    """A field or kind of the API schema added or removed in a minor version."""
+
     definition: str               # schema definition, e.g. io.k8s.api.core.v1.PodSpec
     field: str | None             # None: the whole kind of that group-version
     since: int = OLDEST_MINOR     # first minor whose API has it
