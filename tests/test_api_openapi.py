@@ -242,7 +242,12 @@ def test_verbs_subresources_and_response_codes_as_upstream():
     assert [m for p, m in ops if p == "/api/v1/namespaces/{name}/finalize"] == ["put"]
     # pods/proxy and services/proxy are connecters for every method (served for the process runtime's pods)
     assert summary(pods + "/{name}/proxy", "get") == ("connectCoreV1GetNamespacedPodProxy", "connect", ["200", "401"])
-    assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "patch", "post", "put"]
+    # every method of upstream's proxyMethods, HEAD and OPTIONS included (api/openapi-spec/swagger.json of 1.28)
+    assert sorted(m for p, m in ops if p == pods + "/{name}/proxy") == ["delete", "get", "head", "options", "patch",
+                                                                        "post", "put"]
+    assert summary(pods + "/{name}/proxy", "head") == ("connectCoreV1HeadNamespacedPodProxy", "connect",
+                                                       ["200", "401"])
+    assert summary(pods + "/{name}/proxy", "options")[0] == "connectCoreV1OptionsNamespacedPodProxy"
     assert summary("/api/v1/namespaces/{namespace}/services/{name}/proxy", "delete")[0] == \
         "connectCoreV1DeleteNamespacedServiceProxy"
     # nodes/proxy is listed by discovery but not served: not documented (ephemeralcontainers, a CSR's approval

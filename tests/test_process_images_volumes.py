@@ -112,3 +112,12 @@ def test_the_nonewprivs_image_gets_a_built_in_nnp() -> None:
     assert subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout == "Effective uid: 0\n"
     assert images.builtin_program("registry.k8s.io/e2e-test-images/nonewprivs:1.3", ["sh"]) is None
 
+
+
+def test_the_update_demo_images_are_agnhost_test_webservers() -> None:
+    # test/images/nautilus/Dockerfile: FROM agnhost (ENTRYPOINT ["/agnhost"]), CMD ["test-webserver"]
+    for image in ("registry.k8s.io/e2e-test-images/nautilus:1.7", "registry.k8s.io/e2e-test-images/kitten:1.7"):
+        config, err = images.image_config(image, {})
+        assert err is None and config is not None
+        assert images.process_args([], [], config) == ["/agnhost", "test-webserver"]
+        assert images.process_args([], ["--port", "8080"], config) == ["/agnhost", "--port", "8080"]

@@ -165,6 +165,14 @@ class Profile:
         Change(18, False, "the timeout is not enforced: an exec probe waits for its command (issue #26895)"),
         Change(20, True, "KEP-1972 (PR #94115): the probe fails when the command outlives timeoutSeconds"),
     ), gate="ExecProbeTimeout")
+    lifecycle_http_like_probe: bool = rule(
+        "an httpGet lifecycle hook is sent as a probe's request is (ConsistentHTTPGetHandlers)", (
+        Change(18, False, "lifecycle/handlers.go runHTTPHandler: GET http://host:port/ + path, the scheme and "
+                          "httpHeaders not used, Go's own User-Agent"),
+        Change(26, True, "lifecycle/handlers.go: probe/http NewRequestForHTTPGetAction (scheme, httpHeaders, "
+                         "User-Agent kube-lifecycle/1.x), HTTPS unverified and retried as HTTP when an HTTP "
+                         "server answers (LifecycleHTTPFallback)"),
+    ), gate="ConsistentHTTPGetHandlers")
     lifecycle_sleep_action: bool = rule("a lifecycle hook's sleep action waits its seconds (PodLifecycleSleepAction)", (
         Change(18, False, "no sleep handler: the hook returns at once (alpha and off by default in 1.29)"),
         Change(30, True, "KEP-3960 beta, on by default: runSleepHandler waits, SIGTERM follows with the rest"),

@@ -12,6 +12,7 @@ import select
 import signal
 import struct
 import subprocess
+import textwrap
 import termios
 import time
 import urllib.request
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from podlife.runtime.supervisor import start_time
 from tests.helpers import processes_in_groups
@@ -577,6 +579,104 @@ def test_an_http_prestop_hook_reaches_the_pods_own_server(cluster: ProcessCluste
     assert marks.read_text() == f"/prestop {ip}\n"
     hooks = [(r["hook"], r["phase"]) for r in cluster.records("hook", "hooked")]
     assert hooks == [("preStop", "started"), ("preStop", "completed")]
+
+
+NOTES_HOOK_REQUESTS = """\
+import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(os.environ["MARKS"], "a") as f:
+            h = self.headers
+            target = self.requestline.split()[1]   # as sent: self.path folds a leading '//'
+            f.write(f"{target} {h['User-Agent']} {h['X-Hook']} {h['Authorization']}\\n")
+        self.send_response(200)
+        self.end_headers()
+http.server.HTTPServer((os.environ["POD_IP"], 8080), H).serve_forever()
+"""
+
+
+def _hook_server(tmp_path: Path) -> str:
+    """A pod noting each GET it serves (path, User-Agent, X-Hook, Authorization) in ``tmp_path``/marks."""
+    return f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: hook-server}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: python:3
+            command: ["python3", "-c", {json.dumps(NOTES_HOOK_REQUESTS)}]
+            env:
+            - {{name: MARKS, value: "{tmp_path / 'marks'}"}}
+            - {{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}
+            volumeMounts: [{{name: host, mountPath: "{tmp_path}"}}]
+            readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+          volumes: [{{name: host, hostPath: {{path: "{tmp_path}"}}}}]
+        """
+
+
+def _https_hooked(server_ip: str) -> str:
+    """A pod whose postStart hook GETs https://SERVER:8080/poststart with two headers."""
+    return f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: fallback}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: app
+            image: registry.k8s.io/pause:3.9
+            lifecycle:
+              postStart:
+                httpGet:
+                  host: {server_ip}
+                  path: /poststart
+                  port: 8080
+                  scheme: HTTPS
+                  httpHeaders: [{{name: X-Hook, value: start}}, {{name: Authorization, value: Bearer t}}]
+        """
+
+
+def test_an_https_hook_answered_by_an_http_server_is_sent_again_over_http(cluster: ProcessCluster,
+                                                                          tmp_path: Path) -> None:
+    # lifecycle/handlers.go (ConsistentHTTPGetHandlers, 1.26 on): the request a probe would send, scheme and
+    # headers included; an HTTP answer to HTTPS is retried as HTTP without Authorization, and the pod gets a
+    # LifecycleHTTPFallback Warning. The server is another pod, ready first (as in test/e2e/common/node
+    # lifecycle_hook.go): a postStart hook is sent as soon as its container starts
+    cluster.apply(_hook_server(tmp_path))
+    cluster.wait_for("hook-server Ready", lambda: cluster.ready("hook-server"), 20)
+    ip = cluster.pod("hook-server")["status"]["podIP"]
+    cluster.apply(_https_hooked(ip))
+    cluster.wait_for("fallback Ready", lambda: cluster.ready("fallback"), 20)
+    minor = VERSION.split(".")[1]
+    assert (tmp_path / "marks").read_text() == f"/poststart kube-lifecycle/1.{minor} start None\n"
+    fallbacks = [e for e in cluster.events("fallback") if e["reason"] == "LifecycleHTTPFallback"]
+    assert [(e["type"], e["message"]) for e in fallbacks] == [
+        ("Warning", f"request to HTTPS lifecycle hook {ip}:8080 got HTTP response, retry with HTTP succeeded")]
+    cluster.kubectl("delete", "pod", "fallback", "hook-server", "--wait=false")
+
+
+def test_before_1_26_an_http_hook_is_plain_http_to_host_port_slash_path(tmp_path: Path) -> None:
+    # lifecycle/handlers.go runHTTPHandler without ConsistentHTTPGetHandlers: GET http://host:port/ + path,
+    # neither the scheme nor the headers of the action, Go's own User-Agent; through the API (no kubectl 1.25)
+    live = Live(tmp_path, "1.25", extra=("--runtime", "process", "--data-dir", str(tmp_path / "data")))
+    pods = "/api/v1/namespaces/default/pods"
+
+    def ready(name: str) -> bool:
+        conds = (live.json("GET", f"{pods}/{name}")[1].get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+    try:
+        assert live.json("POST", pods, yaml.safe_load(textwrap.dedent(_hook_server(tmp_path))))[0] == 201
+        live.wait_for("hook-server Ready", lambda: ready("hook-server"), 20)
+        ip = live.json("GET", f"{pods}/hook-server")[1]["status"]["podIP"]
+        assert live.json("POST", pods, yaml.safe_load(textwrap.dedent(_https_hooked(ip))))[0] == 201
+        live.wait_for("fallback Ready", lambda: ready("fallback"), 20)
+        assert (tmp_path / "marks").read_text() == "//poststart Go-http-client/1.1 None None\n"
+        events = live.json("GET", "/api/v1/namespaces/default/events")[1]["items"]
+        assert not [e for e in events if e["reason"] in ("LifecycleHTTPFallback", "FailedPostStartHook")]
+    finally:
+        live.stop()
 
 
 def test_the_behavior_annotation_has_no_effect_on_a_process(cluster: ProcessCluster) -> None:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import urllib.error
 import urllib.request
 import time
 from collections.abc import Iterator
@@ -265,6 +266,88 @@ def test_pods_proxy_and_services_proxy_reach_the_pods_http_server(cluster: Clust
     missing = cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/site:8080/proxy/nope", check=False)
     assert missing.returncode == 1 and missing.stderr.startswith("Error from server (NotFound)")
     cluster.kubectl("delete", "pod", "site", "--wait=false")
+
+
+LINKS_SERVER = """\
+import functools, http.server, os
+os.makedirs("/srv/docs")
+with open("/srv/index.html", "w") as f:
+    f.write("<A HREF='/docs/a.html'>a</A><a href=rel.html>r</a>")
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="/srv")
+http.server.HTTPServer((os.environ["POD_IP"], 8080), handler).serve_forever()
+"""
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kw: Any) -> None:
+        return None
+
+
+def _send(cluster: Cluster, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """One request, its redirects not followed (the conformance test's http.Client: ErrUseLastResponse)."""
+    https = urllib.request.HTTPSHandler(context=cluster.ssl)
+    opener = urllib.request.build_opener(_NoRedirects, https)
+    req = urllib.request.Request(cluster.url + path, method=method,
+                                 headers={"Authorization": f"Bearer {cluster.token}"})
+    try:
+        with opener.open(req, timeout=30) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_the_proxy_passes_every_method_redirects_the_bare_path_and_rewrites_links(cluster: Cluster) -> None:
+    # test/e2e/network/proxy.go ("A set of valid responses", "should proxy through a service and a pod"):
+    # pods/proxy and services/proxy take HEAD and OPTIONS too (proxyMethods), GET and HEAD of NAME/proxy are
+    # redirected to NAME/proxy/ (upgradeaware.go proxyRedirectsforRootPath), and absolute links and redirects
+    # of the proxied server go through the proxy (proxy/transport.go)
+    cluster.apply(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: links, labels: {{app: links}}}}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+          - name: web
+            image: python:3
+            command: ["python3", "-c", {json.dumps(LINKS_SERVER)}]
+            env:
+            - {{name: POD_IP, valueFrom: {{fieldRef: {{fieldPath: status.podIP}}}}}}
+            ports: [{{name: http, containerPort: 8080}}]
+            readinessProbe: {{tcpSocket: {{port: http}}, periodSeconds: 1}}
+            volumeMounts: [{{name: srv, mountPath: /srv}}]
+          volumes: [{{name: srv, emptyDir: {{}}}}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {{name: links}}
+        spec:
+          selector: {{app: links}}
+          ports: [{{name: web, port: 80, targetPort: http}}]
+        """)
+    cluster.wait_for("links Ready", lambda: any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in (cluster.pod("links").get("status") or {}).get("conditions") or []), 30)
+    pod = "/api/v1/namespaces/default/pods/links/proxy"
+    svc = "/api/v1/namespaces/default/services/links:web/proxy"
+    cluster.wait_for("an endpoint", lambda: _send(cluster, "GET", svc + "/")[0] == 200, 20)
+    for prefix in (pod, svc):
+        code, headers, _ = _send(cluster, "GET", prefix + "?x=1")
+        assert (code, headers["Location"]) == (301, prefix + "/?x=1")
+        assert _send(cluster, "HEAD", prefix)[0] == 301
+        code, headers, body = _send(cluster, "GET", prefix + "/")
+        # start tags written back as Go's tokenizer writes them, end tags as they came
+        assert (code, body) == (200, f'<a href="{prefix}/docs/a.html">a</A><a href="rel.html">r</a>'.encode())
+        # http.server redirects a directory to its path with '/': the Location goes through the proxy too
+        code, headers, _ = _send(cluster, "GET", prefix + "/docs")
+        assert (code, headers["Location"]) == (301, prefix + "/docs/")
+        code, headers, body = _send(cluster, "HEAD", prefix + "/index.html")
+        assert (code, headers["Content-Type"], body) == (200, "text/html", b"")
+        # http.server has no OPTIONS: its 501 shows the request reached it (the API server's own is a 405)
+        code, _, body = _send(cluster, "OPTIONS", prefix + "/")
+        assert code == 501 and b"Unsupported method ('OPTIONS')" in body
+    cluster.kubectl("delete", "pod", "links", "--wait=false")
+    cluster.kubectl("delete", "service", "links", "--wait=false")
 
 
 def test_official_python_client_port_forward_reaches_the_pods_http_server(cluster: Cluster) -> None:

@@ -71,9 +71,13 @@ def _item_ops(r: Resource) -> tuple[Operation, ...]:
 def _sub_ops(name: str, verbs: tuple[str, ...]) -> tuple[Operation, ...]:
     if name in CONNECT:
         return tuple(Operation(m, v, "connect") for m, v in (("get", "get"), ("post", "create")) if v in verbs)
-    if name == "proxy":   # a connecter for every method (installer.go: proxy's connect actions)
-        return tuple(Operation(m, v, "connect") for m, v in (("get", "get"), ("post", "create"), ("put", "update"),
-                                                              ("patch", "patch"), ("delete", "delete")) if v in verbs)
+    if name == "proxy":
+        # a connecter for every method of proxyMethods (pkg/registry/core/pod/rest/subresources.go,
+        # service/proxy.go; installer.go registers a connect action for each); HEAD authorizes as get, OPTIONS
+        # has no verb of its own (request/requestinfo.go) and is served wherever the proxy is
+        methods = (("get", "get"), ("post", "create"), ("put", "update"), ("patch", "patch"), ("delete", "delete"),
+                   ("head", "get"), ("options", "get"))
+        return tuple(Operation(m, v, "connect") for m, v in methods if v in verbs)
     table = (("get", "get", "get"), ("post", "create", "post"), ("put", "update", "put"),
              ("patch", "patch", "patch"), ("delete", "delete", "delete"))
     return tuple(Operation(m, v, a) for m, v, a in table if v in verbs)
@@ -128,8 +132,7 @@ def check(r: Resource, namespace: str | None, name: str | None, sub: str | None,
         if not served(r.resource, sub):   # registered upstream, not served by podlife (README)
             raise method_not_allowed(method, f"{r.resource}/{sub}")
         found = r.subresource(sub)
-        verbs = found[1] if found is not None else ()
-        if _ITEM_VERBS.get(method) not in verbs:
+        if method.lower() not in {op.method for op in _sub_ops(sub, found[1] if found is not None else ())}:
             raise _unregistered_method()
         return
     if name is not None:

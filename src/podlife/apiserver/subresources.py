@@ -96,10 +96,9 @@ async def serve(server: Any, request: web.Request, t: Any) -> web.StreamResponse
     if sub == "proxy" and t.resource.resource in ("pods", "services"):
         from podlife.apiserver import podproxy
 
-        prefix = f"/{t.name}/proxy"
-        rest = request.path.split(prefix, 1)[1].lstrip("/") if prefix in request.path else ""
         where = podproxy.pod_location if t.resource.resource == "pods" else podproxy.service_location
-        return await podproxy.forward(request, where(server, t.namespace, t.name), rest)
+        return await podproxy.forward(request, where(server, t.namespace, t.name),
+                                      podproxy.proxied_path(request.path, t.name))
     if sub in ("exec", "attach", "portforward"):
         await server.connect_admission(request, t)
         # over WebSocket, or SPDY/3.1 straight on the connection (kubectl before 1.30)

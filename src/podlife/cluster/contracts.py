@@ -66,6 +66,8 @@ class ContainerRuntime(Protocol):
     # GetPodDNS's Warning events (reason, message) for the sandbox just made, from a runtime that writes the
     # pod's resolv.conf (the process runtime); taken once
     def dns_events(self, pod_uid: str) -> list[tuple[str, str]]: ...
+    # the Warning events (reason, message) of the container's hook just run (LifecycleHTTPFallback); taken once
+    def hook_events(self, container_id: str) -> list[tuple[str, str]]: ...
 
 
 @dataclass

@@ -285,6 +285,10 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         """A simulated sandbox has no resolv.conf: the pod's DNS settings are not modelled."""
         return []
 
+    def hook_events(self, container_id: str) -> list[tuple[str, str]]:
+        """A simulated HTTP hook reaches no server: it never falls back from HTTPS to HTTP."""
+        return []
+
     def log_file(self, container_id: str) -> tuple[str, Any] | None:
         """The container's CRI log file and its writer while one writes to it: a simulated process writes none."""
         return None

@@ -52,6 +52,9 @@ KNOWN: dict[str, ImageConfig] = {
     # kubernetes/test/images and registry.k8s.io
     "e2e-test-images/busybox": _SH,
     "e2e-test-images/agnhost": ImageConfig(entrypoint=("/agnhost",), cmd=("pause",)),   # ENTRYPOINT, CMD
+    # test/images/{nautilus,kitten}/Dockerfile: FROM agnhost, CMD ["test-webserver"] (it serves the image's /)
+    "e2e-test-images/nautilus": ImageConfig(entrypoint=("/agnhost",), cmd=("test-webserver",)),
+    "e2e-test-images/kitten": ImageConfig(entrypoint=("/agnhost",), cmd=("test-webserver",)),
     "e2e-test-images/nginx": ImageConfig(cmd=("nginx", "-g", "daemon off;")),
     "e2e-test-images/httpd": ImageConfig(cmd=("httpd-foreground",), working_dir="/usr/local/apache2"),
     "e2e-test-images/nonewprivs": ImageConfig(entrypoint=("/nnp",)),

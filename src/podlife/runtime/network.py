@@ -18,6 +18,7 @@ import ssl
 from podlife.api.meta import Obj
 
 MAX_BODY = 10 * 1024   # maxRespBodyLength
+HTTP_TO_HTTPS = "http: server gave HTTP response to HTTPS client"
 SUCCESS, FAILURE = "Success", "Failure"
 
 
@@ -95,6 +96,9 @@ async def _get(host: str, port: int, path: str, headers: list[Obj], user_agent: 
     try:
         reader, writer = await asyncio.open_connection(host, port, ssl=tls)
     except ssl.SSLError as e:
+        if e.reason == "WRONG_VERSION_NUMBER":
+            # net/http transport.go: the TLS record header read was "HTTP/" (OpenSSL: not a TLS version)
+            return None, f'Get "{url}": {HTTP_TO_HTTPS}'
         return None, f'Get "{url}": remote error: tls: {e.reason or e}'
     except OSError as e:
         return None, f'Get "{url}": {dial_error(host, port, e)}'

@@ -42,8 +42,13 @@ from podlife.api.sysctlnames import dotted, namespaced_by
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
+<<<<<<< HEAD
 from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, ipcns, mountns, network, poddns, podnet,
                              privatetmp, shells, termination, utsns, webservers)
+=======
+from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
+                             portmap, privatetmp, shells, termination, utsns, webservers)
+>>>>>>> main
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -87,6 +92,7 @@ class Host:
     # the pods' network namespaces (podlife.runtime.podnet), claimed with the first node; else why not
     network: podnet.PodNetwork | None = None
     no_network: str = "not claimed"
+    ports: portmap.PortMap = field(default_factory=portmap.PortMap)   # the sandboxes' host ports
 
     def pod_dir(self, sandbox: Sandbox) -> str:
         return os.path.join(self.data_dir, "pods", sandbox.log_directory)
@@ -225,7 +231,8 @@ class Host:
             return (f"pods get network namespaces of their own: eth0 on node i's bridge ({first}"
                     f"{'' if first == last else ' … ' + last}) with an address of 10.{net.octet}.i.0/24 and a "
                     f"default route via its .1, the node's address; hostNetwork pods use the node's; a container's "
-                    f"hostPort is not mapped to it (the CNI portmap plugin is not modelled): reach it at its pod IP")
+                    f"hostPort is forwarded to the pod as the CNI portmap plugin maps it, from its hostIP or else the "
+                    f"node's address and 127.0.0.1 (TCP and UDP; SCTP host ports are not mapped)")
         return (f"pods share this machine's network namespace ({self.no_network}): each has a loopback address "
                 f"127.x.y.z, and processes of different pods that bind the same port on 0.0.0.0 collide")
 
@@ -234,6 +241,7 @@ class Host:
         grace period (or at once, from ``kill_now``); then the supervisor ends, killing anything left. Returns
         how many were running."""
         shim = self.shim
+        self.ports.close()
         if shim is None:
             self.release_network()
             return 0
@@ -328,6 +336,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
         self._dns_events: dict[str, list[tuple[str, str]]] = {}
+        self._hook_events: dict[str, list[tuple[str, str]]] = {}
 
     # ---- sandboxes: the pod's directory and its emptyDir volumes --------------------------------------
 
@@ -378,6 +387,17 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="bridge" '
                                 f'name="podlife" failed (add): {err}')
         self.netns[sb.id] = net.netns_path(sb.id)
+<<<<<<< HEAD
+=======
+        # the chain's next plugin, portmap, with the pod's port mappings (sandbox_run.go toCNIPortMappings); its
+        # failure fails CNI ADD as the bridge's does (libcni api.go AddNetworkList: 'plugin %s failed (add)')
+        err = self.host.ports.add(sb.id, pod, sb.ip, self.node_ip)
+        if err is not None:
+            yield from self.remove_pod_sandbox(sb.id)
+            raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="portmap" '
+                                f'name="podlife" failed (add): {err}')
+        return sb
+>>>>>>> main
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
         yield from super().stop_pod_sandbox(sandbox_id)
@@ -394,6 +414,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         net = self.host.network
         if self.netns.pop(sandbox_id, None) is None or net is None:
             return
+        self.host.ports.remove(sandbox_id)   # CNI DEL runs the chain backwards: portmap first
         gone = self.kernel.event()
         task = asyncio.get_running_loop().create_task(net.remove(sandbox_id))
         task.add_done_callback(lambda _f: self.host.deliver(lambda: gone.succeed()))
@@ -451,6 +472,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def dns_events(self, pod_uid: str) -> list[tuple[str, str]]:
         return self._dns_events.pop(pod_uid, [])
+
+    def hook_events(self, container_id: str) -> list[tuple[str, str]]:
+        """The Warning events of the container's last hook (LifecycleHTTPFallback), for the kubelet to record."""
+        return self._hook_events.pop(container_id, [])
 
     def log_file(self, container_id: str) -> tuple[str, LogWriter | None] | None:
         """The container's log file and, while its process writes to it, the writer."""
@@ -638,6 +663,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.netns.clear()
         if net is not None:
             for sandbox_id in gone:
+                self.host.ports.remove(sandbox_id)
                 asyncio.get_running_loop().create_task(net.remove(sandbox_id))
 
     def _pod_network(self, c: Container) -> dict[str, int]:
@@ -776,6 +802,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         elif "httpGet" in handler:
             http = handler["httpGet"] or {}
             ip = self._ip(c)
+            like_probe = self.host.profile.lifecycle_http_like_probe
 
             async def get() -> None:
                 try:
@@ -784,10 +811,33 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                     why = str(e)
                     self.host.deliver(lambda: ev.succeed(why))
                     return
-                # the kubelet's HTTP client for hooks has no timeout of its own
-                code, text = await network.http_get(http.get("host") or ip, port, http.get("path", ""),
-                                                    http.get("httpHeaders") or [], None, self._user_agent())
-                self.host.deliver(lambda: ev.succeed(text if code is None else ""))
+                host = http.get("host") or ip
+                path = http.get("path", "")
+                # lifecycle/handlers.go runHTTPHandler; the HTTP client for hooks has no timeout of its own
+                if not like_probe:   # the deprecated path: http://host:port/ + path, nothing else of the action
+                    code, text = await network.http_get(host, port, "/" + path, [], None, "Go-http-client/1.1")
+                    self.host.deliver(lambda: ev.succeed(text if code is None else ""))
+                    return
+                scheme = http.get("scheme") or "HTTP"
+                headers = http.get("httpHeaders") or []
+                agent = f"kube-lifecycle/1.{self.host.profile.minor}"
+                code, text = await network.http_get(host, port, path, headers, None, agent, scheme)
+                fallback = ""
+                if code is None and text.endswith(network.HTTP_TO_HTTPS):
+                    # an HTTP server answered: asked again over HTTP, without an Authorization header
+                    plain = [h for h in headers if str(h.get("name", "")).lower() != "authorization"]
+                    retry, _ = await network.http_get(host, port, path, plain, None, agent)
+                    if retry is not None:
+                        code, text = retry, ""
+                        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                        fallback = (f"request to HTTPS lifecycle hook {where} got HTTP response, retry with "
+                                    "HTTP succeeded")
+
+                def answer() -> None:
+                    if fallback:
+                        self._hook_events.setdefault(c.id, []).append(("LifecycleHTTPFallback", fallback))
+                    ev.succeed(text if code is None else "")
+                self.host.deliver(answer)
             asyncio.get_running_loop().create_task(get())
         else:
             ev.succeed("")

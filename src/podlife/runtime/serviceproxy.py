@@ -22,6 +22,7 @@ a client to an endpoint:
 Services and EndpointSlices are followed through the store's watch, as kube-proxy's informers follow them:
 each change is applied at once (upstream waits for its sync period, at most ``--ipvs-min-sync-period``).
 An address:port another program (another podlife up) holds is left to it and said once.
+The listening sockets and their forwarding (``listen``) serve the pods' host ports too (podlife.runtime.portmap).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ VirtualKey = tuple[str, int, str]  # (address, port, protocol)
 class VirtualServer:
     """One IPVS virtual server: where a Service port is reached, and its real servers."""
 
-    service: str                       # namespace/name, for what is said
+    service: str                       # namespace/name (of the pod, for a host port), for what is said
     endpoints: list[Endpoint]
     affinity: float | None             # persistence timeout in seconds; None: no session affinity
     next: int = 0                      # the round robin's position
@@ -168,7 +169,7 @@ class ServiceProxy:
                 log.warning("cannot bind %s to %s: %s", ip, self.link.name, err)
         for key in list(self.servers):
             if key not in want:
-                self._close(self.servers.pop(key))
+                unlisten(self.servers.pop(key))
         for key, vs in want.items():
             have = self.servers.get(key)
             if have is not None:
@@ -181,21 +182,14 @@ class ServiceProxy:
             if vs.endpoints and vs.listener is None:
                 self._open(key, vs)
             elif not vs.endpoints and vs.listener is not None:
-                self._close(vs)
+                unlisten(vs)
         for ip in sorted(self.link.addresses - addresses):
             self.link.remove(ip)
 
     def _open(self, key: VirtualKey, vs: VirtualServer) -> None:
-        ip, port, proto = key
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM if proto == "TCP" else socket.SOCK_DGRAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((ip, port))
-            if proto == "TCP":
-                sock.listen(128)
-            sock.setblocking(False)
-        except OSError as e:
-            sock.close()
+        e = listen(key, vs, self.rewrite)
+        if e is not None:
+            ip, port, proto = key
             why = ("in use by another program (another podlife up?)" if e.errno == errno.EADDRINUSE
                    else (e.strerror or str(e)).lower())
             if self.said.get(key) != why:
@@ -203,50 +197,76 @@ class ServiceProxy:
                 log.warning("%s:%d/%s of Service %s is not served: %s", ip, port, proto, vs.service, why)
             return
         self.said.pop(key, None)
-        loop = asyncio.get_running_loop()
-        # the socket is bound now; the asyncio server around it is made in a task, and until then the bare
-        # socket is the listener (closed at once if the virtual server goes meanwhile)
-        vs.listener = sock
-
-        async def serve() -> None:
-            try:
-                if proto == "TCP":
-                    made: Any = await asyncio.start_server(lambda r, w: self._connection(vs, r, w), sock=sock)
-                else:
-                    made, _ = await loop.create_datagram_endpoint(lambda: _UdpRelay(vs, self.rewrite), sock=sock)
-            except (OSError, ValueError):
-                return   # closed before it was served
-            if vs.listener is sock:
-                vs.listener = made
-            else:
-                made.close()
-        loop.create_task(serve())
-
-    @staticmethod
-    def _close(vs: VirtualServer) -> None:
-        listener, vs.listener = vs.listener, None
-        if listener is not None:
-            listener.close()
-
-    async def _connection(self, vs: VirtualServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-                          ) -> None:
-        peer = writer.get_extra_info("peername") or ("", 0)
-        ep = vs.pick(peer[0], asyncio.get_running_loop().time())
-        if ep is None:
-            writer.transport.abort()
-            return
-        try:
-            up_r, up_w = await asyncio.open_connection(*self.rewrite(ep))
-        except OSError:
-            writer.transport.abort()   # the real server does not answer: the client sees a reset
-            return
-        await asyncio.gather(_pipe(reader, up_w), _pipe(up_r, writer))
 
     def close(self) -> None:
         self._closed = True
         for vs in self.servers.values():
-            self._close(vs)
+            unlisten(vs)
         self.servers.clear()
+
+
+def listen(key: VirtualKey, vs: VirtualServer, rewrite: Callable[[Endpoint], Endpoint] = lambda ep: ep
+           ) -> OSError | None:
+    """Bind the virtual server's address and port and serve it: each TCP connection, or each UDP client's flow,
+    goes to an endpoint ``vs`` picks (reached at ``rewrite(endpoint)``). None, or why the socket cannot bind."""
+    ip, port, proto = key
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM if proto == "TCP" else socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((ip, port))
+        if proto == "TCP":
+            sock.listen(128)
+        sock.setblocking(False)
+    except OSError as e:
+        sock.close()
+        return e
+    loop = asyncio.get_running_loop()
+    # the socket is bound now; the asyncio server around it is made in a task, and until then the bare
+    # socket is the listener (closed at once if the virtual server goes meanwhile)
+    vs.listener = sock
+
+    async def serve() -> None:
+        try:
+            if proto == "TCP":
+                made: Any = await asyncio.start_server(lambda r, w: _connection(vs, rewrite, r, w), sock=sock)
+            else:
+                made, _ = await loop.create_datagram_endpoint(lambda: _UdpRelay(vs, rewrite), sock=sock)
+        except (OSError, ValueError):
+            return   # closed before it was served
+        if vs.listener is sock:
+            vs.listener = made
+        else:
+            made.close()
+    loop.create_task(serve())
+    return None
+
+
+def unlisten(vs: VirtualServer) -> None:
+    listener, vs.listener = vs.listener, None
+    if listener is not None:
+        listener.close()
+
+
+def forget_flows(vs: VirtualServer) -> None:
+    """Drop a UDP virtual server's flows (conntrack's entries): each client's next datagram picks anew."""
+    relay = vs.listener.get_protocol() if isinstance(vs.listener, asyncio.DatagramTransport) else None
+    if isinstance(relay, _UdpRelay):
+        relay.forget()
+
+
+async def _connection(vs: VirtualServer, rewrite: Callable[[Endpoint], Endpoint], reader: asyncio.StreamReader,
+                      writer: asyncio.StreamWriter) -> None:
+    peer = writer.get_extra_info("peername") or ("", 0)
+    ep = vs.pick(peer[0], asyncio.get_running_loop().time())
+    if ep is None:
+        writer.transport.abort()
+        return
+    try:
+        up_r, up_w = await asyncio.open_connection(*rewrite(ep))
+    except OSError:
+        writer.transport.abort()   # the real server does not answer: the client sees a reset
+        return
+    await asyncio.gather(_pipe(reader, up_w), _pipe(up_r, writer))
 
 
 async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
@@ -320,6 +340,9 @@ class _UdpRelay(asyncio.DatagramProtocol):
         self.flows[client] = (out, [], flow[2])
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.forget()
+
+    def forget(self) -> None:
         for out, _q, _t in self.flows.values():
             if out is not None:
                 out.close()

@@ -95,7 +95,12 @@ def _run_hook(kl: Kubelet, c: Container, hook: str) -> Gen:
             seconds = int((handler.get("sleep") or {}).get("seconds") or 0)
             yield kl.kernel.timeout(seconds if kl.profile.lifecycle_sleep_action else 0)
             return ""
-        return (yield from kl.runtime.run_hook(c, hook, handler, spec))
+        err = yield from kl.runtime.run_hook(c, hook, handler, spec)
+        pod = kl.pod_manager.get(c.pod_uid)
+        for reason, message in kl.runtime.hook_events(c.id):
+            if pod is not None:   # handlers.go: the fallback recorded on the pod
+                kl.events.pod_event(pod, "Warning", reason, message)
+        return err
     except RuntimeError_ as e:
         return str(e)
 
