@@ -42,13 +42,8 @@ from podlife.api.sysctlnames import dotted, namespaced_by
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
 from podlife.api.expansion import expand
-<<<<<<< HEAD
 from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, ipcns, mountns, network, poddns, podnet,
-                             privatetmp, shells, termination, utsns, webservers)
-=======
-from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
                              portmap, privatetmp, shells, termination, utsns, webservers)
->>>>>>> main
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -352,7 +347,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 os.makedirs(path, exist_ok=True)
                 os.chmod(path, 0o777)
         self._write_resolv_conf(pod, base)
-        yield from self._pod_network_setup(sb)
+        yield from self._pod_network_setup(sb, pod)
         # containerd's sandbox: an IPC namespace unless hostIPC; runc writes the pod's sysctls in the sandbox's
         # namespaces (kuberuntime_sandbox.go: PodSandboxConfig.Linux.Sysctls; podlife.runtime.ipcns)
         sysctls = [(str(s.get("name") or ""), str(s.get("value") or ""))
@@ -371,8 +366,8 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                                 f"container init: {text}: unknown") from None
         return sb
 
-    def _pod_network_setup(self, sb: Sandbox) -> Call:
-        """sandbox_run.go: the namespace, then CNI ADD (setupPodNetwork)."""
+    def _pod_network_setup(self, sb: Sandbox, pod: Obj) -> Call:
+        """The pod's network namespace and its CNI chain (bridge, then portmap)."""
         net = self.host.network
         if net is None or not sb.ip:
             return
@@ -387,8 +382,6 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="bridge" '
                                 f'name="podlife" failed (add): {err}')
         self.netns[sb.id] = net.netns_path(sb.id)
-<<<<<<< HEAD
-=======
         # the chain's next plugin, portmap, with the pod's port mappings (sandbox_run.go toCNIPortMappings); its
         # failure fails CNI ADD as the bridge's does (libcni api.go AddNetworkList: 'plugin %s failed (add)')
         err = self.host.ports.add(sb.id, pod, sb.ip, self.node_ip)
@@ -396,8 +389,6 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             yield from self.remove_pod_sandbox(sb.id)
             raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="portmap" '
                                 f'name="podlife" failed (add): {err}')
-        return sb
->>>>>>> main
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
         yield from super().stop_pod_sandbox(sandbox_id)
