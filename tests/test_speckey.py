@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from podlife.api import admission
-from podlife.api.speckey import graft, name_free, name_paths, split
+from podlife.api.speckey import bound_spec, graft, name_free, name_paths, nodeless_key, share_spec, split, stored_key
 from podlife.api.validation import core_pod
 from podlife.controlplane.scheduler.cache import NodeCache
 
@@ -107,3 +107,44 @@ spec:
     for p in rest:
         assert p["spec"]["volumes"][0]["projected"] is first["spec"]["volumes"][0]["projected"]
         assert p["spec"]["containers"][0]["volumeMounts"][0]["name"] == p["spec"]["volumes"][0]["name"]
+
+
+def test_stored_specs_keep_their_keys() -> None:
+    """share_spec remembers the key of each spec it returns (stored_key), so the scheduler's caches need not
+    encode it again; a bound copy keeps the key less nodeName; a spec it did not return has none."""
+    specs: dict = {}
+    first = share_spec(specs, _spec("kube-api-access-bcdfg"), 10)
+    second = share_spec(specs, _spec("kube-api-access-x2z9q"), 10)
+    key = split(orjson.dumps(first))[0]
+    assert key.startswith(b"\0") and stored_key(first) == stored_key(second) == key == nodeless_key(second)
+    bound = bound_spec(second, "n1")
+    assert bound["nodeName"] == "n1" and "nodeName" not in second
+    assert stored_key(bound) is None and nodeless_key(bound) == key
+    assert stored_key(_spec("kube-api-access-bcdfg")) is None   # equal, but not the object the store keeps
+    with_node = share_spec(specs, {**_spec("kube-api-access-bcdfg"), "nodeName": "n1"}, 10)
+    assert stored_key(with_node) is not None and nodeless_key(with_node) is None
+    # the scheduler's facts of a stored spec and of an equal spec it encodes itself are the same facts
+    cache = NodeCache()
+    assert cache.spec_facts(bound).req == cache.spec_facts(_spec("kube-api-access-bcdfg")).req
+
+
+def test_split_matches_count_and_replace() -> None:
+    """split's split-and-join gives what the count and replace of the name give, on every arrangement of
+    names, near misses and escapes."""
+    import itertools
+
+    atoms = [b'"kube-api-access-bcdfg"', b'"kube-api-access-bcdf2"', b"kube-api-access-", b"\\", b'"', b"x",
+             b'"kube-api-access-bcdfg', b'bcdfg"', b'"kube-api-access-bc"']
+    prefix, hits = b"kube-api-access-", 0
+    for n in range(5):
+        for parts in itertools.product(atoms, repeat=n):
+            json = b"{" + b"".join(parts)
+            at = json.find(b'"' + prefix)
+            name = json[at:at + 23]
+            want: tuple = (json, None)
+            if json.count(prefix) and at > 0 and json[at - 1] != 92 and name[22:] == b'"' and \
+                    not name[17:22].strip(b"bcdfghjklmnpqrstvwxz2456789") and json.count(name) == json.count(prefix):
+                want = (b"\0" + json.replace(name, b'"kube-api-access-"'), name[1:-1].decode())
+                hits += 1
+            assert split(json) == want, json
+    assert hits > 100

@@ -649,6 +649,16 @@ class Profile:
         Change(18, False, "ServiceAccountIssuerDiscovery alpha and off (1.18-1.19)"),
         Change(20, True, "KEP-1393 ServiceAccountIssuerDiscovery beta, on by default (GA 1.21)"),
     ))
+    service_account_token_jti: bool = rule(
+            "a service account token carries a jti (a UUID); its user has the credential-id extra JTI=<jti>", (
+        Change(18, False, "pkg/serviceaccount/claims.go: no jti"),
+        Change(30, True, "KEP-4193 ServiceAccountTokenJTI beta, on by default (alpha 1.29, GA 1.32)"),
+    ), gate="ServiceAccountTokenJTI", gate_since=29)
+    service_account_token_pod_node_info: bool = rule(
+            "a pod-bound token names the pod's node (name, uid); its user has the node-name and node-uid extras", (
+        Change(18, False, "pkg/serviceaccount/claims.go: the pod only"),
+        Change(30, True, "KEP-4193 ServiceAccountTokenPodNodeInfo beta, on by default (alpha 1.29, GA 1.32)"),
+    ), gate="ServiceAccountTokenPodNodeInfo", gate_since=29)
     apiserver_endpointslice: bool = rule("the API server writes the EndpointSlice of default/kubernetes", (
         Change(18, False, "pkg/master/reconcilers: Endpoints only"),
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "

@@ -104,6 +104,20 @@ def test_scale_subresource(frozen: Live) -> None:
     frozen.json("DELETE", f"{base}/rs")
 
 
+def test_scale_selector_of_a_replication_controller(frozen: Live) -> None:
+    """An RC's selector is a plain map: its Scale's status.selector is labels.SelectorFromSet(...).String(), sorted
+    by key (core/replicationcontroller/storage scaleFromRC), which `kubectl scale rc` parses."""
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "demo"},
+          "spec": {"replicas": 0, "selector": {"name": "demo", "app": "web"},
+                   "template": {"metadata": {"labels": {"name": "demo", "app": "web"}},
+                                "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}
+    base = "/api/v1/namespaces/default/replicationcontrollers"
+    assert frozen.json("POST", base, rc)[0] == 201
+    code, scale = frozen.json("GET", f"{base}/demo/scale")
+    assert code == 200 and scale["status"] == {"replicas": 0, "selector": "app=web,name=demo"}
+    frozen.json("DELETE", f"{base}/demo")
+
+
 def test_events_in_both_groups(frozen: Live) -> None:
     frozen.json("POST", PODS, _pod("evented"))
     _, core = frozen.json("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Devented")

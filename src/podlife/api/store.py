@@ -25,7 +25,7 @@ from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
-from podlife.api.speckey import share_spec
+from podlife.api.speckey import bound_spec, share_spec
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -537,7 +537,7 @@ class Store:
             raise errors.conflict("pods/binding", name, f"pod {name} is already assigned to node "
                                   f'"{pod["spec"]["nodeName"]}"')
         new = revision(pod)
-        new["spec"] = {**pod["spec"], "nodeName": node}
+        new["spec"] = bound_spec(pod["spec"], node)
         new["status"] = dict(pod["status"])
         # setPodHostAndAnnotations: podutil.UpdatePodCondition(PodScheduled=True); the transition time is kept
         # when the status does not change

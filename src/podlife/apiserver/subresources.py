@@ -16,7 +16,7 @@ from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
 from podlife.api.podutil import container_names, container_statuses
 from podlife.api.schema import type_schema
-from podlife.api.selectors import to_string
+from podlife.api.selectors import label_selector_as_selector, selector_from_set
 from podlife.apiserver import bodies, fieldvalidation, logstream, patching
 from podlife.apiserver.status import bad_request, method_not_allowed
 from podlife.api.decoding import MAX_REPLICAS
@@ -127,7 +127,18 @@ def _scale_of(obj: Obj, r: Any) -> Obj:
             "metadata": {k: md[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
                          if k in md},
             "spec": {"replicas": spec.get("replicas", 0)},
-            "status": {"replicas": st.get("replicas", 0), "selector": to_string(spec.get("selector"))}}
+            "status": {"replicas": st.get("replicas", 0),
+                       "selector": _scale_selector(obj["kind"], spec.get("selector"))}}
+
+
+def _scale_selector(kind: str, selector: Any) -> str:
+    """Scale's status.selector, a label query string ("" for none)."""
+    if kind == "ReplicationController":   # core/replicationcontroller/storage: labels.SelectorFromSet(spec.selector)
+        return str(selector_from_set(selector))
+    try:   # apps/{deployment,replicaset,statefulset}/storage: metav1.LabelSelectorAsSelector(spec.selector)
+        return str(label_selector_as_selector(selector))
+    except ValueError:   # validation keeps a stored selector well formed
+        return ""
 
 
 async def _scale(server: Any, request: web.Request, t: Any) -> web.Response:

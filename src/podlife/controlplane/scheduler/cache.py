@@ -29,7 +29,7 @@ from podlife.api.hostports import ALL_IPS, host_ports
 from podlife.api.meta import Obj, kept
 from podlife.api.quantity import parse_quantity
 from podlife.api.selectors import Selector, compiled
-from podlife.api.speckey import name_free
+from podlife.api.speckey import name_free, nodeless_key
 
 RESOURCES = ("cpu", "memory", "ephemeral-storage")
 FIT = (*RESOURCES, "pods")   # the rows of the stacked fit arrays (requested "pods": the pods on the node)
@@ -274,11 +274,15 @@ class NodeCache:
 
     def spec_facts(self, spec: dict) -> SpecFacts:
         """The facts of a pod spec, worked out once per distinct spec (replicas share theirs; nodeName aside)."""
-        try:
-            key = name_free(orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"},
-                                         option=orjson.OPT_SORT_KEYS))   # SpecFacts do not read volume names
-        except TypeError:
-            return SpecFacts(spec)
+        # SpecFacts do not read volume names; a stored spec's key less nodeName is at hand (its JSON in its own
+        # key order): equal keys of either kind are equal specs but for nodeName
+        key = nodeless_key(spec)
+        if key is None:
+            try:
+                key = name_free(orjson.dumps({k: v for k, v in spec.items() if k != "nodeName"},
+                                             option=orjson.OPT_SORT_KEYS))
+            except TypeError:
+                return SpecFacts(spec)
         facts = self._facts.get(key)
         if facts is None:
             if len(self._facts) >= MAX_SPECS:

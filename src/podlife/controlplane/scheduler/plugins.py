@@ -21,7 +21,7 @@ import orjson
 
 from podlife.api.meta import Obj, kept
 from podlife.api.selectors import NodeSelectorTermMatcher, compiled_node_selector_term, matches
-from podlife.api.speckey import name_free
+from podlife.api.speckey import name_free, stored_key
 from podlife.controlplane.scheduler.cache import (
     HOSTNAME,
     RESOURCES,
@@ -259,8 +259,10 @@ def template(cache: NodeCache, pod: Obj) -> PodTemplate:
         same[2].nodes.sync(cache)
         return same[2]
     try:
+        # no plugin reads the name; a stored spec's key (its JSON in its own key order) is at hand: equal keys
+        # of either kind are equal specs
         key: Any = (ns, orjson.dumps(labels, option=orjson.OPT_SORT_KEYS),
-                    name_free(orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)))   # no plugin reads the name
+                    stored_key(spec) or name_free(orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)))
     except TypeError:
         key = None
     t = cache.templates.get(key) if key is not None else None
