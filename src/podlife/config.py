@@ -42,6 +42,8 @@ class KubeletConfiguration:
     shutdownGracePeriodCriticalPods: float = _f(0.0, "duration")
     serializeImagePulls: bool = _f(True, "bool")
     imageMinimumGCAge: float = _f(120.0, "duration")
+    # --allowed-unsafe-sysctls: sysctls or patterns (ending in *) allowed beyond the safe ones (pkg/kubelet/sysctl)
+    allowedUnsafeSysctls: list[str] = field(default_factory=list, metadata={"kind": "sysctl patterns"})
     featureGates: dict[str, bool] = _f({}, "gates")   # over spec.cluster.featureGates (podlife.features)
 
 
