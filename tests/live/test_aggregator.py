@@ -216,6 +216,9 @@ def _extension_server(live: Live, tmp: Path) -> None:
     # delegated authentication and authorization answer as upstream for the pod's service account token
     pod_obj = live.json("GET", "/api/v1/namespaces/default/pods/ext")[1]
     sa_uid = live.json("GET", "/api/v1/namespaces/default/serviceaccounts/default")[1]["metadata"]["uid"]
+    node = live.json("GET", f"/api/v1/nodes/{pod_obj['spec']['nodeName']}")[1]
+    body = echo["token"].split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     code, review = live.json("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
         "apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": echo["token"]}})
     assert code == 201, review
@@ -223,7 +226,11 @@ def _extension_server(live: Live, tmp: Path) -> None:
         "authenticated": True, "audiences": ["https://kubernetes.default.svc.cluster.local"],
         "user": {"username": "system:serviceaccount:default:default", "uid": sa_uid,
                  "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
-                 "extra": {"authentication.kubernetes.io/pod-name": ["ext"],
+                 # from 1.30 (ServiceAccountTokenJTI, ServiceAccountTokenPodNodeInfo) the token's jti and node too
+                 "extra": {"authentication.kubernetes.io/credential-id": [f"JTI={claims['jti']}"],
+                           "authentication.kubernetes.io/node-name": [node["metadata"]["name"]],
+                           "authentication.kubernetes.io/node-uid": [node["metadata"]["uid"]],
+                           "authentication.kubernetes.io/pod-name": ["ext"],
                            "authentication.kubernetes.io/pod-uid": [pod_obj["metadata"]["uid"]]}}}
     # the extension server's own calls: its token is a user of the API server, and kube-root-ca.crt verifies it
     code, _, raw = live.request("GET", "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
-import hmac
 import logging
 import traceback
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
-from podlife.api.registry.tokenrequest import review as satoken_review
+from podlife.apiserver import authn
 from podlife.apiserver import (bodies, browser, crds, discovery, fieldvalidation, flowcontrolboot, patching, reviews,
                                tables, webhooks)
 from podlife.apiserver.crconversion import Converter
@@ -63,7 +62,6 @@ LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
 # requests that change nothing: they do not queue for the kernel (podlife.engine.live)
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 _BODY = "podlife.body"
-_USER = "podlife.user"   # a service account's user info, when the request came with its token
 # clients repeat their selectors (informers, kubectl -l); a parsed Selector is immutable
 _parse_labels = functools.lru_cache(maxsize=1024)(parse_labels)
 
@@ -138,12 +136,12 @@ class ApiServer:
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         try:
-            if self.token is not None and not self._authorized(request):
-                raise ApiError(401, "Unauthorized", "Unauthorized")
+            request[authn.USER_KEY] = authn.authenticate(request.headers.get("Authorization", ""), self.store,
+                                                         self.token)
             extension = self.aggregator.target(request.path)
             if extension is not None:
                 # an extension API server's request: passed on as it comes, not queued for the kernel
-                return await self.aggregator.serve(request, extension, request.get(_USER) or reviews.user_info(None))
+                return await self.aggregator.serve(request, extension, reviews.user_info(request[authn.USER_KEY]))
             if request.method == "POST" and request.path == "/podlife/stop":
                 # as a signal: not queued behind a write whose reaction is under way (it is cut short)
                 return await self._route(request)
@@ -170,22 +168,6 @@ class ApiServer:
         resp = await self._route(request)
         self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
         return resp
-
-    def _authorized(self, request: web.Request) -> bool:
-        """The server's own token, or a service account token of this cluster (pkg/serviceaccount: the
-        authenticator of the tokens pods are given, which extension API servers and in-cluster clients send);
-        either user is allowed everything (no RBAC)."""
-        auth = request.headers.get("Authorization", "")
-        if not auth.startswith("Bearer "):
-            return False
-        token = auth[7:].strip()
-        if hmac.compare_digest(token, self.token or ""):
-            return True
-        status = satoken_review(self.store, token, None) if token.count(".") == 2 else None
-        if status is None or not status.get("authenticated"):
-            return False
-        request[_USER] = reviews.user_info(status["user"])
-        return True
 
     def _json(self, body: Any, status: int = 200, content_type: str = "application/json") -> web.Response:
         # the API server's JSON serializer is a json.Encoder: each body ends with a newline
@@ -250,6 +232,7 @@ class ApiServer:
         if head == "podlife":
             from podlife.apiserver import control
 
+            authn.require_admin(request[authn.USER_KEY], request.method, request.path)
             return await control.serve(self, request, parts[1:])
         if head == "api":
             if len(parts) == 1:
@@ -684,7 +667,7 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
-            return self._json(reviews.review(obj, self.store, self.token), status=201)
+            return self._json(reviews.review(obj, self.store, self.token, request[authn.USER_KEY]), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
         warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)
@@ -782,7 +765,7 @@ class ApiServer:
         own = bool(sub_kind) and sub_kind != r.kind
         a = webhooks.Attributes(operation, r.group, r.version, r.resource, obj["kind"] if own else r.kind,
                                 r.namespaced, (t.namespace or md.get("namespace") or "") if r.namespaced else "",
-                                t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
+                                t.name or md.get("name") or "", subresource or "", request[authn.USER_KEY], dry, opts,
                                 warnings, obj.get("apiVersion") or "" if own else "")
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
         decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None
