@@ -813,6 +813,8 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
                  source="storage.k8s.io/v1beta1 StorageClass removed in 1.22"),
     SchemaChange("io.k8s.api.coordination.v1beta1.Lease", None, until=21, schema="io.k8s.api.coordination.v1.Lease",
                  source="coordination.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.node.v1beta1.RuntimeClass", None, until=24, schema="io.k8s.api.node.v1.RuntimeClass",
+                 source="node.k8s.io/v1beta1 removed in 1.25"),
 )
 
 
@@ -918,6 +920,7 @@ SERVED_BETAS: dict[tuple[str, str, str], tuple[int, int]] = {
     ("storage.k8s.io", "v1beta1", "StorageClass"): (OLDEST_MINOR, 21),
     # removed in 1.25
     ("batch", "v1beta1", "CronJob"): (OLDEST_MINOR, 24),
+    ("node.k8s.io", "v1beta1", "RuntimeClass"): (OLDEST_MINOR, 24),
     # removed in 1.26
     ("autoscaling", "v2beta2", "HorizontalPodAutoscaler"): (OLDEST_MINOR, 25),
     # beta in 1.21 (CSIStorageCapacity, KEP-1472); removed in 1.27

@@ -178,6 +178,14 @@ def test_121_serves_the_betas_removed_in_122_and_125(live_factory: Callable[...,
     assert (v1["apiVersion"], v1["spec"]) == ("batch/v1", made["spec"])
     code, auto = v121.json("GET", "/apis/autoscaling")
     assert [v["version"] for v in auto["versions"]] == ["v1", "v2beta2"]
+    code, node = v121.json("GET", "/apis/node.k8s.io")
+    assert [v["version"] for v in node["versions"]] == ["v1", "v1beta1"]
+    rc = {"apiVersion": "node.k8s.io/v1beta1", "kind": "RuntimeClass", "metadata": {"name": "gvisor"},
+          "handler": "runsc"}
+    code, made = v121.json("POST", "/apis/node.k8s.io/v1beta1/runtimeclasses", rc)
+    assert code == 201, made
+    code, v1 = v121.json("GET", "/apis/node.k8s.io/v1/runtimeclasses/gvisor")
+    assert (v1["apiVersion"], v1["handler"]) == ("node.k8s.io/v1", "runsc")
 
 
 def test_122_and_126_no_longer_serve_them(live_factory: Callable[..., Live]) -> None:

@@ -180,9 +180,10 @@ CONVERSIONS: dict[tuple[str, str, str], Conversion] = {
     ("events.k8s.io", "v1", "Event"): (to_events_v1, from_events_v1),
     ("autoscaling", "v1", "HorizontalPodAutoscaler"): (to_hpa_v1, from_hpa_v1),
     # the same fields (staging/src/k8s.io/api: v2beta2 became v2, batch/v1beta1's CronJob batch/v1's; the
-    # v1beta1 Lease, PriorityClass and StorageClass are their v1's)
+    # v1beta1 Lease, PriorityClass, StorageClass and RuntimeClass are their v1's)
     ("autoscaling", "v2beta2", "HorizontalPodAutoscaler"): (to_hpa_v2beta2, lambda o: relabel(o, "autoscaling/v2")),
     ("batch", "v1beta1", "CronJob"): _relabelled("batch/v1beta1", "batch/v1"),
+    ("node.k8s.io", "v1beta1", "RuntimeClass"): _relabelled("node.k8s.io/v1beta1", "node.k8s.io/v1"),
     ("coordination.k8s.io", "v1beta1", "Lease"): _relabelled("coordination.k8s.io/v1beta1", "coordination.k8s.io/v1"),
     ("scheduling.k8s.io", "v1beta1", "PriorityClass"): _relabelled("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1"),
     ("storage.k8s.io", "v1beta1", "StorageClass"): _relabelled("storage.k8s.io/v1beta1", "storage.k8s.io/v1"),

@@ -45,6 +45,7 @@ PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
     ("storage.k8s.io", "v1beta1"): (16800, 9),
     ("scheduling.k8s.io", "v1beta1"): (16600, 12),
     ("coordination.k8s.io", "v1beta1"): (16500, 9),
+    ("node.k8s.io", "v1beta1"): (16300, 9),
     ("flowcontrol.apiserver.k8s.io", "v1beta3"): (16100, 18),
     ("flowcontrol.apiserver.k8s.io", "v1beta2"): (16100, 15),
     ("flowcontrol.apiserver.k8s.io", "v1beta1"): (16100, 12),
