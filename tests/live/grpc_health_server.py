@@ -24,8 +24,9 @@ STATUS = {"serving": 1, "not_serving": 2}
 
 
 class HealthServer:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, log: bool = False) -> None:
         self.mode = mode
+        self.log = log   # print a line for each request
         self.seen: list[dict[str, str]] = []
 
     def current(self) -> str:
@@ -46,6 +47,8 @@ class HealthServer:
                     if isinstance(ev, h2.events.RequestReceived):
                         heads[ev.stream_id] = {str(k): str(v) for k, v in ev.headers}
                         self.seen.append(heads[ev.stream_id])
+                        if self.log:
+                            print(f"check from {heads[ev.stream_id].get('user-agent')}", flush=True)
                     elif isinstance(ev, h2.events.DataReceived):
                         bodies[ev.stream_id] = bodies.get(ev.stream_id, b"") + ev.data
                         conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
@@ -79,7 +82,7 @@ def trailers_only(conn: h2.connection.H2Connection, sid: int, code: int, message
 
 
 async def main(host: str, port: int, mode: str) -> None:
-    server = await asyncio.start_server(HealthServer(mode).handle, host, port)
+    server = await asyncio.start_server(HealthServer(mode, log=True).handle, host, port)
     print(f"serving grpc health on {host}:{port}", flush=True)
     async with server:
         await server.serve_forever()
