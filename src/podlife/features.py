@@ -18,6 +18,8 @@ ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
 
 @dataclass(frozen=True)
 class Stage:
+    """A feature gate's stage and default from one minor version on."""
+
     since: int                 # first minor of this stage
     default: bool
     prerelease: str
@@ -26,6 +28,8 @@ class Stage:
 
 @dataclass(frozen=True)
 class Gate:
+    """A feature gate: its stages over the minors."""
+
     name: str
     stages: tuple[Stage, ...]  # ascending by ``since``
     last: int | None = None    # last minor that knows the gate
