@@ -104,3 +104,12 @@ def test_ipv6_authority_is_bracketed() -> None:
     result, seen = asyncio.run(run())
     assert result == ("Success", "service healthy")
     assert seen[0][":authority"].startswith("[::1]:")
+
+
+def test_response_status_decoding() -> None:
+    from podlife.runtime.grpcprobe import _enum_field, _RPCError
+
+    # HealthCheckResponse{status: NOT_SERVING}; empty (proto3 default UNKNOWN); an unknown field before it
+    assert [_enum_field(m, 1) for m in (b"\x08\x02", b"", b"\x12\x01a\x08\x01")] == [2, 0, 1]
+    with pytest.raises(_RPCError, match="code = Internal desc = grpc: failed to unmarshal the received message"):
+        _enum_field(b"\x08", 1)

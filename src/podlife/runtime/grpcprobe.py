@@ -205,36 +205,13 @@ def _field_string(number: int, value: str) -> bytes:
 
 def _enum_field(message: bytes, number: int) -> int:
     """The last value of varint field ``number`` (proto3: 0 when absent); other fields are skipped."""
-    value, i = 0, 0
-    while i < len(message):
-        key, i = _read_varint(message, i)
-        wire = key & 7
-        if wire == 0:
-            v, i = _read_varint(message, i)
-            if key >> 3 == number:
-                value = v
-        elif wire == 2:
-            n, i = _read_varint(message, i)
-            i += n
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        else:
-            raise _RPCError(INTERNAL, "grpc: failed to unmarshal the received message")
-    return value
+    from podlife.apiserver.protobuf import _fields, _Malformed   # the one protobuf wire reader
 
-
-def _read_varint(data: bytes, i: int) -> tuple[int, int]:
-    value, shift = 0, 0
-    while i < len(data):
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i
-        shift += 7
-    raise _RPCError(INTERNAL, "grpc: failed to unmarshal the received message")
+    try:
+        values = [v for num, wire, v in _fields(message) if num == number and wire == 0]
+    except _Malformed as e:
+        raise _RPCError(INTERNAL, f"grpc: failed to unmarshal the received message: {e}") from e
+    return int(values[-1]) if values else 0
 
 
 def _quote(text: str) -> str:
