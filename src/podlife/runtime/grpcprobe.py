@@ -18,7 +18,7 @@ import struct
 from typing import Any
 from urllib.parse import unquote
 
-from podlife.kubelet.runtimehealth import go_duration
+from podlife.scenario.durations import format_duration as go_duration   # time.Duration.String
 
 SUCCESS, FAILURE = "Success", "Failure"
 PATH = "/grpc.health.v1.Health/Check"
@@ -205,7 +205,7 @@ def _field_string(number: int, value: str) -> bytes:
 
 def _enum_field(message: bytes, number: int) -> int:
     """The last value of varint field ``number`` (proto3: 0 when absent); other fields are skipped."""
-    from podlife.apiserver.protobuf import _fields, _Malformed   # the one protobuf wire reader
+    from podlife.api.protowire import Malformed as _Malformed, fields as _fields
 
     try:
         values = [v for num, wire, v in _fields(message) if num == number and wire == 0]
