@@ -70,6 +70,8 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404})
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path == GV + "/namespaces/default/flunders/echo":
+            return self.send(201, flunder("echo", {"headers": self.headers_seen()}))
         if self.path == GV + "/namespaces/default/flunders/release":
             release.set()
             return self.send(201, flunder("release", {}))

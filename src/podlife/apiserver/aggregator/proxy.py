@@ -23,6 +23,7 @@ from podlife.apiserver.aggregator.frontproxy import FrontProxy, user_headers
 # hop-by-hop headers (net/http/httputil ReverseProxy removes them both ways) and what the aggregator replaces
 _DROP = frozenset({"connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
                    "trailer", "transfer-encoding", "upgrade", "host", "authorization", "content-length"})
+_AUTO_HEADERS = ("Content-Type", "User-Agent", "Accept", "Accept-Encoding")
 _REMOTE = ("x-remote-user", "x-remote-group", "x-remote-extra-")
 
 
@@ -84,6 +85,9 @@ class Proxy:
         try:
             upstream = await self._session.request(
                 request.method, url, headers=headers, data=body, ssl=ctx, allow_redirects=False,
+                # the request's own headers only: a body without a Content-Type stays without one (the extension
+                # server then reads it as its first media type, JSON), not aiohttp's application/octet-stream
+                skip_auto_headers=_AUTO_HEADERS,
                 server_hostname=f"{name}.{ns}.svc", timeout=aiohttp.ClientTimeout(total=None, sock_connect=30))
         except aiohttp.ClientConnectorError as e:
             return http_error(f"dial tcp {e.host}:{e.port}: connect: {_os_why(e)}", 503)
