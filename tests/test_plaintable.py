@@ -63,10 +63,69 @@ def test_podlife_versions_writes_rich_bytes_without_rich() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env=dict(env, COLUMNS="97"))
     assert proc.stderr.strip() == "False" and proc.stdout == rich_versions(97)
-    # a terminal is rich's (colours, styles): FORCE_COLOR makes the pipe one
+
+
+@pytest.mark.parametrize("environ", [{"FORCE_COLOR": "1"}, {"FORCE_COLOR": "1", "NO_COLOR": "1"},
+                                     {"FORCE_COLOR": "1", "TERM": "dumb"}, {"TTY_COMPATIBLE": "1", "COLUMNS": "61"},
+                                     {"FORCE_COLOR": "1", "COLORTERM": "truecolor", "COLUMNS": "200"}])
+def test_podlife_versions_in_a_terminal_writes_rich_bytes_without_rich_tables(environ: dict[str, str]) -> None:
+    # a terminal (FORCE_COLOR or TTY_COMPATIBLE makes the pipe one): rich prints the head line and gives its
+    # styles; the tables are laid out here. Compared with rich's own, in the same process and environment.
+    code = ("import contextlib, io, sys\nfrom podlife.cli import main\nours = io.StringIO()\n"
+            "with contextlib.redirect_stdout(ours):\n    try:\n        main(['versions'])\n"
+            "    except SystemExit:\n        pass\n"
+            "tables = 'rich.table' in sys.modules\n"
+            "sys.path.insert(0, 'tests')\nfrom test_plaintable import COLUMNS, GATE_COLUMNS, GATE_TITLE, HEAD\n"
+            "from podlife import features\nfrom podlife.versions import NEWEST_MINOR, OLDEST_MINOR, describe\n"
+            "from rich.console import Console\nfrom rich.table import Table\ntheirs = io.StringIO()\n"
+            "with contextlib.redirect_stdout(theirs):\n    console = Console()\n    console.print(HEAD)\n"
+            "    table = Table(*COLUMNS)\n    [table.add_row(*r) for r in describe()]\n    console.print(table)\n"
+            "    gates = Table(*GATE_COLUMNS, title=GATE_TITLE)\n"
+            "    [gates.add_row(*r) for r in features.describe(OLDEST_MINOR, NEWEST_MINOR)]\n"
+            "    console.print(gates)\n"
+            "print(tables, ours.getvalue() == theirs.getvalue(), '\\x1b[' in ours.getvalue(), console.width)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR", "COLUMNS")}
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env=dict(env, COLUMNS="97", FORCE_COLOR="1"))
-    assert proc.stderr.strip() == "True" and "\x1b[" in proc.stdout
+                          env=dict(env, **environ))
+    tables, same, styled, width = proc.stdout.split()
+    assert (tables, same) == ("False", "True"), proc.stderr
+    assert styled == ("False" if environ.get("TERM") == "dumb" else "True")
+    assert width == environ.get("COLUMNS", "80")
+
+
+def terminal_console(width: int, color_system: str | None, no_color: bool) -> Console:
+    return Console(file=io.StringIO(), width=width, force_terminal=True, color_system=color_system,  # type: ignore[arg-type]
+                   no_color=no_color)
+
+
+def rich_terminal_table(console: Console, headers: Sequence[str], rows: Sequence[Sequence[str]],
+                        title: str | None = None) -> str:
+    table = Table(*headers, title=title)
+    for row in rows:
+        table.add_row(*row)
+    with console.capture() as captured:
+        console.print(table)
+    return captured.get()
+
+
+@pytest.mark.parametrize("color_system", [None, "standard", "256", "truecolor"])
+@pytest.mark.parametrize("no_color", [False, True])
+def test_versions_tables_in_a_terminal_as_rich_writes_them(color_system: str | None, no_color: bool) -> None:
+    gate_rows = features.describe(OLDEST_MINOR, NEWEST_MINOR)
+    for width in (50, 57, 80, 118, 133, 260):
+        console = terminal_console(width, color_system, no_color)
+        styles = plaintable.terminal_styles(console)
+        assert styles is not None
+        assert plaintable.render(COLUMNS, describe(), width, styles=styles) == \
+            rich_terminal_table(console, COLUMNS, describe())
+        assert plaintable.render(GATE_COLUMNS, gate_rows, width, GATE_TITLE, styles) == \
+            rich_terminal_table(console, GATE_COLUMNS, gate_rows, GATE_TITLE)
+
+
+def test_terminal_styles_left_to_rich_where_the_layout_may_differ() -> None:
+    assert plaintable.terminal_styles(terminal_console(plaintable.MIN_WIDTH - 1, "truecolor", False)) is None
+    ascii_file = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    assert plaintable.terminal_styles(Console(file=ascii_file, force_terminal=True, width=80)) is None
 
 
 WORDS = ["a", "pod", "kubelet", "x" * 9, "terminationGracePeriodSeconds", "endpoints[].nodeName", "1.31",
@@ -89,6 +148,12 @@ def test_other_tables_at_every_width(seed: int) -> None:
         got = plaintable.render(headers, rows, width, title)
         if got is not None:   # it gives up only for columns squeezed under 3 cells
             assert got == rich_table(headers, rows, width, title), width
+            if width % 7 == seed % 7:   # and in a terminal
+                console = terminal_console(width, "256", False)
+                styles = plaintable.terminal_styles(console)
+                assert styles is not None
+                assert plaintable.render(headers, rows, width, title, styles) == \
+                    rich_terminal_table(console, headers, rows, title), width
         else:
             assert width < 10 * len(headers)
 

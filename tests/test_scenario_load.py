@@ -632,7 +632,7 @@ def test_unknown_kubelet_field_lists_known_fields():
         "nodeStatusUpdateFrequency, nodeStatusReportFrequency, nodeLeaseDurationSeconds, runtimeRequestTimeout, " \
         "maxPods, evictionHard, evictionSoft, evictionSoftGracePeriod, evictionMaxPodGracePeriod, " \
         "evictionPressureTransitionPeriod, evictionMonitoringPeriod, shutdownGracePeriod, " \
-        "shutdownGracePeriodCriticalPods, serializeImagePulls, imageMinimumGCAge, featureGates"
+        "shutdownGracePeriodCriticalPods, serializeImagePulls, imageMinimumGCAge, allowedUnsafeSysctls, featureGates"
 
 
 def test_unknown_feature_gate():

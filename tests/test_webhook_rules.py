@@ -13,7 +13,7 @@ from podlife.apiserver.webhooks import Attributes, matches, response_type_error,
 def _attrs(resource: str = "pods", sub: str = "", namespace: str = "default", op: str = "CREATE",
            group: str = "", version: str = "v1", kind: str = "Pod") -> Attributes:
     return Attributes(op, group, version, resource, kind, bool(namespace) or resource == "namespaces", namespace,
-                      "x", sub, "u", False, None)
+                      "x", sub, {"username": "u", "groups": ["system:authenticated"]}, False, None)
 
 
 def _rule(resources: list[str], **kw: Any) -> dict[str, Any]:
@@ -74,6 +74,8 @@ def test_review_names_its_own_version_not_the_kinds(review_version: str) -> None
     doc = review(a, {"kind": "Widget"}, None, "uid-1", review_version)
     assert doc["apiVersion"] == f"admission.k8s.io/{review_version}"
     assert doc["request"]["kind"] == {"group": "example.com", "version": "v1alpha1", "kind": "Widget"}
+    # admissionreview.go: the requester's UserInfo as authenticated
+    assert doc["request"]["userInfo"] == {"username": "u", "groups": ["system:authenticated"]}
 
 
 @pytest.mark.parametrize(("response", "error"), [

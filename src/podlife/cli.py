@@ -23,10 +23,13 @@ def main() -> None:
 
 def entry() -> None:
     """The ``podlife`` executable: ``main`` in a process of its own, which collects garbage as one model run
-    wants and leaves its heap to the operating system at exit (podlife.engine.gcpolicy.one_run_process)."""
+    wants and leaves its heap to the operating system at exit (podlife.engine.gcpolicy.one_run_process), and whose
+    dataclasses' methods come compiled from the last run (podlife.engine.dataclasscode)."""
+    from podlife.engine import dataclasscode
     from podlife.engine.gcpolicy import at_exit, one_run_process
 
     one_run_process()
+    dataclasscode.install()
     try:
         main()
     finally:
@@ -744,10 +747,19 @@ def versions() -> None:
             sys.stdout.write("".join(p for p in parts if p is not None))
             return
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     console.print(head)
+    styles = plaintable.terminal_styles(console)
+    if styles is not None:   # a terminal: rich's styles, from rich, on the same layout
+        tables = (plaintable.render(columns, rows, console.width, styles=styles),
+                  plaintable.render(gate_columns, gate_rows, console.width, title=gate_title, styles=styles))
+        if None not in tables:
+            console.file.write("".join(t for t in tables if t is not None))
+            console.file.flush()
+            return
+    from rich.table import Table
+
     table = Table(*columns)
     for row in rows:
         table.add_row(*row)

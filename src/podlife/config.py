@@ -21,6 +21,8 @@ def _f(default: Any, kind: str) -> Any:
 
 @dataclass
 class KubeletConfiguration:
+    """The kubelet's configuration (KubeletConfiguration) with upstream's defaults."""
+
     # pkg/kubelet/apis/config/v1beta1/defaults.go
     syncFrequency: float = _f(60.0, "positive duration")
     nodeStatusUpdateFrequency: float = _f(10.0, "positive duration")
@@ -40,11 +42,15 @@ class KubeletConfiguration:
     shutdownGracePeriodCriticalPods: float = _f(0.0, "duration")
     serializeImagePulls: bool = _f(True, "bool")
     imageMinimumGCAge: float = _f(120.0, "duration")
+    # --allowed-unsafe-sysctls: sysctls or patterns (ending in *) allowed beyond the safe ones (pkg/kubelet/sysctl)
+    allowedUnsafeSysctls: list[str] = field(default_factory=list, metadata={"kind": "sysctl patterns"})
     featureGates: dict[str, bool] = _f({}, "gates")   # over spec.cluster.featureGates (podlife.features)
 
 
 @dataclass
 class ControllerManagerConfiguration:
+    """kube-controller-manager's options with upstream's defaults."""
+
     # cmd/kube-controller-manager/app/options; nodeMonitorGracePeriod default is per version (40s, 50s from 1.32)
     nodeMonitorGracePeriod: float | None = _f(None, "positive duration")
     nodeMonitorPeriod: float = _f(5.0, "positive duration")
@@ -59,6 +65,8 @@ class ControllerManagerConfiguration:
 
 @dataclass
 class ApiServerConfiguration:
+    """kube-apiserver's options with upstream's defaults."""
+
     # plugin/pkg/admission/defaulttolerationseconds
     defaultNotReadyTolerationSeconds: int = _f(300, "int64")
     defaultUnreachableTolerationSeconds: int = _f(300, "int64")
@@ -67,6 +75,8 @@ class ApiServerConfiguration:
 
 @dataclass
 class SchedulerConfiguration:
+    """kube-scheduler's configuration with upstream's defaults."""
+
     # pkg/scheduler/apis/config/v1 defaults
     podInitialBackoffSeconds: int = _f(1, "positive int64")
     podMaxBackoffSeconds: int = _f(10, "int64")

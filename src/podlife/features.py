@@ -18,6 +18,8 @@ ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
 
 @dataclass(frozen=True)
 class Stage:
+    """A feature gate's stage and default from one minor version on."""
+
     since: int                 # first minor of this stage
     default: bool
     prerelease: str
@@ -26,6 +28,8 @@ class Stage:
 
 @dataclass(frozen=True)
 class Gate:
+    """A feature gate: its stages over the minors."""
+
     name: str
     stages: tuple[Stage, ...]  # ascending by ``since``
     last: int | None = None    # last minor that knows the gate
@@ -142,6 +146,10 @@ GATES: tuple[Gate, ...] = (
     _g("SeparateTaintEvictionController", (29, True, BETA), (34, True, GA, True), source=f"{_KF} 1.29-1.35"),
     _g("ServerSideFieldValidation", (23, False, ALPHA), (25, True, BETA), (27, True, GA, True), last=31,
        source=f"{_PAGE}; {_KF} 1.25-1.31 (generic apiserver gate)"),
+    _g("ServiceAccountTokenJTI", (29, False, ALPHA), (30, True, BETA), (32, True, GA, True),
+       source=f"{_KF} 1.29-1.35"),
+    _g("ServiceAccountTokenPodNodeInfo", (29, False, ALPHA), (30, True, BETA), (32, True, GA, True),
+       source=f"{_KF} 1.29-1.35"),
     _g("ServiceIPStaticSubrange", (24, False, ALPHA), (25, True, BETA), (26, True, GA, True), last=27,
        source=f"{_PAGE}; {_KF} 1.25, 1.27"),
     _g("ServiceNodePortStaticSubrange", (27, False, ALPHA), (28, True, BETA), (29, True, GA, True), last=30,

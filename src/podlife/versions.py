@@ -31,6 +31,11 @@ def normalize_version(text: str) -> str:
     return text
 
 
+_SAFE_SYSCTLS_18 = ("kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
+                    "net.ipv4.ping_group_range")
+_SAFE_SYSCTLS_29 = _SAFE_SYSCTLS_18 + (
+    "net.ipv4.ip_unprivileged_port_start", "net.ipv4.ip_local_reserved_ports", "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes")
 T = TypeVar("T")
 # the values of negative_grace and negative_delete_grace (the registries' check_graceful_delete takes one)
 NegativeGrace = Literal["flows-through", "treated-as-one"]
@@ -38,6 +43,8 @@ NegativeGrace = Literal["flows-through", "treated-as-one"]
 
 @dataclass(frozen=True)
 class Change(Generic[T]):
+    """A rule's value from one minor version on."""
+
     since: int        # first minor with this value
     value: T
     source: str       # upstream PR or file that made the change
@@ -45,6 +52,8 @@ class Change(Generic[T]):
 
 @dataclass(frozen=True)
 class Rule:
+    """A behaviour that differs between versions: its values over the minors."""
+
     name: str
     summary: str
     changes: tuple[Change[Any], ...]  # ascending by ``since``; the first one starts at OLDEST_MINOR
@@ -338,6 +347,30 @@ class Profile:
         Change(18, "Pod ", "kubelet.go rejectPod: 'Pod ' + message"),
         Change(26, "Pod was rejected: ", "PR #112644"),
     ))
+    # pkg/kubelet/sysctl/safe_sysctls.go SafeSysctlAllowlist (whitelist.go SafeSysctlWhitelist before 1.22); from
+    # 1.27 some need a minimum kernel (ip_local_reserved_ports 3.16, tcp_keepalive_time 4.5, tcp_rmem 4.15 ...):
+    # podlife assumes a kernel new enough for every one
+    safe_sysctls: tuple[str, ...] = rule("the kubelet's safe sysctls, allowed without --allowed-unsafe-sysctls", (
+        Change(18, _SAFE_SYSCTLS_18, "PR #85463 added net.ipv4.ping_group_range to 1.17's three"),
+        Change(22, _SAFE_SYSCTLS_18 + ("net.ipv4.ip_unprivileged_port_start",), "PR #103326"),
+        Change(27, _SAFE_SYSCTLS_18 + ("net.ipv4.ip_unprivileged_port_start", "net.ipv4.ip_local_reserved_ports"),
+               "PR #115374"),
+        Change(29, _SAFE_SYSCTLS_29, "PR #118846 tcp_keepalive_time; PR #121240 tcp_fin_timeout, "
+               "tcp_keepalive_intvl, tcp_keepalive_probes"),
+        Change(32, _SAFE_SYSCTLS_29 + ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "PR #127489"),
+        Change(37, _SAFE_SYSCTLS_29 + ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_slow_start_after_idle",
+                                       "net.ipv4.tcp_notsent_lowat"), "PR #138389"),
+    ))
+    sysctl_forbidden_word: Literal["whitelisted", "allowlisted"] = rule(
+        "the kubelet's SysctlForbidden message: 'forbidden sysctl: \"x\" not <word>'", (
+            Change(18, "whitelisted", "pkg/kubelet/sysctl/whitelist.go validateSysctl"),
+            Change(22, "allowlisted", "PR #102298: allowlist.go"),
+        ))
+    sysctl_slash_names: bool = rule("the kubelet reads a sysctl name with slashes as its dotted form "
+                                    "(allowlist.go convertSysctlVariableToDotsSeparator)", (
+        Change(18, False, "whitelist.go compares the name as given"),
+        Change(23, True, "PR #102393"),
+    ))
     killing_event: Literal["legacy", "stopping"] = rule("message of the Killing event", (
         Change(18, "legacy", "the seed-000 kubelet: 'Killing container with id docker://NAME:Need to kill Pod'"),
         Change(19, "stopping", "'Stopping container NAME'"),
@@ -620,6 +653,16 @@ class Profile:
         Change(18, False, "ServiceAccountIssuerDiscovery alpha and off (1.18-1.19)"),
         Change(20, True, "KEP-1393 ServiceAccountIssuerDiscovery beta, on by default (GA 1.21)"),
     ))
+    service_account_token_jti: bool = rule(
+            "a service account token carries a jti (a UUID); its user has the credential-id extra JTI=<jti>", (
+        Change(18, False, "pkg/serviceaccount/claims.go: no jti"),
+        Change(30, True, "KEP-4193 ServiceAccountTokenJTI beta, on by default (alpha 1.29, GA 1.32)"),
+    ), gate="ServiceAccountTokenJTI", gate_since=29)
+    service_account_token_pod_node_info: bool = rule(
+            "a pod-bound token names the pod's node (name, uid); its user has the node-name and node-uid extras", (
+        Change(18, False, "pkg/serviceaccount/claims.go: the pod only"),
+        Change(30, True, "KEP-4193 ServiceAccountTokenPodNodeInfo beta, on by default (alpha 1.29, GA 1.32)"),
+    ), gate="ServiceAccountTokenPodNodeInfo", gate_since=29)
     apiserver_endpointslice: bool = rule("the API server writes the EndpointSlice of default/kubernetes", (
         Change(18, False, "pkg/master/reconcilers: Endpoints only"),
         Change(19, True, "pkg/master/reconcilers endpointsAdapter: an EndpointSlice beside the Endpoints, which "
@@ -691,6 +734,8 @@ SCHEMA_FLOOR = 25
 
 @dataclass(frozen=True)
 class SchemaChange:
+    """A field or kind of the API schema added or removed in a minor version."""
+
     definition: str               # schema definition, e.g. io.k8s.api.core.v1.PodSpec
     field: str | None             # None: the whole kind of that group-version
     since: int = OLDEST_MINOR     # first minor whose API has it

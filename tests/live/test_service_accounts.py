@@ -312,3 +312,65 @@ def test_process_pod_projected_token_at_its_own_path(process: Any) -> None:
     assert re.fullmatch(r"[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*", token), out
     claims = _claims(token)
     assert claims["exp"] - claims["iat"] == 3600 and "warnafter" not in claims["kubernetes.io"]
+
+
+# a container's in-cluster client: its own mounted token and ca.crt, as rest.InClusterConfig reads them
+IN_CLUSTER = """\
+import http.client, json, ssl
+base = "/var/run/secrets/kubernetes.io/serviceaccount/"
+token = open(base + "token").read()
+ctx = ssl.create_default_context(cafile=base + "ca.crt")
+conn = http.client.HTTPSConnection("kubernetes.default.svc", 443, context=ctx, timeout=20)
+for method, path, body in (
+        ("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+         '{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}'),
+        ("GET", "/api/v1/namespaces/default/pods/in-cluster", None),
+        ("GET", "/api/v1/namespaces", None)):
+    for auth in ({"Authorization": "Bearer " + token}, {"Authorization": "Bearer " + token[:-4] + "AAAA"}):
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json", **auth})
+        r = conn.getresponse()
+        out = json.loads(r.read())
+        shown = out["message"] if out["kind"] == "Status" else \
+            out["status"]["userInfo"] if out["kind"] == "SelfSubjectReview" else out["metadata"].get("name")
+        print(r.status, json.dumps(shown, sort_keys=True))
+"""
+
+
+def test_process_pod_reaches_the_api_server_with_its_own_token(process: Any) -> None:
+    """The kube-api-access volume is enough for an in-cluster client: ca.crt verifies the API server at
+    https://kubernetes.default.svc and the token authenticates as the pod's account (a spoiled one gets 401).
+    The pod reaches the API server by a Service of its own, named kubernetes.default.svc in its /etc/hosts: the
+    kubernetes Service's 10.96.0.1 may be another podlife up's, on a machine where several run."""
+    import os
+
+    from kubernetes import client
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root (an interface for the Service addresses)")
+    v1 = client.CoreV1Api(_client(process))
+    v1.create_namespaced_service_account("default", {"metadata": {"name": "in-cluster"}})
+    # the API server's endpoint as default/kubernetes lists it (kube-proxy connects it to where it listens)
+    endpoints = v1.read_namespaced_endpoints("kubernetes", "default").subsets[0]
+    address, port = endpoints.addresses[0].ip, endpoints.ports[0].port
+    svc = v1.create_namespaced_service("default", {"metadata": {"name": "apiserver-again"}, "spec": {
+        "clusterIP": "10.96.213.17", "ports": [{"name": "https", "port": 443, "targetPort": port}]}})
+    client.DiscoveryV1Api(_client(process)).create_namespaced_endpoint_slice("default", {
+        "metadata": {"name": "apiserver-again", "labels": {"kubernetes.io/service-name": "apiserver-again"}},
+        "addressType": "IPv4", "endpoints": [{"addresses": [address]}],
+        "ports": [{"name": "https", "port": port, "protocol": "TCP"}]})
+    pod = v1.create_namespaced_pod("default", {"metadata": {"name": "in-cluster"}, "spec": {
+        "serviceAccountName": "in-cluster", "restartPolicy": "Never",
+        "hostAliases": [{"ip": svc.spec.cluster_ip, "hostnames": ["kubernetes.default.svc"]}],
+        "containers": [{"name": "c", "image": "python", "command": ["python3", "-c", IN_CLUSTER]}]}})
+    process.wait_for("Succeeded", lambda: (process.pod("in-cluster").get("status") or {}).get("phase")
+                     in ("Succeeded", "Failed"), 60)
+    out = process.kubectl("logs", "in-cluster").stdout
+    me = {"extra": {"authentication.kubernetes.io/pod-name": ["in-cluster"],
+                    "authentication.kubernetes.io/pod-uid": [pod.metadata.uid]},
+          "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+          "uid": v1.read_namespaced_service_account("in-cluster", "default").metadata.uid,
+          "username": "system:serviceaccount:default:in-cluster"}
+    assert out.splitlines() == [f"201 {json.dumps(me, sort_keys=True)}", '401 "Unauthorized"',
+                                '200 "in-cluster"', '401 "Unauthorized"',
+                                '200 null', '401 "Unauthorized"'], out
+    v1.delete_namespaced_pod("in-cluster", "default", grace_period_seconds=0)

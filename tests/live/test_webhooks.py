@@ -197,6 +197,8 @@ def test_validating_webhook_denies_in_selected_namespaces(live: Live, hook: Hook
     assert (req["operation"], req["namespace"], req["kind"], req["resource"], req["object"]["metadata"]["name"],
             req["dryRun"], req["oldObject"]) == ("CREATE", "wh-on", {"group": "", "version": "v1", "kind": "Pod"},
                                                  {"group": "", "version": "v1", "resource": "pods"}, "p", False, None)
+    # the requester as authenticated (admissionreview.go: attributes' UserInfo): the admin of an open server
+    assert req["userInfo"] == {"username": "podlife-admin", "groups": ["system:masters", "system:authenticated"]}
     assert hook.reviews[-1][0] == "/deny?timeout=10s"
 
 

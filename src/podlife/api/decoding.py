@@ -323,6 +323,8 @@ def number_literal(v: Any) -> str:
 
 @dataclass
 class _Ctx:
+    """Where in the Go struct the decoder is, for its error messages."""
+
     struct: str = ""
     fields: tuple[str, ...] = ()
 

@@ -500,6 +500,13 @@ def _default_role_binding(obj: dict) -> None:
             subject["apiGroup"] = "rbac.authorization.k8s.io"
 
 
+def _default_apiservice(obj: dict) -> None:
+    """kube-aggregator apiregistration/v1 SetDefaults_ServiceReference: the Service's port is 443."""
+    service = _as_dict(obj.get("spec")).get("service")
+    if isinstance(service, dict):
+        _setdefault(service, "port", 443)
+
+
 def _default_webhook(hook: dict, mutating: bool) -> None:
     """admissionregistration/v1 SetDefaults_ValidatingWebhook / SetDefaults_MutatingWebhook, SetDefaults_Rule
     (scope "*") and SetDefaults_ServiceReference (port 443) (pkg/apis/admissionregistration/v1/defaults.go)."""
@@ -569,6 +576,7 @@ def default_csi_driver(obj: dict, fields: tuple[str, ...]) -> None:
 
 _BY_KIND: dict[str, Callable[[dict], None]] = {
     "RoleBinding": _default_role_binding,
+    "APIService": _default_apiservice,
     "ClusterRoleBinding": _default_role_binding,
     "ReplicationController": _default_replication_controller,
     "PodTemplate": _default_pod_template,

@@ -33,6 +33,8 @@ Reason = str | Callable[[Any, dict[str, Any]], str]
 
 @dataclass(frozen=True)
 class Rule:
+    """How podlife supports the fields a pattern matches."""
+
     pattern: str
     support: str                      # MODELLED, STORED, NOT_MODELLED, or "@table" (a mount)
     reason: Reason = ""               # NOT_MODELLED: what podlife assumes instead
@@ -334,6 +336,8 @@ _COMMON = (M("apiVersion"), M("kind"))
 
 @dataclass(frozen=True)
 class _Compiled:
+    """The rules of a kind, indexed by path."""
+
     exact: dict[str, Rule]        # pattern (no wildcard) -> rule
     subtree: dict[str, Rule]      # "a.b" of "a.b.*" ("" for "*") -> rule
     toward: frozenset[str]        # paths leading to (or at) a not-modelled rule: the only ones a check visits

@@ -25,6 +25,12 @@ def _printable(c: str) -> bool:
 
 
 def go_quote(s: str) -> str:
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'   # printable ASCII (space to ~) stands for itself but for these two
+    return _quote(s)
+
+
+def _quote(s: str) -> str:
     out = ['"']
     for c in s:
         if c in _ESCAPES:

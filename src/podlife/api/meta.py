@@ -12,6 +12,8 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True)
 class KindInfo:
+    """A built-in or custom kind: its names, API version and scope."""
+
     kind: str
     api_version: str
     resource: str          # plural, as in error messages: pods "web-0" not found

@@ -109,3 +109,9 @@ def issuer_of(store: Any) -> Issuer:
     if got is None:
         got = _ISSUERS[store.kernel] = Issuer()
     return got
+
+
+def has_issuer(store: Any) -> bool:
+    """Whether the cluster's issuer exists yet: before it does, no token can be one of its own (and a stray
+    token does not make a key)."""
+    return store.kernel in _ISSUERS

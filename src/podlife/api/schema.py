@@ -35,12 +35,16 @@ _INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63
 
 @dataclass(frozen=True)
 class SchemaError:
+    """A manifest's schema error: where in the manifest, and what."""
+
     path: tuple[str | int, ...]   # inside the manifest
     message: str
 
 
 @dataclass(frozen=True)
 class GroupVersionKind:
+    """A kind in an API group version."""
+
     api_version: str   # "apps/v1", "v1"
     kind: str
 
@@ -167,6 +171,8 @@ def discovery(minor: int) -> Callable[[str, str], KindInfo | None]:
 
 @dataclass(frozen=True)
 class ServedKind:
+    """A kind the API server serves: its scope and its schema definition."""
+
     kind: str
     namespaced: bool
     definition: str | None            # the built-in schema definition, None for a custom resource

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import orjson
 
-from podlife.api import errors, validation
+from podlife.api import errors, metatime, validation
 from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
@@ -91,6 +91,8 @@ SHARED_PARTS = 4096   # distinct specs (labels, owner references) kept for shari
 
 @dataclass(slots=True)   # its fields are read for every watch event a watcher is handed
 class Watch:
+    """A watcher of one kind: its handler and what it selects."""
+
     kind: str
     handler: Handler
     node: str | None = None            # pods: only those bound to this node (spec.nodeName field selector)
@@ -115,6 +117,8 @@ _history_entry = partial(tuple.__new__, _HistoryEntry)
 
 @dataclass
 class DeleteOptions:
+    """A delete's options (metav1.DeleteOptions): grace period, preconditions, propagation."""
+
     grace_period_seconds: int | None = None
     uid: str | None = None                 # precondition
     resource_version: str | None = None    # precondition
@@ -123,6 +127,8 @@ class DeleteOptions:
 
 @dataclass
 class Store:
+    """The API server's storage: objects by kind and key, resourceVersions, watches and the write path."""
+
     kernel: Kernel
     trace: Trace
     options: StoreOptions   # the version, admission chain and hooks: given whole, never set from outside
@@ -983,9 +989,7 @@ class Store:
         raise errors.ApiError(500, "InternalError", "could not generate a unique name")
 
     def _parse_time(self, ts: str) -> float:
-        from datetime import datetime
-
-        when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=self.trace.start_time.tzinfo)
+        when = metatime.parse(ts).replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
 
 

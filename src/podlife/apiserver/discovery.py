@@ -8,9 +8,14 @@ documents when the answer is not of the asked type: the response names exactly t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from podlife.apiserver.resources import Catalog, Resource
+
+T = TypeVar("T")
+# an aggregated group (podlife.apiserver.aggregator.groups): its groupPriorityMinimum, name and document
+Extra = tuple[int, str, Any]
 
 # kube-aggregator's group priorities (pkg/controlplane/apiserver/aggregator.go apiVersionPriorities), highest
 # first; custom resource groups follow in name order
@@ -30,6 +35,22 @@ def _ordered_groups(cat: Catalog) -> list[tuple[str, list[str]]]:
     return sorted(groups.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
 
 
+def _merged(local: list[tuple[str, T]], extra: list[Extra]) -> list[T]:
+    """The local groups in their order with the aggregated ones among them by priority, then name (handler_apis.go:
+    apiregistration.k8s.io first, the rest helper.SortedByGroupAndVersion)."""
+    from podlife.apiserver.aggregator.registration import group_priority
+
+    pending = sorted(extra, key=lambda e: (-e[0], e[1]))
+    out: list[T] = []
+    for group, doc in local:
+        if group not in ("", "apiregistration.k8s.io"):
+            key = (-group_priority(group), group)
+            while pending and (-pending[0][0], pending[0][1]) < key:
+                out.append(pending.pop(0)[2])
+        out.append(doc)
+    return out + [e[2] for e in pending]
+
+
 def api_versions(host: str) -> dict[str, Any]:
     return {"kind": "APIVersions", "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
@@ -40,9 +61,9 @@ def _group_doc(group: str, versions: list[str]) -> dict[str, Any]:
     return {"name": group, "versions": gvs, "preferredVersion": gvs[0]}
 
 
-def api_group_list(cat: Catalog) -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [_group_doc(g, vs) for g, vs in _ordered_groups(cat) if g]}
+def api_group_list(cat: Catalog, extra: Sequence[Extra] = ()) -> dict[str, Any]:
+    local = [(g, _group_doc(g, vs)) for g, vs in _ordered_groups(cat) if g]
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": _merged(local, list(extra))}
 
 
 def api_group(cat: Catalog, group: str) -> dict[str, Any] | None:
@@ -103,18 +124,19 @@ def _aggregated_resource(r: Resource) -> dict[str, Any]:
     return entry
 
 
-def aggregated(cat: Catalog, version: str, legacy: bool) -> dict[str, Any]:
-    """APIGroupDiscoveryList of /api (the core group) or /apis (every other group)."""
-    items = []
+def aggregated(cat: Catalog, version: str, legacy: bool, extra: Sequence[Extra] = ()) -> dict[str, Any]:
+    """APIGroupDiscoveryList of /api (the core group) or /apis (every other group, ``extra`` the aggregated
+    ones)."""
+    items: list[tuple[str, Any]] = []
     for group, versions in _ordered_groups(cat):
         if (group == "") != legacy:
             continue
-        items.append({"metadata": {"name": group, "creationTimestamp": None},
-                      "versions": [{"version": v, "freshness": "Current",
-                                    "resources": [_aggregated_resource(r) for r in cat.in_version(group, v)]}
-                                   for v in versions]})
+        items.append((group, {"metadata": {"name": group, "creationTimestamp": None},
+                              "versions": [{"version": v, "freshness": "Current",
+                                            "resources": [_aggregated_resource(r) for r in cat.in_version(group, v)]}
+                                           for v in versions]}))
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}",
-            "metadata": {}, "items": items}
+            "metadata": {}, "items": _merged(items, [] if legacy else list(extra))}
 
 
 def negotiate_aggregated(accept: str) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
-import hmac
 import logging
 import traceback
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from podlife.api.meta import KINDS, Obj, clone
 from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
+from podlife.apiserver import authn
 from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
 from podlife.apiserver.crconversion import Converter
 from podlife.apiserver.cache import ReadCache
@@ -121,6 +121,9 @@ class ApiServer:
                 self.store.kinds[r.kind] = kind_info(r)
         self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
         self.crds.start()
+        from podlife.apiserver.aggregator.layer import Aggregator
+
+        self.aggregator = Aggregator(self)
 
     # ---- the application ----------------------------------------------------------------------------
 
@@ -131,8 +134,12 @@ class ApiServer:
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         try:
-            if self.token is not None and not self._authorized(request):
-                raise ApiError(401, "Unauthorized", "Unauthorized")
+            request[authn.USER_KEY] = authn.authenticate(request.headers.get("Authorization", ""), self.store,
+                                                         self.token)
+            extension = self.aggregator.target(request.path)
+            if extension is not None:
+                # an extension API server's request: passed on as it comes, not queued for the kernel
+                return await self.aggregator.serve(request, extension, reviews.user_info(request[authn.USER_KEY]))
             if request.method == "POST" and request.path == "/podlife/stop":
                 # as a signal: not queued behind a write whose reaction is under way (it is cut short)
                 return await self._route(request)
@@ -159,10 +166,6 @@ class ApiServer:
         resp = await self._route(request)
         self.clock.settle()   # and commit what the request wrote (LiveClock.after) before answering
         return resp
-
-    def _authorized(self, request: web.Request) -> bool:
-        auth = request.headers.get("Authorization", "")
-        return auth.startswith("Bearer ") and hmac.compare_digest(auth[7:].strip(), self.token or "")
 
     def _json(self, body: Any, status: int = 200, content_type: str = "application/json") -> web.Response:
         # the API server's JSON serializer is a json.Encoder: each body ends with a newline
@@ -227,6 +230,7 @@ class ApiServer:
         if head == "podlife":
             from podlife.apiserver import control
 
+            authn.require_admin(request[authn.USER_KEY], request.method, request.path)
             return await control.serve(self, request, parts[1:])
         if head == "api":
             if len(parts) == 1:
@@ -236,7 +240,7 @@ class ApiServer:
             if len(parts) == 1:
                 return self._discovery(request, legacy=False)
             if len(parts) == 2:
-                doc = discovery.api_group(self.catalog, parts[1])
+                doc = discovery.api_group(self.catalog, parts[1]) or self.aggregator.group_doc(parts[1])
                 if doc is None:
                     raise not_found_path()
                 return self._json(doc)
@@ -273,12 +277,12 @@ class ApiServer:
     def _discovery(self, request: web.Request, legacy: bool) -> web.Response:
         wanted = discovery.negotiate_aggregated(request.headers.get("Accept", ""))
         if wanted is not None:
-            resp = self._json(discovery.aggregated(self.catalog, wanted, legacy),
+            resp = self._json(discovery.aggregated(self.catalog, wanted, legacy, self.aggregator.aggregated_groups()),
                               content_type=discovery.AGGREGATED[wanted])
         elif legacy:
             resp = self._json(discovery.api_versions(self.host))
         else:
-            resp = self._json(discovery.api_group_list(self.catalog))
+            resp = self._json(discovery.api_group_list(self.catalog, self.aggregator.legacy_groups()))
         resp.headers["Vary"] = "Accept"
         return resp
 
@@ -661,7 +665,7 @@ class ApiServer:
         obj = bodies.decode(data, request.headers.get("Content-Type"), t.resource.kind, body, t.resource.custom)
         obj = self._check_body(t, obj)
         if t.resource.kind in reviews.REVIEWS:
-            return self._json(reviews.review(obj, self.store, self.token), status=201)
+            return self._json(reviews.review(obj, self.store, self.token, request[authn.USER_KEY]), status=201)
         dry = self._dry_run(request)
         obj, warnings = fieldvalidation.decode(self, request, t, obj, "CreateOptions", body)
         warnings += _unmodelled(obj) + fieldvalidation.strategy_warnings(self, t.resource, obj, None, None)
@@ -759,7 +763,7 @@ class ApiServer:
         own = bool(sub_kind) and sub_kind != r.kind
         a = webhooks.Attributes(operation, r.group, r.version, r.resource, obj["kind"] if own else r.kind,
                                 r.namespaced, (t.namespace or md.get("namespace") or "") if r.namespaced else "",
-                                t.name or md.get("name") or "", subresource or "", self._user(request), dry, opts,
+                                t.name or md.get("name") or "", subresource or "", request[authn.USER_KEY], dry, opts,
                                 warnings, obj.get("apiVersion") or "" if own else "")
         live = any(kl.runtime.writes_logs for kl in self.cluster.kubelets.values())
         decode = functools.partial(fieldvalidation.custom_write, self, r) if r.custom and not subresource else None

@@ -36,7 +36,7 @@ def status_body(err: ApiError, *, name: str | None = None, group: str | None = N
     retry = getattr(err, "retry_after", None)
     if retry is not None:
         details["retryAfterSeconds"] = retry
-    if details:
+    if details or getattr(err, "details_always", False):
         body["details"] = details
     body["code"] = err.code
     if not err.reason:

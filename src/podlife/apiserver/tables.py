@@ -260,6 +260,19 @@ def _lease(o: Obj, now: datetime) -> Row:
     return [o["metadata"]["name"], (o.get("spec") or {}).get("holderIdentity", ""), _age(o, now)]
 
 
+def _apiservice(o: Obj, now: datetime) -> Row:
+    """kube-aggregator pkg/registry/apiservice/etcd/etcd.go ConvertToTable."""
+    ref = (o.get("spec") or {}).get("service")
+    service = f"{ref.get('namespace', '')}/{ref.get('name', '')}" if ref else "Local"
+    cond = next((c for c in (o.get("status") or {}).get("conditions") or () if c.get("type") == "Available"), None)
+    status = "Unknown"
+    if cond is not None:
+        status = cond.get("status", "")
+        if status != "True" and cond.get("reason"):
+            status = f"{status} ({cond['reason']})"
+    return [o["metadata"]["name"], service, status, _age(o, now)]
+
+
 def _priorityclass(o: Obj, now: datetime) -> Row:
     return [o["metadata"]["name"], o.get("value", 0), str(bool(o.get("globalDefault"))), _age(o, now),
             o.get("preemptionPolicy", "PreemptLowerPriority")]
@@ -318,6 +331,7 @@ PRINTERS: dict[str, tuple[tuple[Column, ...], Callable[[Obj, datetime], Row]]] =
     "PodDisruptionBudget": ((_N, _c("Min Available"), _c("Max Unavailable"), _c("Allowed Disruptions", 0, "integer"),
                              _AGE), _pdb),
     "Lease": ((_N, _c("Holder"), _AGE), _lease),
+    "APIService": ((_N, _c("Service"), _c("Available"), _AGE), _apiservice),
     "PriorityClass": ((_N, _c("Value", 0, "integer"), _c("Global-Default", 0, "boolean"), _AGE,
                        _c("PreemptionPolicy", 1)), _priorityclass),
     "CustomResourceDefinition": ((_N, ("Created At", "date", 0, "")), _crd),

@@ -336,6 +336,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_ctx)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]   # type: ignore[union-attr]
+        api.aggregator.start()
         if processes is not None:
             for line in await processes.start(clock.deliver):
                 out(f"podlife: {line}")
@@ -354,6 +355,7 @@ async def serve(cfg: UpConfig, cluster: Cluster, out: Any = print) -> None:
         ready = True
         await api.stopping.wait()
     finally:
+        await api.aggregator.stop()
         await clock.stop()
         await runner.cleanup()
         if api.snapshot_dir is not None:

@@ -55,7 +55,7 @@ class Attributes:
     namespace: str
     name: str
     subresource: str
-    user: str
+    user: Obj                          # the requester's UserInfo (podlife.apiserver.authn)
     dry_run: bool
     options: Obj | None
     warnings: list[str] = field(default_factory=list)
@@ -191,7 +191,7 @@ def review(a: Attributes, obj: Obj | None, old: Obj | None, uid: str, version: s
     req: Obj = {"uid": uid, "kind": gvk, "resource": gvr, "subResource": a.subresource, "requestKind": gvk,
                 "requestResource": gvr, "requestSubResource": a.subresource, "name": a.name,
                 "namespace": a.namespace, "operation": a.operation,
-                "userInfo": {"username": a.user, "groups": ["system:authenticated"]},
+                "userInfo": clone(a.user),
                 "object": obj, "oldObject": old, "dryRun": a.dry_run, "options": a.options}
     for key in ("subResource", "requestSubResource", "name", "namespace"):   # omitempty
         if not req[key]:

@@ -66,6 +66,8 @@ class ControllerContext:
 
 @dataclass(frozen=True)
 class ControllerDescriptor:
+    """A controller kube-controller-manager may start: its name, constructor and required gates."""
+
     name: str
     new: Callable[[ControllerContext], Controller]
     required_gates: tuple[str, ...] = ()   # started only when every one is enabled (requiredFeatureGates)

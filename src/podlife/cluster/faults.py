@@ -27,6 +27,8 @@ _CONTAINER = ("node", "pod", "container")
 
 @dataclass(frozen=True)
 class FaultKind:
+    """A type of fault: the scenario fields it takes."""
+
     name: str
     required: tuple[str, ...]     # scenario fields besides ``type`` and ``for`` (allowed on every fault)
     optional: tuple[str, ...]

@@ -21,6 +21,8 @@ RUNTIMES = tuple(PROFILES)   # a node's spec.cluster.nodes[].runtime: the simula
 
 @dataclass
 class NodeSpec:
+    """One node of the cluster: name, zone, labels, capacity and runtime."""
+
     name: str
     zone: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
@@ -54,6 +56,8 @@ def default_pod_cidr(index: int, offset: int, taken: Sequence[ipaddress.IPv4Netw
 
 @dataclass
 class ClusterSpec:
+    """The cluster a scenario runs on: its nodes and its components' configurations."""
+
     nodes: list[NodeSpec]
     kubelet: KubeletConfiguration = field(default_factory=KubeletConfiguration)
     controllerManager: ControllerManagerConfiguration = field(default_factory=ControllerManagerConfiguration)

@@ -135,6 +135,8 @@ def parse_thresholds(config: KubeletConfiguration) -> list[Threshold]:
 
 @dataclass
 class Observation:
+    """A signal's available amount and capacity."""
+
     available: int
     capacity: int
 
@@ -177,6 +179,8 @@ def _cmp_bool(a: bool, b: bool) -> int:
 
 @dataclass
 class _PodStats:
+    """A pod's memory as cadvisor reports it."""
+
     found: bool                           # the pod has a cgroup (a sandbox): cadvisor reports it
     memory: int = 0                       # working set of its running containers
     containers: dict[str, int] = field(default_factory=dict)   # running container → working set

@@ -22,6 +22,7 @@ from podlife.kubelet import logsites
 from podlife.kubelet.images import ImageManager
 from podlife.kubelet.kuberuntime.container import field_path
 from podlife.kubelet.kuberuntime.manager import RuntimeManager, aggregate
+from podlife.kubelet.sysctls import FORBIDDEN_REASON, Allowlist
 from podlife.kubelet.admission import NODE_PORTS, NODE_PORTS_MESSAGE, node_ports_conflict
 from podlife.kubelet.kuberuntime.ordering import is_restartable_init
 from podlife.kubelet.nodestatus import NodeStatus
@@ -84,6 +85,8 @@ class Kubelet:
         self.health = RuntimeHealth(self)
         self.shutdown = ShutdownManager(self)
         self.eviction = EvictionManager(self)
+        # kubelet.go: the safe sysctls and the node's allowed unsafe ones (pkg/kubelet/sysctl)
+        self.sysctls = Allowlist(profile, config.allowedUnsafeSysctls)
         self._watch = None
         self._requeue: dict[str, simpy.Event] = {}
         self._started_at: dict[str, float] = {}         # uid -> when the kubelet first set status.startTime
@@ -298,6 +301,10 @@ class Kubelet:
                     return
             elif not self.eviction.admit(pod):
                 return  # HandlePodAdditions: canAdmitPod (the eviction manager's admit handler) refused, rejectPod
+            elif (forbidden := self.sysctls.admit(pod)) is not None:
+                # the next handler (kubelet.go NewMainKubelet adds it after the eviction manager's)
+                self.eviction.reject_pod(pod, FORBIDDEN_REASON, forbidden)
+                return
             elif node_ports_conflict(pod, self._active_pods(uid)):
                 # canAdmitPod's next handler, the predicate admit handler: GeneralPredicates' NodePorts
                 self.eviction.reject_pod(pod, NODE_PORTS, NODE_PORTS_MESSAGE)

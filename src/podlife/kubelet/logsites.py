@@ -14,6 +14,8 @@ from podlife.api.gofmt import go_quote
 
 @dataclass(frozen=True)
 class Legacy:
+    """A kubelet log call before structured logging: source file, line and text."""
+
     file: str
     line: int
     template: str                          # str.format over the context
@@ -21,6 +23,8 @@ class Legacy:
 
 @dataclass(frozen=True)
 class Structured:
+    """A structured kubelet log call: source file, line and message."""
+
     file: str
     line: int
     message: str
@@ -30,6 +34,8 @@ class Structured:
 
 @dataclass(frozen=True)
 class Site:
+    """A kubelet log line in both its legacy and its structured form."""
+
     severity: str
     legacy: Legacy
     structured: Structured

@@ -32,6 +32,8 @@ class KillPodOptions:
 
 @dataclass
 class PodSyncStatus:
+    """A pod worker's state of one pod (podSyncStatus)."""
+
     uid: str
     pod: Obj
     state: str = SYNC

@@ -30,6 +30,8 @@ TITLE = {"startup": "Startup", "liveness": "Liveness", "readiness": "Readiness"}
 
 @dataclass
 class Worker:
+    """The probe worker of one probe of one container."""
+
     uid: str
     container: str
     kind: str
@@ -57,6 +59,8 @@ class Worker:
 
 @dataclass
 class ProbeManager:
+    """The kubelet's probe workers and their results."""
+
     kl: Kubelet
     workers: dict[tuple[str, str, str], Worker] = field(default_factory=dict)
     # results a kubelet that adopted a running pod carries on with (Kubelet.adopt): (uid, container, kind) ->

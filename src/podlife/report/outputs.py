@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Outputs:
+    """What a run writes: the summary and the files asked for."""
+
     report: str | None = None   # JSON, or newline-delimited JSON when it ends in .ndjson or .jsonl
     klog: str | None = None
     html: str | None = None

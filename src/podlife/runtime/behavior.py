@@ -43,6 +43,8 @@ _HOOKS = ("postStart", "preStop")
 
 @dataclass(frozen=True)
 class Behavior:
+    """How a container behaves when run: start time, exit, hooks and probes (its podlife/behavior annotation)."""
+
     start_seconds: float = 0.1
     exit_after: float | None = None       # None: runs until stopped
     exit_code: int = 0
@@ -67,6 +69,8 @@ class BehaviorError(ValueError):
 
 @dataclass(frozen=True)
 class CommandEffect:
+    """What a container's command does: how long it runs and how it exits, when podlife understands it."""
+
     seconds: float | None    # None: runs forever (or the command is not one we understand)
     exit_code: int
     understood: bool

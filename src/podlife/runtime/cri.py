@@ -17,6 +17,8 @@ class RuntimeError_(Exception):
 
 @dataclass
 class Sandbox:
+    """A pod sandbox as the runtime keeps it."""
+
     id: str
     pod_uid: str
     pod_ref: str          # Pod/namespace/name, for the trace
@@ -51,6 +53,8 @@ class ContainerConfig:
 
 @dataclass
 class Container:
+    """A container as the runtime keeps it."""
+
     id: str
     sandbox_id: str
     pod_uid: str

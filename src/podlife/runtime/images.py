@@ -59,6 +59,7 @@ KNOWN: dict[str, ImageConfig] = {
     "e2e-test-images/httpd": ImageConfig(cmd=("httpd-foreground",), working_dir="/usr/local/apache2"),
     "e2e-test-images/nonewprivs": ImageConfig(entrypoint=("/nnp",)),
     "e2e-test-images/nonroot": ImageConfig(entrypoint=("/nonroot",), user="1234"),
+    "e2e-test-images/sample-apiserver": ImageConfig(entrypoint=("/sample-apiserver",)),   # ENTRYPOINT
     "pause": ImageConfig(entrypoint=("/pause",)),
 }
 

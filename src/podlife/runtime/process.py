@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 import simpy
 
 from podlife.api.meta import Obj
+from podlife.api.sysctlnames import dotted, namespaced_by
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.api.expansion import expand
-from podlife.runtime import (atomicwriter, capabilities, hostsfile, images, mountns, network, poddns, podnet,
-                             portmap, privatetmp, shells, termination, utsns, webservers)
+from podlife.runtime import (atomicwriter, capabilities, containermounts, hostsfile, images, ipcns, mountns, network,
+                             poddns, podnet, portmap, privatetmp, shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -78,6 +78,7 @@ class Host:
     # None: each container gets a mount namespace of its own; else why it cannot (found at start)
     namespaces: str | None = "not started"
     uts: str | None = "not started"   # the same for UTS namespaces (the pod's hostname)
+    ipc: str | None = "not started"   # the same for the pods' IPC namespaces (podlife.runtime.ipcns)
     sh: str | None = None   # what runs an ash image's sh (podlife.runtime.shells), None: the image's own name
     busybox: str | None = None   # this machine's BusyBox, which runs an ash image's sh when it can
     # the kubelets' clusterDNS (podlife.runtime.clusterdns sets it when it serves); empty: ClusterFirst falls back
@@ -177,7 +178,8 @@ class Host:
         self.sh = shells.stand_in(self.data_dir)
         self.busybox = shells.busybox()
         if self.busybox is not None:
-            said.append(f"busybox and alpine images' sh runs as this machine's BusyBox ash ({self.busybox})")
+            said.append(f"busybox and alpine images' sh runs as this machine's BusyBox ash ({self.busybox}), and a "
+                        f"busybox image's /bin/APPLET this machine has no file for as that BusyBox applet")
         if self.sh is not None:
             said.append(("where a container's environment has names that are not shell names, " if self.busybox
                          else "") + "busybox and alpine images' sh runs as this machine's bash: this machine's "
@@ -200,9 +202,21 @@ class Host:
         said.append(f"images are not pulled: a container runs its program from this machine; {images.PAUSE_NOTE}; "
                     f"{webservers.NOTE}")
         said.append(self._network_line())
+        self.ipc = ipcns.available()
+        said.append(self._sysctl_line())
         self.shim = Shim(self.journal(), namespaces=self.namespaces is None)
         await self.shim.start()
         return said
+
+    def _sysctl_line(self) -> str:
+        ipc = ("pods run in IPC namespaces of their own (a hostIPC pod in this machine's), with their IPC sysctls "
+               "(kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*) written in them" if self.ipc is None else
+               f"pods share this machine's IPC namespace ({self.ipc}): their IPC sysctls (kernel.shm*, "
+               f"kernel.msg*, kernel.sem, fs.mqueue.*) are not applied")
+        net = ("their net.* sysctls are written in their network namespace" if self.network is not None else
+               f"their net.* sysctls are not applied: pods have no network namespace of their own "
+               f"({self.no_network})")
+        return f"{ipc}; {net}"
 
     def _network_line(self) -> str:
         net = self.network
@@ -312,6 +326,7 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         self.node_ip = ""   # set by Host.node_runtime
         self.index = 0      # the node's, ditto
         self.netns: dict[str, str] = {}   # sandbox id → its network namespace's path
+        self.ipcns: dict[str, int] = {}   # sandbox id → a descriptor holding its IPC namespace (podlife.runtime.ipcns)
         self.procs: dict[str, _Process] = {}
         self._warned: set[str] = set()
         self._dns_events: dict[str, list[tuple[str, str]]] = {}
@@ -331,9 +346,30 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 os.makedirs(path, exist_ok=True)
                 os.chmod(path, 0o777)
         self._write_resolv_conf(pod, base)
+        yield from self._pod_network_setup(sb, pod)
+        # containerd's sandbox: an IPC namespace unless hostIPC; runc writes the pod's sysctls in the sandbox's
+        # namespaces (kuberuntime_sandbox.go: PodSandboxConfig.Linux.Sysctls; podlife.runtime.ipcns)
+        sysctls = [(str(s.get("name") or ""), str(s.get("value") or ""))
+                   for s in (pod["spec"].get("securityContext") or {}).get("sysctls") or ()]
+        try:
+            if self.host.ipc is None and not pod["spec"].get("hostIPC"):
+                self.ipcns[sb.id] = ipcns.make([s for s in sysctls if namespaced_by(dotted(s[0])) == "ipc"])
+            net_sysctls = [s for s in sysctls if namespaced_by(dotted(s[0])) == "net"]
+            if net_sysctls and sb.id in self.netns:
+                ipcns.write_in_netns(self.netns[sb.id], net_sysctls)
+        except OSError as e:
+            yield from self.remove_pod_sandbox(sb.id)
+            text = str(e) if isinstance(e, ipcns.SysctlError) else f"{e.strerror or e}"
+            raise RuntimeError_("failed to create containerd task: failed to create shim task: OCI runtime create "
+                                "failed: runc create failed: unable to start container process: error during "
+                                f"container init: {text}: unknown") from None
+        return sb
+
+    def _pod_network_setup(self, sb: Sandbox, pod: Obj) -> Call:
+        """The pod's network namespace and its CNI chain (bridge, then portmap)."""
         net = self.host.network
         if net is None or not sb.ip:
-            return sb
+            return
         # sandbox_run.go: the namespace, then CNI ADD (setupPodNetwork); a failure fails RunPodSandbox, and
         # what was made of the sandbox goes
         made = self.kernel.event()
@@ -352,7 +388,6 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
             yield from self.remove_pod_sandbox(sb.id)
             raise RuntimeError_(f'failed to setup network for sandbox "{sb.id}": plugin type="portmap" '
                                 f'name="podlife" failed (add): {err}')
-        return sb
 
     def stop_pod_sandbox(self, sandbox_id: str) -> Call:
         yield from super().stop_pod_sandbox(sandbox_id)
@@ -363,6 +398,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         yield from super().remove_pod_sandbox(sandbox_id)
 
     def _tear_down(self, sandbox_id: str) -> Call:
+        held = self.ipcns.pop(sandbox_id, None)
+        if held is not None:
+            os.close(held)   # the IPC namespace goes with its last process
         net = self.host.network
         if self.netns.pop(sandbox_id, None) is None or net is None:
             return
@@ -493,9 +531,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
         ns: dict | None = None
         root_dir = ""
         if self.host.namespaces is None:
-            mounts, tmpfs = volume_mounts(config.pod, config.spec, pod_dir, env)
+            mounts, tmpfs = containermounts.volume_mounts(config.pod, config.spec, pod_dir, env)
             if hostsfile.should_mount(config.spec, config.pod_ips):
-                mounts.append(hosts_mount(config.pod, pod_dir, config.pod_ips))
+                mounts.append(containermounts.hosts_mount(config.pod, pod_dir, config.pod_ips))
             resolv = os.path.join(pod_dir, poddns.FILE_NAME)
             if poddns.should_mount(config.spec) and os.path.exists(resolv):
                 # containerd's WithPodResolvConf: the sandbox's file at /etc/resolv.conf, read-only for a
@@ -608,6 +646,9 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 self._send(p, signal.SIGKILL, group=True)
         super().power_off()
         self.procs.clear()
+        for held in self.ipcns.values():
+            os.close(held)
+        self.ipcns.clear()
         net, gone = self.host.network, list(self.netns)
         self.netns.clear()
         if net is not None:
@@ -616,9 +657,14 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                 asyncio.get_running_loop().create_task(net.remove(sandbox_id))
 
     def _pod_network(self, c: Container) -> dict[str, int]:
-        """The descriptor of the pod's network namespace for a process to join (the shim closes it once sent)."""
+        """The descriptors of the pod's network and IPC namespaces for a process to join (the shim closes them
+        once sent)."""
         netns = self.netns_fd(c.sandbox_id)
-        return {} if netns is None else {"netns": netns}
+        fds = {} if netns is None else {"netns": netns}
+        held = self.ipcns.get(c.sandbox_id)
+        if held is not None:
+            fds["ipcns"] = os.dup(held)
+        return fds
 
     def _send(self, p: _Process, sig: int, group: bool) -> None:
         """A signal to the container's process (or its group); with no supervisor, nothing is left to signal."""
@@ -833,58 +879,6 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
 
     def _user_agent(self) -> str:
         return f"kube-probe/1.{self.host.profile.minor}"
-
-
-API_DATA = ("configMap", "secret", "downwardAPI", "projected")   # always mounted read-only (kubelet 1.10+)
-
-
-def volume_mounts(pod: Obj, spec: Obj, pod_dir: str, env: dict[str, str]) -> tuple[list[dict], list[str]]:
-    """The container's mounts (kubelet_pods.go makeMounts: each volumeMount's volume, its subPath or
-    subPathExpr) as {"source", "target", "readonly", "file"}, shallowest target first (containerd sorts them
-    so), and the directories of memory-medium emptyDirs."""
-    vols = {v.get("name", ""): v for v in pod["spec"].get("volumes") or ()}
-    mounts, tmpfs = [], []
-    for vm in spec.get("volumeMounts") or ():
-        vol = vols.get(vm.get("name", ""))
-        if vol is None:
-            continue
-        if "hostPath" in vol:
-            hp = vol["hostPath"] or {}
-            base = hp.get("path", "")
-            if hp.get("type") == "DirectoryOrCreate":
-                os.makedirs(base, 0o755, exist_ok=True)
-            elif hp.get("type") == "FileOrCreate" and not os.path.exists(base):
-                open(base, "a").close()
-        else:
-            base = os.path.join(pod_dir, "volumes", vol["name"])
-            os.makedirs(base, exist_ok=True)
-            if "emptyDir" in vol and (vol["emptyDir"] or {}).get("medium") == "Memory":
-                tmpfs.append(base)
-        source = base
-        sub = vm.get("subPath") or (expand(vm["subPathExpr"], env) if vm.get("subPathExpr") else "")
-        if sub:
-            source = os.path.realpath(os.path.join(base, sub))
-            if not os.path.exists(source):
-                os.makedirs(source, 0o755, exist_ok=True)   # kubelet: a missing subPath becomes a directory
-        ro = bool(vm.get("readOnly")) or any(k in vol for k in API_DATA)
-        mounts.append({"source": source, "target": vm.get("mountPath", ""), "readonly": ro,
-                       "file": os.path.isfile(source)})
-    mounts.sort(key=lambda m: len([p for p in m["target"].split("/") if p]))
-    return mounts, tmpfs
-
-
-def hosts_mount(pod: Obj, pod_dir: str, pod_ips: list[str]) -> dict:
-    """kubelet_pods.go makeHostsMount: the pod's hosts file, (re)written at each container's creation as
-    ensureHostsFile does, mounted read-write at /etc/hosts. A hostNetwork pod's copies this machine's."""
-    node_hosts = b""
-    if pod["spec"].get("hostNetwork"):
-        with open(hostsfile.ETC_HOSTS, "rb") as f:
-            node_hosts = f.read()
-    path = os.path.join(pod_dir, hostsfile.FILE_NAME)
-    with open(path, "wb") as f:
-        f.write(hostsfile.content(pod, pod_ips, node_hosts))
-    os.chmod(path, 0o644)
-    return {"source": path, "target": hostsfile.ETC_HOSTS, "readonly": False, "file": True}
 
 
 def _attempts_in(pods_dir: str) -> dict[tuple[str, str], int]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RuntimeProfile:
+    """A container runtime's identity and the ways it differs from the others."""
+
     name: str
     id_scheme: str                 # ContainerID prefix: containerd:// or docker://
     version: str                   # nodeInfo.containerRuntimeVersion

@@ -6,13 +6,16 @@ commands it runs, names that are not shell identifiers included: the kubelet all
 ``ConfigMap should be consumable via the environment`` (test/e2e/common/node/configmap.go) reads them back
 through ``sh -c env`` in busybox 1.36. Debian's ``/bin/sh`` (dash, and Debian's busybox 1.35 too) drops them;
 bash does not. So such an image's ``sh`` runs as this machine's BusyBox ash (its messages are the image's), or,
-when the container's environment has such names and this machine's ``sh`` is dash, as bash."""
+when the container's environment has such names and this machine's ``sh`` is dash, as bash. The busybox image's
+other /bin applets (``/bin/sysctl``) run as this machine's BusyBox too where this machine has no such file."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
+import subprocess
 
 ASH_IMAGES = frozenset({"busybox", "e2e-test-images/busybox", "alpine"})   # images.repository() names
 _SH = frozenset({"sh", "/bin/sh", "ash", "/bin/ash"})
@@ -50,8 +53,29 @@ def ash_program(argv: list[str], repository: str, busybox_path: str | None, env:
     """The program to run an ash image's sh as (under its own name ``argv[0]``, so that its messages name
     ``/bin/sh`` or ``sh`` as the image's would): this machine's BusyBox, unless the environment holds names
     that are not shell names, which Debian's BusyBox drops (then the bash of ``stand_in`` runs it)."""
-    if busybox_path is None or not argv or argv[0] not in _SH or repository not in ASH_IMAGES:
+    if busybox_path is None or not argv or repository not in ASH_IMAGES:
         return None
+    if argv[0] not in _SH:
+        return busybox_path if _applet(argv[0], repository, busybox_path) else None
     if not all(_SHELL_NAME.match(k) for k in env):
         return None
     return busybox_path
+
+
+def _applet(path: str, repository: str, busybox_path: str) -> bool:
+    """Whether ``path`` is one of the busybox image's /bin links to BusyBox (the image's /bin holds every applet,
+    e.g. /bin/sysctl, which test/e2e/common/node/sysctl.go runs) that this machine lacks: then this machine's
+    BusyBox runs it under that name, as the image's does."""
+    if repository == "alpine" or os.path.dirname(path) != "/bin" or os.path.exists(path):
+        return False   # alpine's /bin holds only some applets; a program this machine has runs as itself
+    return os.path.basename(path) in _applets(busybox_path)
+
+
+@functools.cache
+def _applets(busybox_path: str) -> frozenset[str]:
+    """``busybox --list``: the applets this machine's BusyBox has."""
+    try:
+        out = subprocess.run([busybox_path, "--list"], capture_output=True, text=True, check=False, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(out.split())

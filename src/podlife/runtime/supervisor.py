@@ -27,7 +27,8 @@ Requests (podlife → supervisor), answers and events (supervisor → podlife):
   container's processes die with its PID 1. With ``"namespace": {"mounts": [...], "scratch": DIR, "tmpfs": [...]}``
   the container's main process gets a mount namespace of its own (podlife.runtime.mountns), with ``"hostname"``
   a UTS namespace too (podlife.runtime.utsns), and its other processes join them. A ``netns`` descriptor in
-  ``fds`` is a pod's network namespace (podlife.runtime.podnet), which the process joins first.
+  ``fds`` is a pod's network namespace (podlife.runtime.podnet), which the process joins first; an ``ipcns`` one
+  the pod's IPC namespace (podlife.runtime.ipcns), joined next.
 - ``{"op": "signal", "ref": R, "signal": N, "group": BOOL}``: to the process, or to its whole group.
 - ``{"op": "exited", "ref": R, "pid": PID, "code": N, "signal": N}``: a process ended (``code`` is the
   exit status, ``signal`` the signal that killed it, or 0).
@@ -49,13 +50,13 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from podlife.runtime import capabilities, mountns, utsns
+from podlife.runtime import capabilities, ipcns, mountns, utsns
 
 CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 1 << 20
-MAX_FDS = 4   # stdin, stdout, stderr, and the pod's network namespace
+MAX_FDS = 5   # stdin, stdout, stderr, and the pod's network and IPC namespaces
 COMPACT_AFTER = 10_000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -251,6 +252,10 @@ class Supervisor:
                     what = "netns"
                     mountns.check(_LIBC.setns(fds["netns"], CLONE_NEWNET), "setns net")
                     os.close(fds["netns"])
+                if "ipcns" in fds:   # the pod's IPC namespace (podlife.runtime.ipcns), likewise
+                    what = "ipcns"
+                    ipcns.join(fds["ipcns"])
+                    os.close(fds["ipcns"])
                 what = "mount"
                 if ns:
                     mountns.enter(ns["mounts"], ns["scratch"], ns.get("readOnlyRoot", True))

@@ -17,6 +17,7 @@ from podlife.config import (
     SchedulerConfiguration,
     field_kinds,
 )
+from podlife.kubelet.sysctls import unknown_namespace
 from podlife.scenario.durations import format_duration
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldcheck import DURATION_HINT, SUBDOMAIN_HINT, Check, is_subdomain
@@ -28,6 +29,8 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
                     "imagefs.inodesFree", "pid.available")
 ZONE_LABEL = "topology.kubernetes.io/zone"
+# pkg/apis/policy/validation SysctlContainSlashPatternFmt
+_SYSCTL_PATTERN = re.compile(r"([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*([a-z0-9][-_a-z0-9]*)?[a-z0-9*]")
 _PERCENT = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)%\Z")
 MAX_NODES = 5000                     # Kubernetes' supported cluster size
 
@@ -262,6 +265,8 @@ def _config_value(ck: Check, value: Any, path: str, kind: str, key: str) -> Any:
         return ck.boolean(value, path)
     if kind == "signals":
         return ck.str_map(value, path, lambda k, p: _signal(ck, k, p), lambda v, p: _threshold(ck, v, p))
+    if kind == "sysctl patterns":
+        return [_sysctl_pattern(ck, v, f"{path}[{i}]") for i, v in enumerate(ck.sequence(value, path))]
     if kind == "durations":
         out = {}
         for signal, v in ck.mapping(value, path).items():
@@ -269,6 +274,19 @@ def _config_value(ck: Check, value: Any, path: str, kind: str, key: str) -> Any:
             out[signal] = ck.duration(v, join_path(path, signal))
         return out
     raise AssertionError(f"unknown config kind {kind!r} for {path}")
+
+
+def _sysctl_pattern(ck: Check, value: Any, path: str) -> str:
+    """pkg/kubelet/sysctl/allowlist.go NewAllowlist: a valid sysctl pattern (policy validation
+    IsValidSysctlPattern) known to be namespaced, else the kubelet does not start."""
+    text = ck.string(value, path, "a sysctl name or pattern such as kernel.msg*")
+    if len(text) > 253 or not _SYSCTL_PATTERN.fullmatch(text):
+        raise ck.error(path, f'sysctl "{text}" must have at most 253 characters and match regex '
+                             f"{_SYSCTL_PATTERN.pattern}")
+    why = unknown_namespace(text)
+    if why is not None:
+        raise ck.error(path, why)
+    return text
 
 
 def _signal(ck: Check, key: str, path: str) -> None:

@@ -13,6 +13,8 @@ from podlife.scenario.model import Expectation
 
 @dataclass
 class Verdict:
+    """Whether an expectation held, and when."""
+
     description: str
     passed: bool
     detail: str

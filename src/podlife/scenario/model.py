@@ -29,6 +29,8 @@ class Source:
 
 @dataclass
 class Action:
+    """One of the scenario's actions: what is done, to what, and when."""
+
     at: float                      # seconds since start
     verb: str                      # a key of scenario.actionspec.ACTION_FIELDS (the table of verbs)
     target: str | None             # "kind/name" for delete/scale/patch, node name for cordon/uncordon/drain
@@ -51,6 +53,8 @@ class Action:
 
 @dataclass
 class Fault:
+    """A fault an action injects: its type, where, and its parameters."""
+
     type: str
     node: str | None = None
     pod: str | None = None          # namespace/name ("default/" added when no namespace is given)
@@ -63,6 +67,8 @@ class Fault:
 
 @dataclass
 class Expectation:
+    """One of the scenario's expectations: what must hold of an object, and by when."""
+
     object: str                    # kind/name as written, e.g. pod/web-0 or node/node-1
     namespace: str                 # default unless object gives one (kind/namespace/name) or field namespace
     check: str                     # deleted | phase | ready | condition | containerState | nodeReady | taint
@@ -78,12 +84,16 @@ class Expectation:
 
 @dataclass
 class Manifest:
+    """An object of the scenario with where it was written."""
+
     obj: dict[str, Any]
     source: Source
 
 
 @dataclass
 class Scenario:
+    """A loaded and checked scenario: cluster, objects, actions, expectations."""
+
     name: str
     description: str
     kubernetes_version: str        # "1.18" … newest modelled

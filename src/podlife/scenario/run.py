@@ -26,6 +26,8 @@ MAX_SECONDS = HORIZON_SECONDS
 
 @dataclass
 class Result:
+    """A finished run: the cluster, its end, the verdicts and the pod tables."""
+
     scenario: Scenario
     cluster: Cluster
     end: float

@@ -7,6 +7,7 @@ pkg/serviceaccount/jwt.go AuthenticateToken and claims.go validator.Validate.
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,6 +22,7 @@ WARN_ONLY_EXPIRATION = 3607   # claims.go WarnOnlyBoundTokenExpirationSeconds
 EXTENDED_EXPIRATION = 24 * 365 * 60 * 60   # ExpirationExtensionSeconds (--service-account-extend-token-expiration)
 LEEWAY = 60                   # go-jose jwt.DefaultLeeway
 GROUP_KIND = "TokenRequest.authentication.k8s.io"
+EXTRA = "authentication.kubernetes.io/"   # the user extras' prefix (serviceaccount/util.go PodNameKey ...)
 
 
 def _now(store: Any) -> datetime:
@@ -73,6 +75,11 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
                                    "serviceaccount name.")
             bound = pod
             private["pod"] = {"name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            node_name = pod["spec"].get("nodeName")
+            if store.profile.service_account_token_pod_node_info and node_name:
+                # token.go: the pod's node, by name alone when the Node is not there
+                node = store.try_get("Node", None, node_name)
+                private["node"] = {"name": node_name, **({"uid": node["metadata"]["uid"]} if node else {})}
         elif group == "" and kind == "Secret":
             bound = store.get("Secret", namespace, ref.get("name", ""))
             private["secret"] = {"name": bound["metadata"]["name"], "uid": bound["metadata"]["uid"]}
@@ -90,6 +97,8 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
         exp = EXTENDED_EXPIRATION
     claims = {"sub": f"system:serviceaccount:{namespace}:{name}", "aud": list(spec["audiences"]), "iat": iat,
               "nbf": iat, "exp": iat + exp, "kubernetes.io": private}
+    if store.profile.service_account_token_jti:   # claims.go: uuid.NewString, from a seeded stream of its own
+        claims["jti"] = str(uuid.UUID(int=store.kernel.rng("satokens:jti").getrandbits(128), version=4))
     req["status"] = {"token": issuer_of(store).sign(claims),
                      "expirationTimestamp": store.trace.timestamp(store.kernel.now + exp_s)}
     req["apiVersion"], req["kind"] = "authentication.k8s.io/v1", "TokenRequest"
@@ -121,10 +130,15 @@ def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
     if not auds:
         raise TokenError(f"token audiences {_go_quote(token_auds)} is invalid for the target audiences "
                          f"{_go_quote(requested)}")
-    if now > claims.get("exp", 0) + LEEWAY:
-        raise TokenError("service account token has expired")
-    if now + LEEWAY < claims.get("nbf", 0):
+    # go-jose jwt.Claims.ValidateWithLeeway, in its order; an absent claim is not checked (claims.go Validate's
+    # messages; the issued-in-the-future one is 1.28's: podlife's iat never runs ahead of its clock)
+    nbf, exp, iat = claims.get("nbf"), claims.get("exp"), claims.get("iat")
+    if isinstance(nbf, (int, float)) and now + LEEWAY < nbf:
         raise TokenError("service account token is not valid yet")
+    if isinstance(exp, (int, float)) and now - LEEWAY > exp:
+        raise TokenError("service account token has expired")
+    if isinstance(iat, (int, float)) and now + LEEWAY < iat:
+        raise TokenError("service account token is issued in the future")
     k8s = claims.get("kubernetes.io") or {}
     ns, saref = k8s.get("namespace", ""), k8s.get("serviceaccount") or {}
     deleted_before = store.kernel.now - LEEWAY   # on the store's clock, as its timestamps are read
@@ -153,8 +167,24 @@ def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
                              f"claim ({ref.get('uid')})")
     user: Obj = {"username": f"system:serviceaccount:{ns}:{saref['name']}", "uid": saref["uid"],
                  "groups": ["system:serviceaccounts", f"system:serviceaccounts:{ns}", "system:authenticated"]}
-    pod = k8s.get("pod")
-    if pod:   # serviceaccount.ServiceAccountInfo.UserInfo: the pod's name and uid as extra
-        user["extra"] = {"authentication.kubernetes.io/pod-name": [pod["name"]],
-                         "authentication.kubernetes.io/pod-uid": [pod["uid"]]}
+    extra = _extra(store.profile, claims, k8s)
+    if extra:
+        user["extra"] = extra
     return {"authenticated": True, "user": user, "audiences": auds}
+
+
+def _extra(profile: Any, claims: Obj, k8s: Obj) -> dict[str, list[str]]:
+    """staging/src/k8s.io/apiserver/pkg/authentication/serviceaccount/util.go ServiceAccountInfo.UserInfo: the
+    pod's name and uid, the credential id of the jti (ServiceAccountTokenJTI), a pod-bound token's node
+    (ServiceAccountTokenPodNodeInfo); in the JSON map's key order."""
+    out: dict[str, list[str]] = {}
+    pod, node = k8s.get("pod") or {}, k8s.get("node") or {}
+    if pod.get("name") and pod.get("uid"):
+        out[f"{EXTRA}pod-name"], out[f"{EXTRA}pod-uid"] = [pod["name"]], [pod["uid"]]
+    if profile.service_account_token_jti and claims.get("jti"):
+        out[f"{EXTRA}credential-id"] = [f"JTI={claims['jti']}"]   # CredentialIDForJTI
+    if pod and profile.service_account_token_pod_node_info and node.get("name"):
+        out[f"{EXTRA}node-name"] = [node["name"]]
+        if node.get("uid"):
+            out[f"{EXTRA}node-uid"] = [node["uid"]]
+    return dict(sorted(out.items()))

@@ -22,6 +22,7 @@ from podlife.api.errors import FieldError
 from podlife.api.meta import CLUSTER_SCOPED
 from podlife.api.validation import (
     admissionregistration,
+    apiregistration,
     apiextensions,
     autoscaling,
     core,
@@ -168,6 +169,7 @@ VALIDATORS: dict[str, Validator] = {
     **rbac.VALIDATORS,
     **apiextensions.VALIDATORS,
     **admissionregistration.VALIDATORS,
+    **apiregistration.VALIDATORS,
 }
 
 

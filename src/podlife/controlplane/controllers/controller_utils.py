@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from podlife.api import names, selectors
+from podlife.api import metatime, names, selectors
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone, owner_of
 from podlife.api.store import ADDED, DELETED, Store
@@ -150,6 +150,8 @@ class WorkQueue:
 
 @dataclass
 class _Expectation:
+    """The creations and deletions a controller still expects to see for one object."""
+
     add: int
     delete: int
     timestamp: float
@@ -203,7 +205,7 @@ def parse_time(trace: Trace, ts: str | None) -> float | None:
 
 @functools.lru_cache(maxsize=4096)
 def _seconds_since(ts: str, start: datetime) -> float:
-    when = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=start.tzinfo)
+    when = metatime.parse(ts).replace(tzinfo=start.tzinfo)
     return (when - start).total_seconds()
 
 

@@ -16,6 +16,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from podlife.api import metatime
 from podlife.api.cronschedule import parse_schedule
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
@@ -125,12 +126,12 @@ class CronJobController:
     def _parse(self, ts: str | None) -> datetime | None:
         if not ts:
             return None
-        return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        return metatime.parse(ts).replace(tzinfo=timezone.utc)
 
     def _since(self, cj: Obj) -> datetime:
         """The last schedule time, or the creation (which the API server always sets)."""
         status = cj.get("status") or {}
-        created = datetime.strptime(cj["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+        created = metatime.parse(cj["metadata"]["creationTimestamp"])
         return self._parse(status.get("lastScheduleTime")) or created.replace(tzinfo=timezone.utc)
 
     def _zone(self, cj: Obj) -> Any:

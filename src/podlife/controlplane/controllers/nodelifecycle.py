@@ -35,11 +35,11 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Protocol
 
 import simpy
 
+from podlife.api import metatime
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, get_condition
@@ -337,8 +337,8 @@ class NodeLifecycleController:
     def _parse(self, ts: str | None) -> float | None:
         if not ts:
             return None
-        fmt = "%Y-%m-%dT%H:%M:%S.%fZ" if "." in ts else "%Y-%m-%dT%H:%M:%SZ"
-        when = datetime.strptime(ts, fmt).replace(tzinfo=self.trace.start_time.tzinfo)
+        fmt = metatime.MICROS if "." in ts else metatime.SECONDS
+        when = metatime.parse(ts, fmt).replace(tzinfo=self.trace.start_time.tzinfo)
         return (when - self.trace.start_time).total_seconds()
 
     # ---- informers -----------------------------------------------------------------------------------

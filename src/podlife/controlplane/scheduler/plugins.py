@@ -76,6 +76,8 @@ def _tolerates(taint: Obj, tolerations: list[Obj]) -> bool:
 
 @dataclass
 class SpreadConstraint:
+    """A topology spread constraint of a pod, parsed."""
+
     key: str
     max_skew: int
     selector: dict
@@ -488,6 +490,8 @@ def filter_node(ctx: PodContext, cache: NodeCache, name: str) -> tuple[tuple[str
 
 @dataclass
 class Diagnosis:
+    """Why a pod fits no node: the reasons and how many nodes gave each."""
+
     reasons: Counter[str] = field(default_factory=Counter)
     resolvable: int = 0      # nodes whose failure preemption might fix (Unschedulable)
     unresolvable: int = 0    # UnschedulableAndUnresolvable

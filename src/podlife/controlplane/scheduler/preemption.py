@@ -50,6 +50,8 @@ LATEST = "\uffff"   # GetPodStartTime of a pod not started: now, later than any 
 
 @dataclass
 class Candidate:
+    """A node preemption could use: the pods it would evict."""
+
     node: str
     victims: list[PodEntry]
     pdb_violations: int

@@ -35,6 +35,8 @@ SCHEDULER_NAME = "default-scheduler"
 
 @dataclass
 class _QueuedPod:
+    """A pod in the scheduling queue with its attempts and backoff."""
+
     uid: str
     key: tuple[str, str]
     attempts: int = 0
@@ -44,6 +46,8 @@ class _QueuedPod:
 
 @dataclass
 class Scheduler:
+    """kube-scheduler: its queue, cache and scheduling loop."""
+
     NAME = SCHEDULER_NAME
     kernel: Kernel
     trace: Trace

@@ -32,6 +32,8 @@ _EPSILON = 1e-9   # virtual times are floats: a difference that is exactly the b
 
 @dataclass
 class _BackoffEntry:
+    """A container's restart backoff and when it was last updated."""
+
     backoff: float
     last_update: float
 

@@ -27,6 +27,8 @@ def remaining_for(failures: int, last_failure_time: float | None, now: float) ->
 
 @dataclass
 class BackoffRecord:
+    """A Job's failures since its last success and the last failure's time (backoffRecord)."""
+
     failures_after_last_success: int = 0
     last_failure_time: float | None = None
 

@@ -43,9 +43,9 @@ old rate-limited requeue.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
+from podlife.api import metatime
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
@@ -441,7 +441,7 @@ class JobController:
         ads = job["spec"].get("activeDeadlineSeconds")
         if ads is None or not st.get("startTime") or job["spec"].get("suspend"):
             return None
-        start = datetime.strptime(st["startTime"], "%Y-%m-%dT%H:%M:%SZ").replace(
+        start = metatime.parse(st["startTime"]).replace(
             tzinfo=self.trace.start_time.tzinfo)
         return (start - self.trace.start_time).total_seconds() + int(ads) - self.kernel.now
 
