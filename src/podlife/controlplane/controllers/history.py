@@ -8,9 +8,8 @@ A revision is an apps/v1 ControllerRevision owned (controller reference) by its 
 
 from __future__ import annotations
 
-from typing import Any
-
 from podlife.api.errors import ApiError
+from podlife.api.fieldvalidation import sorted_keys
 from podlife.api.meta import Obj, clone
 from podlife.api.store import Store
 from podlife.controlplane.controllers.controller_utils import claim_objects, controller_ref, label_selector
@@ -27,7 +26,7 @@ def template_patch(template: Obj) -> Obj:
     kubectl rollout history: daemon.Match); a JSON body keeps a dict's order."""
     t = go_template(template or {})
     t["$patch"] = "replace"
-    return _sorted({"spec": {"template": t}})
+    return sorted_keys({"spec": {"template": t}})
 
 
 def go_template(template: Obj) -> Obj:
@@ -53,14 +52,6 @@ def go_template(template: Obj) -> Obj:
     for claim in spec.get("resourceClaims") or ():
         claim.setdefault("source", {})
     return t
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
 
 
 def matches(revision: Obj, template: Obj) -> bool:
