@@ -338,6 +338,38 @@ ROUND_TRIPS: list[tuple[str, str, dict]] = [
         "status": {}}),
     ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", {
         "metadata": X, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0}}, "status": {}}),
+    # the beta versions (field numbers as v1's; v1beta1/v1beta2 name field 1 assuredConcurrencyShares, and it and
+    # v1beta3's are not pointers: a zero is written)
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "FlowSchema", {
+        "metadata": X, "spec": {
+            "priorityLevelConfiguration": {"name": "global-default"}, "matchingPrecedence": 9900,
+            "distinguisherMethod": {"type": "ByNamespace"},
+            "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:serviceaccounts"}}],
+                       "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
+                                          "clusterScope": True, "namespaces": ["*"]}]}]},
+        "status": {"conditions": [{"type": "Dangling", "status": "False", "lastTransitionTime": None,
+                                   "reason": "Found", "message": "m"}]}}) for v in ("v1beta1", "v1beta2", "v1beta3")),
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "PriorityLevelConfiguration", {
+        "metadata": X, "spec": {"type": "Limited", "limited": {
+            shares: 0, "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 6,
+                                                                      "queueLengthLimit": 50}},
+            "lendablePercent": 50, "borrowingLimitPercent": 20}},
+        "status": {}}) for v, shares in (("v1beta1", "assuredConcurrencyShares"),
+                                         ("v1beta2", "assuredConcurrencyShares"),
+                                         ("v1beta3", "nominalConcurrencyShares"))),
+    *((f"flowcontrol.apiserver.k8s.io/{v}", "PriorityLevelConfiguration", {
+        "metadata": X, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0, "lendablePercent": 0}},
+        "status": {}}) for v in ("v1beta2", "v1beta3")),
+    # beta versions served until 1.21 and 1.26, with their v1's field numbers (v1beta1 Lease has no strategy)
+    ("coordination.k8s.io/v1beta1", "Lease", {
+        "metadata": X, "spec": {"holderIdentity": "h", "leaseDurationSeconds": 40,
+                                "renewTime": "2021-05-01T10:00:00.500000Z", "leaseTransitions": 2}}),
+    ("storage.k8s.io/v1beta1", "StorageClass", {
+        "metadata": X, "provisioner": "example.com/p", "parameters": {"type": "ssd"}, "reclaimPolicy": "Delete",
+        "volumeBindingMode": "Immediate", "allowVolumeExpansion": True}),
+    ("storage.k8s.io/v1beta1", "CSIStorageCapacity", {
+        "metadata": X, "nodeTopology": {"matchLabels": {"zone": "a"}}, "storageClassName": "sc",
+        "capacity": "10Gi"}),
     ("networking.k8s.io/v1", "IngressClass", {"metadata": X, "spec": {"controller": "c"}}),
     ("networking.k8s.io/v1", "NetworkPolicy", {
         "metadata": X, "spec": {

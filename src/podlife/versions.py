@@ -813,6 +813,8 @@ SCHEMA_CHANGES: tuple[SchemaChange, ...] = (
                  source="storage.k8s.io/v1beta1 StorageClass removed in 1.22"),
     SchemaChange("io.k8s.api.coordination.v1beta1.Lease", None, until=21, schema="io.k8s.api.coordination.v1.Lease",
                  source="coordination.k8s.io/v1beta1 removed in 1.22"),
+    SchemaChange("io.k8s.api.node.v1beta1.RuntimeClass", None, until=24, schema="io.k8s.api.node.v1.RuntimeClass",
+                 source="node.k8s.io/v1beta1 removed in 1.25"),
 )
 
 
@@ -895,3 +897,38 @@ def describe() -> list[tuple[str, str, str, str, str]]:
 
 def _show(value: Any) -> str:
     return (", ".join(sorted(value)) or "none") if isinstance(value, frozenset) else str(value)
+
+
+# --- API versions served by default ---------------------------------------------------------------------------
+# GA versions are served from the minor whose schema has them. Alpha versions never are by default. Beta versions:
+# those that existed before 1.24 stayed on by default until removed, and the few listed in
+# pkg/controlplane/instance.go legacyBetaEnabledByDefaultResources (KEP-3136: betas new from 1.24 are off).
+# The beta kinds podlife serves, each converted to the version it is stored in (podlife.api.conversion),
+# (group, version, kind) -> (first minor, last minor) served by default; the other betas upstream served by
+# default are listed in the README (API section) as not served.
+_FC = "flowcontrol.apiserver.k8s.io"
+_RBAC = "rbac.authorization.k8s.io"
+SERVED_BETAS: dict[tuple[str, str, str], tuple[int, int]] = {
+    # pkg/registry/flowcontrol/rest/storage_flowcontrol.go; APF beta in 1.20, v1beta2 in 1.23, v1beta3 in 1.26
+    # (in legacyBetaEnabledByDefaultResources); removed in 1.26, 1.29 and 1.32 (deprecation guide)
+    **{(_FC, v, k): span for v, span in (("v1beta1", (20, 25)), ("v1beta2", (23, 28)), ("v1beta3", (26, 31)))
+       for k in ("FlowSchema", "PriorityLevelConfiguration")},
+    # removed in 1.22 (deprecation guide), beta since before 1.18
+    **{(_RBAC, "v1beta1", k): (OLDEST_MINOR, 21) for k in ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")},
+    ("scheduling.k8s.io", "v1beta1", "PriorityClass"): (OLDEST_MINOR, 21),
+    ("coordination.k8s.io", "v1beta1", "Lease"): (OLDEST_MINOR, 21),
+    ("storage.k8s.io", "v1beta1", "StorageClass"): (OLDEST_MINOR, 21),
+    # removed in 1.25
+    ("batch", "v1beta1", "CronJob"): (OLDEST_MINOR, 24),
+    ("node.k8s.io", "v1beta1", "RuntimeClass"): (OLDEST_MINOR, 24),
+    # removed in 1.26
+    ("autoscaling", "v2beta2", "HorizontalPodAutoscaler"): (OLDEST_MINOR, 25),
+    # beta in 1.21 (CSIStorageCapacity, KEP-1472); removed in 1.27
+    ("storage.k8s.io", "v1beta1", "CSIStorageCapacity"): (21, 26),
+}
+
+
+def beta_served(group: str, version: str, kind: str, minor: int) -> bool:
+    """Whether a beta version of a kind is served by default at ``minor`` (SERVED_BETAS)."""
+    span = SERVED_BETAS.get((group, version, kind))
+    return span is not None and span[0] <= minor <= span[1]

@@ -57,7 +57,10 @@ def test_local_apiservices_and_the_simulated_runtime(live_factory: Callable[...,
     names = [line.split()[:3] for line in out[1:]]
     assert names[:3] == [["v1.", "Local", "True"], ["v1.admissionregistration.k8s.io", "Local", "True"],
                          ["v1.apiextensions.k8s.io", "Local", "True"]]
-    assert len(names) == 19 and ["v2.autoscaling", "Local", "True"] in names
+    # 1.28 serves flowcontrol's v1beta2 and v1beta3 by default (legacyBetaEnabledByDefaultResources)
+    assert len(names) == 21 and ["v2.autoscaling", "Local", "True"] in names
+    assert ["v1beta3.flowcontrol.apiserver.k8s.io", "Local", "True"] in names
+    assert ["v1beta2.flowcontrol.apiserver.k8s.io", "Local", "True"] in names
     code, apps = live.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps")
     assert apps["metadata"]["labels"] == {"kube-aggregator.kubernetes.io/automanaged": "onstart"}
     assert apps["spec"] == {"group": "apps", "version": "v1", "groupPriorityMinimum": 17800, "versionPriority": 15}
@@ -112,7 +115,7 @@ def test_local_apiservices_and_the_simulated_runtime(live_factory: Callable[...,
     assert (code, headers["Content-Type"], body) == (503, "text/plain; charset=utf-8", b"service unavailable\n")
     # listed in legacy discovery whether available or not (handler_apis.go), stale in aggregated discovery
     groups = [g["name"] for g in live.json("GET", "/apis")[1]["groups"]]
-    assert groups[-2:] == ["discovery.k8s.io", "wardle.example.com"]   # 16200 > 2000 > custom groups (1000)
+    assert groups[-2:] == ["flowcontrol.apiserver.k8s.io", "wardle.example.com"]   # 16100 > 2000 > custom (1000)
     code, _, raw = live.request("GET", "/apis", headers={"Accept": AGGREGATED})
     entry = json.loads(raw)["items"][-1]
     assert entry == {"metadata": {"name": "wardle.example.com", "creationTimestamp": None},

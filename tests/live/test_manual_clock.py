@@ -34,12 +34,20 @@ spec:
 """
 
 
+# what the API server of podlife up creates at start and podlife run has no use for: the aggregator's local
+# APIServices and front-proxy ConfigMap, and API Priority and Fairness's mandatory configuration
+UP_ONLY = frozenset({"APIService", "FlowSchema", "PriorityLevelConfiguration"})
+UP_ONLY_OBJECTS = frozenset({"ConfigMap/kube-system/extension-apiserver-authentication"})
+
+
 def _comparable(records: list[dict]) -> list[dict]:
-    """The records both runs share: a scenario's delete is also an ``action`` record, and kubectl's DELETE sends
-    propagationPolicy Background, which the action leaves unset."""
+    """The records both runs share: a scenario's delete is also an ``action`` record, kubectl's DELETE sends
+    propagationPolicy Background, which the action leaves unset, and podlife up's start-up objects (UP_ONLY)."""
     out = []
     for r in records:
         if r["type"] == "action" or r["t"] >= 130:
+            continue
+        if str(r.get("object", "")).split("/")[0] in UP_ONLY or r.get("object") in UP_ONLY_OBJECTS:
             continue
         if r["type"] == "api":
             r = {k: v for k, v in r.items() if k != "propagationPolicy"}

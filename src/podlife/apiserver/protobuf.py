@@ -34,6 +34,7 @@ from importlib import resources
 from typing import Any
 
 from podlife.api.errors import ApiError
+from podlife.api.protowire import Malformed as _Malformed, fields as _fields, varint as _varint
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
@@ -90,48 +91,6 @@ def supported(api_version: str, kind: str) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ wire format
-
-class _Malformed(Exception):
-    pass
-
-
-def _varint(buf: bytes, i: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        if i >= len(buf) or shift > 63:
-            raise _Malformed("unexpected EOF")
-        b = buf[i]
-        i += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, i
-        shift += 7
-
-
-def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
-    """(field number, wire type, raw value) in wire order."""
-    out = []
-    i = 0
-    while i < len(buf):
-        key, i = _varint(buf, i)
-        num, wire = key >> 3, key & 7
-        v: int | bytes
-        if wire == 0:
-            v, i = _varint(buf, i)
-        elif wire == 1:
-            v, i = buf[i:i + 8], i + 8
-        elif wire == 2:
-            n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        elif wire == 5:
-            v, i = buf[i:i + 4], i + 4
-        else:
-            raise _Malformed(f"illegal wireType {wire} for field {num}")
-        if i > len(buf):
-            raise _Malformed("unexpected EOF")
-        out.append((num, wire, v))
-    return out
-
 
 def _signed(v: int, bits: int) -> int:
     v &= (1 << 64) - 1

@@ -1,21 +1,25 @@
 """The resources the live API serves: built-in kinds of the modelled version, and custom resources.
 
-Built-in kinds come from the version's schemas (podlife.api.schema); each is served in one version, its GA one
-(alpha and beta API versions are off by default upstream, pkg/controlplane/apiserver/options: new beta APIs
-are disabled from 1.24, KEP-3136), and a kind with several GA versions in the one the model stores
-(HorizontalPodAutoscaler: autoscaling/v2), unless podlife.apiserver.conversion converts another one to it:
-Events are also served in events.k8s.io/v1, HorizontalPodAutoscalers in autoscaling/v1. Custom resources are
-served for each served version of a stored CustomResourceDefinition.
+Built-in kinds come from the version's schemas (podlife.api.schema); each is served in its GA version and in the
+beta versions upstream serves by default at that minor (podlife.versions.SERVED_BETAS: betas that existed before
+1.24 stay on until removed, newer ones are off, KEP-3136; alpha versions are always off). A kind the model
+stores in one version (podlife.api.meta.KINDS) is served in another only when podlife.api.conversion converts
+it (Events also in events.k8s.io/v1, HorizontalPodAutoscalers in autoscaling/v1); a kind served in several
+versions and converted between them (FlowSchema, PriorityLevelConfiguration) is stored in its preferred one.
+The beta versions not served, though upstream served them by default, are listed in the README (API section).
+Custom resources are served for each served version of a stored CustomResourceDefinition.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from podlife.api import schema
-from podlife.api.conversion import CONVERSIONS
+from podlife import versions
+from podlife.api.conversion import CONVERSIONS, Conversion, converter
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, plural
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -92,6 +96,9 @@ class Resource:
     storage_kind: str = ""     # the kind the store keeps it under (= kind)
     custom: bool = False
     crd: Obj | None = field(default=None, compare=False, hash=False)
+    stored_version: str = ""   # the apiVersion the store keeps it in, when not this one
+    # to and from the stored version, when not served as stored (podlife.api.conversion)
+    conversion: Conversion | None = field(default=None, compare=False, hash=False)
 
     @property
     def api_version(self) -> str:
@@ -123,18 +130,33 @@ def version_priority(v: str) -> tuple[int, int, int]:
     return (stage, int(m.group(1)), int(m.group(3) or 0))
 
 
+def _served(api_version: str, kind: str, minor: int) -> bool:
+    group, _, version = api_version.rpartition("/")
+    stage = version_priority(version)[0]
+    return stage == 2 or (stage == 1 and versions.beta_served(group, version, kind, minor))
+
+
 @lru_cache(maxsize=8)
 def builtin_resources(minor: int) -> tuple[Resource, ...]:
     out: list[Resource] = []
-    for gvk in sorted(schema.builtin_kinds(minor), key=lambda g: (g.kind, g.api_version)):
+    served = sorted((g for g in schema.builtin_kinds(minor) if _served(g.api_version, g.kind, minor)),
+                    key=lambda g: (g.kind, g.api_version))
+    # a kind outside the model is stored in its preferred version (the group's highest by version priority)
+    stored: dict[str, str] = {}
+    for gvk in served:
+        best = stored.get(gvk.kind)
+        if best is None or version_priority(gvk.api_version.rpartition("/")[2]) > version_priority(
+                best.rpartition("/")[2]):
+            stored[gvk.kind] = gvk.api_version
+    several = Counter(g.kind for g in served)
+    for gvk in served:
         kind, api_version = gvk.kind, gvk.api_version
         if kind in SUBRESOURCE_KINDS:
             continue
         group, _, version = api_version.rpartition("/")
-        if version_priority(version)[0] != 2:
-            continue   # alpha and beta versions are off by default
         if kind in KINDS and KINDS[kind].api_version != api_version and (group, version, kind) not in CONVERSIONS:
             continue   # one version per modelled kind: the one the model stores, or one converted to it
+        store_as = KINDS[kind].api_version if kind in KINDS else stored[kind]
         info = KINDS.get(kind) or builtin_kind_info(kind, api_version)
         resource = info.resource if kind in KINDS else plural(kind)
         verbs = ("create",) if kind in CREATE_ONLY else READ_ONLY.get(kind, ALL_VERBS)
@@ -144,7 +166,9 @@ def builtin_resources(minor: int) -> tuple[Resource, ...]:
         if group == "events.k8s.io":
             short = ("ev",)
         out.append(Resource(group, version, resource, kind, info.namespaced, verbs, short,
-                            ("all",) if resource in CATEGORY_ALL else (), subs, kind))
+                            ("all",) if resource in CATEGORY_ALL else (), subs, kind,
+                            stored_version=store_as,
+                            conversion=converter(group, version, kind, store_as) if several[kind] > 1 else None))
     return tuple(out)
 
 
@@ -174,7 +198,7 @@ def kind_info(r: Resource) -> KindInfo:
     """What the store needs to know about a served resource."""
     if r.kind in KINDS:
         return KINDS[r.kind]
-    return KindInfo(r.kind, r.api_version, r.resource, r.namespaced, r.custom,
+    return KindInfo(r.kind, r.stored_version or r.api_version, r.resource, r.namespaced, r.custom,
                     any(s[0] == "status" for s in r.subresources) and not r.custom, r.custom)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from podlife.api import conversion, structural
+from podlife.api import structural
 from podlife.api.duplicates import Body
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import KINDS, Obj, clone
@@ -28,7 +28,8 @@ from podlife.api.selectors import parse as parse_labels
 from podlife.api.store import DeleteOptions, Store
 from podlife.api import satokens
 from podlife.apiserver import authn
-from podlife.apiserver import bodies, browser, crds, discovery, fieldvalidation, patching, reviews, tables, webhooks
+from podlife.apiserver import (bodies, browser, crds, discovery, fieldvalidation, flowcontrolboot, patching, reviews,
+                               tables, webhooks)
 from podlife.apiserver.crconversion import Converter
 from podlife.apiserver.cache import ReadCache
 from podlife.apiserver.fields import FieldSelector
@@ -119,6 +120,7 @@ class ApiServer:
         for r in self.catalog.builtin:
             if r.kind not in self.store.kinds and r.kind not in KINDS:
                 self.store.kinds[r.kind] = kind_info(r)
+        flowcontrolboot.ensure(self.store, self.minor)
         self.crds = crds.EstablishingController(self.store, self.catalog, cluster.trace)
         self.crds.start()
         from podlife.apiserver.aggregator.layer import Aggregator
@@ -362,7 +364,7 @@ class ApiServer:
 
     def out(self, r: Resource, obj: Obj) -> Obj:
         """The stored object as the served version shows it."""
-        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        conv = r.conversion
         if conv is not None:
             return conv[0](obj)
         if r.crd is not None:
@@ -392,7 +394,7 @@ class ApiServer:
 
     def encoded(self, r: Resource, obj: Obj) -> bytes:
         """The stored object's JSON as the served version shows it (made once per resourceVersion)."""
-        if ((r.group, r.version, r.kind) in conversion.CONVERSIONS or self._defaulting_schema(r) is not None
+        if (r.conversion is not None or self._defaulting_schema(r) is not None
                 or (r.crd is not None and obj.get("apiVersion") != r.api_version)):
             return orjson.dumps(self.out(r, obj))
         return self.cache.encoded(r.storage_kind, obj)
@@ -418,7 +420,7 @@ class ApiServer:
         cols, make = tables.row_maker(r.kind, now, version=version, include=include, crd=r.crd,
                                       served_version=r.version, profile=self.cluster.profile)
 
-        if (r.group, r.version, r.kind) in conversion.CONVERSIONS or r.crd is not None:
+        if r.conversion is not None or r.crd is not None:
             rows = self.cache.table_rows(r.storage_kind, objs, options, lambda o: orjson.dumps(make(self.out(r, o))))
         else:   # (out() is the stored object itself)
             rows = self.cache.table_rows(r.storage_kind, objs, options, lambda o: orjson.dumps(make(o)))
@@ -593,7 +595,7 @@ class ApiServer:
             if ts is not None:
                 fieldvalidation.check_types(obj, ts)
         fieldvalidation.workload_size(r, obj)
-        conv = conversion.CONVERSIONS.get((r.group, r.version, r.kind))
+        conv = r.conversion
         if conv is not None:
             obj = conv[1](obj)
         md = obj.get("metadata")

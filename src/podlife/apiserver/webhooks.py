@@ -26,7 +26,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from podlife.api.conversion import CONVERSIONS
+from podlife.api.conversion import converter
 from podlife.api.decoding import json_kind, number_literal
 from podlife.api.defaults import apply_defaults
 from podlife.api.errors import ApiError
@@ -384,7 +384,8 @@ class Webhooks:
         self.live_pods = live_pods
         self.decode = decode   # a custom resource's decoding (pruning, defaulting), applied to a patched object
         # a resource served in another version than the one stored: webhooks see (and patch) the served form
-        self.conv = CONVERSIONS.get((a.group, a.version, a.kind))
+        info = store.kinds.get(a.kind)
+        self.conv = converter(a.group, a.version, a.kind, info.api_version if info is not None else "")
 
     def _served(self, obj: Any) -> Any:
         return obj if obj is None or self.conv is None else self.conv[0](obj)

@@ -13,7 +13,7 @@ volumes (``volumes/<name>``; API-data volumes written by the atomic writer) and 
 the grace period and SIGKILLs the group; exit codes come from the process (128 + the signal for one killed by a
 signal), and when the container's main process ends everything else in its group dies with it, as in a
 container whose PID 1 exits. Exec hooks and probes run their command in the container's namespace, environment
-and working directory; HTTP and TCP ones connect to the pod's address.
+and working directory; HTTP, TCP and gRPC ones connect to the pod's address.
 
 What is not: images (not pulled; the program comes from this machine), PID and user namespaces and
 cgroups (resource limits are not enforced; the process is not PID 1, so signals it has no handler for take
@@ -41,8 +41,8 @@ from podlife.api.meta import Obj
 from podlife.api.sysctlnames import dotted, namespaced_by
 from podlife.cluster.contracts import Call, ContainerRuntime, NodeStats, ProbeDone, RuntimeFaults
 from podlife.engine import Kernel
-from podlife.runtime import (atomicwriter, capabilities, containermounts, hostsfile, images, ipcns, mountns, network,
-                             poddns, podnet, portmap, privatetmp, shells, termination, utsns, webservers)
+from podlife.runtime import (atomicwriter, capabilities, containermounts, grpcprobe, hostsfile, images, ipcns, mountns,
+                             network, poddns, podnet, portmap, privatetmp, shells, termination, utsns, webservers)
 from podlife.runtime.behavior import Behavior
 from podlife.runtime.containerd import ContainerdRuntime
 from podlife.runtime.cri import CREATED, EXITED, Container, ContainerConfig, RuntimeError_, Sandbox
@@ -863,7 +863,10 @@ class ProcessRuntime(ContainerdRuntime, ContainerRuntime, NodeStats, RuntimeFaul
                     result = await network.tcp_check(tcp.get("host") or host,
                                                      network.resolve_port(tcp.get("port"), spec), timeout)
                 else:
-                    result = ("Failure", "the process runtime runs exec, httpGet and tcpSocket probes only")
+                    rpc = probe.get("grpc") or {}
+                    # prober.go runProbe: the gRPC action's port is a number; service "" when unset
+                    result = await grpcprobe.grpc_probe(host, network.resolve_port(rpc.get("port"), spec),
+                                                        rpc.get("service") or "", timeout, self._user_agent())
             except ValueError as e:
                 result = ("Failure", str(e))
             self.host.deliver(lambda: done(*result))

@@ -37,6 +37,18 @@ PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
     ("node.k8s.io", "v1"): (16300, 15),
     ("discovery.k8s.io", "v1"): (16200, 15),
     ("flowcontrol.apiserver.k8s.io", "v1"): (16100, 21),
+    # the beta versions served by default (podlife.versions.SERVED_BETAS): 1.28's table, and 1.21's for the
+    # versions removed in 1.22
+    ("autoscaling", "v2beta2"): (17500, 1),
+    ("batch", "v1beta1"): (17400, 9),
+    ("rbac.authorization.k8s.io", "v1beta1"): (17000, 12),
+    ("storage.k8s.io", "v1beta1"): (16800, 9),
+    ("scheduling.k8s.io", "v1beta1"): (16600, 12),
+    ("coordination.k8s.io", "v1beta1"): (16500, 9),
+    ("node.k8s.io", "v1beta1"): (16300, 9),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3"): (16100, 18),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2"): (16100, 15),
+    ("flowcontrol.apiserver.k8s.io", "v1beta1"): (16100, 12),
     # GA versions newer than the tables read: the group's priority there, the version above its betas' (resource
     # v1beta2 15, storagemigration v1beta1 9)
     ("resource.k8s.io", "v1"): (16200, 21),
