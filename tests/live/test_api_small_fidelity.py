@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.live.conftest import Live, write
+from tests.live.conftest import DAEMONSET_AND_AND, Live, write
 
 NS = "/api/v1/namespaces/default"
 IMMUTABLE = "field is immutable when `immutable` is set"
@@ -156,16 +156,7 @@ def test_daemonset_revision_data_is_served_as_gos_getpatch(live: Live, tmp_path)
     # test/e2e/apps/daemon_set.go curHistory: daemon.Match compares the served data byte for byte with the
     # client's getPatch (keys sorted, zero structs written, & escaped); controller_revision.go: a revision a
     # client creates for the DaemonSet is not deleted at once (addHistory only observes it)
-    live.kubectl("apply", "-f", write(tmp_path, "ds.yaml", """
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: rev-bytes}
-spec:
-  selector: {matchLabels: {app: rev-bytes}}
-  template:
-    metadata: {labels: {app: rev-bytes}}
-    spec: {containers: [{name: c, image: nginx, command: [sh, -c, "a && b"]}]}
-"""))
+    live.kubectl("apply", "-f", write(tmp_path, "ds.yaml", DAEMONSET_AND_AND.format(name="rev-bytes", image="nginx")))
     path = "/apis/apps/v1/namespaces/default/controllerrevisions"
     raw = live.wait_for("the revision", lambda: (lambda r: r[2] if b'"rev-bytes-' in r[2] else None)(
         live.request("GET", path + "?labelSelector=app%3Drev-bytes")))
