@@ -322,3 +322,66 @@ def test_a_duplicate_current_revision_is_deduplicated(tmp_path):
     assert [x["t"] for x in records(r, "api", verb="delete", by="daemonset-controller")
             if x["object"].startswith("ControllerRevision/")] == [5.0]
     assert store.get("DaemonSet", "default", "agent")["status"]["updatedNumberScheduled"] == 3
+
+
+def test_a_revision_a_client_creates_is_left_until_the_daemonset_syncs(tmp_path, monkeypatch):
+    """test/e2e/apps/controller_revision.go: a client creates a second revision of the DaemonSet (its own name,
+    the current template's data, revision 2). addHistory only observes a revision with a controllerRef, so both
+    stay; a label update to it (updateHistory) syncs the DaemonSet, whose dedupCurHistories keeps the higher
+    revision of the two that match its template and deletes revision 1."""
+    import podlife.scenario.run as runmod
+    from podlife.api.meta import clone
+
+    build = runmod.build
+    by = "e2e.test"
+
+    def with_client(sc):
+        cluster = build(sc)
+        store = cluster.store
+
+        def create() -> None:
+            (first,) = store.list("ControllerRevision", "default")
+            copy = {k: first[k] for k in ("apiVersion", "kind", "data")}
+            meta = first["metadata"]
+            copy["metadata"] = {"name": "agent-client", "namespace": "default", "labels": dict(meta["labels"]),
+                                "ownerReferences": meta["ownerReferences"]}
+            copy["revision"] = 2
+            store.create(copy, by=by)
+
+        def relabel() -> None:
+            rev = clone(store.get("ControllerRevision", "default", "agent-client"))
+            rev["metadata"]["labels"]["agent-client"] = "updated"
+            store.update(rev, by=by)
+
+        cluster.kernel.call_at(10.0, create)
+        cluster.kernel.call_at(20.0, relabel)
+        return cluster
+
+    monkeypatch.setattr(runmod, "build", with_client)
+    r = run_text(tmp_path, _scenario(until="30s"))
+    deleted = [(x["t"], x["object"]) for x in records(r, "api", verb="delete", by="daemonset-controller")]
+    (first_name,) = [n for t, n in deleted]
+    assert deleted == [(20.0, first_name)] and first_name.startswith("ControllerRevision/default/agent-")
+    assert [(c["metadata"]["name"], c["revision"]) for c in r.cluster.store.list("ControllerRevision", "default")] \
+        == [("agent-client", 2)]
+
+
+def test_revision_data_is_the_bytes_of_gos_getpatch(tmp_path):
+    """daemon.Match compares a revision's data byte for byte with the client's getPatch: the template marshalled
+    by encoding/json (creationTimestamp null, resources {}), read into a map and marshalled again (keys sorted).
+    test/e2e/apps/daemon_set.go curHistory needs exactly one revision to match. Served JSON escapes & as Go's
+    encoder does."""
+    import orjson
+
+    from podlife.apiserver.cache import _go_escaped
+
+    r = run_text(tmp_path, _scenario(until="5s").replace("image: agent:1}", "image: agent:1, "
+                                                         "command: [sh, -c, 'a && b']}"))
+    (rev,) = r.cluster.store.list("ControllerRevision", "default")
+    assert _go_escaped(orjson.dumps(rev["data"])) == (
+        b'{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"agent"}},'
+        b'"spec":{"containers":[{"command":["sh","-c","a \\u0026\\u0026 b"],"image":"agent:1",'
+        b'"imagePullPolicy":"IfNotPresent","name":"app","resources":{},'
+        b'"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],'
+        b'"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler",'
+        b'"securityContext":{},"terminationGracePeriodSeconds":30}}}}')

@@ -159,6 +159,19 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     return str(p)
 
 
+# a DaemonSet whose container command holds "&&", which Go's JSON encoder escapes (ControllerRevision bytes)
+DAEMONSET_AND_AND = """
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: {name}}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: c, image: "{image}", command: [sh, -c, "a && b"]}}]}}
+"""
+
+
 def rows(out: str) -> dict[str, list[str]]:
     """kubectl's table output: NAME → the other columns (split on runs of 2+ spaces)."""
     import re

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.live.conftest import Live, write
+from tests.live.conftest import DAEMONSET_AND_AND, Live, write
 
 NS = "/api/v1/namespaces/default"
 IMMUTABLE = "field is immutable when `immutable` is set"
@@ -150,3 +150,34 @@ subjects: [{kind: Group, name: devs}]
     assert code == 422
     assert _causes(body) == [("roleRef.apiGroup", "FieldValueNotSupported",
                               'Unsupported value: "example.com": supported values: "rbac.authorization.k8s.io"')]
+
+
+def test_daemonset_revision_data_is_served_as_gos_getpatch(live: Live, tmp_path) -> None:
+    # test/e2e/apps/daemon_set.go curHistory: daemon.Match compares the served data byte for byte with the
+    # client's getPatch (keys sorted, zero structs written, & escaped); controller_revision.go: a revision a
+    # client creates for the DaemonSet is not deleted at once (addHistory only observes it)
+    live.kubectl("apply", "-f", write(tmp_path, "ds.yaml", DAEMONSET_AND_AND.format(name="rev-bytes", image="nginx")))
+    path = "/apis/apps/v1/namespaces/default/controllerrevisions"
+    raw = live.wait_for("the revision", lambda: (lambda r: r[2] if b'"rev-bytes-' in r[2] else None)(
+        live.request("GET", path + "?labelSelector=app%3Drev-bytes")))
+    assert (b'"data":{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,'
+            b'"labels":{"app":"rev-bytes"}},"spec":{"containers":[{"command":["sh","-c","a \\u0026\\u0026 b"],'
+            b'"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},') in raw
+    (first,) = json.loads(raw)["items"]
+    ds_path = "/apis/apps/v1/namespaces/default/daemonsets/rev-bytes"
+    live.wait_for("the pods available", lambda: (lambda st: st.get("desiredNumberScheduled") and
+                  st.get("numberAvailable") == st["desiredNumberScheduled"] and
+                  st.get("updatedNumberScheduled") == st["desiredNumberScheduled"])(
+        live.json("GET", ds_path)[1].get("status") or {}))
+    copy = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "data": first["data"], "revision": 2,
+            "metadata": {"name": "rev-bytes-client", "labels": first["metadata"]["labels"],
+                         "ownerReferences": first["metadata"]["ownerReferences"]}}
+    code, _ = live.json("POST", path, copy)
+    assert code == 201
+    names = sorted([first["metadata"]["name"], "rev-bytes-client"])
+    code, body = live.json("GET", path + "?labelSelector=app%3Drev-bytes")
+    assert sorted(i["metadata"]["name"] for i in body["items"]) == names
+    # a pod update syncs the DaemonSet: dedupCurHistories keeps the higher revision of the two that match
+    live.kubectl("label", "pod", "-l", "app=rev-bytes", "touch=1")
+    live.wait_for("the older revision deleted", lambda: [i["metadata"]["name"] for i in live.json(
+        "GET", path + "?labelSelector=app%3Drev-bytes")[1]["items"]] == ["rev-bytes-client"])

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 
-from tests.live.conftest import Live, rows, write
+from tests.live.conftest import DAEMONSET_AND_AND, Live, rows, write
 
 POD = """\
 apiVersion: v1
@@ -234,3 +234,19 @@ def test_ctrl_c_stops_cleanly(live_factory) -> None:
     assert other.kubectl("get", "ns").returncode == 0
     assert other.stop() == 0
     assert other.output().rstrip().endswith("podlife: stopped")
+
+
+def test_daemonset_rollout_undo_matches_revisions_by_their_bytes(live: Live, tmp_path) -> None:
+    # kubectl polymorphichelpers/rollback.go DaemonSetRollbacker: daemonSetMatch compares the revision's data
+    # with its own getPatch of the DaemonSet byte for byte; a match is a skipped rollback
+    live.kubectl("apply", "-f", write(tmp_path, "ds.yaml", DAEMONSET_AND_AND.format(name="undo-ds",
+                                                                                image="nginx:1.27")))
+    live.kubectl("rollout", "status", "ds/undo-ds", "--timeout=60s")
+    live.kubectl("set", "image", "ds/undo-ds", "c=nginx:1.28")
+    live.kubectl("rollout", "status", "ds/undo-ds", "--timeout=60s")
+    assert live.kubectl("rollout", "undo", "ds/undo-ds", "--to-revision=2").stdout.strip() == \
+        "daemonset.apps/undo-ds skipped rollback (current template already matches revision 2)"
+    assert live.kubectl("rollout", "undo", "ds/undo-ds").stdout.strip() == "daemonset.apps/undo-ds rolled back"
+    image = live.kubectl("get", "ds", "undo-ds", "-o", "jsonpath={.spec.template.spec.containers[0].image}").stdout
+    assert image == "nginx:1.27"
+    live.kubectl("delete", "ds", "undo-ds")

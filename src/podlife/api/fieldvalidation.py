@@ -65,7 +65,7 @@ def strict_errors(obj: Any, schema: TypeSchema, body: Body | None = None) -> lis
     whose keys are sorted, and YAMLToJSONStrict's error about repeated keys comes first."""
     if body is not None and body.yaml:
         head = [yaml_error(body.yaml_lines)] if body.yaml_lines else []
-        return head + unknown_fields(_sorted_keys(obj), schema)
+        return head + unknown_fields(sorted_keys(obj), schema)
     tree = json_pairs(body.data) if body is not None and body.data else None
     return unknown_fields(tree if tree is not None else obj, schema)
 
@@ -85,11 +85,12 @@ def as_warnings(errors: list[str]) -> list[str]:
 YAML_ERRORS = "yaml: unmarshal errors:\n"
 
 
-def _sorted_keys(value: Any) -> Any:
+def sorted_keys(value: Any) -> Any:
+    """The value with every mapping's keys in sorted order (as encoding/json writes a Go map)."""
     if isinstance(value, dict):
-        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [_sorted_keys(v) for v in value]
+        return [sorted_keys(v) for v in value]
     return value
 
 

@@ -114,7 +114,7 @@ class ReadCache:
         if hit is not None and hit[0] == rv:
             return hit[1]
         self.kind(kind)   # its DELETED events drop what is left here
-        data = kept(orjson.dumps(obj))
+        data = kept(_go_escaped(orjson.dumps(obj)) if kind == "ControllerRevision" else orjson.dumps(obj))
         self.json[k] = (rv, data)
         return data
 
@@ -185,3 +185,14 @@ def _field(obj: Obj, path: str) -> Any:
     for part in path.split("."):
         cur = cur.get(part) if isinstance(cur, dict) else None
     return "" if cur is None else str(cur)
+
+
+def _go_escaped(data: bytes) -> bytes:
+    """The API server's JSON encoder escapes <, >, & and U+2028/U+2029 (encoding/json's escapeHTML), also inside
+    a RawExtension. A ControllerRevision's data is compared byte for byte with the client's own encoding of the
+    template (daemon.Match), so there it is written as Go writes it; in JSON those characters occur only inside
+    strings, where the escapes mean the same."""
+    for raw, esc in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                     ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+        data = data.replace(raw, esc)
+    return data

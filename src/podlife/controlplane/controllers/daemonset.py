@@ -117,9 +117,19 @@ class DaemonSetController:
 
     def _on_history(self, type_: str, rev: Obj, old: Obj | None) -> None:
         """addHistory / updateHistory / deleteHistory: the owning DaemonSet (also a former owner) is synced; an
-        orphan revision, every DaemonSet of its namespace whose selector matches it (to adopt it)."""
+        orphan revision, every DaemonSet of its namespace whose selector matches it (to adopt it). A revision
+        created with a controllerRef is only observed: its DaemonSet is not synced (daemon_controller.go:
+        addHistory), so one written by a client stays until something else syncs the DaemonSet."""
         if not self.dss:
             return
+        if type_ == "ADDED" or old is None:
+            if owner_of(rev) is not None and not rev["metadata"].get("deletionTimestamp"):
+                return
+        elif rev["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+            return   # updateHistory: a resync
+        elif owner_of(rev) is None and owner_of(old) is None and \
+                (rev["metadata"].get("labels") or {}) == (old["metadata"].get("labels") or {}):
+            return   # updateHistory: an orphan whose labels and controllerRef did not change
         owners = [owner_of(rev)] + ([owner_of(old)] if old is not None and owner_of(old) != owner_of(rev) else [])
         for ref in owners:
             ds = resolve_controller_ref(self.dss, rev["metadata"]["namespace"], ref, "DaemonSet")

@@ -85,7 +85,7 @@ def find_updated_pods_on_node(pods: list[Obj], hash_: str, generation: int | Non
 
 def _matches(ds: Obj, revision: Obj) -> bool:
     """Match: the revision's data is the DaemonSet's getPatch."""
-    return revision.get("data") == history.template_patch(ds["spec"].get("template") or {})
+    return history.matches(revision, ds["spec"].get("template") or {})
 
 
 def construct_history(c: DaemonSetController, ds: Obj) -> tuple[Obj, list[Obj]]:

@@ -9,6 +9,7 @@ A revision is an apps/v1 ControllerRevision owned (controller reference) by its 
 from __future__ import annotations
 
 from podlife.api.errors import ApiError
+from podlife.api.fieldvalidation import sorted_keys
 from podlife.api.meta import Obj, clone
 from podlife.api.store import Store
 from podlife.controlplane.controllers.controller_utils import claim_objects, controller_ref, label_selector
@@ -18,16 +19,63 @@ API_VERSION = "apps/v1"
 
 
 def template_patch(template: Obj) -> Obj:
-    """getPatch (daemon/update.go, statefulset/stateful_set_utils.go): the template marked $patch replace."""
-    t = clone(template or {})
+    """getPatch (daemon/update.go, statefulset/stateful_set_utils.go): the template marked $patch replace, as
+    its bytes are: the workload marshalled, read back into a map and marshalled again, so every key sorted
+    (encoding/json sorts map keys) and the template holding what Go writes of a PodTemplateSpec even when
+    unset. Clients compare these bytes with their own getPatch (test/e2e/apps/daemon_set.go curHistory,
+    kubectl rollout history: daemon.Match); a JSON body keeps a dict's order."""
+    t = go_template(template or {})
     t["$patch"] = "replace"
-    return {"spec": {"template": t}}
+    return sorted_keys({"spec": {"template": t}})
+
+
+def go_template(template: Obj) -> Obj:
+    """A PodTemplateSpec as encoding/json writes it (staging/src/k8s.io/api/core/v1/types.go): struct-typed
+    fields are written even when zero (omitempty does not apply to structs): ObjectMeta's creationTimestamp
+    (null), each container's resources ({}), a resourceFieldRef's divisor (a zero Quantity: "0"), an ephemeral
+    volume's claim template metadata and resources, a resource claim's source ({})."""
+    t = clone(template)
+    t.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+    spec = t.setdefault("spec", {})
+    for key in ("initContainers", "containers"):
+        for c in spec.get(key) or ():
+            c.setdefault("resources", {})
+            for env in c.get("env") or ():
+                ref = (env.get("valueFrom") or {}).get("resourceFieldRef")
+                if ref is not None:
+                    ref.setdefault("divisor", "0")
+    for vol in spec.get("volumes") or ():
+        claim = (vol.get("ephemeral") or {}).get("volumeClaimTemplate")
+        if claim is not None:
+            claim.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+            claim.setdefault("spec", {}).setdefault("resources", {})
+    for claim in spec.get("resourceClaims") or ():
+        claim.setdefault("source", {})
+    return t
+
+
+def matches(revision: Obj, template: Obj) -> bool:
+    """Match: the revision restores this template. A revision's data is compared as Go would hold it, so one
+    stored before its data was written as Go writes it still matches."""
+    data = revision.get("data") or {}
+    held = ((data.get("spec") or {}).get("template")) if isinstance(data, dict) else None
+    if not isinstance(held, dict):
+        return False
+    held = {k: v for k, v in held.items() if k != "$patch"}
+    return template_patch(held) == template_patch(template)
 
 
 def revision_template(revision: Obj) -> Obj:
-    """ApplyRevision: the pod template the revision's patch restores."""
+    """ApplyRevision: the pod template the revision's patch restores (without the fields Go writes at their
+    zero value, which hold nothing)."""
     t = clone(((revision.get("data") or {}).get("spec") or {}).get("template") or {})
     t.pop("$patch", None)
+    if (t.get("metadata") or {}).get("creationTimestamp", 0) is None:
+        del t["metadata"]["creationTimestamp"]
+    for key in ("initContainers", "containers"):
+        for c in (t.get("spec") or {}).get(key) or ():
+            if c.get("resources") == {}:
+                del c["resources"]
     return t
 
 

@@ -51,8 +51,8 @@ def get_revisions(c: StatefulSetController, sset: Obj) -> tuple[Obj, Obj, int, l
     revisions = history.sort_revisions(history.controlled_revisions(c.store, c.COMPONENT, sset))
     collision = int((sset.get("status") or {}).get("collisionCount") or 0)
     number = history.revision_number(revisions[-1]) + 1 if revisions else 1   # nextRevision
-    data = history.template_patch(sset["spec"].get("template") or {})
-    equal = [r for r in revisions if r.get("data") == data]
+    template = sset["spec"].get("template") or {}
+    equal = [r for r in revisions if history.matches(r, template)]
     if equal and equal[-1]["metadata"]["name"] == revisions[-1]["metadata"]["name"]:
         update = revisions[-1]
     elif equal:
