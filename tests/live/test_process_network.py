@@ -220,6 +220,25 @@ def test_what_a_killed_podlife_up_left_goes_when_the_next_starts(tmp_path: Path)
     assert mine(tag) == ([], []) and mine(tag2) == ([], [])
 
 
+def test_a_namespace_of_a_live_owner_outlives_the_clean_up_of_its_number() -> None:
+    """/run/netns is the machine's: a podlife up in another network namespace may use the same instance number,
+    its bridges out of sight. Cleaning up that number here removes only namespaces whose owner has gone."""
+    from podlife.runtime.supervisor import start_time
+
+    tag = len(podnet.OCTETS) - 1   # a number no instance of these tests takes
+    alive = f"podlife{tag}-{os.getpid()}.{start_time(os.getpid())}-0123456789abcdef"
+    gone = f"podlife{tag}-{os.getpid()}.1-fedcba9876543210"   # this pid, another start time: a process gone
+    old = f"podlife{tag}-0123456789abcdef"   # the form before owners were named
+    try:
+        for name in (alive, gone, old):
+            subprocess.run(["ip", "netns", "add", name], check=True)
+        podnet._remove_instance(tag)
+        assert mine(tag)[1] == [alive]
+    finally:
+        for name in (alive, gone, old):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
 def test_without_ip_the_claim_says_why(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert podnet.PodNetwork.claim(None) == (None, "no ip command (iproute2) on this machine")

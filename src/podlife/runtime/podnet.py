@@ -10,8 +10,11 @@ teardownPodNetwork, then the namespace is removed).
 
 Here, one ``podlife up`` owns an instance number ``k`` and the /16 ``10.<octet k>.0.0/16`` (node i: the /24
 ``10.<octet>.i.0/24``); node i's bridge is ``pl<k>-br<i>`` with ``.1`` of its range (also the node's address),
-a pod's namespace ``podlife<k>-<sandbox id>`` and its host-side veth ``pl<k>-<sandbox id>``. The bridges carry
-the owner in their alias (``podlife:<pid>:<start time>``): a later instance removes what a dead owner left.
+a pod's namespace ``podlife<k>-<pid>.<start time>-<sandbox id>`` and its host-side veth ``pl<k>-<sandbox id>``.
+The bridges carry the owner in their alias (``podlife:<pid>:<start time>``): a later instance removes what a dead
+owner left. Namespace names carry the owner too: /run/netns is the machine's, shared by podlife ups that run in
+network namespaces of their own (whose bridges, and instance numbers, are out of each other's sight), and sandbox
+ids repeat between clusters of the same seed.
 Pods of different nodes reach each other through the host, which routes between the bridges: forwarding is
 switched on for these bridges alone (the bridge plugin switches on net.ipv4.ip_forward for the whole machine;
 per-interface forwarding is enough for traffic entering a bridge and leaves the machine's setting alone).
@@ -76,11 +79,20 @@ def _owner_alive(alias: str) -> bool | None:
     return start_time(int(parts[1])) == parts[2]
 
 
-def _remove_instance(tag: int) -> None:
-    """Everything of instance ``tag``: its veths (their peers go with them), namespaces, then bridges."""
+def _netns_owner_alive(name: str, tag: int) -> bool:
+    """Whether the podlife up named in namespace ``name`` (``podlife<tag>-<pid>.<start time>-…``) still runs."""
+    pid, dot, started = name[len(f"podlife{tag}-"):].partition("-")[0].partition(".")
+    return bool(dot) and pid.isdigit() and start_time(int(pid)) == started
+
+
+def _remove_instance(tag: int, owner: str = "") -> None:
+    """Everything of instance ``tag``: its veths (their peers go with them), namespaces, then bridges. A namespace
+    whose owner still runs is another network namespace's instance of the same number, and stays, unless that
+    owner (``<pid>.<start time>``) is the one removing its own."""
     links = [d.get("ifname", "") for d in _json(["link", "show"])]
     lines = [f"link del {n}" for n in links if n.startswith(f"pl{tag}-") and not _BRIDGE.match(n)]
-    lines += [f"netns del {n}" for n in _listdir(NETNS_DIR) if n.startswith(f"podlife{tag}-")]
+    lines += [f"netns del {n}" for n in _listdir(NETNS_DIR) if n.startswith(f"podlife{tag}-")
+              and (n.startswith(f"podlife{tag}-{owner}-") if owner else not _netns_owner_alive(n, tag))]
     lines += [f"link del {n}" for n in links if (m := _BRIDGE.match(n)) and int(m.group(1)) == tag]
     if lines:
         _run(["-force", "-batch", "-"], "\n".join(lines) + "\n")
@@ -129,6 +141,10 @@ class PodNetwork:
     octet: int
     bridges: dict[int, str] = field(default_factory=dict)   # node index → bridge name
     owner: int = field(default_factory=os.getpid)   # the podlife up process, named in the bridges' alias
+    started: str = ""   # the owner's start time (with the pid, it names one process)
+
+    def __post_init__(self) -> None:
+        self.started = start_time(self.owner) or ""
 
     @classmethod
     def claim(cls, preferred: int | None) -> tuple[PodNetwork | None, str]:
@@ -178,7 +194,7 @@ class PodNetwork:
             return "the process runtime's pod network has /24s for 256 nodes"
         br = f"pl{self.tag}-br{index}"
         code, err = _run(["-batch", "-"], f"link add name {br} type bridge\n"
-                                          f"link set {br} alias podlife:{self.owner}:{start_time(self.owner)}\n"
+                                          f"link set {br} alias podlife:{self.owner}:{self.started}\n"
                                           f"addr add {self.gateway(index)}/24 dev {br}\n"
                                           f"link set {br} up\n")
         if code != 0:
@@ -194,7 +210,7 @@ class PodNetwork:
         return None
 
     def netns(self, sandbox_id: str) -> str:
-        return f"podlife{self.tag}-{sandbox_id[:16]}"
+        return f"podlife{self.tag}-{self.owner}.{self.started}-{sandbox_id[:16]}"
 
     def netns_path(self, sandbox_id: str) -> str:
         return os.path.join(NETNS_DIR, self.netns(sandbox_id))
@@ -226,7 +242,7 @@ class PodNetwork:
 
     def remove_all(self) -> None:
         """Everything this instance made (podlife up is stopping)."""
-        _remove_instance(self.tag)
+        _remove_instance(self.tag, f"{self.owner}.{self.started}")
         self.bridges.clear()
 
 
