@@ -87,3 +87,9 @@ def test_compressed_html_is_rewritten_under_its_encoding(encoding: str) -> None:
         assert rewrite_body(page, "", BACKEND, APISERVER, POD) == want
     else:   # an encoding the transport does not understand: passed on untouched
         assert rewrite_body(page, encoding, BACKEND, APISERVER, POD) is None
+
+
+def test_a_body_that_does_not_decode_passes_as_it_is() -> None:
+    # a pod's corrupt gzip or deflate answer is not rewritten, and is no 500 of the API server's
+    for encoding, body in (("gzip", b"\x1f\x8bnot gzip"), ("gzip", b"plain"), ("deflate", b"\xff\xfe")):
+        assert rewrite_body(body, encoding, "10.0.0.1:80", "api:6443", "/p") is None

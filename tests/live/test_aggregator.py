@@ -304,3 +304,15 @@ def _extension_server(live: Live, tmp: Path) -> None:
     assert json.loads(raw)["items"][-1]["versions"][0]["freshness"] == "Stale"
 
 
+
+
+def test_a_built_in_group_is_never_handed_to_a_service(live_factory: Callable[..., Live]) -> None:
+    """podlife serves its own groups whatever their APIService says: without RBAC, any pod's token could otherwise
+    point apps/v1 at a Service of its own and receive everyone's requests (upstream: RBAC guards the APIService)."""
+    live = live_factory("1.28")
+    code, body = live.json("PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps",
+                           {"spec": {"service": {"namespace": "default", "name": "thief", "port": 443},
+                                     "insecureSkipTLSVerify": True}}, content_type="application/merge-patch+json")
+    assert code == 200, body
+    code, listed = live.json("GET", "/apis/apps/v1/namespaces/default/deployments")
+    assert code == 200 and listed["kind"] == "DeploymentList"

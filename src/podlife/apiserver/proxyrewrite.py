@@ -192,7 +192,15 @@ def rewrite_html(body: bytes, source_host: str, request_host: str, prepend: str)
 
 def rewrite_body(body: bytes, encoding: str, source_host: str, request_host: str, prepend: str) -> bytes | None:
     """transport.go rewriteResponse: an HTML body rewritten under its Content-Encoding (gzip, deflate or none);
-    None for an encoding the transport does not understand (the body passes as it is)."""
+    None for an encoding the transport does not understand, or a body that does not decode (it passes as it is:
+    what the pod sent is no error of the API server's)."""
+    try:
+        return _rewrite_body(body, encoding, source_host, request_host, prepend)
+    except (OSError, EOFError, zlib.error):   # gzip.BadGzipFile is an OSError
+        return None
+
+
+def _rewrite_body(body: bytes, encoding: str, source_host: str, request_host: str, prepend: str) -> bytes | None:
     if encoding == "gzip":
         return gzip.compress(rewrite_html(gzip.decompress(body), source_host, request_host, prepend))
     if encoding == "deflate":   # compress/flate: raw DEFLATE, no zlib header

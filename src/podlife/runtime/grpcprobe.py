@@ -55,6 +55,8 @@ async def grpc_probe(host: str, port: int, service: str, timeout: float, user_ag
     except asyncio.TimeoutError:
         return FAILURE, (f"timeout: failed to connect service {_quote(addr)} within {go_duration(timeout)}: "
                          "context deadline exceeded")
+    except Exception as e:  # noqa: BLE001 - as below: a failed probe, with what went wrong
+        return FAILURE, f"error: health rpc probe failed: {e}"
     try:
         remaining = deadline - loop.time()
         status = await asyncio.wait_for(_check(reader, writer, conn, addr, service, user_agent, remaining),
@@ -67,6 +69,8 @@ async def grpc_probe(host: str, port: int, service: str, timeout: float, user_ag
                              f"(grpc.health.v1.Health): {e.message}")
         if e.code == DEADLINE_EXCEEDED:
             return FAILURE, f"timeout: health rpc did not complete within {go_duration(timeout)}"
+        return FAILURE, f"error: health rpc probe failed: {e}"
+    except Exception as e:  # noqa: BLE001 - a reset connection or a malformed answer: the probe fails, never hangs
         return FAILURE, f"error: health rpc probe failed: {e}"
     finally:
         writer.close()

@@ -101,6 +101,7 @@ class PortMap:
         """CNI ADD: listen on every mapping's addresses; None, or the first bind failure (what was opened for
         the sandbox is closed again). An address:port a sandbox maps already goes to the latest one, as
         portmap prepends each container's rules (genDnatChain) and clears the port's UDP conntrack entries."""
+        self.remove(sandbox_id)   # a retried ADD replaces what the sandbox had, leaving no listener behind
         md = pod["metadata"]
         owner = f"{md.get('namespace', '')}/{md['name']}"
         mine: list[VirtualKey] = []

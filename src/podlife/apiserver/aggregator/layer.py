@@ -22,6 +22,11 @@ class Aggregator:
     def __init__(self, api: Any) -> None:
         self.api = api
         self.store = api.store
+        from podlife.apiserver.resources import builtin_resources
+
+        # the groups podlife serves itself: never handed to a Service, whatever their APIService says (without
+        # RBAC, any pod's token could otherwise point apps/v1 at its own Service and read everyone's requests)
+        self.builtin_groups = frozenset(r.group for r in builtin_resources(api.minor))
         self.front: frontproxy.FrontProxy | None = None
         self.proxy = Proxy(self.store, None)
         self.controller: AvailableController | None = None
@@ -52,7 +57,7 @@ class Aggregator:
     def target(self, path: str) -> Obj | None:
         """The service-backed APIService a request path (/apis/GROUP/VERSION/…) belongs to, if any."""
         parts = path.split("/", 4)
-        if len(parts) < 4 or parts[1] != "apis" or not parts[2] or not parts[3]:
+        if len(parts) < 4 or parts[1] != "apis" or not parts[2] or not parts[3] or parts[2] in self.builtin_groups:
             return None
         found = self.store.try_get("APIService", None, registration.name_of(parts[2], parts[3]))
         return found if found is not None and (found.get("spec") or {}).get("service") else None
