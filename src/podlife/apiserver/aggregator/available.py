@@ -23,6 +23,7 @@ import orjson
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
+from podlife.api.store import DELETED
 from podlife.apiserver.aggregator import registration, resolve
 
 log = logging.getLogger("podlife.kube-aggregator")
@@ -97,8 +98,13 @@ class AvailableController:
         self._failures: dict[str, int] = {}
         self._retrying: set[str] = set()   # names with a back-off retry pending (one each, as the work queue's)
         self._tasks: set[asyncio.Task[Any]] = set()
+        # (namespace, name) of a Service → the APIServices that name it: a Service or Endpoints write (every
+        # pod's readiness moves one) looks up its few APIServices rather than listing them all
+        self._by_service: dict[tuple[str, str], set[str]] = {}
 
     def start(self) -> None:
+        for a in self.store.list("APIService"):
+            self._index(a, None)
         for kind in ("APIService", "Service", "Endpoints"):
             self.store.watch(kind, self._changed)
         self._spawn(self._resync())
@@ -116,13 +122,26 @@ class AvailableController:
 
     def _changed(self, type_: str, obj: Obj, old: Obj | None) -> None:
         if obj.get("kind") == "APIService":
+            self._index(None, obj) if type_ == DELETED else self._index(obj, old)
             self.queue(obj["metadata"]["name"])
             return
         md = obj["metadata"]   # a Service or Endpoints: the APIServices that name it
-        for a in self.store.list("APIService"):
-            ref = (a.get("spec") or {}).get("service") or {}
-            if ref.get("namespace") == md.get("namespace") and ref.get("name") == md.get("name"):
-                self.queue(a["metadata"]["name"])
+        for name in sorted(self._by_service.get((md.get("namespace", ""), md.get("name", "")), ())):
+            self.queue(name)
+
+    def _index(self, new: Obj | None, old: Obj | None) -> None:
+        for obj, add in ((old, False), (new, True)):
+            ref = ((obj or {}).get("spec") or {}).get("service") or {}
+            if obj is None or not ref:
+                continue
+            key, name = (ref.get("namespace", ""), ref.get("name", "")), obj["metadata"]["name"]
+            names = self._by_service.setdefault(key, set())
+            if add:
+                names.add(name)
+            else:
+                names.discard(name)
+                if not names:
+                    del self._by_service[key]
 
     def queue_all(self) -> None:
         for a in self.store.list("APIService"):
