@@ -23,6 +23,7 @@ from podlife.apiserver.aggregator.frontproxy import FrontProxy, user_headers
 # hop-by-hop headers (net/http/httputil ReverseProxy removes them both ways) and what the aggregator replaces
 _DROP = frozenset({"connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
                    "trailer", "transfer-encoding", "upgrade", "host", "authorization", "content-length"})
+_MAX_CONTEXTS = 64
 _AUTO_HEADERS = ("Content-Type", "User-Agent", "Accept", "Accept-Encoding")
 _REMOTE = ("x-remote-user", "x-remote-group", "x-remote-extra-")
 
@@ -50,6 +51,8 @@ class Proxy:
             return None
         key = (ca_bundle, insecure)
         if key not in self._contexts:
+            if len(self._contexts) >= _MAX_CONTEXTS:   # bundles come from clients: keep a few, not every one
+                self._contexts.pop(next(iter(self._contexts)))
             self._contexts[key] = self.front.client_context(ca_bundle or None, insecure)
         return self._contexts[key]
 
