@@ -977,7 +977,8 @@ class Store:
 
     def _new_uid(self, rng: Any = None) -> str:
         r = (rng or self._uid_rng).getrandbits(128)
-        h = f"{r:032x}"   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63
+        h = "%032x" % r   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63 (% is cheaper than an f-string
+        # format spec here)
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[(r >> 56) & 3]}{h[17:20]}-{h[20:32]}"
 
     def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:
