@@ -48,12 +48,12 @@ class EventRecorder:
         trace = self.trace
         # meta.ref, inline (an Event is the most frequent write)
         involved_ref = f"{kind}/{namespace}/{obj_name}" if namespace else f"{kind}/{obj_name}"
-        # emit("event", ...)'s record, made whole for trace.add (no keywords packed and unpacked)
-        rec = {"type": "event", "object": involved_ref, "eventType": type_, "reason": reason, "message": message,
-               "source": self._source_name}
+        # emit("event", ...)'s record, made whole for trace.put (no keywords packed and unpacked, no copy)
+        rec = {"t": None, "type": "event", "object": involved_ref, "eventType": type_, "reason": reason,
+               "message": message, "source": self._source_name}
         if field_path:
             rec["fieldPath"] = field_path
-        trace.add(rec)
+        trace.put(rec)
         if self.log is not None and trace.logs:   # the component's log lines are made at --trace full only
             self.log(involved, type_, reason, message)
         ns = namespace or "default"

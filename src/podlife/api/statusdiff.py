@@ -47,6 +47,7 @@ def _taints(obj: Obj | None) -> list[tuple[str, str]]:
 
 
 def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
+    """The records, each with ``"t"`` first (for Trace.put to set)."""
     if kind not in ("Pod", "Node"):   # most writes (Events, Leases): no conditions, no records, no calls
         st = new.get("status")
         was = old.get("status") if old is not None else None
@@ -61,12 +62,12 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         was = was_st.get("phase")
         now = now_st.get("phase")
         if was != now:
-            out.append({"type": "phase", "object": r, "from": was, "to": now})
+            out.append({"t": None, "type": "phase", "object": r, "from": was, "to": now})
     if was_st.get("conditions") != now_st.get("conditions"):
         oc = _conditions(old)
         for ctype, (status, reason) in _conditions(new).items():
             if oc.get(ctype) != (status, reason):
-                out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
+                out.append({"t": None, "type": "condition", "object": r, "conditionType": ctype, "status": status,
                             "reason": reason})
     if kind not in ("Pod", "Node"):
         return out
@@ -78,7 +79,7 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         for name, cur in _containers(new).items():
             if ocs.get(name) != cur:
                 state, reason, code, restarts, message = cur
-                rec = {"type": "container", "object": r, "container": name, "state": state,
+                rec = {"t": None, "type": "container", "object": r, "container": name, "state": state,
                        "reason": reason, "exitCode": code, "restartCount": restarts}
                 if message:
                     rec["message"] = message
@@ -87,8 +88,8 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         before, after = _taints(old), _taints(new)
         for key, effect in after:
             if (key, effect) not in before:
-                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "added"})
+                out.append({"t": None, "type": "taint", "object": r, "key": key, "effect": effect, "op": "added"})
         for key, effect in before:
             if (key, effect) not in after:
-                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "removed"})
+                out.append({"t": None, "type": "taint", "object": r, "key": key, "effect": effect, "op": "removed"})
     return out
