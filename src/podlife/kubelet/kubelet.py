@@ -170,12 +170,16 @@ class Kubelet:
             self.pleg.runtime_changed()
             self.health.update_runtime_up()
 
-    def go(self, gen: Gen) -> simpy.Process:
-        """Start a goroutine of this kubelet."""
-        p = self.kernel.process(self._guard(gen))
+    def go(self, gen: Gen, guarded: bool = False) -> simpy.Process:
+        """Start a goroutine of this kubelet. ``guarded``: ``gen`` itself ends when interrupted with "kubelet
+        stopped" (it needs no ``_guard``: one generator less per process and per resume)."""
+        p = self.kernel.process(gen if guarded else self._guard(gen))
         self._procs[p] = None
-        p.callbacks.append(lambda _ev: self._procs.pop(p, None))
+        p.callbacks.append(self._gone)
         return p
+
+    def _gone(self, p: simpy.Event) -> None:
+        self._procs.pop(p, None)   # type: ignore[call-overload]
 
     def _guard(self, gen: Gen) -> Gen:
         try:

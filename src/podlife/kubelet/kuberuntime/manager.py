@@ -143,8 +143,10 @@ class RuntimeManager:
     # ---- reads ------------------------------------------------------------------------------------
 
     def sandbox(self, uid: str) -> Sandbox | None:
-        ready = [s for s in self.kl.runtime.pod_sandboxes(uid) if s.state == SANDBOX_READY]
-        return ready[-1] if ready else None
+        for s in reversed(self.kl.runtime.pod_sandboxes(uid)):   # the newest ready one
+            if s.state == SANDBOX_READY:
+                return s
+        return None
 
     def latest(self, uid: str) -> dict[str, Container]:
         """The newest runtime container of each name."""
