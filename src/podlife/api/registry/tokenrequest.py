@@ -14,6 +14,7 @@ from typing import Any
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import Obj, clone
 from podlife.api.satokens import API_AUDIENCES, TokenError, issuer_of
+from podlife.api.gofmt import go_quote
 
 MIN_EXPIRATION = 600          # validation.go MinTokenAgeSec
 MAX_EXPIRATION = 1 << 32      # MaxTokenAgeSec
@@ -119,7 +120,8 @@ def review(store: Any, token: str, audiences: list[str] | None) -> Obj | None:
 
 
 def _go_quote(items: list[str]) -> str:
-    return "[" + " ".join(f'"{a}"' for a in items) + "]"
+    """Go's %q of a []string."""
+    return "[" + " ".join(go_quote(a) for a in items) + "]"
 
 
 def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
