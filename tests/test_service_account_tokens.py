@@ -184,3 +184,21 @@ def test_kubelet_token_manager_refreshes_past_80_percent() -> None:
     assert again != first and _claims(again.decode())["iat"] - _claims(first.decode())["iat"] == 801
     mgr.forget(pod["metadata"]["uid"])
     assert not mgr._cache
+
+
+def test_a_signature_once_verified_is_not_trusted_for_other_bytes() -> None:
+    """Issuer.verify keeps the tokens whose signature it checked: the same token verifies again, a token with
+    the same header and claims but another signature, or another signed part, is refused as before."""
+    from podlife.api.satokens import Issuer, TokenError
+
+    issuer = Issuer()
+    token = issuer.sign({"sub": "system:serviceaccount:default:default", "exp": 4102444800})
+    head, body, sig = token.split(".")
+    assert issuer.verify(token)["sub"] == issuer.verify(token)["sub"] == "system:serviceaccount:default:default"
+    other_sig = issuer.sign({"sub": "system:serviceaccount:default:other", "exp": 4102444800}).split(".")[2]
+    forged_body = base64.urlsafe_b64encode(json.dumps(
+        {"iss": "https://kubernetes.default.svc.cluster.local", "sub": "system:serviceaccount:kube-system:admin",
+         "exp": 4102444800}).encode()).decode().rstrip("=")
+    for forged in (f"{head}.{body}.{other_sig}", f"{head}.{forged_body}.{sig}"):
+        with pytest.raises(TokenError, match="error in cryptographic primitive"):
+            issuer.verify(forged)
