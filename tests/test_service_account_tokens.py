@@ -202,3 +202,18 @@ def test_a_signature_once_verified_is_not_trusted_for_other_bytes() -> None:
     for forged in (f"{head}.{body}.{other_sig}", f"{head}.{forged_body}.{sig}"):
         with pytest.raises(TokenError, match="error in cryptographic primitive"):
             issuer.verify(forged)
+
+
+def test_a_request_is_authenticated_at_its_own_instant() -> None:
+    """The live server checks a token's times at the clock's instant (LiveClock.target), which the kernel reaches
+    only after authentication: an expired token is refused though the kernel still stands before its expiry."""
+    from podlife.apiserver.authn import authenticate
+
+    c = _cluster()
+    token = create_token(c.store, "default", "default", {"spec": {"expirationSeconds": 600}})["status"]["token"]
+    header = f"Bearer {token}"
+    assert authenticate(header, c.store, "admin-secret", 660)["username"] == "system:serviceaccount:default:default"
+    with pytest.raises(ApiError) as e:
+        authenticate(header, c.store, "admin-secret", 661)
+    assert e.value.code == 401 and c.kernel.now == 0
+    assert authenticate(header, c.store, "admin-secret")["username"] == "system:serviceaccount:default:default"

@@ -26,8 +26,8 @@ GROUP_KIND = "TokenRequest.authentication.k8s.io"
 EXTRA = "authentication.kubernetes.io/"   # the user extras' prefix (serviceaccount/util.go PodNameKey ...)
 
 
-def _now(store: Any) -> datetime:
-    return store.trace.start_time + timedelta(seconds=store.kernel.now)
+def _now(store: Any, at: float | None = None) -> datetime:
+    return store.trace.start_time + timedelta(seconds=store.kernel.now if at is None else at)
 
 
 def _bad_request(message: str) -> ApiError:
@@ -106,15 +106,16 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
     return req
 
 
-def review(store: Any, token: str, audiences: list[str] | None) -> Obj | None:
+def review(store: Any, token: str, audiences: list[str] | None, at: float | None = None) -> Obj | None:
     """TokenReview status for a service account token of this cluster's issuer, or None for a token that is not
-    one (not a JWT of the issuer: the caller tries its other authenticators)."""
+    one (not a JWT of the issuer: the caller tries its other authenticators). ``at``: the instant (the kernel's
+    seconds) the times are checked at, by default the kernel's."""
     try:
         claims = issuer_of(store).verify(token)
     except TokenError as e:
         return {"user": {}, "error": str(e)} if str(e) != "invalid bearer token" else None
     try:
-        return _authenticate(store, claims, list(audiences or API_AUDIENCES))
+        return _authenticate(store, claims, list(audiences or API_AUDIENCES), at)
     except TokenError as e:
         return {"user": {}, "error": str(e)}
 
@@ -124,8 +125,8 @@ def _go_quote(items: list[str]) -> str:
     return "[" + " ".join(go_quote(a) for a in items) + "]"
 
 
-def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
-    now = _now(store).timestamp()
+def _authenticate(store: Any, claims: Obj, requested: list[str], at: float | None = None) -> Obj:
+    now = _now(store, at).timestamp()
     token_auds = claims.get("aud") or list(API_AUDIENCES)
     token_auds = [token_auds] if isinstance(token_auds, str) else list(token_auds)
     auds = [a for a in token_auds if a in requested]
