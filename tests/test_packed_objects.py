@@ -64,18 +64,6 @@ def test_updates_and_deletes_of_compressed_objects(small: None) -> None:
     assert p.encoded(("default", "web-005.1")) == orjson.dumps(_event(5, count=3))
 
 
-def test_each_encoded_gives_the_json_of_young_and_compressed_objects_in_the_order_asked(small: None) -> None:
-    p = PackedObjects()
-    for i in range(10):                                    # 8 compressed (runs of 3, 3, 2), 2 young
-        p[("default", f"web-{i:03d}.1")] = _event(i)
-    assert len(p._young) == 2
-    order = [9, 0, 4, 8, 1, 7, 2]
-    keys = [("default", f"web-{i:03d}.1") for i in order]
-    assert list(p.each_encoded(keys)) == [orjson.dumps(_event(i)) for i in order] == [p.encoded(k) for k in keys]
-    with pytest.raises(KeyError):
-        list(p.each_encoded([("default", "nothing")]))
-
-
 def test_kept_json_is_the_same_bytes_in_a_buffer_of_its_size() -> None:
     data = orjson.dumps(_event(1))
     assert kept(data) == data and kept(data) is not data

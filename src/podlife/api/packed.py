@@ -12,7 +12,7 @@ are consecutive runs, and each batch has one run being read at a time.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from functools import partial
 from typing import Any
 
@@ -66,13 +66,6 @@ class PackedObjects(MutableMapping[Key, Obj]):
     def encoded(self, key: Key) -> bytes:
         """The object as its compact JSON, for writing it out without decoding it."""
         return self._json(self._at[key])
-
-    def each_encoded(self, keys: Iterable[Key]) -> Iterator[bytes]:
-        """``encoded`` of each of ``keys`` in turn (the final report's objects: a call or two less each)."""
-        at, json = self._at, self._json
-        for key in keys:
-            a = at[key]
-            yield a if isinstance(a, bytes) else json(a)
 
     def _json(self, at: bytes | int) -> bytes:
         if isinstance(at, bytes):

@@ -287,10 +287,7 @@ class Store:
         kinds = list(KINDS) + sorted(k for k in self.kinds if k not in KINDS)
         for kind in kinds:
             items = self._objects[kind]
-            if encoded and isinstance(items, PackedObjects):
-                yield from items.each_encoded(list(self._keys(kind)))
-                continue
-            get = items.__getitem__
+            get = items.encoded if encoded and isinstance(items, PackedObjects) else items.__getitem__
             for k in list(self._keys(kind)):
                 yield get(k)
 
