@@ -25,6 +25,7 @@ ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOO
 BOOKMARK_EVERY = 60.0
 _ALIVE_CHECK = 5.0   # how often an idle watch looks whether its client is still there
 WRITE_EVENTS = 256   # queued events sent in one write at most (a replay of every pod is not one buffer)
+HOLD_MAX = 0.05      # how long events wait for the run under way to end, at most (s)
 FRAMES_KEPT = 4096   # encoded events kept for the other watches of the same encoding
 
 
@@ -189,6 +190,7 @@ class WatchStream:
             if deadline is not None:
                 next_bookmark = min(next_bookmark, deadline - 2.0)
         while True:
+            await self._hold()
             await self._drain(resp)
             now = time.monotonic()
             if deadline is not None and now >= deadline:
@@ -217,6 +219,26 @@ class WatchStream:
                 if transport is None or transport.is_closing():
                     return
 
+    async def _hold(self) -> None:
+        """While a write (or the clock) runs the kernel, the events it makes (a pod's ADDED, its binding, the
+        kubelet's status) come in slices: they are sent together when that run ends, one send per watch
+        instead of one per slice, as upstream's watch handler flushes only once its channel is empty (watch.go
+        HandleHTTP). At most HOLD_MAX, so a run that waits on a client (a webhook) holds no event long."""
+        lock = self.server.clock.lock
+        if not self._events or not lock.locked():
+            return
+        ended = lock.released()
+        timer = asyncio.get_running_loop().call_later(HOLD_MAX, _done, ended)
+        try:
+            await ended
+        finally:
+            timer.cancel()
+
     def _time_up(self) -> None:
         self._timed_out = True
         self._ready.set()
+
+
+def _done(f: asyncio.Future[None]) -> None:
+    if not f.done():
+        f.set_result(None)

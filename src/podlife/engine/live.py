@@ -44,6 +44,27 @@ log = logging.getLogger("podlife.live")
 _MAX_SLEEP = 1.0
 
 
+class DriverLock(asyncio.Lock):
+    """The lock of the kernel's driver, which also tells when the run that holds it ends (``released``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting: list[asyncio.Future[None]] = []
+
+    def release(self) -> None:
+        super().release()
+        waiting, self._waiting = self._waiting, []
+        for f in waiting:
+            if not f.done():
+                f.set_result(None)
+
+    def released(self) -> asyncio.Future[None]:
+        """A future done when the present holder releases the lock (whoever takes it next)."""
+        f: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(f)
+        return f
+
+
 class LiveClock:
     def __init__(self, kernel: Kernel, mode: str = "realtime", speed: float = 1.0,
                  wall: Callable[[], float] = time.monotonic) -> None:
@@ -66,7 +87,7 @@ class LiveClock:
         self._inbox: list[Callable[[], None]] = []
         self._inbox_task: asyncio.Task[None] | None = None
         self._kick_task: asyncio.Task[None] | None = None
-        self.lock = asyncio.Lock()   # the driver of the kernel (see the module's docstring)
+        self.lock = DriverLock()   # the driver of the kernel (see the module's docstring)
 
     # ---- where the kernel may be --------------------------------------------------------------------
 
