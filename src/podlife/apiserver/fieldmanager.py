@@ -443,6 +443,26 @@ def parse_fields_v1(doc: dict[str, Any], prefix: Path = ()) -> set[Path]:
     return out
 
 
+_PARSED: dict[bytes, frozenset[Path]] = {}
+
+
+def _parsed_fields_v1(doc: Any) -> set[Path]:
+    """``parse_fields_v1(doc)``, kept per encoding of ``doc`` for the ENCODED_KEPT most recent (every write of an
+    object decodes the entries of its other managers, as they were)."""
+    try:
+        key = orjson.dumps(doc) if isinstance(doc, dict) else None
+    except TypeError:
+        key = None
+    if key is None:
+        return parse_fields_v1(doc)
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = _PARSED[key] = frozenset(parse_fields_v1(doc))
+        if len(_PARSED) > ENCODED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
+    return set(hit)
+
+
 # ------------------------------------------------------------------------------------------------ managers
 
 class _Entry:
@@ -485,7 +505,7 @@ def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
             return None
         t = e.get("time")   # a metav1.Time: +00:00 from a client is the same time
         out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
-                          rfc3339(t) if isinstance(t, str) else t, parse_fields_v1(e.get("fieldsV1") or {})))
+                          rfc3339(t) if isinstance(t, str) else t, _parsed_fields_v1(e.get("fieldsV1") or {})))
     return out
 
 
