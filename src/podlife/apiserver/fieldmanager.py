@@ -375,11 +375,11 @@ def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
 
 
 _ENCODED: dict[frozenset[Path], bytes] = {}
-ENCODED_KEPT = 1024   # field sets whose fieldsV1 is kept (the most recent)
+ENCODED_KEPT = 1024   # field sets whose fieldsV1 is kept (the first made dropped first)
 
 
 def _fields_v1_kept(paths: Iterable[Path]) -> dict[str, Any]:
-    """``fields_v1(paths)``, a new copy each time, made once per field set among the ENCODED_KEPT most recent:
+    """``fields_v1(paths)``, a new copy each time, made once per field set while ENCODED_KEPT are kept:
     the pods of one template carry the same sets (the controller's, the kubelet's), and a status write leaves
     the other managers' sets as they were."""
     key = frozenset(paths)
@@ -447,7 +447,7 @@ _PARSED: dict[bytes, frozenset[Path]] = {}
 
 
 def _parsed_fields_v1(doc: Any) -> set[Path]:
-    """``parse_fields_v1(doc)``, kept per encoding of ``doc`` for the ENCODED_KEPT most recent (every write of an
+    """``parse_fields_v1(doc)``, kept per encoding of ``doc`` (ENCODED_KEPT of them; every write of an
     object decodes the entries of its other managers, as they were)."""
     try:
         key = orjson.dumps(doc) if isinstance(doc, dict) else None
