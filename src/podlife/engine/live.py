@@ -50,18 +50,29 @@ class DriverLock(asyncio.Lock):
     def __init__(self) -> None:
         super().__init__()
         self._waiting: list[asyncio.Future[None]] = []
+        self._cap: asyncio.TimerHandle | None = None
 
     def release(self) -> None:
         super().release()
+        self._end()
+
+    def _end(self) -> None:
         waiting, self._waiting = self._waiting, []
+        if self._cap is not None:
+            self._cap.cancel()
+            self._cap = None
         for f in waiting:
             if not f.done():
                 f.set_result(None)
 
-    def released(self) -> asyncio.Future[None]:
-        """A future done when the present holder releases the lock (whoever takes it next)."""
-        f: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    def released(self, cap: float) -> asyncio.Future[None]:
+        """A future done when the present holder releases the lock (whoever takes it next), or ``cap`` s after
+        the first of those waiting asked (one timer for them all, not one each)."""
+        loop = asyncio.get_running_loop()
+        f: asyncio.Future[None] = loop.create_future()
         self._waiting.append(f)
+        if self._cap is None:
+            self._cap = loop.call_later(cap, self._end)
         return f
 
 
