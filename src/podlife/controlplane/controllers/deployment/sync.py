@@ -115,10 +115,11 @@ class Sync:
                                                 create: bool) -> tuple[Obj | None, list[Obj]]:
         new = find_new_replica_set(d, rs_list)
         old_rss = [rs for rs in rs_list if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
-        return self._get_new_replica_set(d, rs_list, old_rss, create), old_rss
+        return self._get_new_replica_set(d, rs_list, old_rss, create, new), old_rss
 
-    def _get_new_replica_set(self, d: Obj, rs_list: list[Obj], old_rss: list[Obj], create: bool) -> Obj | None:
-        existing = find_new_replica_set(d, rs_list)
+    def _get_new_replica_set(self, d: Obj, rs_list: list[Obj], old_rss: list[Obj], create: bool,
+                             existing: Obj | None) -> Obj | None:
+        """getNewReplicaSet; ``existing`` is FindNewReplicaSet(d, rs_list), which the caller has just found."""
         new_revision = str(max_revision(old_rss) + 1)
         if existing is not None:
             # existingNewRS.DeepCopy(): SetNewReplicaSetAnnotations changes only the annotations, so a copy of the
