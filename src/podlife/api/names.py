@@ -247,14 +247,32 @@ def mask_trailing_dash(name: str) -> str:
     return name
 
 
+# names found valid, per check: each object's namespace and each workload's generateName are checked on every
+# create (pods: every replica); a valid name stays valid. Bounded: unique names (a pod's own) go by once.
+_VALID_NAMES: dict[tuple[str, str, bool], None] = {}
+_VALID_NAMES_KEPT = 4096
+
+
+def _checked(check: str, name: str, prefix: bool, errors: Callable[[str], list[str]]) -> list[str]:
+    key = (check, name, prefix)
+    if key in _VALID_NAMES:
+        return []
+    errs = errors(mask_trailing_dash(name) if prefix else name)
+    if not errs:
+        if len(_VALID_NAMES) >= _VALID_NAMES_KEPT:
+            _VALID_NAMES.clear()
+        _VALID_NAMES[key] = None
+    return errs
+
+
 @_strings_only
 def name_is_dns_subdomain(name: str, prefix: bool = False) -> list[str]:
-    return dns1123_subdomain_errors(mask_trailing_dash(name) if prefix else name)
+    return _checked("subdomain", name, prefix, dns1123_subdomain_errors)
 
 
 @_strings_only
 def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
-    return dns1123_label_errors(mask_trailing_dash(name) if prefix else name)
+    return _checked("label", name, prefix, dns1123_label_errors)
 
 
 @_strings_only

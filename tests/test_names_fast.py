@@ -1,4 +1,5 @@
-"""Generated name suffixes: the fast draw gives exactly what ``Random.choice`` gives, draw for draw."""
+"""Names made and checked on every create: generated suffixes (the fast draw gives exactly what ``Random.choice``
+gives, draw for draw) and the valid names kept (the same answers the second time)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,21 @@ def test_other_lengths_and_sources() -> None:
 
     names.random_suffix(Counted(3))
     assert Counted.calls == 5
+
+
+def test_kept_valid_names_answer_as_the_checks_do() -> None:
+    cases = ["web-", "web", "a" * 253, "a" * 254, "Web-", "-web", "web.", "x-", "-", "", "a.b-c", "default"]
+    for fn, check in ((names.name_is_dns_subdomain, names.dns1123_subdomain_errors),
+                      (names.name_is_dns_label, names.dns1123_label_errors)):
+        for name in cases:
+            for prefix in (False, True):
+                want = check(names.mask_trailing_dash(name) if prefix else name)
+                assert fn(name, prefix) == want
+                assert fn(name, prefix) == want   # the second time from what was kept, when valid
+                got = fn(name, prefix)
+                got.append("changed by a caller")   # a caller's list is its own
+                assert fn(name, prefix) == want
+        assert fn(7) == [names.NOT_A_STRING]
+    # the two checks keep their answers apart: "a.b" is a valid subdomain, not a valid label
+    assert names.name_is_dns_subdomain("a.b") == []
+    assert names.name_is_dns_label("a.b") == ["must not contain dots"]
