@@ -459,13 +459,13 @@ class NodeLifecycleController:
         self._set_view(name, None if EXCLUDE_DISRUPTION in labels else
                        (zone_key(node), current is not None and current.get("status") == "True"))
         if current is not None:
-            pods = self._pods_on(name)
+            # (the pods as listed here: the index changes only when watch events are handed over, after this pass)
             self._process_taint_based_eviction(node, observed, now)
             if current.get("status") != "True" and observed.get("status") == "True":
                 # RecordNodeStatusChange: once, when the controller itself turned the node not ready
                 self.events.event(self._node_ref(name, node["metadata"].get("uid", "")), "Normal", "NodeNotReady",
                                   f"Node {name} status is now: NodeNotReady")
-                self._mark_pods_not_ready(pods, name)
+                self._mark_pods_not_ready(self._pods_on(name), name)
         self._schedule_checks(name, now)
 
     def _try_update_node_health(self, node: Obj, now: float) -> tuple[Obj, Obj | None, Obj]:
