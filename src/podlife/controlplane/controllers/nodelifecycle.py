@@ -443,8 +443,9 @@ class NodeLifecycleController:
             del self.known[name]
             self._set_view(name, None)
         for n in names:
-            if nodes[n] is not None:
-                self._update_node(nodes[n], now)   # the stored node: read, copied only to be changed
+            node = nodes[n]
+            if node is not None:
+                self._update_node(node, now)   # the stored node: read, copied only to be changed
         self._handle_disruption(now)
         self._tainting_pass()
 
