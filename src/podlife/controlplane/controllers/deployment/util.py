@@ -160,11 +160,8 @@ def _equal_but_hash(t1: Obj, t2: Obj) -> bool:
         all(v == l2[k] for k, v in l1.items() if k != DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY)
 
 
-def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
-    """EqualIgnoreHash: Semantic.DeepEqual of two pod templates without their pod-template-hash label."""
-    if isinstance(t1, dict) and isinstance(t2, dict) and _equal_but_hash(t1, t2):
-        return True
-
+def _equal_by_copies(t1: Obj, t2: Obj) -> bool:
+    """Semantic.DeepEqual of copies of two templates without the pod-template-hash label."""
     def strip(t: Obj) -> Obj:
         t = dict(t or {})
         md = dict(t.get("metadata") or {})
@@ -174,6 +171,11 @@ def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
         t["metadata"] = md
         return t
     return semantic_equal(strip(t1), strip(t2))
+
+
+def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
+    """EqualIgnoreHash: Semantic.DeepEqual of two pod templates without their pod-template-hash label."""
+    return (isinstance(t1, dict) and isinstance(t2, dict) and _equal_but_hash(t1, t2)) or _equal_by_copies(t1, t2)
 
 
 def find_new_replica_set(d: Obj, rs_list: list[Obj]) -> Obj | None:
