@@ -112,12 +112,13 @@ class Sync:
 
     def _get_all_replica_sets_and_sync_revision(self, d: Obj, rs_list: list[Obj],
                                                 create: bool) -> tuple[Obj | None, list[Obj]]:
+        # upstream finds the new ReplicaSet twice (FindOldReplicaSets, then getNewReplicaSet): the same answer
         new = find_new_replica_set(d, rs_list)
         old_rss = [rs for rs in rs_list if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
-        return self._get_new_replica_set(d, rs_list, old_rss, create), old_rss
+        return self._get_new_replica_set(d, new, old_rss, create), old_rss
 
-    def _get_new_replica_set(self, d: Obj, rs_list: list[Obj], old_rss: list[Obj], create: bool) -> Obj | None:
-        existing = find_new_replica_set(d, rs_list)
+    def _get_new_replica_set(self, d: Obj, existing: Obj | None, old_rss: list[Obj], create: bool) -> Obj | None:
+        """getNewReplicaSet; ``existing`` is FindNewReplicaSet's answer for the Deployment and its ReplicaSets."""
         new_revision = str(max_revision(old_rss) + 1)
         if existing is not None:
             rs_copy = clone(existing)

@@ -13,7 +13,7 @@ import orjson
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj
-from podlife.api.validation.common import semantic_equal
+from podlife.api.validation.common import normalize, semantic_equal
 
 COMPONENT = "deployment-controller"
 MAX_RETRIES = 15  # deployment_controller.go maxRetries
@@ -144,24 +144,35 @@ def max_revision(rss: list[Obj]) -> int:
     return max((r for r in (revision(rs) for rs in rss) if r is not None), default=0)
 
 
+def _without_hash(t: Obj) -> Obj:
+    """A pod template without its pod-template-hash label (a copy of the levels it changes)."""
+    t = dict(t or {})
+    md = dict(t.get("metadata") or {})
+    labels = dict(md.get("labels") or {})
+    labels.pop(DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, None)
+    md["labels"] = labels
+    t["metadata"] = md
+    return t
+
+
 def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
     """EqualIgnoreHash: Semantic.DeepEqual of two pod templates without their pod-template-hash label."""
-    def strip(t: Obj) -> Obj:
-        t = dict(t or {})
-        md = dict(t.get("metadata") or {})
-        labels = dict(md.get("labels") or {})
-        labels.pop(DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, None)
-        md["labels"] = labels
-        t["metadata"] = md
-        return t
-    return semantic_equal(strip(t1), strip(t2))
+    return semantic_equal(_without_hash(t1), _without_hash(t2))
 
 
 def find_new_replica_set(d: Obj, rs_list: list[Obj]) -> Obj | None:
     """FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's (rs_list is already in
-    creation order)."""
+    creation order), by EqualIgnoreHash. The Deployment's side is stripped and normalized once, not once a
+    ReplicaSet: each old ReplicaSet's template differs from it and is compared normalized (semantic_equal)."""
+    template = _without_hash(d["spec"].get("template") or {})
+    normalized: object = None
     for rs in rs_list:
-        if equal_ignore_hash(rs["spec"].get("template") or {}, d["spec"].get("template") or {}):
+        other = _without_hash(rs["spec"].get("template") or {})
+        if other == template:
+            return rs
+        if normalized is None:
+            normalized = normalize(template)
+        if normalize(other) == normalized:
             return rs
     return None
 
