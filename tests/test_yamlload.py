@@ -1,5 +1,5 @@
 """podlife.yamlload: yaml imported with its reader's NON_PRINTABLE pattern compiled when first used, and the
-scenario reader's ASCII shortcut for the same check (scenario.yamlread._non_printable)."""
+ASCII shortcut for the same check (api.yamlread.non_printable, api.yamlread.SafeLoader)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from podlife.scenario.yamlread import _ASCII_NON_PRINTABLE, _non_printable
+from podlife.api.yamlread import _ASCII_NON_PRINTABLE, SafeLoader, non_printable
 from podlife.yamlload import NON_PRINTABLE, LazyPattern
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,9 +40,10 @@ def test_import_yaml_leaves_the_pattern_uncompiled_and_re_compile_as_it_was() ->
     assert out == "True True True True"
 
 
-def test_a_small_run_never_compiles_it() -> None:
+@pytest.mark.parametrize("example", ["seed-003-pod-creation-flow", "seed-000-native-sidecar"])   # the latter: a
+def test_a_small_run_never_compiles_it(example: str) -> None:                                # behaviour annotation
     out = _in_a_fresh_process(
-        "import sys\nsys.argv = ['podlife', 'run', 'examples/seed-003-pod-creation-flow.yaml', '--quiet']\n"
+        f"import sys\nsys.argv = ['podlife', 'run', 'examples/{example}.yaml', '--quiet']\n"
         "from podlife.cli import entry\ntry:\n    entry()\nexcept SystemExit:\n    pass\n"
         "import yaml\nprint(yaml.reader.Reader.NON_PRINTABLE._compiled is None)")
     assert out == "True"
@@ -70,4 +72,19 @@ def test_the_ascii_shortcut_agrees_with_the_pattern() -> None:
              "\x85", "\ufffe", "\U0001f600", "\ud7ff\ue000", ""]
     texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.yaml"))]
     for text in texts:
-        assert _non_printable(text) == (real.search(text) is not None), text[:40]
+        assert non_printable(text) == (real.search(text) is not None), text[:40]
+
+
+def test_the_safe_loader_reads_and_refuses_as_pyyaml_does() -> None:
+    texts = ["web: {onTerm: exit, exitCode: 3}\n", "a: [1, 2.5, true, null, '2021-02-03']\n", "a: b\x07\n",
+             "caf\u00e9: 1\n", "a: \x85\n", "x: \ud800\n", "- 1\n- {a: \x1b}\n", "a: 'unterminated\n", ""]
+    for text in texts:
+        try:
+            want: object = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            want = ("error", str(e))
+        try:
+            got: object = yaml.load(text, Loader=SafeLoader)
+        except yaml.YAMLError as e:
+            got = ("error", str(e))
+        assert got == want, text

@@ -4,6 +4,7 @@ the API's body decoding."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import yaml
@@ -11,6 +12,27 @@ import yaml
 MAX_YAML_VALUES = 1_000_000          # values one YAML document may expand to
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 VALUE_TAG = "tag:yaml.org,2002:value"
+
+# yaml.reader.Reader.NON_PRINTABLE within ASCII: the control characters but tab, line feed and carriage return
+_ASCII_NON_PRINTABLE = re.compile("[^\t\n\r -~]")
+
+
+def non_printable(text: str) -> bool:
+    """Whether PyYAML's reader refuses a character of the text. ASCII text (the usual scenario or annotation)
+    is settled by a small pattern: PyYAML's own covers all of Unicode and costs a twentieth of a small run to
+    compile (podlife.yamlload leaves it uncompiled until used)."""
+    if text.isascii():
+        return _ASCII_NON_PRINTABLE.search(text) is not None
+    return yaml.reader.Reader.NON_PRINTABLE.search(text) is not None
+
+
+class SafeLoader(yaml.SafeLoader):
+    """yaml.SafeLoader whose reader checks ASCII text with non_printable's small pattern; other text, or text
+    it refuses, goes to the reader's own check (the same error)."""
+
+    def check_printable(self, data: str) -> None:
+        if not data.isascii() or _ASCII_NON_PRINTABLE.search(data) is not None:
+            super().check_printable(data)
 
 
 class Loader(yaml.SafeLoader):

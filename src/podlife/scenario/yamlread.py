@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
-from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes
+from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes, non_printable
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldpath import join_path
 
@@ -64,7 +63,7 @@ def _compose_from_events(text: str) -> list[yaml.Node] | None:
     their tags, values and lines, not their style or the text of their marks (tests/test_yamlread.py compares
     the two on every YAML file of the repository and the bad-input corpus)."""
     loader_class = event_loader()
-    if loader_class is None or "\ufeff" in text or _non_printable(text):
+    if loader_class is None or "\ufeff" in text or non_printable(text):
         return None   # a byte order mark: libyaml skips one at the start of any line, Python's only at the start
     loader = loader_class(text)
     try:
@@ -76,19 +75,6 @@ def _compose_from_events(text: str) -> list[yaml.Node] | None:
         return None
     finally:
         loader.dispose()
-
-
-# yaml.reader.Reader.NON_PRINTABLE within ASCII: the control characters but tab, line feed and carriage return
-_ASCII_NON_PRINTABLE = re.compile("[^\t\n\r -~]")
-
-
-def _non_printable(text: str) -> bool:
-    """Whether Python's reader would refuse a character of the text. ASCII text (the usual scenario) is settled
-    by a small pattern: PyYAML's own covers all of Unicode and costs a twentieth of a small run to compile
-    (podlife.yamlload leaves it uncompiled until used)."""
-    if text.isascii():
-        return _ASCII_NON_PRINTABLE.search(text) is not None
-    return yaml.reader.Reader.NON_PRINTABLE.search(text) is not None
 
 
 class Builder:
