@@ -118,3 +118,20 @@ def test_a_data_directory_object_is_checked_as_a_body_is():
         "type int32")
     deployment["spec"]["replicas"] = 3
     assert decoding.stored_problem(32, "Deployment", deployment) is None
+
+
+@pytest.mark.parametrize("text, words", [
+    ("a: !!int abc\n", "yaml: cannot decode !!str `abc` as a !!int"),
+    ("a: !!int 1.5\n", "yaml: cannot decode !!float `1.5` as a !!int"),
+    ("a: !!bool maybe\n", "yaml: cannot decode !!str `maybe` as a !!bool"),
+    ("a: !!float x\n", "yaml: cannot decode !!str `x` as a !!float"),
+    # PyYAML takes the pattern for a date, go-yaml parses it: a date that does not exist is text
+    ("a: !!timestamp 2021-02-30\n", "yaml: cannot decode !!str `2021-02-30` as a !!timestamp"),
+    ("? !!int abc\n: 1\n", "yaml: cannot decode !!str `abc` as a !!int"),
+])
+def test_a_value_its_tag_refuses_is_a_decode_error_as_go_yaml_words_it(text, words):
+    """go-yaml resolve.go resolve's failf (sigs.k8s.io/yaml reports it after "error converting YAML to JSON: "):
+    a 400 for the body, not a 500 from PyYAML's ValueError."""
+    with pytest.raises(decoding.DecodeError) as e:
+        decoding.parse_yaml(text)
+    assert str(e.value) == words

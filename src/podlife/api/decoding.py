@@ -29,7 +29,7 @@ import yaml
 
 from podlife.api import gofmt
 from podlife.api.schema import TypeSchema
-from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes
+from podlife.api.yamlread import CONSTRUCT_ERRORS, MAX_YAML_VALUES, Loader, event_loader, expanded_sizes, tag_mismatch
 from podlife.engine.slices import pause
 
 MAX_DEPTH = 200          # levels of nesting a body may have (the store's JSON encoder stops at 254)
@@ -140,7 +140,12 @@ def _body_loader() -> type:
 
         def construct_object(self, node: Any, deep: bool = False) -> Any:
             pause()
-            return super().construct_object(node, deep)
+            try:
+                return super().construct_object(node, deep)
+            except CONSTRUCT_ERRORS:
+                if not isinstance(node, yaml.ScalarNode):
+                    raise
+                raise DecodeError(f"yaml: {tag_mismatch(node, self)}") from None
 
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
             # go-yaml keeps 1 and true apart as keys (Python's dict would merge them); YAMLToJSON makes both text

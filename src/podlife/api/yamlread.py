@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 import yaml
 
@@ -33,13 +34,45 @@ def non_printable(text: str) -> bool:
     return _non_printable_pattern().search(text) is not None
 
 
+# what a tagged scalar's constructor raises for a value its tag does not take (PyYAML does not wrap these)
+CONSTRUCT_ERRORS = (ValueError, KeyError, TypeError, OverflowError)
+
+
+def tag_mismatch(node: yaml.ScalarNode, resolver: yaml.resolver.BaseResolver | None = None) -> str:
+    """go-yaml's words for a scalar its tag refuses (resolve.go resolve: "cannot decode !!str `abc` as a !!int"),
+    with the tag the plain value resolves to (by ``resolver``'s rules, by default Kubernetes' reading)."""
+    def short(tag: str) -> str:
+        return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+    if resolver is None:
+        resolver = yaml.resolver.Resolver()
+        resolver.yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
+    plain = resolver.resolve(yaml.ScalarNode, node.value, (True, False))
+    if plain == node.tag:   # PyYAML resolves by pattern where go-yaml parses: a date that does not exist is text
+        plain = "tag:yaml.org,2002:str"
+    return f"cannot decode {short(plain)} `{node.value}` as a {short(node.tag)}"
+
+
 class SafeLoader(yaml.SafeLoader):
-    """yaml.SafeLoader whose reader checks text with non_printable's patterns; text they refuse goes to the
-    reader's own check (the same error, with its position)."""
+    """yaml.SafeLoader whose reader checks text with non_printable's patterns (text they refuse goes to the
+    reader's own check: the same error, with its position), and whose refused tagged values (``!!int abc``, a
+    date that does not exist) are YAMLErrors as every other bad input is, not a bare ValueError."""
 
     def check_printable(self, data: str) -> None:
         if non_printable(data):
             super().check_printable(data)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
+        try:
+            return super().construct_object(node, deep)
+        except CONSTRUCT_ERRORS:
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            raise yaml.constructor.ConstructorError(None, None, tag_mismatch(node, self), node.start_mark) from None
+
+
+def safe_load(text: str) -> Any:
+    """yaml.safe_load with SafeLoader: every refusal is a YAMLError."""
+    return yaml.load(text, Loader=SafeLoader)
 
 
 class Loader(yaml.SafeLoader):

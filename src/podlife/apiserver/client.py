@@ -14,6 +14,7 @@ from typing import IO
 import orjson
 import yaml
 
+from podlife.api import yamlread
 from podlife.apiserver.up import CONTEXT, DEFAULT_KUBECONFIG
 
 
@@ -33,7 +34,7 @@ class Endpoint:
         path = os.path.expanduser(path or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or DEFAULT_KUBECONFIG)
         try:
             with open(path, encoding="utf-8") as f:
-                doc = yaml.safe_load(f)
+                doc = yamlread.safe_load(f.read())
         except OSError as e:
             raise ClientError(f"{path}: {e.strerror}; is podlife up running (it writes this file)?") from None
         except yaml.YAMLError as e:

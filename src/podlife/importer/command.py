@@ -35,11 +35,12 @@ def scenario(dump: Dump, path: str, overrides: Sequence[str] = (), *, kubernetes
     import orjson
     import yaml
 
+    from podlife.api import yamlread
     from podlife.scenario.load import load_scenario, read_text
 
     text = read_text(path) if text is None else text
     try:
-        raw = yaml.safe_load(text)
+        raw = yamlread.safe_load(text)
     except yaml.YAMLError:
         raw = None   # load_scenario reports it
     spec: dict[str, Any] = raw["spec"] if isinstance(raw, dict) and isinstance(raw.get("spec"), dict) else {}

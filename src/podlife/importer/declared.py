@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from podlife.api import yamlread
 from podlife.scenario.errors import ScenarioError
 
 FIELD = "clusterFrom"
@@ -24,7 +25,7 @@ def named_dumps(path: str, text: str) -> tuple[str, ...]:
     if FIELD not in text:   # the common case costs no parse
         return ()
     try:
-        raw = yaml.safe_load(text)
+        raw = yamlread.safe_load(text)
     except yaml.YAMLError:
         return ()   # the loader reports it, with its line
     spec = raw.get("spec") if isinstance(raw, dict) else None
@@ -48,7 +49,7 @@ def is_dump(text: str) -> bool:
         return False
     try:
         raw: Any = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, *yamlread.CONSTRUCT_ERRORS):
         return False
     items = raw.get("items") if isinstance(raw, dict) and raw.get("kind") == "List" else None
     return isinstance(items, list) and any(

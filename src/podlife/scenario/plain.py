@@ -34,7 +34,8 @@ def is_scenario(text: str) -> bool:
             pass
     try:
         return _first_is_scenario(yaml.safe_load_all(text))
-    except (yaml.YAMLError, RecursionError):
+    except (yaml.YAMLError, RecursionError, ValueError, KeyError, TypeError, OverflowError):
+        # a value its constructor refuses (a date that does not exist, `!!int abc`) is bad input too
         return True
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes, non_printable
+from podlife.api.yamlread import (CONSTRUCT_ERRORS, MAX_YAML_VALUES, Loader, event_loader, expanded_sizes,
+                                  non_printable, tag_mismatch)
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldpath import join_path
 
@@ -136,9 +137,16 @@ class Builder:
         finally:
             self.active.discard(id(node))
 
+    def _construct(self, node: yaml.ScalarNode, path: str) -> Any:
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except CONSTRUCT_ERRORS:   # a tagged value its tag refuses (!!int abc)
+            raise self.fail(node, path, f"invalid YAML: {tag_mismatch(node)}") from None
+        finally:
+            self.constructor.constructed_objects.clear()
+
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
-        value = self.constructor.construct_object(node, deep=True)
-        self.constructor.constructed_objects.clear()
+        value = self._construct(node, path)
         if value is not None and not isinstance(value, (str, int, float, bool)):
             raise self.fail(node, path, f"unsupported YAML tag {node.tag}; expected a string, number, "
                                         "boolean or null")
@@ -158,8 +166,7 @@ class Builder:
     def _key(self, node: yaml.Node, path: str) -> str:
         if not isinstance(node, yaml.ScalarNode):
             raise self.fail(node, path, "expected a string key, got a mapping or list as a key")
-        key = self.constructor.construct_object(node, deep=True)
-        self.constructor.constructed_objects.clear()
+        key = self._construct(node, path)
         return key if isinstance(key, str) else node.value  # 1: / true: keep their text
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> dict[str, Any]:
