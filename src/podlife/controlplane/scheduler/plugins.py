@@ -198,6 +198,7 @@ class PodTemplate:
 
     def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts, nodes: NodeOnly) -> None:
         self.namespace, self.labels = namespace, labels
+        self.facts = facts
         self.req, self.huge = facts.req, facts.huge
         # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
         # resource it does not ask for is never short, whatever the node's free amount
