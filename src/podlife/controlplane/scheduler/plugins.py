@@ -829,7 +829,9 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     if t.preferred:
         totals += w.node_affinity * _normalize(t.nodes.pref_raw[sel], False)
     if ctx.soft:
-        totals += w.spread * spread_scores(ctx, cache, sel, count)
+        spread = spread_scores(ctx, cache, sel, count)   # a new array: weighed in place
+        spread *= w.spread
+        totals += spread
     if ctx.selector_spread is not None:
         totals += w.selector_spread * selector_spread_scores(ctx, cache, sel, count)
     if t.pod_preferred or cache.weighs:
