@@ -3,6 +3,7 @@ requests/s beside a bare aiohttp hello endpoint.
 
     python bench/api.py [--pods 1000] [--clients 50] [--seconds 5] [--version 1.32]
     python bench/api.py --nodes 5000 --pods 150000 [--listings 5] [--watches 100] [--rollout 10000]
+        [--paced 10000 --rate 50]
 
 It starts ``podlife up --clock manual --ephemeral`` (a frozen cluster: the load measures the API, not the
 kernel) on a free port, creates the pods through the API and runs one advance of 10 s so that they are
@@ -246,11 +247,14 @@ def main() -> None:
     ap.add_argument("--listings", type=int, default=5, help="cluster-size mode: chunked listings of every pod")
     ap.add_argument("--watches", type=int, default=100, help="cluster-size mode: concurrent watches of all pods")
     ap.add_argument("--rollout", type=int, default=10_000, help="cluster-size mode: pods created under the watches")
+    ap.add_argument("--paced", type=int, default=10_000, help="cluster-size mode: pods created at --rate under the "
+                                                           "watches (after the unpaced --rollout; 0: none)")
+    ap.add_argument("--rate", type=float, default=50.0, help="cluster-size mode: pods/s of the paced rollout")
     ap.add_argument("--readers", type=int, default=4, help="cluster-size mode: processes reading the watches")
     ap.add_argument("--dump", default="", help="cluster-size mode: serve this dump (generated there if missing, "
                                                "kept)")
     ap.add_argument("--procs", type=int, default=0, help="Python client processes instead of wrk (0: wrk if on PATH, "
-                                                      "else 2)")
+                                                      "else 2; also the cluster-size mode's Table LIST)")
     a = ap.parse_args()
     if a.nodes:
         sys.path.insert(0, os.path.dirname(__file__))

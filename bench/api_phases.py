@@ -1,15 +1,17 @@
 """``bench/api_phases.py``: the phases of ``api.py --nodes`` one at a time against a tree's server, each with the
 server's CPU seconds, and a py-spy profile of the phases asked for.
 
-    .venv/bin/python bench/api_phases.py --tree /work/main --dump DUMP [--phases table,json,nsmk,ns,create,watch]
-        [--spy table,ns] [--tag main]
+    .venv/bin/python bench/api_phases.py --tree /work/main --dump DUMP
+        [--phases kubectl,table,json,nsmk,ns,create,watch,paced] [--spy table,ns] [--tag main]
 
 ``--tree`` serves the dump with that tree's ``src`` (two trees side by side, at once or one after the other, meet
 the same load: compare their CPU seconds, not their wall-clock latencies, on a shared machine). The phases:
 ``table`` / ``json`` (``--listings`` chunked listings of every pod), ``nsmk`` (100 pods in a namespace of their
 own) then ``ns`` (50 clients Table-listing it for ``--seconds``), ``create`` (``--rollout`` pods by 10 clients),
-``watch`` (``--watches`` watches of all pods while ``--rollout`` pods are created). ``--spy`` records the
-server with py-spy (``--py-spy PATH``) during those phases, as collapsed stacks in ``--out``/spy-TAG-PHASE.txt.
+``watch`` (``--watches`` watches of all pods while ``--rollout`` pods are created by 10 clients), ``paced`` (the
+same with the creates sent at ``--rate`` pods/s), ``kubectl`` (``--listings`` runs of the real ``kubectl get pods
+-A``); ``ns`` loads with ``wrk`` when it is on PATH. ``--spy`` records the server with py-spy (``--py-spy
+PATH``) during those phases, as collapsed stacks in ``--out``/spy-TAG-PHASE.txt.
 The dump comes from ``bench/import.py --nodes N --pods M --generate-to DUMP``.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,30 +49,40 @@ def phase(name: str, a: argparse.Namespace, base: str, cpu: ac.server_cpu) -> st
     if name == "nsmk":
         asyncio.run(ac.create_namespace_pods(base, "bench-table", 100))
         return f"nsmk: 100 pods created; server CPU {cpu.since():.2f} s"
+    if name == "kubectl":
+        secs, client = ac.kubectl_listings(a.kubeconfig, a.listings, a.out)
+        return (f"kubectl: get pods -A {[round(x, 2) for x in secs]} s; server CPU {cpu.since():.2f} s, kubectl's "
+                f"{client:.1f} s")
     if name == "ns":
-        lat, errors, client = ac.table_loads(base, "bench-table", 50, a.seconds, 2)
-        n = max(len(lat), 1)
-        return (f"ns: {len(lat)} requests, p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms, errors {errors}; "
-                f"server CPU {cpu.since() * 1000 / n:.3f} ms a request, clients' {client * 1000 / n:.3f} ms")
+        if shutil.which("wrk"):
+            n, p50, p99, rate, errors, client = ac.wrk_table(base, "/api/v1/namespaces/bench-table/pods?limit=500", 50,
+                                                             a.seconds, a.out)
+        else:
+            lat, errors, client = ac.table_loads(base, "bench-table", 50, a.seconds, 2)
+            n, p50, p99, rate = len(lat), pct(lat, 50), pct(lat, 99), len(lat) / a.seconds
+        return (f"ns: {n} requests ({rate:.0f}/s), p50 {p50:.1f} ms, p99 {p99:.1f} ms, errors {errors}; "
+                f"server CPU {cpu.since() * 1000 / max(n, 1):.3f} ms a request, the client's "
+                f"{client * 1000 / max(n, 1):.3f} ms")
     if name == "create":
         asyncio.run(_namespace(base, "bench-create"))
         cpu.since()
         _, created = asyncio.run(ac._create_rollout(base, "bench-create", a.rollout, 10))
         return f"create: {a.rollout} pods in {created:.1f} s; server CPU {cpu.since() * 1000 / a.rollout:.2f} ms a pod"
-    if name == "watch":
-        lat, seen, created, client = ac.watch_rollout(base, "bench-rollout", a.watches, a.rollout, 4)
+    if name in ("watch", "paced"):
+        rate = a.rate if name == "paced" else 0.0
+        lat, seen, created, client = ac.watch_rollout(base, f"bench-{name}", a.watches, a.rollout, 4, 10, rate)
         spent = cpu.since()
-        return (f"watch: {a.watches} watches, {a.rollout} pods in {created:.1f} s, every watch saw every pod: "
+        return (f"{name}: {a.watches} watches, {a.rollout} pods in {created:.1f} s, every watch saw every pod: "
                 f"{min(seen) == a.rollout}; p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms; server CPU "
                 f"{spent:.2f} s = {spent * 1000 / a.rollout:.2f} ms a pod; readers' {client:.1f} s")
-    raise SystemExit(f"unknown phase {name!r} (table, json, nsmk, ns, create, watch)")
+    raise SystemExit(f"unknown phase {name!r} (kubectl, table, json, nsmk, ns, create, watch, paced)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", required=True, help="the work tree whose src serves the dump")
     ap.add_argument("--dump", required=True)
-    ap.add_argument("--phases", default="table,json,nsmk,ns,create,watch")
+    ap.add_argument("--phases", default="kubectl,table,json,nsmk,ns,create,watch")
     ap.add_argument("--spy", default="", help="phases to record with py-spy")
     ap.add_argument("--py-spy", default="py-spy")
     ap.add_argument("--out", default=".", help="where the py-spy profiles go")
@@ -78,13 +91,15 @@ def main() -> None:
     ap.add_argument("--rollout", type=int, default=500)
     ap.add_argument("--watches", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rate", type=float, default=50.0, help="pods/s of the paced phase's creates")
     a = ap.parse_args()
     tag = a.tag or os.path.basename(os.path.abspath(a.tree))
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.path.join(a.tree, "src"))
     t = time.perf_counter()
+    a.kubeconfig = os.path.join(os.path.abspath(a.out), f"kubeconfig-{tag}")
     server = subprocess.Popen([sys.executable, "-m", "podlife.cli", "up", "--from", a.dump, "--port", str(port),
-                               "--clock", "manual", "--kubeconfig", os.path.join(a.out, f"kubeconfig-{tag}")],
+                               "--clock", "manual", "--kubeconfig", a.kubeconfig],
                               stdout=subprocess.DEVNULL, env=env)
     base = f"http://127.0.0.1:{port}"
     try:

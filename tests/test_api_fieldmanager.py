@@ -423,3 +423,52 @@ def test_a_port_keyed_by_two_fields_changes_alone():
     m2 = out["metadata"]["managedFields"][1]["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
     assert m2 == {'k:{"containerPort":53,"protocol":"UDP"}': {
         ".": {}, "f:containerPort": {}, "f:hostPort": {}, "f:protocol": {}}}
+
+
+POD_STATUS = {
+    "phase": "Running", "podIP": "10.0.0.9", "podIPs": [{"ip": "10.0.0.9"}], "startTime": T0,
+    "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
+    "containerStatuses": [{"name": "app", "ready": True, "restartCount": 0, "state": {"running": {"startedAt": T0}}}],
+}
+
+
+@pytest.mark.parametrize("status", [POD_STATUS, {}, None])
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_status_writes_field_set_is_the_whole_objects_under_status(status, typed):
+    # _status_set walks .status alone: the paths under .status of the whole object's walk, nothing else
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web"}},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}, "status": status}
+    t = fm._Type(type_schema(32, "v1", "Pod") if typed else None)
+    whole = {p: v for p, v in fm._field_set(pod, t).items() if p[:1] == (("f", "status"),)}
+    assert fm._status_set(pod, t) == whole
+    st = ("f", "status")
+    if not status:   # an empty or null struct is a member itself (a comparison's set)
+        assert set(whole) == {(st,)}
+    elif typed:   # conditions and podIPs are map lists (their items and fields), containerStatuses atomic
+        ready, scheduled, ip = ("k", '{"type":"Ready"}'), ("k", '{"type":"PodScheduled"}'), ("k", '{"ip":"10.0.0.9"}')
+        conditions = ("f", "conditions")
+        assert set(whole) == {
+            (st, ("f", "phase")), (st, ("f", "podIP")), (st, ("f", "startTime")), (st, ("f", "containerStatuses")),
+            (st, ("f", "podIPs"), ip), (st, ("f", "podIPs"), ip, ("f", "ip")),
+            *((st, conditions, k) + f for k in (ready, scheduled) for f in ((), (("f", "type"),), (("f", "status"),)))}
+    else:   # deduced: lists are atomic, and the object is a map, whose keys are members
+        assert set(whole) == {(st,), *((st, ("f", f)) for f in POD_STATUS)}
+
+
+def test_a_status_write_leaves_the_other_managers_fields_as_they_were():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    schema = type_schema(32, "v1", "Pod")
+    live = fm.update({}, pod, "kube-controller-manager", schema, T0)
+    new = copy.deepcopy(live)
+    new["status"] = POD_STATUS
+    out = fm.update(live, new, "kubelet", schema, T1, subresource="status")
+    kcm, kubelet = out["metadata"]["managedFields"]
+    assert kcm == live["metadata"]["managedFields"][0]
+    assert (kubelet["manager"], kubelet["subresource"], kubelet["time"]) == ("kubelet", "status", T1)
+    assert list(kubelet["fieldsV1"]) == ["f:status"]   # the status subresource owns only status
+    assert set(kubelet["fieldsV1"]["f:status"]) == {f"f:{f}" for f in POD_STATUS}
+    assert set(kubelet["fieldsV1"]["f:status"]["f:conditions"]) == {'k:{"type":"PodScheduled"}', 'k:{"type":"Ready"}'}
+    # a second status write that changes nothing takes nothing: the entries and their bytes stay
+    again = fm.update(out, copy.deepcopy(out), "kubelet", schema, T2, subresource="status")
+    assert again["metadata"]["managedFields"] == out["metadata"]["managedFields"]

@@ -396,3 +396,14 @@ def test_indexed_pods_are_addressable_through_their_subdomain(tmp_path):
     slices = [s for s in r.cluster.store.list("EndpointSlice") if s["metadata"]["labels"].get(
         "kubernetes.io/service-name") == "workers"]
     assert sorted(ep.get("hostname") for s in slices for ep in s.get("endpoints") or ()) == ["pi-0", "pi-1"]
+
+
+def test_index_parse_errors_quote_as_go_does():
+    """parseIndexInterval's %q (pkg/apis/batch/validation/validation.go): a tab is written \\t and a non-ASCII
+    letter stands for itself, as Go's strconv.Quote does."""
+    errs = [str(e) for e in validate(_job({"completionMode": "Indexed", "completions": 5, "successPolicy": {
+        "rules": [{"succeededIndexes": "0-\t1"}, {"succeededIndexes": "1-2-é"}]}}))]
+    assert [e.split(": error parsing succeededIndexes: ")[1] for e in errs] == [
+        'cannot convert string to integer for index: "\\t1"',
+        "the fragment \"1-2-é\" violates the requirement that an index interval can have at most two parts "
+        "separated by '-'"]

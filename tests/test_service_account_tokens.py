@@ -184,3 +184,36 @@ def test_kubelet_token_manager_refreshes_past_80_percent() -> None:
     assert again != first and _claims(again.decode())["iat"] - _claims(first.decode())["iat"] == 801
     mgr.forget(pod["metadata"]["uid"])
     assert not mgr._cache
+
+
+def test_a_signature_once_verified_is_not_trusted_for_other_bytes() -> None:
+    """Issuer.verify keeps the tokens whose signature it checked: the same token verifies again, a token with
+    the same header and claims but another signature, or another signed part, is refused as before."""
+    from podlife.api.satokens import Issuer, TokenError
+
+    issuer = Issuer()
+    token = issuer.sign({"sub": "system:serviceaccount:default:default", "exp": 4102444800})
+    head, body, sig = token.split(".")
+    assert issuer.verify(token)["sub"] == issuer.verify(token)["sub"] == "system:serviceaccount:default:default"
+    other_sig = issuer.sign({"sub": "system:serviceaccount:default:other", "exp": 4102444800}).split(".")[2]
+    forged_body = base64.urlsafe_b64encode(json.dumps(
+        {"iss": "https://kubernetes.default.svc.cluster.local", "sub": "system:serviceaccount:kube-system:admin",
+         "exp": 4102444800}).encode()).decode().rstrip("=")
+    for forged in (f"{head}.{body}.{other_sig}", f"{head}.{forged_body}.{sig}"):
+        with pytest.raises(TokenError, match="error in cryptographic primitive"):
+            issuer.verify(forged)
+
+
+def test_a_request_is_authenticated_at_its_own_instant() -> None:
+    """The live server checks a token's times at the clock's instant (LiveClock.target), which the kernel reaches
+    only after authentication: an expired token is refused though the kernel still stands before its expiry."""
+    from podlife.apiserver.authn import authenticate
+
+    c = _cluster()
+    token = create_token(c.store, "default", "default", {"spec": {"expirationSeconds": 600}})["status"]["token"]
+    header = f"Bearer {token}"
+    assert authenticate(header, c.store, "admin-secret", 660)["username"] == "system:serviceaccount:default:default"
+    with pytest.raises(ApiError) as e:
+        authenticate(header, c.store, "admin-secret", 661)
+    assert e.value.code == 401 and c.kernel.now == 0
+    assert authenticate(header, c.store, "admin-secret")["username"] == "system:serviceaccount:default:default"

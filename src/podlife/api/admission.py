@@ -381,14 +381,15 @@ class NodeClient:
         node_restriction(self.node, "create", obj)
         return self._store.create(obj, by=by, **kw)
 
-    def update(self, obj: Obj, by: str, subresource: str | None = None, **kw: Any) -> Obj:
+    def update(self, obj: Obj, by: str, subresource: str | None = None, stored: Obj | None = None, **kw: Any) -> Obj:
+        """``stored``: the object as stored, when the caller has just read it (NodeRestriction reads it)."""
         md = obj["metadata"]
-        old = self._store.try_get(obj["kind"], md.get("namespace"), md["name"])
+        old = stored if stored is not None else self._store.try_get(obj["kind"], md.get("namespace"), md["name"])
         node_restriction(self.node, "update", obj, old, subresource)
         return self._store.update(obj, by=by, subresource=subresource, **kw)
 
-    def update_status(self, obj: Obj, by: str) -> Obj:
-        return self.update(obj, by=by, subresource="status")
+    def update_status(self, obj: Obj, by: str, stored: Obj | None = None) -> Obj:
+        return self.update(obj, by=by, subresource="status", stored=stored)
 
     def delete(self, kind: str, namespace: str | None, name: str, by: str, options: Any = None) -> Obj | None:
         old = self._store.try_get(kind, namespace, name)

@@ -44,9 +44,10 @@ def unauthorized() -> ApiError:
     return ApiError(401, "Unauthorized", "Unauthorized")
 
 
-def authenticate(header: str, store: Any, admin_token: str | None) -> Obj:
+def authenticate(header: str, store: Any, admin_token: str | None, at: float | None = None) -> Obj:
     """The user (authentication.k8s.io/v1 UserInfo) the Authorization header ``header`` authenticates, or
-    ApiError 401."""
+    ApiError 401. ``at``: the request's instant on the model's clock (the live clock's, which the kernel may not
+    have caught up with yet), by default the kernel's."""
     token = bearer(header)
     if token is None:
         if admin_token is None:
@@ -55,7 +56,7 @@ def authenticate(header: str, store: Any, admin_token: str | None) -> Obj:
     if admin_token is not None and hmac.compare_digest(token.encode(), admin_token.encode()):
         return ADMIN
     # the API audiences: claims.go's checks at the request's instant on the model's clock
-    status = tokenrequest.review(store, token, None) if satokens.has_issuer(store) else None
+    status = tokenrequest.review(store, token, None, at) if satokens.has_issuer(store) else None
     if status is None:   # not a token of this issuer (jwt.go hasCorrectIssuer)
         if admin_token is None:
             return ADMIN

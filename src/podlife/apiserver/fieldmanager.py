@@ -38,6 +38,8 @@ import json
 import unicodedata
 from typing import Any, Iterable
 
+import orjson
+
 from podlife.api import decoding
 from podlife.api.errors import ApiError, FieldError
 from podlife.api.gofmt import rfc3339
@@ -79,19 +81,17 @@ def manager_name(field_manager: str | None, user_agent: str | None) -> str:
 class _Type:
     """A schema node as structured-merge-diff sees it: scalar, struct, map or list, atomic or granular."""
 
-    __slots__ = ("ts", "ext")
+    __slots__ = ("ts", "ext", "deduced")
 
     def __init__(self, ts: TypeSchema | None, ext: dict[str, Any] | None = None) -> None:
         self.ts, self.ext = ts, ext or {}
+        # (asked at every node of a walk: decided once)
+        self.deduced = ts is None or bool(self._x("x-kubernetes-preserve-unknown-fields")) and not ts.is_struct
 
     def _x(self, name: str) -> Any:
         if name in self.ext:
             return self.ext[name]
         return self.ts.node.get(name) if self.ts is not None else None
-
-    @property
-    def deduced(self) -> bool:
-        return self.ts is None or bool(self._x("x-kubernetes-preserve-unknown-fields")) and not self.ts.is_struct
 
     def kind(self, value: Any) -> str:
         if self.ts is None or self.deduced:
@@ -273,6 +273,23 @@ def _walk_set(value: Any, t: _Type, path: Path, out: dict[Path, Any], errors: li
             out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
 
 
+def _status_set(value: Any, t: _Type) -> dict[Path, Any]:
+    """``_field_set(value, t)`` less every path outside ``.status``: all that a write of the status subresource
+    can take or lose (``_tracked``), without walking the spec of every pod the kubelet reports on."""
+    out: dict[Path, Any] = {}
+    if not isinstance(value, dict) or "status" not in value or t.atomic or t.kind(value) not in ("struct", "map"):
+        return out   # the walk of such a value has no path under .status
+    child = t.field("") if t.kind(value) == "map" else t.field("status")
+    if child is None:
+        return out
+    v = value["status"]
+    p: Path = (("f", "status"),)
+    _walk_set(v, child, p, out, [], False)
+    if t.kind(value) == "map" or v is None or (isinstance(v, dict) and not v):   # as _walk_set's own loop
+        out.setdefault(p, v if not isinstance(v, (dict, list)) or not v else _NODE)
+    return out
+
+
 def _ensure_named(paths: set[Path]) -> set[Path]:
     """EnsureNamedFieldsAreMembers: a field that has owned children is itself a member."""
     out = set(paths)
@@ -357,6 +374,23 @@ def fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     return _sort_fields(root)
 
 
+_ENCODED: dict[frozenset[Path], bytes] = {}
+ENCODED_KEPT = 1024   # field sets whose fieldsV1 is kept (the first made dropped first)
+
+
+def _fields_v1_kept(paths: Iterable[Path]) -> dict[str, Any]:
+    """``fields_v1(paths)``, a new copy each time, made once per field set while ENCODED_KEPT are kept:
+    the pods of one template carry the same sets (the controller's, the kubelet's), and a status write leaves
+    the other managers' sets as they were."""
+    key = frozenset(paths)
+    hit = _ENCODED.get(key)
+    if hit is None:
+        hit = _ENCODED[key] = orjson.dumps(fields_v1(key))
+        if len(_ENCODED) > ENCODED_KEPT:
+            del _ENCODED[next(iter(_ENCODED))]
+    return orjson.loads(hit)   # (its own dicts: a caller may change its object's)
+
+
 def _sort_fields(node: dict[str, Any]) -> dict[str, Any]:
     """Each level's keys in Set order: "." first, then by kind (f, k, v, i) and within a kind by its value. Sorted
     kind by kind on the values alone (stable, as one sort on (kind, value) would be): at 100,000 labels, one
@@ -409,6 +443,26 @@ def parse_fields_v1(doc: dict[str, Any], prefix: Path = ()) -> set[Path]:
     return out
 
 
+_PARSED: dict[bytes, frozenset[Path]] = {}
+
+
+def _parsed_fields_v1(doc: Any) -> set[Path]:
+    """``parse_fields_v1(doc)``, kept per encoding of ``doc`` (ENCODED_KEPT of them; every write of an
+    object decodes the entries of its other managers, as they were)."""
+    try:
+        key = orjson.dumps(doc) if isinstance(doc, dict) else None
+    except TypeError:
+        key = None
+    if key is None:
+        return parse_fields_v1(doc)
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = _PARSED[key] = frozenset(parse_fields_v1(doc))
+        if len(_PARSED) > ENCODED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
+    return set(hit)
+
+
 # ------------------------------------------------------------------------------------------------ managers
 
 class _Entry:
@@ -451,7 +505,7 @@ def _decode(obj: dict[str, Any]) -> list[_Entry] | None:
             return None
         t = e.get("time")   # a metav1.Time: +00:00 from a client is the same time
         out.append(_Entry(e.get("manager", ""), e["operation"], e["apiVersion"], e.get("subresource", ""),
-                          rfc3339(t) if isinstance(t, str) else t, parse_fields_v1(e.get("fieldsV1") or {})))
+                          rfc3339(t) if isinstance(t, str) else t, _parsed_fields_v1(e.get("fieldsV1") or {})))
     return out
 
 
@@ -464,7 +518,7 @@ def _encode(entries: list[_Entry]) -> list[dict[str, Any]] | None:
         if e.time is not None:
             row["time"] = e.time
         row["fieldsType"] = "FieldsV1"
-        row["fieldsV1"] = fields_v1(e.paths)
+        row["fieldsV1"] = _fields_v1_kept(e.paths)
         if e.subresource:
             row["subresource"] = e.subresource
         rows.append(row)
@@ -523,8 +577,9 @@ def _run_update(live: dict[str, Any], new: dict[str, Any], entries: list[_Entry]
                 t: _Type, now: str, subresource: str, has_status: bool) -> list[_Entry]:
     """managedFieldsUpdater + structured merge Updater.Update with force: the writer takes every field it
     changed, others lose what changed or disappeared."""
-    old_set = _field_set(live, t) if live else {}
-    new_set = _field_set(new, t)
+    of = _status_set if subresource == "status" else _field_set
+    old_set = of(live, t) if live else {}
+    new_set = of(new, t)
     added, modified, removed = _compare(old_set, new_set)
     changed = _tracked(added | modified, subresource, has_status)
     removed = _tracked(removed, subresource, has_status)

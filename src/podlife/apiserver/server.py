@@ -136,8 +136,10 @@ class ApiServer:
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         try:
+            # a token's times are checked at the request's instant, which the kernel reaches only once the clock
+            # has caught up (after authentication for a read, under the lock for a write)
             request[authn.USER_KEY] = authn.authenticate(request.headers.get("Authorization", ""), self.store,
-                                                         self.token)
+                                                         self.token, self.clock.target())
             extension = self.aggregator.target(request.path)
             if extension is not None:
                 # an extension API server's request: passed on as it comes, not queued for the kernel

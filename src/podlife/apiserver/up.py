@@ -1,8 +1,8 @@
 """``podlife up``: build the cluster, serve its API, write a kubeconfig, run until interrupted.
 
 Loopback addresses are served over plain HTTP without authentication. Any other address gets TLS (a
-self-signed certificate made with openssl for this run) and a bearer token; both go into the kubeconfig. With
---runtime process they are on loopback too: creating a pod runs a command on this machine.
+self-signed certificate made for this run: podlife.apiserver.certs) and a bearer token; both go into the
+kubeconfig. With --runtime process they are on loopback too: creating a pod runs a command on this machine.
 Every request is checked against what a web browser could send (podlife.apiserver.browser).
 """
 
@@ -25,6 +25,7 @@ import yaml
 from aiohttp import web
 
 from podlife.api.errors import ApiError
+from podlife.apiserver import certs
 from podlife.apiserver.browser import Served
 from podlife.apiserver.server import ApiServer
 from podlife.cluster import Cluster
@@ -242,31 +243,12 @@ def remove_temporary(cfg: UpConfig) -> None:
         shutil.rmtree(cfg.data_dir, ignore_errors=True)
 
 
-def _self_signed(names: tuple[str, ...], directory: str) -> tuple[str, str]:
-    cert, key = os.path.join(directory, "apiserver.crt"), os.path.join(directory, "apiserver.key")
-    san = ",".join(f"IP:{n}" if _is_ip(n) else f"DNS:{n}" for n in dict.fromkeys(names))
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-subj",
-                    "/CN=podlife-apiserver", "-addext", f"subjectAltName={san}",
-                    "-keyout", key, "-out", cert], check=True, capture_output=True)
-    return cert, key
-
-
 def _tls(names: tuple[str, ...]) -> tuple[ssl.SSLContext, bytes]:
-    """The server's TLS context and its certificate (PEM). The key is on disk only while it is loaded: its
-    private temporary directory is gone before the server answers, whatever happens."""
-    with tempfile.TemporaryDirectory(prefix="podlife-up-") as tmp:
-        cert, key = _self_signed(names, tmp)
-        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ctx.load_cert_chain(cert, key)
-        return ctx, Path(cert).read_bytes()
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-        return True
-    except ValueError:
-        return False
+    """The server's TLS context and its self-signed certificate (PEM), naming every address it is reached at."""
+    cert, key = certs.self_signed("podlife-apiserver", names)
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certs.load_chain(ctx, cert, key)
+    return ctx, cert
 
 
 def kubeconfig(server: str, token: str | None, ca_pem: bytes | None, namespace: str = "default") -> dict[str, Any]:

@@ -44,6 +44,38 @@ log = logging.getLogger("podlife.live")
 _MAX_SLEEP = 1.0
 
 
+class DriverLock(asyncio.Lock):
+    """The lock of the kernel's driver, which also tells when the run that holds it ends (``released``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting: list[asyncio.Future[None]] = []
+        self._cap: asyncio.TimerHandle | None = None
+
+    def release(self) -> None:
+        super().release()
+        self._end()
+
+    def _end(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        if self._cap is not None:
+            self._cap.cancel()
+            self._cap = None
+        for f in waiting:
+            if not f.done():
+                f.set_result(None)
+
+    def released(self, cap: float) -> asyncio.Future[None]:
+        """A future done when the present holder releases the lock (whoever takes it next), or ``cap`` s after
+        the first of those waiting asked (one timer for them all, not one each)."""
+        loop = asyncio.get_running_loop()
+        f: asyncio.Future[None] = loop.create_future()
+        self._waiting.append(f)
+        if self._cap is None:
+            self._cap = loop.call_later(cap, self._end)
+        return f
+
+
 class LiveClock:
     def __init__(self, kernel: Kernel, mode: str = "realtime", speed: float = 1.0,
                  wall: Callable[[], float] = time.monotonic) -> None:
@@ -66,7 +98,7 @@ class LiveClock:
         self._inbox: list[Callable[[], None]] = []
         self._inbox_task: asyncio.Task[None] | None = None
         self._kick_task: asyncio.Task[None] | None = None
-        self.lock = asyncio.Lock()   # the driver of the kernel (see the module's docstring)
+        self.lock = DriverLock()   # the driver of the kernel (see the module's docstring)
 
     # ---- where the kernel may be --------------------------------------------------------------------
 

@@ -146,10 +146,6 @@ def _capacity(kl: Kubelet, resource: str) -> int | None:
     return to_bytes(v) if v is not None else None
 
 
-def pod_working_set(kl: Kubelet, uid: str) -> int:
-    return kl.runtime.pod_working_set(uid)
-
-
 # scheduling.SystemPriorityClasses: what the Priority admission plugin writes into spec.priority
 SYSTEM_PRIORITIES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
 
@@ -223,7 +219,7 @@ class EvictionManager:
 
     def container_changed(self, uid: str) -> None:
         """Runtime listener: a container of the pod changed state; its working set may have changed."""
-        ws = pod_working_set(self.kl, uid)
+        ws = self.kl.runtime.pod_working_set(uid)
         if ws != self._pod_ws.get(uid, 0):
             if ws:
                 self._pod_ws[uid] = ws

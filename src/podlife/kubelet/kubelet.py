@@ -170,12 +170,16 @@ class Kubelet:
             self.pleg.runtime_changed()
             self.health.update_runtime_up()
 
-    def go(self, gen: Gen) -> simpy.Process:
-        """Start a goroutine of this kubelet."""
-        p = self.kernel.process(self._guard(gen))
+    def go(self, gen: Gen, guarded: bool = False) -> simpy.Process:
+        """Start a goroutine of this kubelet. ``guarded``: ``gen`` itself ends when interrupted with "kubelet
+        stopped" (it needs no ``_guard``: one generator less per process and per resume)."""
+        p = self.kernel.process(gen if guarded else self._guard(gen))
         self._procs[p] = None
-        p.callbacks.append(lambda _ev: self._procs.pop(p, None))
+        p.callbacks.append(self._gone)
         return p
+
+    def _gone(self, p: simpy.Event) -> None:
+        self._procs.pop(p, None)   # type: ignore[call-overload]
 
     def _guard(self, gen: Gen) -> Gen:
         try:
@@ -322,7 +326,7 @@ class Kubelet:
         if pod["metadata"].get("deletionTimestamp") and (not was_deleting or old_md.get(
                 "deletionGracePeriodSeconds") != pod["metadata"].get("deletionGracePeriodSeconds")):
             self.log("sync_delete", pod)
-        else:
+        elif self.trace.logs:
             self.log("sync_update", pod, pod_full_deletion=pod_full_name(pod))
         self.pod_workers.update_pod(pod, "update")
 
@@ -339,8 +343,9 @@ class Kubelet:
             pod = st.pod if st else None
         if pod is None or self.health.blocking:
             return
-        self.log("sync_pleg", pod, event_type=etype, event_data=cid,
-                 pleg_event=f'{{ID:"{uid}" Type:"{etype}" Data:"{cid}"}}')
+        if self.trace.logs:   # (its arguments are made only where the line is kept)
+            self.log("sync_pleg", pod, event_type=etype, event_data=cid,
+                     pleg_event=f'{{ID:"{uid}" Type:"{etype}" Data:"{cid}"}}')
         self.pod_workers.update_pod(pod, "sync")
 
     def pod_finished(self, st: PodSyncStatus) -> None:
@@ -525,8 +530,9 @@ class Kubelet:
                                   has_init, False, False)
             st.pop("started", None)
             ephemeral_statuses.append(st)
-        for cs in by_name.values():
-            self.probes.trigger_readiness(uid, cs[-1])
+        if self.probes.workers:   # (a pod with no probe worker on the node has no readiness to trigger)
+            for cs in by_name.values():
+                self.probes.trigger_readiness(uid, cs[-1])
         phase = get_phase(pod, init_statuses, statuses, terminal, self.profile.terminal_phase_before_removal,
                           self.profile)
         prev_status = self.status_manager.get(uid) or pod.get("status", {})
@@ -558,7 +564,8 @@ class Kubelet:
                 status[k] = prev_status[k]
         if evict is not None:
             status["reason"], status["message"] = evict
-        self.log("generating_status", pod, pod_is_terminal=terminal)
+        if self.trace.logs:
+            self.log("generating_status", pod, pod_is_terminal=terminal)
         return status
 
     # ---- pkg/kubelet/active_deadline.go -----------------------------------------------------------
@@ -568,9 +575,11 @@ class Kubelet:
         startTime) for activeDeadlineSeconds. Upstream records the event on every call and the recorder
         aggregates the repeats; podlife records it once."""
         ads = pod["spec"].get("activeDeadlineSeconds")
+        if ads is None:
+            return None
         uid = pod["metadata"]["uid"]
         start = self._started_at.get(uid)
-        if ads is None or start is None or self.kernel.now < start + ads:
+        if start is None or self.kernel.now < start + ads:
             return None
         if uid not in self._deadline_reported:
             self._deadline_reported.add(uid)
@@ -581,9 +590,11 @@ class Kubelet:
         """activeDeadlineHandler.ShouldSync: the sync loop's 1 s tick after the deadline passes syncs the pod
         (getPodsToSync)."""
         ads = pod["spec"].get("activeDeadlineSeconds")
+        if ads is None:
+            return
         uid = pod["metadata"]["uid"]
         start = self._started_at.get(uid)
-        if ads is None or start is None or uid in self._deadline_timers:
+        if start is None or uid in self._deadline_timers:
             return
 
         def due() -> None:
@@ -598,8 +609,9 @@ class Kubelet:
 def _differ_semantically(a: Obj, b: Obj) -> bool:
     """podsDifferSemantically: spec, labels, annotations, deletionTimestamp, deletionGracePeriodSeconds."""
     ma, mb = a["metadata"], b["metadata"]
-    return a.get("spec") != b.get("spec") or any(
-        ma.get(k) != mb.get(k) for k in ("labels", "annotations", "deletionTimestamp", "deletionGracePeriodSeconds"))
+    return a.get("spec") != b.get("spec") or ma.get("labels") != mb.get("labels") or \
+        ma.get("annotations") != mb.get("annotations") or ma.get("deletionTimestamp") != mb.get("deletionTimestamp") \
+        or ma.get("deletionGracePeriodSeconds") != mb.get("deletionGracePeriodSeconds")
 
 
 class KubeletEvents:

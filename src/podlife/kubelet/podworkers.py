@@ -104,7 +104,7 @@ class PodWorkers:
         st.pending = pod
         if not st.working:
             st.working = True
-            st.process = self.kl.go(self._run(st))
+            st.process = self.kl.go(self._run(st), guarded=True)
 
     def _start_terminating(self, st: PodSyncStatus, pod: Obj, kill: KillPodOptions | None) -> None:
         st.state = TERMINATING
@@ -170,7 +170,7 @@ class PodWorkers:
                     kl.pod_finished(st)
             except simpy.Interrupt as i:
                 if i.cause == "kubelet stopped":
-                    raise
+                    return   # the goroutine dies with the kubelet process (Kubelet.go: guarded)
                 st.pending = st.pod  # run again with the newest pod and the shorter grace
             st.last_sync_end = kl.kernel.now
         st.working = False

@@ -33,7 +33,7 @@ import yaml
 
 from podlife.api.meta import Obj
 from podlife.api.quantity import to_bytes
-from podlife.api.speckey import name_free
+from podlife.api.speckey import name_free, nodeless_key
 
 ANNOTATION = "podlife/behavior"
 _FIELDS = {"startSeconds", "exitAfterSeconds", "exitCode", "onTerm", "termSeconds", "readySeconds",
@@ -277,7 +277,8 @@ def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ())
     reads: the container, the annotation, the name the rules' pod patterns see, whether the pod expects the
     container to complete, and the rules."""
     md = pod.get("metadata") or {}
-    key = (name_free(orjson.dumps(container)), (md.get("annotations") or {}).get(ANNOTATION),
+    key = (_stored_container_key(pod, container) or name_free(orjson.dumps(container)),
+           (md.get("annotations") or {}).get(ANNOTATION),
            (md.get("name") or md.get("generateName") or "") if rules else "", _expects_completion(pod, container),
            rules)
     known = _known.get(key)
@@ -286,6 +287,24 @@ def behavior_for(pod: Obj, container: Obj, rules: tuple[BehaviorRule, ...] = ())
             _known.clear()
         known = _known[key] = resolve(pod, container, rules)[0]
     return known
+
+
+def _stored_container_key(pod: Obj, container: Obj) -> tuple[bytes, str, int] | None:
+    """The container as its place in a spec the store keyed (``speckey.nodeless_key``: the spec's JSON less
+    nodeName, the token volume's name taken out, as ``name_free`` takes it out of the container's): the same
+    key means the same container but for that name, without encoding it again. None when the store has no key
+    at hand or ``container`` is not one of the spec's own. (A tuple never equals a ``name_free`` key, bytes.)"""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    key = nodeless_key(spec)
+    if key is None:
+        return None
+    for field_name in ("containers", "initContainers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(field_name) or ()):
+            if c is container:
+                return key, field_name, i
+    return None
 
 
 def _program(argv: list[str]) -> tuple[str, bool]:

@@ -127,7 +127,14 @@ class ContainerdRuntime(ContainerRuntime, NodeStats, RuntimeFaults):
         return sum(c.behavior.memory or 0 for c in self.containers.values() if c.process_running)
 
     def pod_working_set(self, pod_uid: str) -> int:
-        return sum(c.behavior.memory or 0 for c in self.pod_containers(pod_uid) if c.process_running)
+        # (asked on every container change of the node: a loop over the pod's own, no list or generator)
+        total = 0
+        mine = self._by_pod.get(pod_uid)
+        if mine is not None:
+            for c in mine.values():
+                if c.process_running:
+                    total += c.behavior.memory or 0
+        return total
 
     def container_working_sets(self, pod_uid: str) -> list[tuple[str, int]]:
         return [(c.name, c.behavior.memory or 0) for c in self.pod_containers(pod_uid) if c.process_running]

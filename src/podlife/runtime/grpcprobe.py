@@ -18,6 +18,7 @@ import struct
 from typing import Any
 from urllib.parse import unquote
 
+from podlife.api.gofmt import go_quote
 from podlife.scenario.durations import format_duration as go_duration   # time.Duration.String
 
 SUCCESS, FAILURE = "Success", "Failure"
@@ -53,7 +54,7 @@ async def grpc_probe(host: str, port: int, service: str, timeout: float, user_ag
     try:
         reader, writer, conn = await asyncio.wait_for(_dial(host, port), timeout)
     except asyncio.TimeoutError:
-        return FAILURE, (f"timeout: failed to connect service {_quote(addr)} within {go_duration(timeout)}: "
+        return FAILURE, (f"timeout: failed to connect service {go_quote(addr)} within {go_duration(timeout)}: "
                          "context deadline exceeded")
     except Exception as e:  # noqa: BLE001 - as below: a failed probe, with what went wrong
         return FAILURE, f"error: health rpc probe failed: {e}"
@@ -76,7 +77,7 @@ async def grpc_probe(host: str, port: int, service: str, timeout: float, user_ag
         writer.close()
     if status != 1:
         name = SERVING_STATUS[status] if 0 <= status < len(SERVING_STATUS) else str(status)
-        return FAILURE, f"service unhealthy (responded with {_quote(name)})"
+        return FAILURE, f"service unhealthy (responded with {go_quote(name)})"
     return SUCCESS, "service healthy"
 
 
@@ -218,6 +219,3 @@ def _enum_field(message: bytes, number: int) -> int:
     return int(values[-1]) if values else 0
 
 
-def _quote(text: str) -> str:
-    """Go's %q for the plain ASCII texts quoted here."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -14,6 +14,7 @@ from typing import Any
 
 from podlife.api.validation.core_containers import _validate_container_common
 from podlife.api.errors import FieldError
+from podlife.api.gofmt import go_quote
 from podlife.api.meta import Obj, clone
 
 PATH = "spec.ephemeralContainers"
@@ -34,10 +35,6 @@ def prepare(new: Obj, old: Obj, written: Obj) -> None:
     md = new["metadata"]
     if "generation" in md and new["spec"] != old["spec"]:
         md["generation"] = md["generation"] + 1   # updatePodGeneration (pods carry one from 1.33)
-
-
-def _go_quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def validate(new: Obj, old: Obj) -> list[FieldError]:
@@ -69,8 +66,8 @@ def validate(new: Obj, old: Obj) -> list[FieldError]:
         now = new_by_name.get(c.get("name"))
         if now is None:
             errs.append(FieldError(PATH, "Forbidden",
-                                   f"existing ephemeral containers {_go_quote(c['name'])} may not be removed\n"))
+                                   f"existing ephemeral containers {go_quote(c['name'])} may not be removed\n"))
         elif now != c:
             errs.append(FieldError(PATH, "Forbidden",
-                                   f"existing ephemeral containers {_go_quote(c['name'])} may not be changed\n"))
+                                   f"existing ephemeral containers {go_quote(c['name'])} may not be changed\n"))
     return errs

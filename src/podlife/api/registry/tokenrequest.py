@@ -14,6 +14,7 @@ from typing import Any
 from podlife.api.errors import ApiError, FieldError, conflict, invalid
 from podlife.api.meta import Obj, clone
 from podlife.api.satokens import API_AUDIENCES, TokenError, issuer_of
+from podlife.api.gofmt import go_quote
 
 MIN_EXPIRATION = 600          # validation.go MinTokenAgeSec
 MAX_EXPIRATION = 1 << 32      # MaxTokenAgeSec
@@ -25,8 +26,8 @@ GROUP_KIND = "TokenRequest.authentication.k8s.io"
 EXTRA = "authentication.kubernetes.io/"   # the user extras' prefix (serviceaccount/util.go PodNameKey ...)
 
 
-def _now(store: Any) -> datetime:
-    return store.trace.start_time + timedelta(seconds=store.kernel.now)
+def _now(store: Any, at: float | None = None) -> datetime:
+    return store.trace.start_time + timedelta(seconds=store.kernel.now if at is None else at)
 
 
 def _bad_request(message: str) -> ApiError:
@@ -105,25 +106,27 @@ def create_token(store: Any, namespace: str, name: str, body: Obj) -> Obj:
     return req
 
 
-def review(store: Any, token: str, audiences: list[str] | None) -> Obj | None:
+def review(store: Any, token: str, audiences: list[str] | None, at: float | None = None) -> Obj | None:
     """TokenReview status for a service account token of this cluster's issuer, or None for a token that is not
-    one (not a JWT of the issuer: the caller tries its other authenticators)."""
+    one (not a JWT of the issuer: the caller tries its other authenticators). ``at``: the instant (the kernel's
+    seconds) the times are checked at, by default the kernel's."""
     try:
         claims = issuer_of(store).verify(token)
     except TokenError as e:
         return {"user": {}, "error": str(e)} if str(e) != "invalid bearer token" else None
     try:
-        return _authenticate(store, claims, list(audiences or API_AUDIENCES))
+        return _authenticate(store, claims, list(audiences or API_AUDIENCES), at)
     except TokenError as e:
         return {"user": {}, "error": str(e)}
 
 
 def _go_quote(items: list[str]) -> str:
-    return "[" + " ".join(f'"{a}"' for a in items) + "]"
+    """Go's %q of a []string."""
+    return "[" + " ".join(go_quote(a) for a in items) + "]"
 
 
-def _authenticate(store: Any, claims: Obj, requested: list[str]) -> Obj:
-    now = _now(store).timestamp()
+def _authenticate(store: Any, claims: Obj, requested: list[str], at: float | None = None) -> Obj:
+    now = _now(store, at).timestamp()
     token_auds = claims.get("aud") or list(API_AUDIENCES)
     token_auds = [token_auds] if isinstance(token_auds, str) else list(token_auds)
     auds = [a for a in token_auds if a in requested]

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from podlife.api import names, selectors
 from podlife.api.cronschedule import parse_schedule
 from podlife.api.errors import FieldError
+from podlife.api.gofmt import go_quote
 from podlife.api.validation.apps import selector_for, template_labels
 from podlife.api.validation.common import (
     DUPLICATE,
@@ -162,15 +163,15 @@ def _indexes_format(text: str, completions: int) -> tuple[int, str]:
     for part in text.split(","):
         limits = part.split("-")
         if len(limits) > 2:
-            return 0, (f"the fragment {_go_quote(part)} violates the requirement that an index interval can have at "
+            return 0, (f"the fragment {go_quote(part)} violates the requirement that an index interval can have at "
                        "most two parts separated by '-'")
         bounds = []
         for limit in limits:
             if not re.fullmatch(r"[+-]?\d+", limit):
-                return 0, f"cannot convert string to integer for index: {_go_quote(limit)}"
+                return 0, f"cannot convert string to integer for index: {go_quote(limit)}"
             value = int(limit)
             if value >= completions:
-                return 0, f"too large index: {_go_quote(limit)}"
+                return 0, f"too large index: {go_quote(limit)}"
             bounds.append(value)
         x, y = bounds[0], bounds[-1]
         if len(bounds) == 2 and x >= y:
@@ -180,11 +181,6 @@ def _indexes_format(text: str, completions: int) -> tuple[int, str]:
         total += y - x + 1
         last = y
     return total, ""
-
-
-def _go_quote(text: str) -> str:
-    """Go's %q for the strings that reach it here."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _validate_pod_replacement_policy(spec: Mapping) -> Errs:
@@ -218,7 +214,7 @@ def _validate_pod_failure_policy(spec: Mapping) -> Errs:
         action = as_str(rule.get("action"))
         if not action:
             errs.append(required(f"{rp}.action",
-                                 "valid values: [" + " ".join(_go_quote(a) for a in _PFP_ACTIONS) + "]"))
+                                 "valid values: [" + " ".join(go_quote(a) for a in _PFP_ACTIONS) + "]"))
         elif action == "FailIndex":
             if spec.get("backoffLimitPerIndex") is None:
                 errs.append(invalid(f"{rp}.action", action, "requires the backoffLimitPerIndex to be set"))

@@ -1,22 +1,20 @@
 """The front proxy's identity: a requestheader CA and the client certificate the aggregator presents to an
 extension API server (kubeadm's front-proxy-ca and front-proxy-client, cmd/kubeadm/app/phases/certs), and the
 kube-system/extension-apiserver-authentication ConfigMap that tells extension servers to trust it
-(pkg/controlplane/controller/clusterauthenticationtrust: getConfigMapDataFor). Made with openssl for each run of
-``podlife up``; the keys are on disk only while they are loaded."""
+(pkg/controlplane/controller/clusterauthenticationtrust: getConfigMapDataFor). Made anew for each run of
+``podlife up`` (podlife.apiserver.certs); the keys are on disk only while they are loaded."""
 
 from __future__ import annotations
 
 import base64
 import json
-import os
 import ssl
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.meta import Obj, clone
+from podlife.apiserver import certs
 
 BY = "kube-apiserver"
 NAMESPACE, NAME = "kube-system", "extension-apiserver-authentication"
@@ -45,33 +43,14 @@ class FrontProxy:
             ctx = ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode("ascii", "replace"))
         else:
             ctx = ssl.create_default_context()
-        with tempfile.TemporaryDirectory(prefix="podlife-front-proxy-") as tmp:
-            cert, key = os.path.join(tmp, "client.crt"), os.path.join(tmp, "client.key")
-            with open(cert, "wb") as f:
-                f.write(self.cert_pem)
-            with os.fdopen(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as f:
-                f.write(self.key_pem)
-            ctx.load_cert_chain(cert, key)
+        certs.load_chain(ctx, self.cert_pem, self.key_pem)
         return ctx
 
 
 def make() -> FrontProxy:
-    def run(*args: str) -> None:
-        subprocess.run(["openssl", *args], check=True, capture_output=True)
-
-    with tempfile.TemporaryDirectory(prefix="podlife-front-proxy-") as tmp:
-        p = {n: os.path.join(tmp, n) for n in ("ca.key", "ca.crt", "client.key", "client.csr", "client.crt")}
-        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-subj", "/CN=front-proxy-ca",
-            "-keyout", p["ca.key"], "-out", p["ca.crt"])
-        run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={CLIENT_NAME}", "-keyout", p["client.key"],
-            "-out", p["client.csr"])
-        ext = os.path.join(tmp, "ext")
-        with open(ext, "w") as f:
-            f.write("extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n")
-        run("x509", "-req", "-in", p["client.csr"], "-CA", p["ca.crt"], "-CAkey", p["ca.key"], "-CAcreateserial",
-            "-days", "365", "-extfile", ext, "-out", p["client.crt"])
-        read = {n: open(p[n], "rb").read() for n in ("ca.crt", "client.crt", "client.key")}
-    return FrontProxy(read["ca.crt"], read["client.crt"], read["client.key"])
+    ca_pem, ca_key_pem = certs.self_signed("front-proxy-ca")
+    cert_pem, key_pem = certs.client_signed_by(ca_pem, ca_key_pem, CLIENT_NAME)
+    return FrontProxy(ca_pem, cert_pem, key_pem)
 
 
 def _json_list(items: list[str]) -> str:

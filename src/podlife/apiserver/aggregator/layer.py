@@ -37,7 +37,7 @@ class Aggregator:
         """From the running event loop, when the server is about to answer."""
         try:
             self.front = frontproxy.make()
-        except (OSError, Exception) as e:  # noqa: BLE001 - without openssl there is no front proxy; said
+        except (OSError, Exception) as e:  # noqa: BLE001 - without its certificate there is no front proxy; said
             log.warning("kube-aggregator: no front-proxy certificate (%s): extension API servers are not reached", e)
         if self.front is not None:
             self.proxy.front = self.front

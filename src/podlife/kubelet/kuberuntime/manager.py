@@ -143,8 +143,10 @@ class RuntimeManager:
     # ---- reads ------------------------------------------------------------------------------------
 
     def sandbox(self, uid: str) -> Sandbox | None:
-        ready = [s for s in self.kl.runtime.pod_sandboxes(uid) if s.state == SANDBOX_READY]
-        return ready[-1] if ready else None
+        for s in reversed(self.kl.runtime.pod_sandboxes(uid)):   # the newest ready one
+            if s.state == SANDBOX_READY:
+                return s
+        return None
 
     def latest(self, uid: str) -> dict[str, Container]:
         """The newest runtime container of each name."""
@@ -209,9 +211,11 @@ class RuntimeManager:
                     yield from self._restart(pod, sb, spec, c, result, before)
         # computePodActions: a running container whose definition changed (a new image) is killed and started
         # again, whatever the restart policy; the back-off is looked up under the new definition's key
+        # (the runtime's containers change only across a yield: ``latest`` is made again after one)
+        latest = self.latest(uid)
         for spec in [ic for ic in pod["spec"].get("initContainers") or () if is_restartable_init(ic)] + \
                 (pod["spec"].get("containers") or []):
-            c = self.latest(uid).get(spec["name"])
+            c = latest.get(spec["name"])
             if spec["name"] in handled or c is None or c.state != RUNNING or c.image == spec.get("image", ""):
                 continue
             before = self.last_exited(uid, spec["name"])
@@ -219,7 +223,7 @@ class RuntimeManager:
                                                   "restarted", None)
             handled.add(spec["name"])
             yield from self._restart(pod, sb, spec, c, result, before)
-        latest = self.latest(uid)
+            latest = self.latest(uid)
         policy = pod["spec"].get("restartPolicy", "Always")
         # SyncPod step 5: ephemeral containers never started are started before any init container, so that one
         # can debug a pod stuck initializing; they are never restarted (computePodActions)

@@ -118,9 +118,10 @@ def _terminated(kl: Kubelet, c: Container) -> Obj:
 
 def _old_status(kl: Kubelet, pod: Obj, name: str) -> Obj | None:
     old = kl.status_manager.get(pod["metadata"]["uid"]) or pod.get("status") or {}
-    for cs in (old.get("containerStatuses") or []) + (old.get("initContainerStatuses") or []):
-        if cs["name"] == name:
-            return cs
+    for field_name in ("containerStatuses", "initContainerStatuses"):
+        for cs in old.get(field_name) or ():
+            if cs["name"] == name:
+                return cs
     return None
 
 
@@ -245,33 +246,39 @@ def conditions(kl: Kubelet, pod: Obj, phase: str, init_statuses: list[Obj], stat
                sandbox_ready: bool) -> list[Obj]:
     """PodReadyToStartContainers (1.29+), Initialized, Ready, ContainersReady, PodScheduled."""
     out = []
-    if kl.profile.pod_ready_to_start_containers:
-        out.append(_condition("PodReadyToStartContainers", sandbox_ready))
-    incomplete = [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
+    profile = kl.profile
+    if profile.pod_ready_to_start_containers:
+        out.append({"type": "PodReadyToStartContainers", "status": "True"} if sandbox_ready else
+                   {"type": "PodReadyToStartContainers", "status": "False"})
+    init_specs = pod["spec"].get("initContainers")
+    incomplete = [s["name"] for ic, s in zip(init_specs, init_statuses)
                   if not (("terminated" in s["state"] and s["state"]["terminated"]["exitCode"] == 0)
-                          or (is_restartable_init(ic) and s.get("started")))]
+                          or (is_restartable_init(ic) and s.get("started")))] if init_specs else []
     if phase == "Succeeded" or (phase == "Failed" and not incomplete):
         incomplete = []
-    could_restart_all = could_restart_all_in(pod, kl.profile)
+    could_restart_all = profile.restart_all_containers and could_restart_all_in(pod, profile)
     if could_restart_all and _was_initialized(kl, pod):
         incomplete = []   # KEP-5532: a pod restarting in place stays Initialized
-    out.append(_condition("Initialized", not incomplete, "ContainersNotInitialized",
-                          f"containers with incomplete status: [{' '.join(incomplete)}]"))
+    # (a condition's message is made only when the condition is False: _condition leaves it out otherwise)
+    out.append(_condition("Initialized", False, "ContainersNotInitialized",
+                          f"containers with incomplete status: [{' '.join(incomplete)}]") if incomplete else
+               {"type": "Initialized", "status": "True"})
     unready = [s["name"] for s in statuses if not s["ready"]]
-    unready += [s["name"] for ic, s in zip(pod["spec"].get("initContainers") or (), init_statuses)
-                if is_restartable_init(ic) and not s["ready"]]
+    if init_specs:
+        unready += [s["name"] for ic, s in zip(init_specs, init_statuses)
+                    if is_restartable_init(ic) and not s["ready"]]
     # status/generate.go GenerateContainersReadyCondition: a terminal phase gives its own reason
     if phase == "Succeeded":
         reason, msg = "PodCompleted", ""
-    elif phase == "Failed" and kl.profile.failed_pod_ready_reason == "PodFailed":
+    elif phase == "Failed" and profile.failed_pod_ready_reason == "PodFailed":
         reason, msg = "PodFailed", ""
         unready = unready or ["(terminal)"]  # never ready once Failed, whatever the containers say
     else:
-        reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+        reason, msg = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]" if unready else ""
     ready = not unready and phase != "Succeeded"
     out.append(_pod_ready(pod, ready, reason, msg))
     out.append(_condition("ContainersReady", ready, reason, msg))
-    out.append(_condition("PodScheduled", True))
+    out.append({"type": "PodScheduled", "status": "True"})
     if could_restart_all:
         out.append(_all_containers_restarting(kl, pod, phase))
     return out
@@ -282,6 +289,8 @@ def _pod_ready(pod: Obj, containers_ready: bool, reason: str, msg: str) -> Obj:
     others set in the pod's status (a missing or non-True one keeps the pod not ready)."""
     if not containers_ready:
         return _condition("Ready", False, reason, msg)
+    if not pod["spec"].get("readinessGates"):
+        return {"type": "Ready", "status": "True"}
     have = {c.get("type"): c.get("status") for c in (pod.get("status") or {}).get("conditions") or ()}
     unready = []
     for gate in pod["spec"].get("readinessGates") or ():

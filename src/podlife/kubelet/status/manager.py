@@ -118,11 +118,12 @@ class StatusManager:
             if merged != api.get("status"):
                 new = {**api, "status": merged}   # the request body: the status subresource reads only its status
                 try:
-                    api = kl.store.update_status(new, by="kubelet")
+                    api = kl.store.update_status(new, by="kubelet", stored=api)   # (read just above)
                 except ApiError:
                     return
-                kl.log("status_patched", pod, status_version=version, phase=merged.get("phase"),
-                       pod_ip=merged.get("podIP", ""), status_brief=f"{{phase: {merged.get('phase')}}}")
+                if kl.trace.logs:   # (its arguments are made only where the line is kept)
+                    kl.log("status_patched", pod, status_version=version, phase=merged.get("phase"),
+                           pod_ip=merged.get("podIP", ""), status_brief=f"{{phase: {merged.get('phase')}}}")
         if api["metadata"].get("deletionTimestamp"):
             self._maybe_delete(api)
 
@@ -135,7 +136,7 @@ class StatusManager:
         terminal = ("Failed", "Succeeded")
         to_terminal = api_status.get("phase") not in terminal and status.get("phase") in terminal
         others = [c for c in api_status.get("conditions") or () if c["type"] not in KUBELET_CONDITIONS]
-        if any(c["type"] not in KUBELET_CONDITIONS for c in status.get("conditions") or ()):
+        if not _kubelet_conditions_only(status.get("conditions")):
             merged["conditions"] = [c for c in status["conditions"] if c["type"] in KUBELET_CONDITIONS]
             for c in status["conditions"]:
                 if c["type"] == "DisruptionTarget" and to_terminal and not could_run:
@@ -253,6 +254,13 @@ class StatusManager:
 
     def snapshot(self) -> dict[str, Any]:
         return {uid: v for uid, (v, _) in self.statuses.items()}
+
+
+def _kubelet_conditions_only(conds: list[Obj] | None) -> bool:
+    for c in conds or ():
+        if c["type"] not in KUBELET_CONDITIONS:
+            return False
+    return True
 
 
 def _has_pod_initialized(pod: Obj, status: Obj) -> bool:
