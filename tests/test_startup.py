@@ -21,10 +21,11 @@ NEVER = ("numpy", "bokeh", "dask", "distributed", "pyarrow", "aiohttp", "kuberne
 # read without it), RE2 (patterns), cronsim and zoneinfo (CronJobs), numpy.random (many tied nodes), the
 # strategic merge patch and kubectl drain (their actions), rich (a quiet run that passes prints nothing),
 # jsonschema and referencing (manifests that api.quickcheck passes), importlib.metadata (SimPy's __version__),
-# socket (the runtime's pod IPs need only _socket's two address functions), hashlib (OpenSSL, for SHA-256 of seeds)
+# socket (the runtime's pod IPs need only _socket's two address functions), hashlib (OpenSSL, for SHA-256 of seeds),
+# pathlib and urllib.parse (api.schema finds its files with os.path)
 NOT_FOR_A_SMALL_RUN = ("kubernetes_validate", "re2", "cronsim", "zoneinfo", "numpy.random", "podlife.api.patch",
                        "podlife.kubectl", "rich", "importlib_resources", "packaging", "jsonschema", "referencing",
-                       "importlib.metadata", "socket", "selectors", "hashlib", "_hashlib")
+                       "importlib.metadata", "socket", "selectors", "hashlib", "_hashlib", "pathlib", "urllib.parse")
 
 
 def _modules_after(tmp_path: Path, *args: str) -> set[str]:

@@ -92,8 +92,10 @@ def run(scenario: str, report_path: str | None, klog_path: str | None, html_path
     """Run SCENARIO (a podlife Scenario, or plain Kubernetes manifests; - reads standard input) and print
     what happened."""
     from podlife.engine.simpyload import import_simpy
+    from podlife.yamlload import import_yaml
 
-    import_simpy()   # first, before the model's modules import it
+    import_simpy()   # first, before the model's modules import them
+    import_yaml()
     from podlife.report.outputs import Outputs, ReportWriter
     from podlife.scenario import plain
     from podlife.scenario.errors import ScenarioError

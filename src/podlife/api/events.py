@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from podlife.api.errors import ApiError
-from podlife.api.meta import Obj, ref
+from podlife.api.meta import Obj
 
 if TYPE_CHECKING:
     from podlife.api.store import Store
@@ -34,53 +34,60 @@ class EventRecorder:
 
     def event(self, obj: Obj, type_: str, reason: str, message: str, field_path: str = "") -> None:
         md = obj["metadata"]
-        involved = {"kind": obj["kind"], "namespace": md.get("namespace"), "name": md["name"], "uid": md.get("uid"),
-                    "apiVersion": obj.get("apiVersion", "v1"), "resourceVersion": md.get("resourceVersion")}
+        kind = obj["kind"]
+        namespace = md.get("namespace")
+        obj_name = md["name"]
+        uid = md.get("uid")
+        api_version = obj.get("apiVersion", "v1")
+        involved = {"kind": kind, "namespace": namespace, "name": obj_name, "uid": uid, "apiVersion": api_version,
+                    "resourceVersion": md.get("resourceVersion")}
         if field_path:
             involved["fieldPath"] = field_path
         if None in involved.values():
             involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.trace
-        involved_ref = ref(obj)
-        # emit("event", ...)'s record, made whole for trace.add (no keywords packed and unpacked)
-        rec = {"type": "event", "object": involved_ref, "eventType": type_, "reason": reason, "message": message,
-               "source": self._source_name}
+        # meta.ref, inline (an Event is the most frequent write)
+        involved_ref = f"{kind}/{namespace}/{obj_name}" if namespace else f"{kind}/{obj_name}"
+        # emit("event", ...)'s record, made whole for trace.put (no keywords packed and unpacked, no copy)
+        rec = {"t": None, "type": "event", "object": involved_ref, "eventType": type_, "reason": reason,
+               "message": message, "source": self._source_name}
         if field_path:
             rec["fieldPath"] = field_path
-        trace.add(rec)
+        trace.put(rec)
         if self.log is not None and trace.logs:   # the component's log lines are made at --trace full only
             self.log(involved, type_, reason, message)
-        ns = md.get("namespace") or "default"
-        key = (ns, involved_ref, md.get("uid") or "", involved["apiVersion"], field_path, type_, reason, message)
+        ns = namespace or "default"
+        key = (ns, involved_ref, uid or "", api_version, field_path, type_, reason, message)
         now = trace.timestamp()
-        name = self._seen.get(key)
+        seen = self._seen
+        name = seen.get(key)
+        store = self.store
+        existing = None
         if name is not None:
-            self._seen.move_to_end(key)
-        existing = self.store.try_get("Event", ns, name) if name else None
+            seen.move_to_end(key)
+            existing = store.try_get("Event", ns, name)
         try:
             if existing is not None:
                 ev = existing   # the store hands out Events unpacked: a copy of its own
                 ev["count"] = ev.get("count", 1) + 1
                 ev["lastTimestamp"] = now
-                self.store.update(ev, by=self.component)
+                store.update(ev, by=self.component)
                 return
-            # the name client-go gives an event: object name + unique hex timestamp suffix
-            name = f"{md['name']}.{self._suffix()}"
-            self._seen[key] = name
-            if len(self._seen) > LRU_CACHE_ENTRIES:
-                self._seen.popitem(last=False)
-            source = {"component": self.component, "host": self.host} if self.host else {"component": self.component}
-            self.store.create_event({
+            # the name client-go gives an event: object name + unique hex timestamp suffix; adding the store's
+            # resourceVersion to the simulated nanoseconds keeps names unique and reproducible
+            name = f"{obj_name}.{int(trace.kernel.now * 1e9) + store.resource_version:x}"
+            seen[key] = name
+            if len(seen) > LRU_CACHE_ENTRIES:
+                seen.popitem(last=False)
+            host = self.host
+            component = self.component
+            store.create_event({
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": ns},
                 "involvedObject": involved, "reason": reason, "message": message, "type": type_,
-                "source": source, "firstTimestamp": now, "lastTimestamp": now, "count": 1,
-                "reportingComponent": self.component, "reportingInstance": self.host or "",
-            }, by=self.component)
+                "source": {"component": component, "host": host} if host else {"component": component},
+                "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+                "reportingComponent": component, "reportingInstance": host or "",
+            }, by=component)
         except ApiError:
             pass  # events are best effort, as upstream
-
-    def _suffix(self) -> str:
-        # client-go names an event after its object plus a hex nanosecond timestamp; adding the store's
-        # resourceVersion keeps names unique and reproducible in simulated time
-        return f"{int(self.trace.kernel.now * 1e9) + self.store.resource_version:x}"

@@ -9,6 +9,7 @@ when valid); the ``is_*`` functions return a bool.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from functools import wraps
@@ -17,8 +18,32 @@ from typing import Any
 NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0/1/3
 
 
+def _choice_draws(rng: random.Random, n: int) -> str:
+    """``n`` characters as ``rng.choice(NAME_CHARS)`` draws them (Random._randbelow_with_getrandbits: 5 random bits
+    again until below 27), without two Python calls per character (two names a pod: its own, its token volume)."""
+    bits = rng.getrandbits
+    out = []
+    for _ in range(n):
+        r = bits(5)
+        while r >= 27:
+            r = bits(5)
+        out.append(NAME_CHARS[r])
+    return "".join(out)
+
+
+def _same_draws() -> bool:
+    """Whether this interpreter's ``Random.choice`` draws as _choice_draws does (checked once, on a fixed seed)."""
+    a, b = random.Random(20261206), random.Random(20261206)
+    return all(_choice_draws(a, 5) == "".join(b.choice(NAME_CHARS) for _ in range(5)) for _ in range(64))
+
+
+_FAST_DRAWS = len(NAME_CHARS) == 27 and _same_draws()
+
+
 def random_suffix(rng: Any, n: int = 5) -> str:
     """utilrand.String(n), drawn from ``rng`` (a seeded generator): the tail of names.SimpleNameGenerator."""
+    if _FAST_DRAWS and type(rng) is random.Random:
+        return _choice_draws(rng, n)
     return "".join(rng.choice(NAME_CHARS) for _ in range(n))
 
 
@@ -222,14 +247,32 @@ def mask_trailing_dash(name: str) -> str:
     return name
 
 
+# names found valid, per check: each object's namespace and each workload's generateName are checked on every
+# create (pods: every replica); a valid name stays valid. Bounded: unique names (a pod's own) go by once.
+_VALID_NAMES: dict[tuple[str, str, bool], None] = {}
+_VALID_NAMES_KEPT = 4096
+
+
+def _checked(check: str, name: str, prefix: bool, errors: Callable[[str], list[str]]) -> list[str]:
+    key = (check, name, prefix)
+    if key in _VALID_NAMES:
+        return []
+    errs = errors(mask_trailing_dash(name) if prefix else name)
+    if not errs:
+        if len(_VALID_NAMES) >= _VALID_NAMES_KEPT:
+            _VALID_NAMES.clear()
+        _VALID_NAMES[key] = None
+    return errs
+
+
 @_strings_only
 def name_is_dns_subdomain(name: str, prefix: bool = False) -> list[str]:
-    return dns1123_subdomain_errors(mask_trailing_dash(name) if prefix else name)
+    return _checked("subdomain", name, prefix, dns1123_subdomain_errors)
 
 
 @_strings_only
 def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
-    return dns1123_label_errors(mask_trailing_dash(name) if prefix else name)
+    return _checked("label", name, prefix, dns1123_label_errors)
 
 
 @_strings_only

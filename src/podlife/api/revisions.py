@@ -13,13 +13,14 @@ def unchanged(old: Obj, new: Obj) -> bool:
     (etcd3's versioner clears it before encoding), everything else is."""
     if new.keys() != old.keys():
         return False
+    # a part the revision shares with the stored object (its spec, on a status write) is not compared
     for k, v in new.items():
-        if k != "metadata" and v != old[k]:
+        if k != "metadata" and v is not old[k] and v != old[k]:
             return False
     nmd, omd = new["metadata"], old["metadata"]
     if nmd.keys() - {"resourceVersion"} != omd.keys() - {"resourceVersion"}:
         return False
-    return all(v == omd[k] for k, v in nmd.items() if k != "resourceVersion")
+    return all(v is omd[k] or v == omd[k] for k, v in nmd.items() if k != "resourceVersion")
 
 
 def same(part: Any) -> Any:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
@@ -52,17 +52,20 @@ class GroupVersionKind:
 # ------------------------------------------------------------------------------------------------ schemas
 
 @lru_cache(maxsize=1)
-def _schemas_root() -> Path:
+def _schemas_root() -> str:
     """kubernetes-validate's schema files, found without importing the package (its ``__init__`` loads its own
-    command line's dependencies: a third of a small run's start-up once)."""
+    command line's dependencies: a third of a small run's start-up once). Paths are strings: pathlib (with
+    urllib.parse) is 12M instructions to import, which a run need not pay for."""
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("kubernetes_validate")
-    return Path(next(iter(spec.submodule_search_locations)), "kubernetes-json-schema")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "kubernetes-json-schema")
 
 
-def _schema_dir(minor: int) -> Path:
-    return _schemas_root() / f"v1.{minor}.0-local-strict"
+def _definitions_bytes(minor: int) -> bytes:
+    """The ``_definitions.json`` file of a shipped schema release."""
+    with open(os.path.join(_schemas_root(), f"v1.{minor}.0-local-strict", "_definitions.json"), "rb") as f:
+        return f.read()
 
 
 def schema_minor(minor: int) -> int:
@@ -74,8 +77,8 @@ def schema_minor(minor: int) -> int:
 @lru_cache(maxsize=None)
 def _shipped_minors() -> tuple[int, ...]:
     out = []
-    for entry in _schemas_root().iterdir():
-        m = re.fullmatch(r"v1\.(\d+)\.0-local-strict", entry.name)
+    for name in os.listdir(_schemas_root()):
+        m = re.fullmatch(r"v1\.(\d+)\.0-local-strict", name)
         if m:
             out.append(int(m.group(1)))
     return tuple(sorted(out))
@@ -97,7 +100,7 @@ def _definitions(minor: int) -> dict[str, Any]:
     """The ``$defs`` document of a minor, with the changes for minors older than the schemas applied."""
     shipped = schema_minor(minor)
     # orjson: the same objects as json.loads, in half the time (1.5 MB a minor, read by every run)
-    doc = orjson.loads(_schema_dir(shipped).joinpath("_definitions.json").read_bytes())
+    doc = orjson.loads(_definitions_bytes(shipped))
     # resource.Quantity's UnmarshalJSON parses the string at decoding: a malformed one is a decode error
     quantity = doc["$defs"].get("io.k8s.apimachinery.pkg.api.resource.Quantity")
     if quantity is not None:
@@ -376,7 +379,7 @@ def _field_since(definition: str, field: str) -> int | None:
 
 @lru_cache(maxsize=None)
 def _properties(minor: int) -> dict[str, frozenset[str]]:
-    doc = orjson.loads(_schema_dir(minor).joinpath("_definitions.json").read_bytes())
+    doc = orjson.loads(_definitions_bytes(minor))
     return {n: frozenset(d.get("properties") or ()) for n, d in doc["$defs"].items()}
 
 

@@ -8,27 +8,17 @@ from typing import Any
 from podlife.api.meta import Obj, ref
 
 
-def _conditions(obj: Obj | None) -> dict[str, tuple[Any, Any]]:
-    if obj is None:
-        return {}
+def _conditions(conds: Any) -> dict[str, tuple[Any, Any]]:
+    """A status's conditions (as stored: anything) by type: (status, reason)."""
     # a condition without a type is stored as written (CustomResourceDefinitionStatus does not validate its
     # conditions; a custom resource's status is whatever its schema allows): keyed by "" as Go decodes it
-    st = obj.get("status")
-    conds = st.get("conditions") if isinstance(st, dict) else None
     return {str(c.get("type") or ""): (c.get("status"), c.get("reason"))
             for c in (conds if isinstance(conds, list) else ()) if isinstance(c, dict)}
 
 
-def _status(obj: Obj | None) -> dict[str, Any]:
-    st = (obj or {}).get("status")
-    return st if isinstance(st, dict) else {}
-
-
-def _containers(obj: Obj | None) -> dict[str, tuple[Any, ...]]:
+def _containers(st: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """A pod status's containers by name: (state, reason, exit code, restarts, waiting message)."""
     out: dict[str, tuple[Any, ...]] = {}
-    if obj is None:
-        return out
-    st = obj.get("status", {})
     for field in ("initContainerStatuses", "containerStatuses"):
         for cs in st.get(field) or ():
             state = cs.get("state") or {}
@@ -47,13 +37,17 @@ def _taints(obj: Obj | None) -> list[tuple[str, str]]:
 
 
 def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]:
-    if kind not in ("Pod", "Node"):   # most writes (Events, Leases): no conditions, no records, no calls
-        st = new.get("status")
-        was = old.get("status") if old is not None else None
-        if not (isinstance(st, dict) and st.get("conditions")) and \
-                not (isinstance(was, dict) and was.get("conditions")):
-            return []
-    was_st, now_st = _status(old), _status(new)
+    """The records, each with ``"t"`` first (for Trace.put to set)."""
+    now_st = new.get("status")
+    was_st = old.get("status") if old is not None else None
+    if kind not in ("Pod", "Node") and not (isinstance(now_st, dict) and now_st.get("conditions")) and \
+            not (isinstance(was_st, dict) and was_st.get("conditions")):
+        return []   # most writes (Events, Leases): no conditions, no records, no calls
+    if not isinstance(now_st, dict):
+        now_st = {}
+    if not isinstance(was_st, dict):
+        was_st = {}
+    now_conds, was_conds = now_st.get("conditions"), was_st.get("conditions")
     out: list[dict[str, Any]] = []
     r = ref(new)
     # equal lists give no records: such a list is not read (a write leaves most of a status as it was)
@@ -61,34 +55,32 @@ def status_records(kind: str, old: Obj | None, new: Obj) -> list[dict[str, Any]]
         was = was_st.get("phase")
         now = now_st.get("phase")
         if was != now:
-            out.append({"type": "phase", "object": r, "from": was, "to": now})
-    if was_st.get("conditions") != now_st.get("conditions"):
-        oc = _conditions(old)
-        for ctype, (status, reason) in _conditions(new).items():
+            out.append({"t": None, "type": "phase", "object": r, "from": was, "to": now})
+    if was_conds != now_conds:
+        oc = _conditions(was_conds)
+        for ctype, (status, reason) in _conditions(now_conds).items():
             if oc.get(ctype) != (status, reason):
-                out.append({"type": "condition", "object": r, "conditionType": ctype, "status": status,
+                out.append({"t": None, "type": "condition", "object": r, "conditionType": ctype, "status": status,
                             "reason": reason})
-    if kind not in ("Pod", "Node"):
-        return out
     if kind == "Pod":
         if was_st.get("containerStatuses") == now_st.get("containerStatuses") and \
                 was_st.get("initContainerStatuses") == now_st.get("initContainerStatuses"):
             return out
-        ocs = _containers(old)
-        for name, cur in _containers(new).items():
+        ocs = _containers(was_st)
+        for name, cur in _containers(now_st).items():
             if ocs.get(name) != cur:
                 state, reason, code, restarts, message = cur
-                rec = {"type": "container", "object": r, "container": name, "state": state,
+                rec = {"t": None, "type": "container", "object": r, "container": name, "state": state,
                        "reason": reason, "exitCode": code, "restartCount": restarts}
                 if message:
                     rec["message"] = message
                 out.append(rec)
-    else:
+    elif kind == "Node":
         before, after = _taints(old), _taints(new)
         for key, effect in after:
             if (key, effect) not in before:
-                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "added"})
+                out.append({"t": None, "type": "taint", "object": r, "key": key, "effect": effect, "op": "added"})
         for key, effect in before:
             if (key, effect) not in after:
-                out.append({"type": "taint", "object": r, "key": key, "effect": effect, "op": "removed"})
+                out.append({"t": None, "type": "taint", "object": r, "key": key, "effect": effect, "op": "removed"})
     return out

@@ -733,7 +733,7 @@ class Store:
             elif obj["kind"] not in ("Event", "Lease"):
                 self.trace.emit("restored", object=ref(obj))
             for r in status_records(obj["kind"], None, obj):
-                self.trace.add(r)
+                self.trace.put(r)
             self._deliver(obj["kind"], ADDED, obj, None)
 
     # ---- watch -------------------------------------------------------------------------------------
@@ -880,7 +880,7 @@ class Store:
             self._index_node(key, old, new)
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
-            rec: dict[str, Any] = {"type": "api", "verb": verb, "object": ref(new), "by": by}   # emit's record
+            rec: dict[str, Any] = {"t": None, "type": "api", "verb": verb, "object": ref(new), "by": by}
             if subresource:
                 rec["subresource"] = subresource
             if extra:
@@ -890,9 +890,9 @@ class Store:
                 spec = new.get("spec") or {}
                 rec["initContainers"] = [c["name"] for c in spec.get("initContainers") or ()]
                 rec["containers"] = [c["name"] for c in spec.get("containers") or ()]
-            self.trace.add(rec)
+            self.trace.put(rec)   # emit's record
         for r in status_records(kind, old, new):
-            self.trace.add(r)
+            self.trace.put(r)
         self._publish(kind, ADDED if old is None else MODIFIED, new, old)
 
     def _remove(self, kind: str, key: Key, by: str, record_api: bool,
@@ -977,7 +977,8 @@ class Store:
 
     def _new_uid(self, rng: Any = None) -> str:
         r = (rng or self._uid_rng).getrandbits(128)
-        h = f"{r:032x}"   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63
+        h = "%032x" % r   # the 16 bytes big-endian, in hex; byte 8 is bits 56-63 (% is cheaper than an f-string
+        # format spec here)
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[(r >> 56) & 3]}{h[17:20]}-{h[20:32]}"
 
     def _generate_name(self, kind: str, namespace: str, prefix: str) -> str:

@@ -4,6 +4,7 @@ the API's body decoding."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import yaml
@@ -11,6 +12,34 @@ import yaml
 MAX_YAML_VALUES = 1_000_000          # values one YAML document may expand to
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 VALUE_TAG = "tag:yaml.org,2002:value"
+
+# yaml.reader.Reader.NON_PRINTABLE within ASCII: the control characters but tab, line feed and carriage return
+_ASCII_NON_PRINTABLE = re.compile("[^\t\n\r -~]")
+# and over all of Unicode, as the characters it matches rather than those it does not: the same characters
+# (tests/test_yamlload.py: every code point), 4M instructions to compile where PyYAML's class of the printable
+# ones takes 57M (podlife.yamlload leaves that one uncompiled until used)
+_FORBIDDEN = "[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uD800-\uDFFF\uFFFE\uFFFF]"
+
+
+@lru_cache(maxsize=1)
+def _non_printable_pattern() -> re.Pattern[str]:
+    return re.compile(_FORBIDDEN)
+
+
+def non_printable(text: str) -> bool:
+    """Whether PyYAML's reader refuses a character of the text (Reader.NON_PRINTABLE finds one)."""
+    if text.isascii():
+        return _ASCII_NON_PRINTABLE.search(text) is not None
+    return _non_printable_pattern().search(text) is not None
+
+
+class SafeLoader(yaml.SafeLoader):
+    """yaml.SafeLoader whose reader checks text with non_printable's patterns; text they refuse goes to the
+    reader's own check (the same error, with its position)."""
+
+    def check_printable(self, data: str) -> None:
+        if non_printable(data):
+            super().check_printable(data)
 
 
 class Loader(yaml.SafeLoader):

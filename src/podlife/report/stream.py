@@ -50,8 +50,13 @@ class NdjsonReport:
     record = _line   # the trace sink: one line per record
 
     def records(self, recs: list[Record]) -> None:
-        """``record`` for each of ``recs`` (a Batched trace sink), in one write."""
-        self.f.write(b"".join(map(record_line, recs)))
+        """``record`` for each of ``recs`` (a Batched trace sink). The lines joined by newlines, then the last
+        one's: orjson.dumps called without options costs a third less than with OPT_APPEND_NEWLINE (which it
+        parses as a keyword at every call), the same bytes."""
+        if recs:
+            write = self.f.write
+            write(b"\n".join(map(orjson.dumps, recs)))
+            write(b"\n")
 
     def finish(self, objects: Iterable[dict[str, Any] | bytes], outcome: dict[str, Any]) -> None:
         """``objects``: each a dict, or its compact JSON (written as it is)."""

@@ -34,6 +34,7 @@ import yaml
 from podlife.api.meta import Obj
 from podlife.api.quantity import to_bytes
 from podlife.api.speckey import name_free, nodeless_key
+from podlife.api.yamlread import SafeLoader
 
 ANNOTATION = "podlife/behavior"
 _FIELDS = {"startSeconds", "exitAfterSeconds", "exitCode", "onTerm", "termSeconds", "readySeconds",
@@ -166,7 +167,7 @@ def parse_annotation(text: str) -> dict[str, dict[str, Any]]:
     """Parse and check the annotation; raises BehaviorError. Pods of one template share the text, so the
     result is cached: callers must not modify it."""
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = yaml.load(text, Loader=SafeLoader) if text.strip() else {}   # yaml.safe_load's
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1} of the annotation)" if mark is not None else ""

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes
+from podlife.api.yamlread import MAX_YAML_VALUES, Loader, event_loader, expanded_sizes, non_printable
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.fieldpath import join_path
 
@@ -63,7 +63,7 @@ def _compose_from_events(text: str) -> list[yaml.Node] | None:
     their tags, values and lines, not their style or the text of their marks (tests/test_yamlread.py compares
     the two on every YAML file of the repository and the bad-input corpus)."""
     loader_class = event_loader()
-    if loader_class is None or "\ufeff" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
+    if loader_class is None or "\ufeff" in text or non_printable(text):
         return None   # a byte order mark: libyaml skips one at the start of any line, Python's only at the start
     loader = loader_class(text)
     try:

@@ -71,7 +71,7 @@ class WorkQueue:
     def add(self, key: Hashable) -> None:
         if key in self._batch:
             return  # queued and not processed yet: the dirty set keeps one
-        if self._instant == self.kernel.now and self._rounds.get(key, 0) >= self.LOOP_LIMIT:
+        if self._rounds.get(key, 0) >= self.LOOP_LIMIT and self._instant == self.kernel.now:   # (now: a property)
             ref = "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
             self.kernel.note(ref, f"{self.name} processed it {self.LOOP_LIMIT} times at one instant, a loop of "
                                   f"reactions; podlife gives each further round {self.LOOP_DELAY:g} s")

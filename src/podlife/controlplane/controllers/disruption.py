@@ -63,7 +63,8 @@ class _LabelIndex:
     def put(self, obj: Obj, labels: dict[str, str]) -> None:
         md = obj["metadata"]
         ns, name = md.get("namespace") or "", md["name"]
-        if self._pairs.get((ns, name)) == labels:
+        held = self._pairs.get((ns, name))
+        if held is labels or held == labels:   # (revisions share the labels a write left alone)
             return
         self.drop(obj)
         self._pairs[(ns, name)] = labels   # stored objects are never changed in place

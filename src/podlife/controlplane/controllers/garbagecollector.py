@@ -124,6 +124,9 @@ class GarbageCollector:
             node.observed = refs
         if md.get("deletionTimestamp"):
             node.being_deleted = True
+        if old is not None and md.get("finalizers") is old["metadata"].get("finalizers") and \
+                bool(md.get("deletionTimestamp")) == bool(old["metadata"].get("deletionTimestamp")):
+            return   # neither the deletion nor a finalizer is new (a status write): no deletion starts
         self._process_transitions(old, obj, node)
 
     def _add_dependent_to_owners(self, node: _Node, refs: list[Obj]) -> None:

@@ -443,8 +443,9 @@ class NodeLifecycleController:
             del self.known[name]
             self._set_view(name, None)
         for n in names:
-            if nodes[n] is not None:
-                self._update_node(clone(nodes[n]), now)
+            node = nodes[n]
+            if node is not None:
+                self._update_node(node, now)   # the stored node: read, copied only to be changed
         self._handle_disruption(now)
         self._tainting_pass()
 
@@ -452,26 +453,28 @@ class NodeLifecycleController:
         """monitorNodeHealth's updateNodeFunc for one node."""
         name = node["metadata"]["name"]
         try:
-            observed, current = self._try_update_node_health(node, now)
+            observed, current, node = self._try_update_node_health(node, now)
         except ApiError:
             return  # "Update health of Node from Controller error, Skipping - no pods will be evicted"
         labels = node["metadata"].get("labels") or {}
         self._set_view(name, None if EXCLUDE_DISRUPTION in labels else
                        (zone_key(node), current is not None and current.get("status") == "True"))
         if current is not None:
-            pods = self._pods_on(name)
+            # (the pods as listed here: the index changes only when watch events are handed over, after this pass)
             self._process_taint_based_eviction(node, observed, now)
             if current.get("status") != "True" and observed.get("status") == "True":
                 # RecordNodeStatusChange: once, when the controller itself turned the node not ready
                 self.events.event(self._node_ref(name, node["metadata"].get("uid", "")), "Normal", "NodeNotReady",
                                   f"Node {name} status is now: NodeNotReady")
-                self._mark_pods_not_ready(pods, name)
+                self._mark_pods_not_ready(self._pods_on(name), name)
         self._schedule_checks(name, now)
 
-    def _try_update_node_health(self, node: Obj, now: float) -> tuple[Obj, Obj | None]:
-        """tryUpdateNodeHealth: returns the Ready condition as found (observed) and as left (current)."""
+    def _try_update_node_health(self, node: Obj, now: float) -> tuple[Obj, Obj | None, Obj]:
+        """tryUpdateNodeHealth: returns the Ready condition as found (observed) and as left (current), and the
+        node as left (``node`` is the stored one, never changed: a copy is, when conditions turn Unknown)."""
         name = node["metadata"]["name"]
-        status = node.setdefault("status", {})
+        # the saved status is the stored one (stored objects are never changed in place), not a copy of it
+        status = node.get("status") or {}
         h = self.health.get(name)
         ready = get_condition(node, "Ready")
         created_ts = node["metadata"].get("creationTimestamp")
@@ -482,25 +485,25 @@ class NodeLifecycleController:
                              "lastTransitionTime": created_ts}
             grace = self.startup_grace
             if h is not None:
-                h.status = clone(status)
+                h.status = status
             else:
-                h = NodeHealth(created, created, clone(status))
+                h = NodeHealth(created, created, status)
         else:
             observed = dict(ready)
             grace = self.grace
         saved = get_condition({"status": h.status}, "Ready") if h is not None else None
         saved_lease = h.lease if h is not None else None
         if h is None:
-            h = NodeHealth(now, now, clone(status))  # "Missing timestamp for Node. Assuming now as a timestamp"
+            h = NodeHealth(now, now, status)  # "Missing timestamp for Node. Assuming now as a timestamp"
         elif saved is None and ready is not None:
-            h = NodeHealth(now, now, clone(status))  # "Creating timestamp entry for newly observed Node"
+            h = NodeHealth(now, now, status)  # "Creating timestamp entry for newly observed Node"
         elif saved is not None and ready is None:
-            h = NodeHealth(now, now, clone(status))  # "ReadyCondition was removed from Status of Node"
+            h = NodeHealth(now, now, status)  # "ReadyCondition was removed from Status of Node"
         elif saved is not None and ready is not None and \
                 saved.get("lastHeartbeatTime") != ready.get("lastHeartbeatTime"):
             transition = now if saved.get("lastTransitionTime") != ready.get("lastTransitionTime") \
                 else h.ready_transition
-            h = NodeHealth(now, transition, clone(status))
+            h = NodeHealth(now, transition, status)
         # "Always update the probe time if node lease is renewed." Read now, the Lease is brought up to date by
         # its materializer; a polling pass would have seen its renewTime first at the tick at or after it
         lease_obj = self.store.try_get("Lease", "kube-node-lease", name)
@@ -514,7 +517,12 @@ class NodeLifecycleController:
                 h.probe = max(h.probe, seen)
         self.health[name] = h
         current = get_condition(node, "Ready")
-        if now > h.probe + grace + 1e-9:
+        if now > h.probe + grace + 1e-9 and any((c := get_condition(node, ctype)) is None or
+                                                c.get("status") != "Unknown" for ctype in UNKNOWN_CONDITIONS):
+            # conditions to turn Unknown (when all are, nothing changes and nothing is written): on a copy, as
+            # nodeHealth.status and the store keep the node as it was
+            node = clone(node)
+            status = node.setdefault("status", {})
             ts = self.trace.timestamp(now)
             conds = status.setdefault("conditions", [])
             for ctype in UNKNOWN_CONDITIONS:
@@ -532,7 +540,7 @@ class NodeLifecycleController:
                 write["metadata"].pop("resourceVersion", None)
                 self.store.update(write, by=NAME, subresource="status")
                 self.health[name] = NodeHealth(h.probe, now, clone(status), observed_lease)
-        return observed, current
+        return observed, current, node
 
     def _schedule_checks(self, name: str, now: float) -> None:
         """When must this node be looked at again, if nothing else happens to it?"""
@@ -726,13 +734,16 @@ class NodeLifecycleController:
             ready = get_condition(pod, "Ready")
             if ready is None or ready.get("status") == "False":
                 continue  # UpdatePodCondition: nothing changed
-            new = clone(pod)
-            new["metadata"].pop("resourceVersion", None)
-            for c in new["status"]["conditions"]:
+            # the stored pod with its own metadata (no resourceVersion), status and Ready condition; the rest is
+            # the stored objects, as the kubelet's status writes send them
+            md = dict(pod["metadata"])
+            md.pop("resourceVersion", None)
+            conds = list(pod["status"]["conditions"])
+            for i, c in enumerate(conds):
                 if c.get("type") == "Ready":
-                    c["status"] = "False"
-                    c["lastTransitionTime"] = self.trace.timestamp()
+                    conds[i] = {**c, "status": "False", "lastTransitionTime": self.trace.timestamp()}
                     break
+            new = {**pod, "metadata": md, "status": {**pod["status"], "conditions": conds}}
             try:
                 updated = self.store.update(new, by=NAME, subresource="status")
             except ApiError as e:

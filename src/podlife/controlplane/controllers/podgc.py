@@ -174,15 +174,16 @@ class PodGCController:
 
     def _needed_at(self) -> float:
         """The first tick at which a pass would delete something or change the quarantine queue."""
-        nxt = self._next_tick(self.kernel.now)
-        if (0 < self.threshold < len(self.terminated)) or self.unscheduled_terminating or self._oos_nodes():
-            return nxt
+        # (the next tick is worked out only when a pass is needed: most pod events change no index that needs one)
+        if (0 < self.threshold < len(self.terminated)) or self.unscheduled_terminating or \
+                (self.oos_nodes and self._oos_nodes()):
+            return self._next_tick(self.kernel.now)
         at = math.inf
         for node in self.orphan_nodes:
             if node in self.waiting:   # AddAfter keeps the earlier time: nothing happens before it is ready
                 at = min(at, self._next_tick(self.waiting[node]))
             else:                      # a pass must queue it (or, if queued, check it now)
-                return nxt
+                return self._next_tick(self.kernel.now)
         return at
 
     def _arm(self) -> None:

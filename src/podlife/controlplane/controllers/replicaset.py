@@ -375,8 +375,11 @@ class ReplicaSetController:
             if label_changed:
                 self._delete_pod(old)
             return
-        cur_ref, old_ref = owner_of(cur), owner_of(old)
-        if cur_ref != old_ref and old_ref is not None:
+        cur_ref = owner_of(cur)
+        # (the same ownerReferences object, shared by the revisions: the same controller reference)
+        old_ref = cur_ref if cur["metadata"].get("ownerReferences") is old["metadata"].get("ownerReferences") \
+            else owner_of(old)
+        if cur_ref is not old_ref and cur_ref != old_ref and old_ref is not None:
             rs = self._resolve(old["metadata"]["namespace"], old_ref)
             if rs is not None:
                 self.queue.add(_key(rs))
@@ -405,8 +408,17 @@ class ReplicaSetController:
         self.queue.add(_key(rs))
 
     def _tally_pod(self, pod: Obj | None, old: Obj | None) -> None:
-        if pod is not None and old is not None and _tallied_alike(pod, old):
-            return
+        if pod is not None and old is not None:
+            if _tallied_alike(pod, old):
+                return
+            if pod["metadata"].get("ownerReferences") is old["metadata"].get("ownerReferences"):
+                # the same owner (the object itself, shared by the revisions): one tally counts the pod again
+                o = owner_of(pod)
+                tally = self.tallies.get(o.get("uid", "")) if o is not None else None
+                if tally is not None:
+                    tally.remove(old["metadata"]["uid"])
+                    tally.add(self.trace, pod)
+                return
         for obj, add in ((old, False), (pod, True)):
             o = owner_of(obj) if obj is not None else None
             tally = self.tallies.get(o.get("uid", "")) if o is not None else None

@@ -19,7 +19,7 @@ from typing import Any
 
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
-from podlife.api.meta import Obj, clone, get_condition
+from podlife.api.meta import Obj, get_condition
 from podlife.api.store import ADDED, DELETED, Store
 from podlife.controlplane.controllers.controller_utils import (
     index_pod_by_node,
@@ -261,14 +261,18 @@ class TaintEvictionController:
             if all(old.get(f) == cond[f] for f in ("status", "reason", "message", "lastProbeTime",
                                                      "lastTransitionTime")):
                 return
-        new = clone(pod)
-        new["metadata"].pop("resourceVersion", None)
-        conds = list(new["status"].get("conditions") or ())
+        # the patch's body: the stored pod with its own metadata (no resourceVersion) and status (the conditions
+        # replaced); what it leaves alone is the stored objects, as the kubelet's status writes send them
+        md = dict(pod["metadata"])
+        md.pop("resourceVersion", None)
+        status = dict(pod["status"])
+        conds = list(status.get("conditions") or ())
         if old is None:
             conds.append(cond)
         else:
             conds = [cond if c.get("type") == "DisruptionTarget" else c for c in conds]
-        new["status"]["conditions"] = conds
+        status["conditions"] = conds
+        new = {**pod, "metadata": md, "status": status}
         try:
             self.store.update(new, by=self.name, subresource="status", verb="patch")
         except ApiError:

@@ -9,6 +9,7 @@ from typing import Any
 from podlife.api.errors import ApiError
 from podlife.api.events import EventRecorder
 from podlife.api.meta import Obj, clone, owner_of
+from podlife.api.revisions import revision as next_revision
 from podlife.api.store import Store
 from podlife.controlplane.controllers.controller_utils import (
     PodIndex,
@@ -114,16 +115,24 @@ class Sync:
                                                 create: bool) -> tuple[Obj | None, list[Obj]]:
         new = find_new_replica_set(d, rs_list)
         old_rss = [rs for rs in rs_list if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
-        return self._get_new_replica_set(d, rs_list, old_rss, create), old_rss
+        return self._get_new_replica_set(d, rs_list, old_rss, create, new), old_rss
 
-    def _get_new_replica_set(self, d: Obj, rs_list: list[Obj], old_rss: list[Obj], create: bool) -> Obj | None:
-        existing = find_new_replica_set(d, rs_list)
+    def _get_new_replica_set(self, d: Obj, rs_list: list[Obj], old_rss: list[Obj], create: bool,
+                             existing: Obj | None) -> Obj | None:
+        """getNewReplicaSet; ``existing`` is FindNewReplicaSet(d, rs_list), which the caller has just found."""
         new_revision = str(max_revision(old_rss) + 1)
         if existing is not None:
-            rs_copy = clone(existing)
+            # existingNewRS.DeepCopy(): SetNewReplicaSetAnnotations changes only the annotations, so a copy of the
+            # metadata and annotations stands for the deep copy (the callers only read it); a whole copy is made
+            # only to be written
+            rs_copy = next_revision(existing)
+            if isinstance(rs_copy["metadata"].get("annotations"), dict):
+                rs_copy["metadata"]["annotations"] = dict(rs_copy["metadata"]["annotations"])
             annotations_updated = set_new_replica_set_annotations(d, rs_copy, new_revision, True)
             mrs = int(d["spec"].get("minReadySeconds") or 0)
             if annotations_updated or int(rs_copy["spec"].get("minReadySeconds") or 0) != mrs:
+                rs_copy = clone(existing)
+                set_new_replica_set_annotations(d, rs_copy, new_revision, True)
                 if mrs:
                     rs_copy["spec"]["minReadySeconds"] = mrs
                 else:

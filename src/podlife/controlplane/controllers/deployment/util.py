@@ -144,8 +144,24 @@ def max_revision(rss: list[Obj]) -> int:
     return max((r for r in (revision(rs) for rs in rss) if r is not None), default=0)
 
 
-def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
-    """EqualIgnoreHash: Semantic.DeepEqual of two pod templates without their pod-template-hash label."""
+def _equal_but_hash(t1: Obj, t2: Obj) -> bool:
+    """Whether two templates are equal (==) but for the pod-template-hash label, read in place: when they are,
+    so are their copies without it (a ReplicaSet's template against its Deployment's, on every sync)."""
+    m1, m2 = t1.get("metadata"), t2.get("metadata")
+    if type(m1) is not dict or type(m2) is not dict or t1.keys() != t2.keys() or \
+            m1.keys() - {"labels"} != m2.keys() - {"labels"}:
+        return False
+    l1, l2 = m1.get("labels") or {}, m2.get("labels") or {}
+    if type(l1) is not dict or type(l2) is not dict:
+        return False
+    return all(v == t2[k] for k, v in t1.items() if k != "metadata") and \
+        all(v == m2[k] for k, v in m1.items() if k != "labels") and \
+        l1.keys() - {DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY} == l2.keys() - {DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY} and \
+        all(v == l2[k] for k, v in l1.items() if k != DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY)
+
+
+def _equal_by_copies(t1: Obj, t2: Obj) -> bool:
+    """Semantic.DeepEqual of copies of two templates without the pod-template-hash label."""
     def strip(t: Obj) -> Obj:
         t = dict(t or {})
         md = dict(t.get("metadata") or {})
@@ -155,6 +171,11 @@ def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
         t["metadata"] = md
         return t
     return semantic_equal(strip(t1), strip(t2))
+
+
+def equal_ignore_hash(t1: Obj, t2: Obj) -> bool:
+    """EqualIgnoreHash: Semantic.DeepEqual of two pod templates without their pod-template-hash label."""
+    return (isinstance(t1, dict) and isinstance(t2, dict) and _equal_but_hash(t1, t2)) or _equal_by_copies(t1, t2)
 
 
 def find_new_replica_set(d: Obj, rs_list: list[Obj]) -> Obj | None:
