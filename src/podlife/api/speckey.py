@@ -9,6 +9,7 @@ the spec by :func:`name_free`, its JSON with the name taken out.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import orjson
@@ -120,13 +121,24 @@ def share_spec(specs: dict[bytes, Any], spec: dict, limit: int) -> dict:
 # scheduler's templates and spec facts) read it here instead of encoding and splitting the spec again. Keyed by
 # id(); the entry holds the spec, so the id is not reused while it is here.
 _STORED: dict[int, tuple[dict, bytes | None, bytes | None]] = {}
-STORED_KEPT = 8192   # all are forgotten when reached: a pod is scheduled soon after it is stored
+STORED_KEPT = 8192   # when reached, the specs no one else holds are forgotten
+_limit = STORED_KEPT
 
 
 def _remember(spec: dict, key: bytes | None, nodeless: bytes | None) -> None:
-    if len(_STORED) >= STORED_KEPT:
-        _STORED.clear()
+    if len(_STORED) >= _limit:
+        _forget_unheld()
     _STORED[id(spec)] = (spec, key, nodeless)
+
+
+def _forget_unheld() -> None:
+    """Forget the specs only this table holds (nothing can ask for them again); keep the others, and room for as
+    many more. A scenario's first objects create every pod before the scheduler's first turn: forgetting them all
+    made the scheduler encode each of those specs again."""
+    global _limit
+    for k in [k for k, entry in _STORED.items() if sys.getrefcount(entry[0]) <= 2]:   # the entry's and the call's
+        del _STORED[k]
+    _limit = max(STORED_KEPT, 2 * len(_STORED))
 
 
 def stored_key(spec: dict) -> bytes | None:

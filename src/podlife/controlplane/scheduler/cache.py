@@ -660,7 +660,8 @@ class NodeCache:
 
     # ---- pods -------------------------------------------------------------------------------------
 
-    def add_pod(self, pod: Obj) -> None:
+    def add_pod(self, pod: Obj, facts: SpecFacts | None = None) -> None:
+        """``facts``: those of the pod's spec, if known."""
         uid = pod["metadata"]["uid"]
         if uid in self._pod_node:
             # internal/cache updatePod: a known pod's labels and deletion are refreshed. Its requests stay: an
@@ -690,11 +691,11 @@ class NodeCache:
             ghost = self._gone.get(node)
             if ghost is None:
                 ghost = self._gone[node] = NodeInfo({"metadata": {"name": node}})
-            ghost.pods[uid] = PodEntry(pod, self.spec_facts(pod["spec"]))
+            ghost.pods[uid] = PodEntry(pod, facts or self.spec_facts(pod["spec"]))
             self._pod_node[uid] = node
             return
         self.ordered()
-        entry = PodEntry(pod, self.spec_facts(pod["spec"]))
+        entry = PodEntry(pod, facts or self.spec_facts(pod["spec"]))
         info.pods[uid] = entry
         self._account(info, entry, +1)
         self._pod_node[uid] = node

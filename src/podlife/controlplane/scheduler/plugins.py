@@ -198,6 +198,7 @@ class PodTemplate:
 
     def __init__(self, namespace: str, labels: dict, spec: dict, facts: SpecFacts, nodes: NodeOnly) -> None:
         self.namespace, self.labels = namespace, labels
+        self.facts = facts
         self.req, self.huge = facts.req, facts.huge
         # noderesources/fit.go checks only the resources the pod asks for (and always one more pod): a
         # resource it does not ask for is never short, whatever the node's free amount
@@ -470,11 +471,16 @@ def _filters(ctx: PodContext, cache: NodeCache, sel: Selection) -> Iterator[tupl
 
 def feasible(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
     """Which selected nodes pass every filter."""
-    ok = None
+    return ~_failing(ctx, cache, sel)
+
+
+def _failing(ctx: PodContext, cache: NodeCache, sel: Selection) -> np.ndarray:
+    """Which selected nodes fail some filter."""
+    out = None
     for fails, _ in _filters(ctx, cache, sel):
-        ok = ~fails if ok is None else ok & ~fails
-    assert ok is not None
-    return ok
+        out = fails if out is None else out | fails
+    assert out is not None
+    return out
 
 
 def filter_node(ctx: PodContext, cache: NodeCache, name: str) -> tuple[tuple[str, ...], bool] | None:
@@ -540,12 +546,12 @@ def find_feasible(ctx: PodContext, cache: NodeCache, start: int, want: int) -> t
     size = want
     while processed < n:
         size = min(size, n - processed, n - pos)
-        ok = feasible(ctx, cache, slice(pos, pos + size))
-        idx = ok.nonzero()[0]
+        failed = _failing(ctx, cache, slice(pos, pos + size))
         need = want - found
+        if not parts and need == size and not np.count_nonzero(failed):
+            return slice(pos, pos + size), want, size   # every node of the first chunk fits
+        idx = (~failed).nonzero()[0]
         if len(idx) >= need:
-            if not parts and need == size:
-                return slice(pos, pos + size), want, size   # every node of the first chunk fits
             parts.append(idx[:need] + pos)
             processed += int(idx[need - 1]) + 1
             found = want
@@ -746,7 +752,8 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
         c = s.c
         if c.key == HOSTNAME:
             size = count - (int(np.count_nonzero(ignored)) if ignored is not None else 0)
-            term = s.counter.counts[sel] * math.log(size + 2) + (c.max_skew - 1)
+            term = s.counter.counts[sel] * math.log(size + 2)
+            term += c.max_skew - 1
         else:
             valid = h if ignored is None else (~ignored if h is None else h & ~ignored)
             present = np.bincount(i if valid is None else i[valid])
@@ -770,14 +777,23 @@ def spread_scores(ctx: PodContext, cache: NodeCache, sel: Selection, count: int)
             term = by_domain[i if h is None else np.maximum(i, 0)] if len(totals) else np.zeros(count)
         if h is not None:
             term = np.where(h, term, 0.0)   # a node without the key gets nothing for the constraint
-        raw = term if raw is None else raw + term   # 0.0 + term is term: the sum starts at the first term
+        if raw is None:   # 0.0 + term is term: the sum starts at the first term
+            raw = term
+        else:   # (every term is a new array of float64: the sums go in place)
+            raw += term
     assert raw is not None
-    scores = (raw + 0.5).astype(np.int64)   # math.Round: scores are not negative, so truncating is flooring
+    raw += 0.5
+    scores = raw.astype(np.int64)   # math.Round: scores are not negative, so truncating is flooring
     valid_scores = scores if ignored is None else scores[~ignored]
     # x[x.argmin()] is x.min() without the reduction's set-up cost (a third of it on a few hundred nodes)
     lo = int(valid_scores[valid_scores.argmin()]) if len(valid_scores) else 0
     hi = int(valid_scores[valid_scores.argmax()]) if len(valid_scores) else 0
-    out = np.full(count, MAX_NODE_SCORE, np.int64) if hi == 0 else (hi + lo - scores) * MAX_NODE_SCORE // hi
+    if hi == 0:
+        out = np.full(count, MAX_NODE_SCORE, np.int64)
+    else:   # (hi + lo - scores) * MAX_NODE_SCORE // hi, in place
+        out = hi + lo - scores
+        out *= MAX_NODE_SCORE
+        out //= hi
     if ignored is not None:
         out[ignored] = 0
     return out
@@ -813,7 +829,9 @@ def score_nodes(ctx: PodContext, cache: NodeCache, sel: Selection, count: int, w
     if t.preferred:
         totals += w.node_affinity * _normalize(t.nodes.pref_raw[sel], False)
     if ctx.soft:
-        totals += w.spread * spread_scores(ctx, cache, sel, count)
+        spread = spread_scores(ctx, cache, sel, count)   # a new array: weighed in place
+        spread *= w.spread
+        totals += spread
     if ctx.selector_spread is not None:
         totals += w.selector_spread * selector_spread_scores(ctx, cache, sel, count)
     if t.pod_preferred or cache.weighs:

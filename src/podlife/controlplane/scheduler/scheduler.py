@@ -209,7 +209,7 @@ class Scheduler:
             every.reasons[reason] = every.unresolvable = self.cache.node_count()
             self._failed(pod, q, every)
             return
-        node, diagnosis = self.find_node(pod)
+        node, diagnosis, facts = self._find_node(pod)
         if node is None:
             assert diagnosis is not None
             self._failed(pod, q, diagnosis)
@@ -218,14 +218,16 @@ class Scheduler:
             self._pods.pop(q.uid, None)
             self._pre_bind(pod, node, delayed)
             return
-        self._bind(pod, node)
+        self._bind(pod, node, facts)
 
     # ---- VolumeBinding (plugins/volumebinding, pkg/scheduler/framework/plugins/volumebinding/binder.go) ----------
 
     def _volume_binding(self, pod: Obj) -> tuple[str | None, list[Obj]]:
         """PreFilter: every claim must exist; an unbound claim must be of a WaitForFirstConsumer class (bound
         in PreBind), else the pod waits for the PersistentVolume controller."""
-        if not pod["spec"].get("volumes"):
+        volumes = pod["spec"].get("volumes")
+        # (most pods mount no claim, only the service-account token's projected volume)
+        if not volumes or not any(vol.get("persistentVolumeClaim") for vol in volumes):
             return None, []
         from podlife.controlplane.controllers.persistentvolume import claim_class, claim_ref_error, is_bound
 
@@ -312,7 +314,8 @@ class Scheduler:
         except ApiError:
             pass
 
-    def _bind(self, pod: Obj, node: str) -> None:
+    def _bind(self, pod: Obj, node: str, facts: SpecFacts | None = None) -> None:
+        """``facts``: those of the pod's spec, if at hand (binding sets only nodeName, which they do not read)."""
         md = pod["metadata"]
         try:
             bound = self.store.bind(md["namespace"], md["name"], node, by=SCHEDULER_NAME, uid=md["uid"])
@@ -320,7 +323,7 @@ class Scheduler:
             return
         # schedule_one.go assume: the pod counts on its node at once, before the binding is observed, and no
         # longer holds a nomination (DeleteNominatedPodIfExists)
-        self.cache.add_pod(bound)
+        self.cache.add_pod(bound, facts)
         self._pods.pop(md["uid"], None)
         self.nominated.pop(md["uid"], None)
         self.events.event(pod, "Normal", "Scheduled", f"Successfully assigned {md['namespace']}/{md['name']} to {node}")
@@ -387,24 +390,29 @@ class Scheduler:
 
     def find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None]:
         """findNodesThatFitPod + prioritizeNodes + selectHost: the node, or None and why no node fits."""
+        return self._find_node(pod)[:2]
+
+    def _find_node(self, pod: Obj) -> tuple[str | None, plugins.Diagnosis | None, SpecFacts]:
+        """find_node, and the facts of the pod's spec (its template's: the cache's assume reuses them)."""
         ctx = plugins.PodContext(pod, self.cache, self.default_selector_of(pod), self.weights.selector_spread > 0)
+        facts = ctx.t.facts
         n = self.cache.size
         if n == 0:
-            return None, plugins.Diagnosis()
+            return None, plugins.Diagnosis(), facts
         held = self._reserve_nominated(pod)   # (a plain try: this path runs for every pod)
         try:
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and self.prefer_nominated_node and nominated in self.cache.nodes and \
                     plugins.filter_node(ctx, self.cache, nominated) is None:
                 # evaluateNominatedNode: the nominated node passes the filters, so it is the only feasible node
-                return nominated, None
+                return nominated, None, facts
             # findNodesThatPassFilters: check nodes from nextStartNodeIndex round-robin until enough are feasible
             want = plugins.num_feasible_nodes_to_find(self.config.percentageOfNodesToScore, n)
             start = self.next_start_node_index
             feasible, count, processed = plugins.find_feasible(ctx, self.cache, start, want)
             self.next_start_node_index = (start + processed) % n
             if count == 0:
-                return None, plugins.diagnose(ctx, self.cache)
+                return None, plugins.diagnose(ctx, self.cache), facts
         finally:
             if held:
                 self._release(held)
@@ -412,7 +420,7 @@ class Scheduler:
         chosen = 0 if count == 1 else \
             self.host_selector.select(plugins.score_nodes(ctx, self.cache, feasible, count, self.weights))
         pos = feasible.start + chosen if isinstance(feasible, slice) else int(feasible[chosen])
-        return self.cache.ordered()[pos].name, None
+        return self.cache.ordered()[pos].name, None, facts
 
     def _unschedulable(self, pod: Obj, q: _QueuedPod, diagnosis: plugins.Diagnosis, result: Result) -> None:
         total = self.cache.node_count()
