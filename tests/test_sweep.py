@@ -6,6 +6,7 @@ import contextlib
 import csv
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -407,3 +408,21 @@ def test_sweep_over_an_object_field(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert [(x[GRACE], x["exit"], x["expect[0].passed"], x["deleteToStoppedSeconds"], x["deleteToRemovedSeconds"])
             for x in _read_csv(out)] == [("5", "0", "True", "5.0", "6.0"), ("30", "1", "False", "30.0", "31.0")]
+
+
+def test_an_interrupted_sweep_keeps_ignoring_ctrl_c_to_the_end() -> None:
+    """After a Ctrl-C `podlife sweep` writes its rows and exits 130 with SIGINT still ignored: restored in
+    between, a second Ctrl-C during the interpreter's shutdown killed it (exit -2). Without ``keep`` the handler
+    comes back as it was."""
+    from podlife.sweep.engine import sigint_ignored
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        with sigint_ignored():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is before
+        with sigint_ignored(keep=lambda: True):
+            pass
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

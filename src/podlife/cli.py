@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 
 import click
 
@@ -430,31 +430,30 @@ def sweep(scenario: str, varies: tuple[str, ...], sample: int | None, sample_see
                                                    if k not in (VERSION_KEY, SEED_KEY)],
                       kubernetes_version=first.get(VERSION_KEY), seed=first.get(SEED_KEY), until=until)
     keys = [v.key for v in vs]
-    with ExitStack() as after_ctrl_c:
-        try:
-            with Progress(console=console, transient=True) as bar:
-                task = bar.add_task(f"{len(pts)} points", total=len(pts))
-                rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
-                                                      progress=lambda done: bar.update(task, completed=done))
-                # as during run_points' shutdown, a later Ctrl-C is ignored until the rows are written: raised
-                # here, click would end the command with "Aborted!" (exit 1) and no table
-                if interrupted:
-                    after_ctrl_c.enter_context(engine.sigint_ignored())
-        except engine.ClusterError as e:
-            click.echo(f"--cluster: {e}", err=True)
-            sys.exit(2)
-        done = [r for r in rows if r is not None]
-        cols = output.columns(done, keys)
-        if out_path:
-            output.write(out_path, done, cols)
-        if html_path:
-            write_text(html_path, output.render_html(done, keys, f"podlife sweep: {scenario}"))
-        output.summarise(console, done, keys)
-        errors = sum(r["exit"] >= 2 for r in done)
-        console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
-                      + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
-                      + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
-        sys.exit(130 if interrupted else 0)
+    try:
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task(f"{len(pts)} points", total=len(pts))
+            # after a Ctrl-C a later one is ignored to the end of the process, as during run_points' shutdown:
+            # raised while the rows are written, click would end the command with "Aborted!" (exit 1) and no
+            # table; raised while the interpreter shuts down, it would die of the signal
+            rows, interrupted = engine.run_points(scenario, list(overrides), pts, until, workers, cluster,
+                                                  progress=lambda done: bar.update(task, completed=done),
+                                                  hold_sigint=True)
+    except engine.ClusterError as e:
+        click.echo(f"--cluster: {e}", err=True)
+        sys.exit(2)
+    done = [r for r in rows if r is not None]
+    cols = output.columns(done, keys)
+    if out_path:
+        output.write(out_path, done, cols)
+    if html_path:
+        write_text(html_path, output.render_html(done, keys, f"podlife sweep: {scenario}"))
+    output.summarise(console, done, keys)
+    errors = sum(r["exit"] >= 2 for r in done)
+    console.print(f"{len(done)} of {len(pts)} points ran" + (" (interrupted)" if interrupted else "")
+                  + f"; {sum(r['exit'] == 0 for r in done)} passed every expectation, "
+                  + f"{sum(r['exit'] == 1 for r in done)} failed one, {errors} could not run")
+    sys.exit(130 if interrupted else 0)
 
 
 def _given(param: str) -> bool:

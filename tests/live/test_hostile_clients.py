@@ -94,23 +94,25 @@ def test_many_watches_each_get_every_event(frozen: Live) -> None:
                   f"Host: {host}\r\nConnection: close\r\n\r\n".encode())
         watches.append(s)
     names = [f"watched-{i:02d}" for i in range(20)]
+    got: list[list[str]] = []
+    # probed while the 200 watches are sent their events: the creates alone may take less than five probes' time
     with Prober(frozen) as prober:
         for name in names:
             code, _ = frozen.json("POST", CONFIGMAPS, {"metadata": {"name": name}})
             assert code == 201
+        prober.wait_for(at_least=5)
+        for s in watches:
+            data = b""
+            deadline = time.monotonic() + 30
+            while data.count(b'"type":"ADDED"') < len(names) and time.monotonic() < deadline:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            events = [json.loads(line) for line in _chunks(data) if line.startswith(b"{")]
+            got.append([e["object"]["metadata"]["name"] for e in events if e["type"] == "ADDED"])
     prober.check(at_least=5)
-    got: list[list[str]] = []
-    for s in watches:
-        data = b""
-        deadline = time.monotonic() + 30
-        while data.count(b'"type":"ADDED"') < len(names) and time.monotonic() < deadline:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        s.close()
-        events = [json.loads(line) for line in _chunks(data) if line.startswith(b"{")]
-        got.append([e["object"]["metadata"]["name"] for e in events if e["type"] == "ADDED"])
     assert all(g == names for g in got), [g for g in got if g != names][:1]
 
 

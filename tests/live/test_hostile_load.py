@@ -48,6 +48,12 @@ class Prober:
         self._stop.set()
         self._thread.join(timeout=60)
 
+    def wait_for(self, at_least: int, timeout: float = 30.0) -> None:
+        """Until each path has been asked ``at_least`` times (a fast server may finish the load sooner)."""
+        deadline = time.monotonic() + timeout
+        while min(len(xs) for xs in self.latencies.values()) < at_least and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def p99(self, name: str) -> float:
         xs = sorted(self.latencies[name])
         return xs[math.ceil(len(xs) * 0.99) - 1]   # nearest rank (int(n * 0.99) was the maximum up to n = 100)

@@ -51,11 +51,12 @@ def connect(address: str) -> Any:
 
 
 @contextlib.contextmanager
-def sigint_ignored() -> Iterator[None]:
+def sigint_ignored(keep: Callable[[], bool] = lambda: False) -> Iterator[None]:
     """SIGINT ignored while the embedded workers start (a process started then inherits the ignored signal, so a
     Ctrl-C to the process group cannot end a worker before its preload ignores SIGINT itself; a Ctrl-C in these
     seconds is lost, the next one interrupts the sweep), while they are shut down, and after an interrupt until
-    the command has written the rows (podlife.cli sweep)."""
+    the command has written the rows (podlife.cli sweep): ``keep`` says at the end whether it stays ignored,
+    with no moment between in which a Ctrl-C would find Python's handler."""
     if threading.current_thread() is not threading.main_thread():   # only the main thread may set handlers
         yield
         return
@@ -63,7 +64,8 @@ def sigint_ignored() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        if not keep():
+            signal.signal(signal.SIGINT, old)
 
 
 def local_cluster(workers: int) -> Any:
@@ -91,8 +93,11 @@ EMBEDDED_CONFIG = {"distributed.worker.profile.enabled": False, "distributed.adm
 
 def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]], until: str | None = None,
                workers: int | None = None, cluster: str | None = None,
-               progress: Callable[[int], None] | None = None) -> tuple[list[Row | None], bool]:
-    """Rows in point order (None where a point did not finish) and whether the sweep was interrupted."""
+               progress: Callable[[int], None] | None = None,
+               hold_sigint: bool = False) -> tuple[list[Row | None], bool]:
+    """Rows in point order (None where a point did not finish) and whether the sweep was interrupted.
+    ``hold_sigint``: after an interrupt SIGINT stays ignored (the caller writes the rows and ends: a Ctrl-C
+    pressed again then, even while the interpreter shuts down, must not kill it)."""
     from dask.distributed import Client, as_completed
 
     scenario = os.path.abspath(scenario)
@@ -118,7 +123,8 @@ def run_points(scenario: str, base_sets: list[str], points: list[dict[str, Any]]
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        with sigint_ignored():   # a second Ctrl-C must not cut the shutdown short and lose the rows
+        # a second Ctrl-C must not cut the shutdown short and lose the rows
+        with sigint_ignored(keep=lambda: interrupted and hold_sigint):
             if interrupted:
                 client.cancel([f for f in futures if f.status != "finished"])
                 for fut in futures:   # batches that finished after the last one taken
