@@ -117,6 +117,8 @@ def test_describe_and_pod_objects(tmp_path):
     ("bad.json", '{"kind": "List", "items": [\n  {"kind": "Event",}\n]}',
      "bad.json:2: not valid JSON: Expecting property name enclosed in double quotes (column 20)"),
     ("bad.yaml", "kind: List\nitems:\n  - kind: Event\n   reason: x\n", "bad.yaml:4: not valid YAML"),
+    ("tag.yaml", "kind: List\nitems:\n  - kind: Event\n    count: !!int abc\n",
+     "tag.yaml:4: not valid YAML: cannot decode !!str `abc` as a !!int"),
     ("notes.txt", "the node was slow yesterday\nthen it recovered\n", "notes.txt:1: no kubelet log line, Event"),
     ("empty.log", "", "empty.log: the file is empty"),
 ])

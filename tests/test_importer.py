@@ -423,6 +423,15 @@ def test_a_truncated_file_is_exit_2(tmp_path: Path) -> None:
     assert "truncated?" in _import(str(tmp_path / "cut-at-line.yaml")).output
 
 
+def test_a_value_its_yaml_tag_refuses_is_exit_2(tmp_path: Path) -> None:
+    """`!!int abc` escaped PyYAML as a bare ValueError (a traceback): now a YAML error with its line."""
+    (tmp_path / "tag.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  spec:\n"
+                                       "    podCIDR: !!int abc\n")
+    res = _import(str(tmp_path / "tag.yaml"))
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert f"{tmp_path / 'tag.yaml'}:6: not valid YAML: cannot decode !!str `abc` as a !!int" in res.output
+
+
 def test_a_version_podlife_does_not_model_is_exit_2(tmp_path: Path) -> None:
     (tmp_path / "old.yaml").write_text(DUMP.read_text().replace("kubeletVersion: v1.32.0", "kubeletVersion: v1.17.4"))
     res = _import(str(tmp_path / "old.yaml"))

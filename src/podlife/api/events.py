@@ -46,7 +46,7 @@ class EventRecorder:
         if None in involved.values():
             involved = {k: v for k, v in involved.items() if v is not None}
         trace = self.trace
-        # meta.ref, inline (an Event is the most frequent write)
+        # meta.ref, inline (an Event is the most frequent write): keep the two alike
         involved_ref = f"{kind}/{namespace}/{obj_name}" if namespace else f"{kind}/{obj_name}"
         # emit("event", ...)'s record, made whole for trace.put (no keywords packed and unpacked, no copy)
         rec = {"t": None, "type": "event", "object": involved_ref, "eventType": type_, "reason": reason,

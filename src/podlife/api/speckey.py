@@ -136,8 +136,12 @@ def _forget_unheld() -> None:
     many more. A scenario's first objects create every pod before the scheduler's first turn: forgetting them all
     made the scheduler encode each of those specs again."""
     global _limit
-    for k in [k for k, entry in _STORED.items() if sys.getrefcount(entry[0]) <= 2]:   # the entry's and the call's
-        del _STORED[k]
+    refcount = getattr(sys, "getrefcount", None)
+    if refcount is None:   # an interpreter that does not count references: forget them all, as before
+        _STORED.clear()
+    else:
+        for k in [k for k, entry in _STORED.items() if refcount(entry[0]) <= 2]:   # the entry's and the call's
+            del _STORED[k]
     _limit = max(STORED_KEPT, 2 * len(_STORED))
 
 

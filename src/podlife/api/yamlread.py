@@ -52,22 +52,33 @@ def tag_mismatch(node: yaml.ScalarNode, resolver: yaml.resolver.BaseResolver | N
     return f"cannot decode {short(plain)} `{node.value}` as a {short(node.tag)}"
 
 
-class SafeLoader(yaml.SafeLoader):
+class _TagErrors:
+    """A loader's refused tagged values (``!!int abc``, a date that does not exist) are YAMLErrors as every other
+    bad input is, not a bare ValueError or KeyError."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
+        try:
+            return super().construct_object(node, deep)  # type: ignore[misc]
+        except CONSTRUCT_ERRORS:
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            raise yaml.constructor.ConstructorError(None, None, tag_mismatch(node, self), node.start_mark) from None
+
+
+class SafeLoader(_TagErrors, yaml.SafeLoader):
     """yaml.SafeLoader whose reader checks text with non_printable's patterns (text they refuse goes to the
-    reader's own check: the same error, with its position), and whose refused tagged values (``!!int abc``, a
-    date that does not exist) are YAMLErrors as every other bad input is, not a bare ValueError."""
+    reader's own check: the same error, with its position), with _TagErrors."""
 
     def check_printable(self, data: str) -> None:
         if non_printable(data):
             super().check_printable(data)
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
-        try:
-            return super().construct_object(node, deep)
-        except CONSTRUCT_ERRORS:
-            if not isinstance(node, yaml.ScalarNode):
-                raise
-            raise yaml.constructor.ConstructorError(None, None, tag_mismatch(node, self), node.start_mark) from None
+
+@lru_cache(maxsize=1)
+def fast_safe_loader() -> type:
+    """yaml.CSafeLoader (libyaml) with _TagErrors, or SafeLoader without libyaml: for large files."""
+    base = getattr(yaml, "CSafeLoader", None)
+    return SafeLoader if base is None else type("CSafeLoader", (_TagErrors, base), {})
 
 
 def safe_load(text: str) -> Any:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import yaml
 
+from podlife.api import yamlread
 from podlife.diagnose import describe, kubeobjects
 from podlife.diagnose.facts import Fact, PodInfo
 from podlife.diagnose.klogparse import KlogLine, Said, parse_line, said, style, version_of
@@ -138,7 +139,7 @@ def _documents(path: str, text: str) -> list[object]:
         except json.JSONDecodeError as e:
             raise ScenarioError(path, e.lineno, "", f"not valid JSON: {e.msg} (column {e.colno})") from None
     try:
-        return [d for d in yaml.safe_load_all(text) if d is not None]
+        return [d for d in yaml.load_all(text, Loader=yamlread.SafeLoader) if d is not None]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise ScenarioError(path, mark.line + 1 if mark else None, "",

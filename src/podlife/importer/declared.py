@@ -48,8 +48,8 @@ def is_dump(text: str) -> bool:
     if not re.search(r"^kind: List\s*$", text, re.MULTILINE) or "kind: Node" not in text:
         return False
     try:
-        raw: Any = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (yaml.YAMLError, *yamlread.CONSTRUCT_ERRORS):
+        raw: Any = yaml.load(text, Loader=yamlread.fast_safe_loader())
+    except yaml.YAMLError:
         return False
     items = raw.get("items") if isinstance(raw, dict) and raw.get("kind") == "List" else None
     return isinstance(items, list) and any(

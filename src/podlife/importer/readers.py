@@ -113,7 +113,9 @@ def _json_documents(data: bytes, file: str) -> list[Any]:
 def _yaml_documents(data: bytes, file: str) -> list[Any]:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from podlife.api.yamlread import fast_safe_loader
+
+    loader = fast_safe_loader()
     try:
         return [d for d in yaml.load_all(data, Loader=loader) if d is not None]
     except yaml.YAMLError as e:

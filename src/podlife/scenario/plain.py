@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from podlife.api.yamlread import CONSTRUCT_ERRORS
 from podlife.scenario.durations import parse_duration
 from podlife.scenario.errors import ScenarioError
 from podlife.scenario.scenariospec import API_VERSION
@@ -34,7 +35,7 @@ def is_scenario(text: str) -> bool:
             pass
     try:
         return _first_is_scenario(yaml.safe_load_all(text))
-    except (yaml.YAMLError, RecursionError, ValueError, KeyError, TypeError, OverflowError):
+    except (yaml.YAMLError, RecursionError, *CONSTRUCT_ERRORS):
         # a value its constructor refuses (a date that does not exist, `!!int abc`) is bad input too
         return True
 
