@@ -61,13 +61,8 @@ class Trace:
     def emit(self, type_: str, **fields: Any) -> Record:
         return self.put({"t": None, "type": type_, **fields})
 
-    def add(self, fields: dict[str, Any]) -> Record:
-        """``emit(fields["type"], **rest)`` for a record already made as a mapping, its type first, without
-        unpacking it into keywords and packing it again."""
-        return self.put({"t": None, **fields})
-
     def put(self, rec: Record) -> Record:
-        """``add`` for a record made with ``"t"`` as its first key (any value; set here), which becomes the
+        """``emit`` for a record made whole, with ``"t"`` as its first key (any value; set here), which becomes the
         record itself: the store's api and status records and the Events' records are made so, as a copy
         of a record cost a third of what the trace spends on it."""
         now = self.kernel.now
