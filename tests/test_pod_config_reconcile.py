@@ -5,21 +5,20 @@ from __future__ import annotations
 
 from tests.helpers import run_text
 
+ONE_POD = """
+    apiVersion: podlife/v1alpha1
+    kind: Scenario
+    metadata: {name: s}
+    spec:
+      until: 1m
+      cluster: {nodes: [{name: n1}]}
+      objects:
+      - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: nginx}]}}
+    """
+
 
 def test_a_status_only_update_reaches_the_pod_worker_and_keeps_its_resource_version(tmp_path):
-    r = run_text(tmp_path, """
-        apiVersion: podlife/v1alpha1
-        kind: Scenario
-        metadata: {name: s}
-        spec:
-          until: 1m
-          cluster: {nodes: [{name: n1}]}
-          objects:
-          - apiVersion: v1
-            kind: Pod
-            metadata: {name: p}
-            spec: {containers: [{name: c, image: nginx}]}
-        """)
+    r = run_text(tmp_path, ONE_POD)
     pod = r.cluster.store.get("Pod", "default", "p")
     held = r.cluster.kubelets["n1"].pod_workers.statuses[pod["metadata"]["uid"]].pod
     assert pod["status"]["phase"] == "Running"
@@ -35,18 +34,6 @@ def test_a_status_only_update_reaches_the_pod_worker_and_keeps_its_resource_vers
 def test_the_stored_status_is_the_status_managers_own_when_nothing_was_merged_in(tmp_path):
     """status_manager.go mergePodStatus with no condition of another writer: the status written is the kubelet's,
     kept once (the store and the status manager share it; neither changes it in place)."""
-    r = run_text(tmp_path, """
-        apiVersion: podlife/v1alpha1
-        kind: Scenario
-        metadata: {name: s}
-        spec:
-          until: 1m
-          cluster: {nodes: [{name: n1}]}
-          objects:
-          - apiVersion: v1
-            kind: Pod
-            metadata: {name: p}
-            spec: {containers: [{name: c, image: nginx}]}
-        """)
+    r = run_text(tmp_path, ONE_POD)
     pod = r.cluster.store.get("Pod", "default", "p")
     assert r.cluster.kubelets["n1"].status_manager.get(pod["metadata"]["uid"]) is pod["status"]
