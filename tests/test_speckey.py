@@ -7,6 +7,7 @@ import orjson
 import pytest
 
 from podlife.api import admission
+from podlife.api import speckey
 from podlife.api.speckey import bound_spec, graft, name_free, name_paths, nodeless_key, share_spec, split, stored_key
 from podlife.api.validation import core_pod
 from podlife.controlplane.scheduler.cache import NodeCache
@@ -126,6 +127,23 @@ def test_stored_specs_keep_their_keys() -> None:
     # the scheduler's facts of a stored spec and of an equal spec it encodes itself are the same facts
     cache = NodeCache()
     assert cache.spec_facts(bound).req == cache.spec_facts(_spec("kube-api-access-bcdfg")).req
+
+
+def test_a_bound_spec_forgets_the_spec_it_replaced_once_nobody_holds_it() -> None:
+    """A binding's old spec stays known while its revision may still be read; the pod writes after it look at it
+    again (speckey.collect_superseded) and forget it once only the table holds it."""
+    speckey._SUPERSEDED.clear()
+    old = share_spec({}, _spec("kube-api-access-kq4wz"), 10)
+    key = nodeless_key(old)
+    bound = bound_spec(old, "n1")
+    assert list(speckey._SUPERSEDED) == [id(old)]
+    speckey.collect_superseded()   # the old revision still holds it: looked at again later
+    assert nodeless_key(old) == key and list(speckey._SUPERSEDED) == [id(old)]
+    old_id = id(old)
+    del old
+    speckey.collect_superseded()
+    assert old_id not in speckey._STORED and not speckey._SUPERSEDED
+    assert nodeless_key(bound) == key   # the bound one is kept
 
 
 def test_split_matches_count_and_replace() -> None:

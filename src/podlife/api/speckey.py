@@ -10,6 +10,7 @@ the spec by :func:`name_free`, its JSON with the name taken out.
 from __future__ import annotations
 
 import sys
+from collections import deque
 from typing import Any
 
 import orjson
@@ -123,6 +124,11 @@ def share_spec(specs: dict[bytes, Any], spec: dict, limit: int) -> dict:
 _STORED: dict[int, tuple[dict, bytes | None, bytes | None]] = {}
 STORED_KEPT = 8192   # when reached, the specs no one else holds are forgotten
 _limit = STORED_KEPT
+# The specs a binding replaced (their ids): each stays in _STORED while its pod's old revision may still be read
+# (the scheduler binds in bursts, long after it assumed), and is looked at again at every pod write
+# (collect_superseded). A scan only when the table is full left them: after the creation burst the table grows only
+# by a binding's new spec, so about one dead spec a pod stayed (some 100 MiB at 150,000 pods).
+_SUPERSEDED: deque[int] = deque()
 
 
 def _remember(spec: dict, key: bytes | None, nodeless: bytes | None) -> None:
@@ -163,4 +169,23 @@ def bound_spec(spec: dict, node: str) -> dict:
     was = nodeless_key(spec)
     if was is not None:
         _remember(out, None, was)
+        _SUPERSEDED.append(id(spec))
     return out
+
+
+def collect_superseded() -> None:
+    """Look at the oldest spec a binding replaced (Store._commit, at each pod write): forgotten if only this table
+    holds it now, else looked at again after the others. An id that another spec has taken since is judged as that
+    spec: an unheld one can go whatever it is."""
+    if _SUPERSEDED:
+        refcount = getattr(sys, "getrefcount", None)
+        if refcount is None:   # (no reference counts: _forget_unheld forgets every spec when the table is full)
+            _SUPERSEDED.clear()
+            return
+        key = _SUPERSEDED.popleft()
+        entry = _STORED.get(key)
+        if entry is not None:
+            if refcount(entry[0]) <= 2:   # the entry's and the call's
+                del _STORED[key]
+            else:
+                _SUPERSEDED.append(key)

@@ -25,7 +25,7 @@ from podlife.api.defaults import apply_defaults
 from podlife.api.names import random_suffix
 from podlife.api.meta import KINDS, KindInfo, Obj, builtin_kind_info, clone, custom_kind_info, ref
 from podlife.api.packed import PackedObjects, key_order
-from podlife.api.speckey import bound_spec, share_spec
+from podlife.api.speckey import bound_spec, collect_superseded, share_spec
 from podlife.api.gozero import fill_status
 from podlife.api.registry import strategy_for
 from podlife.api.registry import ephemeral
@@ -156,8 +156,7 @@ class Store:
     _shared: dict[str, dict[bytes, Any]] = field(default_factory=dict)   # see _share
     log: Any = field(init=False)   # podlife.api.storage.SqliteLog: every revision is written there too (up)
     skipped: list[str] = field(default_factory=list)   # objects restore() did not load, and why
-    # caches the controllers' informers share, by name (a shared informer factory's: see
-    # controller_utils.shared_pod_index)
+    # caches the controllers' informers share, by name (a shared informer factory's: controller_utils.shared_pod_index)
     informer_caches: dict[str, Any] = field(default_factory=dict)
     # podlife up: records the managedFields of the model's own creates and updates (podlife.apiserver.managers)
     manage: Callable[[str, Obj | None, Obj, str, str, str], None] | None = None
@@ -878,6 +877,7 @@ class Store:
             if old is None:
                 self._share(new)
             self._index_node(key, old, new)
+            collect_superseded()
         # Events have their own record; heartbeats (Lease renewals, computed status) are not news
         if kind not in ("Event", "Lease") and not quiet:
             rec: dict[str, Any] = {"t": None, "type": "api", "verb": verb, "object": ref(new), "by": by}

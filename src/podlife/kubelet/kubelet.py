@@ -67,6 +67,7 @@ class Kubelet:
         self.node_spec = node_spec
         self.node_name = node_spec.name
         self.node_ip = node_ip
+        self._host_ips = [{"ip": node_ip}]   # status.hostIPs of every pod of this node: one list, never changed
         self.runtime = runtime
         self.running = False
         self.partitioned = False
@@ -317,7 +318,16 @@ class Kubelet:
             return
         if prev is not None and not _differ_semantically(prev, pod):
             # pkg/kubelet/config/config.go checkAndUpdatePod: a status-only change is a RECONCILE, which
-            # does not sync the pod (HandlePodReconcile) unless its readiness gates changed its Ready
+            # does not sync the pod (HandlePodReconcile) unless its readiness gates changed its Ready. It sets
+            # the status on the pod config's own object (existing.Status = ref.Status, nothing else: its
+            # resourceVersion stays), the one the pod worker holds
+            st = self.pod_workers.statuses.get(uid)
+            if st is not None and (st.pod is prev or st.reconciled is prev):
+                was = st.pod
+                st.pod = {**was, "status": pod.get("status")}
+                st.reconciled = pod
+                if st.pending is was:
+                    st.pending = st.pod
             if need_to_reconcile_readiness(pod):
                 self.pod_workers.update_pod(pod, "sync")
             return
@@ -545,13 +555,20 @@ class Kubelet:
                                   "conditions": conditions(self, pod, phase, init_statuses, statuses, sb is not None),
                                   "hostIP": self.node_ip}
         if self.profile.pod_host_ips:
-            status["hostIPs"] = [{"ip": self.node_ip}]
+            host_ips = self._host_ips
+            if host_ips[0]["ip"] != self.node_ip:   # (podlife import sets a node's address after start)
+                host_ips = self._host_ips = [{"ip": self.node_ip}]
+            status["hostIPs"] = host_ips
         if self.profile.pod_observed_generation and pod["metadata"].get("generation"):
             status["observedGeneration"] = pod["metadata"]["generation"]   # the spec this status was made from
         ip = self.pod_ips(pod, sb)[0] if sb else prev_status.get("podIP")
         if ip:
             status["podIP"] = ip
-            status["podIPs"] = [{"ip": ip}]
+            # the list the last status had for the same IP (stored data is never changed in place): a pod's
+            # statuses, kept by the store, the status manager and the pod worker, share it
+            prev_ips = prev_status.get("podIPs")
+            status["podIPs"] = prev_ips if prev_ips and len(prev_ips) == 1 and prev_ips[0].get("ip") == ip \
+                and len(prev_ips[0]) == 1 else [{"ip": ip}]
         status["startTime"] = prev_status.get("startTime") or self.trace.timestamp()
         if init_statuses:
             status["initContainerStatuses"] = init_statuses

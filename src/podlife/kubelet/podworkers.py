@@ -47,6 +47,7 @@ class PodSyncStatus:
     terminating_since: float | None = None
     terminated_at: float | None = None
     last_sync_end: float = float("-inf")
+    reconciled: Obj | None = None     # the API's revision whose status ``pod`` was last given (Kubelet.dispatch)
 
 
 class PodWorkers:

@@ -32,20 +32,34 @@ ORPHAN = "orphan"                   # metav1.FinalizerOrphanDependents
 _NOT_COLLECTED = frozenset({"Event"})  # kinds with no owner references worth a graph node
 
 
-@dataclass(eq=False)
+_NO_DEPENDENTS: frozenset[str] = frozenset()
+
+
+@dataclass(eq=False, slots=True)   # one per object in the cluster: no __dict__ each
 class _Node:
-    """graph.go node: an object's identity, its owners as observed, the UIDs of its dependents."""
+    """graph.go node: an object's identity, its owners as observed, the UIDs of its dependents (most objects
+    have none: the shared empty frozenset until the first one comes, see add_dependent)."""
     uid: str
     kind: str
     api_version: str
     namespace: str | None
     name: str
     owners: list[Obj] = field(default_factory=list)
-    dependents: set[str] = field(default_factory=set)
+    dependents: set[str] | frozenset[str] = _NO_DEPENDENTS
     observed: Any = None    # the ownerReferences object ``owners`` was copied from
     being_deleted: bool = False
     deleting_dependents: bool = False
     virtual: bool = False   # known only from an ownerReference, not yet observed
+
+    def add_dependent(self, uid: str) -> None:
+        deps = self.dependents
+        if not isinstance(deps, set):
+            deps = self.dependents = set()
+        deps.add(uid)
+
+    def discard_dependent(self, uid: str) -> None:
+        if isinstance(self.dependents, set):
+            self.dependents.discard(uid)
 
 
 def _has_finalizer(obj: Obj | None, name: str) -> bool:
@@ -96,7 +110,7 @@ class GarbageCollector:
             return
         refs = md.get("ownerReferences")
         if node is None:
-            owners = list(refs or ())
+            owners = refs or []   # (stored data is never changed in place: kept as observed)
             node = _Node(uid, obj["kind"], obj.get("apiVersion") or KINDS[obj["kind"]].api_version,
                          md.get("namespace"), md["name"], owners=owners,
                          being_deleted=bool(md.get("deletionTimestamp")), observed=refs)
@@ -111,7 +125,7 @@ class GarbageCollector:
             node.api_version = obj.get("apiVersion") or node.api_version
         # a revision shares the ownerReferences a write left alone: then there is nothing to compare
         if refs is not node.observed or refs is None:
-            owners = list(refs or ())
+            owners = refs or []   # (stored data is never changed in place: kept as observed)
             added, removed, changed = _references_diffs(node.owners, owners)
             if added or removed or changed:
                 self._add_unblocked_owners_to_delete_queue(removed, changed)
@@ -120,7 +134,7 @@ class GarbageCollector:
                 for ref in removed:
                     owner = self.nodes.get(ref.get("uid", ""))
                     if owner is not None:
-                        owner.dependents.discard(uid)
+                        owner.discard_dependent(uid)
             node.observed = refs
         if md.get("deletionTimestamp"):
             node.being_deleted = True
@@ -141,7 +155,7 @@ class GarbageCollector:
                               ref.get("name", ""), virtual=True)
                 self.nodes[ouid] = owner
                 self.attempt_to_delete.add(ouid)
-            owner.dependents.add(node.uid)
+            owner.add_dependent(node.uid)
 
     def _add_unblocked_owners_to_delete_queue(self, removed: list[Obj], changed: list[tuple[Obj, Obj]]) -> None:
         """A dependent that stops blocking an owner being deleted in the foreground lets it go on."""
@@ -175,7 +189,7 @@ class GarbageCollector:
         for ref in node.owners:
             owner = self.nodes.get(ref.get("uid", ""))
             if owner is not None:
-                owner.dependents.discard(node.uid)
+                owner.discard_dependent(node.uid)
         for dep in sorted(node.dependents):
             self.attempt_to_delete.add(dep)
         for ref in node.owners:

@@ -132,11 +132,18 @@ class StatusManager:
         """mergePodStatus: the kubelet's conditions replace the API's; others' conditions stay. DisruptionTarget,
         which the kubelet shares, is replaced or added only as the pod turns terminal with all its containers
         stopped; while they may still run (``could_run``, 1.24+) a terminal phase, reason and message wait."""
-        merged = dict(status)
         terminal = ("Failed", "Succeeded")
         to_terminal = api_status.get("phase") not in terminal and status.get("phase") in terminal
         others = [c for c in api_status.get("conditions") or () if c["type"] not in KUBELET_CONDITIONS]
-        if not _kubelet_conditions_only(status.get("conditions")):
+        own_only = _kubelet_conditions_only(status.get("conditions"))
+        stays_terminal = api_status.get("phase") in terminal and status.get("phase") not in terminal
+        if own_only and not others and not (to_terminal and could_run) and not stays_terminal and \
+                "nominatedNodeName" not in api_status:
+            # nothing to merge in: the kubelet's own status is the one stored (stored data is never changed in
+            # place, nor is a status the manager keeps), so the two share one dict
+            return status
+        merged = dict(status)
+        if not own_only:
             merged["conditions"] = [c for c in status["conditions"] if c["type"] in KUBELET_CONDITIONS]
             for c in status["conditions"]:
                 if c["type"] == "DisruptionTarget" and to_terminal and not could_run:
@@ -151,7 +158,7 @@ class StatusManager:
                     merged[k] = api_status[k]
                 else:
                     merged.pop(k, None)
-        if api_status.get("phase") in ("Failed", "Succeeded") and status.get("phase") not in ("Failed", "Succeeded"):
+        if stays_terminal:
             merged["phase"] = api_status["phase"]  # a terminal phase is never left
         for k in ("nominatedNodeName",):
             if k in api_status:
