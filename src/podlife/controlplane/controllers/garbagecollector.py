@@ -46,7 +46,7 @@ class _Node:
     name: str
     owners: list[Obj] = field(default_factory=list)
     dependents: set[str] | frozenset[str] = _NO_DEPENDENTS
-    observed: Any = None    # the ownerReferences object ``owners`` was copied from
+    observed: Any = None    # the ownerReferences object ``owners`` is (None: owners is [])
     being_deleted: bool = False
     deleting_dependents: bool = False
     virtual: bool = False   # known only from an ownerReference, not yet observed
