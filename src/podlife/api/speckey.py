@@ -129,6 +129,7 @@ _limit = STORED_KEPT
 # (collect_superseded). A scan only when the table is full left them: after the creation burst the table grows only
 # by a binding's new spec, so about one dead spec a pod stayed (some 100 MiB at 150,000 pods).
 _SUPERSEDED: deque[int] = deque()
+UNHELD = 2   # sys.getrefcount of a spec only this table holds: the entry's reference and the call's
 
 
 def _remember(spec: dict, key: bytes | None, nodeless: bytes | None) -> None:
@@ -146,7 +147,7 @@ def _forget_unheld() -> None:
     if refcount is None:   # an interpreter that does not count references: forget them all, as before
         _STORED.clear()
     else:
-        for k in [k for k, entry in _STORED.items() if refcount(entry[0]) <= 2]:   # the entry's and the call's
+        for k in [k for k, entry in _STORED.items() if refcount(entry[0]) <= UNHELD]:
             del _STORED[k]
     _limit = max(STORED_KEPT, 2 * len(_STORED))
 
@@ -185,7 +186,7 @@ def collect_superseded() -> None:
         key = _SUPERSEDED.popleft()
         entry = _STORED.get(key)
         if entry is not None:
-            if refcount(entry[0]) <= 2:   # the entry's and the call's
+            if refcount(entry[0]) <= UNHELD:
                 del _STORED[key]
             else:
                 _SUPERSEDED.append(key)
